@@ -1,0 +1,152 @@
+//! Request bodies of the channel's endpoints (`POST /api/bot/<endpoint>`).
+//!
+//! Every body refuses fields it does not know, so a misspelt field is a
+//! `bot/invalid` naming it rather than a silent no-op. `actorId` is accepted
+//! and ignored everywhere: the actor comes from the session header (#48).
+
+use crate::state::Grant;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// `auth-invite {name?}`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthInvite {
+    pub name: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `auth-redeem {code, name}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthRedeem {
+    pub code: String,
+    pub name: String,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `auth-whoami {}` and other bodies that take nothing.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Empty {
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `auth-revoke {sessionId?}`: the caller's own session when absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthRevoke {
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `auth-revoke-invite {id}`, `delete-bot {id}`, `delete-room {id}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ById {
+    pub id: String,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `auth-remove-member {memberId}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthRemoveMember {
+    pub member_id: String,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `create-bot {name, model?, instructions?}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateBot {
+    pub name: String,
+    pub model: Option<String>,
+    pub instructions: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `update-bot {id, name?, model?, instructions?}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateBot {
+    pub id: String,
+    pub name: Option<String>,
+    pub model: Option<String>,
+    pub instructions: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `duplicate-bot {id, name?}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DuplicateBot {
+    pub id: String,
+    pub name: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `set-main {id, replace?}` (#613).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetMain {
+    pub id: String,
+    pub replace: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `create-room {name, members, admin?, participants?}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateRoom {
+    pub name: String,
+    #[serde(default)]
+    pub members: Vec<String>,
+    pub admin: Option<String>,
+    #[serde(default)]
+    pub participants: Vec<Value>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `update-room {id, name?, members?, admin?}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateRoom {
+    pub id: String,
+    pub name: Option<String>,
+    pub members: Option<Vec<String>>,
+    pub admin: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `set-grants {botId, grants}` (#90): replaces the Bot's whole grant list.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetGrants {
+    pub bot_id: String,
+    pub grants: Vec<Grant>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `set-prefs {prefs}`: merges keys into the deployment-wide preferences;
+/// a key set to null is removed.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetPrefs {
+    pub prefs: serde_json::Map<String, Value>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}

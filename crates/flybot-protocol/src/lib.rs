@@ -1,0 +1,11 @@
+//! The serde types every FlyBot crate shares: the saved team (`state.json`
+//! version 2), the journal's lines, the channel's requests and its error codes.
+//! This crate holds data only; the rules that read it live in `flybot-core`.
+
+pub mod channel;
+pub mod error;
+pub mod journal;
+pub mod state;
+
+pub use error::{ApiError, ErrorCode};
+pub use state::TeamState;

@@ -1,0 +1,231 @@
+//! The saved team, `state.json` version 2 with the identity schema of #47.
+//!
+//! Every record keeps the fields this build does not know in `extra`, so a file
+//! written by a newer build loses nothing when this one writes it back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The state version this build reads and writes (#47).
+pub const STATE_VERSION: u64 = 2;
+
+/// Fields a record carries that this build does not model.
+pub type Extra = BTreeMap<String, Value>;
+
+/// The whole team as `state.json` holds it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamState {
+    pub version: u64,
+    /// The journal sequence number this team includes; the channel's `revision`.
+    #[serde(default)]
+    pub journal_seq: u64,
+    /// The chained digest of the journal line at `journal_seq` (hex SHA-256).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal_digest: Option<String>,
+    #[serde(default)]
+    pub members: BTreeMap<String, Member>,
+    #[serde(default)]
+    pub bots: BTreeMap<String, Bot>,
+    /// The owner's designated Chief (#47): one of `main_bot_ids`, or none.
+    #[serde(default)]
+    pub designated_chief_id: Option<String>,
+    /// The deployment-wide Main Bot list (#613).
+    #[serde(default)]
+    pub main_bot_ids: Vec<String>,
+    #[serde(default)]
+    pub rooms: BTreeMap<String, Room>,
+    #[serde(default)]
+    pub tasks: BTreeMap<String, Task>,
+    /// Per-Bot grants (#90): default deny, so a Bot absent here has none.
+    #[serde(default)]
+    pub grants: BTreeMap<String, Vec<Grant>>,
+    #[serde(default)]
+    pub flybot: FlybotSection,
+    #[serde(default)]
+    pub prefs: BTreeMap<String, Value>,
+    #[serde(default)]
+    pub projects: BTreeMap<String, Value>,
+    #[serde(default)]
+    pub invitations: BTreeMap<String, Invitation>,
+    #[serde(default)]
+    pub auth_sessions: BTreeMap<String, AuthSession>,
+    /// Session id → the id of the deleted Bot that owned it (#1453); only grows.
+    #[serde(default)]
+    pub retired_sessions: BTreeMap<String, String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A person of the team (#47, #48).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub id: String,
+    pub name: String,
+    pub created_at: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A Bot of the team. `owner_id` names the member that owns it (#47).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bot {
+    pub id: String,
+    pub name: String,
+    pub owner_id: String,
+    #[serde(default)]
+    pub model: String,
+    #[serde(default)]
+    pub instructions: String,
+    /// The Bot's own chat Session.
+    pub session_id: String,
+    pub created_at: u64,
+    pub updated_at: u64,
+    /// The member whose call created the Bot, or the Bot that made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
+    /// A workflow run Bot (#1373): hidden and announced to nobody.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub run: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A group room: Bots (and later people) that talk in rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Room {
+    pub id: String,
+    pub name: String,
+    pub owner_id: String,
+    /// Member Bot ids in the room's speaking order.
+    #[serde(default)]
+    pub members: Vec<String>,
+    /// The member Bot that speaks first, or none.
+    #[serde(default)]
+    pub admin: Option<String>,
+    /// Typed participants (#50); people and remote Bots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub participants: Vec<Value>,
+    /// Member Bot id → that member's group Session id.
+    #[serde(default)]
+    pub sessions: BTreeMap<String, String>,
+    pub created_at: u64,
+    pub updated_at: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A task card. The task model (issue: tasks) extends it through `extra`
+/// until its fields are modelled; the roster only needs these.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    pub id: String,
+    pub bot_id: String,
+    #[serde(default)]
+    pub title: String,
+    pub status: TaskStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requester_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room_id: Option<String>,
+    pub created_at: u64,
+    pub updated_at: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Task states as the spec draws them (#54).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskStatus {
+    Open,
+    Claimed,
+    Working,
+    Blocked,
+    ResultReady,
+    Accepted,
+    Cancelled,
+    Failed,
+}
+
+impl TaskStatus {
+    /// Accepted, cancelled and failed end a task; nothing moves it again.
+    pub fn is_terminal(self) -> bool {
+        match self {
+            TaskStatus::Accepted | TaskStatus::Cancelled | TaskStatus::Failed => true,
+            TaskStatus::Open
+            | TaskStatus::Claimed
+            | TaskStatus::Working
+            | TaskStatus::Blocked
+            | TaskStatus::ResultReady => false,
+        }
+    }
+}
+
+/// One grant of a Bot to one grantee, optionally scoped to a room (#90).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Grant {
+    /// A member id or a Bot id.
+    pub grantee: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room_id: Option<String>,
+}
+
+/// The `flybot` section: approvals now, more later.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlybotSection {
+    #[serde(default)]
+    pub approvals: BTreeMap<String, Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A sign-in invitation (#48). Only the code's SHA-256 is kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Invitation {
+    pub id: String,
+    pub code_hash: String,
+    /// The member the code signs in as; none makes a new member on redeem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The member who asked for it; none for the bootstrap first invite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invited_by: Option<String>,
+    pub status: InvitationStatus,
+    pub created_at: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InvitationStatus {
+    Open,
+    Redeemed,
+    Revoked,
+}
+
+/// A member's signed-in session (#48). Only the token's SHA-256 is kept,
+/// so `state.json` never holds a credential.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthSession {
+    pub id: String,
+    pub member_id: String,
+    pub token_hash: String,
+    pub created_at: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}

@@ -1,0 +1,151 @@
+//! One change to the team, as `Store::mutate` hands it to a caller: read the
+//! team, then write records. Each write is applied at once (so the caller reads
+//! its own writes) and recorded as a journal operation with its undo, so a
+//! refusal part-way through rolls the team back to the byte.
+
+use crate::apply::{apply_op, value_at};
+use flybot_protocol::journal::Op;
+use flybot_protocol::state::{AuthSession, Bot, Grant, Invitation, Member, Room, Task, TeamState};
+use serde::Serialize;
+use serde_json::Value;
+
+pub struct Change<'a> {
+    state: &'a mut TeamState,
+    now_ms: u64,
+    ops: Vec<Op>,
+    undo: Vec<Op>,
+}
+
+impl<'a> Change<'a> {
+    pub(crate) fn new(state: &'a mut TeamState, now_ms: u64) -> Self {
+        Change {
+            state,
+            now_ms,
+            ops: Vec::new(),
+            undo: Vec::new(),
+        }
+    }
+
+    /// The team as it stands, this change's own writes included.
+    pub fn state(&self) -> &TeamState {
+        self.state
+    }
+
+    /// This change's time in milliseconds since the Unix epoch; strictly
+    /// greater than the time of every earlier change of this store.
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    pub(crate) fn into_ops(self) -> Vec<Op> {
+        self.ops
+    }
+
+    /// Puts the team back as it was before this change.
+    pub(crate) fn roll_back(mut self) {
+        while let Some(op) = self.undo.pop() {
+            // Undo ops were read from the team itself, so they always apply.
+            let _ = apply_op(self.state, &op);
+        }
+    }
+
+    fn set(&mut self, key: Vec<String>, value: &impl Serialize) {
+        // Records are plain data; serialising them cannot fail.
+        let Ok(next) = serde_json::to_value(value) else {
+            return;
+        };
+        self.write(Op::Set { key, next });
+    }
+
+    fn delete(&mut self, key: Vec<String>) {
+        if value_at(self.state, &key).is_some() {
+            self.write(Op::Delete { key });
+        }
+    }
+
+    fn write(&mut self, op: Op) {
+        let key = match &op {
+            Op::Set { key, .. } | Op::Delete { key } => key.clone(),
+        };
+        let undo = match value_at(self.state, &key) {
+            Some(prev) => Op::Set { key, next: prev },
+            None => Op::Delete { key },
+        };
+        if apply_op(self.state, &op).is_ok() {
+            self.undo.push(undo);
+            self.ops.push(op);
+        }
+    }
+
+    pub fn put_member(&mut self, member: &Member) {
+        self.set(key2("members", &member.id), member);
+    }
+    pub fn remove_member(&mut self, id: &str) {
+        self.delete(key2("members", id));
+    }
+    pub fn put_bot(&mut self, bot: &Bot) {
+        self.set(key2("bots", &bot.id), bot);
+    }
+    pub fn remove_bot(&mut self, id: &str) {
+        self.delete(key2("bots", id));
+    }
+    pub fn put_room(&mut self, room: &Room) {
+        self.set(key2("rooms", &room.id), room);
+    }
+    pub fn remove_room(&mut self, id: &str) {
+        self.delete(key2("rooms", id));
+    }
+    pub fn put_task(&mut self, task: &Task) {
+        self.set(key2("tasks", &task.id), task);
+    }
+    pub fn remove_task(&mut self, id: &str) {
+        self.delete(key2("tasks", id));
+    }
+    /// Replaces a Bot's grants; an empty list removes the entry (default deny).
+    pub fn set_grants(&mut self, bot_id: &str, grants: &[Grant]) {
+        if grants.is_empty() {
+            self.delete(key2("grants", bot_id));
+        } else {
+            self.set(key2("grants", bot_id), &grants);
+        }
+    }
+    pub fn put_invitation(&mut self, invitation: &Invitation) {
+        self.set(key2("invitations", &invitation.id), invitation);
+    }
+    pub fn put_auth_session(&mut self, session: &AuthSession) {
+        self.set(key2("authSessions", &session.id), session);
+    }
+    pub fn remove_auth_session(&mut self, id: &str) {
+        self.delete(key2("authSessions", id));
+    }
+    pub fn put_retired_session(&mut self, session_id: &str, bot_id: &str) {
+        self.set(key2("retiredSessions", session_id), &bot_id);
+    }
+    pub fn set_main_bot_ids(&mut self, ids: &[String]) {
+        self.set(vec!["mainBotIds".to_owned()], &ids);
+    }
+    pub fn set_designated_chief_id(&mut self, id: Option<&str>) {
+        self.set(vec!["designatedChiefId".to_owned()], &id);
+    }
+    /// Sets one preference; `None` removes it.
+    pub fn set_pref(&mut self, key: &str, value: Option<&Value>) {
+        match value {
+            Some(value) => self.set(key2("prefs", key), value),
+            None => self.delete(key2("prefs", key)),
+        }
+    }
+    pub fn put_approval(&mut self, id: &str, approval: &Value) {
+        self.set(
+            vec!["flybot".into(), "approvals".into(), id.into()],
+            approval,
+        );
+    }
+}
+
+fn key2(collection: &str, id: &str) -> Vec<String> {
+    vec![collection.to_owned(), id.to_owned()]
+}
