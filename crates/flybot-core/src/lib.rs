@@ -1,1 +1,7 @@
-//! placeholder
+//! FlyBot's pure rules. Nothing here does I/O, reads a clock or needs a
+//! runtime: every rule is a function of the team and its inputs, so it is
+//! tested without one.
+
+pub mod access;
+pub mod main_bots;
+pub mod names;

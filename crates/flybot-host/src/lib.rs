@@ -1,1 +1,14 @@
-//! placeholder
+//! The running FlyBot host: the HTTP channel (`/api/bot/*`), members and
+//! owner-scoped access, and the roster endpoints. Only this crate knows HTTP.
+
+mod actor;
+mod bootstrap;
+mod endpoints;
+mod host;
+mod http;
+mod ids;
+mod live;
+mod view;
+
+pub use host::{Host, HostConfig, HostEvent};
+pub use http::{app, serve};

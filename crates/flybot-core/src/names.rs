@@ -1,0 +1,107 @@
+//! What a name may be: Bots, rooms and members are found by name, so a name
+//! is short, one line, and (for Bots) unique across the team.
+
+use flybot_protocol::ApiError;
+use flybot_protocol::state::TeamState;
+
+/// The longest name, in characters.
+pub const NAME_MAX: usize = 80;
+
+/// The longest Bot instructions, in characters.
+pub const INSTRUCTIONS_MAX: usize = 20_000;
+
+/// Trims a name and refuses an empty, overlong or multi-line one.
+pub fn clean_name(field: &str, raw: &str) -> Result<String, ApiError> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(ApiError::invalid(
+            field,
+            format!("Give a {field}; it cannot be empty."),
+        ));
+    }
+    if name.chars().count() > NAME_MAX {
+        return Err(ApiError::invalid(
+            field,
+            format!("A {field} is at most {NAME_MAX} characters; shorten it."),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(ApiError::invalid(
+            field,
+            format!("A {field} is one line of text without control characters."),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// Refuses overlong instructions.
+pub fn clean_instructions(raw: &str) -> Result<String, ApiError> {
+    if raw.chars().count() > INSTRUCTIONS_MAX {
+        return Err(ApiError::invalid(
+            "instructions",
+            format!("Instructions are at most {INSTRUCTIONS_MAX} characters; shorten them."),
+        ));
+    }
+    Ok(raw.to_owned())
+}
+
+/// A model name: one short token such as `mock` or `deepseek-chat`.
+pub fn clean_model(raw: &str) -> Result<String, ApiError> {
+    let model = raw.trim();
+    let ok = !model.is_empty()
+        && model.len() <= 120
+        && model
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@".contains(c));
+    if ok {
+        Ok(model.to_owned())
+    } else {
+        Err(ApiError::invalid(
+            "model",
+            "A model is a name such as mock or deepseek-chat: letters, digits and - _ . : / @.",
+        ))
+    }
+}
+
+/// A Bot name must not be taken by another Bot, hidden and run Bots included
+/// (a later Bot cannot reuse a run Bot's name). Compared without case.
+pub fn check_bot_name_free(
+    state: &TeamState,
+    name: &str,
+    except: Option<&str>,
+) -> Result<(), ApiError> {
+    let lower = name.to_lowercase();
+    let taken = state
+        .bots
+        .values()
+        .any(|bot| Some(bot.id.as_str()) != except && bot.name.to_lowercase() == lower);
+    if taken {
+        return Err(ApiError::invalid(
+            "name",
+            format!("A Bot named {name} already exists; pick another name."),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_and_bounded() {
+        assert_eq!(clean_name("name", "  Ada ").unwrap(), "Ada");
+        assert_eq!(
+            clean_name("name", "   ").unwrap_err().details["field"],
+            "name"
+        );
+        assert!(clean_name("name", &"x".repeat(81)).is_err());
+        assert!(clean_name("name", "two\nlines").is_err());
+    }
+
+    #[test]
+    fn models_are_single_tokens() {
+        assert_eq!(clean_model(" deepseek-chat ").unwrap(), "deepseek-chat");
+        assert!(clean_model("rm -rf").is_err());
+    }
+}

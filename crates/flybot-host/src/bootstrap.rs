@@ -1,0 +1,41 @@
+//! A fresh home's first state request makes the host's owner and the first
+//! Main Bot, so a newcomer has someone to talk to (announced like any other
+//! new Bot, #645). A home that already has a member is never bootstrapped
+//! again, so deleting every Bot does not bring the Chief back.
+
+use crate::endpoints::insert_new_bot;
+use crate::host::{Host, HostEvent};
+use flybot_protocol::ApiError;
+use flybot_store::StoreStatus;
+
+/// The first Main Bot's name.
+pub const FIRST_MAIN_BOT: &str = "Chief";
+
+pub async fn first_main_bot(host: &Host) -> Result<(), ApiError> {
+    let store = host.store();
+    let fresh = store.read(|state| state.members.is_empty() && state.bots.is_empty());
+    if !fresh || store.status() != StoreStatus::Writer {
+        return Ok(());
+    }
+    let model = host.config().default_model.clone();
+    let made = host
+        .mutate("host", |change| {
+            let state = change.state();
+            if !state.members.is_empty() || !state.bots.is_empty() {
+                return Ok(None);
+            }
+            let owner = crate::endpoints::ensure_owner(change);
+            let bot = insert_new_bot(change, &owner, FIRST_MAIN_BOT, &model, "");
+            change.set_main_bot_ids(std::slice::from_ref(&bot.id));
+            change.set_designated_chief_id(Some(&bot.id));
+            Ok(Some(bot))
+        })
+        .await?;
+    if let Some(bot) = made {
+        host.emit(HostEvent::BotCreated {
+            bot_id: bot.id,
+            owner_id: bot.owner_id,
+        });
+    }
+    Ok(())
+}

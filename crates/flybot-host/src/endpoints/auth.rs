@@ -1,0 +1,291 @@
+//! Member sign-in (#48): invitations, redeeming them for a session, sign-out,
+//! and removing a member. All of it runs inside `Host::mutate`, which is one
+//! writer, so two removals cannot both pass the last-member check.
+
+use super::owner::{acting_member, ensure_owner, journal_actor};
+use crate::host::Host;
+use crate::ids::{new_id, new_secret, secret_hash};
+use flybot_core::access::{Actor, enforced, host_owner_id};
+use flybot_core::names::clean_name;
+use flybot_protocol::channel::{AuthInvite, AuthRedeem, AuthRemoveMember, AuthRevoke, ById};
+use flybot_protocol::state::{AuthSession, Invitation, InvitationStatus, Member};
+use flybot_protocol::{ApiError, ErrorCode};
+use serde_json::{Value, json};
+
+fn no_randomness() -> ApiError {
+    ApiError::new(
+        ErrorCode::Stale,
+        "The host could not draw a random code from the system; try again.",
+    )
+}
+
+/// `auth-invite {name?}` → `{invitation: {id, code}}`. While no one has signed
+/// in, the invitation signs in as the host's owner (the bootstrap invite);
+/// afterwards it makes a new member.
+pub async fn invite(host: &Host, actor: &Actor, req: AuthInvite) -> Result<Value, ApiError> {
+    let name = req
+        .name
+        .as_deref()
+        .map(|n| clean_name("name", n))
+        .transpose()?;
+    let code = new_secret().ok_or_else(no_randomness)?;
+    let code_hash = secret_hash(&code);
+    let invitation = host
+        .mutate(journal_actor(actor), |change| {
+            let bootstrap = !enforced(change.state());
+            let member_id = bootstrap.then(|| ensure_owner(change));
+            let invited_by = match actor {
+                Actor::SingleOwner => None,
+                Actor::Member { member_id, .. } => Some(member_id.clone()),
+            };
+            let invitation = Invitation {
+                id: new_id("invite"),
+                code_hash,
+                member_id,
+                name,
+                invited_by,
+                status: InvitationStatus::Open,
+                created_at: change.now_ms(),
+                extra: Default::default(),
+            };
+            change.put_invitation(&invitation);
+            Ok(invitation)
+        })
+        .await?;
+    Ok(json!({"invitation": {
+        "id": invitation.id,
+        "code": code,
+        "name": invitation.name,
+        "memberId": invitation.member_id,
+        "status": invitation.status,
+    }}))
+}
+
+/// `auth-redeem {code, name}` → `{session: {id, token}, member: {id, name}}`.
+pub async fn redeem(host: &Host, req: AuthRedeem) -> Result<Value, ApiError> {
+    let name = clean_name("name", &req.name)?;
+    let token = new_secret().ok_or_else(no_randomness)?;
+    let code_hash = secret_hash(req.code.trim());
+    let token_hash = secret_hash(&token);
+    let (session, member) = host
+        .mutate("redeem", |change| {
+            let state = change.state();
+            let Some(invitation) = state
+                .invitations
+                .values()
+                .find(|inv| inv.code_hash == code_hash)
+                .cloned()
+            else {
+                return Err(ApiError::new(
+                    ErrorCode::Unauthorized,
+                    "This invitation code is not known; ask a member for a new one.",
+                )
+                .with("reason", "unknown"));
+            };
+            match invitation.status {
+                InvitationStatus::Open => {}
+                InvitationStatus::Revoked => {
+                    return Err(ApiError::new(
+                        ErrorCode::Unauthorized,
+                        "This invitation was revoked; ask a member for a new one.",
+                    )
+                    .with("reason", "revoked"));
+                }
+                InvitationStatus::Redeemed => {
+                    return Err(ApiError::new(
+                        ErrorCode::Unauthorized,
+                        "This invitation was already used; ask a member for a new one.",
+                    )
+                    .with("reason", "used"));
+                }
+            }
+            let member = match &invitation.member_id {
+                Some(id) => {
+                    let Some(existing) = state.members.get(id) else {
+                        return Err(ApiError::new(
+                            ErrorCode::Stale,
+                            "The member this invitation was for has been removed; ask for a new invitation.",
+                        ));
+                    };
+                    Member { name: name.clone(), ..existing.clone() }
+                }
+                None => Member {
+                    id: new_id("member"),
+                    name: name.clone(),
+                    created_at: change.now_ms(),
+                    extra: Default::default(),
+                },
+            };
+            let session = AuthSession {
+                id: new_id("auth"),
+                member_id: member.id.clone(),
+                token_hash,
+                created_at: change.now_ms(),
+                extra: Default::default(),
+            };
+            change.put_member(&member);
+            change.put_auth_session(&session);
+            change.put_invitation(&Invitation { status: InvitationStatus::Redeemed, ..invitation });
+            Ok((session, member))
+        })
+        .await?;
+    Ok(json!({
+        "session": {"id": session.id, "token": token},
+        "member": {"id": member.id, "name": member.name},
+    }))
+}
+
+/// `auth-whoami` → `{member, session, singleOwner}`.
+pub fn whoami(host: &Host, actor: &Actor) -> Value {
+    host.store().read(|state| {
+        let member_id = actor.member_id(state);
+        let member = member_id
+            .as_ref()
+            .and_then(|id| state.members.get(id))
+            .map(|m| json!({"id": m.id, "name": m.name}));
+        let session = match actor {
+            Actor::SingleOwner => Value::Null,
+            Actor::Member { session_id, .. } => json!({"id": session_id}),
+        };
+        json!({
+            "member": member,
+            "session": session,
+            "singleOwner": matches!(actor, Actor::SingleOwner),
+        })
+    })
+}
+
+/// `auth-revoke {sessionId?}`: signs out the caller's session, or another
+/// session of the same member.
+pub async fn revoke(host: &Host, actor: &Actor, req: AuthRevoke) -> Result<Value, ApiError> {
+    let Actor::Member {
+        member_id,
+        session_id,
+    } = actor
+    else {
+        return Err(ApiError::new(
+            ErrorCode::Unauthorized,
+            "No one is signed in on this host, so there is no session to revoke.",
+        ));
+    };
+    let target = req.session_id.unwrap_or_else(|| session_id.clone());
+    host.mutate(member_id, |change| {
+        let Some(session) = change.state().auth_sessions.get(&target) else {
+            return Err(ApiError::not_found("session", &target));
+        };
+        if &session.member_id != member_id {
+            return Err(ApiError::forbidden(
+                "That session belongs to another member; only they can sign it out.",
+            ));
+        }
+        change.remove_auth_session(&target);
+        Ok(())
+    })
+    .await?;
+    Ok(json!({"session": {"id": target, "revoked": true}}))
+}
+
+/// `auth-revoke-invite {id}`: kills an invitation nobody has redeemed.
+pub async fn revoke_invite(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+    let invitation = host
+        .mutate(super::owner::journal_actor(actor), |change| {
+            let state = change.state();
+            let Some(invitation) = state.invitations.get(&req.id).cloned() else {
+                return Err(ApiError::not_found("invitation", &req.id));
+            };
+            let allowed = match actor {
+                Actor::SingleOwner => true,
+                Actor::Member { member_id, .. } => match &invitation.invited_by {
+                    Some(inviter) => inviter == member_id,
+                    None => host_owner_id(state).as_ref() == Some(member_id),
+                },
+            };
+            if !allowed {
+                return Err(ApiError::forbidden(
+                    "Only the member who made this invitation can revoke it.",
+                ));
+            }
+            if invitation.status != InvitationStatus::Open {
+                return Err(ApiError::new(
+                    ErrorCode::Stale,
+                    "This invitation was already used or revoked; there is nothing to revoke.",
+                )
+                .with(
+                    "status",
+                    serde_json::to_value(invitation.status).unwrap_or(Value::Null),
+                ));
+            }
+            let revoked = Invitation {
+                status: InvitationStatus::Revoked,
+                ..invitation
+            };
+            change.put_invitation(&revoked);
+            Ok(revoked)
+        })
+        .await?;
+    Ok(json!({"invitation": {"id": invitation.id, "status": invitation.status}}))
+}
+
+/// `auth-remove-member {memberId}`: a member removes itself, or the host's
+/// owner removes anyone. Refused while the member owns a Bot (`has_bots`) or
+/// when it is the last member.
+pub async fn remove_member(
+    host: &Host,
+    actor: &Actor,
+    req: AuthRemoveMember,
+) -> Result<Value, ApiError> {
+    let target = req.member_id;
+    host.mutate(journal_actor(actor), |change| {
+        let me = acting_member(change, actor);
+        let state = change.state();
+        let Some(member) = state.members.get(&target).cloned() else {
+            return Err(ApiError::not_found("member", &target));
+        };
+        if me != target && host_owner_id(state).as_ref() != Some(&me) {
+            return Err(ApiError::forbidden(
+                "Only the host's owner can remove another member; a member can remove itself.",
+            ));
+        }
+        let owned = state.bots.values().filter(|b| b.owner_id == target).count();
+        if owned > 0 {
+            return Err(ApiError::forbidden(format!(
+                "{} still owns {owned} Bot(s); delete them first, then remove the member.",
+                member.name
+            ))
+            .with("reason", "has_bots")
+            .with("bots", owned));
+        }
+        if state.members.len() == 1 {
+            return Err(ApiError::forbidden(format!(
+                "{} is the host's only member; a host keeps at least one.",
+                member.name
+            ))
+            .with("reason", "last_member"));
+        }
+        let sessions: Vec<String> = state
+            .auth_sessions
+            .values()
+            .filter(|s| s.member_id == target)
+            .map(|s| s.id.clone())
+            .collect();
+        let invitations: Vec<Invitation> = state
+            .invitations
+            .values()
+            .filter(|i| i.member_id.as_ref() == Some(&target) && i.status == InvitationStatus::Open)
+            .cloned()
+            .collect();
+        for id in sessions {
+            change.remove_auth_session(&id);
+        }
+        for invitation in invitations {
+            change.put_invitation(&Invitation {
+                status: InvitationStatus::Revoked,
+                ..invitation
+            });
+        }
+        change.remove_member(&target);
+        Ok(())
+    })
+    .await?;
+    Ok(json!({"member": {"id": target, "removed": true}}))
+}

@@ -1,0 +1,309 @@
+//! The roster's Bot endpoints: create, update, duplicate, delete, set-main.
+//! Creation is silent (#645): no turn, no message; only `bot.created`.
+
+use super::owner::{acting_member, journal_actor};
+use crate::host::{Host, HostEvent};
+use crate::ids::new_id;
+use crate::view::bot_view;
+use flybot_core::access::{Actor, may_manage_bot};
+use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
+use flybot_protocol::ApiError;
+use flybot_protocol::channel::{ById, CreateBot, DuplicateBot, SetMain, UpdateBot};
+use flybot_protocol::state::{Bot, Task, TaskStatus, TeamState};
+use flybot_store::Change;
+use serde_json::{Value, json};
+
+/// The Bot `id`, if the actor may change it.
+fn managed_bot(state: &TeamState, actor: &Actor, id: &str) -> Result<Bot, ApiError> {
+    let bot = state
+        .bots
+        .get(id)
+        .ok_or_else(|| ApiError::not_found("Bot", id))?;
+    if !may_manage_bot(actor, bot) {
+        return Err(ApiError::forbidden(format!(
+            "{} belongs to another member; only its owner can change it.",
+            bot.name
+        ))
+        .with("botId", id));
+    }
+    Ok(bot.clone())
+}
+
+/// Makes and stores a new Bot owned by `owner_id`.
+pub fn insert_new_bot(
+    change: &mut Change<'_>,
+    owner_id: &str,
+    name: &str,
+    model: &str,
+    instructions: &str,
+) -> Bot {
+    let now = change.now_ms();
+    let bot = Bot {
+        id: new_id("bot"),
+        name: name.to_owned(),
+        owner_id: owner_id.to_owned(),
+        model: model.to_owned(),
+        instructions: instructions.to_owned(),
+        session_id: new_id("session"),
+        created_at: now,
+        updated_at: now,
+        created_by: Some(owner_id.to_owned()),
+        run: false,
+        hidden: false,
+        extra: Default::default(),
+    };
+    change.put_bot(&bot);
+    bot
+}
+
+fn announce(host: &Host, bot: &Bot) {
+    if !bot.run {
+        host.emit(HostEvent::BotCreated {
+            bot_id: bot.id.clone(),
+            owner_id: bot.owner_id.clone(),
+        });
+    }
+}
+
+/// `create-bot {name, model?, instructions?}` → `{bot}`; the owner is the actor.
+pub async fn create(host: &Host, actor: &Actor, req: CreateBot) -> Result<Value, ApiError> {
+    let name = clean_name("name", &req.name)?;
+    let model = match &req.model {
+        Some(model) => clean_model(model)?,
+        None => host.config().default_model.clone(),
+    };
+    let instructions = clean_instructions(req.instructions.as_deref().unwrap_or(""))?;
+    let bot = host
+        .mutate(journal_actor(actor), |change| {
+            check_bot_name_free(change.state(), &name, None)?;
+            let owner = acting_member(change, actor);
+            Ok(insert_new_bot(change, &owner, &name, &model, &instructions))
+        })
+        .await?;
+    announce(host, &bot);
+    Ok(json!({"bot": bot_view(&bot)}))
+}
+
+/// `update-bot {id, name?, model?, instructions?}` → `{bot}`.
+pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value, ApiError> {
+    let name = req
+        .name
+        .as_deref()
+        .map(|n| clean_name("name", n))
+        .transpose()?;
+    let model = req.model.as_deref().map(clean_model).transpose()?;
+    let instructions = req
+        .instructions
+        .as_deref()
+        .map(clean_instructions)
+        .transpose()?;
+    let bot = host
+        .mutate(journal_actor(actor), |change| {
+            let mut bot = managed_bot(change.state(), actor, &req.id)?;
+            let before = bot.clone();
+            if let Some(name) = name {
+                check_bot_name_free(change.state(), &name, Some(&bot.id))?;
+                bot.name = name;
+            }
+            if let Some(model) = model {
+                bot.model = model;
+            }
+            if let Some(instructions) = instructions {
+                bot.instructions = instructions;
+            }
+            if bot != before {
+                bot.updated_at = change.now_ms();
+                change.put_bot(&bot);
+            }
+            Ok(bot)
+        })
+        .await?;
+    Ok(json!({"bot": bot_view(&bot)}))
+}
+
+/// `duplicate-bot {id, name?}` → `{bot}`: a copy owned by the actor, with
+/// its own id and own chat.
+pub async fn duplicate(host: &Host, actor: &Actor, req: DuplicateBot) -> Result<Value, ApiError> {
+    let name = req
+        .name
+        .as_deref()
+        .map(|n| clean_name("name", n))
+        .transpose()?;
+    let bot = host
+        .mutate(journal_actor(actor), |change| {
+            let source = managed_bot(change.state(), actor, &req.id)?;
+            let name = match name {
+                Some(name) => {
+                    check_bot_name_free(change.state(), &name, None)?;
+                    name
+                }
+                None => free_copy_name(change.state(), &source.name),
+            };
+            let owner = acting_member(change, actor);
+            let now = change.now_ms();
+            let copy = Bot {
+                id: new_id("bot"),
+                name,
+                owner_id: owner.clone(),
+                session_id: new_id("session"),
+                created_at: now,
+                updated_at: now,
+                created_by: Some(owner),
+                run: false,
+                hidden: false,
+                ..source
+            };
+            change.put_bot(&copy);
+            Ok(copy)
+        })
+        .await?;
+    announce(host, &bot);
+    Ok(json!({"bot": bot_view(&bot)}))
+}
+
+/// `<name> copy`, then `<name> copy 2`, ... whichever is free.
+fn free_copy_name(state: &TeamState, name: &str) -> String {
+    let base: String = format!("{name} copy")
+        .chars()
+        .take(flybot_core::names::NAME_MAX)
+        .collect();
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                base.clone()
+            } else {
+                format!("{base} {n}")
+            }
+        })
+        .find(|candidate| check_bot_name_free(state, candidate, None).is_ok())
+        .unwrap_or(base)
+}
+
+/// `delete-bot {id}` → `{bot, deleted}`. Its unfinished tasks fail (a result
+/// waiting for a person's decision stays), its Sessions are recorded in
+/// `retiredSessions` (#1453), and it leaves rooms, grants and the Main list.
+pub async fn delete(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+    let bot = host
+        .mutate(journal_actor(actor), |change| {
+            let bot = managed_bot(change.state(), actor, &req.id)?;
+            remove_bot(change, &bot);
+            Ok(bot)
+        })
+        .await?;
+    Ok(json!({"bot": bot_view(&bot), "deleted": true}))
+}
+
+fn remove_bot(change: &mut Change<'_>, bot: &Bot) {
+    let now = change.now_ms();
+    let state = change.state();
+    let failing: Vec<Task> = state
+        .tasks
+        .values()
+        .filter(|t| {
+            t.bot_id == bot.id && !t.status.is_terminal() && t.status != TaskStatus::ResultReady
+        })
+        .cloned()
+        .collect();
+    let mut retired = vec![bot.session_id.clone()];
+    let mut rooms = Vec::new();
+    for room in state.rooms.values() {
+        let seated = room.members.contains(&bot.id);
+        if let Some(session) = room.sessions.get(&bot.id) {
+            retired.push(session.clone());
+        }
+        if seated || room.sessions.contains_key(&bot.id) {
+            let mut room = room.clone();
+            room.members.retain(|m| m != &bot.id);
+            room.sessions.remove(&bot.id);
+            if room.admin.as_ref() == Some(&bot.id) {
+                room.admin = None;
+            }
+            room.updated_at = now;
+            rooms.push(room);
+        }
+    }
+    let grants: Vec<(String, Vec<flybot_protocol::state::Grant>)> = state
+        .grants
+        .iter()
+        .filter(|(_, list)| list.iter().any(|g| g.grantee == bot.id))
+        .map(|(id, list)| {
+            (
+                id.clone(),
+                list.iter()
+                    .filter(|g| g.grantee != bot.id)
+                    .cloned()
+                    .collect(),
+            )
+        })
+        .collect();
+    let main: Vec<String> = state
+        .main_bot_ids
+        .iter()
+        .filter(|m| *m != &bot.id)
+        .cloned()
+        .collect();
+    let main_changed = main.len() != state.main_bot_ids.len();
+    let chief_gone = state.designated_chief_id.as_ref() == Some(&bot.id);
+
+    for mut task in failing {
+        task.status = TaskStatus::Failed;
+        task.updated_at = now;
+        task.extra.insert(
+            "failure".to_owned(),
+            Value::from(format!(
+                "{} was deleted before finishing this task.",
+                bot.name
+            )),
+        );
+        change.put_task(&task);
+    }
+    for session in retired {
+        change.put_retired_session(&session, &bot.id);
+    }
+    for room in rooms {
+        change.put_room(&room);
+    }
+    for (id, list) in grants {
+        change.set_grants(&id, &list);
+    }
+    change.set_grants(&bot.id, &[]);
+    if main_changed {
+        change.set_main_bot_ids(&main);
+    }
+    if chief_gone {
+        change.set_designated_chief_id(None);
+    }
+    change.remove_bot(&bot.id);
+}
+
+/// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).
+pub async fn set_main(host: &Host, actor: &Actor, req: SetMain) -> Result<Value, ApiError> {
+    let (ids, bot) = host
+        .mutate(journal_actor(actor), |change| {
+            let ids = flybot_core::main_bots::set_main(
+                change.state(),
+                actor,
+                &req.id,
+                req.replace.as_deref(),
+            )?;
+            let bot = change
+                .state()
+                .bots
+                .get(&req.id)
+                .cloned()
+                .ok_or_else(|| ApiError::not_found("Bot", &req.id))?;
+            if ids != change.state().main_bot_ids {
+                change.set_main_bot_ids(&ids);
+            }
+            let chief = change.state().designated_chief_id.clone();
+            let chief_is_main = chief.as_ref().is_some_and(|c| ids.contains(c));
+            let owners_bot =
+                flybot_core::access::host_owner_id(change.state()).as_ref() == Some(&bot.owner_id);
+            if !chief_is_main && owners_bot {
+                change.set_designated_chief_id(Some(&req.id));
+            }
+            Ok((ids, bot))
+        })
+        .await?;
+    Ok(json!({"mainBotIds": ids, "bot": bot_view(&bot)}))
+}

@@ -1,0 +1,73 @@
+//! Per-Bot grants (#90): the records and their validation. Default deny,
+//! Chief included: a Bot with no grant reaches no other owner. `reach()`
+//! itself is judged by the rooms work, on every send.
+
+use super::owner::journal_actor;
+use crate::host::Host;
+use flybot_core::access::{Actor, may_manage_bot};
+use flybot_protocol::ApiError;
+use flybot_protocol::channel::SetGrants;
+use flybot_protocol::state::Grant;
+use serde_json::{Value, json};
+
+/// The most grants one Bot carries.
+const GRANTS_MAX: usize = 64;
+
+/// `set-grants {botId, grants: [{grantee, roomId?}]}` → `{botId, grants}`;
+/// replaces the Bot's whole list, an empty list revoking every grant.
+pub async fn set(host: &Host, actor: &Actor, req: SetGrants) -> Result<Value, ApiError> {
+    if req.grants.len() > GRANTS_MAX {
+        return Err(ApiError::invalid(
+            "grants",
+            format!("A Bot carries at most {GRANTS_MAX} grants."),
+        ));
+    }
+    let grants = host
+        .mutate(journal_actor(actor), |change| {
+            let state = change.state();
+            let bot = state
+                .bots
+                .get(&req.bot_id)
+                .ok_or_else(|| ApiError::not_found("Bot", &req.bot_id))?;
+            if !may_manage_bot(actor, bot) {
+                return Err(ApiError::forbidden(format!(
+                    "{} belongs to another member; only its owner can grant it.",
+                    bot.name
+                )));
+            }
+            let mut clean: Vec<Grant> = Vec::new();
+            for (i, grant) in req.grants.iter().enumerate() {
+                let field = format!("grants[{i}]");
+                let known = state.members.contains_key(&grant.grantee)
+                    || state.bots.contains_key(&grant.grantee);
+                if !known || grant.grantee == bot.id {
+                    return Err(ApiError::invalid(
+                        &format!("{field}.grantee"),
+                        format!(
+                            "{} is neither a member nor another Bot of this host.",
+                            grant.grantee
+                        ),
+                    ));
+                }
+                if let Some(room) = &grant.room_id
+                    && !state.rooms.contains_key(room)
+                {
+                    return Err(ApiError::invalid(
+                        &format!("{field}.roomId"),
+                        format!("No room has the id {room}."),
+                    ));
+                }
+                if !clean.contains(grant) {
+                    clean.push(grant.clone());
+                }
+            }
+            let current = state.grants.get(&bot.id).cloned().unwrap_or_default();
+            let bot_id = bot.id.clone();
+            if current != clean {
+                change.set_grants(&bot_id, &clean);
+            }
+            Ok(clean)
+        })
+        .await?;
+    Ok(json!({"botId": req.bot_id, "grants": grants}))
+}

@@ -1,0 +1,73 @@
+//! The channel's endpoints: one explicit allow-list entry each. An endpoint
+//! parses its body into a typed request, checks who may call it, and makes its
+//! change through `Host::mutate`; it answers the record it made or changed.
+
+mod auth;
+mod body;
+mod bots;
+mod grants;
+mod owner;
+mod rooms;
+mod shared;
+
+use crate::actor::Caller;
+use crate::host::Host;
+use body::parse;
+pub use bots::insert_new_bot;
+use flybot_protocol::{ApiError, ErrorCode};
+pub use owner::ensure_owner;
+use serde_json::Value;
+
+/// Runs `endpoint` with `body` for `caller`; `Ok` is the answer without `ok`.
+pub async fn call(
+    host: &Host,
+    caller: &Caller,
+    endpoint: &str,
+    body: &[u8],
+) -> Result<Value, ApiError> {
+    match endpoint {
+        // Sign-in (#48). Redeeming needs no session: it is how one is made.
+        "auth-redeem" => auth::redeem(host, parse(body)?).await,
+        "auth-invite" => auth::invite(host, caller.require()?, parse(body)?).await,
+        "auth-whoami" => {
+            let _: flybot_protocol::channel::Empty = parse(body)?;
+            Ok(auth::whoami(host, caller.require()?))
+        }
+        "auth-revoke" => auth::revoke(host, caller.require()?, parse(body)?).await,
+        "auth-revoke-invite" => auth::revoke_invite(host, caller.require()?, parse(body)?).await,
+        "auth-remove-member" => auth::remove_member(host, caller.require()?, parse(body)?).await,
+        // The roster.
+        "create-bot" => bots::create(host, caller.require()?, parse(body)?).await,
+        "update-bot" => bots::update(host, caller.require()?, parse(body)?).await,
+        "duplicate-bot" => bots::duplicate(host, caller.require()?, parse(body)?).await,
+        "delete-bot" => bots::delete(host, caller.require()?, parse(body)?).await,
+        "set-main" => bots::set_main(host, caller.require()?, parse(body)?).await,
+        "create-room" => rooms::create(host, caller.require()?, parse(body)?).await,
+        "update-room" => rooms::update(host, caller.require()?, parse(body)?).await,
+        "delete-room" => rooms::delete(host, caller.require()?, parse(body)?).await,
+        "set-grants" => grants::set(host, caller.require()?, parse(body)?).await,
+        // Shared, non-isolatable surfaces (#49).
+        "set-prefs" => shared::set_prefs(host, caller.require()?, parse(body)?).await,
+        "diagnostics" => {
+            let _: flybot_protocol::channel::Empty = parse(body)?;
+            shared::diagnostics(host, caller.require()?)
+        }
+        "state" => {
+            let _: flybot_protocol::channel::Empty = parse(body)?;
+            crate::view::state_view(host, caller.require()?).await
+        }
+        _ => Err(ApiError::new(
+            ErrorCode::UnknownEndpoint,
+            format!(
+                "There is no endpoint named {}; check the spelling.",
+                printable(endpoint)
+            ),
+        )
+        .with("endpoint", printable(endpoint))),
+    }
+}
+
+/// An endpoint name as it may be echoed back: short and printable.
+fn printable(name: &str) -> String {
+    name.chars().filter(|c| !c.is_control()).take(64).collect()
+}

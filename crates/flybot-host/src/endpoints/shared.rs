@@ -1,0 +1,93 @@
+//! Shared, non-isolatable surfaces (#49): deployment-wide preferences and the
+//! host's diagnostics. One member cannot change or read them for everyone
+//! once the host has more than one member: `bot/blocked-shared`.
+
+use super::owner::journal_actor;
+use crate::host::Host;
+use flybot_core::access::{Actor, shared_blocked};
+use flybot_protocol::channel::SetPrefs;
+use flybot_protocol::{ApiError, ErrorCode};
+use flybot_store::StoreStatus;
+use serde_json::{Value, json};
+
+/// The most preference keys, and the longest preference value in bytes.
+const PREFS_MAX: usize = 200;
+const PREF_VALUE_MAX: usize = 16 * 1024;
+
+fn blocked(what: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::BlockedShared,
+        format!(
+            "{what} belong to the whole host; while it has more than one member, no one member may use them."
+        ),
+    )
+}
+
+/// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed.
+pub async fn set_prefs(host: &Host, actor: &Actor, req: SetPrefs) -> Result<Value, ApiError> {
+    for (key, value) in &req.prefs {
+        if key.is_empty() || key.len() > 100 || key.chars().any(char::is_control) {
+            return Err(ApiError::invalid(
+                "prefs",
+                "A preference key is 1 to 100 printable characters.",
+            ));
+        }
+        if value.to_string().len() > PREF_VALUE_MAX {
+            return Err(ApiError::invalid(
+                &format!("prefs.{key}"),
+                "A preference value is at most 16 KiB of JSON.",
+            ));
+        }
+    }
+    let prefs = host
+        .mutate(journal_actor(actor), |change| {
+            if shared_blocked(change.state()) {
+                return Err(blocked("Preferences"));
+            }
+            for (key, value) in &req.prefs {
+                let unchanged = change.state().prefs.get(key) == Some(value)
+                    || (value.is_null() && !change.state().prefs.contains_key(key));
+                if !unchanged {
+                    change.set_pref(key, (!value.is_null()).then_some(value));
+                }
+            }
+            if change.state().prefs.len() > PREFS_MAX {
+                return Err(ApiError::invalid(
+                    "prefs",
+                    format!("The host keeps at most {PREFS_MAX} preferences."),
+                ));
+            }
+            Ok(change.state().prefs.clone())
+        })
+        .await?;
+    Ok(json!({"prefs": prefs}))
+}
+
+/// `diagnostics` → where the home is, whether this host writes, and sizes.
+pub fn diagnostics(host: &Host, _actor: &Actor) -> Result<Value, ApiError> {
+    let store = host.store();
+    store.read(|state| {
+        if shared_blocked(state) {
+            return Err(blocked("Diagnostics"));
+        }
+        let writer = match store.status() {
+            StoreStatus::Writer => json!({"writer": true}),
+            StoreStatus::ReadOnly(reason) => {
+                json!({"writer": false, "reason": crate::http::read_only_sentence(&reason)})
+            }
+        };
+        Ok(json!({"diagnostics": {
+            "version": env!("CARGO_PKG_VERSION"),
+            "home": host.config().home.display().to_string(),
+            "store": writer,
+            "revision": store.revision(),
+            "savesQueued": store.saves_queued(),
+            "counts": {
+                "members": state.members.len(),
+                "bots": state.bots.len(),
+                "rooms": state.rooms.len(),
+                "tasks": state.tasks.len(),
+            },
+        }}))
+    })
+}

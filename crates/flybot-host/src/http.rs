@@ -1,0 +1,119 @@
+//! The HTTP edge: the router, body limits, the actor header, and the answer
+//! envelope `{ok: true, ...}` / `{ok: false, error: {code, message, details}}`.
+//! Every refusal is a 4xx with the spec's code; nothing here panics on input.
+
+use crate::actor::{Caller, SESSION_HEADER, resolve};
+use crate::endpoints;
+use crate::host::Host;
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use flybot_protocol::{ApiError, ErrorCode};
+use flybot_store::ReadOnlyReason;
+use serde_json::{Value, json};
+use std::future::Future;
+use tokio::net::TcpListener;
+
+/// The largest request body: 1 MiB.
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// The channel's router; tests drive it with `oneshot`, `serve` binds it.
+pub fn app(host: Host) -> Router {
+    Router::new()
+        .route("/api/bot/state", get(state))
+        .route("/api/bot/live", get(crate::live::live))
+        .route("/api/bot/{endpoint}", post(endpoint))
+        .fallback(unknown_path)
+        .with_state(host)
+}
+
+/// Serves `app(host)` on `listener` until `shutdown` resolves, then stops the
+/// host cleanly (snapshot written, lock released).
+pub async fn serve(
+    host: Host,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(host.clone()))
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    host.shut_down().await.map_err(std::io::Error::other)
+}
+
+/// An answer: `{ok: true, ...fields}` or the refusal envelope.
+pub struct Answer(pub Result<Value, ApiError>);
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        match self.0 {
+            Ok(Value::Object(mut fields)) => {
+                fields.insert("ok".into(), Value::Bool(true));
+                axum::Json(Value::Object(fields)).into_response()
+            }
+            Ok(other) => axum::Json(json!({"ok": true, "value": other})).into_response(),
+            Err(error) => {
+                let status = StatusCode::from_u16(error.code.http_status())
+                    .unwrap_or(StatusCode::BAD_REQUEST);
+                (status, axum::Json(json!({"ok": false, "error": error}))).into_response()
+            }
+        }
+    }
+}
+
+/// Reads the session header into a caller.
+pub fn caller_of(host: &Host, headers: &HeaderMap) -> Caller {
+    let token = headers
+        .get(SESSION_HEADER)
+        .map(|v| v.to_str().unwrap_or("").trim());
+    host.store().read(|state| resolve(state, token))
+}
+
+async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
+    let caller = caller_of(&host, &headers);
+    Answer(match caller.require() {
+        Ok(actor) => crate::view::state_view(&host, actor).await,
+        Err(refusal) => Err(refusal),
+    })
+}
+
+async fn endpoint(
+    State(host): State<Host>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Answer {
+    let bytes = match to_bytes(body, BODY_LIMIT).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return Answer(Err(ApiError::new(
+                ErrorCode::TooLarge,
+                "The request body is over 1 MiB; send less at a time.",
+            )
+            .with("limit", BODY_LIMIT)));
+        }
+    };
+    let caller = caller_of(&host, &headers);
+    Answer(endpoints::call(&host, &caller, &name, &bytes).await)
+}
+
+async fn unknown_path() -> Answer {
+    Answer(Err(ApiError::new(
+        ErrorCode::UnknownEndpoint,
+        "There is nothing here; the channel is POST /api/bot/<endpoint>, GET /api/bot/state and GET /api/bot/live.",
+    )))
+}
+
+/// The sentence a read-only host shows, in the view and on a refused write.
+pub fn read_only_sentence(reason: &ReadOnlyReason) -> String {
+    match reason {
+        ReadOnlyReason::OtherWriter { pid, host } => {
+            format!(
+                "Another FlyBot (pid {pid} on {host}) is saving this team; this one only reads."
+            )
+        }
+        ReadOnlyReason::Damaged { why } => format!("This home opened read-only: {why}"),
+    }
+}

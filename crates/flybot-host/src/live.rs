@@ -1,0 +1,58 @@
+//! `GET /api/bot/live`: server-sent events. A `revision` event carries the
+//! revision at connect and after every accepted change; a `bot.created` event
+//! announces a new Bot the actor can see.
+
+use crate::host::{Host, HostEvent};
+use crate::http::{Answer, caller_of};
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use flybot_core::access::{Actor, bot_visible};
+use futures_util::StreamExt;
+use std::convert::Infallible;
+use std::time::Duration;
+use tokio_stream::wrappers::{BroadcastStream, WatchStream};
+
+pub async fn live(State(host): State<Host>, headers: HeaderMap) -> Response {
+    let actor = match caller_of(&host, &headers).require() {
+        Ok(actor) => actor.clone(),
+        Err(refusal) => return Answer(Err(refusal)).into_response(),
+    };
+    let revisions = WatchStream::new(host.store().watch_revision()).map(|revision| {
+        Some(
+            Event::default()
+                .event("revision")
+                .data(format!("{{\"revision\":{revision}}}")),
+        )
+    });
+    let events_host = host.clone();
+    let events = BroadcastStream::new(host.subscribe()).map(move |event| match event {
+        Ok(event) if visible(&events_host, &actor, &event) => serde_json::to_string(&event)
+            .ok()
+            .map(|data| Event::default().event(event_name(&event)).data(data)),
+        _ => None,
+    });
+    let stream = futures_util::stream::select(revisions, events)
+        .filter_map(|event| async move { event.map(Ok::<_, Infallible>) });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+fn event_name(event: &HostEvent) -> &'static str {
+    match event {
+        HostEvent::BotCreated { .. } => "bot.created",
+    }
+}
+
+fn visible(host: &Host, actor: &Actor, event: &HostEvent) -> bool {
+    match event {
+        HostEvent::BotCreated { bot_id, .. } => host.store().read(|state| {
+            state
+                .bots
+                .get(bot_id)
+                .is_some_and(|bot| bot_visible(state, actor, bot))
+        }),
+    }
+}

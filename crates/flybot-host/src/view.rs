@@ -1,0 +1,139 @@
+//! The state view (`GET /api/bot/state`): the team narrowed to what the actor
+//! may see (#49), with the `revision` that moves on every accepted change.
+//! Credentials never leave the host: no token or code hash is in any view.
+
+use crate::host::Host;
+use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
+use flybot_protocol::ApiError;
+use flybot_protocol::state::{Bot, Room, TeamState};
+use flybot_store::StoreStatus;
+use serde_json::{Value, json};
+
+/// A Bot as the channel shows it.
+pub fn bot_view(bot: &Bot) -> Value {
+    let mut view = serde_json::to_value(bot).unwrap_or(Value::Null);
+    if let Some(object) = view.as_object_mut() {
+        object.insert("hidden".into(), bot.hidden.into());
+    }
+    view
+}
+
+/// A room as the channel shows it.
+pub fn room_view(room: &Room) -> Value {
+    serde_json::to_value(room).unwrap_or(Value::Null)
+}
+
+/// The view for `actor`; on a fresh home the first call makes the first Main
+/// Bot (see `bootstrap`).
+pub async fn state_view(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
+    crate::bootstrap::first_main_bot(host).await?;
+    let store = host.store();
+    let read_only = match store.status() {
+        StoreStatus::Writer => Value::Null,
+        StoreStatus::ReadOnly(reason) => {
+            json!({"message": crate::http::read_only_sentence(&reason)})
+        }
+    };
+    Ok(store.read(|state| {
+        let mut view = narrowed(state, actor, &host.config().default_model);
+        if let Some(object) = view.as_object_mut() {
+            object.insert("revision".into(), store.revision().into());
+            object.insert("readOnly".into(), read_only);
+        }
+        view
+    }))
+}
+
+fn narrowed(state: &TeamState, actor: &Actor, default_model: &str) -> Value {
+    let me = actor.member_id(state);
+    let bots: Vec<Value> = by_creation(
+        state
+            .bots
+            .values()
+            .filter(|b| !b.run && bot_visible(state, actor, b)),
+        |b| (b.created_at, b.id.clone()),
+    )
+    .into_iter()
+    .map(bot_view)
+    .collect();
+    let rooms: Vec<Value> = by_creation(
+        state
+            .rooms
+            .values()
+            .filter(|r| room_visible(state, actor, r)),
+        |r| (r.created_at, r.id.clone()),
+    )
+    .into_iter()
+    .map(room_view)
+    .collect();
+    let visible_bot = |id: &String| {
+        state
+            .bots
+            .get(id)
+            .is_some_and(|b| !b.run && bot_visible(state, actor, b))
+    };
+    let tasks: Vec<&flybot_protocol::state::Task> = state
+        .tasks
+        .values()
+        .filter(|t| visible_bot(&t.bot_id) || t.requester_id.as_ref() == me.as_ref())
+        .collect();
+    let grants: serde_json::Map<String, Value> = state
+        .grants
+        .iter()
+        .filter(|(bot, _)| visible_bot(bot))
+        .map(|(bot, list)| {
+            (
+                bot.clone(),
+                serde_json::to_value(list).unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    let members: Vec<Value> = by_creation(state.members.values(), |m| (m.created_at, m.id.clone()))
+        .into_iter()
+        .map(|m| json!({"id": m.id, "name": m.name, "createdAt": m.created_at}))
+        .collect();
+    let invitations: Vec<Value> = state
+        .invitations
+        .values()
+        .filter(|i| !enforced(state) || (i.invited_by.is_some() && i.invited_by == me))
+        .map(|i| json!({"id": i.id, "name": i.name, "memberId": i.member_id, "status": i.status, "createdAt": i.created_at}))
+        .collect();
+    let sessions: Vec<Value> = state
+        .auth_sessions
+        .values()
+        .filter(|s| Some(&s.member_id) == me.as_ref())
+        .map(|s| json!({"id": s.id, "memberId": s.member_id, "createdAt": s.created_at}))
+        .collect();
+    let single = !shared_blocked(state);
+    json!({
+        "version": state.version,
+        "actor": {
+            "memberId": me,
+            "singleOwner": matches!(actor, Actor::SingleOwner),
+        },
+        "model": {"default": default_model, "offline": default_model == "mock"},
+        "members": members,
+        "bots": bots,
+        "mainBotIds": state.main_bot_ids.iter().filter(|id| visible_bot(id)).collect::<Vec<_>>(),
+        "designatedChiefId": state.designated_chief_id.as_ref().filter(|id| visible_bot(id)),
+        "rooms": rooms,
+        "tasks": tasks,
+        "grants": grants,
+        "prefs": if single { serde_json::to_value(&state.prefs).unwrap_or(Value::Null) } else { json!({}) },
+        "projects": state.projects.values().collect::<Vec<_>>(),
+        "invitations": invitations,
+        "authSessions": sessions,
+    })
+}
+
+fn by_creation<'a, T, K: Ord>(
+    items: impl Iterator<Item = &'a T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<&'a T>
+where
+    T: 'a,
+{
+    let mut items: Vec<&T> = items.collect();
+    items.sort_by_key(|item| key(item));
+    items
+}
