@@ -49,9 +49,11 @@ pub struct Answer(pub Result<Value, ApiError>);
 impl IntoResponse for Answer {
     fn into_response(self) -> Response {
         match self.0 {
-            Ok(Value::Object(mut fields)) => {
-                fields.insert("ok".into(), Value::Bool(true));
-                axum::Json(Value::Object(fields)).into_response()
+            Ok(Value::Object(fields)) => {
+                let mut answer = serde_json::Map::with_capacity(fields.len() + 1);
+                answer.insert("ok".into(), Value::Bool(true));
+                answer.extend(fields);
+                axum::Json(Value::Object(answer)).into_response()
             }
             Ok(other) => axum::Json(json!({"ok": true, "value": other})).into_response(),
             Err(error) => {

@@ -11,4 +11,4 @@ mod live;
 mod view;
 
 pub use host::{Host, HostConfig, HostEvent};
-pub use http::{app, serve};
+pub use http::{app, read_only_sentence, serve};

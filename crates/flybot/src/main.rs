@@ -1,1 +1,71 @@
-fn main() {}
+//! The `flybot` command line: `serve` runs a host on a home folder, `replay`
+//! rebuilds a team from a kept journal, `bench` prints performance figures.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod bench;
+mod config;
+mod serve;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// FlyBot: one process that hosts a team of AI Bots for you.
+#[derive(Parser)]
+#[command(name = "flybot", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the host: the JSON channel on loopback over a home folder.
+    Serve(serve::ServeArgs),
+    /// Rebuild the team at one journal sequence number (needs
+    /// `stateJournal = true` in config.toml while the journal was written).
+    Replay {
+        /// The journal to read, usually <home>/journal.jsonl.
+        #[arg(long)]
+        journal: PathBuf,
+        /// The sequence number to stop at (a `revision` the host showed).
+        #[arg(long)]
+        to: u64,
+        /// Write the team to this new file (mode 0600) instead of printing it.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Print performance figures.
+    Bench {
+        #[command(subcommand)]
+        what: bench::BenchWhat,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("FLYBOT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Replay { journal, to, out } => replay(&journal, to, out.as_deref()),
+        Command::Bench { what } => bench::run(what),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("flybot: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn replay(journal: &std::path::Path, to: u64, out: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let _ = (journal, to, out);
+    anyhow::bail!("replay is not wired yet")
+}

@@ -1,0 +1,50 @@
+//! The home folder and `config.toml`: where the team lives and the few
+//! settings a host starts with. Environment variables override the file.
+
+use anyhow::Context;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// `<home>/config.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Config {
+    /// Keep the journal's history for `flybot replay` (#511). Off by default.
+    #[serde(default)]
+    pub state_journal: bool,
+    /// The model a new Bot gets; `mock` (offline) by default.
+    #[serde(default)]
+    pub default_model: Option<String>,
+}
+
+/// `--home`, else `$FLYBOT_HOME`, else `~/.flybot`.
+pub fn home_dir(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    if let Some(home) = flag {
+        return Ok(home);
+    }
+    if let Some(home) = std::env::var_os("FLYBOT_HOME").filter(|h| !h.is_empty()) {
+        return Ok(PathBuf::from(home));
+    }
+    let user_home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .context("no --home given and neither FLYBOT_HOME nor HOME is set")?;
+    Ok(PathBuf::from(user_home).join(".flybot"))
+}
+
+/// Reads `config.toml` from the home; a missing file is the defaults.
+pub fn load(home: &Path) -> anyhow::Result<Config> {
+    let path = home.join("config.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(error) => return Err(error).with_context(|| format!("could not read {}", path.display())),
+    };
+    let mut config: Config =
+        toml::from_str(&text).with_context(|| format!("{} is not a valid FlyBot config", path.display()))?;
+    if let Ok(model) = std::env::var("FLYBOT_DEFAULT_MODEL")
+        && !model.is_empty()
+    {
+        config.default_model = Some(model);
+    }
+    Ok(config)
+}

@@ -1,0 +1,66 @@
+//! `flybot serve`: open the home, bind the channel, serve until Ctrl-C or
+//! SIGTERM, then stop cleanly with every acknowledged change on disk.
+
+use crate::config;
+use anyhow::Context;
+use clap::Args;
+use flybot_host::{Host, HostConfig};
+use flybot_store::{Store, StoreOptions, StoreStatus};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The home folder holding the team (default: $FLYBOT_HOME, else ~/.flybot).
+    #[arg(long)]
+    home: Option<PathBuf>,
+    /// The address to listen on; 127.0.0.1:0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:7450")]
+    listen: String,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let home = config::home_dir(args.home)?;
+    let config = config::load(&home)?;
+    let runtime = tokio::runtime::Runtime::new().context("could not start the async runtime")?;
+    runtime.block_on(async move {
+        let options = StoreOptions {
+            state_journal: config.state_journal,
+            ..StoreOptions::default()
+        };
+        let store = Store::open(&home, options).with_context(|| format!("could not open the home {}", home.display()))?;
+        let mut host_config = HostConfig::new(home.clone());
+        if let Some(model) = config.default_model {
+            host_config.default_model = model;
+        }
+        if let StoreStatus::ReadOnly(reason) = store.status() {
+            println!("{}", flybot_host::read_only_sentence(&reason));
+        }
+        let host = Host::new(store, host_config);
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("could not listen on {}", args.listen))?;
+        let address = listener.local_addr().context("the listener has no address")?;
+        println!("FlyBot is listening on http://{address} (home: {})", home.display());
+        std::io::stdout().flush().ok();
+        flybot_host::serve(host, listener, shutdown_signal()).await?;
+        println!("FlyBot stopped; every change is saved.");
+        Ok(())
+    })
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}
