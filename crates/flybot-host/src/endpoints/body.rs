@@ -37,11 +37,12 @@ fn refusal(path: &str, error: &serde_json::Error) -> ApiError {
         return ApiError::invalid("body", format!("The body is not valid JSON: {error}."));
     }
     let text = error.to_string();
-    // serde names a missing or unknown field in backticks, at the parent path.
+    // serde names a missing field in backticks, at the parent's path (an
+    // unknown field is already on the path).
     let named = text
         .split('`')
         .nth(1)
-        .filter(|_| text.starts_with("missing field") || text.starts_with("unknown field"));
+        .filter(|_| text.starts_with("missing field"));
     let field = match (named, path) {
         (Some(name), "." | "") => name.to_owned(),
         (Some(name), parent) => format!("{parent}.{name}"),

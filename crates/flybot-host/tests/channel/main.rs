@@ -1,0 +1,10 @@
+//! The channel, end to end through the router: sign-in, access, the roster
+//! and the edge's refusals. Every refusal is checked to leave the journal,
+//! the snapshot, the revision and the team unchanged.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod access;
+mod auth;
+mod edge;
+mod roster;
+mod support;
