@@ -41,8 +41,9 @@ impl<'a> Change<'a> {
         self.ops.is_empty()
     }
 
-    pub(crate) fn into_ops(self) -> Vec<Op> {
-        self.ops
+    /// The operations written, and the operations that undo them.
+    pub(crate) fn into_parts(self) -> (Vec<Op>, Vec<Op>) {
+        (self.ops, self.undo)
     }
 
     /// Puts the team back as it was before this change.

@@ -3,8 +3,31 @@
 //! and replay. Only this crate touches the home's files.
 
 pub mod apply;
+mod atomic;
+pub mod bench;
 pub mod change;
+mod journal;
+mod load;
+mod lock;
+mod migrate;
+pub mod replay;
 mod store;
+mod writer;
 
+pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;
-pub use store::{ReadOnlyReason, Store, StoreError, StoreOptions, StoreStatus};
+pub use replay::{ReplayError, replay_file, replay_to};
+pub use store::{
+    Clock, ReadOnlyReason, Store, StoreError, StoreOptions, StoreStatus, read_only_error,
+    system_now_ms,
+};
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}

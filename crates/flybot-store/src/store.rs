@@ -1,12 +1,21 @@
 //! `Store`: the team in memory, and the one writer every change goes through.
+//! A change is applied under the team's mutex, queued to the journal thread
+//! in seq order, and answered once its line is on disk.
 
 use crate::change::Change;
-use flybot_protocol::state::{STATE_VERSION, TeamState};
+use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home, write_snapshot};
+use crate::lock::{HomeLock, LockAttempt, try_acquire};
+use crate::writer::{self, JournalInfo, WriterConfig, WriterMsg};
+use flybot_protocol::journal::{ChangeLine, Op};
+use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
-use tokio::sync::watch;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::{oneshot, watch};
 
 /// A clock in milliseconds since the Unix epoch.
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
@@ -16,16 +25,25 @@ pub struct StoreOptions {
     /// Keep the journal's history for `flybot replay` (#511).
     pub state_journal: bool,
     /// How long after a change the snapshot is rewritten.
-    pub snapshot_after: std::time::Duration,
+    pub snapshot_after: Duration,
     pub clock: Clock,
+    /// How often the writer refreshes the heartbeat in `state.lock`.
+    pub heartbeat_every: Duration,
+    /// A history journal past this size folds its oldest lines (#511: 20 MB).
+    pub journal_max_bytes: u64,
+    /// A history journal whose oldest change is older folds it (#511: 7 days).
+    pub journal_max_age: Duration,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
         StoreOptions {
             state_journal: false,
-            snapshot_after: std::time::Duration::from_secs(3),
+            snapshot_after: Duration::from_secs(3),
             clock: Arc::new(system_now_ms),
+            heartbeat_every: Duration::from_secs(5),
+            journal_max_bytes: 20_000_000,
+            journal_max_age: Duration::from_secs(7 * 24 * 60 * 60),
         }
     }
 }
@@ -61,14 +79,49 @@ pub enum StoreStatus {
     ReadOnly(ReadOnlyReason),
 }
 
+/// The team and the queue to the journal thread, behind one mutex so that
+/// seq order and queue order are the same order.
+struct Live {
+    team: TeamState,
+    writer: Option<Sender<WriterMsg>>,
+}
+
+#[derive(Default)]
+struct Threads {
+    writer: Option<JoinHandle<()>>,
+    housekeeping: Option<(Arc<StopSignal>, JoinHandle<()>)>,
+}
+
 struct Inner {
-    state: Mutex<TeamState>,
-    last_now: Mutex<u64>,
-    revision: watch::Sender<u64>,
-    status: Mutex<StoreStatus>,
-    options: StoreOptions,
-    #[allow(dead_code)]
     home: PathBuf,
+    options: StoreOptions,
+    live: Mutex<Live>,
+    status: Mutex<StoreStatus>,
+    revision: watch::Sender<u64>,
+    last_now: Mutex<u64>,
+    queued: AtomicU64,
+    closed: AtomicBool,
+    /// Held while a snapshot is written, so snapshots land in seq order.
+    snapshot_gate: Mutex<()>,
+    /// The seq `state.json` holds on disk.
+    snapshot_seq: AtomicU64,
+    home_lock: Mutex<Option<HomeLock>>,
+    notice: Mutex<Option<String>>,
+    /// What a reader last loaded, to reload only when the files moved.
+    stamps: Mutex<FileStamps>,
+    threads: Mutex<Threads>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Dropped without `close`: the journal thread ends when its queue
+        // closes; the housekeeping thread is told here. No join: the last
+        // reference may be dropped on the housekeeping thread itself.
+        let threads = self.threads.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some((stop, _)) = &threads.housekeeping {
+            stop.stop();
+        }
+    }
 }
 
 /// The team and its one writer. Cheap to clone.
@@ -81,34 +134,70 @@ impl Store {
     /// Opens (or creates) the home. Files that cannot be trusted do not fail
     /// the open: the store serves reads and refuses writes, saying why.
     pub fn open(home: &Path, options: StoreOptions) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(home).map_err(|source| StoreError::Io {
+        let io = |source| StoreError::Io {
             path: home.to_owned(),
             source,
-        })?;
-        let state = TeamState {
-            version: STATE_VERSION,
-            ..TeamState::default()
         };
-        let (revision, _) = watch::channel(state.journal_seq);
-        Ok(Store {
-            inner: Arc::new(Inner {
-                state: Mutex::new(state),
-                last_now: Mutex::new(0),
-                revision,
-                status: Mutex::new(StoreStatus::Writer),
-                options,
-                home: home.to_owned(),
+        std::fs::create_dir_all(home).map_err(io)?;
+        let now = (options.clock)();
+        let (loaded, status, home_lock) = match try_acquire(home, now).map_err(io)? {
+            LockAttempt::Acquired { lock, .. } => {
+                let loaded = load_home(home, &load_options(&options, true));
+                match &loaded.damaged {
+                    Some(why) => {
+                        // A damaged home is never written, so it needs no lock.
+                        lock.release();
+                        let status = damaged(why);
+                        (loaded, status, None)
+                    }
+                    None => (loaded, StoreStatus::Writer, Some(lock)),
+                }
+            }
+            LockAttempt::Held { pid, host } => {
+                let loaded = load_as_reader(home, &options);
+                let status = match &loaded.damaged {
+                    Some(why) => damaged(why),
+                    None => StoreStatus::ReadOnly(ReadOnlyReason::OtherWriter { pid, host }),
+                };
+                (loaded, status, None)
+            }
+        };
+        let (revision, _) = watch::channel(loaded.team.journal_seq);
+        let inner = Arc::new(Inner {
+            home: home.to_owned(),
+            snapshot_seq: AtomicU64::new(loaded.snapshot_seq),
+            stamps: Mutex::new(loaded.stamps),
+            live: Mutex::new(Live {
+                team: loaded.team,
+                writer: None,
             }),
-        })
+            last_now: Mutex::new(0),
+            revision,
+            status: Mutex::new(status.clone()),
+            options,
+            queued: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
+            snapshot_gate: Mutex::new(()),
+            home_lock: Mutex::new(home_lock),
+            notice: Mutex::new(None),
+            threads: Mutex::new(Threads::default()),
+        });
+        if status == StoreStatus::Writer {
+            let mut live = lock(&inner.live);
+            start_writing(&inner, &mut live, &loaded.journal).map_err(io)?;
+        }
+        Ok(Store { inner })
     }
 
     pub fn status(&self) -> StoreStatus {
         lock(&self.inner.status).clone()
     }
 
-    /// Reads the team.
+    /// Reads the team. A read-only store first reloads the files when the
+    /// other writer has changed them.
     pub fn read<R>(&self, f: impl FnOnce(&TeamState) -> R) -> R {
-        f(&lock(&self.inner.state))
+        self.reload_if_moved();
+        f(&lock(&self.inner.live).team)
     }
 
     /// The revision: the sequence number of the last accepted change.
@@ -130,42 +219,257 @@ impl Store {
         actor: &str,
         f: impl FnOnce(&mut Change<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
-        if let StoreStatus::ReadOnly(reason) = self.status() {
-            return Err(read_only_error(&reason));
-        }
-        let _ = actor;
-        let mut state = lock(&self.inner.state);
-        let now = self.next_now();
-        let mut change = Change::new(&mut state, now);
-        match f(&mut change) {
-            Ok(value) => {
-                if !change.is_empty() {
-                    let _ops = change.into_ops();
-                    state.journal_seq += 1;
-                    let seq = state.journal_seq;
-                    drop(state);
-                    self.inner.revision.send_replace(seq);
+        let (value, seq, on_disk) = {
+            let mut live = self.writable()?;
+            let now = self.next_now();
+            let mut change = Change::new(&mut live.team, now);
+            let value = match f(&mut change) {
+                Ok(value) => value,
+                Err(refusal) => {
+                    change.roll_back();
+                    return Err(refusal);
                 }
+            };
+            if change.is_empty() {
+                return Ok(value);
+            }
+            let (ops, undo) = change.into_parts();
+            let (seq, on_disk) = self.queue(&mut live, actor, now, ops, undo)?;
+            (value, seq, on_disk)
+        };
+        match on_disk.await {
+            Ok(Ok(())) => {
+                // Waiters may wake out of order; the revision only moves up.
+                self.inner.revision.send_if_modified(|r| {
+                    let newer = seq > *r;
+                    if newer {
+                        *r = seq;
+                    }
+                    newer
+                });
                 Ok(value)
             }
-            Err(refusal) => {
-                change.roll_back();
-                Err(refusal)
-            }
+            Ok(Err(why)) => Err(self.mark_damaged(why)),
+            Err(_) => Err(self
+                .mark_damaged("the disk refused a write: the journal writer stopped".to_owned())),
         }
     }
 
-    /// Every change this store has accepted since it started (#1368).
+    /// Every change this store has accepted since it started (#1368); never
+    /// decremented.
     pub fn saves_queued(&self) -> u64 {
-        0
+        self.inner.queued.load(Ordering::SeqCst)
     }
 
     /// Resolves once every accepted change is on disk (#1368).
-    pub async fn saves_settled(&self) {}
+    pub async fn saves_settled(&self) {
+        let barrier = {
+            let live = lock(&self.inner.live);
+            let Some(writer) = &live.writer else { return };
+            let (tx, rx) = oneshot::channel();
+            if writer.send(WriterMsg::Barrier(tx)).is_err() {
+                return;
+            }
+            rx
+        };
+        // An error answer also means nothing is left in flight.
+        let _ = barrier.await;
+    }
 
-    /// Writes the snapshot and releases the lock (a clean stop).
+    /// Writes the snapshot now (and trims the journal after it), instead of
+    /// waiting for `snapshot_after`. Does nothing on a read-only store.
+    pub async fn snapshot_now(&self) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        let done = tokio::task::spawn_blocking(move || snapshot(&inner)).await;
+        match done {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(why)) => Err(self.io_error(why)),
+            Err(e) => Err(self.io_error(e.to_string())),
+        }
+    }
+
+    /// The line to print once after this store took over from another
+    /// FlyBot that closed (#1041); `None` afterwards.
+    pub fn takeover_notice(&self) -> Option<String> {
+        lock(&self.inner.notice).take()
+    }
+
+    /// Writes the snapshot and releases the lock (a clean stop). Later
+    /// changes are refused.
     pub async fn close(&self) -> Result<(), StoreError> {
+        if self.inner.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let inner = self.inner.clone();
+        let done = tokio::task::spawn_blocking(move || close_blocking(&inner)).await;
+        match done {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(why)) => Err(self.io_error(why)),
+            Err(e) => Err(self.io_error(e.to_string())),
+        }
+    }
+
+    fn io_error(&self, why: String) -> StoreError {
+        StoreError::Io {
+            path: self.inner.home.clone(),
+            source: std::io::Error::other(why),
+        }
+    }
+
+    /// The team, locked for a change; takes over a lock the other writer
+    /// let go of (#1027: on the next write, not on a poll).
+    fn writable(&self) -> Result<MutexGuard<'_, Live>, ApiError> {
+        let mut live = lock(&self.inner.live);
+        if self.inner.closed.load(Ordering::SeqCst) {
+            return Err(ApiError::new(
+                ErrorCode::ReadOnly,
+                "This FlyBot has stopped saving the team (its store was closed).",
+            ));
+        }
+        let status = self.status();
+        match status {
+            StoreStatus::Writer => Ok(live),
+            StoreStatus::ReadOnly(ReadOnlyReason::Damaged { .. }) => Err(refusal_for(&status)),
+            StoreStatus::ReadOnly(ReadOnlyReason::OtherWriter { pid, host }) => {
+                self.take_over(&mut live, (pid, host))?;
+                Ok(live)
+            }
+        }
+    }
+
+    fn take_over(&self, live: &mut Live, was: (u32, String)) -> Result<(), ApiError> {
+        let inner = &self.inner;
+        let now = (inner.options.clock)();
+        let attempt = try_acquire(&inner.home, now).map_err(|e| {
+            ApiError::new(
+                ErrorCode::ReadOnly,
+                format!("state.lock could not be opened: {e}"),
+            )
+        })?;
+        let (home_lock, previous) = match attempt {
+            LockAttempt::Held { pid, host } => {
+                let reason = ReadOnlyReason::OtherWriter { pid, host };
+                *lock(&inner.status) = StoreStatus::ReadOnly(reason.clone());
+                return Err(read_only_error(&reason));
+            }
+            LockAttempt::Acquired { lock, previous } => (lock, previous),
+        };
+        // Adopt what the other writer left before this change is made.
+        let loaded = load_home(&inner.home, &load_options(&inner.options, true));
+        live.team = loaded.team;
+        let started = match loaded.damaged {
+            Some(why) => Err(why),
+            None => start_writing(inner, live, &loaded.journal)
+                .map_err(|e| format!("journal.jsonl could not be opened for writing: {e}")),
+        };
+        if let Err(why) = started {
+            home_lock.release();
+            let status = damaged(&why);
+            *lock(&inner.status) = status.clone();
+            return Err(refusal_for(&status));
+        }
+        *lock(&inner.home_lock) = Some(home_lock);
+        inner
+            .snapshot_seq
+            .store(loaded.snapshot_seq, Ordering::SeqCst);
+        *lock(&inner.status) = StoreStatus::Writer;
+        inner.revision.send_replace(live.team.journal_seq);
+        let (pid, host) = previous.unwrap_or(was);
+        let notice = format!(
+            "the other flybot has closed; this one now saves the Bot team (was pid {pid} on {host})"
+        );
+        tracing::warn!("{notice}");
+        *lock(&inner.notice) = Some(notice);
         Ok(())
+    }
+
+    /// Queues the change's line; the team's seq and digest move with it.
+    /// Cost is the size of the change, never the size of the team.
+    fn queue(
+        &self,
+        live: &mut Live,
+        actor: &str,
+        now: u64,
+        ops: Vec<Op>,
+        undo: Vec<Op>,
+    ) -> Result<(u64, oneshot::Receiver<Result<(), String>>), ApiError> {
+        let seq = live.team.journal_seq + 1;
+        let line = ChangeLine {
+            seq,
+            t: now,
+            prev: live.team.journal_digest.clone().unwrap_or_default(),
+            actor: actor.to_owned(),
+            ops,
+        };
+        let (tx, rx) = oneshot::channel();
+        let sent = serde_json::to_vec(&line)
+            .map_err(|e| e.to_string())
+            .and_then(|mut bytes| {
+                let digest = crate::journal::sha256_hex(&bytes);
+                bytes.push(b'\n');
+                let writer = live.writer.as_ref().ok_or("no journal writer")?;
+                writer
+                    .send(WriterMsg::Line {
+                        t: now,
+                        bytes,
+                        ack: tx,
+                    })
+                    .map_err(|_| "the journal writer stopped".to_owned())?;
+                Ok(digest)
+            });
+        match sent {
+            Ok(digest) => {
+                live.team.journal_seq = seq;
+                live.team.journal_digest = Some(digest);
+                self.inner.queued.fetch_add(1, Ordering::SeqCst);
+                Ok((seq, rx))
+            }
+            Err(why) => {
+                for op in undo.iter().rev() {
+                    // Undo ops were read from the team itself, so they apply.
+                    let _ = crate::apply::apply_op(&mut live.team, op);
+                }
+                Err(self.mark_damaged(format!("the disk refused a write: {why}")))
+            }
+        }
+    }
+
+    fn mark_damaged(&self, why: String) -> ApiError {
+        let status = damaged(&why);
+        *lock(&self.inner.status) = status.clone();
+        refusal_for(&status)
+    }
+
+    fn reload_if_moved(&self) {
+        let inner = &self.inner;
+        if !matches!(
+            self.status(),
+            StoreStatus::ReadOnly(ReadOnlyReason::OtherWriter { .. })
+        ) {
+            return;
+        }
+        let stamps = FileStamps::read(&inner.home);
+        if stamps == *lock(&inner.stamps) {
+            return;
+        }
+        let loaded = load_as_reader(&inner.home, &inner.options);
+        let mut live = lock(&inner.live);
+        // A takeover may have raced this reload; the writer's team wins.
+        if !matches!(
+            self.status(),
+            StoreStatus::ReadOnly(ReadOnlyReason::OtherWriter { .. })
+        ) {
+            return;
+        }
+        *lock(&inner.stamps) = loaded.stamps;
+        if let Some(why) = loaded.damaged {
+            tracing::warn!(
+                "the other FlyBot's files did not load ({why}); still showing the last team that did"
+            );
+            return;
+        }
+        live.team = loaded.team;
+        inner.revision.send_replace(live.team.journal_seq);
     }
 
     fn next_now(&self) -> u64 {
@@ -173,6 +477,204 @@ impl Store {
         let now = (self.inner.options.clock)().max(*last + 1);
         *last = now;
         now
+    }
+}
+
+fn load_options(options: &StoreOptions, as_writer: bool) -> LoadOptions {
+    LoadOptions {
+        as_writer,
+        state_journal: options.state_journal,
+        now_ms: (options.clock)(),
+    }
+}
+
+/// A reader may catch the writer between its snapshot and its trim; a
+/// second look sees both files settled.
+fn load_as_reader(home: &Path, options: &StoreOptions) -> LoadedHome {
+    let mut loaded = load_home(home, &load_options(options, false));
+    for _ in 0..2 {
+        if loaded.damaged.is_none() {
+            break;
+        }
+        loaded = load_home(home, &load_options(options, false));
+    }
+    loaded
+}
+
+fn damaged(why: &str) -> StoreStatus {
+    StoreStatus::ReadOnly(ReadOnlyReason::Damaged {
+        why: why.to_owned(),
+    })
+}
+
+fn refusal_for(status: &StoreStatus) -> ApiError {
+    match status {
+        StoreStatus::ReadOnly(reason) => read_only_error(reason),
+        StoreStatus::Writer => ApiError::new(ErrorCode::ReadOnly, "This home is read-only."),
+    }
+}
+
+/// Starts the journal thread and the housekeeping thread of a writer.
+fn start_writing(
+    inner: &Arc<Inner>,
+    live: &mut Live,
+    journal: &JournalInfo,
+) -> std::io::Result<()> {
+    let options = &inner.options;
+    let config = WriterConfig {
+        path: inner.home.join(JOURNAL_FILE),
+        history: options.state_journal,
+        max_bytes: options.journal_max_bytes,
+        max_age_ms: options.journal_max_age.as_millis() as u64,
+        clock: options.clock.clone(),
+    };
+    let (sender, writer_thread) = writer::spawn(config, journal)?;
+    live.writer = Some(sender);
+    let stop = Arc::new(StopSignal::default());
+    let weak = Arc::downgrade(inner);
+    let signal = stop.clone();
+    let housekeeping = std::thread::Builder::new()
+        .name("flybot-store".to_owned())
+        .spawn(move || housekeeping(weak, &signal))?;
+    let mut threads = lock(&inner.threads);
+    threads.writer = Some(writer_thread);
+    threads.housekeeping = Some((stop, housekeeping));
+    Ok(())
+}
+
+/// Refreshes the lock's heartbeat and writes the snapshot `snapshot_after`
+/// once the revision has moved. Holds only a weak reference, so a dropped
+/// store ends it.
+fn housekeeping(weak: Weak<Inner>, stop: &StopSignal) {
+    let Some((beat_every, snapshot_after)) = weak
+        .upgrade()
+        .map(|inner| (inner.options.heartbeat_every, inner.options.snapshot_after))
+    else {
+        return;
+    };
+    let tick = beat_every
+        .min(snapshot_after / 2)
+        .max(Duration::from_millis(1));
+    let mut last_beat = Instant::now();
+    let mut dirty_since: Option<Instant> = None;
+    while !stop.wait(tick) {
+        let Some(inner) = weak.upgrade() else { return };
+        if last_beat.elapsed() >= beat_every {
+            last_beat = Instant::now();
+            if let Some(home_lock) = lock(&inner.home_lock).as_mut()
+                && let Err(e) = home_lock.heartbeat((inner.options.clock)())
+            {
+                tracing::warn!("could not refresh state.lock: {e}");
+            }
+        }
+        if *inner.revision.borrow() == inner.snapshot_seq.load(Ordering::SeqCst) {
+            dirty_since = None;
+            continue;
+        }
+        let since = *dirty_since.get_or_insert_with(Instant::now);
+        if since.elapsed() >= snapshot_after {
+            dirty_since = None;
+            if let Err(why) = snapshot(&inner) {
+                tracing::warn!(
+                    "state.json was not rewritten: {why}; the journal still holds every change"
+                );
+            }
+        }
+    }
+}
+
+/// Writes `state.json` at the team's current seq, once every line up to it
+/// is on disk, then lets the journal thread trim the journal to it.
+fn snapshot(inner: &Inner) -> Result<(), String> {
+    let _gate = lock(&inner.snapshot_gate);
+    let (team, writer, barrier) = {
+        let live = lock(&inner.live);
+        let Some(writer) = live.writer.clone() else {
+            return Ok(());
+        };
+        if live.team.journal_seq == inner.snapshot_seq.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        // A clone keeps the lock short; serialising happens outside it.
+        let team = live.team.clone();
+        let (tx, rx) = oneshot::channel();
+        writer
+            .send(WriterMsg::Barrier(tx))
+            .map_err(|_| "the journal writer has stopped".to_owned())?;
+        (team, writer, rx)
+    };
+    barrier
+        .blocking_recv()
+        .map_err(|_| "the journal writer has stopped".to_owned())??;
+    write_snapshot(&inner.home, &team)?;
+    inner.snapshot_seq.store(team.journal_seq, Ordering::SeqCst);
+    let (tx, rx) = oneshot::channel();
+    let trim = WriterMsg::Trim {
+        seq: team.journal_seq,
+        digest: team.journal_digest.clone().unwrap_or_default(),
+        team: Box::new(team),
+        ack: tx,
+    };
+    if writer.send(trim).is_ok()
+        && let Ok(Err(why)) = rx.blocking_recv()
+    {
+        // Not fatal: the longer journal still replays onto the snapshot.
+        tracing::warn!("journal.jsonl was not trimmed: {why}");
+    }
+    Ok(())
+}
+
+fn close_blocking(inner: &Inner) -> Result<(), String> {
+    let result = if *lock(&inner.status) == StoreStatus::Writer {
+        snapshot(inner)
+    } else {
+        Ok(())
+    };
+    let writer = lock(&inner.live).writer.take();
+    if let Some(writer) = writer {
+        let (tx, rx) = oneshot::channel();
+        if writer.send(WriterMsg::Stop(tx)).is_ok() {
+            let _ = rx.blocking_recv();
+        }
+    }
+    let threads = std::mem::take(&mut *lock(&inner.threads));
+    if let Some(handle) = threads.writer {
+        let _ = handle.join();
+    }
+    if let Some((stop, handle)) = threads.housekeeping {
+        stop.stop();
+        let _ = handle.join();
+    }
+    if let Some(home_lock) = lock(&inner.home_lock).take() {
+        home_lock.release();
+    }
+    result
+}
+
+/// Wakes a sleeping background thread early when the store stops.
+#[derive(Default)]
+struct StopSignal {
+    stopped: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl StopSignal {
+    fn stop(&self) {
+        *lock(&self.stopped) = true;
+        self.wake.notify_all();
+    }
+
+    /// Sleeps up to `timeout`; true once the store has stopped.
+    fn wait(&self, timeout: Duration) -> bool {
+        let stopped = lock(&self.stopped);
+        if *stopped {
+            return true;
+        }
+        let (stopped, _) = self
+            .wake
+            .wait_timeout(stopped, timeout)
+            .unwrap_or_else(|p| p.into_inner());
+        *stopped
     }
 }
 

@@ -1,0 +1,188 @@
+//! `flybot bench store`: what a durable change costs next to the disk's own
+//! floor (one 4 KiB write and fsync), on a team of 100 Bots and N tasks.
+
+use crate::load::write_snapshot;
+use crate::store::{Store, StoreError, StoreOptions};
+use flybot_protocol::state::{Bot, Member, STATE_VERSION, Task, TaskStatus, TeamState};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const BOTS: usize = 100;
+const SAMPLES: usize = 200;
+const ROUNDS: usize = 50;
+const CONCURRENT: usize = 32;
+
+/// The figures of one run, in the units their names say.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreBenchReport {
+    pub tasks: usize,
+    /// Opening the home: reading the snapshot and the journal.
+    pub load_ms: f64,
+    /// One durable change (one task updated), on disk when answered.
+    pub change_median_us: u64,
+    pub change_p99_us: u64,
+    /// 32 changes made at once, until the last is answered.
+    pub concurrent32_median_us: u64,
+    pub concurrent32_p99_us: u64,
+    /// One 4 KiB append and fsync to a file beside the journal.
+    pub fsync_floor_median_us: u64,
+}
+
+/// Runs the bench in a new folder under `dir` (removed afterwards).
+pub async fn store_bench(dir: &Path, tasks: usize) -> Result<StoreBenchReport, StoreError> {
+    let home = dir.join(format!("store-bench-{tasks}-tasks"));
+    let io = |source| StoreError::Io {
+        path: home.clone(),
+        source,
+    };
+    if home.exists() {
+        std::fs::remove_dir_all(&home).map_err(io)?;
+    }
+    std::fs::create_dir_all(&home).map_err(io)?;
+    let team = bench_team(tasks);
+    write_snapshot(&home, &team).map_err(|why| io(std::io::Error::other(why)))?;
+    // The first open anchors the journal; the measured one is a plain start.
+    Store::open(&home, StoreOptions::default())?.close().await?;
+
+    let started = Instant::now();
+    let store = Store::open(&home, StoreOptions::default())?;
+    let load_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+    let mut one = Vec::with_capacity(SAMPLES);
+    for i in 0..SAMPLES {
+        let started = Instant::now();
+        touch_task(&store, i % tasks.max(1)).await?;
+        one.push(started.elapsed());
+    }
+    let mut rounds = Vec::with_capacity(ROUNDS);
+    for round in 0..ROUNDS {
+        let started = Instant::now();
+        let mut set = tokio::task::JoinSet::new();
+        for j in 0..CONCURRENT {
+            let store = store.clone();
+            let index = (round * CONCURRENT + j) % tasks.max(1);
+            set.spawn(async move { touch_task(&store, index).await });
+        }
+        while let Some(done) = set.join_next().await {
+            done.map_err(|e| io(std::io::Error::other(e.to_string())))??;
+        }
+        rounds.push(started.elapsed());
+    }
+    store.close().await?;
+    let floor = fsync_floor(&home.join("fsync-floor.bin")).map_err(io)?;
+    let _ = std::fs::remove_dir_all(&home);
+    Ok(StoreBenchReport {
+        tasks,
+        load_ms,
+        change_median_us: percentile_us(&mut one, 50),
+        change_p99_us: percentile_us(&mut one, 99),
+        concurrent32_median_us: percentile_us(&mut rounds, 50),
+        concurrent32_p99_us: percentile_us(&mut rounds, 99),
+        fsync_floor_median_us: floor,
+    })
+}
+
+async fn touch_task(store: &Store, index: usize) -> Result<(), StoreError> {
+    let id = task_id(index);
+    store
+        .mutate("host", |change| {
+            let task = change.state().tasks.get(&id).cloned();
+            if let Some(mut task) = task {
+                task.title = format!("task {index}, touched at {}", change.now_ms());
+                task.updated_at = change.now_ms();
+                change.put_task(&task);
+            }
+            Ok(())
+        })
+        .await
+        .map_err(|e| StoreError::Io {
+            path: PathBuf::new(),
+            source: std::io::Error::other(e.to_string()),
+        })
+}
+
+fn fsync_floor(path: &Path) -> std::io::Result<u64> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let block = vec![b'x'; 4096];
+    let mut samples = Vec::with_capacity(SAMPLES);
+    for _ in 0..SAMPLES {
+        let started = Instant::now();
+        file.write_all(&block)?;
+        file.sync_data()?;
+        samples.push(started.elapsed());
+    }
+    Ok(percentile_us(&mut samples, 50))
+}
+
+fn percentile_us(samples: &mut [Duration], percent: usize) -> u64 {
+    samples.sort();
+    let Some(last) = samples.len().checked_sub(1) else {
+        return 0;
+    };
+    samples[last * percent / 100].as_micros() as u64
+}
+
+fn task_id(index: usize) -> String {
+    format!("task-{index:012x}")
+}
+
+/// A team of 100 Bots owned by one member and `tasks` open tasks.
+fn bench_team(tasks: usize) -> TeamState {
+    let owner = "member-0000000000000001".to_owned();
+    let mut team = TeamState {
+        version: STATE_VERSION,
+        ..TeamState::default()
+    };
+    team.members.insert(
+        owner.clone(),
+        Member {
+            id: owner.clone(),
+            name: "Owner".to_owned(),
+            created_at: 1,
+            extra: Default::default(),
+        },
+    );
+    for b in 0..BOTS {
+        let id = format!("bot-{b:012x}");
+        team.bots.insert(
+            id.clone(),
+            Bot {
+                id: id.clone(),
+                name: format!("Bot {b}"),
+                owner_id: owner.clone(),
+                model: "mock".to_owned(),
+                instructions: "Answer briefly.".to_owned(),
+                session_id: format!("session-{b:012x}"),
+                created_at: 1,
+                updated_at: 1,
+                created_by: Some(owner.clone()),
+                run: false,
+                hidden: false,
+                extra: Default::default(),
+            },
+        );
+    }
+    for t in 0..tasks {
+        let id = task_id(t);
+        team.tasks.insert(
+            id.clone(),
+            Task {
+                id,
+                bot_id: format!("bot-{:012x}", t % BOTS),
+                title: format!("task {t}"),
+                status: TaskStatus::Open,
+                requester_id: Some(owner.clone()),
+                room_id: None,
+                created_at: 1,
+                updated_at: 1,
+                extra: Default::default(),
+            },
+        );
+    }
+    team
+}

@@ -1,0 +1,300 @@
+//! The journal's one writer thread: it appends change lines in seq order and
+//! commits them in groups (everything queued goes out in one write and one
+//! fsync, then every waiter is answered), trims the journal after a snapshot,
+//! and, when the journal keeps history, folds its oldest lines into the base
+//! so it stays within its caps (#511).
+
+use crate::atomic::atomic_write;
+use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
+use crate::store::Clock;
+use flybot_protocol::state::TeamState;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread::JoinHandle;
+use tokio::sync::oneshot;
+
+/// The answer a waiter gets: the line is on disk, or why it is not.
+pub(crate) type Ack = oneshot::Sender<Result<(), String>>;
+
+pub(crate) enum WriterMsg {
+    /// One change line, newline included.
+    Line {
+        t: u64,
+        bytes: Vec<u8>,
+        ack: Ack,
+    },
+    /// Answered once every line queued before it is on disk.
+    Barrier(Ack),
+    /// `state.json` now holds the team at `seq`: the lines up to it may go.
+    Trim {
+        seq: u64,
+        digest: String,
+        team: Box<TeamState>,
+        ack: Ack,
+    },
+    Stop(Ack),
+}
+
+pub(crate) struct WriterConfig {
+    pub path: PathBuf,
+    /// `stateJournal`: keep history instead of trimming after snapshots.
+    pub history: bool,
+    pub max_bytes: u64,
+    pub max_age_ms: u64,
+    pub clock: Clock,
+}
+
+/// What the load found in the journal file the writer takes over.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct JournalInfo {
+    pub len: u64,
+    pub base_len: u64,
+    pub base_has_state: bool,
+    pub oldest_change_t: Option<u64>,
+}
+
+struct Writer {
+    cfg: WriterConfig,
+    file: File,
+    len: u64,
+    base_has_state: bool,
+    oldest_t: Option<u64>,
+    /// History was given up because the team alone passes the cap.
+    history_stopped: bool,
+    failed: Option<String>,
+}
+
+pub(crate) fn spawn(
+    cfg: WriterConfig,
+    info: &JournalInfo,
+) -> io::Result<(Sender<WriterMsg>, JoinHandle<()>)> {
+    let file = open_append(&cfg)?;
+    let mut writer = Writer {
+        file,
+        len: info.len,
+        base_has_state: info.base_has_state,
+        oldest_t: info.oldest_change_t,
+        history_stopped: false,
+        failed: None,
+        cfg,
+    };
+    if writer.keeps_history() && info.base_len + 1 > writer.target_bytes() {
+        writer.stop_history(&format!(
+            "the team alone ({} bytes) passes 90% of the journal's cap",
+            info.base_len
+        ));
+    }
+    let (tx, rx) = channel();
+    let handle = std::thread::Builder::new()
+        .name("flybot-journal".to_owned())
+        .spawn(move || writer.run(rx))?;
+    Ok((tx, handle))
+}
+
+fn open_append(cfg: &WriterConfig) -> io::Result<File> {
+    OpenOptions::new().append(true).open(&cfg.path)
+}
+
+impl Writer {
+    fn run(mut self, rx: Receiver<WriterMsg>) {
+        self.retain();
+        let mut buf = Vec::new();
+        let mut pending = Vec::new();
+        while let Ok(first) = rx.recv() {
+            let mut next = Some(first);
+            while let Some(msg) = next.take() {
+                match msg {
+                    WriterMsg::Line { t, bytes, ack } => {
+                        buf.extend_from_slice(&bytes);
+                        pending.push((t, ack));
+                    }
+                    WriterMsg::Barrier(ack) => {
+                        self.flush(&mut buf, &mut pending);
+                        let _ = ack.send(self.health());
+                    }
+                    WriterMsg::Trim {
+                        seq,
+                        digest,
+                        team,
+                        ack,
+                    } => {
+                        self.flush(&mut buf, &mut pending);
+                        let _ = ack.send(self.trim(seq, &digest, &team));
+                    }
+                    WriterMsg::Stop(ack) => {
+                        self.flush(&mut buf, &mut pending);
+                        let _ = ack.send(self.health());
+                        return;
+                    }
+                }
+                // Group commit: take everything already queued before the fsync.
+                next = rx.try_recv().ok();
+            }
+            self.flush(&mut buf, &mut pending);
+            self.retain();
+        }
+    }
+
+    fn health(&self) -> Result<(), String> {
+        match &self.failed {
+            Some(why) => Err(why.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn flush(&mut self, buf: &mut Vec<u8>, pending: &mut Vec<(u64, Ack)>) {
+        if pending.is_empty() {
+            return;
+        }
+        let result = self.health().and_then(|()| {
+            self.file
+                .write_all(buf)
+                .and_then(|()| self.file.sync_data())
+                .map_err(|e| format!("the disk refused a write: {e}"))
+        });
+        match &result {
+            Ok(()) => {
+                self.len += buf.len() as u64;
+                if self.oldest_t.is_none() {
+                    self.oldest_t = pending.first().map(|(t, _)| *t);
+                }
+            }
+            Err(why) => {
+                if self.failed.is_none() {
+                    tracing::warn!("journal.jsonl: {why}; this home is read-only until restarted");
+                }
+                self.failed = Some(why.clone());
+            }
+        }
+        for (_, ack) in pending.drain(..) {
+            let _ = ack.send(result.clone());
+        }
+        buf.clear();
+    }
+
+    fn keeps_history(&self) -> bool {
+        self.cfg.history && !self.history_stopped
+    }
+
+    fn target_bytes(&self) -> u64 {
+        self.cfg.max_bytes / 10 * 9
+    }
+
+    fn stop_history(&mut self, why: &str) {
+        tracing::warn!(
+            "the state journal stops keeping history: {why}; it is trimmed after each snapshot instead"
+        );
+        self.history_stopped = true;
+    }
+
+    /// Rewrites the journal to start at the snapshot's seq. A failed trim is
+    /// not fatal: the longer journal still replays onto the snapshot.
+    fn trim(&mut self, seq: u64, digest: &str, team: &TeamState) -> Result<(), String> {
+        self.health()?;
+        let keep = self.keeps_history();
+        if keep && self.base_has_state {
+            return Ok(());
+        }
+        let text = std::fs::read(&self.cfg.path).map_err(|e| e.to_string())?;
+        let parsed =
+            parse_journal(&text, Tail::Strict).map_err(|e| format!("journal.jsonl {e}"))?;
+        if seq < parsed.base.seq {
+            return Ok(());
+        }
+        let now = (self.cfg.clock)();
+        let mut bytes =
+            base_line_bytes(seq, now, digest, keep.then_some(team)).map_err(|e| e.to_string())?;
+        let kept = parsed.changes.iter().find(|c| c.line.seq > seq);
+        if let Some(first) = kept {
+            bytes.extend_from_slice(&text[first.start..]);
+        }
+        self.replace(&bytes)?;
+        self.base_has_state = keep;
+        self.oldest_t = kept.map(|c| c.line.t);
+        Ok(())
+    }
+
+    /// Keeps a history journal within 20 MB and 7 days (the options' caps):
+    /// past either, the oldest lines fold into the base down to 90% of each.
+    fn retain(&mut self) {
+        if !self.keeps_history() || !self.base_has_state || self.failed.is_some() {
+            return;
+        }
+        let now = (self.cfg.clock)();
+        let too_big = self.len > self.cfg.max_bytes;
+        let too_old = self
+            .oldest_t
+            .is_some_and(|t| now.saturating_sub(t) > self.cfg.max_age_ms);
+        if !(too_big || too_old) {
+            return;
+        }
+        if let Err(why) = self.fold(now) {
+            self.stop_history(&why);
+        }
+    }
+
+    fn fold(&mut self, now: u64) -> Result<(), String> {
+        let text = std::fs::read(&self.cfg.path).map_err(|e| e.to_string())?;
+        let parsed =
+            parse_journal(&text, Tail::Strict).map_err(|e| format!("journal.jsonl {e}"))?;
+        let mut team = base_team(&parsed.base)
+            .map_err(|e| format!("journal.jsonl {e}"))?
+            .ok_or("its base keeps no state")?;
+        let target = self.target_bytes();
+        let cutoff = now.saturating_sub(self.cfg.max_age_ms / 10 * 9);
+        let line_len = |i: usize| (parsed.changes[i].end - parsed.changes[i].start + 1) as u64;
+        let mut kept: u64 = (0..parsed.changes.len()).map(line_len).sum();
+        let mut drop = 0;
+        while drop < parsed.changes.len()
+            && (parsed.base_len as u64 + 1 + kept > target || parsed.changes[drop].line.t < cutoff)
+        {
+            kept -= line_len(drop);
+            drop += 1;
+        }
+        let Some(last_dropped) = drop.checked_sub(1).map(|i| &parsed.changes[i]) else {
+            return Err(format!(
+                "the team alone ({} bytes) passes 90% of the journal's cap",
+                parsed.base_len
+            ));
+        };
+        for change in &parsed.changes[..drop] {
+            apply_change(&mut team, change).map_err(|e| format!("journal.jsonl {e}"))?;
+        }
+        let mut bytes =
+            base_line_bytes(last_dropped.line.seq, now, &last_dropped.chain, Some(&team))
+                .map_err(|e| e.to_string())?;
+        if bytes.len() as u64 > target {
+            return Err(format!(
+                "the team alone ({} bytes) passes 90% of the journal's cap",
+                bytes.len()
+            ));
+        }
+        let first_kept = parsed.changes.get(drop);
+        if let Some(first) = first_kept {
+            bytes.extend_from_slice(&text[first.start..]);
+        }
+        self.replace(&bytes)?;
+        self.oldest_t = first_kept.map(|c| c.line.t);
+        Ok(())
+    }
+
+    /// Atomically replaces the journal and reopens it for appending.
+    fn replace(&mut self, bytes: &[u8]) -> Result<(), String> {
+        atomic_write(&self.cfg.path, bytes)
+            .map_err(|e| format!("journal.jsonl could not be rewritten: {e}"))?;
+        match open_append(&self.cfg) {
+            Ok(file) => self.file = file,
+            Err(e) => {
+                // The old handle points at the replaced file: appends there
+                // would be lost, so nothing more may be acknowledged.
+                let why = format!("the disk refused a write: {e}");
+                self.failed = Some(why.clone());
+                return Err(why);
+            }
+        }
+        self.len = bytes.len() as u64;
+        Ok(())
+    }
+}
