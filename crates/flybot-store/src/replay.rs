@@ -51,10 +51,16 @@ pub fn replay_to(journal_text: &str, seq: u64) -> Result<TeamState, ReplayError>
     if seq < first || seq > last {
         return Err(ReplayError::SeqOutside { seq, first, last });
     }
-    for change in parsed.changes.iter().take_while(|c| c.line.seq <= seq) {
+    let mut at_seq = (seq == first).then(|| team.clone());
+    // Every line is applied, not only those up to `seq`: a line that does not
+    // apply refuses the whole journal, wherever it is.
+    for change in &parsed.changes {
         apply_change(&mut team, change)?;
+        if change.line.seq == seq {
+            at_seq = Some(team.clone());
+        }
     }
-    Ok(team)
+    Ok(at_seq.unwrap_or(team))
 }
 
 /// `replay_to` over a journal file.

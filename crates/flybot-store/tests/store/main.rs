@@ -1,0 +1,11 @@
+//! Integration tests of the home folder: files on a temp dir, the real
+//! store, no sleeps that decide an outcome.
+
+// Helpers outside `#[test]` functions fail a test by panicking, like the tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod durability;
+mod migrate;
+mod one_writer;
+mod replay;
+mod support;
