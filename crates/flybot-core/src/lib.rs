@@ -5,3 +5,4 @@
 pub mod access;
 pub mod main_bots;
 pub mod names;
+pub mod workflow;

@@ -24,6 +24,9 @@ pub enum ErrorCode {
     UnknownEndpoint,
     #[serde(rename = "bot/too-large")]
     TooLarge,
+    /// A preset workflow is copied by Customize, never written (#1299).
+    #[serde(rename = "workflow/preset-read-only")]
+    PresetReadOnly,
 }
 
 impl ErrorCode {
@@ -39,6 +42,7 @@ impl ErrorCode {
             ErrorCode::BlockedShared => "bot/blocked-shared",
             ErrorCode::UnknownEndpoint => "bot/unknown-endpoint",
             ErrorCode::TooLarge => "bot/too-large",
+            ErrorCode::PresetReadOnly => "workflow/preset-read-only",
         }
     }
 
@@ -51,6 +55,7 @@ impl ErrorCode {
             ErrorCode::NotFound | ErrorCode::UnknownEndpoint => 404,
             ErrorCode::Stale | ErrorCode::ReadOnly => 409,
             ErrorCode::TooLarge => 413,
+            ErrorCode::PresetReadOnly => 409,
         }
     }
 }

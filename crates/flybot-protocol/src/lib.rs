@@ -6,6 +6,7 @@ pub mod channel;
 pub mod error;
 pub mod journal;
 pub mod state;
+pub mod workflow;
 
 pub use error::{ApiError, ErrorCode};
 pub use state::TeamState;
