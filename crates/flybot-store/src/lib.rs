@@ -13,6 +13,7 @@ mod migrate;
 pub mod replay;
 mod store;
 mod writer;
+pub mod workflows;
 
 pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;

@@ -10,7 +10,7 @@ use flybot_protocol::journal::{ChangeLine, Op};
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
@@ -100,6 +100,8 @@ struct Inner {
     revision: watch::Sender<u64>,
     last_now: Mutex<u64>,
     queued: AtomicU64,
+    /// Changes between entering `mutate` and queueing their line.
+    making: Arc<AtomicUsize>,
     closed: AtomicBool,
     /// Held while a snapshot is written, so snapshots land in seq order.
     snapshot_gate: Mutex<()>,
@@ -176,6 +178,7 @@ impl Store {
             status: Mutex::new(status.clone()),
             options,
             queued: AtomicU64::new(0),
+            making: Arc::new(AtomicUsize::new(0)),
             closed: AtomicBool::new(false),
             snapshot_gate: Mutex::new(()),
             home_lock: Mutex::new(home_lock),
@@ -220,6 +223,7 @@ impl Store {
         f: impl FnOnce(&mut Change<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
         let (value, seq, on_disk) = {
+            let _making = Making::enter(&self.inner.making);
             let mut live = self.writable()?;
             let now = self.next_now();
             let mut change = Change::new(&mut live.team, now);
@@ -527,6 +531,7 @@ fn start_writing(
         max_bytes: options.journal_max_bytes,
         max_age_ms: options.journal_max_age.as_millis() as u64,
         clock: options.clock.clone(),
+        making: inner.making.clone(),
     };
     let (sender, writer_thread) = writer::spawn(config, journal)?;
     live.writer = Some(sender);
@@ -649,6 +654,22 @@ fn close_blocking(inner: &Inner) -> Result<(), String> {
         home_lock.release();
     }
     result
+}
+
+/// Counts one change in the making for as long as it lives.
+struct Making<'a>(&'a AtomicUsize);
+
+impl<'a> Making<'a> {
+    fn enter(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Making(count)
+    }
+}
+
+impl Drop for Making<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Wakes a sleeping background thread early when the store stops.

@@ -4,6 +4,7 @@
 // Helpers outside `#[test]` functions fail a test by panicking, like the tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bench;
 mod durability;
 mod migrate;
 mod one_writer;
