@@ -5,4 +5,5 @@
 pub mod access;
 pub mod main_bots;
 pub mod names;
+pub mod tasks;
 pub mod workflow;

@@ -24,6 +24,21 @@ pub enum ErrorCode {
     UnknownEndpoint,
     #[serde(rename = "bot/too-large")]
     TooLarge,
+    /// A handoff names a role no Bot carries (#1720).
+    #[serde(rename = "bot/unknown-role")]
+    UnknownRole,
+    /// A claim on a card whose lease is still live (#1729).
+    #[serde(rename = "bot/lease-held")]
+    LeaseHeld,
+    /// A role's pull queue is at its cap (#1729).
+    #[serde(rename = "bot/queue-full")]
+    QueueFull,
+    /// No live member of the room carries the queued role (#1247).
+    #[serde(rename = "bot/no-member-with-role")]
+    NoMemberWithRole,
+    /// A claim by a member of another role (#1247).
+    #[serde(rename = "bot/not-in-role")]
+    NotInRole,
     /// A preset workflow is copied by Customize, never written (#1299).
     #[serde(rename = "workflow/preset-read-only")]
     PresetReadOnly,
@@ -42,6 +57,11 @@ impl ErrorCode {
             ErrorCode::BlockedShared => "bot/blocked-shared",
             ErrorCode::UnknownEndpoint => "bot/unknown-endpoint",
             ErrorCode::TooLarge => "bot/too-large",
+            ErrorCode::UnknownRole => "bot/unknown-role",
+            ErrorCode::LeaseHeld => "bot/lease-held",
+            ErrorCode::QueueFull => "bot/queue-full",
+            ErrorCode::NoMemberWithRole => "bot/no-member-with-role",
+            ErrorCode::NotInRole => "bot/not-in-role",
             ErrorCode::PresetReadOnly => "workflow/preset-read-only",
         }
     }
@@ -55,6 +75,9 @@ impl ErrorCode {
             ErrorCode::NotFound | ErrorCode::UnknownEndpoint => 404,
             ErrorCode::Stale | ErrorCode::ReadOnly => 409,
             ErrorCode::TooLarge => 413,
+            ErrorCode::UnknownRole => 400,
+            ErrorCode::NotInRole => 403,
+            ErrorCode::LeaseHeld | ErrorCode::QueueFull | ErrorCode::NoMemberWithRole => 409,
             ErrorCode::PresetReadOnly => 409,
         }
     }

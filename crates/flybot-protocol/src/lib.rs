@@ -6,6 +6,8 @@ pub mod channel;
 pub mod error;
 pub mod journal;
 pub mod state;
+pub mod task;
+pub mod task_requests;
 pub mod workflow;
 
 pub use error::{ApiError, ErrorCode};

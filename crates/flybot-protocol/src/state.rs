@@ -121,8 +121,9 @@ pub struct Room {
     pub extra: Extra,
 }
 
-/// A task card. The task model (issue: tasks) extends it through `extra`
-/// until its fields are modelled; the roster only needs these.
+/// A task card. The task model's own fields (board, waits, contract, queues)
+/// live in `extra` and are read and written through `task::TaskFields`, so a
+/// card stored before them reads back unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
@@ -142,7 +143,7 @@ pub struct Task {
 }
 
 /// Task states as the spec draws them (#54).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TaskStatus {
     Open,

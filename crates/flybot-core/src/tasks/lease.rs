@@ -1,0 +1,171 @@
+//! Leases (#1720, #1729): a claim holds its card for 30 minutes. One owner
+//! recovers an expired lease: `expire_leases` reads each lease once, clears
+//! it, returns a queued card to its role queue with the recovery on its
+//! evidence, and drops the dead worker; run inside one change, a second read
+//! in the same tick finds no lease and answers 0. A live lease is untouched,
+//! so a restart with a live lease changes nothing.
+
+use super::machine::step;
+use super::queue::{push_evidence, requeue};
+use super::roles::bot_name;
+use super::{Card, Outcome, Stamps, find};
+use flybot_protocol::state::{Task, TaskStatus, TeamState};
+use flybot_protocol::task::TaskFields;
+use flybot_protocol::{ApiError, ErrorCode};
+use serde_json::{Value, json};
+
+/// A claim's lease: 30 minutes.
+pub const LEASE_MS: u64 = 30 * 60 * 1000;
+
+/// The refusal for a claim on a card whose lease is still live.
+pub fn live_lease_refusal(
+    state: &TeamState,
+    task: &Task,
+    fields: &TaskFields,
+    now: u64,
+) -> Option<ApiError> {
+    let lease = fields.lease.as_ref().filter(|l| l.expires_at > now)?;
+    let holder = bot_name(state, &lease.holder);
+    Some(
+        ApiError::new(
+            ErrorCode::LeaseHeld,
+            format!(
+                "{holder} holds \"{}\" until its lease ends; claim another item.",
+                task.title
+            ),
+        )
+        .with("holder", lease.holder.as_str())
+        .with("heldBy", holder)
+        .with("expiresAt", lease.expires_at),
+    )
+}
+
+/// Clears every expired lease on an unfinished card; answers the writes
+/// (their count is the number recovered).
+pub fn expire_leases(state: &TeamState, now: u64) -> Outcome {
+    let mut stamps = Stamps::new(now);
+    let mut out = Outcome::default();
+    for task in state.tasks.values() {
+        let unfinished = matches!(
+            task.status,
+            TaskStatus::Claimed | TaskStatus::Working | TaskStatus::Blocked
+        );
+        if !unfinished || !task.extra.contains_key("lease") {
+            continue;
+        }
+        let mut card = Card::of(task);
+        let Some(lease) = card.fields.lease.clone() else {
+            continue;
+        };
+        if lease.expires_at > now {
+            continue;
+        }
+        if card.fields.queue_role.is_some() {
+            requeue(&mut card, &mut out);
+            let line = format!("lease expired (held by {})", bot_name(state, &lease.holder));
+            push_evidence(&mut card.fields, line, now);
+            step(
+                &mut card,
+                TaskStatus::Open,
+                &lease.holder,
+                &mut stamps,
+                None,
+            );
+        } else {
+            // Not a queued item: it only loses the dead lease.
+            card.fields.lease = None;
+            card.task.updated_at = stamps.for_task(&card.task);
+        }
+        out.write(card.into_task());
+    }
+    out
+}
+
+/// `task-lease {id}`: `{holder, takenAt, expiresAt, live, heldBy}`, or null.
+pub fn lease_view(state: &TeamState, id: &str, now: u64) -> Result<Value, ApiError> {
+    let task = find(state, id)?;
+    Ok(match TaskFields::read(task).lease {
+        None => Value::Null,
+        Some(lease) => json!({
+            "holder": lease.holder,
+            "takenAt": lease.taken_at,
+            "expiresAt": lease.expires_at,
+            "live": lease.expires_at > now,
+            "heldBy": bot_name(state, &lease.holder),
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::Effect;
+    use super::super::fixture::{apply, member, team};
+    use super::super::queue::{claim, enqueue};
+    use super::*;
+    use flybot_protocol::task_requests::TaskEnqueue;
+
+    fn claimed_team() -> TeamState {
+        let mut state = team();
+        let req = TaskEnqueue {
+            bot_id: "bot-lead".into(),
+            room_id: "room-1".into(),
+            role: "Dev".into(),
+            title: "Fix #12".into(),
+            priority: None,
+            note: None,
+            cap: None,
+            id: None,
+            run: None,
+            actor_id: None,
+        };
+        let a = member("member-a");
+        let step_out = enqueue(&state, &a, &req, "task-q", 10).unwrap();
+        apply(&mut state, &step_out);
+        let step_out = claim(&state, &a, "bot-dev1", None, None, "worker-1", 1_000).unwrap();
+        apply(&mut state, &step_out);
+        state
+    }
+
+    #[test]
+    fn two_expired_reads_requeue_once_and_record_the_holder_1729() {
+        let mut state = claimed_team();
+        let at = 1_000 + LEASE_MS;
+        let first = expire_leases(&state, at);
+        assert_eq!(first.writes.len(), 1);
+        assert_eq!(
+            first.effects,
+            vec![Effect::WorkerDropped {
+                worker_id: "worker-1".into()
+            }]
+        );
+        apply(&mut state, &first);
+        let t = &state.tasks["task-q"];
+        let f = TaskFields::read(t);
+        assert_eq!(
+            (t.status, t.bot_id.as_str()),
+            (TaskStatus::Open, "bot-lead")
+        );
+        assert_eq!(f.lease, None);
+        assert_eq!(
+            f.evidence.last().unwrap().check.as_deref(),
+            Some("lease expired (held by Name bot-dev1)")
+        );
+        assert!(expire_leases(&state, at).writes.is_empty());
+    }
+
+    #[test]
+    fn a_live_lease_is_untouched_so_a_restart_changes_nothing_1729() {
+        let state = claimed_team();
+        assert!(
+            expire_leases(&state, 1_000 + LEASE_MS - 1)
+                .writes
+                .is_empty()
+        );
+        let view = lease_view(&state, "task-q", 2_000).unwrap();
+        assert_eq!(view["live"], true);
+        assert_eq!(view["heldBy"], "Name bot-dev1");
+        let view = lease_view(&state, "task-q", 1_000 + LEASE_MS).unwrap();
+        assert_eq!(view["live"], false);
+    }
+}

@@ -1,0 +1,547 @@
+//! Pull queues (#1247, #1729): the room's lead puts work in a role's queue;
+//! a member of that role claims the highest-priority, oldest item. A claim is
+//! a board write on the same card (ownerBotId and claimedBy become the
+//! member), takes a 30-minute lease and a fresh worker. The claim reads and
+//! takes the item inside one change of the single writer, so it is
+//! compare-and-set: two concurrent claims leave exactly one owner.
+
+use super::lease::{LEASE_MS, live_lease_refusal};
+use super::machine::{status_word, step};
+use super::roles::{bot_name, bot_role, members_with_role, task_lead};
+use super::text::{TEXT_MAX, nonblank, one_line, title};
+use super::{Card, Effect, Outcome, Stamps, find};
+use crate::access::{Actor, may_manage_bot};
+use flybot_protocol::state::{Bot, Task, TaskStatus, TeamState};
+use flybot_protocol::task::{Evidence, Lease, TaskFields, TaskSource, priority_of};
+use flybot_protocol::task_requests::TaskEnqueue;
+use flybot_protocol::{ApiError, ErrorCode};
+
+/// ROLE_QUEUE_CAP: one role's queue in one room holds at most this many
+/// items unless the item states its own cap (#1729).
+pub const ROLE_QUEUE_CAP: u32 = 8;
+/// The largest cap an item may state.
+pub const QUEUE_CAP_MAX: u32 = 64;
+/// The longest wait a release may ask before its item is offered again.
+pub const RETRY_MAX_SEC: u64 = 7 * 24 * 60 * 60;
+
+/// The Bot an actor acts for, if the actor may manage it.
+pub fn acting_bot<'a>(
+    state: &'a TeamState,
+    actor: &Actor,
+    bot_id: &str,
+) -> Result<&'a Bot, ApiError> {
+    let bot = state
+        .bots
+        .get(bot_id)
+        .ok_or_else(|| ApiError::not_found("Bot", bot_id))?;
+    if !may_manage_bot(actor, bot) {
+        return Err(ApiError::forbidden(format!(
+            "{} belongs to another member; only its owner acts for it.",
+            bot.name
+        ))
+        .with("botId", bot_id));
+    }
+    Ok(bot)
+}
+
+/// Whether a card is an unclaimed queue item of `role` in `room_id`.
+fn queued_in(task: &Task, fields: &TaskFields, room_id: &str, role: &str) -> bool {
+    task.status == TaskStatus::Open
+        && task.room_id.as_deref() == Some(room_id)
+        && fields.queue_role.as_deref() == Some(role)
+}
+
+/// `task-enqueue`: the room's lead records one item for `role` (`id` is the
+/// host's fresh id; `req.id` re-offers an item, keeping its id).
+pub fn enqueue(
+    state: &TeamState,
+    actor: &Actor,
+    req: &TaskEnqueue,
+    id: &str,
+    now: u64,
+) -> Result<Outcome, ApiError> {
+    let title = title(&req.title)?;
+    let note = req
+        .note
+        .as_deref()
+        .map(|n| nonblank("note", n, TEXT_MAX))
+        .transpose()?;
+    let role = req.role.trim();
+    if role.is_empty() || role.chars().count() > 64 {
+        return Err(ApiError::invalid("role", "A role is 1 to 64 characters."));
+    }
+    if req.cap.is_some_and(|c| c == 0 || c > QUEUE_CAP_MAX) {
+        return Err(ApiError::invalid(
+            "cap",
+            format!("A queue cap is 1 to {QUEUE_CAP_MAX}."),
+        ));
+    }
+    let lead = acting_bot(state, actor, &req.bot_id)?;
+    let room = state
+        .rooms
+        .get(&req.room_id)
+        .ok_or_else(|| ApiError::not_found("room", &req.room_id))?;
+    if task_lead(room) != Some(lead.id.as_str()) {
+        return Err(ApiError::forbidden(format!(
+            "Only the task lead of {} puts work in its queues; {} is not the lead.",
+            room.name, lead.name
+        ))
+        .with("botId", lead.id.as_str()));
+    }
+    if members_with_role(state, room, role).next().is_none() {
+        return Err(ApiError::new(
+            ErrorCode::NoMemberWithRole,
+            format!(
+                "No member of {} carries the role {role}; add a {role} to the room or pick another role.",
+                room.name
+            ),
+        )
+        .with("role", role)
+        .with("roomId", room.id.as_str()));
+    }
+    let reoffer = match &req.id {
+        None => None,
+        Some(item_id) => {
+            let item = find(state, item_id)?;
+            let fields = TaskFields::read(item);
+            if !queued_in(item, &fields, &room.id, role) {
+                return Err(ApiError::new(
+                    ErrorCode::Stale,
+                    "Only an unclaimed item of this room and role is re-offered.",
+                )
+                .with("taskId", item_id.as_str()));
+            }
+            Some(Card {
+                task: item.clone(),
+                fields,
+            })
+        }
+    };
+    let cap = req
+        .cap
+        .or_else(|| reoffer.as_ref().and_then(|c| c.fields.queue_cap))
+        .unwrap_or(ROLE_QUEUE_CAP);
+    let own_id = reoffer.as_ref().map_or(id, |c| c.task.id.as_str());
+    // A re-offer is never counted against itself.
+    let held = state
+        .tasks
+        .values()
+        .filter(|t| t.id != own_id && t.status == TaskStatus::Open)
+        .filter(|t| queued_in(t, &TaskFields::read(t), &room.id, role))
+        .count();
+    if held >= cap as usize {
+        return Err(ApiError::new(
+            ErrorCode::QueueFull,
+            format!("The {role} queue already holds {held} items, its cap is {cap}."),
+        )
+        .with("role", role)
+        .with("cap", cap));
+    }
+    let mut stamps = Stamps::new(now);
+    let mut out = Outcome::default();
+    let mut card = match reoffer {
+        Some(mut card) => {
+            card.task.title = title;
+            card.task.updated_at = stamps.for_task(&card.task);
+            card
+        }
+        None => {
+            let mut card = Card {
+                task: Task {
+                    id: id.to_owned(),
+                    // ownerBotId stays the enqueuer until a claim (#1247).
+                    bot_id: lead.id.clone(),
+                    title,
+                    status: TaskStatus::Open,
+                    requester_id: Some(lead.owner_id.clone()),
+                    room_id: Some(room.id.clone()),
+                    created_at: now,
+                    updated_at: now.saturating_sub(1),
+                    extra: Default::default(),
+                },
+                fields: TaskFields {
+                    source: Some(TaskSource::Conversation),
+                    queue_role: Some(role.to_owned()),
+                    queue_by: Some(lead.id.clone()),
+                    run: req.run.clone(),
+                    ..TaskFields::default()
+                },
+            };
+            step(&mut card, TaskStatus::Open, &lead.id, &mut stamps, None);
+            card
+        }
+    };
+    if req.priority.is_some() {
+        card.fields.priority = req.priority;
+    }
+    if note.is_some() {
+        card.fields.note = note;
+    }
+    if req.cap.is_some() {
+        card.fields.queue_cap = req.cap;
+    }
+    let answer = card.task.id.clone();
+    out.write(card.into_task());
+    Ok(out.answer_with(&answer))
+}
+
+/// Whether the Bot already holds a card in progress; a blocked card waits on
+/// a person and does not count (#1247).
+pub fn holds_work(state: &TeamState, bot_id: &str) -> bool {
+    state.tasks.values().any(|t| {
+        t.bot_id == bot_id && matches!(t.status, TaskStatus::Claimed | TaskStatus::Working)
+    })
+}
+
+/// Orders queue items: highest priority, then oldest (compareForQueue).
+fn queue_key(task: &Task) -> (u8, u64, &str) {
+    (priority_of(task).rank(), task.created_at, task.id.as_str())
+}
+
+/// `task-claim {botId, roomId?, id?}`: answers the claimed card, or no card
+/// when the member already holds one or nothing is waiting for its role.
+pub fn claim(
+    state: &TeamState,
+    actor: &Actor,
+    bot_id: &str,
+    room_id: Option<&str>,
+    item_id: Option<&str>,
+    worker_id: &str,
+    now: u64,
+) -> Result<Outcome, ApiError> {
+    let bot = acting_bot(state, actor, bot_id)?;
+    let role = bot_role(bot).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotInRole,
+            format!("{} carries no role, so it claims no queue item.", bot.name),
+        )
+        .with("botId", bot_id)
+    })?;
+    let in_room = |task: &Task| {
+        task.room_id.as_deref().is_some_and(|r| {
+            room_id.is_none_or(|wanted| wanted == r)
+                && state
+                    .rooms
+                    .get(r)
+                    .is_some_and(|room| room.members.iter().any(|m| m == bot_id))
+        })
+    };
+    let picked: Option<&Task> = match item_id {
+        Some(item_id) => {
+            let item = find(state, item_id)?;
+            let fields = TaskFields::read(item);
+            let Some(item_role) = fields.queue_role.as_deref() else {
+                return Err(ApiError::invalid("id", "That card is not a queue item."));
+            };
+            if item_role != role {
+                return Err(ApiError::new(
+                    ErrorCode::NotInRole,
+                    format!(
+                        "{} is a {role}, not a {item_role}; only a {item_role} claims this item.",
+                        bot.name
+                    ),
+                )
+                .with("role", item_role));
+            }
+            if let Some(refusal) = live_lease_refusal(state, item, &fields, now) {
+                return Err(refusal);
+            }
+            if !in_room(item) {
+                return Err(ApiError::forbidden(format!(
+                    "{} is not a member of the item's room.",
+                    bot.name
+                )));
+            }
+            if item.status != TaskStatus::Open || fields.retry_at.is_some_and(|at| at > now) {
+                return Err(ApiError::new(
+                    ErrorCode::Stale,
+                    format!(
+                        "\"{}\" is {} and not offered now; reload the queue.",
+                        item.title,
+                        status_word(item.status)
+                    ),
+                )
+                .with("taskId", item_id));
+            }
+            Some(item)
+        }
+        None => state
+            .tasks
+            .values()
+            .filter(|t| t.status == TaskStatus::Open && in_room(t))
+            .filter(|t| {
+                let f = TaskFields::read(t);
+                f.queue_role.as_deref() == Some(role) && f.retry_at.is_none_or(|at| at <= now)
+            })
+            .min_by(|a, b| queue_key(a).cmp(&queue_key(b))),
+    };
+    // One member holds one card in progress, so a member already holding
+    // one gets nothing.
+    let Some(item) = picked.filter(|_| !holds_work(state, bot_id)) else {
+        return Ok(Outcome::default());
+    };
+    let mut stamps = Stamps::new(now);
+    let mut card = Card::of(item);
+    card.task.bot_id = bot_id.to_owned();
+    card.fields.claimed_by = Some(bot_id.to_owned());
+    card.fields.retry_at = None;
+    card.fields.lease = Some(Lease {
+        holder: bot_id.to_owned(),
+        taken_at: now,
+        expires_at: now.saturating_add(LEASE_MS),
+    });
+    card.fields.worker = Some(worker_id.to_owned());
+    step(&mut card, TaskStatus::Claimed, bot_id, &mut stamps, None);
+    let mut out = Outcome::default();
+    out.effects.push(Effect::WorkerStarted {
+        worker_id: worker_id.to_owned(),
+        task_id: item.id.clone(),
+    });
+    let id = item.id.clone();
+    out.write(card.into_task());
+    Ok(out.answer_with(&id))
+}
+
+/// Puts a claimed item back in its queue: open, owned by its enqueuer again,
+/// no lease, no worker.
+pub fn requeue(card: &mut Card, out: &mut Outcome) {
+    card.task.status = TaskStatus::Open;
+    if let Some(by) = card.fields.queue_by.clone() {
+        card.task.bot_id = by;
+    }
+    card.fields.claimed_by = None;
+    card.fields.lease = None;
+    card.fields.waiting_for = None;
+    if let Some(worker_id) = card.fields.worker.take() {
+        out.effects.push(Effect::WorkerDropped { worker_id });
+    }
+}
+
+/// Adds an evidence entry within the eight-entry cap, dropping the oldest.
+pub fn push_evidence(fields: &mut TaskFields, check: String, at: u64) {
+    if fields.evidence.len() >= super::contract::EVIDENCE_MAX {
+        fields.evidence.remove(0);
+    }
+    fields.evidence.push(Evidence {
+        sha: None,
+        pr: None,
+        check: Some(check),
+        at,
+    });
+}
+
+/// `task-release {botId, id, reason?, retryInSec?}`: the holder returns a
+/// claimed item (blocked included) to the queue; it is not offered again
+/// before `retryAt`.
+pub fn release(
+    state: &TeamState,
+    actor: &Actor,
+    bot_id: &str,
+    id: &str,
+    reason: Option<&str>,
+    retry_in_sec: Option<u64>,
+    now: u64,
+) -> Result<Outcome, ApiError> {
+    if retry_in_sec.is_some_and(|s| s > RETRY_MAX_SEC) {
+        return Err(ApiError::invalid(
+            "retryInSec",
+            format!("retryInSec is at most {RETRY_MAX_SEC} (7 days)."),
+        ));
+    }
+    let bot = acting_bot(state, actor, bot_id)?;
+    let task = find(state, id)?;
+    let mut card = Card::of(task);
+    if card.fields.claimed_by.as_deref() != Some(bot_id) || card.fields.queue_role.is_none() {
+        return Err(ApiError::forbidden(format!(
+            "{} does not hold \"{}\"; only the member holding a queue item releases it.",
+            bot.name, task.title
+        ))
+        .with("taskId", id));
+    }
+    if !matches!(
+        task.status,
+        TaskStatus::Claimed | TaskStatus::Working | TaskStatus::Blocked
+    ) {
+        return Err(super::machine::stale(task, TaskStatus::Open));
+    }
+    let mut stamps = Stamps::new(now);
+    let mut out = Outcome::default();
+    requeue(&mut card, &mut out);
+    card.fields.retry_at = retry_in_sec
+        .filter(|s| *s > 0)
+        .map(|s| now.saturating_add(s.saturating_mul(1000)));
+    let why = reason.map(|r| one_line(r, 160)).filter(|r| !r.is_empty());
+    let line = match why {
+        Some(why) => format!("released by {}: {why}", bot_name(state, bot_id)),
+        None => format!("released by {}", bot_name(state, bot_id)),
+    };
+    push_evidence(&mut card.fields, line, now);
+    step(&mut card, TaskStatus::Open, bot_id, &mut stamps, None);
+    out.write(card.into_task());
+    Ok(out.answer_with(id))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::fixture::{apply, member, team};
+    use super::*;
+    use flybot_protocol::task::Priority;
+
+    fn enqueue_req(role: &str, title: &str, priority: Option<Priority>) -> TaskEnqueue {
+        TaskEnqueue {
+            bot_id: "bot-lead".into(),
+            room_id: "room-1".into(),
+            role: role.into(),
+            title: title.into(),
+            priority,
+            note: None,
+            cap: None,
+            id: None,
+            run: None,
+            actor_id: None,
+        }
+    }
+
+    fn queue(state: &mut TeamState, id: &str, role: &str, priority: Option<Priority>, at: u64) {
+        let out = enqueue(
+            state,
+            &member("member-a"),
+            &enqueue_req(role, id, priority),
+            id,
+            at,
+        )
+        .unwrap();
+        apply(state, &out);
+    }
+
+    #[test]
+    fn the_cap_refusal_names_role_and_cap_1729() {
+        let mut state = team();
+        for i in 0..8 {
+            queue(&mut state, &format!("task-{i}"), "Dev", None, 10 + i);
+        }
+        let err = enqueue(
+            &state,
+            &member("member-a"),
+            &enqueue_req("Dev", "one more", None),
+            "task-9",
+            30,
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::QueueFull);
+        assert_eq!(
+            err.message,
+            "The Dev queue already holds 8 items, its cap is 8."
+        );
+        // A re-offer keeps its id and is never counted against itself.
+        let mut again = enqueue_req("Dev", "renamed", Some(Priority::High));
+        again.id = Some("task-3".into());
+        let out = enqueue(&state, &member("member-a"), &again, "task-unused", 31).unwrap();
+        assert_eq!(out.answer.unwrap().id, "task-3");
+    }
+
+    #[test]
+    fn only_the_lead_enqueues_and_only_for_a_role_a_member_carries_1247() {
+        let state = team();
+        let mut not_lead = enqueue_req("Dev", "x", None);
+        not_lead.bot_id = "bot-dev1".into();
+        assert_eq!(
+            enqueue(&state, &member("member-a"), &not_lead, "t", 1)
+                .unwrap_err()
+                .code,
+            ErrorCode::Forbidden
+        );
+        let err = enqueue(
+            &state,
+            &member("member-a"),
+            &enqueue_req("Designer", "x", None),
+            "t",
+            1,
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::NoMemberWithRole);
+    }
+
+    #[test]
+    fn a_claim_takes_the_highest_priority_oldest_item_of_the_callers_role_1247() {
+        let mut state = team();
+        queue(&mut state, "task-old-normal", "Dev", None, 10);
+        queue(&mut state, "task-new-high", "Dev", Some(Priority::High), 20);
+        queue(&mut state, "task-old-high", "Dev", Some(Priority::High), 15);
+        queue(
+            &mut state,
+            "task-review",
+            "Reviewer",
+            Some(Priority::Urgent),
+            5,
+        );
+        let a = member("member-a");
+        let out = claim(&state, &a, "bot-dev1", None, None, "worker-1", 100).unwrap();
+        let taken = out.answer.clone().unwrap();
+        assert_eq!(taken.id, "task-old-high");
+        assert_eq!(taken.bot_id, "bot-dev1");
+        let f = TaskFields::read(&taken);
+        assert_eq!(f.claimed_by.as_deref(), Some("bot-dev1"));
+        assert_eq!(f.queue_role.as_deref(), Some("Dev"));
+        assert_eq!(f.lease.unwrap().expires_at, 100 + LEASE_MS);
+        apply(&mut state, &out);
+        // One card in progress per member: the second claim gets nothing.
+        let none = claim(&state, &a, "bot-dev1", None, None, "worker-2", 101).unwrap();
+        assert!(none.answer.is_none() && none.writes.is_empty());
+        // Another role is refused by name.
+        let err = claim(&state, &a, "bot-dev2", None, Some("task-review"), "w", 102).unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotInRole);
+        assert_eq!(err.details["role"], "Reviewer");
+        // A live lease refuses a claim naming the holder.
+        let err = claim(
+            &state,
+            &a,
+            "bot-dev2",
+            None,
+            Some("task-old-high"),
+            "w",
+            102,
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::LeaseHeld);
+        assert!(err.message.contains("Name bot-dev1"));
+    }
+
+    #[test]
+    fn a_release_returns_the_item_with_retry_at_1247() {
+        let mut state = team();
+        queue(&mut state, "task-1", "Dev", None, 10);
+        let a = member("member-a");
+        let step_out = claim(&state, &a, "bot-dev1", None, None, "worker-1", 100).unwrap();
+        apply(&mut state, &step_out);
+        let out = release(
+            &state,
+            &a,
+            "bot-dev1",
+            "task-1",
+            Some("blocked on CI"),
+            Some(60),
+            200,
+        )
+        .unwrap();
+        assert_eq!(
+            out.effects,
+            vec![Effect::WorkerDropped {
+                worker_id: "worker-1".into()
+            }]
+        );
+        apply(&mut state, &out);
+        let t = &state.tasks["task-1"];
+        assert_eq!(
+            (t.status, t.bot_id.as_str()),
+            (TaskStatus::Open, "bot-lead")
+        );
+        assert_eq!(TaskFields::read(t).retry_at, Some(60_200));
+        // Not offered again before retryAt.
+        let early = claim(&state, &a, "bot-dev2", None, None, "worker-2", 60_199).unwrap();
+        assert!(early.answer.is_none());
+        let later = claim(&state, &a, "bot-dev2", None, None, "worker-2", 60_200).unwrap();
+        assert_eq!(later.answer.unwrap().id, "task-1");
+    }
+}

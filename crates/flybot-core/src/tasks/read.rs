@@ -1,0 +1,320 @@
+//! The `tasks` read (#1058, #1252) and who may see a card. A card is visible
+//! to its requester and to the owner of its Bot or of an ancestor of that Bot
+//! (through `createdBy`); `{roomId}` is the group view, open to the room's
+//! human admin and the owner of its admin Bot. The default read is active
+//! work; `{archive: true}` adds the finished rows; `{archive: true, limit: N}`
+//! is the newest N finished rows only, after the `botId` / `roomId` filter.
+
+use super::roles::bot_name;
+use crate::access::Actor;
+use flybot_protocol::state::{Task, TaskStatus, TeamState};
+use flybot_protocol::task::{Column, column_of, priority_of};
+use flybot_protocol::task_requests::TasksRead;
+use flybot_protocol::{ApiError, ErrorCode};
+use serde_json::Value;
+use std::cmp::Reverse;
+use std::collections::HashSet;
+
+/// The most rows one `limit` may ask for.
+pub const LIMIT_MAX: usize = 1_000;
+
+/// Who is reading, computed once per read.
+pub struct Viewer<'a> {
+    everything: bool,
+    member: Option<String>,
+    /// Bots the member owns, or whose ancestor the member owns.
+    bots: HashSet<&'a str>,
+}
+
+impl<'a> Viewer<'a> {
+    pub fn new(state: &'a TeamState, actor: &Actor) -> Viewer<'a> {
+        let member = match actor {
+            Actor::SingleOwner => None,
+            Actor::Member { member_id, .. } => Some(member_id.clone()),
+        };
+        let bots = match &member {
+            None => HashSet::new(),
+            Some(member) => state
+                .bots
+                .values()
+                .filter(|bot| owned_through_ancestry(state, &bot.id, member))
+                .map(|bot| bot.id.as_str())
+                .collect(),
+        };
+        Viewer {
+            everything: member.is_none(),
+            member,
+            bots,
+        }
+    }
+
+    /// Whether the card is visible outside the group view.
+    pub fn sees(&self, task: &Task) -> bool {
+        self.everything
+            || self.bots.contains(task.bot_id.as_str())
+            || (task.requester_id.is_some() && task.requester_id == self.member)
+    }
+}
+
+/// Whether `member` owns the Bot or one of its ancestors (`createdBy`).
+fn owned_through_ancestry(state: &TeamState, bot_id: &str, member: &str) -> bool {
+    let mut cursor = bot_id;
+    for _ in 0..32 {
+        let Some(bot) = state.bots.get(cursor) else {
+            return false;
+        };
+        if bot.owner_id == member {
+            return true;
+        }
+        match bot.created_by.as_deref() {
+            Some(parent) if parent != cursor && state.bots.contains_key(parent) => cursor = parent,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether the actor may read the room's group view.
+pub fn room_admin(state: &TeamState, actor: &Actor, room_id: &str) -> bool {
+    let Some(room) = state.rooms.get(room_id) else {
+        return false;
+    };
+    match actor {
+        Actor::SingleOwner => true,
+        Actor::Member { member_id, .. } => {
+            room.owner_id == *member_id
+                || room
+                    .admin
+                    .as_deref()
+                    .and_then(|a| state.bots.get(a))
+                    .is_some_and(|bot| bot.owner_id == *member_id)
+        }
+    }
+}
+
+/// Whether `actor` may open this card through `tasks` (#1723): the rule the
+/// project board reads too.
+pub fn task_visible(state: &TeamState, actor: &Actor, task: &Task) -> bool {
+    Viewer::new(state, actor).sees(task)
+        || task
+            .room_id
+            .as_deref()
+            .is_some_and(|room| room_admin(state, actor, room))
+}
+
+/// Unfinished work: priority first, then in progress before not started,
+/// then the newest (compareForWork).
+fn work_key(task: &Task) -> (u8, u8, Reverse<u64>, Reverse<u64>) {
+    let column = match column_of(task.status) {
+        Column::InProgress => 0,
+        Column::NotStarted | Column::Done => 1,
+    };
+    (
+        priority_of(task).rank(),
+        column,
+        Reverse(task.updated_at),
+        Reverse(task.created_at),
+    )
+}
+
+/// Finished rows: newest first by `updatedAt`, then `createdAt`.
+fn finished_key(task: &Task) -> (Reverse<u64>, Reverse<u64>) {
+    (Reverse(task.updated_at), Reverse(task.created_at))
+}
+
+/// The cards a read answers, in board order.
+pub fn select<'a>(
+    state: &'a TeamState,
+    actor: &Actor,
+    query: &TasksRead,
+) -> Result<Vec<&'a Task>, ApiError> {
+    if query.limit.is_some() && !query.archive {
+        return Err(ApiError::invalid(
+            "limit",
+            "limit pages the finished rows; ask with archive: true.",
+        ));
+    }
+    if query.limit.is_some_and(|n| n == 0 || n > LIMIT_MAX) {
+        return Err(ApiError::invalid(
+            "limit",
+            format!("limit is 1 to {LIMIT_MAX}."),
+        ));
+    }
+    let room_view = match &query.room_id {
+        Some(room_id) => {
+            let room = state
+                .rooms
+                .get(room_id)
+                .ok_or_else(|| ApiError::not_found("room", room_id))?;
+            if !room_admin(state, actor, room_id) {
+                return Err(ApiError::new(
+                    ErrorCode::Forbidden,
+                    format!("Only the admin of {} sees its group board.", room.name),
+                )
+                .with("roomId", room_id.as_str()));
+            }
+            Some(room)
+        }
+        None => None,
+    };
+    let viewer = Viewer::new(state, actor);
+    let visible = state.tasks.values().filter(|task| {
+        let in_scope = match room_view {
+            Some(room) => {
+                task.room_id.as_deref() == Some(room.id.as_str())
+                    && room.members.iter().any(|m| *m == task.bot_id)
+            }
+            None => viewer.sees(task),
+        };
+        in_scope && query.bot_id.as_ref().is_none_or(|bot| *bot == task.bot_id)
+    });
+    let (mut active, mut finished): (Vec<&Task>, Vec<&Task>) =
+        visible.partition(|t| !t.status.is_terminal());
+    if let Some(limit) = query.limit {
+        // The newest N finished rows and no active ones (#1252).
+        if finished.len() > limit {
+            finished.select_nth_unstable_by_key(limit - 1, |t| finished_key(t));
+            finished.truncate(limit);
+        }
+        finished.sort_by_key(|t| finished_key(t));
+        return Ok(finished);
+    }
+    active.sort_by_key(|t| work_key(t));
+    if query.archive {
+        finished.sort_by_key(|t| finished_key(t));
+        active.extend(finished);
+    }
+    Ok(active)
+}
+
+/// A card as the board shows it: the record, its column, its Bot's name and
+/// its parent's title.
+pub fn row(state: &TeamState, task: &Task) -> Value {
+    let mut row = serde_json::to_value(task).unwrap_or(Value::Null);
+    if let Some(object) = row.as_object_mut() {
+        let column = match column_of(task.status) {
+            Column::NotStarted => "not-started",
+            Column::InProgress => "in-progress",
+            Column::Done => "done",
+        };
+        object.insert("column".into(), column.into());
+        object.insert("ownerBotName".into(), bot_name(state, &task.bot_id).into());
+        if let Some(parent) = task
+            .extra
+            .get("parentId")
+            .and_then(Value::as_str)
+            .and_then(|id| state.tasks.get(id))
+        {
+            object.insert("parentTitle".into(), parent.title.clone().into());
+        }
+    }
+    row
+}
+
+/// `tasks`: the rows of `select`.
+pub fn list(state: &TeamState, actor: &Actor, query: &TasksRead) -> Result<Vec<Value>, ApiError> {
+    Ok(select(state, actor, query)?
+        .into_iter()
+        .map(|task| row(state, task))
+        .collect())
+}
+
+/// Whether a status is unfinished work for the board's default read.
+pub fn is_active(status: TaskStatus) -> bool {
+    !status.is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::fixture::{member, task, team, with_fields};
+    use super::*;
+    use flybot_protocol::task::Priority;
+
+    fn board() -> TeamState {
+        let mut state = team();
+        let rows = [
+            ("t-low", TaskStatus::Working, Some(Priority::Low), 10),
+            (
+                "t-urgent-open",
+                TaskStatus::Open,
+                Some(Priority::Urgent),
+                11,
+            ),
+            (
+                "t-urgent-working",
+                TaskStatus::Working,
+                Some(Priority::Urgent),
+                5,
+            ),
+            ("t-normal", TaskStatus::Claimed, None, 12),
+            ("t-done-old", TaskStatus::Accepted, None, 20),
+            ("t-done-new", TaskStatus::Cancelled, None, 30),
+            ("t-done-tie", TaskStatus::Failed, None, 30),
+        ];
+        for (id, status, priority, at) in rows {
+            let mut t = with_fields(task(id, status), |f| f.priority = priority);
+            t.updated_at = at;
+            t.created_at = if id == "t-done-tie" { 2 } else { 1 };
+            state.tasks.insert(id.into(), t);
+        }
+        state
+    }
+
+    fn ids(state: &TeamState, actor: &Actor, q: TasksRead) -> Vec<String> {
+        select(state, actor, &q)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn unfinished_work_orders_by_priority_and_in_progress_first_1058() {
+        let state = board();
+        assert_eq!(
+            ids(&state, &member("member-a"), TasksRead::default()),
+            ["t-urgent-working", "t-urgent-open", "t-normal", "t-low"]
+        );
+    }
+
+    #[test]
+    fn archive_with_limit_is_the_newest_finished_rows_only_1252() {
+        let state = board();
+        let q = TasksRead {
+            archive: true,
+            limit: Some(2),
+            ..TasksRead::default()
+        };
+        assert_eq!(
+            ids(&state, &member("member-a"), q),
+            ["t-done-tie", "t-done-new"]
+        );
+        let all = TasksRead {
+            archive: true,
+            ..TasksRead::default()
+        };
+        assert_eq!(ids(&state, &member("member-a"), all).len(), 7);
+    }
+
+    #[test]
+    fn a_stranger_sees_nothing_and_a_descendant_bot_is_visible_to_the_ancestor_owner_1058() {
+        let mut state = board();
+        assert!(ids(&state, &member("member-b"), TasksRead::default()).is_empty());
+        // bot-child belongs to member-b but was made by member-a's bot-dev1.
+        let mut child = super::super::fixture::bot("bot-child", "member-b", None);
+        child.created_by = Some("bot-dev1".into());
+        state.bots.insert("bot-child".into(), child);
+        let mut t = task("t-child", TaskStatus::Open);
+        t.bot_id = "bot-child".into();
+        t.requester_id = Some("member-b".into());
+        state.tasks.insert("t-child".into(), t);
+        assert!(
+            ids(&state, &member("member-a"), TasksRead::default()).contains(&"t-child".to_owned())
+        );
+        assert_eq!(
+            ids(&state, &member("member-b"), TasksRead::default()),
+            ["t-child"]
+        );
+    }
+}
