@@ -9,6 +9,7 @@ mod grants;
 mod owner;
 mod rooms;
 mod shared;
+mod workflows;
 
 use crate::actor::Caller;
 use crate::host::Host;
@@ -52,6 +53,11 @@ pub async fn call(
             let _: flybot_protocol::channel::Empty = parse(body)?;
             shared::diagnostics(host, caller.require()?)
         }
+        // Workflows as data (#1272, #1299).
+        "workflows" => workflows::list_or_open(host, caller.require()?, parse(body)?),
+        "workflow-save" => workflows::save(host, caller.require()?, parse(body)?),
+        "workflow-customize" => workflows::customize(host, caller.require()?, parse(body)?),
+        "workflow-set-default" => workflows::set_default(host, caller.require()?, parse(body)?),
         "state" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
             crate::view::state_view(host, caller.require()?).await

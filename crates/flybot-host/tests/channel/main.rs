@@ -8,3 +8,4 @@ mod auth;
 mod edge;
 mod roster;
 mod support;
+mod workflows;

@@ -1,0 +1,322 @@
+//! Workflows through the channel (#1272 step 3, #1299): list and open,
+//! save with canonical bytes written only on change, the preset read-only
+//! refusal, validation against the roster's roles, Customize, the default,
+//! and a file that does not parse skipped.
+
+use crate::support::TestHost;
+use serde_json::{Value, json};
+
+fn blank_preset_bytes() -> &'static str {
+    include_str!("../../../flybot-core/presets/blank.json")
+}
+
+fn blank() -> Value {
+    serde_json::from_str(blank_preset_bytes()).unwrap()
+}
+
+/// Gives the Bot `name` the role `role` (the task model's `role` field).
+async fn give_role(t: &TestHost, name: &str, role: &str) {
+    let id = t.create_bot(None, name).await;
+    t.host
+        .mutate("test", |change| {
+            let mut bot = change.state().bots.get(&id).cloned().unwrap();
+            bot.extra.insert("role".into(), json!(role));
+            change.put_bot(&bot);
+            Ok(())
+        })
+        .await
+        .unwrap();
+}
+
+fn file(t: &TestHost, id: &str) -> Option<Vec<u8>> {
+    std::fs::read(t.dir.path().join(format!("workflows/{id}.json"))).ok()
+}
+
+#[tokio::test]
+async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
+    let t = TestHost::new();
+    let list = t.ok(None, "workflows", json!({})).await;
+    let ids: Vec<&str> = list["workflows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["blank", "repo-dev"]);
+    assert_eq!(list["workflows"][0]["preset"], true);
+
+    let open = t.ok(None, "workflows", json!({"id": "repo-dev"})).await;
+    let w = &open["workflow"];
+    assert_eq!(
+        w["bytes"].as_str().unwrap(),
+        include_str!("../../../flybot-core/presets/repo-dev.json")
+    );
+    assert_eq!(w["layout"]["boxes"].as_array().unwrap().len(), 7);
+    assert_eq!(w["layout"]["edges"].as_array().unwrap().len(), 7);
+    assert_eq!(
+        w["columns"].as_array().unwrap().len(),
+        6,
+        "review draws no column (#1265)"
+    );
+    // No reader answered: every guard row is unreadable with the reason.
+    assert_eq!(w["preview"]["node"], "gate");
+    let rows = w["preview"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows.iter()
+            .all(|r| r["state"] == "unreadable" && r["why"].is_string())
+    );
+
+    t.refused(None, "workflows", json!({"id": "nope"}), "bot/not-found")
+        .await;
+    t.refused(
+        None,
+        "workflows",
+        json!({"id": "blank", "node": "x"}),
+        "bot/not-found",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn saving_a_preset_id_is_read_only_1299() {
+    let t = TestHost::new();
+    let answer = t
+        .refused(
+            None,
+            "workflow-save",
+            json!({"definition": blank()}),
+            "workflow/preset-read-only",
+        )
+        .await;
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Customize")
+    );
+    assert!(file(&t, "blank").is_none());
+    let mut project = blank();
+    project["id"] = json!("project");
+    t.refused(
+        None,
+        "workflow-save",
+        json!({"definition": project}),
+        "bot/invalid",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn save_writes_canonical_bytes_only_when_changed_1299() {
+    let t = TestHost::new();
+    let mut def = blank();
+    def["id"] = json!("ours");
+    def["name"] = json!("Ours");
+    let first = t
+        .ok(None, "workflow-save", json!({"definition": def}))
+        .await;
+    assert_eq!(
+        (first["id"].as_str(), first["changed"].as_bool()),
+        (Some("ours"), Some(true))
+    );
+    let bytes = file(&t, "ours").unwrap();
+    let expected = blank_preset_bytes()
+        .replacen("\"id\": \"blank\"", "\"id\": \"ours\"", 1)
+        .replacen("\"name\": \"Blank\"", "\"name\": \"Ours\"", 1);
+    assert_eq!(String::from_utf8(bytes.clone()).unwrap(), expected);
+    let modified = std::fs::metadata(t.dir.path().join("workflows/ours.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+
+    let again = t
+        .ok(None, "workflow-save", json!({"definition": def}))
+        .await;
+    assert_eq!(again["changed"], false);
+    assert_eq!(file(&t, "ours").unwrap(), bytes);
+    let after = std::fs::metadata(t.dir.path().join("workflows/ours.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(modified, after, "an unedited save writes nothing");
+
+    // Opening it answers the file's own bytes.
+    let open = t.ok(None, "workflows", json!({"id": "ours"})).await;
+    assert_eq!(
+        open["workflow"]["bytes"].as_str().unwrap().as_bytes(),
+        bytes
+    );
+    assert_eq!(open["workflow"]["preset"], false);
+}
+
+#[tokio::test]
+async fn save_refuses_each_invalid_definition_with_its_sentence_1272() {
+    let t = TestHost::new();
+    let mut def = blank();
+    def["id"] = json!("ours");
+    def["nodes"][1]["role"] = json!("");
+    let answer = t
+        .refused(
+            None,
+            "workflow-save",
+            json!({"definition": def}),
+            "bot/invalid",
+        )
+        .await;
+    assert_eq!(
+        answer["error"]["message"],
+        "The node review has no role; every node names the role that holds it."
+    );
+    assert!(file(&t, "ours").is_none());
+
+    let mut bad_edge = blank();
+    bad_edge["id"] = json!("ours");
+    bad_edge["edges"][0] = json!("draft.text:draft -> nowhere.text:draft");
+    let answer = t
+        .refused(
+            None,
+            "workflow-save",
+            json!({"definition": bad_edge}),
+            "bot/invalid",
+        )
+        .await;
+    assert!(
+        !answer["error"]["details"]["problems"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // One word for one thing: a node's `bot` is an unknown field (#1291).
+    let mut two_words = blank();
+    two_words["id"] = json!("ours");
+    two_words["nodes"][0]["bot"] = json!("Ada");
+    let answer = t
+        .refused(
+            None,
+            "workflow-save",
+            json!({"definition": two_words}),
+            "bot/invalid",
+        )
+        .await;
+    assert_eq!(
+        answer["error"]["details"]["field"],
+        "definition.nodes[0].bot"
+    );
+    let mut bad_id = blank();
+    bad_id["id"] = json!("Our Flow");
+    t.refused(
+        None,
+        "workflow-save",
+        json!({"definition": bad_id}),
+        "bot/invalid",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn save_validates_against_the_rosters_roles_1272() {
+    let t = TestHost::new();
+    give_role(&t, "Wren", "Writer").await;
+    give_role(&t, "Eddie", "Editor").await;
+    let mut def = blank();
+    def["id"] = json!("ours");
+    let answer = t
+        .refused(
+            None,
+            "workflow-save",
+            json!({"definition": def}),
+            "bot/invalid",
+        )
+        .await;
+    assert_eq!(
+        answer["error"]["message"],
+        "The node publish is held by the role Publisher, which no Bot on the team has."
+    );
+    give_role(&t, "Pat", "Publisher").await;
+    t.ok(None, "workflow-save", json!({"definition": def}))
+        .await;
+}
+
+#[tokio::test]
+async fn customize_copies_a_preset_differing_only_in_id_and_name_1299() {
+    let t = TestHost::new();
+    let answer = t
+        .ok(
+            None,
+            "workflow-customize",
+            json!({"from": "repo-dev", "id": "our-repo", "name": "Our repository"}),
+        )
+        .await;
+    assert_eq!(answer["changed"], true);
+    let mut preset: Value =
+        serde_json::from_str(include_str!("../../../flybot-core/presets/repo-dev.json")).unwrap();
+    preset["id"] = json!("our-repo");
+    preset["name"] = json!("Our repository");
+    assert_eq!(answer["definition"], preset);
+    // Saving the copy unedited changes nothing.
+    let again = t
+        .ok(
+            None,
+            "workflow-save",
+            json!({"definition": answer["definition"]}),
+        )
+        .await;
+    assert_eq!(again["changed"], false);
+    t.refused(
+        None,
+        "workflow-customize",
+        json!({"from": "repo-dev", "id": "our-repo", "name": "Again"}),
+        "bot/invalid",
+    )
+    .await;
+    t.refused(
+        None,
+        "workflow-customize",
+        json!({"from": "repo-dev", "id": "blank", "name": "X"}),
+        "workflow/preset-read-only",
+    )
+    .await;
+    t.refused(
+        None,
+        "workflow-customize",
+        json!({"from": "missing", "id": "x", "name": "X"}),
+        "bot/not-found",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_file_that_does_not_parse_is_skipped_and_default_is_set_1299() {
+    let t = TestHost::new();
+    let folder = t.dir.path().join("workflows");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("broken.json"), b"{\"id\": ").unwrap();
+    let list = t.ok(None, "workflows", json!({})).await;
+    assert_eq!(list["workflows"].as_array().unwrap().len(), 2);
+    t.refused(None, "workflows", json!({"id": "broken"}), "bot/invalid")
+        .await;
+
+    let set = t
+        .ok(None, "workflow-set-default", json!({"id": "repo-dev"}))
+        .await;
+    assert_eq!(
+        (set["default"].as_str(), set["changed"].as_bool()),
+        (Some("repo-dev"), Some(true))
+    );
+    let again = t
+        .ok(None, "workflow-set-default", json!({"id": "repo-dev"}))
+        .await;
+    assert_eq!(again["changed"], false);
+    let list = t.ok(None, "workflows", json!({})).await;
+    assert_eq!(list["default"], "repo-dev");
+    assert_eq!(list["workflows"][1]["default"], true);
+    t.refused(
+        None,
+        "workflow-set-default",
+        json!({"id": "nope"}),
+        "bot/not-found",
+    )
+    .await;
+}
