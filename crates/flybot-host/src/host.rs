@@ -2,6 +2,8 @@
 //! change goes through `Host::mutate`, which validates first and writes
 //! nothing on refusal (the store rolls a refused change back).
 
+use flybot_core::tasks::Effect;
+use flybot_core::tasks::workers::{WorkerPool, WorkerState};
 use flybot_protocol::ApiError;
 use flybot_store::{Change, Store};
 use serde::Serialize;
@@ -41,6 +43,8 @@ struct Inner {
     store: Store,
     config: HostConfig,
     events: broadcast::Sender<HostEvent>,
+    /// Claims' isolated workers (#1729): process memory, not team state.
+    workers: std::sync::Mutex<WorkerPool>,
 }
 
 /// The running host. Cheap to clone.
@@ -57,6 +61,7 @@ impl Host {
                 store,
                 config,
                 events,
+                workers: std::sync::Mutex::new(WorkerPool::default()),
             }),
         }
     }
@@ -77,6 +82,46 @@ impl Host {
         f: impl FnOnce(&mut Change<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
         self.inner.store.mutate(actor, f).await
+    }
+
+    /// Applies a committed task change's worker effects (#1729).
+    pub fn apply_task_effects(&self, effects: &[Effect]) {
+        if effects.is_empty() {
+            return;
+        }
+        let mut pool = self
+            .inner
+            .workers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        pool.apply(effects);
+    }
+
+    /// The state of a claim's worker; an unknown id answers `None`, so one
+    /// claim never sees another's files or vars (#1729).
+    pub fn task_worker(&self, worker_id: &str) -> Option<WorkerState> {
+        let pool = self
+            .inner
+            .workers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        pool.get(worker_id).cloned()
+    }
+
+    /// Sets one variable of a live worker; answers whether it exists.
+    pub fn set_task_worker_var(&self, worker_id: &str, key: &str, value: &str) -> bool {
+        let mut pool = self
+            .inner
+            .workers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match pool.get_mut(worker_id) {
+            Some(worker) => {
+                worker.vars.insert(key.to_owned(), value.to_owned());
+                true
+            }
+            None => false,
+        }
     }
 
     /// Announces an event that a committed change produced.

@@ -73,10 +73,15 @@ fn role_of(state: &TeamState, fields: &TaskFields) -> Option<String> {
     })
 }
 
-/// `task-counters {role?, run?}`.
-pub fn counters(state: &TeamState, role: Option<&str>, run: Option<&str>) -> Counters {
+/// `task-counters {role?, run?}` over the cards `visible` lets through.
+pub fn counters(
+    state: &TeamState,
+    role: Option<&str>,
+    run: Option<&str>,
+    visible: impl Fn(&Task) -> bool,
+) -> Counters {
     let mut out = Counters::default();
-    for task in state.tasks.values() {
+    for task in state.tasks.values().filter(|t| visible(t)) {
         let fields = TaskFields::read(task);
         let card_role = role_of(state, &fields);
         if role.is_some_and(|r| card_role.as_deref() != Some(r))
@@ -134,14 +139,14 @@ mod tests {
         for t in [original, child, lone] {
             state.tasks.insert(t.id.clone(), t);
         }
-        let c = counters(&state, None, Some("run-1"));
+        let c = counters(&state, None, Some("run-1"), |_| true);
         assert_eq!(c.by_run["run-1"].accepted, 2);
         assert_eq!(c.by_run["run-1"].deliveries, 1);
         assert_eq!(c.by_run["run-1"].worker_seconds, 60);
-        let c = counters(&state, Some("Dev"), None);
+        let c = counters(&state, Some("Dev"), None, |_| true);
         // The lone child's original never landed: a delivery of its own.
         assert_eq!(c.by_role["Dev"].deliveries, 2);
         // A read writes nothing, so the same rows count the same twice.
-        assert_eq!(counters(&state, Some("Dev"), None), c);
+        assert_eq!(counters(&state, Some("Dev"), None, |_| true), c);
     }
 }

@@ -9,7 +9,7 @@ use flybot_core::access::{Actor, may_manage_bot};
 use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
 use flybot_protocol::ApiError;
 use flybot_protocol::channel::{ById, CreateBot, DuplicateBot, SetMain, UpdateBot};
-use flybot_protocol::state::{Bot, Task, TaskStatus, TeamState};
+use flybot_protocol::state::{Bot, TeamState};
 use flybot_store::Change;
 use serde_json::{Value, json};
 
@@ -196,14 +196,9 @@ pub async fn delete(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiE
 fn remove_bot(change: &mut Change<'_>, bot: &Bot) {
     let now = change.now_ms();
     let state = change.state();
-    let failing: Vec<Task> = state
-        .tasks
-        .values()
-        .filter(|t| {
-            t.bot_id == bot.id && !t.status.is_terminal() && t.status != TaskStatus::ResultReady
-        })
-        .cloned()
-        .collect();
+    // Its open cards fail (a result waiting for a decision stays) and their
+    // overall cards settle (#54, #1099).
+    let failing = flybot_core::tasks::deleted_bot::fail_tasks_of(state, bot, now);
     let mut retired = vec![bot.session_id.clone()];
     let mut rooms = Vec::new();
     for room in state.rooms.values() {
@@ -245,17 +240,8 @@ fn remove_bot(change: &mut Change<'_>, bot: &Bot) {
     let main_changed = main.len() != state.main_bot_ids.len();
     let chief_gone = state.designated_chief_id.as_ref() == Some(&bot.id);
 
-    for mut task in failing {
-        task.status = TaskStatus::Failed;
-        task.updated_at = now;
-        task.extra.insert(
-            "failure".to_owned(),
-            Value::from(format!(
-                "{} was deleted before finishing this task.",
-                bot.name
-            )),
-        );
-        change.put_task(&task);
+    for task in &failing.writes {
+        change.put_task(task);
     }
     for session in retired {
         change.put_retired_session(&session, &bot.id);

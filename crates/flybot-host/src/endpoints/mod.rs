@@ -7,8 +7,11 @@ mod body;
 mod bots;
 mod grants;
 mod owner;
+mod queue;
 mod rooms;
 mod shared;
+mod task_moves;
+mod tasks;
 mod workflows;
 
 use crate::actor::Caller;
@@ -58,6 +61,34 @@ pub async fn call(
         "workflow-save" => workflows::save(host, caller.require()?, parse(body)?),
         "workflow-customize" => workflows::customize(host, caller.require()?, parse(body)?),
         "workflow-set-default" => workflows::set_default(host, caller.require()?, parse(body)?),
+        // Tasks and the board (#54, #207, #1058, #1154, #1730).
+        "tasks" => tasks::list(host, caller.require()?, parse(body)?),
+        "task-create" => tasks::create(host, caller.require()?, parse(body)?).await,
+        "task-update" => tasks::update(host, caller.require()?, parse(body)?).await,
+        "task-accept" => task_moves::accept(host, caller.require()?, parse(body)?).await,
+        "task-start" => task_moves::start(host, caller.require()?, parse(body)?).await,
+        "task-return" => task_moves::return_result(host, caller.require()?, parse(body)?).await,
+        "task-accept-result" => {
+            task_moves::accept_result(host, caller.require()?, parse(body)?).await
+        }
+        "task-cancel" => task_moves::cancel(host, caller.require()?, parse(body)?).await,
+        "task-wait-input" => task_moves::wait_input(host, caller.require()?, parse(body)?).await,
+        "task-answer-input" => {
+            task_moves::answer_input(host, caller.require()?, parse(body)?).await
+        }
+        "task-send-back" => task_moves::send_back(host, caller.require()?, parse(body)?).await,
+        "task-post-result" => task_moves::post_result(host, caller.require()?, parse(body)?).await,
+        // Pull queues, leases and their reads (#1247, #1729, #1730).
+        "task-enqueue" => queue::enqueue(host, caller.require()?, parse(body)?).await,
+        "task-claim" => queue::claim(host, caller.require()?, parse(body)?).await,
+        "task-release" => queue::release(host, caller.require()?, parse(body)?).await,
+        "task-expire-leases" => {
+            let _: flybot_protocol::channel::Empty = parse(body)?;
+            queue::expire_leases(host, caller.require()?).await
+        }
+        "task-lease" => queue::lease(host, caller.require()?, parse(body)?),
+        "task-audit" => queue::audit(host, caller.require()?, parse(body)?),
+        "task-counters" => queue::counters(host, caller.require()?, parse(body)?),
         "state" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
             crate::view::state_view(host, caller.require()?).await

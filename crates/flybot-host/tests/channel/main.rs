@@ -8,4 +8,6 @@ mod auth;
 mod edge;
 mod roster;
 mod support;
+mod task_kit;
+mod tasks;
 mod workflows;

@@ -1,0 +1,99 @@
+//! Pull queues, leases and their reads (#1247, #1729, #1730): a person acts
+//! for a Bot they manage (the room's lead enqueues, a member claims and
+//! releases). `task-expire-leases` is the single-owner recovery read, and
+//! `task-lease`, `task-counters` and `task-audit` only read.
+
+use super::tasks::{answer, run_rule};
+use crate::host::Host;
+use crate::ids::new_id;
+use flybot_core::access::Actor;
+use flybot_core::tasks::read::task_visible;
+use flybot_core::tasks::{audit, counters, find, lease, queue};
+use flybot_protocol::ApiError;
+use flybot_protocol::task_requests::{TaskById, TaskClaim, TaskCounters, TaskEnqueue, TaskRelease};
+use serde_json::{Value, json};
+
+/// `task-enqueue {botId, roomId, role, title, ...}` → `{task}`.
+pub async fn enqueue(host: &Host, actor: &Actor, req: TaskEnqueue) -> Result<Value, ApiError> {
+    let id = new_id("task");
+    let out = run_rule(host, actor, |s, now| {
+        queue::enqueue(s, actor, &req, &id, now)
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-claim {botId, roomId?, id?}` → `{task}` (null when nothing was taken).
+pub async fn claim(host: &Host, actor: &Actor, req: TaskClaim) -> Result<Value, ApiError> {
+    let worker_id = new_id("worker");
+    let out = run_rule(host, actor, |s, now| {
+        queue::claim(
+            s,
+            actor,
+            &req.bot_id,
+            req.room_id.as_deref(),
+            req.id.as_deref(),
+            &worker_id,
+            now,
+        )
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-release {botId, id, reason?, retryInSec?}` → `{task}`.
+pub async fn release(host: &Host, actor: &Actor, req: TaskRelease) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| {
+        queue::release(
+            s,
+            actor,
+            &req.bot_id,
+            &req.id,
+            req.reason.as_deref(),
+            req.retry_in_sec,
+            now,
+        )
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-expire-leases {}` → `{expired: n, tasks}`: one owner per expired
+/// lease; a second read in the same tick answers 0.
+pub async fn expire_leases(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| Ok(lease::expire_leases(s, now))).await?;
+    Ok(json!({"expired": out.writes.len(), "tasks": out.writes}))
+}
+
+/// `task-lease {id}` → `{lease}`.
+pub fn lease(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let now = flybot_store::system_now_ms();
+    host.store().read(|state| {
+        let task = find(state, &req.id)?;
+        if !task_visible(state, actor, task) {
+            return Err(ApiError::not_found("task", &req.id));
+        }
+        Ok(json!({"lease": lease::lease_view(state, &req.id, now)?}))
+    })
+}
+
+/// `task-audit {id}` → `{audit}`: the card's audit text block (#1730).
+pub fn audit(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    host.store().read(|state| {
+        let task = find(state, &req.id)?;
+        if !task_visible(state, actor, task) {
+            return Err(ApiError::not_found("task", &req.id));
+        }
+        Ok(json!({"audit": audit::audit(state, task)}))
+    })
+}
+
+/// `task-counters {role?, run?}` → `{counters}` over the cards the caller sees.
+pub fn counters(host: &Host, actor: &Actor, req: TaskCounters) -> Result<Value, ApiError> {
+    host.store().read(|state| {
+        let counted = counters::counters(state, req.role.as_deref(), req.run.as_deref(), |t| {
+            task_visible(state, actor, t)
+        });
+        Ok(json!({"counters": counted}))
+    })
+}

@@ -1,0 +1,113 @@
+//! The requester's moves on a card (#54, #202, #207, #1730) and the owning
+//! Bot's write-back report (#1154). Each answers `{task}`; a move by anyone
+//! but the requester is `bot/forbidden`, a move the machine does not draw is
+//! `bot/stale`, and both leave the record byte-identical.
+
+use super::tasks::{answer, decider_name, run_rule};
+use crate::host::Host;
+use crate::ids::new_id;
+use flybot_core::access::Actor;
+use flybot_core::tasks::{input, machine, rework, target};
+use flybot_protocol::ApiError;
+use flybot_protocol::task_requests::{
+    TaskAnswerInput, TaskById, TaskPostResult, TaskReturn, TaskSendBack, TaskWaitInput,
+};
+use serde_json::Value;
+
+/// `task-accept {id}`: open → claimed.
+pub async fn accept(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| {
+        machine::accept(s, actor, &req.id, now)
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-start {id}`: claimed → working.
+pub async fn start(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| machine::start(s, actor, &req.id, now)).await?;
+    Ok(answer(&out))
+}
+
+/// `task-return {id, summary}`: working → result-ready.
+pub async fn return_result(host: &Host, actor: &Actor, req: TaskReturn) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| {
+        machine::return_result(s, actor, &req.id, &req.summary, now)
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-accept-result {id}`: result-ready → accepted.
+pub async fn accept_result(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| {
+        let decider = decider_name(s, actor);
+        machine::accept_result(s, actor, &req.id, &decider, now)
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-cancel {id}`: any unfinished card, result-ready included (#202).
+pub async fn cancel(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| {
+        machine::cancel(s, actor, &req.id, now)
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-wait-input {id, question}` (#207).
+pub async fn wait_input(host: &Host, actor: &Actor, req: TaskWaitInput) -> Result<Value, ApiError> {
+    let question_id = new_id("question");
+    let out = run_rule(host, actor, |s, now| {
+        input::wait_input(s, actor, &req.id, &req.question, &question_id, now)
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-answer-input {id, questionId, answer}` (#207).
+pub async fn answer_input(
+    host: &Host,
+    actor: &Actor,
+    req: TaskAnswerInput,
+) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| {
+        input::answer_input(s, actor, &req.id, &req.question_id, &req.answer, now)
+    })
+    .await?;
+    Ok(answer(&out))
+}
+
+/// `task-send-back {id, note}` → `{task, rework}` (#1730).
+pub async fn send_back(host: &Host, actor: &Actor, req: TaskSendBack) -> Result<Value, ApiError> {
+    let child_id = new_id("task");
+    let out = run_rule(host, actor, |s, now| {
+        let decider = decider_name(s, actor);
+        rework::send_back(s, actor, &req.id, &req.note, &child_id, &decider, now)
+    })
+    .await?;
+    let mut body = answer(&out);
+    if let Some(object) = body.as_object_mut() {
+        let child = out.writes.iter().find(|t| t.id == child_id);
+        object.insert(
+            "rework".into(),
+            serde_json::to_value(child).unwrap_or(Value::Null),
+        );
+    }
+    Ok(body)
+}
+
+/// `task-post-result {id, ok, error?}`: how the decision comment went (#1154).
+pub async fn post_result(
+    host: &Host,
+    actor: &Actor,
+    req: TaskPostResult,
+) -> Result<Value, ApiError> {
+    let out = run_rule(host, actor, |s, now| {
+        target::post_result(s, actor, &req.id, req.ok, req.error.as_deref(), now)
+    })
+    .await?;
+    Ok(answer(&out))
+}

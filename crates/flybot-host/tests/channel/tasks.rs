@@ -1,0 +1,313 @@
+//! The task state machine through the channel (#54, #202, #207): every edge
+//! and every refused edge, with the code and an unchanged home.
+
+use crate::support::TestHost;
+use crate::task_kit::{STATUSES, card_in, create, move_body, record, task_count};
+use flybot_host::{Host, HostConfig};
+use flybot_store::{Store, StoreOptions};
+use serde_json::json;
+
+/// (endpoint, the statuses it moves from, the status it moves to).
+const MOVES: [(&str, &[&str], &str); 8] = [
+    ("task-accept", &["open"], "claimed"),
+    ("task-start", &["claimed"], "working"),
+    ("task-return", &["working"], "result-ready"),
+    ("task-accept-result", &["result-ready"], "accepted"),
+    (
+        "task-cancel",
+        &["open", "claimed", "working", "blocked", "result-ready"],
+        "cancelled",
+    ),
+    ("task-wait-input", &["working"], "blocked"),
+    ("task-answer-input", &["blocked"], "working"),
+    ("task-send-back", &["result-ready"], "working"),
+];
+
+#[tokio::test]
+async fn every_edge_moves_and_every_other_edge_is_stale_and_writes_nothing_54() {
+    let t = TestHost::new();
+    let bot = t.create_bot(None, "Worker").await;
+    for (endpoint, from, to) in MOVES {
+        for status in STATUSES {
+            let (id, question) = card_in(&t, None, &bot, status).await;
+            let body = move_body(endpoint, &id, question.as_deref());
+            if from.contains(&status) {
+                let answer = t.ok(None, endpoint, body).await;
+                assert_eq!(answer["task"]["status"], to, "{endpoint} from {status}");
+                let entry = &answer["task"]["actors"][to];
+                assert!(entry["actorId"].as_str().unwrap().starts_with("member-"));
+            } else {
+                let before = record(&t, &id);
+                t.refused(None, endpoint, body, "bot/stale").await;
+                assert_eq!(record(&t, &id), before, "{endpoint} from {status}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_move_by_anyone_but_the_requester_is_forbidden_54() {
+    let t = TestHost::new();
+    let owner = t.sign_in_owner("Ada").await;
+    let other = t.invite_member(&owner.token, "Bob").await;
+    let bot = t.create_bot(Some(&owner.token), "Worker").await;
+    for (endpoint, from, _) in MOVES {
+        for status in from.iter().copied() {
+            let (id, question) = card_in(&t, Some(&owner.token), &bot, status).await;
+            let body = move_body(endpoint, &id, question.as_deref());
+            let before = record(&t, &id);
+            t.refused(Some(&other.token), endpoint, body, "bot/forbidden")
+                .await;
+            assert_eq!(record(&t, &id), before);
+        }
+    }
+    // The stranger does not see the cards either.
+    let list = t
+        .ok(Some(&other.token), "tasks", json!({"archive": true}))
+        .await;
+    assert_eq!(list["tasks"], json!([]));
+}
+
+#[tokio::test]
+async fn the_requester_is_the_server_s_never_the_body_s_54() {
+    let t = TestHost::new();
+    let owner = t.sign_in_owner("Ada").await;
+    let other = t.invite_member(&owner.token, "Bob").await;
+    let bot = t.create_bot(Some(&owner.token), "Worker").await;
+    t.refused(
+        Some(&owner.token),
+        "task-create",
+        json!({"botId": bot, "title": "x", "requesterId": other.member_id}),
+        "bot/invalid",
+    )
+    .await;
+    let answer = t
+        .ok(
+            Some(&owner.token),
+            "task-create",
+            json!({"botId": bot, "title": "x", "actorId": other.member_id}),
+        )
+        .await;
+    assert_eq!(answer["task"]["requesterId"], owner.member_id.as_str());
+    assert!(answer["task"]["id"].as_str().unwrap().starts_with("task-"));
+    assert_eq!(answer["task"]["status"], "open");
+}
+
+#[tokio::test]
+async fn create_needs_the_bot_a_grant_or_a_shared_room_54() {
+    let t = TestHost::new();
+    let owner = t.sign_in_owner("Ada").await;
+    let other = t.invite_member(&owner.token, "Bob").await;
+    let bot = t.create_bot(Some(&owner.token), "Worker").await;
+    let body = json!({"botId": bot, "title": "For Bob"});
+    t.refused(
+        Some(&other.token),
+        "task-create",
+        body.clone(),
+        "bot/forbidden",
+    )
+    .await;
+    let room = t
+        .ok(
+            Some(&owner.token),
+            "create-room",
+            json!({"name": "Team", "members": [bot],
+                   "participants": [{"kind": "human", "memberId": other.member_id}]}),
+        )
+        .await;
+    let room_id = room["room"]["id"].as_str().unwrap();
+    let in_room = t
+        .ok(
+            Some(&other.token),
+            "task-create",
+            json!({"botId": bot, "title": "In the room", "roomId": room_id}),
+        )
+        .await;
+    assert_eq!(in_room["task"]["requesterId"], other.member_id.as_str());
+    t.ok(
+        Some(&owner.token),
+        "set-grants",
+        json!({"botId": bot, "grants": [{"grantee": other.member_id}]}),
+    )
+    .await;
+    let granted = t.ok(Some(&other.token), "task-create", body).await;
+    let id = granted["task"]["id"].as_str().unwrap();
+    // The grantee requested it, so the grantee moves it, and the Bot's
+    // owner does not.
+    t.refused(
+        Some(&owner.token),
+        "task-accept",
+        json!({"id": id}),
+        "bot/forbidden",
+    )
+    .await;
+    t.ok(Some(&other.token), "task-accept", json!({"id": id}))
+        .await;
+}
+
+#[tokio::test]
+async fn result_ready_cancelled_keeps_summary_and_history_and_stays_terminal_202() {
+    let t = TestHost::new();
+    let bot = t.create_bot(None, "Worker").await;
+    let (id, _) = card_in(&t, None, &bot, "result-ready").await;
+    let cancelled = t.ok(None, "task-cancel", json!({"id": id})).await;
+    assert_eq!(cancelled["task"]["summary"], "Done it.");
+    for status in ["open", "claimed", "working", "result-ready", "cancelled"] {
+        assert!(cancelled["task"]["actors"][status].is_object(), "{status}");
+    }
+    for endpoint in ["task-accept-result", "task-start", "task-accept"] {
+        t.refused(None, endpoint, json!({"id": id}), "bot/stale")
+            .await;
+    }
+    t.refused(
+        None,
+        "task-return",
+        json!({"id": id, "summary": "again"}),
+        "bot/stale",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn input_waits_need_the_current_question_and_bounded_text_207() {
+    let t = TestHost::new();
+    let bot = t.create_bot(None, "Worker").await;
+    let (id, _) = card_in(&t, None, &bot, "working").await;
+    let long = "x".repeat(2_001);
+    t.refused(
+        None,
+        "task-wait-input",
+        json!({"id": id, "question": long}),
+        "bot/invalid",
+    )
+    .await;
+    t.refused(
+        None,
+        "task-wait-input",
+        json!({"id": id, "question": "   "}),
+        "bot/invalid",
+    )
+    .await;
+    let first = t
+        .ok(
+            None,
+            "task-wait-input",
+            json!({"id": id, "question": "A or B?"}),
+        )
+        .await;
+    assert_eq!(first["task"]["waitingFor"], "input");
+    let q1 = first["task"]["inputRequest"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // task-start cannot resume a blocked task.
+    t.refused(None, "task-start", json!({"id": id}), "bot/stale")
+        .await;
+    t.refused(
+        None,
+        "task-answer-input",
+        json!({"id": id, "questionId": "question-old", "answer": "A"}),
+        "bot/stale",
+    )
+    .await;
+    t.refused(
+        None,
+        "task-answer-input",
+        json!({"id": id, "questionId": q1, "answer": "x".repeat(2_001)}),
+        "bot/invalid",
+    )
+    .await;
+    let answered = t
+        .ok(
+            None,
+            "task-answer-input",
+            json!({"id": id, "questionId": q1, "answer": "A"}),
+        )
+        .await;
+    assert_eq!(answered["task"]["status"], "working");
+    assert_eq!(answered["task"]["inputAnswer"]["answer"], "A");
+    assert_eq!(
+        answered["task"]["actors"]["working"]["questionId"],
+        q1.as_str()
+    );
+    // Only the latest snapshot is kept: a new question drops the old answer.
+    let second = t
+        .ok(None, "task-wait-input", json!({"id": id, "question": "C?"}))
+        .await;
+    assert!(second["task"]["inputAnswer"].is_null());
+    let q2 = second["task"]["inputRequest"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(q1, q2);
+    // A late answer never revives a terminal task; the snapshot stays.
+    let cancelled = t.ok(None, "task-cancel", json!({"id": id})).await;
+    assert!(cancelled["task"]["waitingFor"].is_null());
+    assert_eq!(cancelled["task"]["inputRequest"]["id"], q2.as_str());
+    t.refused(
+        None,
+        "task-answer-input",
+        json!({"id": id, "questionId": q2, "answer": "late"}),
+        "bot/stale",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn updated_at_strictly_increases_across_moves_54() {
+    let t = TestHost::new();
+    let bot = t.create_bot(None, "Worker").await;
+    let id = create(&t, None, &bot, "fast").await;
+    let mut last = record(&t, &id)["updatedAt"].as_u64().unwrap();
+    for endpoint in ["task-accept", "task-start"] {
+        let answer = t.ok(None, endpoint, json!({"id": id})).await;
+        let at = answer["task"]["updatedAt"].as_u64().unwrap();
+        assert!(at > last);
+        last = at;
+    }
+}
+
+#[tokio::test]
+async fn unknown_cards_are_not_found_and_bodies_are_checked() {
+    let t = TestHost::new();
+    t.refused(
+        None,
+        "task-accept",
+        json!({"id": "task-none"}),
+        "bot/not-found",
+    )
+    .await;
+    t.refused(None, "task-accept", json!({}), "bot/invalid")
+        .await;
+    t.refused(
+        None,
+        "task-update",
+        json!({"id": "task-none", "priority": "soon"}),
+        "bot/invalid",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn deleting_the_bot_fails_open_cards_keeps_result_ready_and_all_survive_a_restart_54() {
+    let t = TestHost::new();
+    let bot = t.create_bot(None, "Worker").await;
+    let (working, _) = card_in(&t, None, &bot, "working").await;
+    let (ready, _) = card_in(&t, None, &bot, "result-ready").await;
+    let (blocked, _) = card_in(&t, None, &bot, "blocked").await;
+    t.ok(None, "delete-bot", json!({"id": bot})).await;
+    assert_eq!(record(&t, &working)["status"], "failed");
+    assert_eq!(record(&t, &ready)["status"], "result-ready");
+    let blocked_card = record(&t, &blocked);
+    assert_eq!(blocked_card["status"], "failed");
+    assert!(blocked_card["waitingFor"].is_null());
+    assert!(blocked_card["inputRequest"].is_object());
+    let before = t.host.store().read(|s| s.tasks.clone());
+    let count = task_count(&t);
+    t.host.shut_down().await.unwrap();
+    let store = Store::open(t.dir.path(), StoreOptions::default()).unwrap();
+    let again = Host::new(store, HostConfig::new(t.dir.path().to_owned()));
+    let after = again.store().read(|s| s.tasks.clone());
+    assert_eq!(after.len(), count);
+    assert_eq!(after, before);
+}
