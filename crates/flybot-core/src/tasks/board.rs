@@ -15,7 +15,9 @@ use flybot_protocol::task_requests::TaskUpdate;
 use flybot_protocol::{ApiError, ErrorCode};
 
 /// The statuses a column move walks through, in order, from `from`.
-pub fn column_walk(from: TaskStatus, to: Column) -> Result<Vec<TaskStatus>, ()> {
+/// `None` is a move the board refuses (reverse, out of a blocked wait, or
+/// off an ended card).
+pub fn column_walk(from: TaskStatus, to: Column) -> Option<Vec<TaskStatus>> {
     use TaskStatus::{Accepted, Claimed, Open, ResultReady, Working};
     let forward = [Open, Claimed, Working, ResultReady, Accepted];
     let target = match to {
@@ -24,19 +26,17 @@ pub fn column_walk(from: TaskStatus, to: Column) -> Result<Vec<TaskStatus>, ()> 
         Column::Done => Accepted,
     };
     if column_of(from) == to {
-        return Ok(Vec::new());
+        return Some(Vec::new());
     }
     let Some(start) = forward.iter().position(|s| *s == from) else {
         // Blocked waits on a person; an ended card has no later column.
-        return Err(());
+        return None;
     };
-    let Some(end) = forward.iter().position(|s| *s == target) else {
-        return Err(());
-    };
+    let end = forward.iter().position(|s| *s == target)?;
     if end <= start {
-        return Err(());
+        return None;
     }
-    Ok(forward[start + 1..=end].to_vec())
+    Some(forward[start + 1..=end].to_vec())
 }
 
 /// `task-update {id, ...}`. Every field is checked before any is assigned.
@@ -86,7 +86,7 @@ pub fn update(
     }
     let walk = match req.column {
         None => Vec::new(),
-        Some(column) => column_walk(task.status, column).map_err(|()| {
+        Some(column) => column_walk(task.status, column).ok_or_else(|| {
             let to = match column {
                 Column::NotStarted => TaskStatus::Claimed,
                 Column::InProgress => TaskStatus::Working,
@@ -135,15 +135,15 @@ mod tests {
     fn a_column_walks_forward_only_1058() {
         assert_eq!(
             column_walk(Open, Column::InProgress),
-            Ok(vec![Claimed, Working])
+            Some(vec![Claimed, Working])
         );
         assert_eq!(
             column_walk(Working, Column::Done),
-            Ok(vec![ResultReady, Accepted])
+            Some(vec![ResultReady, Accepted])
         );
-        assert_eq!(column_walk(Working, Column::InProgress), Ok(vec![]));
-        assert_eq!(column_walk(Working, Column::NotStarted), Err(()));
-        assert_eq!(column_walk(Blocked, Column::Done), Err(()));
-        assert_eq!(column_walk(Blocked, Column::InProgress), Ok(vec![]));
+        assert_eq!(column_walk(Working, Column::InProgress), Some(vec![]));
+        assert_eq!(column_walk(Working, Column::NotStarted), None);
+        assert_eq!(column_walk(Blocked, Column::Done), None);
+        assert_eq!(column_walk(Blocked, Column::InProgress), Some(vec![]));
     }
 }

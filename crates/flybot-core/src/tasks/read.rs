@@ -162,7 +162,7 @@ pub fn select<'a>(
         let in_scope = match room_view {
             Some(room) => {
                 task.room_id.as_deref() == Some(room.id.as_str())
-                    && room.members.iter().any(|m| *m == task.bot_id)
+                    && room.members.contains(&task.bot_id)
             }
             None => viewer.sees(task),
         };

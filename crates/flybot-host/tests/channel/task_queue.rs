@@ -1,0 +1,274 @@
+//! Pull queues, claims, releases and leases through the channel (#1247,
+//! #1729, #1730). Time rules (30-minute leases, retryAt, expiry) are tested
+//! with explicit times in flybot-core; here the clock is the host's.
+
+use crate::support::TestHost;
+use crate::task_kit::{record, set_role};
+use serde_json::{Value, json};
+
+struct Crew {
+    room: String,
+    lead: String,
+    dev1: String,
+    dev2: String,
+    rev: String,
+}
+
+async fn crew(t: &TestHost) -> Crew {
+    let lead = t.create_bot(None, "Lead").await;
+    let dev1 = t.create_bot(None, "Dev One").await;
+    let dev2 = t.create_bot(None, "Dev Two").await;
+    let rev = t.create_bot(None, "Rev").await;
+    set_role(t, &dev1, "Dev").await;
+    set_role(t, &dev2, "Dev").await;
+    set_role(t, &rev, "Reviewer").await;
+    let room = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Crew", "members": [lead, dev1, dev2, rev], "admin": lead}),
+        )
+        .await["room"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    Crew {
+        room,
+        lead,
+        dev1,
+        dev2,
+        rev,
+    }
+}
+
+async fn enqueue(t: &TestHost, c: &Crew, role: &str, title: &str, priority: &str) -> String {
+    t.ok(
+        None,
+        "task-enqueue",
+        json!({"botId": c.lead, "roomId": c.room, "role": role, "title": title, "priority": priority}),
+    )
+    .await["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn only_the_lead_enqueues_for_a_role_a_live_member_carries_up_to_the_cap_1247_1729() {
+    let t = TestHost::new();
+    let c = crew(&t).await;
+    t.refused(
+        None,
+        "task-enqueue",
+        json!({"botId": c.dev1, "roomId": c.room, "role": "Dev", "title": "x"}),
+        "bot/forbidden",
+    )
+    .await;
+    t.refused(
+        None,
+        "task-enqueue",
+        json!({"botId": c.lead, "roomId": c.room, "role": "Designer", "title": "x"}),
+        "bot/no-member-with-role",
+    )
+    .await;
+    let first = t
+        .ok(
+            None,
+            "task-enqueue",
+            json!({"botId": c.lead, "roomId": c.room, "role": "Dev", "title": "item 0"}),
+        )
+        .await;
+    // An unclaimed item stays the enqueuer's and wakes nobody.
+    assert_eq!(first["task"]["botId"], c.lead.as_str());
+    assert_eq!(first["task"]["queueRole"], "Dev");
+    assert_eq!(first["task"]["queueBy"], c.lead.as_str());
+    for i in 1..8 {
+        enqueue(&t, &c, "Dev", &format!("item {i}"), "normal").await;
+    }
+    let full = t
+        .refused(
+            None,
+            "task-enqueue",
+            json!({"botId": c.lead, "roomId": c.room, "role": "Dev", "title": "item 8"}),
+            "bot/queue-full",
+        )
+        .await;
+    assert_eq!(
+        full["error"]["message"],
+        "The Dev queue already holds 8 items, its cap is 8."
+    );
+    assert_eq!(full["error"]["details"], json!({"role": "Dev", "cap": 8}));
+    // A re-offer keeps its id and does not count against itself.
+    let id = first["task"]["id"].as_str().unwrap();
+    let again = t
+        .ok(
+            None,
+            "task-enqueue",
+            json!({"botId": c.lead, "roomId": c.room, "role": "Dev", "title": "item 0 again", "id": id}),
+        )
+        .await;
+    assert_eq!(again["task"]["id"], id);
+    // The Reviewer queue is its own.
+    enqueue(&t, &c, "Reviewer", "review", "normal").await;
+}
+
+#[tokio::test]
+async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_1247() {
+    let t = TestHost::new();
+    let c = crew(&t).await;
+    let old_normal = enqueue(&t, &c, "Dev", "old normal", "normal").await;
+    let old_high = enqueue(&t, &c, "Dev", "old high", "high").await;
+    let _new_high = enqueue(&t, &c, "Dev", "new high", "high").await;
+    let review = enqueue(&t, &c, "Reviewer", "review", "urgent").await;
+    let claimed = t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
+    let card = &claimed["task"];
+    assert_eq!(card["id"], old_high.as_str());
+    assert_eq!(card["status"], "claimed");
+    assert_eq!(card["botId"], c.dev1.as_str());
+    assert_eq!(card["claimedBy"], c.dev1.as_str());
+    assert_eq!(card["queueRole"], "Dev");
+    let lease = &card["lease"];
+    assert_eq!(
+        lease["expiresAt"].as_u64().unwrap() - lease["takenAt"].as_u64().unwrap(),
+        30 * 60 * 1000
+    );
+    let worker = card["worker"].as_str().unwrap();
+    assert!(worker.starts_with("worker-"));
+    assert!(t.host.task_worker(worker).is_some());
+    // Already holding one: nothing more, and nothing written.
+    let nothing = t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
+    assert_eq!(nothing["task"], Value::Null);
+    // Another role is refused by name; a live lease names its holder.
+    let other = t
+        .refused(
+            None,
+            "task-claim",
+            json!({"botId": c.dev2, "id": review}),
+            "bot/not-in-role",
+        )
+        .await;
+    assert_eq!(other["error"]["details"]["role"], "Reviewer");
+    let held = t
+        .refused(
+            None,
+            "task-claim",
+            json!({"botId": c.dev2, "id": old_high}),
+            "bot/lease-held",
+        )
+        .await;
+    assert_eq!(held["error"]["details"]["holder"], c.dev1.as_str());
+    assert!(
+        held["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Dev One")
+    );
+    let lease = t.ok(None, "task-lease", json!({"id": old_high})).await;
+    assert_eq!(lease["lease"]["live"], true);
+    assert_eq!(lease["lease"]["heldBy"], "Dev One");
+    // A live lease is untouched by the recovery read.
+    let expired = t.ok(None, "task-expire-leases", json!({})).await;
+    assert_eq!(expired["expired"], 0);
+    // Release: back to the queue, the worker dropped, not offered before retryAt.
+    let released = t
+        .ok(
+            None,
+            "task-release",
+            json!({"botId": c.dev1, "id": old_high, "reason": "CI is down", "retryInSec": 600}),
+        )
+        .await;
+    assert_eq!(released["task"]["status"], "open");
+    assert_eq!(released["task"]["botId"], c.lead.as_str());
+    assert!(released["task"]["retryAt"].as_u64().is_some());
+    assert!(t.host.task_worker(worker).is_none());
+    let next = t.ok(None, "task-claim", json!({"botId": c.dev2})).await;
+    assert_ne!(next["task"]["id"], old_high.as_str());
+    assert_ne!(next["task"]["id"], old_normal.as_str());
+    t.refused(
+        None,
+        "task-release",
+        json!({"botId": c.dev1, "id": next["task"]["id"]}),
+        "bot/forbidden",
+    )
+    .await;
+    let _ = c.rev;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_concurrent_claims_leave_exactly_one_owner_1247() {
+    let t = TestHost::new();
+    let c = crew(&t).await;
+    let item = enqueue(&t, &c, "Dev", "only one", "normal").await;
+    let (a, b) = tokio::join!(
+        t.call(None, "task-claim", json!({"botId": c.dev1})),
+        t.call(None, "task-claim", json!({"botId": c.dev2})),
+    );
+    assert_eq!((a.0, b.0), (200, 200));
+    let winners: Vec<&Value> = [&a.1, &b.1]
+        .into_iter()
+        .filter(|answer| !answer["task"].is_null())
+        .collect();
+    assert_eq!(winners.len(), 1, "{a:?} {b:?}");
+    let owner = winners[0]["task"]["claimedBy"].as_str().unwrap();
+    assert_eq!(record(&t, &item)["claimedBy"], owner);
+
+    // Named claims race too: one owner, the other refused naming the holder.
+    let item = enqueue(&t, &c, "Reviewer", "named", "normal").await;
+    let rev2 = t.create_bot(None, "Rev Two").await;
+    set_role(&t, &rev2, "Reviewer").await;
+    t.ok(
+        None,
+        "update-room",
+        json!({"id": c.room, "members": [c.lead, c.dev1, c.dev2, c.rev, rev2]}),
+    )
+    .await;
+    let (a, b) = tokio::join!(
+        t.call(None, "task-claim", json!({"botId": c.rev, "id": item})),
+        t.call(None, "task-claim", json!({"botId": rev2, "id": item})),
+    );
+    let mut codes = vec![a.0, b.0];
+    codes.sort_unstable();
+    assert_eq!(codes, [200, 409], "{a:?} {b:?}");
+    let loser = if a.0 == 409 { &a.1 } else { &b.1 };
+    assert_eq!(loser["error"]["code"], "bot/lease-held");
+    // Two claims share no worker state.
+    let winner = if a.0 == 200 { &a.1 } else { &b.1 };
+    let w1 = winners[0]["task"]["worker"].as_str().unwrap();
+    let w2 = winner["task"]["worker"].as_str().unwrap();
+    assert_ne!(w1, w2);
+    assert!(t.host.set_task_worker_var(w1, "scratch", "first"));
+    assert!(t.host.task_worker(w2).unwrap().vars.is_empty());
+}
+
+#[tokio::test]
+async fn counters_read_the_rows_and_fold_a_rework_chain_into_one_delivery_1729_1730() {
+    let t = TestHost::new();
+    let c = crew(&t).await;
+    let item = enqueue(&t, &c, "Dev", "deliver", "normal").await;
+    t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
+    t.ok(None, "task-start", json!({"id": item})).await;
+    t.ok(None, "task-return", json!({"id": item, "summary": "v1"}))
+        .await;
+    let sent = t
+        .ok(None, "task-send-back", json!({"id": item, "note": "again"}))
+        .await;
+    let child = sent["rework"]["id"].as_str().unwrap().to_owned();
+    for endpoint in ["task-accept", "task-start"] {
+        t.ok(None, endpoint, json!({"id": child})).await;
+    }
+    t.ok(None, "task-return", json!({"id": child, "summary": "v2"}))
+        .await;
+    t.ok(None, "task-accept-result", json!({"id": child})).await;
+    t.ok(None, "task-accept-result", json!({"id": item})).await;
+    let counters = t.ok(None, "task-counters", json!({"role": "Dev"})).await;
+    let dev = &counters["counters"]["byRole"]["Dev"];
+    assert_eq!(dev["accepted"], 2);
+    assert_eq!(dev["deliveries"], 1);
+    let audit = t.ok(None, "task-audit", json!({"id": item})).await;
+    let text = audit["audit"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("rework: {item} → {child}")),
+        "{text}"
+    );
+    assert!(text.contains("lease: Dev One"), "{text}");
+}
