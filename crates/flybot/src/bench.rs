@@ -6,10 +6,13 @@ use clap::Subcommand;
 pub enum BenchWhat {
     /// The store's durable change latency and the state read over HTTP.
     Store,
+    /// The workflow engine: validate and plan_job on a 200-node definition.
+    Workflow,
 }
 
 pub fn run(what: BenchWhat) -> anyhow::Result<()> {
     match what {
         BenchWhat::Store => anyhow::bail!("not wired yet"),
+        BenchWhat::Workflow => crate::bench_workflow::run(),
     }
 }

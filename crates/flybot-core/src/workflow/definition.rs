@@ -3,6 +3,7 @@
 //! dependency order. No node id is special here or anywhere in the engine.
 
 use super::artifact::{ArtifactSpec, canonical_key, is_name, parse_spec};
+use super::graph::Graph;
 use flybot_protocol::workflow::{WorkflowDefinition, WorkflowNode};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -101,21 +102,7 @@ pub fn lists(list: Option<&Vec<String>>, raw: &str) -> bool {
 /// The edges that parse and join two nodes the definition has; validation
 /// refuses the others, so a valid definition loses none here.
 pub fn resolved_edges(def: &WorkflowDefinition) -> Vec<ResolvedEdge> {
-    def.edges
-        .iter()
-        .enumerate()
-        .filter_map(|(row, raw)| {
-            let edge = parse_edge(raw).ok()?;
-            node(def, &edge.from_node)?;
-            node(def, &edge.to_node)?;
-            Some(ResolvedEdge {
-                row,
-                from: edge.from_node,
-                to: edge.to_node,
-                artifact: edge.from_spec.key(),
-            })
-        })
-        .collect()
+    Graph::new(def).edges
 }
 
 /// Whether an edge from `from` to `to` is one the definition declared as a loop.
@@ -131,25 +118,27 @@ pub fn is_loop_edge(def: &WorkflowDefinition, from: &str, to: &str) -> bool {
 /// (and there is one): such an input is the loop's feedback, absent on the
 /// first pass, so it does not hold the node back.
 pub fn is_loop_input(def: &WorkflowDefinition, node_id: &str, key: &str) -> bool {
-    let into: Vec<ResolvedEdge> = resolved_edges(def)
-        .into_iter()
-        .filter(|e| e.to == node_id && e.artifact == key)
-        .collect();
-    !into.is_empty() && into.iter().all(|e| is_loop_edge(def, &e.from, &e.to))
+    let graph = Graph::new(def);
+    graph
+        .index(node_id)
+        .is_some_and(|at| graph.is_loop_input(at, key))
 }
 
 /// Successors over the edges that are not declared loops.
 pub fn forward_successors(def: &WorkflowDefinition) -> BTreeMap<&str, BTreeSet<&str>> {
+    let graph = Graph::new(def);
     let mut next: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for edge in resolved_edges(def) {
-        if is_loop_edge(def, &edge.from, &edge.to) {
+    for (from, targets) in graph.next.iter().enumerate() {
+        if targets.is_empty() {
             continue;
         }
-        if let (Some(from), Some(to)) = (node(def, &edge.from), node(def, &edge.to)) {
-            next.entry(from.id.as_str())
-                .or_default()
-                .insert(to.id.as_str());
-        }
+        next.insert(
+            def.nodes[from].id.as_str(),
+            targets
+                .iter()
+                .map(|to| def.nodes[*to].id.as_str())
+                .collect(),
+        );
     }
     next
 }
@@ -158,64 +147,18 @@ pub fn forward_successors(def: &WorkflowDefinition) -> BTreeMap<&str, BTreeSet<&
 /// ties in the definition's own order. Nodes on an undeclared cycle (which
 /// validation refuses) come last, in the definition's order.
 pub fn dependency_order(def: &WorkflowDefinition) -> Vec<&str> {
-    let next = forward_successors(def);
-    let mut waiting: BTreeMap<&str, usize> = def.nodes.iter().map(|n| (n.id.as_str(), 0)).collect();
-    for targets in next.values() {
-        for to in targets {
-            if let Some(count) = waiting.get_mut(to) {
-                *count += 1;
-            }
-        }
-    }
-    let mut order: Vec<&str> = Vec::with_capacity(def.nodes.len());
-    let mut placed: BTreeSet<&str> = BTreeSet::new();
-    // Kahn's algorithm, always taking the earliest ready node in file order.
-    let mut ready: BTreeSet<usize> = def
-        .nodes
+    Graph::new(def)
+        .order
         .iter()
-        .enumerate()
-        .filter(|(_, n)| waiting.get(n.id.as_str()) == Some(&0))
-        .map(|(at, _)| at)
-        .collect();
-    let position: BTreeMap<&str, usize> = def
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(at, n)| (n.id.as_str(), at))
-        .collect();
-    while let Some(at) = ready.pop_first() {
-        let id = def.nodes[at].id.as_str();
-        if !placed.insert(id) {
-            continue;
-        }
-        order.push(id);
-        for to in next.get(id).into_iter().flatten() {
-            if let Some(count) = waiting.get_mut(to) {
-                *count = count.saturating_sub(1);
-                if *count == 0
-                    && let Some(at) = position.get(to)
-                {
-                    ready.insert(*at);
-                }
-            }
-        }
-    }
-    for node in &def.nodes {
-        if !placed.contains(node.id.as_str()) {
-            placed.insert(node.id.as_str());
-            order.push(node.id.as_str());
-        }
-    }
-    order
+        .map(|at| def.nodes[*at].id.as_str())
+        .collect()
 }
 
 /// The nodes no forward edge leaves: where a job ends.
 pub fn terminal_nodes(def: &WorkflowDefinition) -> Vec<&str> {
-    let next = forward_successors(def);
-    def.nodes
-        .iter()
-        .map(|n| n.id.as_str())
-        .filter(|id| next.get(id).is_none_or(BTreeSet::is_empty))
+    Graph::new(def)
+        .terminals()
+        .map(|at| def.nodes[at].id.as_str())
         .collect()
 }
 

@@ -6,7 +6,8 @@
 //! disagree.
 
 use super::artifact::{Fact, Facts, Freshness, canonical_key, freshness};
-use super::definition::{inputs_of, is_loop_input, node};
+use super::definition::{inputs_of, node};
+use super::graph::Graph;
 use super::guard::{GuardIs, GuardState, fill, guard_rows, shown};
 use flybot_protocol::workflow::{WorkflowDefinition, WorkflowNode};
 use serde::Serialize;
@@ -42,13 +43,22 @@ pub fn input_states(
     node: &WorkflowNode,
     facts: &Facts,
 ) -> Vec<InputState> {
-    inputs_of(node)
+    let graph = Graph::new(def);
+    match graph.index(&node.id) {
+        Some(at) => input_states_in(&graph, at, facts),
+        None => Vec::new(),
+    }
+}
+
+/// `input_states` on a definition already indexed.
+pub fn input_states_in(graph: &Graph<'_>, at: usize, facts: &Facts) -> Vec<InputState> {
+    inputs_of(graph.node(at))
         .iter()
         .map(|raw| {
             let spec = canonical_key(raw);
             InputState {
                 freshness: freshness(facts.get(&spec)),
-                loop_feedback: is_loop_input(def, &node.id, &spec),
+                loop_feedback: graph.is_loop_input(at, &spec),
                 spec,
             }
         })
@@ -95,12 +105,19 @@ pub fn enter_node(
     node_id: &str,
     facts: &Facts,
 ) -> Result<(), EnterRefusal> {
-    let Some(n) = node(def, node_id) else {
+    let graph = Graph::new(def);
+    let Some(at) = graph.index(node_id) else {
         return Err(EnterRefusal {
             node: node_id.to_owned(),
             reasons: vec![format!("The workflow {} has no node {node_id}.", def.id)],
         });
     };
+    enter_node_in(&graph, at, facts)
+}
+
+/// `enter_node` on a definition already indexed (the planner's loop).
+pub fn enter_node_in(graph: &Graph<'_>, at: usize, facts: &Facts) -> Result<(), EnterRefusal> {
+    let n = graph.node(at);
     let guards = n.guards.as_deref().unwrap_or(&[]);
     // A stale input a `fresh` guard watches is said in that guard's words.
     let fresh_guarded = |spec: &str| {
@@ -108,7 +125,7 @@ pub fn enter_node(
             .iter()
             .any(|g| GuardIs::read(&g.is) == GuardIs::Fresh && canonical_key(&g.fact) == spec)
     };
-    let mut reasons: Vec<String> = input_states(def, n, facts)
+    let mut reasons: Vec<String> = input_states_in(graph, at, facts)
         .iter()
         .filter(|input| {
             !(matches!(input.freshness, Freshness::Stale { .. }) && fresh_guarded(&input.spec))

@@ -8,6 +8,7 @@ pub mod columns;
 pub mod definition;
 pub mod enter;
 pub mod facts;
+pub mod graph;
 pub mod guard;
 pub mod layout;
 pub mod merge_gate;

@@ -6,8 +6,9 @@
 //! current outputs only, never a card that moved.
 
 use super::artifact::{Artifact, Fact, Facts, canonical_key, freshness, parse_spec};
-use super::definition::{dependency_order, node, outputs_of, terminal_nodes};
-use super::enter::{Holder, enter_node, holder_of};
+use super::definition::{node, outputs_of, terminal_nodes};
+use super::enter::{Holder, enter_node_in, holder_of};
+use super::graph::Graph;
 use super::guard::{GuardIs, GuardState, guard_state};
 use flybot_protocol::workflow::{WorkflowDefinition, WorkflowGuard, WorkflowNode};
 use serde::Serialize;
@@ -129,12 +130,13 @@ pub fn plan_job(request: PlanRequest<'_>) -> Plan {
         .collect();
     let hold = named_hold(request.hold);
     let held_sentence = hold.map(|holder| hold_refusal(def, holder));
+    let graph = Graph::new(def);
     let mut plan = Plan::default();
-    for id in dependency_order(def) {
-        if opened.contains(id) {
+    for &at in &graph.order {
+        let n = graph.node(at);
+        if opened.contains(n.id.as_str()) {
             continue;
         }
-        let Some(n) = node(def, id) else { continue };
         if let (Some(holder), Some(sentence)) = (hold, &held_sentence) {
             plan.refused.push(RefusedNode {
                 node: n.id.clone(),
@@ -143,7 +145,7 @@ pub fn plan_job(request: PlanRequest<'_>) -> Plan {
             });
             continue;
         }
-        match enter_node(def, id, request.facts) {
+        match enter_node_in(&graph, at, request.facts) {
             Ok(()) => plan.open.push(open_card(def, n, request)),
             Err(refusal) => plan.refused.push(RefusedNode {
                 node: n.id.clone(),

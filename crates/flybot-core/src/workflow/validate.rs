@@ -4,12 +4,12 @@
 
 use super::artifact::{canonical_key, parse_spec};
 use super::definition::{
-    SYSTEM_ROLE, consumers_of, forward_successors, inputs_of, is_workflow_id, lists, node,
-    outputs_of, parse_edge, producers_of,
+    SYSTEM_ROLE, inputs_of, is_workflow_id, lists, node, outputs_of, parse_edge,
 };
+use super::graph::Graph;
 use super::guard::GuardIs;
 use flybot_protocol::workflow::{NodeColumn, WorkflowDefinition};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// The task board's columns (#1363): a card sits in one by its status.
 pub const BOARD_COLUMNS: [&str; 3] = ["not-started", "in-progress", "done"];
@@ -150,12 +150,13 @@ pub fn validate(
     if def.nodes.is_empty() {
         problems.push(Problem::NoNodes);
     }
+    let graph = Graph::new(def);
     check_nodes(def, team_roles, &mut problems);
     check_specs(def, &mut problems);
-    check_facts(def, &mut problems);
-    check_edges(def, &mut problems);
+    check_facts(&graph, &mut problems);
+    check_edges(&graph, &mut problems);
     check_loops(def, &mut problems);
-    if let Some(nodes) = undeclared_cycle(def) {
+    if let Some(nodes) = cycle_in(&graph) {
         problems.push(Problem::UndeclaredCycle { nodes });
     }
     if problems.is_empty() {
@@ -241,23 +242,21 @@ fn check_specs(def: &WorkflowDefinition, problems: &mut Vec<Problem>) {
 }
 
 /// Producers and consumers line up, keyed on the parsed spec (#1291).
-fn check_facts(def: &WorkflowDefinition, problems: &mut Vec<Problem>) {
-    let mut producer: BTreeMap<String, &str> = BTreeMap::new();
-    for n in &def.nodes {
+fn check_facts(graph: &Graph<'_>, problems: &mut Vec<Problem>) {
+    let def = graph.def;
+    for (at, n) in def.nodes.iter().enumerate() {
         for raw in outputs_of(n) {
             let key = canonical_key(raw);
-            match producer.get(&key) {
-                Some(first) if *first != n.id => problems.push(Problem::TwoProducers {
+            if let Some(&first) = graph.producers(&key).first()
+                && first != at
+            {
+                problems.push(Problem::TwoProducers {
                     spec: key.clone(),
-                    first: (*first).to_owned(),
+                    first: def.nodes[first].id.clone(),
                     second: n.id.clone(),
-                }),
-                Some(_) => {}
-                None => {
-                    producer.insert(key.clone(), &n.id);
-                }
+                });
             }
-            if consumers_of(def, raw).is_empty() && !lists(def.deliverables.as_ref(), raw) {
+            if graph.consumers(&key).is_empty() && !lists(def.deliverables.as_ref(), raw) {
                 problems.push(Problem::OutputNotConsumed {
                     node: n.id.clone(),
                     spec: key,
@@ -265,17 +264,19 @@ fn check_facts(def: &WorkflowDefinition, problems: &mut Vec<Problem>) {
             }
         }
         for raw in inputs_of(n) {
-            if producers_of(def, raw).is_empty() && !lists(def.inputs.as_ref(), raw) {
+            let key = canonical_key(raw);
+            if graph.producers(&key).is_empty() && !lists(def.inputs.as_ref(), raw) {
                 problems.push(Problem::InputNotProduced {
                     node: n.id.clone(),
-                    spec: canonical_key(raw),
+                    spec: key,
                 });
             }
         }
     }
 }
 
-fn check_edges(def: &WorkflowDefinition, problems: &mut Vec<Problem>) {
+fn check_edges(graph: &Graph<'_>, problems: &mut Vec<Problem>) {
+    let def = graph.def;
     for (row, raw) in def.edges.iter().enumerate() {
         let misaligned = |why: String| Problem::MisalignedEdge {
             row,
@@ -289,27 +290,25 @@ fn check_edges(def: &WorkflowDefinition, problems: &mut Vec<Problem>) {
                 continue;
             }
         };
-        let why = if node(def, &edge.from_node).is_none() {
-            Some(format!("there is no node {}.", edge.from_node))
-        } else if node(def, &edge.to_node).is_none() {
-            Some(format!("there is no node {}.", edge.to_node))
-        } else if edge.from_spec != edge.to_spec {
-            Some(format!(
+        let from = graph.index(&edge.from_node);
+        let to = graph.index(&edge.to_node);
+        let why = match (from, to) {
+            (None, _) => Some(format!("there is no node {}.", edge.from_node)),
+            (_, None) => Some(format!("there is no node {}.", edge.to_node)),
+            (Some(_), Some(_)) if edge.from_spec != edge.to_spec => Some(format!(
                 "it leaves as {} and arrives as {}; an edge carries one artifact.",
                 edge.from_spec, edge.to_spec
-            ))
-        } else if !producers_of(def, &edge.from_spec.key()).contains(&edge.from_node.as_str()) {
-            Some(format!(
-                "{} does not hand out {}.",
-                edge.from_node, edge.from_spec
-            ))
-        } else if !consumers_of(def, &edge.to_spec.key()).contains(&edge.to_node.as_str()) {
-            Some(format!(
-                "{} does not take in {}.",
-                edge.to_node, edge.to_spec
-            ))
-        } else {
-            None
+            )),
+            (Some(from), Some(_)) if !graph.producers(&edge.from_spec.key()).contains(&from) => {
+                Some(format!(
+                    "{} does not hand out {}.",
+                    edge.from_node, edge.from_spec
+                ))
+            }
+            (Some(_), Some(to)) if !graph.consumers(&edge.to_spec.key()).contains(&to) => Some(
+                format!("{} does not take in {}.", edge.to_node, edge.to_spec),
+            ),
+            (Some(_), Some(_)) => None,
         };
         if let Some(why) = why {
             problems.push(misaligned(why));
@@ -330,51 +329,45 @@ fn check_loops(def: &WorkflowDefinition, problems: &mut Vec<Problem>) {
 
 /// One cycle over the edges no loop declares, in edge direction, or none.
 pub fn undeclared_cycle(def: &WorkflowDefinition) -> Option<Vec<String>> {
-    let next = forward_successors(def);
+    cycle_in(&Graph::new(def))
+}
+
+fn cycle_in(graph: &Graph<'_>) -> Option<Vec<String>> {
+    let def = graph.def;
+    let count = def.nodes.len();
     // Peel nodes with no remaining predecessor; what stays has a cycle
     // behind it, and walking predecessors from there must repeat.
-    let mut before: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for (from, targets) in &next {
+    let mut before: Vec<Vec<usize>> = vec![Vec::new(); count];
+    let mut waiting = vec![0usize; count];
+    for (from, targets) in graph.next.iter().enumerate() {
         for to in targets {
-            before.entry(to).or_default().insert(from);
+            before[*to].push(from);
+            waiting[*to] += 1;
         }
     }
-    let mut left: BTreeSet<&str> = def.nodes.iter().map(|n| n.id.as_str()).collect();
-    loop {
-        let free: Vec<&str> = left
-            .iter()
-            .copied()
-            .filter(|id| {
-                before
-                    .get(id)
-                    .is_none_or(|p| p.iter().all(|p| !left.contains(p)))
-            })
-            .collect();
-        if free.is_empty() {
-            break;
-        }
-        for id in free {
-            left.remove(id);
+    let mut left = vec![true; count];
+    let mut free: Vec<usize> = (0..count).filter(|at| waiting[*at] == 0).collect();
+    while let Some(at) = free.pop() {
+        left[at] = false;
+        for to in &graph.next[at] {
+            waiting[*to] -= 1;
+            if waiting[*to] == 0 {
+                free.push(*to);
+            }
         }
     }
-    let start = *left.first()?;
+    let start = (0..count).find(|at| left[*at])?;
     let mut path = vec![start];
     let mut at = start;
     loop {
-        let previous = before
-            .get(at)
-            .and_then(|p| p.iter().copied().find(|p| left.contains(p)))?;
+        let previous = before[at].iter().copied().find(|p| left[*p])?;
         if let Some(from) = path.iter().position(|seen| *seen == previous) {
-            let mut cycle: Vec<String> =
-                path[from..].iter().rev().map(|s| (*s).to_owned()).collect();
+            let mut cycle: Vec<usize> = path[from..].iter().rev().copied().collect();
             // Start where the file does, so the sentence reads in its order.
-            let position = |id: &String| def.nodes.iter().position(|n| &n.id == id);
-            let first = (0..cycle.len())
-                .min_by_key(|at| position(&cycle[*at]))
-                .unwrap_or(0);
+            let first = (0..cycle.len()).min_by_key(|i| cycle[*i]).unwrap_or(0);
             cycle.rotate_left(first);
-            cycle.push(cycle[0].clone());
-            return Some(cycle);
+            cycle.push(cycle[0]);
+            return Some(cycle.into_iter().map(|i| def.nodes[i].id.clone()).collect());
         }
         path.push(previous);
         at = previous;
