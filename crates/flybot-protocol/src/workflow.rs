@@ -171,3 +171,47 @@ pub struct WorkflowSetDefault {
     #[serde(default)]
     pub actor_id: Option<Value>,
 }
+
+/// `workflow-run {workflow, roomId, botId, title, inputs?}`: starts a job on
+/// a workflow in a room whose task lead is `botId` (#1316).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkflowRun {
+    pub workflow: String,
+    pub room_id: String,
+    pub bot_id: String,
+    pub title: String,
+    /// The facts the job brings in, by artifact spec.
+    #[serde(default)]
+    pub inputs: std::collections::BTreeMap<String, Value>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `workflow-fact {jobId, spec, revision?, current?, value?, unreadable?}`:
+/// records one fact a reader got for a job, then plans the job again.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkflowFactRecord {
+    pub job_id: String,
+    pub spec: String,
+    pub revision: Option<String>,
+    /// The revision the source holds now, when it moved past `revision`.
+    pub current: Option<String>,
+    pub value: Option<Value>,
+    /// Why nobody could read it; a fact with this is never a match.
+    pub unreadable: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}
+
+/// `workflow-hold {jobId, holder?}`: who holds the job's pull request;
+/// none or blank lifts the hold (#1337).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkflowHold {
+    pub job_id: String,
+    pub holder: Option<String>,
+    #[serde(default)]
+    pub actor_id: Option<Value>,
+}

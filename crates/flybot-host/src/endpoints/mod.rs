@@ -12,6 +12,7 @@ mod rooms;
 mod shared;
 mod task_moves;
 mod tasks;
+mod workflow_run;
 mod workflows;
 
 use crate::actor::Caller;
@@ -61,6 +62,9 @@ pub async fn call(
         "workflow-save" => workflows::save(host, caller.require()?, parse(body)?),
         "workflow-customize" => workflows::customize(host, caller.require()?, parse(body)?),
         "workflow-set-default" => workflows::set_default(host, caller.require()?, parse(body)?),
+        "workflow-run" => workflow_run::run(host, caller.require()?, parse(body)?).await,
+        "workflow-fact" => workflow_run::record_fact(host, caller.require()?, parse(body)?).await,
+        "workflow-hold" => workflow_run::hold(host, caller.require()?, parse(body)?).await,
         // Tasks and the board (#54, #207, #1058, #1154, #1730).
         "tasks" => tasks::list(host, caller.require()?, parse(body)?),
         "task-create" => tasks::create(host, caller.require()?, parse(body)?).await,

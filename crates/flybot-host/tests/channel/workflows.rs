@@ -15,7 +15,7 @@ fn blank() -> Value {
 }
 
 /// Gives the Bot `name` the role `role` (the task model's `role` field).
-async fn give_role(t: &TestHost, name: &str, role: &str) {
+async fn give_role(t: &TestHost, name: &str, role: &str) -> String {
     let id = t.create_bot(None, name).await;
     t.host
         .mutate("test", |change| {
@@ -26,6 +26,7 @@ async fn give_role(t: &TestHost, name: &str, role: &str) {
         })
         .await
         .unwrap();
+    id
 }
 
 fn file(t: &TestHost, id: &str) -> Option<Vec<u8>> {
@@ -316,6 +317,207 @@ async fn a_file_that_does_not_parse_is_skipped_and_default_is_set_1299() {
         None,
         "workflow-set-default",
         json!({"id": "nope"}),
+        "bot/not-found",
+    )
+    .await;
+}
+
+/// A room whose lead is `Lead` and whose members carry the blank preset's
+/// roles; answers (room id, lead id).
+async fn desk(t: &TestHost) -> (String, String) {
+    let lead = t.create_bot(None, "Lead").await;
+    for (name, role) in [
+        ("Wren", "Writer"),
+        ("Eddie", "Editor"),
+        ("Pat", "Publisher"),
+    ] {
+        give_role(t, name, role).await;
+    }
+    let ids: Vec<String> = t.host.store().read(|s| {
+        s.bots
+            .values()
+            .filter(|b| b.name != "Lead")
+            .map(|b| b.id.clone())
+            .collect()
+    });
+    let mut members = vec![lead.clone()];
+    members.extend(ids);
+    let room = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Desk", "members": members, "admin": lead}),
+        )
+        .await;
+    (room["room"]["id"].as_str().unwrap().to_owned(), lead)
+}
+
+fn nodes(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["node"].as_str().unwrap())
+        .collect()
+}
+
+async fn fact(t: &TestHost, job: &str, spec: &str, revision: &str, current: Option<&str>) -> Value {
+    let mut body = json!({"jobId": job, "spec": spec, "revision": revision});
+    if let Some(current) = current {
+        body["current"] = json!(current);
+    }
+    t.ok(None, "workflow-fact", body).await
+}
+
+#[tokio::test]
+async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
+    let t = TestHost::new();
+    let (room, lead) = desk(&t).await;
+    let copy = t
+        .ok(
+            None,
+            "workflow-customize",
+            json!({"from": "blank", "id": "desk-flow", "name": "Desk flow"}),
+        )
+        .await;
+    let mut def = copy["definition"].clone();
+    def["description"] = json!("Our desk's own flow.");
+    let saved = t
+        .ok(None, "workflow-save", json!({"definition": def}))
+        .await;
+    assert_eq!(saved["changed"], true);
+
+    let started = t
+        .ok(
+            None,
+            "workflow-run",
+            json!({"workflow": "desk-flow", "roomId": room, "botId": lead,
+                   "title": "Launch post", "inputs": {"text: topic": {"revision": "t1"}}}),
+        )
+        .await;
+    let job = started["jobId"].as_str().unwrap().to_owned();
+    assert_eq!(nodes(&started["open"]), ["draft"]);
+    assert_eq!(nodes(&started["refused"]), ["review", "publish"]);
+    assert_eq!(
+        started["refused"][0]["refusal"],
+        "review cannot start: text:draft is not there yet."
+    );
+    // The opened card is a queue item for the node's role, unassigned,
+    // under the job: the hand-off is the queue's claim (#1247).
+    let cards: Vec<Value> = t.host.store().read(|s| {
+        s.tasks
+            .values()
+            .filter(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job.as_str()))
+            .map(|c| serde_json::to_value(c).unwrap())
+            .collect()
+    });
+    assert_eq!(cards.len(), 1);
+    assert_eq!(cards[0]["queueRole"], "Writer");
+    assert_eq!(cards[0]["node"], "draft");
+    assert_eq!(cards[0]["workflow"], "desk-flow");
+    assert_eq!(cards[0]["status"], "open");
+    assert!(cards[0].get("claimedBy").is_none());
+
+    // A replayed fact opens nothing twice.
+    let replay = fact(&t, &job, "text:topic", "t1", None).await;
+    assert!(replay["open"].as_array().unwrap().is_empty());
+    assert_eq!(nodes(&replay["refused"]), ["review", "publish"]);
+
+    let drafted = fact(&t, &job, "text:draft", "d1", None).await;
+    assert_eq!(nodes(&drafted["open"]), ["review"]);
+
+    // A stale input refuses with both revisions, then opens once current.
+    let stale = fact(&t, &job, "text:edited", "e1", Some("e2")).await;
+    assert!(stale["open"].as_array().unwrap().is_empty());
+    assert_eq!(
+        stale["refused"][0]["refusal"],
+        "publish cannot start: it read text:edited at e1, and the source now holds e2."
+    );
+    let current = fact(&t, &job, "text:edited", "e2", None).await;
+    assert_eq!(nodes(&current["open"]), ["publish"]);
+    assert_eq!(current["done"], false);
+    let published = fact(&t, &job, "link:published", "p1", None).await;
+    assert_eq!(
+        published["done"], true,
+        "done from the terminal node's outputs"
+    );
+    let under_job = t.host.store().read(|s| {
+        s.tasks
+            .values()
+            .filter(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job.as_str()))
+            .count()
+    });
+    assert_eq!(under_job, 3);
+}
+
+#[tokio::test]
+async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
+    let t = TestHost::new();
+    let (room, lead) = desk(&t).await;
+    let started = t
+        .ok(
+            None,
+            "workflow-run",
+            json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "Post"}),
+        )
+        .await;
+    let job = started["jobId"].as_str().unwrap().to_owned();
+    assert!(
+        started["open"].as_array().unwrap().is_empty(),
+        "no topic yet"
+    );
+    let held = t
+        .ok(
+            None,
+            "workflow-hold",
+            json!({"jobId": job, "holder": "Ada"}),
+        )
+        .await;
+    // Blank guards no held pull request: the holder's name and no sentence.
+    for refused in held["refused"].as_array().unwrap() {
+        assert_eq!(refused["refusal"], Value::Null);
+        assert_eq!(refused["holder"], "Ada");
+    }
+    let topic = fact(&t, &job, "text:topic", "t1", None).await;
+    assert!(
+        topic["open"].as_array().unwrap().is_empty(),
+        "held: nothing opens"
+    );
+    let lifted = t
+        .ok(None, "workflow-hold", json!({"jobId": job, "holder": "  "}))
+        .await;
+    assert_eq!(nodes(&lifted["open"]), ["draft"]);
+}
+
+#[tokio::test]
+async fn workflow_run_refusals_change_nothing_1316() {
+    let t = TestHost::new();
+    let (room, lead) = desk(&t).await;
+    t.refused(
+        None,
+        "workflow-run",
+        json!({"workflow": "nope", "roomId": room, "botId": lead, "title": "x"}),
+        "bot/invalid",
+    )
+    .await;
+    t.refused(
+        None,
+        "workflow-run",
+        json!({"workflow": "blank", "roomId": "room-x", "botId": lead, "title": "x"}),
+        "bot/not-found",
+    )
+    .await;
+    t.refused(
+        None,
+        "workflow-run",
+        json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "x",
+               "inputs": {"text:other": {"revision": "1"}}}),
+        "bot/invalid",
+    )
+    .await;
+    t.refused(
+        None,
+        "workflow-fact",
+        json!({"jobId": "task-x", "spec": "text:topic", "revision": "1"}),
         "bot/not-found",
     )
     .await;
