@@ -9,6 +9,7 @@
 
 use crate::host::Host;
 use flybot_core::access::Actor;
+use flybot_core::tasks::roles::bot_role;
 use flybot_core::workflow::canonical::{copy_of_preset, is_writable_id, workflow_bytes};
 use flybot_core::workflow::columns::workflow_columns;
 use flybot_core::workflow::definition::is_workflow_id;
@@ -34,16 +35,15 @@ fn files(host: &Host) -> WorkflowFiles {
     WorkflowFiles::new(&host.config().home)
 }
 
-/// The roster's roles: the `role` each Bot record carries (the task model's
-/// field, #1720). A roster where no Bot carries a role is no team to check.
+/// The roster's roles: the role each Bot carries (the task model's
+/// `bot_role`, #1720). A roster where no Bot carries a role is no team to
+/// check, as an empty roster is (#1272).
 pub fn team_roles(state: &TeamState) -> Option<BTreeSet<String>> {
     let roles: BTreeSet<String> = state
         .bots
         .values()
         .filter(|bot| !bot.run)
-        .filter_map(|bot| bot.extra.get("role").and_then(Value::as_str))
-        .map(str::trim)
-        .filter(|role| !role.is_empty())
+        .filter_map(bot_role)
         .map(str::to_owned)
         .collect();
     (!roles.is_empty()).then_some(roles)
