@@ -3,6 +3,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod bench_tasks;
 mod bench_workflow;
 mod config;
 mod serve;

@@ -15,6 +15,7 @@ use flybot_protocol::state::{Bot, Task, TaskStatus, TeamState};
 use flybot_protocol::task::{Evidence, Lease, TaskFields, TaskSource, priority_of};
 use flybot_protocol::task_requests::TaskEnqueue;
 use flybot_protocol::{ApiError, ErrorCode};
+use serde_json::Value;
 
 /// ROLE_QUEUE_CAP: one role's queue in one room holds at most this many
 /// items unless the item states its own cap (#1729).
@@ -265,14 +266,20 @@ pub fn claim(
             }
             Some(item)
         }
+        // Read the two queue fields straight from the record: the pick scans
+        // every card, and lifting each one's fields would dominate a claim.
         None => state
             .tasks
             .values()
-            .filter(|t| t.status == TaskStatus::Open && in_room(t))
+            .filter(|t| t.status == TaskStatus::Open)
+            .filter(|t| t.extra.get("queueRole").and_then(Value::as_str) == Some(role))
             .filter(|t| {
-                let f = TaskFields::read(t);
-                f.queue_role.as_deref() == Some(role) && f.retry_at.is_none_or(|at| at <= now)
+                t.extra
+                    .get("retryAt")
+                    .and_then(Value::as_u64)
+                    .is_none_or(|at| at <= now)
             })
+            .filter(|t| in_room(t))
             .min_by(|a, b| queue_key(a).cmp(&queue_key(b))),
     };
     // One member holds one card in progress, so a member already holding
