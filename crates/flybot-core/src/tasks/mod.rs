@@ -8,6 +8,7 @@
 //! itself. The host puts the records inside one `Host::mutate`, so a refusal
 //! leaves the team byte-identical.
 
+pub mod approval;
 pub mod audit;
 pub mod board;
 pub mod contract;
@@ -18,6 +19,7 @@ pub mod group;
 pub mod input;
 pub mod lease;
 pub mod machine;
+pub mod projects;
 pub mod queue;
 pub mod read;
 pub mod rework;

@@ -183,17 +183,19 @@ fn free_copy_name(state: &TeamState, name: &str) -> String {
 /// waiting for a person's decision stays), its Sessions are recorded in
 /// `retiredSessions` (#1453), and it leaves rooms, grants and the Main list.
 pub async fn delete(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiError> {
-    let bot = host
+    let (bot, effects) = host
         .mutate(journal_actor(actor), |change| {
             let bot = managed_bot(change.state(), actor, &req.id)?;
-            remove_bot(change, &bot);
-            Ok(bot)
+            let effects = remove_bot(change, &bot);
+            Ok((bot, effects))
         })
         .await?;
+    // Its claims' workers go with its failed cards (#1729).
+    host.apply_task_effects(&effects);
     Ok(json!({"bot": bot_view(&bot), "deleted": true}))
 }
 
-fn remove_bot(change: &mut Change<'_>, bot: &Bot) {
+fn remove_bot(change: &mut Change<'_>, bot: &Bot) -> Vec<flybot_core::tasks::Effect> {
     let now = change.now_ms();
     let state = change.state();
     // Its open cards fail (a result waiting for a decision stays) and their
@@ -260,6 +262,7 @@ fn remove_bot(change: &mut Change<'_>, bot: &Bot) {
         change.set_designated_chief_id(None);
     }
     change.remove_bot(&bot.id);
+    failing.effects
 }
 
 /// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).
