@@ -154,10 +154,8 @@ pub fn bind(
     }
     let target = project.map(|id| find_project(state, id)).transpose()?;
     let leaving = project_of(state, room_id);
-    if let Some(target) = target {
-        if !can_manage(actor, target) {
-            return Err(forbidden(target));
-        }
+    if let Some(target) = target.filter(|t| !can_manage(actor, t)) {
+        return Err(forbidden(target));
     }
     if let Some(leaving) = leaving {
         let same = target.is_some_and(|t| t.get("id") == leaving.get("id"));
