@@ -9,7 +9,7 @@ use flybot_store::{Change, Store};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// What the host was started with.
 #[derive(Debug, Clone)]
@@ -45,6 +45,9 @@ struct Inner {
     events: broadcast::Sender<HostEvent>,
     /// Claims' isolated workers (#1729): process memory, not team state.
     workers: std::sync::Mutex<WorkerPool>,
+    /// Turns true when the host starts stopping, so long-lived answers (the
+    /// live stream) end and a graceful shutdown does not wait on them.
+    stopping: watch::Sender<bool>,
 }
 
 /// The running host. Cheap to clone.
@@ -62,6 +65,7 @@ impl Host {
                 config,
                 events,
                 workers: std::sync::Mutex::new(WorkerPool::default()),
+                stopping: watch::channel(false).0,
             }),
         }
     }
@@ -132,6 +136,23 @@ impl Host {
 
     pub fn subscribe(&self) -> broadcast::Receiver<HostEvent> {
         self.inner.events.subscribe()
+    }
+
+    /// Starts stopping: live streams end so connections can close.
+    pub fn begin_stop(&self) {
+        self.inner.stopping.send_replace(true);
+    }
+
+    /// Resolves once the host has started stopping.
+    pub async fn stopped(&self) {
+        let mut stopping = self.inner.stopping.subscribe();
+        // An error means the host is gone, which is a stop too.
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    }
+
+    /// `stopped`, owning its host, for streams that outlive a borrow.
+    pub async fn stopped_owned(self) {
+        self.stopped().await;
     }
 
     /// A clean stop: every acknowledged change is already on disk; this

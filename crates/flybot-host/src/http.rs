@@ -37,8 +37,12 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let stopping = host.clone();
     axum::serve(listener, app(host.clone()))
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            stopping.begin_stop();
+        })
         .await?;
     host.shut_down().await.map_err(std::io::Error::other)
 }

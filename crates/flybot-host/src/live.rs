@@ -33,8 +33,10 @@ pub async fn live(State(host): State<Host>, headers: HeaderMap) -> Response {
             .map(|data| Event::default().event(event_name(&event)).data(data)),
         _ => None,
     });
+    let stopped = Box::pin(host.clone().stopped_owned());
     let stream = futures_util::stream::select(revisions, events)
-        .filter_map(|event| async move { event.map(Ok::<_, Infallible>) });
+        .filter_map(|event| async move { event.map(Ok::<_, Infallible>) })
+        .take_until(stopped);
     Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()

@@ -14,7 +14,7 @@ pub enum BenchWhat {
 
 pub fn run(what: BenchWhat) -> anyhow::Result<()> {
     match what {
-        BenchWhat::Store => anyhow::bail!("not wired yet"),
+        BenchWhat::Store => crate::bench_store::run(),
         BenchWhat::Workflow => crate::bench_workflow::run(),
         BenchWhat::Tasks => crate::bench_tasks::run(),
     }

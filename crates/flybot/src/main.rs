@@ -3,6 +3,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod bench_store;
 mod bench_tasks;
 mod bench_workflow;
 mod config;
@@ -67,7 +68,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// Rebuilds the team at `to` from a kept journal (#511); with `--out` the
+/// team goes to a new file (never over an existing one), mode 0600.
 fn replay(journal: &std::path::Path, to: u64, out: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let _ = (journal, to, out);
-    anyhow::bail!("replay is not wired yet")
+    use anyhow::Context;
+    let team = flybot_store::replay_file(journal, to)?;
+    let mut bytes = serde_json::to_vec_pretty(&team)?;
+    bytes.push(b'\n');
+    match out {
+        Some(path) => {
+            flybot_store::write_new_file(path, &bytes).with_context(|| {
+                format!(
+                    "could not create {} (replay writes a new file only)",
+                    path.display()
+                )
+            })?;
+            println!("wrote the team at sequence {to} to {}", path.display());
+        }
+        None => {
+            use std::io::Write;
+            std::io::stdout().write_all(&bytes)?;
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,168 @@
+//! `flybot bench store`: the store's figures (load, one durable change, 32 at
+//! once, the disk's fsync floor) at 1,000 and 10,000 tasks, and the median
+//! latency of `GET /api/bot/state` for the same team on loopback. Prints
+//! figures and ratios; nothing asserts a duration.
+
+use anyhow::Context;
+use flybot_host::{Host, HostConfig};
+use flybot_protocol::state::{Bot, Member, Task, TaskStatus};
+use flybot_store::bench::store_bench;
+use flybot_store::{Store, StoreOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+const BOTS: usize = 100;
+const STATE_READS: usize = 100;
+
+pub fn run() -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new().context("could not start the async runtime")?;
+    let dir = tempfile::tempdir().context("could not make a temporary folder")?;
+    runtime.block_on(async {
+        println!("store bench: a team of {BOTS} Bots; times in microseconds unless named");
+        for tasks in [1_000, 10_000] {
+            let r = store_bench(dir.path(), tasks).await?;
+            println!(
+                "{tasks:>6} tasks: load {:.1} ms | one change median {} p99 {} | 32 at once median {} p99 {} | fsync floor median {}",
+                r.load_ms,
+                r.change_median_us,
+                r.change_p99_us,
+                r.concurrent32_median_us,
+                r.concurrent32_p99_us,
+                r.fsync_floor_median_us,
+            );
+            println!(
+                "{tasks:>6} tasks: one change / fsync floor = {:.2}x (goal <= 3x); 32 at once / one change = {:.2}x (goal <= 2x)",
+                ratio(r.change_median_us, r.fsync_floor_median_us),
+                ratio(r.concurrent32_median_us, r.change_median_us),
+            );
+            let (median, p99, bytes) = state_read_latency(&dir.path().join(format!("state-{tasks}")), tasks).await?;
+            println!(
+                "{tasks:>6} tasks: GET /api/bot/state median {:.2} ms p99 {:.2} ms ({} KiB answer, {STATE_READS} reads)",
+                median.as_secs_f64() * 1000.0,
+                p99.as_secs_f64() * 1000.0,
+                bytes / 1024
+            );
+        }
+        Ok(())
+    })
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    a as f64 / b.max(1) as f64
+}
+
+/// Serves a team of 100 Bots and `tasks` tasks on loopback and times state reads.
+async fn state_read_latency(
+    home: &std::path::Path,
+    tasks: usize,
+) -> anyhow::Result<(Duration, Duration, usize)> {
+    let store = Store::open(home, StoreOptions::default())?;
+    fill_team(&store, tasks).await?;
+    let host = Host::new(store, HostConfig::new(home.to_owned()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?.to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(flybot_host::serve(host, listener, async {
+        let _ = stopped.await;
+    }));
+    let (times, bytes) = tokio::task::spawn_blocking(move || time_state_reads(&address)).await??;
+    let _ = stop.send(());
+    server.await??;
+    let mut sorted = times;
+    sorted.sort();
+    let median = sorted[sorted.len() / 2];
+    let p99 = sorted[(sorted.len() * 99 / 100).min(sorted.len() - 1)];
+    Ok((median, p99, bytes))
+}
+
+async fn fill_team(store: &Store, tasks: usize) -> anyhow::Result<()> {
+    store
+        .mutate("bench", |change| {
+            let now = change.now_ms();
+            change.put_member(&Member {
+                id: "member-owner".into(),
+                name: "Owner".into(),
+                created_at: now,
+                extra: Default::default(),
+            });
+            for i in 0..BOTS {
+                change.put_bot(&Bot {
+                    id: format!("bot-{i:04}"),
+                    name: format!("Bot {i}"),
+                    owner_id: "member-owner".into(),
+                    model: "mock".into(),
+                    instructions: "Answer briefly and cite sources.".into(),
+                    session_id: format!("session-{i:04}"),
+                    created_at: now,
+                    updated_at: now,
+                    created_by: None,
+                    run: false,
+                    hidden: false,
+                    extra: Default::default(),
+                });
+            }
+            Ok(())
+        })
+        .await?;
+    for chunk in (0..tasks).collect::<Vec<_>>().chunks(1_000) {
+        store
+            .mutate("bench", |change| {
+                let now = change.now_ms();
+                for &i in chunk {
+                    change.put_task(&Task {
+                        id: format!("task-{i:08x}"),
+                        bot_id: format!("bot-{:04}", i % BOTS),
+                        title: format!("Task {i}: look into the report"),
+                        status: if i % 10 == 0 {
+                            TaskStatus::Working
+                        } else {
+                            TaskStatus::Accepted
+                        },
+                        requester_id: Some("member-owner".into()),
+                        room_id: None,
+                        created_at: now,
+                        updated_at: now,
+                        extra: Default::default(),
+                    });
+                }
+                Ok(())
+            })
+            .await?;
+    }
+    Ok(())
+}
+
+/// Times `STATE_READS` reads over one keep-alive connection.
+fn time_state_reads(address: &str) -> anyhow::Result<(Vec<Duration>, usize)> {
+    let stream = TcpStream::connect(address)?;
+    stream.set_nodelay(true)?;
+    let mut writer = stream.try_clone()?;
+    let mut reader = BufReader::new(stream);
+    let mut times = Vec::with_capacity(STATE_READS);
+    let mut size = 0;
+    for _ in 0..STATE_READS + 5 {
+        let started = Instant::now();
+        write!(
+            writer,
+            "GET /api/bot/state HTTP/1.1\r\nHost: {address}\r\n\r\n"
+        )?;
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line)?;
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = value.trim().parse()?;
+            }
+        }
+        let mut body = vec![0u8; length];
+        reader.read_exact(&mut body)?;
+        times.push(started.elapsed());
+        size = length;
+    }
+    // The first reads warm the connection and caches.
+    Ok((times.split_off(5), size))
+}

@@ -1,0 +1,13 @@
+//! End to end: the real `flybot` binary on a temporary home and a loopback
+//! port, driven over HTTP like a person with curl would.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
+
+mod lifecycle;
+mod replay;
+mod support;
+mod two_writers;

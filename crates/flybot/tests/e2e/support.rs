@@ -1,0 +1,163 @@
+//! A running `flybot serve` child and a small HTTP/1.1 client.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+pub struct Served {
+    pub child: Child,
+    pub address: String,
+    /// Every stdout line after the listening line, as it arrives.
+    pub stdout: mpsc::Receiver<String>,
+    pub stderr: Option<ChildStderr>,
+}
+
+pub fn flybot() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_flybot"))
+}
+
+/// Starts `flybot serve --home HOME --listen 127.0.0.1:0` and waits for the
+/// line that names the address.
+pub fn serve(home: &Path) -> Served {
+    let mut child = flybot()
+        .args(["serve", "--home"])
+        .arg(home)
+        .args(["--listen", "127.0.0.1:0"])
+        .env("FLYBOT_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let address = loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("flybot serve printed no address");
+        if let Some(rest) = line.split("http://").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    let stderr = child.stderr.take();
+    Served {
+        child,
+        address,
+        stdout: rx,
+        stderr,
+    }
+}
+
+impl Served {
+    pub fn post(&self, endpoint: &str, body: &str, token: Option<&str>) -> (u16, Value) {
+        request(
+            &self.address,
+            "POST",
+            &format!("/api/bot/{endpoint}"),
+            body,
+            token,
+        )
+    }
+
+    pub fn state(&self) -> (u16, Value) {
+        request(&self.address, "GET", "/api/bot/state", "", None)
+    }
+
+    /// Sends SIGTERM and waits; answers whether it exited successfully.
+    pub fn terminate(mut self) -> (bool, Vec<String>, String) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let exit = self.child.wait().unwrap();
+        let lines: Vec<String> = self.stdout.try_iter().collect();
+        let mut stderr = String::new();
+        if let Some(mut err) = self.stderr.take() {
+            err.read_to_string(&mut stderr).unwrap();
+        }
+        (exit.success(), lines, stderr)
+    }
+
+    /// Kills with SIGKILL: a crash, nothing flushed on the way out.
+    pub fn crash(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+/// One request on its own connection; answers (status, JSON body).
+pub fn request(
+    address: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+    token: Option<&str>,
+) -> (u16, Value) {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let auth = token
+        .map(|t| format!("x-flybot-member-session: {t}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, serde_json::from_str(body).unwrap())
+}
+
+/// Opens the live stream; answers a reader of its raw text.
+pub fn live(address: &str) -> BufReader<TcpStream> {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/bot/live HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    BufReader::new(stream)
+}
+
+/// Reads the live stream until every needle has appeared on some line (in
+/// any order); answers the lines read. Gives up after 30 seconds.
+pub fn read_until_all(reader: &mut BufReader<TcpStream>, needles: &[&str]) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut lines = Vec::new();
+    while !needles
+        .iter()
+        .all(|n| lines.iter().any(|l: &String| l.contains(n)))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the live stream never showed {needles:?}: {lines:?}"
+        );
+        let mut line = String::new();
+        let n = reader.read_line(&mut line).unwrap();
+        assert!(n > 0, "the live stream ended before {needles:?}");
+        lines.push(line);
+    }
+    lines
+}
