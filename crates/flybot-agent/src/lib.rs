@@ -1,1 +1,4 @@
-//! placeholder
+//! The agent loop: Sessions and their turns, the inbox, tools, and the model
+//! providers a turn calls (OpenAI-compatible over HTTP, and the offline mock).
+
+pub mod model;

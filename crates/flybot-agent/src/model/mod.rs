@@ -1,0 +1,165 @@
+//! The model boundary: one request in, a stream of events out. Every provider
+//! (the OpenAI-compatible client, the mock) implements `ModelProvider`, so a
+//! turn never knows which one it talks to.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// One message of the conversation a request carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatMessage {
+    pub role: Role,
+    #[serde(default)]
+    pub content: String,
+    /// The calls an assistant message made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool message: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+/// A tool call the model made; `arguments` is the JSON text it wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// A tool as the model sees it: its JSON schema completed by the tool-schema
+/// rule (every object node has `properties` and `required`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// How hard the model should think, where the model supports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingLevel {
+    Least,
+    Low,
+    Medium,
+    High,
+}
+
+/// One model call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRequest {
+    /// The model name the provider knows (`deepseek-chat`, `mock`, ...).
+    pub model: String,
+    pub messages: Vec<ChatMessage>,
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    #[serde(default)]
+    pub thinking: Option<ThinkingLevel>,
+}
+
+/// Token counts; `None` is unknown, never zero (#903).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    MaxTokens,
+    ContentFilter,
+}
+
+/// What a stream yields, in order; `Done` comes last.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    TextDelta(String),
+    ReasoningDelta(String),
+    /// A whole tool call, once its arguments are complete.
+    ToolCall(ToolCall),
+    Usage(Usage),
+    Done(FinishReason),
+}
+
+/// A failure, classified by the provider's own code and HTTP status, never by
+/// its message (which may echo a key and is never logged or returned).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// A requests-per-window 429 (#1308): asked again after 2 s, 8 s, 30 s.
+    #[error("the provider is rate limiting requests")]
+    RateLimited { retry_after: Option<Duration> },
+    /// A budget or quota refusal (`budget_exceeded`, `QUOTA`, 402): not retried.
+    #[error("the provider refused: the account's budget or quota is used up")]
+    Budget,
+    /// The provider refused the key (#1068, #1347).
+    #[error("the provider refused the API key")]
+    Auth,
+    /// No key is configured for a provider that needs one (#1068).
+    #[error("no API key is configured for this provider")]
+    MissingKey,
+    /// The model named is not one the host knows (`NO_MODEL`, #409).
+    #[error("no model is configured for this Bot")]
+    NoModel,
+    #[error("the provider did not answer in time")]
+    Timeout,
+    /// The connection failed or broke off; the text is ours, not the provider's.
+    #[error("the provider could not be reached: {0}")]
+    Transport(String),
+    /// The provider answered something this client cannot read.
+    #[error("the provider's answer could not be read: {0}")]
+    BadResponse(String),
+    #[error("the call was cancelled")]
+    Cancelled,
+}
+
+impl ModelError {
+    /// The fixed code a turn end and `test-model` report.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ModelError::RateLimited { .. } => "RATE_LIMITED",
+            ModelError::Budget => "QUOTA",
+            ModelError::Auth => "AUTH",
+            ModelError::MissingKey => "NO_KEY",
+            ModelError::NoModel => "NO_MODEL",
+            ModelError::Timeout => "TIMEOUT",
+            ModelError::Transport(_) => "TRANSPORT",
+            ModelError::BadResponse(_) => "BAD_RESPONSE",
+            ModelError::Cancelled => "CANCELLED",
+        }
+    }
+}
+
+/// The events of one call.
+pub type ModelStream =
+    Pin<Box<dyn futures_core::Stream<Item = Result<StreamEvent, ModelError>> + Send>>;
+
+/// A model provider. `stream` starts the call; dropping the stream cancels it.
+pub trait ModelProvider: Send + Sync {
+    /// The provider's name as the usage ledger records it (`openai`, `mock`).
+    fn name(&self) -> &str;
+    fn stream(&self, request: ModelRequest) -> ModelStream;
+}
