@@ -37,6 +37,10 @@ pub enum HostEvent {
     /// sent for a run Bot (#645, #1373).
     #[serde(rename = "bot.created", rename_all = "camelCase")]
     BotCreated { bot_id: String, owner_id: String },
+    /// A board write changed these cards: the task drive runs after it
+    /// (#1109), and a client polling the board may refresh.
+    #[serde(rename = "tasks.written", rename_all = "camelCase")]
+    TasksWritten { task_ids: Vec<String> },
 }
 
 struct Inner {

@@ -45,11 +45,20 @@ pub async fn live(State(host): State<Host>, headers: HeaderMap) -> Response {
 fn event_name(event: &HostEvent) -> &'static str {
     match event {
         HostEvent::BotCreated { .. } => "bot.created",
+        HostEvent::TasksWritten { .. } => "tasks.written",
     }
 }
 
 fn visible(host: &Host, actor: &Actor, event: &HostEvent) -> bool {
     match event {
+        HostEvent::TasksWritten { task_ids } => host.store().read(|state| {
+            task_ids.iter().any(|id| {
+                state
+                    .tasks
+                    .get(id)
+                    .is_some_and(|task| flybot_core::tasks::read::task_visible(state, actor, task))
+            })
+        }),
         HostEvent::BotCreated { bot_id, .. } => host.store().read(|state| {
             state
                 .bots

@@ -15,6 +15,7 @@ pub mod contract;
 pub mod counters;
 pub mod create;
 pub mod deleted_bot;
+pub mod drive;
 pub mod group;
 pub mod input;
 pub mod lease;

@@ -191,11 +191,12 @@ pub async fn delete(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiE
         })
         .await?;
     // Its claims' workers go with its failed cards (#1729).
-    host.apply_task_effects(&effects);
+    host.apply_task_effects(&effects.effects);
+    super::tasks::announce(host, &effects);
     Ok(json!({"bot": bot_view(&bot), "deleted": true}))
 }
 
-fn remove_bot(change: &mut Change<'_>, bot: &Bot) -> Vec<flybot_core::tasks::Effect> {
+fn remove_bot(change: &mut Change<'_>, bot: &Bot) -> flybot_core::tasks::Outcome {
     let now = change.now_ms();
     let state = change.state();
     // Its open cards fail (a result waiting for a decision stays) and their
@@ -262,7 +263,7 @@ fn remove_bot(change: &mut Change<'_>, bot: &Bot) -> Vec<flybot_core::tasks::Eff
         change.set_designated_chief_id(None);
     }
     change.remove_bot(&bot.id);
-    failing.effects
+    failing
 }
 
 /// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).

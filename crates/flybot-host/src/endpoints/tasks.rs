@@ -4,7 +4,7 @@
 //! then apply its worker effects once they are on disk.
 
 use super::owner::{acting_member, journal_actor};
-use crate::host::Host;
+use crate::host::{Host, HostEvent};
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::{Outcome, create, read};
@@ -29,7 +29,17 @@ pub async fn run_rule(
         })
         .await?;
     host.apply_task_effects(&out.effects);
+    announce(host, &out);
     Ok(out)
+}
+
+/// Tells listeners which cards a committed change wrote.
+pub fn announce(host: &Host, out: &Outcome) {
+    if !out.writes.is_empty() {
+        host.emit(HostEvent::TasksWritten {
+            task_ids: out.writes.iter().map(|t| t.id.clone()).collect(),
+        });
+    }
 }
 
 /// `{"task": <the record>}`, or `{"task": null}` when a rule took nothing.
@@ -74,6 +84,7 @@ pub async fn create(host: &Host, actor: &Actor, req: TaskCreate) -> Result<Value
             Ok(out)
         })
         .await?;
+    announce(host, &task);
     Ok(answer(&task))
 }
 

@@ -311,3 +311,20 @@ async fn deleting_the_bot_fails_open_cards_keeps_result_ready_and_all_survive_a_
     assert_eq!(after.len(), count);
     assert_eq!(after, before);
 }
+
+#[tokio::test]
+async fn a_board_write_announces_the_cards_it_wrote_and_a_refusal_announces_nothing_1109() {
+    let t = TestHost::new();
+    let bot = t.create_bot(None, "Worker").await;
+    let mut events = t.host.subscribe();
+    let id = create(&t, None, &bot, "announce").await;
+    assert_eq!(
+        events.try_recv().unwrap(),
+        flybot_host::HostEvent::TasksWritten {
+            task_ids: vec![id.clone()]
+        }
+    );
+    t.refused(None, "task-start", json!({"id": id}), "bot/stale")
+        .await;
+    assert!(events.try_recv().is_err());
+}
