@@ -187,6 +187,16 @@ pub struct WriteBack {
     pub reported_at: Option<u64>,
 }
 
+/// Where a conversation card was recorded: the turn's Session and its group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Origin {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room_id: Option<String>,
+}
+
 /// Every typed field a card may carry beside the roster's own.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -256,10 +266,12 @@ pub struct TaskFields {
     pub target: Option<Target>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_back: Option<WriteBack>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
 }
 
 /// The wire names of `TaskFields`, in declaration order.
-pub const TASK_FIELD_KEYS: [&str; 27] = [
+pub const TASK_FIELD_KEYS: [&str; 28] = [
     "kind",
     "source",
     "priority",
@@ -287,6 +299,7 @@ pub const TASK_FIELD_KEYS: [&str; 27] = [
     "run",
     "target",
     "writeBack",
+    "origin",
 ];
 
 impl TaskFields {
@@ -438,6 +451,10 @@ mod tests {
                 href: "h".into(),
             }),
             write_back: None,
+            origin: Some(Origin {
+                session_id: Some("s".into()),
+                room_id: None,
+            }),
         };
         let Value::Object(map) = serde_json::to_value(&full).unwrap() else {
             panic!("an object");

@@ -64,10 +64,11 @@ pub fn expire_leases(state: &TeamState, now: u64) -> Outcome {
             requeue(&mut card, &mut out);
             let line = format!("lease expired (held by {})", bot_name(state, &lease.holder));
             push_evidence(&mut card.fields, line, now);
+            // The recovery is the host's move, not the dead holder's.
             step(
                 &mut card,
                 TaskStatus::Open,
-                &lease.holder,
+                "lease-expiry",
                 &mut stamps,
                 None,
             );

@@ -27,6 +27,7 @@ pub mod rework;
 pub mod roles;
 pub mod target;
 pub mod text;
+pub mod track;
 pub mod workers;
 
 #[cfg(test)]

@@ -127,12 +127,43 @@ fn defuse(line: &str) -> String {
     }
 }
 
-/// `task-post-result {id, ok, error?}`: the owning Bot's report (#1154). Only
-/// whoever may act for the card's Bot reports, once per decision, while the
-/// comment is pending or unconfirmed; a failure names its one line.
+/// `task-post-result {id, ok, error?}`: the owning Bot's report (#1154),
+/// made by a person who may act for the card's Bot.
 pub fn post_result(
     state: &TeamState,
     actor: &Actor,
+    id: &str,
+    ok: bool,
+    error: Option<&str>,
+    now: u64,
+) -> Result<Outcome, ApiError> {
+    let task = find(state, id)?;
+    let owner_may = state
+        .bots
+        .get(&task.bot_id)
+        .is_some_and(|bot| may_manage_bot(actor, bot));
+    report(state, owner_may, id, ok, error, now)
+}
+
+/// `track_tasks postResult {task, ok, error}`: the report from the Bot's own
+/// turn; only the Bot that owns the card reports.
+pub fn post_result_by_bot(
+    state: &TeamState,
+    bot_id: &str,
+    id: &str,
+    ok: bool,
+    error: Option<&str>,
+    now: u64,
+) -> Result<Outcome, ApiError> {
+    let task = find(state, id)?;
+    report(state, task.bot_id == bot_id, id, ok, error, now)
+}
+
+/// One report per decision, while the comment is pending or unconfirmed; a
+/// failure names its one line; the decision itself stays either way.
+fn report(
+    state: &TeamState,
+    allowed: bool,
     id: &str,
     ok: bool,
     error: Option<&str>,
@@ -149,11 +180,7 @@ pub fn post_result(
         }
     };
     let task = find(state, id)?;
-    let owner_may = state
-        .bots
-        .get(&task.bot_id)
-        .is_some_and(|bot| may_manage_bot(actor, bot));
-    if !owner_may {
+    if !allowed {
         return Err(
             ApiError::forbidden("Only the Bot that owns the card reports its comment.")
                 .with("taskId", id),
