@@ -2,3 +2,4 @@
 //! providers a turn calls (OpenAI-compatible over HTTP, and the offline mock).
 
 pub mod model;
+pub mod tools;
