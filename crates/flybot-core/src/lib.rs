@@ -3,6 +3,7 @@
 //! tested without one.
 
 pub mod access;
+pub mod fences;
 pub mod main_bots;
 pub mod names;
 pub mod tasks;
