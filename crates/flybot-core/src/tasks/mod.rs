@@ -21,6 +21,7 @@ pub mod input;
 pub mod lease;
 pub mod machine;
 pub mod projects;
+pub mod prune;
 pub mod queue;
 pub mod read;
 pub mod rework;
