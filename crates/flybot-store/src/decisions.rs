@@ -1,0 +1,94 @@
+//! `decisions.jsonl` (#396): one line per decision a Bot records, bounded at
+//! the newest 2,000 lines and 1 MB, trimmed as the host appends.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+pub const MAX_DECISION_LINES: usize = 2000;
+pub const MAX_DECISION_BYTES: usize = 1024 * 1024;
+
+pub fn decisions_path(home: &Path) -> PathBuf {
+    home.join("decisions.jsonl")
+}
+
+/// Appends `line` (one JSON object), then trims the file to the bounds.
+pub fn append_decision(home: &Path, line: &serde_json::Value) -> io::Result<()> {
+    append_bounded(home, line, MAX_DECISION_LINES, MAX_DECISION_BYTES)
+}
+
+fn append_bounded(
+    home: &Path,
+    line: &serde_json::Value,
+    max_lines: usize,
+    max_bytes: usize,
+) -> io::Result<()> {
+    let path = decisions_path(home);
+    let mut text = serde_json::to_vec(line).map_err(io::Error::other)?;
+    text.push(b'\n');
+    let existing = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let lines = existing
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    if lines < max_lines && existing.len() + text.len() <= max_bytes {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
+        file.write_all(&text)?;
+        return file.sync_data();
+    }
+    let mut kept: Vec<&[u8]> = existing
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    kept.push(&text[..text.len() - 1]);
+    let mut size: usize = kept.iter().map(|l| l.len() + 1).sum();
+    let mut start = kept.len().saturating_sub(max_lines);
+    size -= kept[..start].iter().map(|l| l.len() + 1).sum::<usize>();
+    while size > max_bytes && start < kept.len() {
+        size -= kept[start].len() + 1;
+        start += 1;
+    }
+    let mut out = Vec::with_capacity(size);
+    for l in &kept[start..] {
+        out.extend_from_slice(l);
+        out.push(b'\n');
+    }
+    crate::atomic_write(&path, &out)
+}
+
+/// The recorded decisions, newest last; reads at most 1 MB.
+pub fn read_decisions(home: &Path) -> io::Result<Vec<serde_json::Value>> {
+    let bytes = match std::fs::read(decisions_path(home)) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let tail = &bytes[bytes.len().saturating_sub(MAX_DECISION_BYTES)..];
+    Ok(tail
+        .split(|b| *b == b'\n')
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_file_keeps_the_newest_lines_only() {
+        let home = tempfile::tempdir().unwrap();
+        for n in 0..25 {
+            append_bounded(home.path(), &json!({"n": n}), 20, 1 << 20).unwrap();
+        }
+        let all = read_decisions(home.path()).unwrap();
+        assert_eq!(all.len(), 20);
+        assert_eq!(all[0], json!({"n": 5}));
+    }
+}

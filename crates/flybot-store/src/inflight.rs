@@ -1,0 +1,56 @@
+//! `inflight.json`: the turns that were running and the messages delivered
+//! but not yet taken, so the next start picks them up (the resume rules).
+//! Written whole and atomically on every change.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A running turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnNote {
+    pub session_id: String,
+    pub turn_id: String,
+}
+
+/// A message delivered to a Session and not yet taken by a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuedNote {
+    pub session_id: String,
+    /// The inbox item as the agent wrote it.
+    pub item: Value,
+}
+
+/// Everything still owed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inflight {
+    #[serde(default)]
+    pub turns: Vec<TurnNote>,
+    #[serde(default)]
+    pub queued: Vec<QueuedNote>,
+}
+
+pub fn inflight_path(home: &Path) -> PathBuf {
+    home.join("inflight.json")
+}
+
+/// The notes; a missing or unreadable file is no notes (and says so).
+pub fn read_inflight(home: &Path) -> Inflight {
+    match std::fs::read(inflight_path(home)) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            tracing::warn!("inflight.json could not be read, starting without notes: {e}");
+            Inflight::default()
+        }),
+        Err(_) => Inflight::default(),
+    }
+}
+
+/// Replaces the notes atomically.
+pub fn write_inflight(home: &Path, notes: &Inflight) -> io::Result<()> {
+    let bytes = serde_json::to_vec_pretty(notes).map_err(io::Error::other)?;
+    crate::atomic_write(&inflight_path(home), &bytes)
+}
