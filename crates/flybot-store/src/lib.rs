@@ -15,6 +15,7 @@ mod migrate;
 pub mod sessions;
 pub mod replay;
 mod store;
+pub mod usage;
 mod writer;
 pub mod workflows;
 

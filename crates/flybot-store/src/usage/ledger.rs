@@ -1,0 +1,168 @@
+//! `UsageLedger`: the open `usage.sqlite`, its writes and its reads. One
+//! connection behind a mutex is enough: a row is written once per model call.
+
+use super::schema::{self, Found, LEDGER_VERSION};
+use super::{CallFilter, CallRow, TokenUsage, USAGE_FILE, UsageError};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteRow};
+use sqlx::{ConnectOptions, Connection, Row, SqliteConnection};
+use std::path::{Path, PathBuf};
+use tokio::sync::Mutex;
+
+pub struct UsageLedger {
+    path: PathBuf,
+    conn: Mutex<SqliteConnection>,
+    /// `Some(version)` when the file is newer than this build: it was opened
+    /// read-only and every write is refused with that version.
+    newer: Option<i64>,
+}
+
+const INSERT: &str = "INSERT INTO calls (id, session_id, bot_id, at_ms, provider, model,
+    input_tokens, output_tokens, cached_tokens, reasoning_tokens,
+    harness, issue_pr, tool_calls, wall_ms)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+    ON CONFLICT (id) DO NOTHING";
+
+const SELECT: &str = "SELECT id, session_id, bot_id, at_ms, provider, model,
+    input_tokens, output_tokens, cached_tokens, reasoning_tokens,
+    harness, issue_pr, tool_calls, wall_ms
+    FROM calls
+    WHERE ($1 IS NULL OR session_id = $1)
+      AND ($2 IS NULL OR bot_id = $2)
+      AND ($3 IS NULL OR at_ms >= $3)
+    ORDER BY at_ms, id";
+
+impl UsageLedger {
+    /// Opens `<home>/usage.sqlite`, creating it at version 3, upgrading a
+    /// version-2 ledger, or opening a newer one read-only.
+    pub async fn open(home: &Path) -> Result<UsageLedger, UsageError> {
+        let path = home.join(USAGE_FILE);
+        let fail = |source| UsageError::Database {
+            path: path.clone(),
+            source,
+        };
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true);
+        let mut conn = options.clone().connect().await.map_err(fail)?;
+        let newer = match schema::inspect(&mut conn).await.map_err(fail)? {
+            Found::Empty => {
+                schema::create(&mut conn).await.map_err(fail)?;
+                None
+            }
+            Found::Version(2) => {
+                schema::upgrade_from_2(&mut conn).await.map_err(fail)?;
+                tracing::info!(path = %path.display(), "usage ledger upgraded from version 2 to 3");
+                None
+            }
+            Found::Version(LEDGER_VERSION) => None,
+            Found::Version(found) if found > LEDGER_VERSION => {
+                conn.close().await.map_err(fail)?;
+                conn = options.read_only(true).connect().await.map_err(fail)?;
+                tracing::warn!(path = %path.display(), found, "usage ledger is newer than this build; opened read-only");
+                Some(found)
+            }
+            Found::Version(found) => return Err(UsageError::UnknownVersion { found }),
+        };
+        Ok(UsageLedger {
+            path,
+            conn: Mutex::new(conn),
+            newer,
+        })
+    }
+
+    /// The version of a newer ledger opened read-only, if it is one.
+    pub fn read_only_version(&self) -> Option<i64> {
+        self.newer
+    }
+
+    /// Writes one row. A row lacking any of the five usage fields is refused
+    /// and nothing is written; a row whose id is already there is kept once.
+    pub async fn record(&self, row: CallRow) -> Result<(), UsageError> {
+        if let Some(found) = self.newer {
+            return Err(UsageError::NewerLedger { found });
+        }
+        let missing = row.missing_fields();
+        if !missing.is_empty() {
+            return Err(UsageError::IncompleteRow { missing });
+        }
+        if row.id.trim().is_empty() {
+            return Err(UsageError::MissingId);
+        }
+        let mut conn = self.conn.lock().await;
+        sqlx::query(INSERT)
+            .bind(row.id)
+            .bind(row.session_id)
+            .bind(row.bot_id)
+            .bind(row.at_ms)
+            .bind(row.provider)
+            .bind(row.model)
+            .bind(row.usage.input_tokens.map(to_sql))
+            .bind(row.usage.output_tokens.map(to_sql))
+            .bind(row.usage.cached_tokens.map(to_sql))
+            .bind(row.usage.reasoning_tokens.map(to_sql))
+            .bind(row.harness)
+            .bind(row.issue_pr)
+            .bind(row.tool_calls.map(i64::from))
+            .bind(row.wall_ms.map(to_sql))
+            .execute(&mut *conn)
+            .await
+            .map_err(|source| self.fail(source))?;
+        Ok(())
+    }
+
+    /// The rows matching `filter`, oldest call first.
+    pub async fn rows(&self, filter: &CallFilter) -> Result<Vec<CallRow>, UsageError> {
+        let mut conn = self.conn.lock().await;
+        let rows = sqlx::query(SELECT)
+            .bind(filter.session_id.as_deref())
+            .bind(filter.bot_id.as_deref())
+            .bind(filter.since_ms)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(|source| self.fail(source))?;
+        rows.iter()
+            .map(read_row)
+            .collect::<sqlx::Result<Vec<_>>>()
+            .map_err(|source| self.fail(source))
+    }
+
+    fn fail(&self, source: sqlx::Error) -> UsageError {
+        UsageError::Database {
+            path: self.path.clone(),
+            source,
+        }
+    }
+}
+
+/// SQL integers are signed; a count past `i64::MAX` is not a real count, so
+/// it saturates rather than wrapping negative.
+fn to_sql(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn from_sql(value: Option<i64>) -> Option<u64> {
+    value.and_then(|v| u64::try_from(v).ok())
+}
+
+fn read_row(row: &SqliteRow) -> sqlx::Result<CallRow> {
+    Ok(CallRow {
+        id: row.try_get("id")?,
+        session_id: row.try_get("session_id")?,
+        bot_id: row.try_get("bot_id")?,
+        at_ms: row.try_get("at_ms")?,
+        provider: row.try_get("provider")?,
+        model: row.try_get("model")?,
+        usage: TokenUsage {
+            input_tokens: from_sql(row.try_get("input_tokens")?),
+            output_tokens: from_sql(row.try_get("output_tokens")?),
+            cached_tokens: from_sql(row.try_get("cached_tokens")?),
+            reasoning_tokens: from_sql(row.try_get("reasoning_tokens")?),
+        },
+        harness: row.try_get("harness")?,
+        issue_pr: row.try_get("issue_pr")?,
+        tool_calls: row
+            .try_get::<Option<i64>, _>("tool_calls")?
+            .and_then(|v| u32::try_from(v).ok()),
+        wall_ms: from_sql(row.try_get("wall_ms")?),
+    })
+}
