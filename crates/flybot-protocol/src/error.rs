@@ -39,6 +39,10 @@ pub enum ErrorCode {
     /// A claim by a member of another role (#1247).
     #[serde(rename = "bot/not-in-role")]
     NotInRole,
+    /// The same one-at-a-time action is already running (a Bot's model
+    /// test, #409).
+    #[serde(rename = "bot/busy")]
+    Busy,
     /// A preset workflow is copied by Customize, never written (#1299).
     #[serde(rename = "workflow/preset-read-only")]
     PresetReadOnly,
@@ -62,6 +66,7 @@ impl ErrorCode {
             ErrorCode::QueueFull => "bot/queue-full",
             ErrorCode::NoMemberWithRole => "bot/no-member-with-role",
             ErrorCode::NotInRole => "bot/not-in-role",
+            ErrorCode::Busy => "bot/busy",
             ErrorCode::PresetReadOnly => "workflow/preset-read-only",
         }
     }
@@ -78,7 +83,7 @@ impl ErrorCode {
             ErrorCode::UnknownRole => 400,
             ErrorCode::NotInRole => 403,
             ErrorCode::LeaseHeld | ErrorCode::QueueFull | ErrorCode::NoMemberWithRole => 409,
-            ErrorCode::PresetReadOnly => 409,
+            ErrorCode::PresetReadOnly | ErrorCode::Busy => 409,
         }
     }
 }
