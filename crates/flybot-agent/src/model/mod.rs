@@ -2,9 +2,22 @@
 //! (the OpenAI-compatible client, the mock) implements `ModelProvider`, so a
 //! turn never knows which one it talks to.
 
+mod classify;
+pub mod config;
+pub mod connection_test;
+pub mod failure_copy;
+pub mod mock;
+mod mock_scenario;
+pub mod openai;
+mod openai_stream;
+pub mod openai_wire;
+pub mod retry;
+pub mod sse;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Who said a message.
@@ -112,6 +125,10 @@ pub enum ModelError {
     /// A requests-per-window 429 (#1308): asked again after 2 s, 8 s, 30 s.
     #[error("the provider is rate limiting requests")]
     RateLimited { retry_after: Option<Duration> },
+    /// A rate-limited call that was asked again on the whole backoff (#1308)
+    /// and still refused: the turn ends once, carrying the attempt count.
+    #[error("the provider kept rate limiting requests ({attempts} attempts)")]
+    RateLimitExhausted { attempts: u32 },
     /// A budget or quota refusal (`budget_exceeded`, `QUOTA`, 402): not retried.
     #[error("the provider refused: the account's budget or quota is used up")]
     Budget,
@@ -124,6 +141,11 @@ pub enum ModelError {
     /// The model named is not one the host knows (`NO_MODEL`, #409).
     #[error("no model is configured for this Bot")]
     NoModel,
+    /// Any other refusal or failure the provider answered (a 400 such as an
+    /// unknown model or a too-long prompt, a 5xx): its HTTP status and its own
+    /// code field when it sent one, never its message.
+    #[error("the provider answered HTTP {status}")]
+    Provider { status: u16, code: Option<String> },
     #[error("the provider did not answer in time")]
     Timeout,
     /// The connection failed or broke off; the text is ours, not the provider's.
@@ -141,10 +163,12 @@ impl ModelError {
     pub fn code(&self) -> &'static str {
         match self {
             ModelError::RateLimited { .. } => "RATE_LIMITED",
+            ModelError::RateLimitExhausted { .. } => "RATE_LIMITED",
             ModelError::Budget => "QUOTA",
             ModelError::Auth => "AUTH",
             ModelError::MissingKey => "NO_KEY",
             ModelError::NoModel => "NO_MODEL",
+            ModelError::Provider { .. } => "PROVIDER_ERROR",
             ModelError::Timeout => "TIMEOUT",
             ModelError::Transport(_) => "TRANSPORT",
             ModelError::BadResponse(_) => "BAD_RESPONSE",
@@ -162,4 +186,16 @@ pub trait ModelProvider: Send + Sync {
     /// The provider's name as the usage ledger records it (`openai`, `mock`).
     fn name(&self) -> &str;
     fn stream(&self, request: ModelRequest) -> ModelStream;
+}
+
+/// A shared provider is a provider, so a registry's `Arc<dyn ModelProvider>`
+/// can be wrapped (`Retrying<Arc<dyn ModelProvider>>`) like any other.
+impl<T: ModelProvider + ?Sized> ModelProvider for Arc<T> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        (**self).stream(request)
+    }
 }

@@ -1,0 +1,366 @@
+//! Models and providers as `config.toml` declares them, and the registry
+//! that maps a Bot's model name to the provider that runs it:
+//!
+//! ```toml
+//! defaultModel = "deepseek-chat"
+//!
+//! [providers.deepseek]
+//! baseUrl = "https://api.deepseek.com/v1"
+//! apiKeyEnv = "DEEPSEEK_API_KEY"
+//!
+//! [models.deepseek-chat]
+//! provider = "deepseek"
+//! model = "deepseek-chat"
+//! contextWindow = 65536
+//! maxOutputTokens = 8192
+//! thinking = []            # reasoning_effort values, least first
+//! ```
+//!
+//! `mock` is always declared (the built-in mock model, offline). A provider
+//! named `mock` may not be declared; a model may name `provider = "mock"` to be
+//! another name for the mock.
+
+use super::mock::{MOCK_MODEL, MockModel};
+use super::openai::{KeySource, OpenAiProvider, OpenAiSettings, http_client};
+use super::retry::Retrying;
+use super::{ModelError, ModelProvider};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The context window the mock declares.
+pub const MOCK_CONTEXT_WINDOW: u32 = 128_000;
+
+/// `[providers.<name>]`: an OpenAI-compatible endpoint.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// Up to the version path: `https://api.openai.com/v1`,
+    /// `http://127.0.0.1:11434/v1` (Ollama), `http://127.0.0.1:8000/v1` (vLLM).
+    pub base_url: String,
+    /// The NAME of the environment variable holding the key; none for a
+    /// local server that needs no key. The key itself is never in the file.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+}
+
+/// `[models.<name>]`: a model a Bot can name.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelConfig {
+    /// A `[providers.<name>]` key, or `mock`.
+    pub provider: String,
+    /// The provider's id for the model (`deepseek-chat`, `gpt-4.1`, `qwen3:8b`).
+    pub model: String,
+    /// The prompt and answer together, in tokens; a turn's request fits it.
+    pub context_window: u32,
+    /// The `reasoning_effort` values the model accepts, least first; empty
+    /// (the default) for a model with no thinking control.
+    #[serde(default)]
+    pub thinking: Vec<String>,
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
+}
+
+/// The two tables together.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelsConfig {
+    pub providers: BTreeMap<String, ProviderConfig>,
+    pub models: BTreeMap<String, ModelConfig>,
+}
+
+/// A declaration the registry cannot use; the sentence names the table.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelConfigError(pub String);
+
+/// One model a Bot can name, and how it runs.
+#[derive(Clone)]
+pub struct ModelRoute {
+    /// The name a Bot's `model` field holds.
+    pub name: String,
+    /// The provider's name (`mock` for the mock), for the usage ledger.
+    pub provider_name: String,
+    /// The provider's id for the model.
+    pub provider_model: String,
+    pub context_window: u32,
+    pub max_output_tokens: Option<u32>,
+    /// The declared `reasoning_effort` values, least first.
+    pub thinking: Vec<String>,
+    /// Runs on the built-in mock: no network, no key.
+    pub offline: bool,
+    /// The provider, bound to this model (it sets the request's model id and
+    /// caps its tokens). Not retried: wrap it with `retrying()` for a turn.
+    pub provider: Arc<dyn ModelProvider>,
+}
+
+impl ModelRoute {
+    /// The provider a turn calls: rate-limited calls asked again (#1308).
+    pub fn retrying(&self) -> Retrying<Arc<dyn ModelProvider>> {
+        Retrying::new(self.provider.clone())
+    }
+}
+
+impl std::fmt::Debug for ModelRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelRoute")
+            .field("name", &self.name)
+            .field("provider_name", &self.provider_name)
+            .field("provider_model", &self.provider_model)
+            .field("context_window", &self.context_window)
+            .field("offline", &self.offline)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every model the host can run, by the name a Bot holds.
+pub struct ProviderRegistry {
+    routes: BTreeMap<String, ModelRoute>,
+    /// Bots with a `test-model` running: one at a time each (#409).
+    tests_running: Mutex<HashSet<String>>,
+}
+
+impl std::fmt::Debug for ProviderRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.routes.values()).finish()
+    }
+}
+
+impl Default for ProviderRegistry {
+    fn default() -> Self {
+        ProviderRegistry::mock_only()
+    }
+}
+
+impl ProviderRegistry {
+    /// Only the mock, with no scenario: a fresh home.
+    pub fn mock_only() -> Self {
+        ProviderRegistry::with_mock(MockModel::offline())
+    }
+
+    /// Only `mock`, answering by this mock (a scenario, for tests and demos).
+    pub fn with_mock(mock: MockModel) -> Self {
+        let mut routes = BTreeMap::new();
+        routes.insert(
+            MOCK_MODEL.to_owned(),
+            mock_route(MOCK_MODEL, Arc::new(mock)),
+        );
+        ProviderRegistry {
+            routes,
+            tests_running: Mutex::default(),
+        }
+    }
+
+    /// The mock plus every model `config` declares.
+    pub fn from_config(config: &ModelsConfig, mock: MockModel) -> Result<Self, ModelConfigError> {
+        if config.providers.contains_key(MOCK_MODEL) {
+            return Err(ModelConfigError(
+                "[providers.mock] is built in; give your provider another name.".to_owned(),
+            ));
+        }
+        let mut registry = ProviderRegistry::with_mock(mock);
+        let mock = registry
+            .routes
+            .get(MOCK_MODEL)
+            .map(|route| route.provider.clone())
+            .ok_or_else(|| ModelConfigError("the mock model is missing".to_owned()))?;
+        let http = if config.models.is_empty() {
+            None
+        } else {
+            Some(http_client().map_err(|error| ModelConfigError(error.to_string()))?)
+        };
+        for (name, model) in &config.models {
+            if name == MOCK_MODEL {
+                return Err(ModelConfigError(
+                    "[models.mock] is built in; give your model another name.".to_owned(),
+                ));
+            }
+            if model.context_window == 0 {
+                return Err(ModelConfigError(format!(
+                    "[models.{name}] needs a contextWindow above 0."
+                )));
+            }
+            let route = if model.provider == MOCK_MODEL {
+                ModelRoute {
+                    context_window: model.context_window,
+                    ..mock_route(name, mock.clone())
+                }
+            } else {
+                let provider = config.providers.get(&model.provider).ok_or_else(|| {
+                    ModelConfigError(format!(
+                        "[models.{name}] names the provider {}, which no [providers.{}] declares.",
+                        model.provider, model.provider
+                    ))
+                })?;
+                let Some(http) = &http else {
+                    return Err(ModelConfigError("no HTTP client".to_owned()));
+                };
+                let settings = OpenAiSettings {
+                    provider_name: model.provider.clone(),
+                    base_url: provider.base_url.clone(),
+                    key: match &provider.api_key_env {
+                        Some(variable) => KeySource::Env(variable.clone()),
+                        None => KeySource::None,
+                    },
+                    model: Some(model.model.clone()),
+                    thinking: model.thinking.clone(),
+                    max_output_tokens: model.max_output_tokens,
+                };
+                ModelRoute {
+                    name: name.clone(),
+                    provider_name: model.provider.clone(),
+                    provider_model: model.model.clone(),
+                    context_window: model.context_window,
+                    max_output_tokens: model.max_output_tokens,
+                    thinking: model.thinking.clone(),
+                    offline: false,
+                    provider: Arc::new(OpenAiProvider::new(http.clone(), settings)),
+                }
+            };
+            registry.routes.insert(name.clone(), route);
+        }
+        Ok(registry)
+    }
+
+    /// The route for a Bot's model name; `NoModel` for an empty or unknown one.
+    pub fn route(&self, model: &str) -> Result<&ModelRoute, ModelError> {
+        self.routes.get(model).ok_or(ModelError::NoModel)
+    }
+
+    /// The model names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.routes.keys().map(String::as_str)
+    }
+
+    /// Whether a Bot on `model` talks to no real provider (the mock, or a
+    /// name nothing declares).
+    pub fn runs_offline(&self, model: &str) -> bool {
+        self.routes.get(model).is_none_or(|route| route.offline)
+    }
+
+    /// Marks a connection test running for `bot_id`; `None` when one already
+    /// is (#409). The mark goes when the slot drops.
+    pub fn begin_test(&self, bot_id: &str) -> Option<TestSlot<'_>> {
+        let mut running = self
+            .tests_running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        running.insert(bot_id.to_owned()).then(|| TestSlot {
+            registry: self,
+            bot_id: bot_id.to_owned(),
+        })
+    }
+}
+
+fn mock_route(name: &str, mock: Arc<dyn ModelProvider>) -> ModelRoute {
+    ModelRoute {
+        name: name.to_owned(),
+        provider_name: MOCK_MODEL.to_owned(),
+        provider_model: MOCK_MODEL.to_owned(),
+        context_window: MOCK_CONTEXT_WINDOW,
+        max_output_tokens: None,
+        thinking: Vec::new(),
+        offline: true,
+        provider: mock,
+    }
+}
+
+/// A running connection test; dropping it ends the test's turn.
+pub struct TestSlot<'a> {
+    registry: &'a ProviderRegistry,
+    bot_id: String,
+}
+
+impl Drop for TestSlot<'_> {
+    fn drop(&mut self) {
+        let mut running = self
+            .registry
+            .tests_running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        running.remove(&self.bot_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(toml_like: &[(&str, ProviderConfig)], models: &[(&str, ModelConfig)]) -> ModelsConfig {
+        ModelsConfig {
+            providers: toml_like
+                .iter()
+                .map(|(n, p)| ((*n).to_owned(), p.clone()))
+                .collect(),
+            models: models
+                .iter()
+                .map(|(n, m)| ((*n).to_owned(), m.clone()))
+                .collect(),
+        }
+    }
+
+    fn model(provider: &str) -> ModelConfig {
+        ModelConfig {
+            provider: provider.into(),
+            model: "deepseek-chat".into(),
+            context_window: 65_536,
+            thinking: Vec::new(),
+            max_output_tokens: Some(8192),
+        }
+    }
+
+    fn deepseek() -> ProviderConfig {
+        ProviderConfig {
+            base_url: "https://api.deepseek.com/v1".into(),
+            api_key_env: Some("DEEPSEEK_API_KEY".into()),
+        }
+    }
+
+    #[test]
+    fn a_fresh_home_has_only_the_offline_mock() {
+        let registry = ProviderRegistry::mock_only();
+        assert_eq!(registry.names().collect::<Vec<_>>(), vec!["mock"]);
+        assert!(registry.runs_offline("mock"));
+        assert_eq!(
+            registry.route("mock").unwrap().context_window,
+            MOCK_CONTEXT_WINDOW
+        );
+        assert_eq!(registry.route("").err(), Some(ModelError::NoModel));
+    }
+
+    #[test]
+    fn declared_models_route_to_their_provider() {
+        let config = parse(
+            &[("deepseek", deepseek())],
+            &[("chat", model("deepseek")), ("demo", model("mock"))],
+        );
+        let registry = ProviderRegistry::from_config(&config, MockModel::offline()).unwrap();
+        let chat = registry.route("chat").unwrap();
+        assert_eq!(
+            (chat.provider_name.as_str(), chat.provider.name()),
+            ("deepseek", "deepseek")
+        );
+        assert_eq!(chat.context_window, 65_536);
+        assert!(!registry.runs_offline("chat"));
+        assert!(registry.runs_offline("demo"));
+    }
+
+    #[test]
+    fn bad_declarations_are_refused_with_a_sentence() {
+        let unknown = parse(&[], &[("chat", model("nobody"))]);
+        let error = ProviderRegistry::from_config(&unknown, MockModel::offline()).unwrap_err();
+        assert!(error.0.contains("[providers.nobody]"), "{error}");
+        let shadow = parse(&[], &[("mock", model("mock"))]);
+        assert!(ProviderRegistry::from_config(&shadow, MockModel::offline()).is_err());
+    }
+
+    #[test]
+    fn one_test_at_a_time_per_bot() {
+        let registry = ProviderRegistry::mock_only();
+        let slot = registry.begin_test("bot-1").unwrap();
+        assert!(registry.begin_test("bot-1").is_none());
+        assert!(registry.begin_test("bot-2").is_some());
+        drop(slot);
+        assert!(registry.begin_test("bot-1").is_some());
+    }
+}
