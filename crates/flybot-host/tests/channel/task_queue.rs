@@ -272,3 +272,24 @@ async fn counters_read_the_rows_and_fold_a_rework_chain_into_one_delivery_1729_1
     );
     assert!(text.contains("lease: Dev One"), "{text}");
 }
+
+#[tokio::test]
+async fn a_restart_with_a_live_lease_changes_nothing_1729() {
+    let t = TestHost::new();
+    let c = crew(&t).await;
+    let item = enqueue(&t, &c, "Dev", "survives", "normal").await;
+    t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
+    let before = record(&t, &item);
+    t.host.shut_down().await.unwrap();
+    let store =
+        flybot_store::Store::open(t.dir.path(), flybot_store::StoreOptions::default()).unwrap();
+    let again = TestHost {
+        host: flybot_host::Host::new(store, flybot_host::HostConfig::new(t.dir.path().to_owned())),
+        dir: t.dir,
+    };
+    let expired = again.ok(None, "task-expire-leases", json!({})).await;
+    assert_eq!(expired["expired"], 0);
+    assert_eq!(record(&again, &item), before);
+    let lease = again.ok(None, "task-lease", json!({"id": item})).await;
+    assert_eq!(lease["lease"]["live"], true);
+}
