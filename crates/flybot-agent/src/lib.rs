@@ -3,3 +3,7 @@
 
 pub mod model;
 pub mod tools;
+pub mod session;
+pub mod turn;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

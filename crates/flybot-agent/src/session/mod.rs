@@ -1,0 +1,17 @@
+//! Sessions: a Bot chat's durable log, its inbox, and the runtime that runs
+//! one turn at a time per Session (`Sessions`).
+
+pub mod event;
+pub mod inbox;
+pub mod log;
+pub mod pickup;
+pub(crate) mod runtime;
+pub mod settle;
+pub mod work;
+
+pub use event::{AbortedBy, EndReason, LogEntry, SessionEvent, Source};
+pub use inbox::{Inbox, InboxItem, ItemKind};
+pub use log::SessionLog;
+pub use pickup::{Pickup, was_cut};
+pub use runtime::{CancelOutcome, INTERRUPT_AFTER, INTERRUPT_REASON, SendOutcome, Sessions};
+pub use settle::SETTLE;

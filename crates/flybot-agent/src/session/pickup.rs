@@ -1,0 +1,121 @@
+//! Pickup after a restart (the resume rules): the turns `inflight.json`
+//! noted as running and the input noted as delivered but not taken. A noted
+//! turn is picked up once only if a restart really cut it: its `turn/end` is
+//! `interrupted`, or it has no end and no later `turn/start`. A turn that
+//! ended any other way is not repeated. A pickup is at-least-once: its note
+//! stays (as queued input) until a new turn takes it.
+
+use super::event::{EndReason, LogEntry, SessionEvent, Source};
+use super::inbox::{InboxItem, ItemKind};
+use super::runtime::Sessions;
+use flybot_store::inflight::read_inflight;
+use std::io;
+
+/// The text of a picked-up turn's input.
+pub const PICKUP_TEXT: &str = "The host restarted while your last turn was running, so that turn was cut. Continue it from where it stopped.";
+
+/// What a start picked up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pickup {
+    /// Sessions whose cut turn was picked up.
+    pub turns: Vec<String>,
+    /// Queued items handed back to their Sessions.
+    pub queued: usize,
+}
+
+/// Whether the noted turn was cut by the restart.
+pub fn was_cut(entries: &[LogEntry], turn_id: &str) -> bool {
+    let Some(start) = entries
+        .iter()
+        .position(|e| matches!(&e.event, SessionEvent::TurnStart { turn_id: id } if id == turn_id))
+    else {
+        // The turn never reached the log: its input is still owed.
+        return true;
+    };
+    for entry in &entries[start + 1..] {
+        match &entry.event {
+            SessionEvent::TurnEnd {
+                turn_id: id,
+                reason,
+                ..
+            } if id == turn_id => {
+                return matches!(reason, EndReason::Interrupted);
+            }
+            SessionEvent::TurnStart { .. } => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+impl Sessions {
+    /// Reads `inflight.json` and picks up what it owes. Call once at start,
+    /// before any new input.
+    pub fn pick_up(&self) -> io::Result<Pickup> {
+        let notes = read_inflight(self.home());
+        let mut pickup = Pickup::default();
+        for note in &notes.turns {
+            let cell = self.cell(&note.session_id)?;
+            let cut = cell.with_log(|log| was_cut(log.entries(), &note.turn_id));
+            if !cut {
+                continue;
+            }
+            let has_start = cell.with_log(|log| {
+                log.entries().iter().any(|e| {
+                    matches!(&e.event, SessionEvent::TurnStart { turn_id } if turn_id == &note.turn_id)
+                })
+            });
+            let ended = cell.with_log(|log| {
+                log.entries().iter().any(|e| {
+                    matches!(&e.event, SessionEvent::TurnEnd { turn_id, .. } if turn_id == &note.turn_id)
+                })
+            });
+            if has_start && !ended {
+                let end = SessionEvent::TurnEnd {
+                    turn_id: note.turn_id.clone(),
+                    reason: EndReason::Interrupted,
+                    calls: 0,
+                };
+                cell.append(self.now_ms(), vec![end])?;
+            }
+            let id = self.new_id("msg");
+            cell.state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .inbox
+                .push(InboxItem {
+                    id,
+                    text: PICKUP_TEXT.to_owned(),
+                    source: Source::Host,
+                    kind: ItemKind::NextTurn,
+                });
+            pickup.turns.push(note.session_id.clone());
+        }
+        for note in &notes.queued {
+            let Ok(item) = serde_json::from_value::<InboxItem>(note.item.clone()) else {
+                tracing::warn!("a queued note of {} could not be read", note.session_id);
+                continue;
+            };
+            let cell = self.cell(&note.session_id)?;
+            let mut state = cell
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if state.inbox.items().all(|queued| queued.id != item.id) {
+                state.inbox.push(item);
+                pickup.queued += 1;
+            }
+        }
+        self.note_inflight();
+        let sessions: Vec<String> = notes
+            .turns
+            .iter()
+            .map(|n| n.session_id.clone())
+            .chain(notes.queued.iter().map(|n| n.session_id.clone()))
+            .collect();
+        for session_id in sessions {
+            self.start(self.cell(&session_id)?);
+        }
+        Ok(pickup)
+    }
+}

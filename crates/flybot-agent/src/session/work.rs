@@ -1,0 +1,217 @@
+//! The work view, process-local: each running turn's step (#546) and
+//! tool-call count (#471), and the ended turns (#353) with the silent-failure
+//! streak per place.
+
+use super::event::EndReason;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+
+/// The last turns always kept.
+const ENDED_KEPT: usize = 20;
+/// Older failures kept, one per place, at most this many.
+const FAILURES_KEPT: usize = 50;
+const FAILURE_KEPT_MS: u64 = 7 * 24 * 3600 * 1000;
+const FAILED_TEXT_MAX: usize = 160;
+const STEP_MAX: usize = 80;
+
+/// A running turn as the work view shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunningWork {
+    pub session_id: String,
+    pub turn_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// Left out while 0 (#471).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub calls: u32,
+}
+
+/// A turn that finished or failed (#353).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndedTurn {
+    /// `<session>:<turn>:<at>`.
+    pub id: String,
+    pub session_id: String,
+    pub at: u64,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<u32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub silent: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streak: Option<u32>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+#[derive(Debug, Default)]
+pub struct EndedTurns {
+    list: VecDeque<EndedTurn>,
+    streaks: HashMap<String, u32>,
+}
+
+impl EndedTurns {
+    /// Records a turn's end. A stopped or cut turn is not listed.
+    pub fn record(
+        &mut self,
+        session_id: &str,
+        turn_id: &str,
+        at: u64,
+        reason: &EndReason,
+        calls: u32,
+        said_something: bool,
+    ) {
+        let failed = match reason {
+            EndReason::Completed => None,
+            EndReason::Error { code, message } => Some(if code == "AUTH" || message.is_empty() {
+                code.clone()
+            } else {
+                message.clone()
+            }),
+            EndReason::MaxTokens => Some("The answer reached its token limit.".to_owned()),
+            EndReason::Blocked { reason } => Some(reason.clone()),
+            EndReason::Aborted { .. } | EndReason::Interrupted => return,
+        };
+        let silent = failed.is_some() && !said_something;
+        let streak = if silent {
+            let streak = self.streaks.entry(session_id.to_owned()).or_insert(0);
+            *streak += 1;
+            Some(*streak)
+        } else {
+            self.streaks.remove(session_id);
+            None
+        };
+        self.list.push_back(EndedTurn {
+            id: format!("{session_id}:{turn_id}:{at}"),
+            session_id: session_id.to_owned(),
+            at,
+            kind: reason.kind(),
+            failed: failed.map(|text| text.chars().take(FAILED_TEXT_MAX).collect()),
+            calls: (calls > 0).then_some(calls),
+            silent,
+            streak,
+        });
+        self.trim(at);
+    }
+
+    /// The last 20, plus each place's latest turn past those while it is a
+    /// failure younger than 7 days (at most 50).
+    fn trim(&mut self, now: u64) {
+        if self.list.len() <= ENDED_KEPT {
+            return;
+        }
+        let split = self.list.len() - ENDED_KEPT;
+        let recent: Vec<EndedTurn> = self.list.drain(split..).collect();
+        let mut older: Vec<EndedTurn> = Vec::new();
+        for turn in self.list.drain(..).rev() {
+            let place_seen = recent
+                .iter()
+                .chain(older.iter())
+                .any(|t| t.session_id == turn.session_id);
+            if !place_seen
+                && turn.failed.is_some()
+                && now.saturating_sub(turn.at) < FAILURE_KEPT_MS
+                && older.len() < FAILURES_KEPT
+            {
+                older.push(turn);
+            }
+        }
+        older.reverse();
+        self.list = older.into_iter().chain(recent).collect();
+    }
+
+    pub fn list(&self) -> Vec<EndedTurn> {
+        self.list.iter().cloned().collect()
+    }
+}
+
+/// What a call acts on, from its arguments (#546): whitespace collapsed,
+/// at most 80 characters.
+pub fn step_of(arguments: &str) -> Option<String> {
+    let args: Value = serde_json::from_str(arguments).ok()?;
+    let text = [
+        "command",
+        "cmd",
+        "pattern",
+        "query",
+        "url",
+        "file_path",
+        "path",
+        "description",
+    ]
+    .iter()
+    .find_map(|key| args.get(key).and_then(Value::as_str))?;
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!collapsed.is_empty()).then(|| collapsed.chars().take(STEP_MAX).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_silent_failure_streak_counts_and_a_finished_turn_resets_it() {
+        let mut ended = EndedTurns::default();
+        let error = EndReason::Error {
+            code: "AUTH".into(),
+            message: "The provider refused the API key".into(),
+        };
+        ended.record("s", "t1", 1, &error, 0, false);
+        ended.record("s", "t2", 2, &error, 0, false);
+        let list = ended.list();
+        assert_eq!(list[1].streak, Some(2));
+        assert_eq!(list[1].failed.as_deref(), Some("AUTH"));
+        ended.record("s", "t3", 3, &EndReason::Completed, 3, true);
+        ended.record("s", "t4", 4, &error, 0, false);
+        let list = ended.list();
+        assert_eq!(list[2].calls, Some(3));
+        assert_eq!(list[3].streak, Some(1));
+    }
+
+    #[test]
+    fn old_turns_are_trimmed_but_a_place_keeps_its_latest_failure() {
+        let mut ended = EndedTurns::default();
+        let error = EndReason::Error {
+            code: "TIMEOUT".into(),
+            message: String::new(),
+        };
+        ended.record("other", "t0", 1, &error, 0, false);
+        for n in 0..30 {
+            ended.record(
+                "s",
+                &format!("t{n}"),
+                10 + n,
+                &EndReason::Completed,
+                0,
+                true,
+            );
+        }
+        let list = ended.list();
+        assert_eq!(list.len(), 21);
+        assert_eq!(list[0].session_id, "other");
+    }
+
+    #[test]
+    fn the_step_is_what_the_call_acts_on() {
+        assert_eq!(
+            step_of(r#"{"command":"cargo   test\n -p x"}"#).as_deref(),
+            Some("cargo test -p x")
+        );
+        assert_eq!(
+            step_of(r#"{"path":"src/lib.rs"}"#).as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(step_of(r#"{"n":1}"#), None);
+        assert_eq!(
+            step_of(&format!(r#"{{"query":"{}"}}"#, "a".repeat(100))).map(|s| s.len()),
+            Some(80)
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! Test support: a scripted model provider that answers each call with the
+//! next scripted answer, and a turn environment around it. Behind the
+//! `testing` feature so the host's tests and the bench can use it too.
+
+use crate::model::{
+    FinishReason, ModelError, ModelProvider, ModelRequest, ModelStream, StreamEvent, ToolCall,
+};
+use crate::session::EndReason;
+use crate::tools::{ToolContext, ToolSet};
+use crate::turn::{TurnEnvironment, TurnSetup, Window};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    Text(String),
+    /// Tool calls: (name, arguments JSON text).
+    Calls(Vec<(String, String)>),
+    Fail(ModelError),
+}
+
+/// Answers calls from a script; past its end, answers "done".
+#[derive(Default)]
+pub struct ScriptedModel {
+    script: Mutex<VecDeque<Answer>>,
+    requests: Mutex<Vec<ModelRequest>>,
+}
+
+impl ScriptedModel {
+    pub fn new(answers: impl IntoIterator<Item = Answer>) -> Arc<ScriptedModel> {
+        Arc::new(ScriptedModel {
+            script: Mutex::new(answers.into_iter().collect()),
+            requests: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn push(&self, answer: Answer) {
+        self.script
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(answer);
+    }
+
+    /// Every request seen, in order.
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        self.requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl ModelProvider for ScriptedModel {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let step = self
+            .requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        self.requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(request);
+        let answer = self
+            .script
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+            .unwrap_or_else(|| Answer::Text("done".to_owned()));
+        let events: Vec<Result<StreamEvent, ModelError>> = match answer {
+            Answer::Text(text) => vec![
+                Ok(StreamEvent::TextDelta(text)),
+                Ok(StreamEvent::Done(FinishReason::Stop)),
+            ],
+            Answer::Calls(calls) => calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, (name, arguments))| {
+                    Ok(StreamEvent::ToolCall(ToolCall {
+                        id: format!("call-{step}-{i}"),
+                        name,
+                        arguments,
+                    }))
+                })
+                .chain([Ok(StreamEvent::Done(FinishReason::ToolCalls))])
+                .collect(),
+            Answer::Fail(error) => vec![Err(error)],
+        };
+        Box::pin(futures_util::stream::iter(events))
+    }
+}
+
+/// A turn environment over one provider and tool set, with a counting clock.
+pub struct TestEnv {
+    pub provider: Arc<dyn ModelProvider>,
+    pub tools: ToolSet,
+    pub workdir: PathBuf,
+    pub window: Window,
+    pub approver: Option<Arc<dyn crate::turn::Approver>>,
+    clock: Mutex<u64>,
+}
+
+impl TestEnv {
+    pub fn new(provider: Arc<dyn ModelProvider>, tools: ToolSet, workdir: PathBuf) -> TestEnv {
+        TestEnv {
+            provider,
+            tools,
+            workdir,
+            window: Window {
+                context_tokens: 100_000,
+                reply_tokens: 1_000,
+            },
+            approver: None,
+            clock: Mutex::new(1_000),
+        }
+    }
+}
+
+impl TurnEnvironment for TestEnv {
+    fn now_ms(&self) -> u64 {
+        let mut clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
+        *clock += 1;
+        *clock
+    }
+
+    fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason> {
+        Ok(TurnSetup {
+            provider: self.provider.clone(),
+            model: "scripted".to_owned(),
+            window: self.window,
+            thinking: None,
+            system_prompt: "You are a test Bot.".to_owned(),
+            tools: self.tools.clone(),
+            tool_context: ToolContext::new(session_id, "bot-test", self.workdir.clone()),
+            approver: self.approver.clone(),
+        })
+    }
+}

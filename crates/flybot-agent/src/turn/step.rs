@@ -1,0 +1,275 @@
+//! The turn loop, step by step. A step admits the steer items waiting in the
+//! inbox, sends one request, and runs the tool calls the answer made. A
+//! cancel ends the turn at once, whatever the step is waiting on.
+
+use super::request::{fit_messages, turns_of};
+use super::{ApprovalAsk, ApprovalOutcome, MAX_STEPS, TurnEnvironment, TurnSetup};
+use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall};
+use crate::session::runtime::Cell;
+use crate::session::{EndReason, InboxItem, SessionEvent};
+use crate::tools::ToolError;
+use futures_util::StreamExt;
+use tokio::sync::watch;
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnSummary {
+    pub reason: EndReason,
+    pub calls: u32,
+    /// Whether the turn wrote any assistant text (a failure without any is
+    /// silent, #353).
+    pub said_something: bool,
+}
+
+/// Resolves with the cancel's reason once one is sent.
+async fn cancelled(cancel: &mut watch::Receiver<Option<EndReason>>) -> EndReason {
+    loop {
+        if let Some(reason) = cancel.borrow_and_update().clone() {
+            return reason;
+        }
+        if cancel.changed().await.is_err() {
+            // The runtime is gone: nobody can take the answer any more.
+            return EndReason::Interrupted;
+        }
+    }
+}
+
+struct Turn<'a> {
+    cell: &'a Cell,
+    env: &'a dyn TurnEnvironment,
+    turn_id: &'a str,
+    calls: u32,
+    said_something: bool,
+}
+
+impl Turn<'_> {
+    fn log(&self, events: Vec<SessionEvent>) -> Result<(), EndReason> {
+        let at = self.env.now_ms();
+        self.cell.append(at, events).map_err(|e| EndReason::Error {
+            code: "LOG".to_owned(),
+            message: format!("The Session log could not be written: {e}"),
+        })?;
+        self.env.changed(&self.cell.session_id);
+        Ok(())
+    }
+
+    fn user_messages(&self, items: Vec<InboxItem>) -> Vec<SessionEvent> {
+        items
+            .into_iter()
+            .map(|item| SessionEvent::UserMessage {
+                turn_id: self.turn_id.to_owned(),
+                message_id: item.id,
+                text: item.text,
+                source: item.source,
+            })
+            .collect()
+    }
+}
+
+/// Runs one turn of `cell`'s Session with `items` as its input and writes
+/// its `turn/end`.
+pub(crate) async fn run_turn(
+    cell: &Cell,
+    env: &dyn TurnEnvironment,
+    turn_id: &str,
+    items: Vec<InboxItem>,
+    mut cancel: watch::Receiver<Option<EndReason>>,
+) -> TurnSummary {
+    let mut turn = Turn {
+        cell,
+        env,
+        turn_id,
+        calls: 0,
+        said_something: false,
+    };
+    let reason = match env.setup(&cell.session_id) {
+        Ok(setup) => {
+            let mut start = vec![SessionEvent::TurnStart {
+                turn_id: turn_id.to_owned(),
+            }];
+            start.extend(turn.user_messages(items));
+            match turn.log(start) {
+                Ok(()) => steps(&mut turn, &setup, &mut cancel).await,
+                Err(reason) => reason,
+            }
+        }
+        Err(reason) => {
+            let mut start = vec![SessionEvent::TurnStart {
+                turn_id: turn_id.to_owned(),
+            }];
+            start.extend(turn.user_messages(items));
+            let _ = turn.log(start);
+            reason
+        }
+    };
+    let end = SessionEvent::TurnEnd {
+        turn_id: turn_id.to_owned(),
+        reason: reason.clone(),
+        calls: turn.calls,
+    };
+    if let Err(e) = turn.log(vec![end]) {
+        tracing::warn!("the turn/end of {} was not written: {e:?}", cell.session_id);
+    }
+    TurnSummary {
+        reason,
+        calls: turn.calls,
+        said_something: turn.said_something,
+    }
+}
+
+async fn steps(
+    turn: &mut Turn<'_>,
+    setup: &TurnSetup,
+    cancel: &mut watch::Receiver<Option<EndReason>>,
+) -> EndReason {
+    let specs = setup.tools.specs();
+    for step in 1..=MAX_STEPS {
+        let mut events = Vec::new();
+        if step > 1 {
+            events.extend(turn.user_messages(turn.cell.take_steers()));
+        }
+        events.push(SessionEvent::StepStart {
+            turn_id: turn.turn_id.to_owned(),
+            step,
+        });
+        if let Err(reason) = turn.log(events) {
+            return reason;
+        }
+        let turns = turn.cell.with_log(|log| turns_of(log.entries()));
+        let request = ModelRequest {
+            model: setup.model.clone(),
+            messages: fit_messages(&setup.system_prompt, &specs, turns, setup.window),
+            tools: specs.clone(),
+            max_tokens: Some(setup.window.reply_tokens),
+            thinking: setup.thinking,
+        };
+        let answer = tokio::select! {
+            answer = collect(setup, request) => answer,
+            reason = cancelled(cancel) => return reason,
+        };
+        let (text, calls, finish) = match answer {
+            Ok(answer) => answer,
+            Err(error) => {
+                return EndReason::Error {
+                    code: error.code().to_owned(),
+                    message: error.to_string(),
+                };
+            }
+        };
+        let mut said = Vec::new();
+        if !text.is_empty() {
+            turn.said_something = true;
+            said.push(SessionEvent::AssistantMessage {
+                turn_id: turn.turn_id.to_owned(),
+                text,
+            });
+        }
+        for call in &calls {
+            said.push(SessionEvent::ToolCall {
+                turn_id: turn.turn_id.to_owned(),
+                tool_call_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+        }
+        turn.calls += calls.len() as u32;
+        if let Err(reason) = turn.log(said) {
+            return reason;
+        }
+        if calls.is_empty() {
+            return match finish {
+                FinishReason::MaxTokens => EndReason::MaxTokens,
+                FinishReason::ContentFilter => EndReason::Blocked {
+                    reason: "The provider's content filter stopped the answer.".to_owned(),
+                },
+                FinishReason::Stop | FinishReason::ToolCalls => EndReason::Completed,
+            };
+        }
+        for call in calls {
+            turn.cell.open_wait(&call);
+            let result = tokio::select! {
+                result = run_call(turn, setup, &call) => result,
+                reason = cancelled(cancel) => {
+                    turn.cell.close_wait(&call.id);
+                    return reason;
+                }
+            };
+            turn.cell.close_wait(&call.id);
+            let (text, is_error) = match result {
+                Ok(text) => (text, false),
+                Err(error) => (error.to_string(), true),
+            };
+            let result = SessionEvent::ToolResult {
+                turn_id: turn.turn_id.to_owned(),
+                tool_call_id: call.id.clone(),
+                text,
+                is_error,
+            };
+            if let Err(reason) = turn.log(vec![result]) {
+                return reason;
+            }
+        }
+    }
+    EndReason::Blocked {
+        reason: format!("The turn reached its limit of {MAX_STEPS} steps."),
+    }
+}
+
+/// One call: resolve it through the mask, ask for approval if it needs one,
+/// and run it.
+async fn run_call(
+    turn: &Turn<'_>,
+    setup: &TurnSetup,
+    call: &ToolCall,
+) -> Result<String, ToolError> {
+    let tool = setup.tools.resolve(&call.name)?;
+    if let Some(summary) = tool.check(&call.arguments)? {
+        let outcome = match &setup.approver {
+            Some(approver) => {
+                approver
+                    .ask(ApprovalAsk {
+                        session_id: turn.cell.session_id.clone(),
+                        bot_id: setup.tool_context.bot_id.clone(),
+                        tool_call_id: call.id.clone(),
+                        tool: call.name.clone(),
+                        summary,
+                    })
+                    .await
+            }
+            None => ApprovalOutcome::Rejected,
+        };
+        match outcome {
+            ApprovalOutcome::AllowedOnce => {}
+            ApprovalOutcome::Rejected => {
+                return Err(ToolError::Refused(format!(
+                    "The owner did not approve this {} call; do not repeat it unless they ask.",
+                    call.name
+                )));
+            }
+        }
+    }
+    let mut ctx = setup.tool_context.clone();
+    ctx.call_id = call.id.clone();
+    tool.call_json(&ctx, &call.arguments).await
+}
+
+/// Reads one model answer: its text, its tool calls and why it stopped.
+async fn collect(
+    setup: &TurnSetup,
+    request: ModelRequest,
+) -> Result<(String, Vec<ToolCall>, FinishReason), ModelError> {
+    let mut stream = setup.provider.stream(request);
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    while let Some(event) = stream.next().await {
+        match event? {
+            StreamEvent::TextDelta(delta) => text.push_str(&delta),
+            StreamEvent::ReasoningDelta(_) | StreamEvent::Usage(_) => {}
+            StreamEvent::ToolCall(call) => calls.push(call),
+            StreamEvent::Done(finish) => return Ok((text, calls, finish)),
+        }
+    }
+    Err(ModelError::BadResponse(
+        "the answer ended without a finish reason".to_owned(),
+    ))
+}

@@ -1,0 +1,399 @@
+//! Sessions and turns end to end on the scripted provider: a turn with tool
+//! calls, the log's events, cancel with and without keepInbox, the steering
+//! interrupt on a paused clock, the settle window, the window fit, and the
+//! restart pickup.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use flybot_agent::model::{ModelError, Role};
+use flybot_agent::session::{
+    AbortedBy, EndReason, ItemKind, LogEntry, SendOutcome, SessionEvent, Sessions, Source,
+};
+use flybot_agent::testing::{Answer, ScriptedModel, TestEnv};
+use flybot_agent::tools::{DynTool, Tool, ToolContext, ToolResult, ToolSet};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Arguments of the test tools.
+#[derive(Deserialize, JsonSchema)]
+struct Args {
+    /// What to echo.
+    text: String,
+}
+
+struct Echo;
+impl Tool for Echo {
+    type Args = Args;
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn description(&self) -> &'static str {
+        "Answers its text."
+    }
+    async fn call(&self, _ctx: &ToolContext, args: Args) -> ToolResult {
+        Ok(format!("echo: {}", args.text))
+    }
+}
+
+/// Waits (on tokio time) for as many seconds as its text says.
+struct Wait;
+impl Tool for Wait {
+    type Args = Args;
+    fn name(&self) -> &'static str {
+        "wait"
+    }
+    fn description(&self) -> &'static str {
+        "Waits."
+    }
+    async fn call(&self, _ctx: &ToolContext, args: Args) -> ToolResult {
+        let secs: u64 = args.text.parse().unwrap_or(1);
+        tokio::time::sleep(Duration::from_secs(secs)).await;
+        Ok("waited".into())
+    }
+}
+
+fn tools() -> ToolSet {
+    ToolSet::new([Arc::new(Echo) as Arc<dyn DynTool>, Arc::new(Wait)])
+}
+
+struct Fixture {
+    _home: tempfile::TempDir,
+    home: std::path::PathBuf,
+    model: Arc<ScriptedModel>,
+    sessions: Sessions,
+}
+
+fn fixture(answers: Vec<Answer>) -> Fixture {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().to_owned();
+    let model = ScriptedModel::new(answers);
+    let env = TestEnv::new(model.clone(), tools(), path.clone());
+    let sessions = Sessions::new(path.clone(), Arc::new(env));
+    Fixture {
+        _home: home,
+        home: path,
+        model,
+        sessions,
+    }
+}
+
+fn kinds(entries: &[LogEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|e| match &e.event {
+            SessionEvent::TurnEnd { reason, .. } => format!("turn/end {}", reason.kind()),
+            other => serde_json::to_value(other).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        })
+        .collect()
+}
+
+fn user(text: &str) -> (String, Source, ItemKind) {
+    (
+        text.to_owned(),
+        Source::User { member_id: None },
+        ItemKind::NextTurn,
+    )
+}
+
+fn deliver(f: &Fixture, text: &str) {
+    let (text, source, kind) = user(text);
+    f.sessions.deliver("s1", &text, source, kind).unwrap();
+}
+
+#[tokio::test]
+async fn a_turn_runs_its_tool_calls_and_logs_every_event() {
+    let f = fixture(vec![
+        Answer::Calls(vec![
+            ("echo".into(), r#"{"text":"a"}"#.into()),
+            ("echo".into(), r#"{"text":"b"}"#.into()),
+        ]),
+        Answer::Calls(vec![("nope".into(), "{}".into())]),
+        Answer::Text("All done.".into()),
+    ]);
+    deliver(&f, "hello");
+    f.sessions.wait_idle("s1").await.unwrap();
+    let log = f.sessions.transcript("s1", 0).unwrap();
+    assert_eq!(
+        kinds(&log),
+        [
+            "turn/start",
+            "user/message",
+            "step/start",
+            "tool/call",
+            "tool/call",
+            "tool/result",
+            "tool/result",
+            "step/start",
+            "tool/call",
+            "tool/result",
+            "step/start",
+            "assistant/message",
+            "turn/end completed"
+        ]
+    );
+    let SessionEvent::ToolResult {
+        tool_call_id, text, ..
+    } = &log[5].event
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (tool_call_id.as_str(), text.as_str()),
+        ("call-0-0", "echo: a")
+    );
+    let SessionEvent::ToolResult { is_error, .. } = &log[9].event else {
+        panic!()
+    };
+    assert!(is_error, "an unknown tool answers an error result");
+    let SessionEvent::TurnEnd { calls, .. } = &log[12].event else {
+        panic!()
+    };
+    assert_eq!(*calls, 3);
+    // The second request carries the first step's calls and results.
+    let second = &f.model.requests()[1];
+    assert_eq!(second.messages[0].role, Role::System);
+    assert!(
+        second
+            .messages
+            .iter()
+            .any(|m| m.tool_call_id.as_deref() == Some("call-0-1"))
+    );
+    // The log on disk reads back the same.
+    let reopened = Sessions::new(
+        f.home.clone(),
+        Arc::new(TestEnv::new(f.model.clone(), tools(), f.home.clone())),
+    );
+    assert_eq!(reopened.transcript("s1", 0).unwrap(), log);
+    assert_eq!(f.sessions.transcript("s1", 12).unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_model_failure_ends_the_turn_with_its_code() {
+    let f = fixture(vec![Answer::Fail(ModelError::Budget)]);
+    deliver(&f, "hello");
+    f.sessions.wait_idle("s1").await.unwrap();
+    let log = f.sessions.transcript("s1", 0).unwrap();
+    let SessionEvent::TurnEnd { reason, .. } = &log.last().unwrap().event else {
+        panic!()
+    };
+    assert!(matches!(reason, EndReason::Error { code, .. } if code == "QUOTA"));
+    let ended = f.sessions.ended_turns();
+    assert_eq!((ended[0].silent, ended[0].streak), (true, Some(1)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancel_without_keep_inbox_drops_the_queue_and_with_it_keeps_it() {
+    let f = fixture(vec![
+        Answer::Calls(vec![("wait".into(), r#"{"text":"10"}"#.into())]),
+        Answer::Calls(vec![("wait".into(), r#"{"text":"10"}"#.into())]),
+        Answer::Text("second turn".into()),
+    ]);
+    deliver(&f, "one");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(f.sessions.is_running("s1"));
+    f.sessions.send_line("s1", "queued", None).unwrap();
+    let out = f.sessions.cancel("s1", AbortedBy::User, false).unwrap();
+    assert_eq!((out.was_running, out.dropped), (true, 1));
+    f.sessions.wait_idle("s1").await.unwrap();
+    let log = f.sessions.transcript("s1", 0).unwrap();
+    assert_eq!(kinds(&log).last().unwrap(), "turn/end aborted");
+    assert_eq!(kinds(&log).iter().filter(|k| *k == "turn/start").count(), 1);
+
+    deliver(&f, "two");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    f.sessions.send_line("s1", "kept", None).unwrap();
+    let out = f.sessions.cancel("s1", AbortedBy::User, true).unwrap();
+    assert_eq!((out.was_running, out.dropped), (true, 0));
+    f.sessions.wait_idle("s1").await.unwrap();
+    let log = f.sessions.transcript("s1", 0).unwrap();
+    let texts: Vec<&str> = log
+        .iter()
+        .filter_map(|e| match &e.event {
+            SessionEvent::UserMessage { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["one", "two", "kept"]);
+    assert_eq!(kinds(&log).last().unwrap(), "turn/end completed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_line_during_a_wait_over_60_seconds_interrupts_the_turn_once() {
+    let f = fixture(vec![
+        Answer::Calls(vec![("wait".into(), r#"{"text":"600"}"#.into())]),
+        Answer::Text("answered the line".into()),
+    ]);
+    deliver(&f, "start a long job");
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    // A wait of 60 s or less is left alone.
+    assert_eq!(
+        f.sessions.send_line("s1", "early", None).unwrap(),
+        SendOutcome::Queued
+    );
+    tokio::time::sleep(Duration::from_secs(31)).await;
+    assert_eq!(
+        f.sessions.send_line("s1", "stop waiting", None).unwrap(),
+        SendOutcome::Interrupted
+    );
+    f.sessions.wait_idle("s1").await.unwrap();
+    let log = f.sessions.transcript("s1", 0).unwrap();
+    let ends: Vec<&EndReason> = log
+        .iter()
+        .filter_map(|e| match &e.event {
+            SessionEvent::TurnEnd { reason, .. } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            &EndReason::Aborted {
+                by: AbortedBy::Hook,
+                reason: Some("ds-bot/interrupt-long-wait".into())
+            },
+            &EndReason::Completed
+        ]
+    );
+    // Both lines were the next turn's input; nothing was lost.
+    let last_request = f.model.requests().pop().unwrap();
+    let user_texts: Vec<&str> = last_request
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(user_texts, ["start a long job", "early", "stop waiting"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn lines_inside_the_settle_window_open_one_turn() {
+    let f = fixture(vec![Answer::Text("one answer".into())]);
+    assert_eq!(
+        f.sessions.send_line("s1", "first", None).unwrap(),
+        SendOutcome::Held
+    );
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    f.sessions.send_line("s1", "second", None).unwrap();
+    assert!(!f.sessions.is_running("s1"));
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    f.sessions.wait_idle("s1").await.unwrap();
+    let requests = f.model.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].messages.last().unwrap().content,
+        "first\nsecond"
+    );
+}
+
+#[tokio::test]
+async fn the_request_leaves_out_the_oldest_whole_turns_to_fit_the_window() {
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::new([]);
+    let mut env = TestEnv::new(model.clone(), ToolSet::default(), home.path().to_owned());
+    env.window.context_tokens = 1_200;
+    env.window.reply_tokens = 200;
+    let sessions = Sessions::new(home.path().to_owned(), Arc::new(env));
+    for n in 0..6 {
+        let text = format!("turn {n} {}", "x".repeat(900));
+        sessions
+            .deliver(
+                "s1",
+                &text,
+                Source::User { member_id: None },
+                ItemKind::NextTurn,
+            )
+            .unwrap();
+        sessions.wait_idle("s1").await.unwrap();
+    }
+    let last = model.requests().pop().unwrap();
+    assert!(
+        last.messages[1]
+            .content
+            .contains("earlier turns of this conversation were left out")
+    );
+    assert!(last.messages.last().unwrap().content.starts_with("turn 5"));
+    assert!(
+        !last
+            .messages
+            .iter()
+            .any(|m| m.content.starts_with("turn 0"))
+    );
+    // The log keeps every turn.
+    assert_eq!(
+        sessions
+            .transcript("s1", 0)
+            .unwrap()
+            .iter()
+            .filter(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
+            .count(),
+        6
+    );
+}
+
+#[tokio::test]
+async fn a_restart_picks_up_a_cut_turn_once_and_queued_input() {
+    use flybot_store::inflight::{Inflight, QueuedNote, TurnNote, write_inflight};
+    use flybot_store::sessions::SessionLogFile;
+    let f = fixture(vec![]);
+    // Session a: a turn cut mid-way (no end). Session b: a turn that completed.
+    let start =
+        |turn: &str| serde_json::json!({"seq": 1, "at": 1, "type": "turn/start", "turnId": turn});
+    SessionLogFile::new(&f.home, "a")
+        .unwrap()
+        .append(&[start("ta")])
+        .unwrap();
+    SessionLogFile::new(&f.home, "b")
+        .unwrap()
+        .append(&[start("tb"), serde_json::json!({"seq": 2, "at": 2, "type": "turn/end", "turnId": "tb", "reason": {"kind": "completed"}, "calls": 0})])
+        .unwrap();
+    let item = serde_json::json!({"id": "m1", "text": "owed", "source": {"kind": "user"}, "kind": "next-turn"});
+    write_inflight(
+        &f.home,
+        &Inflight {
+            turns: vec![
+                TurnNote {
+                    session_id: "a".into(),
+                    turn_id: "ta".into(),
+                },
+                TurnNote {
+                    session_id: "b".into(),
+                    turn_id: "tb".into(),
+                },
+            ],
+            queued: vec![QueuedNote {
+                session_id: "c".into(),
+                item,
+            }],
+        },
+    )
+    .unwrap();
+    let pickup = f.sessions.pick_up().unwrap();
+    assert_eq!(pickup.turns, ["a"]);
+    assert_eq!(pickup.queued, 1);
+    for s in ["a", "b", "c"] {
+        f.sessions.wait_idle(s).await.unwrap();
+    }
+    let a = kinds(&f.sessions.transcript("a", 0).unwrap());
+    assert_eq!(
+        &a[..3],
+        ["turn/start", "turn/end interrupted", "turn/start"]
+    );
+    assert_eq!(a.last().unwrap(), "turn/end completed");
+    assert_eq!(kinds(&f.sessions.transcript("b", 0).unwrap()).len(), 2);
+    assert_eq!(
+        kinds(&f.sessions.transcript("c", 0).unwrap())
+            .last()
+            .unwrap(),
+        "turn/end completed"
+    );
+    // Everything owed was taken: nothing is noted any more.
+    let notes = flybot_store::inflight::read_inflight(&f.home);
+    assert!(
+        notes.turns.is_empty() && notes.queued.is_empty(),
+        "{notes:?}"
+    );
+}
