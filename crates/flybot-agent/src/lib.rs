@@ -7,3 +7,4 @@ pub mod session;
 pub mod turn;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod prompt;
