@@ -6,5 +6,6 @@ pub mod access;
 pub mod fences;
 pub mod main_bots;
 pub mod names;
+pub mod rooms;
 pub mod tasks;
 pub mod workflow;

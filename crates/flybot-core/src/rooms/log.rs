@@ -1,0 +1,102 @@
+//! The room log line and the membership window over it (#50). Lines carry
+//! `authorId` and `authorKind`; a pass posts nothing, so it is never a line.
+
+use super::participants::Participant;
+use serde::{Deserialize, Serialize};
+
+/// Who wrote a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AuthorKind {
+    Human,
+    LocalBot,
+    RemoteBot,
+    /// The room itself: a notice, a failure line, a stop notice.
+    System,
+}
+
+/// What a line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineKind {
+    /// What a person or a Bot said.
+    Chat,
+    /// A member's claim of a card, in its own voice (#1253): logged, no turn.
+    Claim,
+    /// A room event (failure, stop, join, leave): calls nobody (#932).
+    Event,
+}
+
+/// One line of the room log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomLine {
+    pub seq: u64,
+    pub author_id: String,
+    pub author_kind: AuthorKind,
+    pub kind: LineKind,
+    pub text: String,
+    pub at: u64,
+    /// The hop of a Bot's line: a person's line is 0, an answer one on.
+    #[serde(default)]
+    pub hop: u32,
+}
+
+/// The lines a seat may read, after `after` when given (#50).
+pub fn in_window<'a>(
+    lines: &'a [RoomLine],
+    seat: &Participant,
+    after: Option<u64>,
+) -> Vec<&'a RoomLine> {
+    lines
+        .iter()
+        .filter(|l| seat.sees(l.seq) && after.is_none_or(|a| l.seq > a))
+        .collect()
+}
+
+/// The lines from `start` on, after `after` when given: the window of a
+/// viewer whose start [`super::participants::window_start`] answered.
+pub fn from_start(lines: &[RoomLine], start: u64, after: Option<u64>) -> Vec<&RoomLine> {
+    lines
+        .iter()
+        .filter(|l| l.seq >= start && after.is_none_or(|a| l.seq > a))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::participants::{ParticipantKind, RoomRole};
+    use super::*;
+
+    fn line(seq: u64) -> RoomLine {
+        RoomLine {
+            seq,
+            author_id: "member-a".into(),
+            author_kind: AuthorKind::Human,
+            kind: LineKind::Chat,
+            text: format!("line {seq}"),
+            at: seq,
+            hop: 0,
+        }
+    }
+
+    #[test]
+    fn messages_in_the_window_are_from_the_join_on_and_after_the_cursor_50() {
+        let lines: Vec<RoomLine> = (1..=10).map(line).collect();
+        let mut seat = Participant::new("member-b", ParticipantKind::Human, RoomRole::Member, 4);
+        let seen: Vec<u64> = in_window(&lines, &seat, None)
+            .iter()
+            .map(|l| l.seq)
+            .collect();
+        assert_eq!(seen, vec![4, 5, 6, 7, 8, 9, 10]);
+        let after: Vec<u64> = in_window(&lines, &seat, Some(8))
+            .iter()
+            .map(|l| l.seq)
+            .collect();
+        assert_eq!(after, vec![9, 10]);
+        seat.left_seq = Some(9);
+        assert!(in_window(&lines, &seat, None).is_empty());
+        assert_eq!(from_start(&lines, 9, Some(9)).len(), 1);
+    }
+}
