@@ -2,6 +2,7 @@
 //! change goes through `Host::mutate`, which validates first and writes
 //! nothing on refusal (the store rolls a refused change back).
 
+use flybot_agent::model::config::ProviderRegistry;
 use flybot_core::tasks::Effect;
 use flybot_core::tasks::workers::{WorkerPool, WorkerState};
 use flybot_protocol::ApiError;
@@ -18,6 +19,8 @@ pub struct HostConfig {
     pub home: PathBuf,
     /// The model a new Bot gets when its request names none.
     pub default_model: String,
+    /// The models config.toml declares, and `mock`; mock-only by default.
+    pub models: Arc<ProviderRegistry>,
 }
 
 impl HostConfig {
@@ -25,6 +28,7 @@ impl HostConfig {
         HostConfig {
             home,
             default_model: "mock".to_owned(),
+            models: Arc::new(ProviderRegistry::mock_only()),
         }
     }
 }

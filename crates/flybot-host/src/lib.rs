@@ -8,7 +8,9 @@ mod host;
 mod http;
 mod ids;
 mod live;
+mod mock_model_server;
 mod view;
 
 pub use host::{Host, HostConfig, HostEvent};
 pub use http::{app, read_only_sentence, serve};
+pub use mock_model_server::mock_model_app;

@@ -35,7 +35,8 @@ pub async fn state_view(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
         }
     };
     Ok(store.read(|state| {
-        let mut view = narrowed(state, actor, &host.config().default_model);
+        let config = host.config();
+        let mut view = narrowed(state, actor, &config.default_model, &config.models);
         if let Some(object) = view.as_object_mut() {
             object.insert("revision".into(), store.revision().into());
             object.insert("readOnly".into(), read_only);
@@ -44,7 +45,12 @@ pub async fn state_view(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
     }))
 }
 
-fn narrowed(state: &TeamState, actor: &Actor, default_model: &str) -> Value {
+fn narrowed(
+    state: &TeamState,
+    actor: &Actor,
+    default_model: &str,
+    models: &flybot_agent::model::config::ProviderRegistry,
+) -> Value {
     let me = actor.member_id(state);
     let bots: Vec<Value> = by_creation(
         state
@@ -111,7 +117,8 @@ fn narrowed(state: &TeamState, actor: &Actor, default_model: &str) -> Value {
             "memberId": me,
             "singleOwner": matches!(actor, Actor::SingleOwner),
         },
-        "model": {"default": default_model, "offline": default_model == "mock"},
+        // Offline: the default model runs on the built-in mock (a fresh home).
+        "model": {"default": default_model, "offline": models.runs_offline(default_model)},
         "members": members,
         "bots": bots,
         "mainBotIds": state.main_bot_ids.iter().filter(|id| visible_bot(id)).collect::<Vec<_>>(),

@@ -12,6 +12,7 @@ mod rooms;
 mod shared;
 mod task_moves;
 mod tasks;
+mod test_model;
 mod workflow_run;
 mod workflows;
 
@@ -93,6 +94,8 @@ pub async fn call(
         "task-lease" => queue::lease(host, caller.require()?, parse(body)?),
         "task-audit" => queue::audit(host, caller.require()?, parse(body)?),
         "task-counters" => queue::counters(host, caller.require()?, parse(body)?),
+        // Test connection (#409): one real request on the Bot's route.
+        "test-model" => test_model::test_model(host, caller.require()?, parse(body)?).await,
         "state" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
             crate::view::state_view(host, caller.require()?).await

@@ -6,6 +6,8 @@
 mod access;
 mod auth;
 mod edge;
+mod model_client;
+mod model_support;
 mod roster;
 mod support;
 mod task_board;
@@ -13,4 +15,5 @@ mod task_contract;
 mod task_kit;
 mod task_queue;
 mod tasks;
+mod test_model;
 mod workflows;

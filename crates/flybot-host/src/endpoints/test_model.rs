@@ -1,0 +1,68 @@
+//! `test-model {botId}` (#409): the owner checks that a Bot's model answers.
+//! One real request on the Bot's route (see `connection_test`), one test at a
+//! time per Bot, a fixed failure code, `NO_MODEL` without a request. The
+//! provider's message is never returned or logged: it may echo a key.
+
+use crate::host::Host;
+use flybot_agent::model::ModelError;
+use flybot_agent::model::connection_test::{TestVerdict, test_connection};
+use flybot_core::access::{Actor, may_manage_bot};
+use flybot_protocol::{ApiError, ErrorCode};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// `test-model {botId}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TestModel {
+    pub bot_id: String,
+    /// Accepted and ignored: the actor is the session header's (#48).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub actor_id: Option<Value>,
+}
+
+/// → `{test: {ok: true, ref, ms}}`, `{test: {ok: true, ref, ms, unknown: true}}`
+/// (the stream had no finish), or `{test: {ok: false, ref, code, ms}}`.
+pub async fn test_model(host: &Host, actor: &Actor, req: TestModel) -> Result<Value, ApiError> {
+    let (name, model) = host.store().read(|state| {
+        let bot = state
+            .bots
+            .get(&req.bot_id)
+            .ok_or_else(|| ApiError::not_found("Bot", &req.bot_id))?;
+        if !may_manage_bot(actor, bot) {
+            return Err(ApiError::forbidden(format!(
+                "{} belongs to another member; only its owner can test its model.",
+                bot.name
+            ))
+            .with("botId", req.bot_id.as_str()));
+        }
+        Ok((bot.name.clone(), bot.model.clone()))
+    })?;
+    let registry = host.config().models.clone();
+    let route = match registry.route(&model) {
+        Ok(route) => route,
+        Err(error) => return Ok(failed(&model, &error, 0)),
+    };
+    let Some(_slot) = registry.begin_test(&req.bot_id) else {
+        return Err(ApiError::new(
+            ErrorCode::Busy,
+            format!("A model test for {name} is already running; wait for its answer."),
+        )
+        .with("botId", req.bot_id.as_str()));
+    };
+    let started = tokio::time::Instant::now();
+    let verdict = test_connection(route).await;
+    let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Ok(match verdict {
+        TestVerdict::Passed => json!({"test": {"ok": true, "ref": model, "ms": ms}}),
+        TestVerdict::Unknown => {
+            json!({"test": {"ok": true, "ref": model, "ms": ms, "unknown": true}})
+        }
+        TestVerdict::Failed(error) => failed(&model, &error, ms),
+    })
+}
+
+fn failed(model: &str, error: &ModelError, ms: u64) -> Value {
+    json!({"test": {"ok": false, "ref": model, "code": error.code(), "ms": ms}})
+}
