@@ -26,14 +26,23 @@ pub enum RoomRole {
     Member,
 }
 
+fn member_role() -> RoomRole {
+    RoomRole::Member
+}
+
 /// One seat of a room (#50).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Participant {
-    /// A member id, a local Bot id, or a remote Bot's handle.
+    /// A member id, a local Bot id, or a remote Bot's handle. A seat stored
+    /// before this slice as `{kind: "human", memberId}` reads as a member
+    /// from seq 0.
+    #[serde(alias = "memberId")]
     pub id: String,
     pub kind: ParticipantKind,
+    #[serde(default = "member_role")]
     pub role: RoomRole,
+    #[serde(default)]
     pub joined_seq: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_seq: Option<u64>,
@@ -73,32 +82,31 @@ impl Participant {
     }
 }
 
-/// The room's seats: the stored participants, or, for a room that never
-/// grew any, the owner as a human admin and each member Bot from seq 0
-/// (`deriveParticipants`).
+/// The room's seats (`deriveParticipants`): the stored participants, then
+/// the owner as a human admin and each member Bot from seq 0 when no stored
+/// seat names them. The member list stays the speaking order's authority.
 pub fn participants_of(room: &Room) -> Vec<Participant> {
-    let stored: Vec<Participant> = room
+    let mut seats: Vec<Participant> = room
         .participants
         .iter()
         .filter_map(|v| serde_json::from_value(v.clone()).ok())
         .collect();
-    if !stored.is_empty() {
-        return stored;
+    if !seats.iter().any(|p| p.id == room.owner_id) {
+        seats.insert(
+            0,
+            Participant::new(&room.owner_id, ParticipantKind::Human, RoomRole::Admin, 0),
+        );
     }
-    let mut seats = vec![Participant::new(
-        &room.owner_id,
-        ParticipantKind::Human,
-        RoomRole::Admin,
-        0,
-    )];
-    seats.extend(room.members.iter().map(|m| {
-        let role = if room.admin.as_deref() == Some(m) {
-            RoomRole::Admin
-        } else {
-            RoomRole::Member
-        };
-        Participant::new(m, ParticipantKind::LocalBot, role, 0)
-    }));
+    for m in &room.members {
+        if !seats.iter().any(|p| &p.id == m) {
+            let role = if room.admin.as_deref() == Some(m) {
+                RoomRole::Admin
+            } else {
+                RoomRole::Member
+            };
+            seats.push(Participant::new(m, ParticipantKind::LocalBot, role, 0));
+        }
+    }
     seats
 }
 
