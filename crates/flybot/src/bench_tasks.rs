@@ -5,7 +5,7 @@
 //! nothing asserts a duration.
 
 use flybot_core::access::Actor;
-use flybot_core::tasks::queue::claim;
+use flybot_core::tasks::claim::claim;
 use flybot_core::tasks::read::list;
 use flybot_protocol::state::{Bot, Member, Room, Task, TaskStatus, TeamState};
 use flybot_protocol::task::{Priority, TaskFields};

@@ -2,7 +2,7 @@
 //! queue items to offer. The drive itself (the wake, its text, the Session)
 //! belongs to the host's conversation side; these answer only which cards.
 
-use super::queue::holds_work;
+use super::claim::holds_work;
 use super::roles::bot_role;
 use super::target::wants_wake;
 use flybot_protocol::state::{Task, TaskStatus, TeamState};

@@ -5,8 +5,8 @@
 //! in the same tick finds no lease and answers 0. A live lease is untouched,
 //! so a restart with a live lease changes nothing.
 
+use super::claim::{push_evidence, requeue};
 use super::machine::step;
-use super::queue::{push_evidence, requeue};
 use super::roles::bot_name;
 use super::{Card, Outcome, Stamps, find};
 use flybot_protocol::state::{Task, TaskStatus, TeamState};
@@ -101,8 +101,9 @@ pub fn lease_view(state: &TeamState, id: &str, now: u64) -> Result<Value, ApiErr
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::super::Effect;
+    use super::super::claim::claim;
     use super::super::fixture::{apply, member, team};
-    use super::super::queue::{claim, enqueue};
+    use super::super::queue::enqueue;
     use super::*;
     use flybot_protocol::task_requests::TaskEnqueue;
 

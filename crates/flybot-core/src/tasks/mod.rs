@@ -11,6 +11,7 @@
 pub mod approval;
 pub mod audit;
 pub mod board;
+pub mod claim;
 pub mod contract;
 pub mod counters;
 pub mod create;

@@ -8,7 +8,7 @@ use crate::host::Host;
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::read::task_visible;
-use flybot_core::tasks::{audit, counters, find, lease, queue};
+use flybot_core::tasks::{audit, claim, counters, find, lease, queue};
 use flybot_protocol::ApiError;
 use flybot_protocol::task_requests::{TaskById, TaskClaim, TaskCounters, TaskEnqueue, TaskRelease};
 use serde_json::{Value, json};
@@ -27,7 +27,7 @@ pub async fn enqueue(host: &Host, actor: &Actor, req: TaskEnqueue) -> Result<Val
 pub async fn claim(host: &Host, actor: &Actor, req: TaskClaim) -> Result<Value, ApiError> {
     let worker_id = new_id("worker");
     let out = run_rule(host, actor, |s, now| {
-        queue::claim(
+        claim::claim(
             s,
             actor,
             &req.bot_id,
@@ -44,7 +44,7 @@ pub async fn claim(host: &Host, actor: &Actor, req: TaskClaim) -> Result<Value, 
 /// `task-release {botId, id, reason?, retryInSec?}` → `{task}`.
 pub async fn release(host: &Host, actor: &Actor, req: TaskRelease) -> Result<Value, ApiError> {
     let out = run_rule(host, actor, |s, now| {
-        queue::release(
+        claim::release(
             s,
             actor,
             &req.bot_id,
