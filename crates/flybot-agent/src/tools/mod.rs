@@ -9,6 +9,7 @@
 
 pub mod schema;
 pub mod set;
+pub mod workspace;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;

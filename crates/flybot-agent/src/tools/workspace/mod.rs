@@ -1,0 +1,215 @@
+//! Workspace tools for an internal Bot, inside its own working folder only
+//! (`ctx.workdir`): read, write and edit a file, list and search, and run a
+//! command with a timeout and an output cap. A path outside the folder is
+//! refused (`path`).
+//!
+//! Each tool's work is a plain function over a [`WorkingFolder`] and a typed
+//! argument struct (tested on its own); the `Tool` impls here only open the
+//! folder, run that function off the async threads, and turn the outcome into
+//! the model's text. Register them with [`workspace_tools`]:
+//!
+//! ```ignore
+//! let tools = ToolSet::new(workspace_tools(RunCommandApproval::NotNeeded));
+//! ```
+
+pub mod command;
+pub mod error;
+pub mod files;
+pub mod list;
+pub mod path;
+pub mod search;
+mod walk;
+
+pub use command::{CommandLimits, CommandOutcome, RunCommandArgs, run_command};
+pub use error::{Refusal, WorkspaceError};
+pub use files::{
+    EditFileArgs, FileText, ReadFileArgs, WriteFileArgs, edit_file, read_file, write_file,
+};
+pub use list::{ListFilesArgs, Listing, list_files};
+pub use path::WorkingFolder;
+pub use search::{SearchFilesArgs, SearchMode, SearchResults, search_files};
+
+use super::{DynTool, Tool, ToolContext, ToolError, ToolResult};
+use std::sync::Arc;
+
+/// The model's view of a workspace failure: a refusal stays a refusal, a
+/// file-system failure is a failure; the internal detail goes to the log.
+fn to_tool_error(error: WorkspaceError) -> ToolError {
+    match &error {
+        WorkspaceError::Refused(refusal) => ToolError::Refused(refusal.to_string()),
+        WorkspaceError::Io { .. } => {
+            tracing::warn!(%error, "workspace tool failed");
+            ToolError::Failed(error.model_sentence())
+        }
+    }
+}
+
+/// Opens the Session's folder and runs `work` on a blocking thread: file
+/// walks and reads must not stall the turns of other Sessions.
+async fn in_folder<A, T>(
+    ctx: &ToolContext,
+    args: A,
+    work: fn(&WorkingFolder, &A) -> Result<T, WorkspaceError>,
+    answer: fn(T) -> String,
+) -> ToolResult
+where
+    A: Send + 'static,
+    T: Send + 'static,
+{
+    let workdir = ctx.workdir.clone();
+    let joined = tokio::task::spawn_blocking(move || {
+        let folder = WorkingFolder::open(&workdir)?;
+        work(&folder, &args)
+    })
+    .await;
+    match joined {
+        Ok(Ok(value)) => Ok(answer(value)),
+        Ok(Err(error)) => Err(to_tool_error(error)),
+        Err(join) => {
+            tracing::error!(error = %join, "workspace tool thread ended abnormally");
+            Err(ToolError::Failed(
+                "The tool stopped unexpectedly; try the call again.".to_owned(),
+            ))
+        }
+    }
+}
+
+/// `read_file`.
+pub struct ReadFile;
+
+impl Tool for ReadFile {
+    type Args = ReadFileArgs;
+    fn name(&self) -> &'static str {
+        "read_file"
+    }
+    fn description(&self) -> &'static str {
+        "Read a text file in your working folder, optionally only some lines."
+    }
+    async fn call(&self, ctx: &ToolContext, args: ReadFileArgs) -> ToolResult {
+        in_folder(ctx, args, read_file, |text| text.to_model_text()).await
+    }
+}
+
+/// `write_file`.
+pub struct WriteFile;
+
+impl Tool for WriteFile {
+    type Args = WriteFileArgs;
+    fn name(&self) -> &'static str {
+        "write_file"
+    }
+    fn description(&self) -> &'static str {
+        "Create or overwrite a text file in your working folder; missing folders are created."
+    }
+    async fn call(&self, ctx: &ToolContext, args: WriteFileArgs) -> ToolResult {
+        in_folder(ctx, args, write_file, |answer| answer).await
+    }
+}
+
+/// `edit_file`.
+pub struct EditFile;
+
+impl Tool for EditFile {
+    type Args = EditFileArgs;
+    fn name(&self) -> &'static str {
+        "edit_file"
+    }
+    fn description(&self) -> &'static str {
+        "Replace one exact piece of text in a file in your working folder; the text must occur exactly once."
+    }
+    async fn call(&self, ctx: &ToolContext, args: EditFileArgs) -> ToolResult {
+        in_folder(ctx, args, edit_file, |answer| answer).await
+    }
+}
+
+/// `list_files`.
+pub struct ListFiles;
+
+impl Tool for ListFiles {
+    type Args = ListFilesArgs;
+    fn name(&self) -> &'static str {
+        "list_files"
+    }
+    fn description(&self) -> &'static str {
+        "List the files and folders in your working folder or a folder inside it, optionally the whole tree."
+    }
+    async fn call(&self, ctx: &ToolContext, args: ListFilesArgs) -> ToolResult {
+        in_folder(ctx, args, list_files, |listing| listing.to_model_text()).await
+    }
+}
+
+/// `search_files`.
+pub struct SearchFiles;
+
+impl Tool for SearchFiles {
+    type Args = SearchFilesArgs;
+    fn name(&self) -> &'static str {
+        "search_files"
+    }
+    fn description(&self) -> &'static str {
+        "Find the lines holding a text or a wildcard pattern in the text files of your working folder."
+    }
+    async fn call(&self, ctx: &ToolContext, args: SearchFilesArgs) -> ToolResult {
+        in_folder(ctx, args, search_files, |results| results.to_model_text()).await
+    }
+}
+
+/// Whether `run_command` asks the owner before each run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunCommandApproval {
+    NotNeeded,
+    /// Every run produces an approval request naming the command.
+    EveryRun,
+}
+
+/// `run_command`.
+pub struct RunCommand {
+    pub approval: RunCommandApproval,
+}
+
+impl Tool for RunCommand {
+    type Args = RunCommandArgs;
+    fn name(&self) -> &'static str {
+        "run_command"
+    }
+    fn description(&self) -> &'static str {
+        "Run a program with its arguments in your working folder, with a timeout; answers the exit code and the combined output (cut at 64 KiB)."
+    }
+    fn approval(&self, args: &RunCommandArgs) -> Option<String> {
+        match self.approval {
+            RunCommandApproval::NotNeeded => None,
+            RunCommandApproval::EveryRun => Some(format!(
+                "Run `{}` in `{}`.",
+                args.argv.join(" "),
+                args.cwd.as_deref().unwrap_or(".")
+            )),
+        }
+    }
+    async fn call(&self, ctx: &ToolContext, args: RunCommandArgs) -> ToolResult {
+        let folder = WorkingFolder::open(&ctx.workdir).map_err(to_tool_error)?;
+        let limits = CommandLimits::for_args(&args);
+        run_command(&folder, &args, limits)
+            .await
+            .map(|outcome| outcome.to_model_text())
+            .map_err(to_tool_error)
+    }
+}
+
+/// The six workspace tools, ready for a `ToolSet`.
+pub fn workspace_tools(run_command_approval: RunCommandApproval) -> Vec<Arc<dyn DynTool>> {
+    vec![
+        Arc::new(ReadFile),
+        Arc::new(WriteFile),
+        Arc::new(EditFile),
+        Arc::new(ListFiles),
+        Arc::new(SearchFiles),
+        Arc::new(RunCommand {
+            approval: run_command_approval,
+        }),
+    ]
+}
+
+#[cfg(test)]
+mod command_tests;
+#[cfg(test)]
+mod tests;
