@@ -56,6 +56,8 @@ struct Inner {
     /// Turns true when the host starts stopping, so long-lived answers (the
     /// live stream) end and a graceful shutdown does not wait on them.
     stopping: watch::Sender<bool>,
+    /// The agent runtime: every Session's turns, inbox and log.
+    sessions: flybot_agent::session::Sessions,
 }
 
 /// The running host. Cheap to clone.
@@ -67,15 +69,22 @@ pub struct Host {
 impl Host {
     pub fn new(store: Store, config: HostConfig) -> Host {
         let (events, _) = broadcast::channel(256);
+        let sessions = crate::turns::sessions_for(&store, &config);
         Host {
             inner: Arc::new(Inner {
-                store,
-                config,
                 events,
                 workers: std::sync::Mutex::new(WorkerPool::default()),
                 stopping: watch::channel(false).0,
+                sessions,
+                store,
+                config,
             }),
         }
+    }
+
+    /// The agent runtime (`send`, `messages`, `cancel`, and a room's turns).
+    pub fn sessions(&self) -> &flybot_agent::session::Sessions {
+        &self.inner.sessions
     }
 
     pub fn store(&self) -> &Store {

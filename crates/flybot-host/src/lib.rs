@@ -9,6 +9,7 @@ mod http;
 mod ids;
 mod live;
 mod mock_model_server;
+mod turns;
 mod view;
 
 pub use host::{Host, HostConfig, HostEvent};

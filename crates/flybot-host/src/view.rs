@@ -39,6 +39,10 @@ pub async fn state_view(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
         let mut view = narrowed(state, actor, &config.default_model, &config.models);
         if let Some(object) = view.as_object_mut() {
             object.insert("revision".into(), store.revision().into());
+            object.insert(
+                "work".into(),
+                crate::turns::work_view(host.sessions(), state, actor),
+            );
             object.insert("readOnly".into(), read_only);
         }
         view

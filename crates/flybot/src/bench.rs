@@ -10,6 +10,8 @@ pub enum BenchWhat {
     Workflow,
     /// The task board read on 10,000 cards and 1,000 claims racing on 8 queues.
     Tasks,
+    /// Host time per turn of 3 tool calls against a zero-latency model.
+    Turn,
 }
 
 pub fn run(what: BenchWhat) -> anyhow::Result<()> {
@@ -17,5 +19,6 @@ pub fn run(what: BenchWhat) -> anyhow::Result<()> {
         BenchWhat::Store => crate::bench_store::run(),
         BenchWhat::Workflow => crate::bench_workflow::run(),
         BenchWhat::Tasks => crate::bench_tasks::run(),
+        BenchWhat::Turn => crate::bench_turn::run(),
     }
 }

@@ -5,6 +5,7 @@
 mod bench;
 mod bench_store;
 mod bench_tasks;
+mod bench_turn;
 mod bench_workflow;
 mod config;
 mod serve;

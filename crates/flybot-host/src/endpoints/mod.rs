@@ -5,6 +5,7 @@
 mod auth;
 mod body;
 mod bots;
+mod chat;
 mod grants;
 mod owner;
 mod queue;
@@ -96,6 +97,10 @@ pub async fn call(
         "task-counters" => queue::counters(host, caller.require()?, parse(body)?),
         // Test connection (#409): one real request on the Bot's route.
         "test-model" => test_model::test_model(host, caller.require()?, parse(body)?).await,
+        // A Bot's own chat: the agent runtime (#642, #1509).
+        "send" => chat::send(host, caller.require()?, parse(body)?).await,
+        "messages" => chat::messages(host, caller.require()?, parse(body)?),
+        "cancel" => chat::cancel(host, caller.require()?, parse(body)?),
         "state" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
             crate::view::state_view(host, caller.require()?).await

@@ -5,6 +5,7 @@
 
 mod access;
 mod auth;
+mod chat;
 mod edge;
 mod model_client;
 mod model_support;

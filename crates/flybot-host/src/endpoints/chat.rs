@@ -1,0 +1,215 @@
+//! A Bot's own chat: `send` (a person's line, through the settle window
+//! #642), `messages` (the Session's transcript in order, short form) and
+//! `cancel` (Stop, with or without `keepInbox`). Owner-scoped: a caller
+//! reaches only the Bots it may see.
+
+use crate::host::Host;
+use crate::turns::bot_of_session;
+use flybot_agent::session::{AbortedBy, LogEntry, SendOutcome, SessionEvent};
+use flybot_core::access::{Actor, bot_visible};
+use flybot_protocol::ApiError;
+use flybot_protocol::state::Bot;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// The longest line a person may send, in characters.
+const MAX_LINE: usize = 20_000;
+/// A tool call's arguments or result in the transcript, at most.
+const SHORT: usize = 200;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Send {
+    pub bot_id: String,
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Messages {
+    #[serde(default)]
+    pub bot_id: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub after: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Cancel {
+    #[serde(default)]
+    pub bot_id: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub keep_inbox: bool,
+}
+
+/// The Bot named by `bot_id` or owning `session_id`, if the actor sees it.
+fn chat_bot(
+    host: &Host,
+    actor: &Actor,
+    bot_id: Option<&str>,
+    session_id: Option<&str>,
+) -> Result<Bot, ApiError> {
+    host.store().read(|state| {
+        let bot = match (bot_id, session_id) {
+            (Some(id), None) => state
+                .bots
+                .get(id)
+                .ok_or_else(|| ApiError::not_found("Bot", id))?,
+            (None, Some(id)) => {
+                bot_of_session(state, id).ok_or_else(|| ApiError::not_found("Session", id))?
+            }
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(ApiError::invalid(
+                    "botId",
+                    "Name the chat with botId or sessionId, one of the two.",
+                ));
+            }
+        };
+        // Another member's Bot answers like an unknown one: no probing.
+        if !bot_visible(state, actor, bot) || bot.run {
+            return Err(ApiError::not_found("Bot", &bot.id));
+        }
+        Ok(bot.clone())
+    })
+}
+
+fn io_refusal(e: std::io::Error) -> ApiError {
+    tracing::error!("a Session log could not be used: {e}");
+    ApiError::new(
+        flybot_protocol::ErrorCode::Invalid,
+        "The chat could not be opened on this host; try again.",
+    )
+}
+
+/// `send {botId, text}` → `{sessionId, queued: "held"|"queued"|"interrupted"}`.
+pub async fn send(host: &Host, actor: &Actor, req: Send) -> Result<Value, ApiError> {
+    let text = req.text.trim();
+    if text.is_empty() {
+        return Err(ApiError::invalid(
+            "text",
+            "The line is empty; write something to send.",
+        ));
+    }
+    if text.chars().count() > MAX_LINE {
+        return Err(ApiError::invalid(
+            "text",
+            format!("The line is longer than {MAX_LINE} characters; send it in parts."),
+        ));
+    }
+    let bot = chat_bot(host, actor, Some(&req.bot_id), None)?;
+    let member = host.store().read(|state| actor.member_id(state));
+    let outcome = host
+        .sessions()
+        .send_line(&bot.session_id, text, member)
+        .map_err(io_refusal)?;
+    let queued = match outcome {
+        SendOutcome::Held => "held",
+        SendOutcome::Queued => "queued",
+        SendOutcome::Interrupted => "interrupted",
+    };
+    Ok(json!({"sessionId": bot.session_id, "botId": bot.id, "queued": queued}))
+}
+
+/// `messages {botId | sessionId, after?}` → `{sessionId, running, messages}`.
+pub fn messages(host: &Host, actor: &Actor, req: Messages) -> Result<Value, ApiError> {
+    let bot = chat_bot(
+        host,
+        actor,
+        req.bot_id.as_deref(),
+        req.session_id.as_deref(),
+    )?;
+    let entries = host
+        .sessions()
+        .transcript(&bot.session_id, req.after.unwrap_or(0))
+        .map_err(io_refusal)?;
+    let messages: Vec<Value> = entries.iter().filter_map(short_form).collect();
+    let last = entries.last().map_or(req.after.unwrap_or(0), |e| e.seq);
+    Ok(json!({
+        "sessionId": bot.session_id,
+        "botId": bot.id,
+        "running": host.sessions().is_running(&bot.session_id),
+        "messages": messages,
+        "last": last,
+    }))
+}
+
+/// `cancel {botId | sessionId, keepInbox?}` → `{wasRunning, dropped}`.
+pub fn cancel(host: &Host, actor: &Actor, req: Cancel) -> Result<Value, ApiError> {
+    let bot = chat_bot(
+        host,
+        actor,
+        req.bot_id.as_deref(),
+        req.session_id.as_deref(),
+    )?;
+    let outcome = host
+        .sessions()
+        .cancel(&bot.session_id, AbortedBy::User, req.keep_inbox)
+        .map_err(io_refusal)?;
+    Ok(
+        json!({"sessionId": bot.session_id, "wasRunning": outcome.was_running, "dropped": outcome.dropped}),
+    )
+}
+
+/// One transcript line as a client draws it; step starts are left out.
+fn short_form(entry: &LogEntry) -> Option<Value> {
+    let base = |kind: &str| json!({"seq": entry.seq, "at": entry.at, "kind": kind});
+    let mut line = match &entry.event {
+        SessionEvent::TurnStart { .. } | SessionEvent::StepStart { .. } => return None,
+        SessionEvent::UserMessage { text, source, .. } => {
+            let mut line = base("user");
+            line["text"] = text.as_str().into();
+            line["source"] = serde_json::to_value(source).unwrap_or(Value::Null);
+            line
+        }
+        SessionEvent::AssistantMessage { text, .. } => {
+            let mut line = base("assistant");
+            line["text"] = text.as_str().into();
+            line
+        }
+        SessionEvent::ToolCall {
+            tool_call_id,
+            name,
+            arguments,
+            ..
+        } => {
+            let mut line = base("tool-call");
+            line["toolCallId"] = tool_call_id.as_str().into();
+            line["name"] = name.as_str().into();
+            line["text"] = clip(arguments).into();
+            line
+        }
+        SessionEvent::ToolResult {
+            tool_call_id,
+            text,
+            is_error,
+            ..
+        } => {
+            let mut line = base("tool-result");
+            line["toolCallId"] = tool_call_id.as_str().into();
+            line["text"] = clip(text).into();
+            line["isError"] = (*is_error).into();
+            line
+        }
+        SessionEvent::TurnEnd { reason, calls, .. } => {
+            let mut line = base("turn-end");
+            line["reason"] = serde_json::to_value(reason).unwrap_or(Value::Null);
+            line["calls"] = (*calls).into();
+            line
+        }
+    };
+    line["turnId"] = entry.event.turn_id().into();
+    Some(line)
+}
+
+fn clip(text: &str) -> String {
+    if text.chars().count() <= SHORT {
+        return text.to_owned();
+    }
+    let mut short: String = text.chars().take(SHORT).collect();
+    short.push('…');
+    short
+}
