@@ -14,6 +14,7 @@ mod lock;
 mod migrate;
 pub mod sessions;
 pub mod replay;
+pub mod room_log;
 mod store;
 pub mod usage;
 mod writer;
