@@ -28,6 +28,10 @@ pub enum Refusal {
     DanglingSymlink { path: String },
     #[error("`{path}` is a folder, not a file; use list_files to see what is in it.")]
     IsAFolder { path: String },
+    #[error(
+        "`{path}` is not a regular file (a pipe, socket or device); the workspace tools read and write regular files only."
+    )]
+    NotARegularFile { path: String },
     #[error("`{path}` is not a folder.")]
     NotAFolder { path: String },
     #[error("`{path}` looks like a binary file; the workspace tools read text only.")]

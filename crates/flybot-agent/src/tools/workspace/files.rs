@@ -84,18 +84,34 @@ fn open_text_file(
     shown: &str,
 ) -> Result<(std::path::PathBuf, std::fs::File)> {
     let path = folder.resolve(shown)?;
+    // Checked before opening: opening a pipe would block the call.
+    check_regular_file(&path, shown)?;
     let file = std::fs::File::open(&path)
         .map_err(|e| WorkspaceError::io("read", path.clone(), shown, e))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| WorkspaceError::io("read", path.clone(), shown, e))?;
+    Ok((path, file))
+}
+
+/// A folder or a special file (pipe, socket, device) is refused; a missing
+/// path is an I/O failure the caller reports.
+fn check_regular_file(path: &std::path::Path, shown: &str) -> Result<()> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(WorkspaceError::io("read", path.to_path_buf(), shown, e)),
+    };
     if meta.is_dir() {
         return Err(Refusal::IsAFolder {
             path: shown.to_owned(),
         }
         .into());
     }
-    Ok((path, file))
+    if !meta.is_file() {
+        return Err(Refusal::NotARegularFile {
+            path: shown.to_owned(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Reads lines `start_line..=end_line` (all by default) of a text file, up
@@ -191,12 +207,7 @@ fn write_inside(folder: &WorkingFolder, shown: &str, content: &str) -> Result<us
         .into());
     }
     let path = folder.resolve(shown)?;
-    if path.is_dir() {
-        return Err(Refusal::IsAFolder {
-            path: shown.to_owned(),
-        }
-        .into());
-    }
+    check_regular_file(&path, shown)?;
     // `resolve` proved every existing part is inside the folder, and the
     // missing parts cannot be symlinks, so creating them stays inside.
     if let Some(parent) = path.parent() {
@@ -364,6 +375,41 @@ mod tests {
             missing.model_sentence(),
             "Could not read `nope.txt`: it does not exist."
         );
+    }
+
+    #[test]
+    fn workspace_special_files_are_refused_without_blocking() {
+        let (dir, folder) = folder();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let expected = Refusal::NotARegularFile {
+            path: "pipe".into(),
+        };
+        assert_eq!(refusal(read(&folder, "pipe", (None, None), None)), expected);
+        let write = write_file(
+            &folder,
+            &WriteFileArgs {
+                path: "pipe".into(),
+                content: "x".into(),
+            },
+        );
+        assert_eq!(refusal(write), expected);
+        // A search walks past it rather than opening it.
+        std::fs::write(dir.path().join("a.txt"), "needle").unwrap();
+        let args = crate::tools::workspace::SearchFilesArgs {
+            query: "needle".into(),
+            mode: crate::tools::workspace::SearchMode::Text,
+            path: None,
+            file_pattern: None,
+            ignore_case: false,
+            max_results: None,
+        };
+        let results = crate::tools::workspace::search_files(&folder, &args).unwrap();
+        assert_eq!(results.hits.len(), 1);
     }
 
     #[test]

@@ -83,7 +83,7 @@ pub fn list_files(folder: &WorkingFolder, args: &ListFilesArgs) -> Result<Listin
         }
         let name = folder.shown(&entry.path);
         entries.push(match entry.kind {
-            EntryKind::File => name,
+            EntryKind::File | EntryKind::Special => name,
             EntryKind::Folder => format!("{name}/"),
             EntryKind::Symlink => format!("{name}@"),
         });

@@ -15,9 +15,12 @@ pub(crate) struct Entry {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EntryKind {
+    /// A regular file.
     File,
     Folder,
     Symlink,
+    /// A pipe, socket or device: listed, never opened (a pipe would block).
+    Special,
 }
 
 /// Folders the walk lists but does not enter.
@@ -32,8 +35,10 @@ fn sorted_children(folder: &Path) -> std::io::Result<Vec<Entry>> {
             EntryKind::Symlink
         } else if file_type.is_dir() {
             EntryKind::Folder
-        } else {
+        } else if file_type.is_file() {
             EntryKind::File
+        } else {
+            EntryKind::Special
         };
         children.push(Entry {
             path: item.path(),
