@@ -14,4 +14,4 @@ mod view;
 
 pub use host::{Host, HostConfig, HostEvent};
 pub use http::{app, read_only_sentence, serve};
-pub use mock_model_server::mock_model_app;
+pub use mock_model_server::{mock_model_app, serve_mock_model};

@@ -117,3 +117,14 @@ async fn chat_completions(State(server): State<MockServer>, body: Bytes) -> Resp
         .body(Body::from_stream(futures_util::stream::iter(frames)))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
+
+/// Serves `mock_model_app(mock)` on `listener` until `shutdown` resolves.
+pub async fn serve_mock_model(
+    listener: tokio::net::TcpListener,
+    mock: Arc<MockModel>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, mock_model_app(mock))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -10,6 +10,9 @@ pub enum BenchWhat {
     Workflow,
     /// The task board read on 10,000 cards and 1,000 claims racing on 8 queues.
     Tasks,
+    /// The OpenAI-compatible client's SSE parse throughput against the mock
+    /// model served on loopback.
+    Model,
     /// Host time per turn of 3 tool calls against a zero-latency model.
     Turn,
 }
@@ -19,6 +22,7 @@ pub fn run(what: BenchWhat) -> anyhow::Result<()> {
         BenchWhat::Store => crate::bench_store::run(),
         BenchWhat::Workflow => crate::bench_workflow::run(),
         BenchWhat::Tasks => crate::bench_tasks::run(),
+        BenchWhat::Model => crate::bench_model::run(),
         BenchWhat::Turn => crate::bench_turn::run(),
     }
 }

@@ -2,7 +2,9 @@
 //! settings a host starts with. Environment variables override the file.
 
 use anyhow::Context;
+use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// `<home>/config.toml`.
@@ -15,6 +17,23 @@ pub struct Config {
     /// The model a new Bot gets; `mock` (offline) by default.
     #[serde(default)]
     pub default_model: Option<String>,
+    /// `[providers.<name>]`: OpenAI-compatible endpoints (baseUrl, apiKeyEnv).
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    /// `[models.<name>]`: the models a Bot can name (provider, model,
+    /// contextWindow, thinking, maxOutputTokens); `mock` is always there.
+    #[serde(default)]
+    pub models: BTreeMap<String, ModelConfig>,
+}
+
+impl Config {
+    /// The provider and model tables, for the registry.
+    pub fn models_config(&self) -> ModelsConfig {
+        ModelsConfig {
+            providers: self.providers.clone(),
+            models: self.models.clone(),
+        }
+    }
 }
 
 /// `--home`, else `$FLYBOT_HOME`, else `~/.flybot`.
@@ -37,10 +56,12 @@ pub fn load(home: &Path) -> anyhow::Result<Config> {
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-        Err(error) => return Err(error).with_context(|| format!("could not read {}", path.display())),
+        Err(error) => {
+            return Err(error).with_context(|| format!("could not read {}", path.display()));
+        }
     };
-    let mut config: Config =
-        toml::from_str(&text).with_context(|| format!("{} is not a valid FlyBot config", path.display()))?;
+    let mut config: Config = toml::from_str(&text)
+        .with_context(|| format!("{} is not a valid FlyBot config", path.display()))?;
     if let Ok(model) = std::env::var("FLYBOT_DEFAULT_MODEL")
         && !model.is_empty()
     {

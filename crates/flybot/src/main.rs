@@ -3,11 +3,13 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod bench_model;
 mod bench_store;
 mod bench_tasks;
 mod bench_turn;
 mod bench_workflow;
 mod config;
+mod mock_model;
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +41,11 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// The built-in mock model as an OpenAI-compatible HTTP API.
+    MockModel {
+        #[command(subcommand)]
+        command: mock_model::MockModelCommand,
+    },
     /// Print performance figures.
     Bench {
         #[command(subcommand)]
@@ -58,6 +65,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Replay { journal, to, out } => replay(&journal, to, out.as_deref()),
+        Command::MockModel { command } => mock_model::run(command),
         Command::Bench { what } => bench::run(what),
     };
     match outcome {

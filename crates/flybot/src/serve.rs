@@ -28,8 +28,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             state_journal: config.state_journal,
             ..StoreOptions::default()
         };
-        let store = Store::open(&home, options).with_context(|| format!("could not open the home {}", home.display()))?;
+        let store = Store::open(&home, options)
+            .with_context(|| format!("could not open the home {}", home.display()))?;
         let mut host_config = HostConfig::new(home.clone());
+        host_config.models = std::sync::Arc::new(
+            flybot_agent::model::config::ProviderRegistry::from_config(
+                &config.models_config(),
+                flybot_agent::model::mock::MockModel::offline(),
+            )
+            .context("config.toml's [providers] and [models] could not be used")?,
+        );
         if let Some(model) = config.default_model {
             host_config.default_model = model;
         }
@@ -40,8 +48,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("could not listen on {}", args.listen))?;
-        let address = listener.local_addr().context("the listener has no address")?;
-        println!("FlyBot is listening on http://{address} (home: {})", home.display());
+        let address = listener
+            .local_addr()
+            .context("the listener has no address")?;
+        println!(
+            "FlyBot is listening on http://{address} (home: {})",
+            home.display()
+        );
         std::io::stdout().flush().ok();
         flybot_host::serve(host, listener, shutdown_signal()).await?;
         println!("FlyBot stopped; every change is saved.");
