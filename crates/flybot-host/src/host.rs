@@ -58,6 +58,8 @@ struct Inner {
     stopping: watch::Sender<bool>,
     /// The agent runtime: every Session's turns, inbox and log.
     sessions: flybot_agent::session::Sessions,
+    /// The room logs and each room's round state (issue 5).
+    rooms: Arc<crate::rooms::RoomLogs>,
 }
 
 /// The running host. Cheap to clone.
@@ -70,12 +72,14 @@ impl Host {
     pub fn new(store: Store, config: HostConfig) -> Host {
         let (events, _) = broadcast::channel(256);
         let sessions = crate::turns::sessions_for(&store, &config);
+        let rooms = crate::rooms::RoomLogs::new(config.home.clone());
         Host {
             inner: Arc::new(Inner {
                 events,
                 workers: std::sync::Mutex::new(WorkerPool::default()),
                 stopping: watch::channel(false).0,
                 sessions,
+                rooms,
                 store,
                 config,
             }),
@@ -85,6 +89,11 @@ impl Host {
     /// The agent runtime (`send`, `messages`, `cancel`, and a room's turns).
     pub fn sessions(&self) -> &flybot_agent::session::Sessions {
         &self.inner.sessions
+    }
+
+    /// The room logs and round state.
+    pub fn rooms(&self) -> &Arc<crate::rooms::RoomLogs> {
+        &self.inner.rooms
     }
 
     pub fn store(&self) -> &Store {

@@ -9,6 +9,7 @@ mod http;
 mod ids;
 mod live;
 mod mock_model_server;
+pub mod rooms;
 mod turns;
 mod view;
 

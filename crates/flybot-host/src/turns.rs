@@ -31,10 +31,19 @@ impl TurnEnvironment for HostTurns {
     }
 
     fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason> {
-        let (bot, is_main, team) = self
+        let (bot, is_main, team, standing) = self
             .store
             .read(|state| {
-                let bot = bot_of_session(state, session_id)?.clone();
+                // A member's group Session runs for that Bot and carries the
+                // room's standing section (#894).
+                let (bot, standing) = match bot_of_session(state, session_id) {
+                    Some(bot) => (bot.clone(), None),
+                    None => {
+                        let (bot_id, standing) =
+                            crate::rooms::runner::standing_for(state, session_id)?;
+                        (state.bots.get(&bot_id)?.clone(), Some(standing))
+                    }
+                };
                 let is_main = state.main_bot_ids.contains(&bot.id);
                 let team: Vec<String> = state
                     .bots
@@ -42,7 +51,7 @@ impl TurnEnvironment for HostTurns {
                     .filter(|b| b.id != bot.id && !b.hidden && !b.run)
                     .map(|b| b.name.clone())
                     .collect();
-                Some((bot, is_main, team))
+                Some((bot, is_main, team, standing))
             })
             .ok_or_else(|| EndReason::Blocked {
                 reason: "This Session belongs to no Bot of the team.".to_owned(),
@@ -54,12 +63,16 @@ impl TurnEnvironment for HostTurns {
                 code: e.code().to_owned(),
                 message: e.to_string(),
             })?;
-        let prompt = system_prompt(PromptInput {
+        let mut prompt = system_prompt(PromptInput {
             bot_name: &bot.name,
             is_main,
             instructions: &bot.instructions,
             team: &team,
         });
+        if let Some(standing) = standing {
+            prompt.push_str("\n\n");
+            prompt.push_str(&standing);
+        }
         let workdir = self.home.join("workspaces").join(&bot.id);
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),

@@ -9,6 +9,7 @@ mod chat;
 mod grants;
 mod owner;
 mod queue;
+mod room_chat;
 mod rooms;
 mod shared;
 mod task_moves;
@@ -98,6 +99,13 @@ pub async fn call(
         // Test connection (#409): one real request on the Bot's route.
         "test-model" => test_model::test_model(host, caller.require()?, parse(body)?).await,
         // A Bot's own chat: the agent runtime (#642, #1509).
+        // A room's channel (issue 5): the same names with a roomId.
+        "send" if room_chat::names_room(body) => {
+            room_chat::send(host, caller.require()?, parse(body)?).await
+        }
+        "messages" if room_chat::names_room(body) => {
+            room_chat::messages(host, caller.require()?, parse(body)?)
+        }
         "send" => chat::send(host, caller.require()?, parse(body)?).await,
         "messages" => chat::messages(host, caller.require()?, parse(body)?),
         "cancel" => chat::cancel(host, caller.require()?, parse(body)?),

@@ -9,6 +9,7 @@ mod chat;
 mod edge;
 mod model_client;
 mod model_support;
+mod rooms_rounds;
 mod roster;
 mod support;
 mod task_board;

@@ -1,0 +1,11 @@
+//! Room execution (issue 5): the `RoomParticipant` boundary, the internal
+//! agent as its first implementation, the room logs and the round runner.
+//! The rules themselves are `flybot_core::rooms`; this module runs them.
+
+pub mod agent;
+pub mod logs;
+pub mod participant;
+pub mod runner;
+
+pub use logs::RoomLogs;
+pub use participant::{MemberTurn, RoomParticipant, Snapshot, TurnOutcome};

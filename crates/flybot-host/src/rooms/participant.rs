@@ -1,0 +1,51 @@
+//! The room's one execution boundary (#216, #198): `open`, `run_turn`,
+//! `snapshot` and `cancel`. The internal agent is the first implementation;
+//! external participants plug into the same trait.
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// One member turn the round asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberTurn {
+    pub room_id: String,
+    pub bot_id: String,
+    /// The member's group Session in this room.
+    pub session_id: String,
+    /// The round, the route note and the reply rule (#894).
+    pub text: String,
+}
+
+/// How a member turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnOutcome {
+    /// The member's reply (a line, or `[PASS]`).
+    Text(String),
+    /// Stopped by the person (#1267): nothing it said is posted.
+    Stopped,
+    /// A model or host failure, by its fixed code (#1347).
+    Failed { code: String },
+}
+
+/// What a seat is doing now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Snapshot {
+    pub running: bool,
+}
+
+/// A boxed future, so the trait stays object safe.
+pub type TurnFuture<'a> = Pin<Box<dyn Future<Output = TurnOutcome> + Send + 'a>>;
+
+/// The boundary a room runs its members through.
+pub trait RoomParticipant: Send + Sync {
+    /// Readies the member's seat (its group Session) before its first turn.
+    fn open(&self, room_id: &str, bot_id: &str, session_id: &str) -> Result<(), String>;
+    /// Runs one member turn to its end.
+    fn run_turn(&self, turn: MemberTurn) -> TurnFuture<'_>;
+    /// Whether the seat is running a turn.
+    fn snapshot(&self, session_id: &str) -> Snapshot;
+    /// Stops the running turn; answers whether one ran.
+    fn cancel(&self, session_id: &str) -> bool;
+    /// Hands a person's line to the running turn as a steer (#1267).
+    fn steer(&self, session_id: &str, text: &str) -> bool;
+}
