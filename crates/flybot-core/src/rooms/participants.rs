@@ -110,12 +110,47 @@ pub fn participants_of(room: &Room) -> Vec<Participant> {
     seats
 }
 
-/// The stored form of the seats.
+/// The stored form of the seats; a person's seat also carries `memberId`,
+/// the spelling the task rules read (#50).
 pub fn to_values(seats: &[Participant]) -> Vec<Value> {
     seats
         .iter()
-        .filter_map(|p| serde_json::to_value(p).ok())
+        .filter_map(|p| {
+            let mut v = serde_json::to_value(p).ok()?;
+            if p.kind == ParticipantKind::Human
+                && let Some(o) = v.as_object_mut()
+            {
+                o.insert("memberId".into(), Value::from(p.id.clone()));
+            }
+            Some(v)
+        })
         .collect()
+}
+
+/// The seats after the member Bots changed from `before` to `after` at
+/// `seq`: a Bot that left ends its window, a Bot that came (back) starts a
+/// new one (#50).
+pub fn reseat_bots(
+    room_before: &Room,
+    after: &[String],
+    admin: Option<&str>,
+    seq: u64,
+) -> Vec<Participant> {
+    let mut seats = participants_of(room_before);
+    for gone in room_before.members.iter().filter(|m| !after.contains(m)) {
+        leave(&mut seats, gone, seq);
+    }
+    for id in after {
+        let role = if admin == Some(id.as_str()) {
+            RoomRole::Admin
+        } else {
+            RoomRole::Member
+        };
+        let came = !room_before.members.contains(id);
+        let at = if came { seq } else { 0 };
+        join(&mut seats, id, ParticipantKind::LocalBot, role, at);
+    }
+    seats
 }
 
 /// Seats `id` at `seq`: a new seat, or a new window for one that left
@@ -264,5 +299,35 @@ mod tests {
         leave(&mut seats, "bot-rev", 9);
         assert_eq!(window_start(&state, &seats, "member-b"), None);
         assert_eq!(owners(&state, &seats), vec!["member-a"]);
+    }
+
+    #[test]
+    fn a_seat_stored_as_kind_and_member_id_reads_and_is_written_back_with_it_50() {
+        let mut legacy = room();
+        legacy.participants = vec![serde_json::json!({"kind": "human", "memberId": "member-b"})];
+        let seats = participants_of(&legacy);
+        let b = seats.iter().find(|p| p.id == "member-b").unwrap();
+        assert_eq!(
+            (b.kind, b.role, b.joined_seq),
+            (ParticipantKind::Human, RoomRole::Member, 0)
+        );
+        assert_eq!(live_bots(&seats).len(), 3);
+        let stored = to_values(&seats);
+        assert!(stored.iter().any(|v| v["memberId"] == "member-b"));
+    }
+
+    #[test]
+    fn reseating_ends_a_removed_bots_window_and_starts_a_returning_ones_anew_50() {
+        let mut before = room();
+        let seats = reseat_bots(&before, &["bot-a".into(), "bot-b".into()], Some("bot-a"), 5);
+        let c = seats.iter().find(|p| p.id == "bot-c").unwrap();
+        assert_eq!(c.left_seq, Some(5));
+        before.participants = to_values(&seats);
+        before.members = vec!["bot-a".into(), "bot-b".into()];
+        let all = ["bot-a".into(), "bot-b".into(), "bot-c".into()];
+        let back = reseat_bots(&before, &all, Some("bot-a"), 9);
+        let c = back.iter().find(|p| p.id == "bot-c").unwrap();
+        assert!(c.is_live() && !c.sees(8) && c.sees(9));
+        assert_eq!(back.iter().find(|p| p.id == "bot-a").unwrap().joined_seq, 0);
     }
 }

@@ -162,7 +162,32 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateRoom) -> Result<Value
                 room.admin = (!admin.is_empty()).then(|| admin.clone());
             }
             check_admin(room.admin.as_ref(), &room.members)?;
-            needs_someone(&room.members, &room.participants)?;
+            // The seats the windows keep (#50) are not people: the owner's
+            // derived seat and Bots that left do not count.
+            let people: Vec<Value> = room
+                .participants
+                .iter()
+                .filter(|p| {
+                    let id = p.get("memberId").or_else(|| p.get("id"));
+                    p.get("kind").and_then(Value::as_str) == Some("human")
+                        && id.and_then(Value::as_str) != Some(room.owner_id.as_str())
+                        && p.get("leftSeq").is_none()
+                })
+                .cloned()
+                .collect();
+            needs_someone(&room.members, &people)?;
+            if room.members != before.members {
+                // Membership windows (#50): a Bot that left sees nothing
+                // more; one that comes back starts at the next line.
+                let seq = host.rooms().last_seq(&room.id) + 1;
+                let seats = flybot_core::rooms::participants::reseat_bots(
+                    &before,
+                    &room.members,
+                    room.admin.as_deref(),
+                    seq,
+                );
+                room.participants = flybot_core::rooms::participants::to_values(&seats);
+            }
             if room != before {
                 room.updated_at = change.now_ms();
                 change.put_room(&room);
