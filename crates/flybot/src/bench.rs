@@ -15,6 +15,9 @@ pub enum BenchWhat {
     Model,
     /// Host time per turn of 3 tool calls against a zero-latency model.
     Turn,
+    /// A room: prompt characters by room size, model calls per line, host
+    /// time per round (issue 5).
+    Room,
 }
 
 pub fn run(what: BenchWhat) -> anyhow::Result<()> {
@@ -24,5 +27,6 @@ pub fn run(what: BenchWhat) -> anyhow::Result<()> {
         BenchWhat::Tasks => crate::bench_tasks::run(),
         BenchWhat::Model => crate::bench_model::run(),
         BenchWhat::Turn => crate::bench_turn::run(),
+        BenchWhat::Room => crate::bench_room::run(),
     }
 }

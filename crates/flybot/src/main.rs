@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_model;
+mod bench_room;
 mod bench_store;
 mod bench_tasks;
 mod bench_turn;
