@@ -60,6 +60,22 @@ struct Inner {
     sessions: flybot_agent::session::Sessions,
     /// The room logs and each room's round state (issue 5).
     rooms: Arc<crate::rooms::RoomLogs>,
+    /// What the turns share with the channel: waiting approvals, the usage
+    /// ledger, the team tools' host access.
+    turn_parts: crate::turns::TurnParts,
+}
+
+/// A late link to the host, for the parts built before it (the turn
+/// environment the Sessions run with). Weak: it never keeps a host alive.
+#[derive(Clone, Default)]
+pub(crate) struct HostLink(Arc<std::sync::OnceLock<std::sync::Weak<Inner>>>);
+
+impl HostLink {
+    /// The host, once it is made and while it lives.
+    pub(crate) fn host(&self) -> Option<Host> {
+        let inner = self.0.get()?.upgrade()?;
+        Some(Host { inner })
+    }
 }
 
 /// The running host. Cheap to clone.
@@ -71,19 +87,31 @@ pub struct Host {
 impl Host {
     pub fn new(store: Store, config: HostConfig) -> Host {
         let (events, _) = broadcast::channel(256);
-        let sessions = crate::turns::sessions_for(&store, &config);
+        let link = HostLink::default();
+        let turn_parts = crate::turns::TurnParts::new(&store, &config, link.clone());
+        let sessions = crate::turns::sessions_for(&store, &config, &turn_parts);
         let rooms = crate::rooms::RoomLogs::new(config.home.clone());
-        Host {
+        let host = Host {
             inner: Arc::new(Inner {
                 events,
                 workers: std::sync::Mutex::new(WorkerPool::default()),
                 stopping: watch::channel(false).0,
                 sessions,
                 rooms,
+                turn_parts,
                 store,
                 config,
             }),
-        }
+        };
+        // Set once, here: nothing else can have set it.
+        let _ = link.0.set(Arc::downgrade(&host.inner));
+        host.inner.turn_parts.open_usage();
+        host
+    }
+
+    /// What the turns share with the channel (approvals, usage).
+    pub(crate) fn turn_parts(&self) -> &crate::turns::TurnParts {
+        &self.inner.turn_parts
     }
 
     /// The agent runtime (`send`, `messages`, `cancel`, and a room's turns).

@@ -2,15 +2,58 @@
 //! which Bot it runs for, its model route, its system prompt, its tools and
 //! its working folder. The runtime itself (`Sessions`) is owned by `Host`.
 
+pub(crate) mod approver;
+mod team;
+pub(crate) mod usage;
+
+use crate::host::HostLink;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::prompt::{PromptInput, system_prompt};
 use flybot_agent::session::EndReason;
-use flybot_agent::tools::{ToolContext, ToolSet};
+use flybot_agent::tools::team::{DECISIONS_OPT_IN, RUN_BOT_TEAM_TOOLS, RecentLines, team_tools};
+use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
+use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_store::Store;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// What the turns share with the channel: the late host link, the turns
+/// waiting on an approval, the usage ledger and the team tools' access.
+#[derive(Clone)]
+pub(crate) struct TurnParts {
+    pub link: HostLink,
+    pub waits: approver::Waits,
+    pub usage: Arc<usage::UsageCell>,
+    pub team: Arc<dyn TeamAccess>,
+}
+
+impl TurnParts {
+    pub(crate) fn new(store: &Store, config: &crate::HostConfig, link: HostLink) -> TurnParts {
+        TurnParts {
+            team: Arc::new(team::HostTeam {
+                store: store.clone(),
+                home: config.home.clone(),
+                link: link.clone(),
+                recent: RecentLines::default(),
+            }),
+            link,
+            waits: Arc::default(),
+            usage: Arc::new(usage::UsageCell::new(config.home.clone())),
+        }
+    }
+
+    /// Opens the usage ledger in the background when a runtime is there.
+    pub(crate) fn open_usage(&self) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let usage = self.usage.clone();
+            runtime.spawn(async move {
+                usage.ledger().await;
+            });
+        }
+    }
+}
 
 /// Answers a turn's setup from the team.
 pub struct HostTurns {
@@ -18,6 +61,59 @@ pub struct HostTurns {
     pub home: PathBuf,
     pub models: Arc<ProviderRegistry>,
     pub tools: ToolSet,
+    pub(crate) parts: TurnParts,
+}
+
+/// The Bot a Session runs for: its own chat, or its seat in a room.
+pub(crate) fn bot_id_of_session(state: &TeamState, session_id: &str) -> Option<String> {
+    bot_of_session(state, session_id)
+        .map(|bot| bot.id.clone())
+        .or_else(|| {
+            state.rooms.values().find_map(|room| {
+                room.sessions
+                    .iter()
+                    .find(|(_, s)| *s == session_id)
+                    .map(|(bot, _)| bot.clone())
+            })
+        })
+}
+
+/// Every tool a Bot's turn may call. `run_command` asks the owner before
+/// every run (`EveryRun`): a command can do anything the host's user can
+/// inside and beyond the folder (network, processes), so a person decides
+/// each time unless they grant it standing (#540). A run Bot cannot show an
+/// approval card, so its asks are rejected at once, and its mask guards
+/// `run_command` outright with a sentence that says why.
+fn all_tools() -> ToolSet {
+    let mut tools = team_tools();
+    tools.extend(workspace_tools(RunCommandApproval::EveryRun));
+    ToolSet::new(tools)
+}
+
+/// The mask of `bot`'s turns: a run Bot keeps only the read-only team tools
+/// and may not run commands (#1445); `record_decision` is offered only to a
+/// Bot that opted in (#396).
+fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
+    let mut mask = Mask::default();
+    let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
+    let team_names: Vec<String> = team_tools().iter().map(|t| t.name().to_owned()).collect();
+    if bot.run {
+        for name in &team_names {
+            if !RUN_BOT_TEAM_TOOLS.contains(&name.as_str()) {
+                mask.restrict.insert(name.clone());
+            }
+        }
+        mask.guard.insert(
+            "run_command".to_owned(),
+            "A run Bot cannot run commands: nobody can approve them for it.".to_owned(),
+        );
+    }
+    let opted_in = bot.extra.get(DECISIONS_OPT_IN).and_then(|v| v.as_bool()) == Some(true);
+    if !opted_in {
+        mask.restrict.insert("record_decision".to_owned());
+    }
+    mask.restrict.retain(|name| offered.contains(name));
+    mask
 }
 
 /// The Bot whose own chat is `session_id`.
@@ -73,7 +169,25 @@ impl TurnEnvironment for HostTurns {
             prompt.push_str("\n\n");
             prompt.push_str(&standing);
         }
-        let workdir = self.home.join("workspaces").join(&bot.id);
+        let workdir =
+            flybot_store::workspaces::bot_workspace(&self.home, &bot.id).map_err(|e| {
+                tracing::warn!("the working folder of {} could not be made: {e}", bot.id);
+                EndReason::Error {
+                    code: "WORKSPACE".to_owned(),
+                    message: "The Bot's working folder could not be made on this host.".to_owned(),
+                }
+            })?;
+        let mut tools = self.tools.clone();
+        let mask = mask_for(&tools, &bot);
+        if let Err(e) = tools.rebuild_mask(|| Ok(mask)) {
+            // The previous (empty) mask cannot stand for a run Bot: refuse.
+            tracing::warn!("the tool mask of {} could not be built: {e}", bot.id);
+            return Err(EndReason::Blocked {
+                reason: "The Bot's tool list could not be built.".to_owned(),
+            });
+        }
+        let mut tool_context = ToolContext::new(session_id, &bot.id, workdir);
+        tool_context.team = Some(self.parts.team.clone());
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
             model: route.name.clone(),
@@ -86,20 +200,41 @@ impl TurnEnvironment for HostTurns {
             },
             thinking: None,
             system_prompt: prompt,
-            tools: self.tools.clone(),
-            tool_context: ToolContext::new(session_id, &bot.id, workdir),
-            approver: None,
+            tools,
+            tool_context,
+            approver: Some(Arc::new(approver::HostApprover {
+                link: self.parts.link.clone(),
+            })),
         })
+    }
+
+    fn turn_ended(&self, session_id: &str, turn_id: &str) {
+        let (Some(host), Ok(runtime)) = (
+            self.parts.link.host(),
+            tokio::runtime::Handle::try_current(),
+        ) else {
+            return;
+        };
+        runtime.spawn(usage::record_turn(
+            host,
+            session_id.to_owned(),
+            turn_id.to_owned(),
+        ));
     }
 }
 
 /// The runtime a host starts with.
-pub fn sessions_for(store: &Store, config: &crate::HostConfig) -> flybot_agent::session::Sessions {
+pub(crate) fn sessions_for(
+    store: &Store,
+    config: &crate::HostConfig,
+    parts: &TurnParts,
+) -> flybot_agent::session::Sessions {
     let env = HostTurns {
         store: store.clone(),
         home: config.home.clone(),
         models: config.models.clone(),
-        tools: ToolSet::default(),
+        tools: all_tools(),
+        parts: parts.clone(),
     };
     flybot_agent::session::Sessions::new(config.home.clone(), Arc::new(env))
 }

@@ -19,6 +19,7 @@ mod store;
 pub mod usage;
 mod writer;
 pub mod workflows;
+pub mod workspaces;
 
 pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;

@@ -358,6 +358,7 @@ impl Sessions {
             );
             self.note_inflight();
             env.changed(&cell.session_id);
+            env.turn_ended(&cell.session_id, &turn_id);
         }
         cell.idle.notify_waiters();
     }

@@ -9,6 +9,7 @@
 
 pub mod schema;
 pub mod set;
+pub mod team;
 pub mod workspace;
 
 use schemars::JsonSchema;

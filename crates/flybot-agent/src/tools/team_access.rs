@@ -1,10 +1,28 @@
 //! `TeamAccess`: what the team tools may reach of the running host. The host
-//! implements it; the agent crate never names the host.
+//! implements it over its store, its Sessions and its event bus; the agent
+//! crate never names the host. The rules the team tools enforce (reach, hop
+//! and unread limits, dedupe, retirement) live with the tools, so a test can
+//! run them on a plain store.
 
+use crate::session::Sessions;
+use crate::tools::team::RecentLines;
+use flybot_protocol::state::Bot;
 use flybot_store::Store;
+use std::path::Path;
 
 /// The host as the team tools see it.
 pub trait TeamAccess: Send + Sync {
     /// The team's store: reads, and changes through `Store::mutate`.
     fn store(&self) -> &Store;
+    /// The running Sessions (delivery, stop, unread counts); `None` while the
+    /// host is starting or stopping.
+    fn sessions(&self) -> Option<Sessions>;
+    /// The home folder (`decisions.jsonl`).
+    fn home(&self) -> &Path;
+    /// A fresh record id with `prefix` (`bot`, `session`).
+    fn new_id(&self, prefix: &str) -> String;
+    /// Announces a Bot a team tool made (`bot.created`); never for a run Bot.
+    fn bot_created(&self, bot: &Bot);
+    /// The process-local dedupe of repeated Bot-to-Bot lines (#641).
+    fn recent_lines(&self) -> &RecentLines;
 }

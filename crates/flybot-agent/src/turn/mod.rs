@@ -47,4 +47,7 @@ pub trait TurnEnvironment: Send + Sync + 'static {
     fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason>;
     /// A Session's log or work view changed (for the live stream).
     fn changed(&self, _session_id: &str) {}
+    /// A turn of `session_id` ended and its `turn/end` is in the log (the
+    /// host folds its model calls into the usage ledger).
+    fn turn_ended(&self, _session_id: &str, _turn_id: &str) {}
 }

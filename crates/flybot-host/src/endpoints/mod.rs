@@ -2,6 +2,7 @@
 //! parses its body into a typed request, checks who may call it, and makes its
 //! change through `Host::mutate`; it answers the record it made or changed.
 
+mod approvals;
 mod auth;
 mod body;
 mod bots;
@@ -15,6 +16,7 @@ mod shared;
 mod task_moves;
 mod tasks;
 mod test_model;
+mod usage;
 mod workflow_run;
 mod workflows;
 
@@ -109,6 +111,11 @@ pub async fn call(
         "send" => chat::send(host, caller.require()?, parse(body)?).await,
         "messages" => chat::messages(host, caller.require()?, parse(body)?),
         "cancel" => chat::cancel(host, caller.require()?, parse(body)?),
+        // Tool approvals (#540, #754): the owner answers a waiting turn.
+        "approvals" => approvals::list(host, caller.require()?, parse(body)?),
+        "approval-answer" => approvals::answer(host, caller.require()?, parse(body)?).await,
+        // The usage ledger (#903): rows of the actor's own Bots.
+        "usage" => usage::usage(host, caller.require()?, parse(body)?).await,
         "state" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
             crate::view::state_view(host, caller.require()?).await

@@ -1,0 +1,55 @@
+//! `list_bots`: the Bots the caller may reach, one line each, with the
+//! "N to approve" tag while the Bot has waiting approvals (#587). Run and
+//! retired Bots are left out (#1373, #638).
+
+use super::{caller, is_retired, may_reach, pending_approvals, team};
+use crate::tools::{Tool, ToolContext, ToolResult};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// No arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListBotsArgs {}
+
+pub struct ListBots;
+
+impl Tool for ListBots {
+    type Args = ListBotsArgs;
+    fn name(&self) -> &'static str {
+        "list_bots"
+    }
+    fn description(&self) -> &'static str {
+        "List the Bots of your team you can message: name, model, whether it is a Main Bot, and how many of its requests wait for the owner's approval."
+    }
+    async fn call(&self, ctx: &ToolContext, _args: ListBotsArgs) -> ToolResult {
+        let team = team(ctx)?;
+        team.store().read(|state| {
+            let me = caller(state, ctx, true)?;
+            let mut bots: Vec<_> = state
+                .bots
+                .values()
+                .filter(|bot| !bot.run && !is_retired(bot) && may_reach(state, &me, bot))
+                .collect();
+            bots.sort_by_key(|bot| bot.name.to_lowercase());
+            let lines: Vec<String> = bots
+                .into_iter()
+                .map(|bot| {
+                    let mut line = format!("- {} (model {})", bot.name, bot.model);
+                    if bot.id == me.id {
+                        line.push_str(" (you)");
+                    }
+                    if state.main_bot_ids.contains(&bot.id) {
+                        line.push_str(" [Main Bot]");
+                    }
+                    let pending = pending_approvals(state, &bot.id);
+                    if pending > 0 {
+                        line.push_str(&format!(" [{pending} to approve]"));
+                    }
+                    line
+                })
+                .collect();
+            Ok(lines.join("\n"))
+        })
+    }
+}

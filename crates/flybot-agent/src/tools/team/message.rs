@@ -1,0 +1,120 @@
+//! `message_bot`: Bot-to-Bot delivery into the target Bot's own chat
+//! Session. The limits: the owner reach (#90), `MAX_HOPS` on a chain,
+//! `MAX_UNREAD_REQUESTS` per recipient chat, and the 60 s dedupe of a
+//! repeated line (#641), which drops the repeat before it is delivered.
+
+use super::{caller, find_team_bot, no_bot, team};
+use crate::session::{ItemKind, SessionEvent, Sessions, Source};
+use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The longest Bot-to-Bot chain: a message at this hop is not passed on.
+pub const MAX_HOPS: u32 = 6;
+/// The most unread Bot messages one chat holds.
+pub const MAX_UNREAD_REQUESTS: usize = 10;
+/// The longest message, in characters.
+const MAX_TEXT: usize = 20_000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageBotArgs {
+    /// The name of the Bot to message, as list_bots shows it.
+    pub to: String,
+    /// The message, complete on its own: the Bot reads only this.
+    pub text: String,
+}
+
+pub struct MessageBot;
+
+/// The hop count of the turn running in `session_id`: the highest hop of the
+/// Bot messages that started it (0 for a person's line).
+fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
+    let Ok(log) = sessions.transcript(session_id, 0) else {
+        return 0;
+    };
+    let start = log
+        .iter()
+        .rposition(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
+        .unwrap_or(0);
+    log[start..]
+        .iter()
+        .filter_map(|e| match &e.event {
+            SessionEvent::UserMessage {
+                source: Source::Bot { hops, .. },
+                ..
+            } => Some(*hops),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+impl Tool for MessageBot {
+    type Args = MessageBotArgs;
+    fn name(&self) -> &'static str {
+        "message_bot"
+    }
+    fn description(&self) -> &'static str {
+        "Send a message to another Bot of your team; it lands in that Bot's own chat and starts its turn. Use it to hand over work or ask a question."
+    }
+    async fn call(&self, ctx: &ToolContext, args: MessageBotArgs) -> ToolResult {
+        let team = team(ctx)?;
+        let text = args.text.trim();
+        if text.is_empty() || text.chars().count() > MAX_TEXT {
+            return Err(ToolError::Invalid(format!(
+                "A message is 1 to {MAX_TEXT} characters."
+            )));
+        }
+        let (me, target) = team.store().read(|state| {
+            let me = caller(state, ctx, false)?;
+            let target = find_team_bot(state, &me, &args.to)
+                .filter(|bot| bot.id != me.id)
+                .ok_or_else(|| no_bot(&args.to))?;
+            Ok::<_, ToolError>((me, target.clone()))
+        })?;
+        let sessions = team.sessions().ok_or_else(|| {
+            ToolError::Failed("The host is stopping; try again later.".to_owned())
+        })?;
+        let hops = current_hops(&sessions, &ctx.session_id) + 1;
+        if hops > MAX_HOPS {
+            return Err(ToolError::Refused(format!(
+                "This chain of Bot messages reached its limit of {MAX_HOPS} hops; answer in your own chat instead of messaging again."
+            )));
+        }
+        if sessions.unread_from_bots(&target.session_id) >= MAX_UNREAD_REQUESTS {
+            return Err(ToolError::Refused(format!(
+                "{} already has {MAX_UNREAD_REQUESTS} unread Bot messages; wait for it to catch up.",
+                target.name
+            )));
+        }
+        if !team
+            .recent_lines()
+            .first_in_window(&me.id, &target.session_id, text)
+        {
+            tracing::warn!("delivery: dedupe {} -> {}", me.id, target.session_id);
+            return Ok(format!(
+                "{} got this same message less than a minute ago; it was not sent again.",
+                target.name
+            ));
+        }
+        sessions
+            .deliver(
+                &target.session_id,
+                text,
+                Source::Bot {
+                    bot_id: me.id.clone(),
+                    hops,
+                },
+                ItemKind::NextTurn,
+            )
+            .map_err(|e| {
+                tracing::warn!("message_bot could not deliver: {e}");
+                ToolError::Failed(format!(
+                    "The message could not reach {}; try again.",
+                    target.name
+                ))
+            })?;
+        Ok(format!("Delivered to {}.", target.name))
+    }
+}

@@ -1,0 +1,139 @@
+//! `update_bot` (rename, new instructions or model) and `stop_bot` (ends the
+//! target's running turn). Both act only on a Bot of the caller's own owner;
+//! any other name, a retired one included, is "No Bot named …" (#1700).
+
+use super::{caller, find_team_bot, journal_actor, no_bot, refusal, team};
+use crate::session::AbortedBy;
+use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
+use flybot_protocol::state::{Bot, TeamState};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The Bot `name` of the caller's own owner (a grant is not enough to change
+/// or stop a Bot).
+fn own_bot(state: &TeamState, ctx: &ToolContext, name: &str) -> Result<Bot, ToolError> {
+    let me = caller(state, ctx, false)?;
+    find_team_bot(state, &me, name)
+        .filter(|bot| bot.owner_id == me.owner_id)
+        .cloned()
+        .ok_or_else(|| no_bot(name))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateBotArgs {
+    /// The Bot to change, by its current name.
+    pub name: String,
+    /// A new name.
+    #[serde(default)]
+    pub new_name: Option<String>,
+    /// New instructions, replacing the old ones.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// A new model.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+pub struct UpdateBot;
+
+impl Tool for UpdateBot {
+    type Args = UpdateBotArgs;
+    fn name(&self) -> &'static str {
+        "update_bot"
+    }
+    fn description(&self) -> &'static str {
+        "Change a Bot of your team: its name, its instructions or its model."
+    }
+    async fn call(&self, ctx: &ToolContext, args: UpdateBotArgs) -> ToolResult {
+        let team = team(ctx)?;
+        let new_name = args
+            .new_name
+            .as_deref()
+            .map(|n| clean_name("new_name", n))
+            .transpose()
+            .map_err(refusal)?;
+        let model = args
+            .model
+            .as_deref()
+            .map(clean_model)
+            .transpose()
+            .map_err(refusal)?;
+        let instructions = args
+            .instructions
+            .as_deref()
+            .map(clean_instructions)
+            .transpose()
+            .map_err(refusal)?;
+        let bot = team
+            .store()
+            .mutate(&journal_actor(ctx), |change| {
+                let mut bot = match own_bot(change.state(), ctx, &args.name) {
+                    Ok(bot) => bot,
+                    Err(refused) => return Ok(Err(refused)),
+                };
+                let before = bot.clone();
+                if let Some(name) = new_name {
+                    check_bot_name_free(change.state(), &name, Some(&bot.id))?;
+                    bot.name = name;
+                }
+                if let Some(model) = model {
+                    bot.model = model;
+                }
+                if let Some(instructions) = instructions {
+                    bot.instructions = instructions;
+                }
+                if bot != before {
+                    bot.updated_at = change.now_ms();
+                    change.put_bot(&bot);
+                }
+                Ok(Ok::<Bot, ToolError>(bot))
+            })
+            .await
+            .map_err(refusal)??;
+        Ok(format!("Updated {} (model {}).", bot.name, bot.model))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StopBotArgs {
+    /// The Bot whose running turn to stop.
+    pub name: String,
+}
+
+pub struct StopBot;
+
+impl Tool for StopBot {
+    type Args = StopBotArgs;
+    fn name(&self) -> &'static str {
+        "stop_bot"
+    }
+    fn description(&self) -> &'static str {
+        "Stop another Bot's running turn; its queued messages are dropped."
+    }
+    async fn call(&self, ctx: &ToolContext, args: StopBotArgs) -> ToolResult {
+        let team = team(ctx)?;
+        let target = team.store().read(|state| own_bot(state, ctx, &args.name))?;
+        if target.id == ctx.bot_id {
+            return Err(ToolError::Refused(
+                "You cannot stop yourself; end your turn instead.".to_owned(),
+            ));
+        }
+        let sessions = team.sessions().ok_or_else(|| {
+            ToolError::Failed("The host is stopping; try again later.".to_owned())
+        })?;
+        let outcome = sessions
+            .cancel(&target.session_id, AbortedBy::Parent, false)
+            .map_err(|e| {
+                tracing::warn!("stop_bot could not stop {}: {e}", target.id);
+                ToolError::Failed(format!("{} could not be stopped; try again.", target.name))
+            })?;
+        Ok(if outcome.was_running {
+            format!("Stopped {}'s running turn.", target.name)
+        } else {
+            format!("{} had no turn running.", target.name)
+        })
+    }
+}

@@ -1,0 +1,272 @@
+//! The host's `Approver` (#540, #754): a tool call that needs approval is
+//! answered at once by a standing grant (`standingApprovals` on the Bot, or
+//! on the room the ask came from for the Bot's owner), rejected at once when
+//! nobody can answer it (a hidden run Bot, an owner who is not a member),
+//! and otherwise recorded in `state.flybot.approvals` as `waiting` while the
+//! turn waits for the owner's `approval-answer`.
+
+use crate::host::{Host, HostLink};
+use flybot_agent::tools::BoxFuture;
+use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
+use flybot_protocol::state::{Bot, Extra, TeamState};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::oneshot;
+
+/// The `extra` key of standing grants, on a Bot and on a room.
+pub(crate) const STANDING: &str = "standingApprovals";
+/// A label's longest length, in characters.
+const LABEL_MAX: usize = 200;
+
+/// Where an approval stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ApprovalStatus {
+    Waiting,
+    AllowedOnce,
+    Rejected,
+    /// The turn that asked ended before an answer (stopped, cut).
+    Cancelled,
+}
+
+/// One record of `state.flybot.approvals`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ApprovalRecord {
+    pub id: String,
+    pub bot_id: String,
+    pub session_id: String,
+    /// The tool's name: the approval's kind.
+    pub tool: String,
+    pub label: String,
+    pub status: ApprovalStatus,
+    pub request_id: String,
+    /// The Bot's owner when asked, from the roster (#754).
+    pub owner_id: String,
+    pub created_at: u64,
+    pub tool_call_id: String,
+    /// The room whose group Session asked; none for the Bot's own chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<u64>,
+    /// The answer given (`allowed-once`, `rejected`, `always-bot`, ...), or
+    /// the approval whose standing grant released this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+}
+
+impl ApprovalRecord {
+    pub fn from_value(value: &serde_json::Value) -> Option<ApprovalRecord> {
+        serde_json::from_value(value.clone()).ok()
+    }
+}
+
+/// The turns waiting on an answer, by approval id.
+#[derive(Default)]
+pub(crate) struct ApprovalWaits {
+    waiting: Mutex<HashMap<String, oneshot::Sender<ApprovalOutcome>>>,
+}
+
+impl ApprovalWaits {
+    fn add(&self, id: &str) -> oneshot::Receiver<ApprovalOutcome> {
+        let (sender, receiver) = oneshot::channel();
+        self.lock().insert(id.to_owned(), sender);
+        receiver
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<ApprovalOutcome>>> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hands `outcome` to the turn waiting on `id`, if one still waits.
+    pub(crate) fn release(&self, id: &str, outcome: ApprovalOutcome) {
+        if let Some(sender) = self.lock().remove(id) {
+            // The turn may have ended meanwhile; then nobody needs it.
+            let _ = sender.send(outcome);
+        }
+    }
+}
+
+/// Whether a standing grant in `extra` covers `kind` for `owner_id`.
+fn grant_in(extra: &Extra, kind: &str, owner_id: &str) -> bool {
+    extra
+        .get(STANDING)
+        .and_then(|v| v.as_array())
+        .is_some_and(|grants| {
+            grants.iter().any(|g| {
+                g.get("kind").and_then(|k| k.as_str()) == Some(kind)
+                    && g.get("ownerId")
+                        .and_then(|o| o.as_str())
+                        .is_none_or(|o| o == owner_id)
+            })
+        })
+}
+
+/// Whether a standing grant covers an ask of `kind` by `bot` from `room_id`
+/// (#540): the Bot's own grant covers every Session of the Bot; a room's
+/// grant covers only asks from that room, for the Bot's owner.
+pub(crate) fn standing_covers(
+    state: &TeamState,
+    bot: &Bot,
+    room_id: Option<&str>,
+    kind: &str,
+) -> bool {
+    grant_in(&bot.extra, kind, &bot.owner_id)
+        || room_id
+            .and_then(|id| state.rooms.get(id))
+            .is_some_and(|room| grant_in(&room.extra, kind, &bot.owner_id))
+}
+
+/// The room whose group Session is `session_id`, if any.
+pub(crate) fn room_of_session(state: &TeamState, session_id: &str) -> Option<String> {
+    state
+        .rooms
+        .values()
+        .find(|room| room.sessions.values().any(|s| s == session_id))
+        .map(|room| room.id.clone())
+}
+
+/// What to do with an ask.
+enum Plan {
+    Reject(&'static str),
+    Allow,
+    Wait(Box<ApprovalRecord>),
+}
+
+fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
+    let Some(bot) = state.bots.get(&ask.bot_id) else {
+        return Plan::Reject("the Bot is gone");
+    };
+    // A hidden run Bot cannot show an approval card, and an owner who is
+    // not a member cannot answer one: reject now, never leave it hanging.
+    if bot.run {
+        return Plan::Reject("a run Bot cannot show an approval");
+    }
+    if !state.members.contains_key(&bot.owner_id) {
+        return Plan::Reject("the Bot's owner is not a member");
+    }
+    let room_id = if ask.session_id == bot.session_id {
+        None
+    } else {
+        room_of_session(state, &ask.session_id)
+    };
+    if standing_covers(state, bot, room_id.as_deref(), &ask.tool) {
+        return Plan::Allow;
+    }
+    Plan::Wait(Box::new(ApprovalRecord {
+        id: crate::ids::new_id("approval"),
+        bot_id: bot.id.clone(),
+        session_id: ask.session_id.clone(),
+        tool: ask.tool.clone(),
+        label: ask.summary.chars().take(LABEL_MAX).collect(),
+        status: ApprovalStatus::Waiting,
+        request_id: crate::ids::new_id("request"),
+        owner_id: bot.owner_id.clone(),
+        created_at: now,
+        tool_call_id: ask.tool_call_id.clone(),
+        room_id,
+        decided_at: None,
+        answer: None,
+    }))
+}
+
+/// Marks a record still waiting as cancelled when its turn stops waiting
+/// without an answer (the turn was stopped or the host is stopping).
+struct WaitGuard {
+    host: Host,
+    id: String,
+    answered: bool,
+}
+
+impl Drop for WaitGuard {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        let host = self.host.clone();
+        let id = std::mem::take(&mut self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = host
+                    .mutate("host", |change| {
+                        let Some(mut record) = change
+                            .state()
+                            .flybot
+                            .approvals
+                            .get(&id)
+                            .and_then(ApprovalRecord::from_value)
+                        else {
+                            return Ok(());
+                        };
+                        if record.status == ApprovalStatus::Waiting {
+                            record.status = ApprovalStatus::Cancelled;
+                            record.decided_at = Some(change.now_ms());
+                            put(change, &record);
+                        }
+                        Ok(())
+                    })
+                    .await;
+            });
+        }
+    }
+}
+
+/// Writes `record` into `state.flybot.approvals`.
+pub(crate) fn put(change: &mut flybot_store::Change<'_>, record: &ApprovalRecord) {
+    if let Ok(value) = serde_json::to_value(record) {
+        change.put_approval(&record.id, &value);
+    }
+}
+
+async fn decide(link: HostLink, ask: ApprovalAsk) -> ApprovalOutcome {
+    let Some(host) = link.host() else {
+        return ApprovalOutcome::Rejected;
+    };
+    let now = flybot_store::system_now_ms();
+    let record = match host.store().read(|state| plan(state, &ask, now)) {
+        Plan::Reject(why) => {
+            tracing::info!(bot = %ask.bot_id, tool = %ask.tool, "approval rejected at once: {why}");
+            return ApprovalOutcome::Rejected;
+        }
+        Plan::Allow => return ApprovalOutcome::AllowedOnce,
+        Plan::Wait(record) => *record,
+    };
+    let waits = host.turn_parts().waits.clone();
+    let answer = waits.add(&record.id);
+    let mut guard = WaitGuard {
+        host: host.clone(),
+        id: record.id.clone(),
+        answered: false,
+    };
+    let written = host
+        .mutate(&format!("bot:{}", record.bot_id), |change| {
+            put(change, &record);
+            Ok(())
+        })
+        .await;
+    if let Err(e) = written {
+        tracing::warn!("an approval request could not be recorded: {e}");
+        waits.release(&record.id, ApprovalOutcome::Rejected);
+        guard.answered = true;
+        return ApprovalOutcome::Rejected;
+    }
+    let outcome = answer.await.unwrap_or(ApprovalOutcome::Rejected);
+    guard.answered = true;
+    outcome
+}
+
+/// The `Approver` every turn of this host runs with.
+pub(crate) struct HostApprover {
+    pub link: HostLink,
+}
+
+impl Approver for HostApprover {
+    fn ask(&self, ask: ApprovalAsk) -> BoxFuture<'static, ApprovalOutcome> {
+        Box::pin(decide(self.link.clone(), ask))
+    }
+}
+
+/// Shared by the approval endpoints: `Arc` so the host can hand it out.
+pub(crate) type Waits = Arc<ApprovalWaits>;

@@ -1,0 +1,47 @@
+//! `HostTeam`: the host as the team tools see it (`TeamAccess`): the store,
+//! the Sessions (through the late host link), fresh ids, `bot.created`, and
+//! the process-local dedupe of repeated Bot-to-Bot lines (#641).
+
+use crate::host::{HostEvent, HostLink};
+use flybot_agent::session::Sessions;
+use flybot_agent::tools::TeamAccess;
+use flybot_agent::tools::team::RecentLines;
+use flybot_protocol::state::Bot;
+use flybot_store::Store;
+use std::path::{Path, PathBuf};
+
+pub(crate) struct HostTeam {
+    pub store: Store,
+    pub home: PathBuf,
+    pub link: HostLink,
+    pub recent: RecentLines,
+}
+
+impl TeamAccess for HostTeam {
+    fn store(&self) -> &Store {
+        &self.store
+    }
+    fn sessions(&self) -> Option<Sessions> {
+        self.link.host().map(|host| host.sessions().clone())
+    }
+    fn home(&self) -> &Path {
+        &self.home
+    }
+    fn new_id(&self, prefix: &str) -> String {
+        crate::ids::new_id(prefix)
+    }
+    fn bot_created(&self, bot: &Bot) {
+        if bot.run {
+            return;
+        }
+        if let Some(host) = self.link.host() {
+            host.emit(HostEvent::BotCreated {
+                bot_id: bot.id.clone(),
+                owner_id: bot.owner_id.clone(),
+            });
+        }
+    }
+    fn recent_lines(&self) -> &RecentLines {
+        &self.recent
+    }
+}

@@ -1,0 +1,150 @@
+//! The usage ledger's wiring (#903): the host opens `usage.sqlite` when it
+//! starts and records one row per model call of every ended turn, folded
+//! with `fold_calls` from the turn's Session events. A step is one model
+//! call: it starts at `step/start` and ends at the first answer event of the
+//! step (or at `turn/end` when it failed or was cut). The Session log does
+//! not carry token counts, so they are stored as unknown (NULL), never as 0.
+
+use crate::host::Host;
+use flybot_agent::session::{LogEntry, SessionEvent};
+use flybot_store::usage::{
+    CallRow, ModelCallEnd, TokenUsage, TurnEventSummary, UsageLedger, fold_calls,
+};
+use std::path::PathBuf;
+use tokio::sync::OnceCell;
+
+/// The ledger, opened once.
+pub(crate) struct UsageCell {
+    home: PathBuf,
+    ledger: OnceCell<Option<UsageLedger>>,
+}
+
+impl UsageCell {
+    pub(crate) fn new(home: PathBuf) -> UsageCell {
+        UsageCell {
+            home,
+            ledger: OnceCell::new(),
+        }
+    }
+
+    /// The open ledger; `None` when it could not be opened (a warning, once).
+    pub(crate) async fn ledger(&self) -> Option<&UsageLedger> {
+        self.ledger
+            .get_or_init(|| async {
+                match UsageLedger::open(&self.home).await {
+                    Ok(ledger) => Some(ledger),
+                    Err(e) => {
+                        tracing::warn!("the usage ledger is off: {e}");
+                        None
+                    }
+                }
+            })
+            .await
+            .as_ref()
+    }
+}
+
+/// Who a model call is billed to.
+pub(crate) struct CallOwner<'a> {
+    pub session_id: &'a str,
+    pub bot_id: &'a str,
+    pub turn_id: &'a str,
+    pub provider: &'a str,
+    pub model: &'a str,
+}
+
+fn at(entry: &LogEntry) -> i64 {
+    i64::try_from(entry.at).unwrap_or(i64::MAX)
+}
+
+/// The turn's events as the fold reads them.
+pub(crate) fn summaries(entries: &[LogEntry], owner: &CallOwner<'_>) -> Vec<TurnEventSummary> {
+    let mut out = Vec::new();
+    let mut open = false;
+    let end = |entry: &LogEntry| {
+        TurnEventSummary::ModelCallEnded(ModelCallEnd {
+            at_ms: at(entry),
+            usage: TokenUsage::default(),
+        })
+    };
+    for entry in entries
+        .iter()
+        .filter(|e| e.event.turn_id() == owner.turn_id)
+    {
+        match &entry.event {
+            SessionEvent::TurnStart { .. } => out.push(TurnEventSummary::TurnStarted {
+                session_id: owner.session_id.to_owned(),
+                bot_id: owner.bot_id.to_owned(),
+                turn_id: owner.turn_id.to_owned(),
+                at_ms: at(entry),
+                text: String::new(),
+                harness: None,
+                issue_pr: None,
+            }),
+            SessionEvent::UserMessage { text, .. } => {
+                out.push(TurnEventSummary::Text { text: text.clone() })
+            }
+            SessionEvent::StepStart { .. } => {
+                out.push(TurnEventSummary::ModelCallStarted {
+                    provider: owner.provider.to_owned(),
+                    model: owner.model.to_owned(),
+                    at_ms: at(entry),
+                });
+                open = true;
+            }
+            SessionEvent::AssistantMessage { .. } => {
+                if std::mem::take(&mut open) {
+                    out.push(end(entry));
+                }
+            }
+            SessionEvent::ToolCall { .. } => {
+                if std::mem::take(&mut open) {
+                    out.push(end(entry));
+                }
+                out.push(TurnEventSummary::ToolCall);
+            }
+            SessionEvent::ToolResult { .. } => {}
+            SessionEvent::TurnEnd { .. } => {
+                if std::mem::take(&mut open) {
+                    out.push(end(entry));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Folds the ended turn `turn_id` of `session_id` and records its rows.
+pub(crate) async fn record_turn(host: Host, session_id: String, turn_id: String) {
+    let found = host.store().read(|state| {
+        let bot_id = super::bot_id_of_session(state, &session_id)?;
+        let model = state.bots.get(&bot_id)?.model.clone();
+        Some((bot_id, model))
+    });
+    let Some((bot_id, model)) = found else {
+        return;
+    };
+    let (provider, model) = match host.config().models.route(&model) {
+        Ok(route) => (route.provider_name.clone(), route.name.clone()),
+        Err(_) => ("unknown".to_owned(), model),
+    };
+    let Ok(entries) = host.sessions().transcript(&session_id, 0) else {
+        return;
+    };
+    let owner = CallOwner {
+        session_id: &session_id,
+        bot_id: &bot_id,
+        turn_id: &turn_id,
+        provider: &provider,
+        model: &model,
+    };
+    let rows: Vec<CallRow> = fold_calls(&summaries(&entries, &owner));
+    let Some(ledger) = host.turn_parts().usage.ledger().await else {
+        return;
+    };
+    for row in rows {
+        if let Err(e) = ledger.record(row).await {
+            tracing::warn!("a usage row was not recorded: {e}");
+        }
+    }
+}
