@@ -12,7 +12,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use flybot_agent::model::mock::{MOCK_MODEL, MockModel, MockOutcome};
-use flybot_agent::model::openai_wire::{WireRequest, completion, from_wire, stream_chunks};
+use flybot_agent::model::openai_wire::{WireRequest, completion, from_wire, stream_frames};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -99,18 +99,14 @@ async fn chat_completions(State(server): State<MockServer>, body: Bytes) -> Resp
         }
         return axum::Json(completion(&id, &request.model, 0, &events)).into_response();
     }
-    let mut frames: Vec<Result<String, std::io::Error>> =
-        stream_chunks(&id, &request.model, 0, &events)
-            .into_iter()
-            .filter(|chunk| include_usage || chunk.get("usage").is_none())
-            .map(|chunk| Ok(format!("data: {chunk}\n\n")))
-            .collect();
     // A cut answer stops after its deltas: no finish, no `[DONE]`, as with a
     // provider that fell over mid-answer. (Ending the body with an error
     // instead would let the server drop frames not yet written.)
-    if !cut {
-        frames.push(Ok("data: [DONE]\n\n".to_owned()));
-    }
+    let frames: Vec<Result<String, std::io::Error>> =
+        stream_frames(&id, &request.model, 0, &events, include_usage, !cut)
+            .into_iter()
+            .map(Ok)
+            .collect();
     Response::builder()
         .header(header::CONTENT_TYPE, "text/event-stream")
         .header(header::CACHE_CONTROL, "no-cache")

@@ -69,3 +69,38 @@ pub fn load(home: &Path) -> anyhow::Result<Config> {
     }
     Ok(config)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn providers_and_models_are_typed_and_a_pasted_key_is_refused() {
+        let config: Config = toml::from_str(
+            r#"
+            defaultModel = "chat"
+            [providers.deepseek]
+            baseUrl = "https://api.deepseek.com/v1"
+            apiKeyEnv = "DEEPSEEK_API_KEY"
+            [models.chat]
+            provider = "deepseek"
+            model = "deepseek-chat"
+            contextWindow = 65536
+            thinking = ["low", "high"]
+            "#,
+        )
+        .unwrap();
+        let models = config.models_config();
+        assert_eq!(models.models["chat"].context_window, 65_536);
+        assert_eq!(
+            models.providers["deepseek"].api_key_env.as_deref(),
+            Some("DEEPSEEK_API_KEY")
+        );
+        // The key itself has no place in the file: only the variable's name.
+        let pasted = toml::from_str::<Config>(
+            "[providers.x]\nbaseUrl = \"http://h/v1\"\napiKey = \"sk-123\"\n",
+        );
+        assert!(pasted.is_err());
+    }
+}

@@ -327,3 +327,107 @@ pub fn completion(id: &str, model: &str, created: u64, events: &[StreamEvent]) -
     }
     answer
 }
+
+/// The SSE frames (`data: {chunk}\n\n`, then `data: [DONE]` when `done`) for
+/// `events`, as `stream_chunks` orders them; the usage chunk only when asked
+/// (`stream_options.include_usage`). Text deltas, nearly every frame of a
+/// long answer, are written from a template instead of a JSON tree.
+pub fn stream_frames(
+    id: &str,
+    model: &str,
+    created: u64,
+    events: &[StreamEvent],
+    include_usage: bool,
+    done: bool,
+) -> Vec<String> {
+    let quoted = |text: &str| serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned());
+    let head = format!(
+        r#"data: {{"id":{},"object":"chat.completion.chunk","created":{created},"model":{},"choices":[{{"index":0,"delta":{{"content":"#,
+        quoted(id),
+        quoted(model)
+    );
+    let mut frames = Vec::with_capacity(events.len() + 2);
+    let mut rest: Vec<StreamEvent> = Vec::new();
+    let flush = |rest: &mut Vec<StreamEvent>, frames: &mut Vec<String>, first: bool| {
+        let chunks = stream_chunks(id, model, created, rest);
+        frames.extend(
+            chunks
+                .into_iter()
+                .skip(usize::from(!first))
+                .filter(|chunk| include_usage || chunk.get("usage").is_none())
+                .map(|chunk| format!("data: {chunk}\n\n")),
+        );
+        rest.clear();
+    };
+    let mut first = true;
+    for event in events {
+        match event {
+            StreamEvent::TextDelta(text) => {
+                if first || !rest.is_empty() {
+                    flush(&mut rest, &mut frames, first);
+                    first = false;
+                }
+                frames.push(format!(
+                    "{head}{}}},\"finish_reason\":null}}]}}\n\n",
+                    quoted(text)
+                ));
+            }
+            StreamEvent::ReasoningDelta(_)
+            | StreamEvent::ToolCall(_)
+            | StreamEvent::Usage(_)
+            | StreamEvent::Done(_) => rest.push(event.clone()),
+        }
+    }
+    if first || !rest.is_empty() {
+        flush(&mut rest, &mut frames, first);
+    }
+    if done {
+        frames.push("data: [DONE]\n\n".to_owned());
+    }
+    frames
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_from_the_template_read_as_the_chunks_do() {
+        let events = vec![
+            StreamEvent::ReasoningDelta("think".into()),
+            StreamEvent::TextDelta("a \"quoted\"\n".into()),
+            StreamEvent::TextDelta("b".into()),
+            StreamEvent::Usage(Usage {
+                input_tokens: Some(1),
+                ..Usage::default()
+            }),
+            StreamEvent::Done(FinishReason::Stop),
+        ];
+        let expect: Vec<String> = stream_chunks("id-1", "m", 0, &events)
+            .iter()
+            .map(|chunk| format!("data: {chunk}\n\n"))
+            .chain(["data: [DONE]\n\n".to_owned()])
+            .collect();
+        let frames = stream_frames("id-1", "m", 0, &events, true, true);
+        let parse = |frames: &[String]| -> Vec<Value> {
+            frames
+                .iter()
+                .map(|f| {
+                    let data = f.trim_start_matches("data: ").trim_end();
+                    serde_json::from_str(data).unwrap_or(Value::String(data.to_owned()))
+                })
+                .collect()
+        };
+        assert_eq!(parse(&frames), parse(&expect));
+        let text_only = [StreamEvent::TextDelta("x".into())];
+        assert_eq!(
+            parse(&stream_frames("i", "m", 0, &text_only, true, false)),
+            parse(
+                &stream_chunks("i", "m", 0, &text_only)
+                    .iter()
+                    .map(|c| format!("data: {c}\n\n"))
+                    .collect::<Vec<_>>()
+            )
+        );
+    }
+}
