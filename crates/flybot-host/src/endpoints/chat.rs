@@ -180,6 +180,11 @@ fn short_form(entry: &LogEntry) -> Option<Value> {
             line["toolCallId"] = tool_call_id.as_str().into();
             line["name"] = name.as_str().into();
             line["text"] = clip(arguments).into();
+            if let Some(question) = question_of(name, arguments) {
+                // An ask_user call is a question for the owner, drawn whole.
+                line["kind"] = "question".into();
+                line["text"] = question.into();
+            }
             line
         }
         SessionEvent::ToolResult {
@@ -203,6 +208,16 @@ fn short_form(entry: &LogEntry) -> Option<Value> {
     };
     line["turnId"] = entry.event.turn_id().into();
     Some(line)
+}
+
+/// The question of an `ask_user` call, the one tool the chat draws as its
+/// own line.
+fn question_of(name: &str, arguments: &str) -> Option<String> {
+    if name != "ask_user" {
+        return None;
+    }
+    let args: Value = serde_json::from_str(arguments).ok()?;
+    Some(args.get("question")?.as_str()?.to_owned())
 }
 
 fn clip(text: &str) -> String {

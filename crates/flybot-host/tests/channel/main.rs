@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod access;
+mod approvals;
 mod auth;
 mod chat;
 mod edge;
@@ -17,5 +18,6 @@ mod task_contract;
 mod task_kit;
 mod task_queue;
 mod tasks;
+mod team_tools;
 mod test_model;
 mod workflows;
