@@ -45,6 +45,20 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             println!("{}", flybot_host::read_only_sentence(&reason));
         }
         let host = Host::new(store, host_config);
+        // Turns a crash or a kill cut are picked up once, before new input.
+        if store_writes(&host) {
+            match host.sessions().pick_up() {
+                Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => println!(
+                    "picked up {} cut turn(s) and {} queued line(s) from before the restart",
+                    pickup.turns.len(),
+                    pickup.queued
+                ),
+                Ok(_) => {}
+                Err(error) => eprintln!(
+                    "flybot: inflight.json could not be read ({error}); nothing was picked up"
+                ),
+            }
+        }
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("could not listen on {}", args.listen))?;
@@ -60,6 +74,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         println!("FlyBot stopped; every change is saved.");
         Ok(())
     })
+}
+
+fn store_writes(host: &Host) -> bool {
+    host.store().status() == StoreStatus::Writer
 }
 
 /// Ctrl-C or SIGTERM.

@@ -7,6 +7,7 @@
     clippy::print_stderr
 )]
 
+mod chat;
 mod lifecycle;
 mod replay;
 mod support;
