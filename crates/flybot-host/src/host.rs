@@ -63,6 +63,10 @@ struct Inner {
     /// What the turns share with the channel: waiting approvals, the usage
     /// ledger, the team tools' host access.
     turn_parts: crate::turns::TurnParts,
+    /// The task drive (#1109): wakes each owner's next card.
+    drive: crate::board::TaskDrive,
+    /// The late link to this host, for the parts that outlive a borrow.
+    link: HostLink,
 }
 
 /// A late link to the host, for the parts built before it (the turn
@@ -99,6 +103,8 @@ impl Host {
                 sessions,
                 rooms,
                 turn_parts,
+                drive: crate::board::TaskDrive::new(link.clone()),
+                link: link.clone(),
                 store,
                 config,
             }),
@@ -106,6 +112,7 @@ impl Host {
         // Set once, here: nothing else can have set it.
         let _ = link.0.set(Arc::downgrade(&host.inner));
         host.inner.turn_parts.open_usage();
+        crate::board::drive::listen(&host);
         host
     }
 
@@ -117,6 +124,16 @@ impl Host {
     /// The agent runtime (`send`, `messages`, `cancel`, and a room's turns).
     pub fn sessions(&self) -> &flybot_agent::session::Sessions {
         &self.inner.sessions
+    }
+
+    /// The task drive (#1109).
+    pub fn task_drive(&self) -> &crate::board::TaskDrive {
+        &self.inner.drive
+    }
+
+    /// A weak link to this host.
+    pub(crate) fn link(&self) -> HostLink {
+        self.inner.link.clone()
     }
 
     /// The room logs and round state.

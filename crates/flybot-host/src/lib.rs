@@ -2,6 +2,7 @@
 //! owner-scoped access, and the roster endpoints. Only this crate knows HTTP.
 
 mod actor;
+pub mod board;
 mod bootstrap;
 mod endpoints;
 mod host;

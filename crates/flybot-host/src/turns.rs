@@ -87,6 +87,7 @@ pub(crate) fn bot_id_of_session(state: &TeamState, session_id: &str) -> Option<S
 fn all_tools() -> ToolSet {
     let mut tools = team_tools();
     tools.extend(workspace_tools(RunCommandApproval::EveryRun));
+    tools.push(Arc::new(flybot_agent::tools::track_tasks::TrackTasks));
     ToolSet::new(tools)
 }
 
@@ -188,6 +189,9 @@ impl TurnEnvironment for HostTurns {
         }
         let mut tool_context = ToolContext::new(session_id, &bot.id, workdir);
         tool_context.team = Some(self.parts.team.clone());
+        tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
+            link: self.parts.link.clone(),
+        }));
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
             model: route.name.clone(),
@@ -215,6 +219,7 @@ impl TurnEnvironment for HostTurns {
         ) else {
             return;
         };
+        crate::board::drive::turn_ended(host.clone(), session_id.to_owned());
         runtime.spawn(usage::record_turn(
             host,
             session_id.to_owned(),

@@ -10,6 +10,7 @@
 pub mod schema;
 pub mod set;
 pub mod team;
+pub mod track_tasks;
 pub mod workspace;
 
 use schemars::JsonSchema;
@@ -62,6 +63,9 @@ pub struct ToolContext {
     /// Team access for the team tools; `None` where a turn runs without a
     /// host (unit tests of workspace tools).
     pub team: Option<Arc<dyn crate::tools::TeamAccess>>,
+    /// The task board for `track_tasks`; `None` where a turn runs without a
+    /// host.
+    pub tasks: Option<Arc<dyn crate::tools::track_tasks::TaskAccess>>,
 }
 
 impl ToolContext {
@@ -73,6 +77,7 @@ impl ToolContext {
             workdir,
             call_id: String::new(),
             team: None,
+            tasks: None,
         }
     }
 }

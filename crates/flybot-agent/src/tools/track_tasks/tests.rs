@@ -1,0 +1,31 @@
+//! `track_tasks` arguments: one call per invocation, queue items need a role.
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::tools::parse_args;
+
+#[test]
+fn exactly_one_action_and_a_queue_item_names_its_role_1247() {
+    let args: TrackTasksArgs =
+        parse_args(r#"{"tasks":[{"title":"Build","assignee":"Dev","column":"in-progress"}]}"#)
+            .unwrap();
+    let TaskCall::Write(writes) = args.into_call().unwrap() else {
+        panic!("not a write");
+    };
+    let CardWrite::Track(item) = &writes[0] else {
+        panic!("not a card");
+    };
+    assert_eq!(item.assignee.as_deref(), Some("Dev"));
+    let both: TrackTasksArgs =
+        parse_args(r#"{"claim":true,"postResult":{"task":"t","ok":true}}"#).unwrap();
+    assert!(both.into_call().is_err());
+    let queue: TrackTasksArgs = parse_args(r#"{"tasks":[{"queue":true,"title":"x"}]}"#).unwrap();
+    assert!(queue.into_call().is_err());
+    let claim: TrackTasksArgs = parse_args(r#"{"claim":true,"id":"t-1"}"#).unwrap();
+    assert_eq!(
+        claim.into_call().unwrap(),
+        TaskCall::Claim {
+            id: Some("t-1".into())
+        }
+    );
+}

@@ -1,0 +1,291 @@
+//! The task drive (#1109, #1172, #1205, #1247): after a board write and
+//! after a turn ends, each owner's next card wakes its own chat with
+//! `[Continue task]` (never a room Session, never a round); an unclaimed
+//! queue item is offered to one idle member of its role. A Session with a
+//! turn, or with a wake still going, is skipped. A wake whose turn ended with
+//! the same board waits 30 s, 2 min, 10 min, then 30 min (a timer runs the
+//! pass again when the wait is over); a board change clears it, and so does
+//! a turn that was not a wake (a person speaking). The work pass and the
+//! queue pass keep their own waits. A card waiting on an answer never wakes
+//! (`is_work`), and a decision comment's reminder counts only wakes that went
+//! out, at most two (#1172).
+//!
+//! `pass` and `ended` take `now`, so a test can drive the beat itself; the
+//! host's clock is tokio's, so a paused test clock moves the waits too.
+
+use crate::host::{Host, HostLink};
+use flybot_agent::session::{ItemKind, Source};
+use flybot_core::rooms::board::format_room_board;
+use flybot_core::rooms::wake::{Backoff, after_wake, fingerprint, may_wake, offer_text, wake_text};
+use flybot_core::tasks::drive::{next_work, queue_offers};
+use flybot_protocol::state::Task;
+use flybot_protocol::task::TaskFields;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+/// Which pass woke a Session; each keeps its own wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pass {
+    Work,
+    Queue,
+}
+
+/// A wake that went out and whose turn has not ended.
+#[derive(Debug, Clone)]
+struct Wake {
+    pass: Pass,
+    task_id: String,
+    before: String,
+}
+
+#[derive(Debug, Default)]
+struct DriveState {
+    going: HashMap<String, Wake>,
+    waits: HashMap<(String, Pass), Backoff>,
+}
+
+/// One wake a pass sent: the Session and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub session_id: String,
+    pub task_id: String,
+    pub text: String,
+}
+
+struct Plan {
+    pass: Pass,
+    session_id: String,
+    task: Task,
+    text: String,
+}
+
+/// The host's task drive.
+pub struct TaskDrive {
+    link: HostLink,
+    state: Mutex<DriveState>,
+    base_ms: u64,
+    start: tokio::time::Instant,
+}
+
+impl TaskDrive {
+    pub(crate) fn new(link: HostLink) -> TaskDrive {
+        TaskDrive {
+            link,
+            state: Mutex::default(),
+            base_ms: flybot_store::system_now_ms(),
+            start: tokio::time::Instant::now(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, DriveState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The drive's clock: the wall clock at start plus tokio's elapsed time.
+    pub fn now(&self) -> u64 {
+        let elapsed = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.base_ms.saturating_add(elapsed)
+    }
+
+    /// Whether a wake for `session_id` is still going.
+    pub fn waking(&self, session_id: &str) -> bool {
+        self.lock().going.contains_key(session_id)
+    }
+
+    /// The wait a Session's pass is in, if any.
+    pub fn wait_of(&self, session_id: &str, pass: Pass) -> Option<Backoff> {
+        self.lock()
+            .waits
+            .get(&(session_id.to_owned(), pass))
+            .cloned()
+    }
+
+    fn plans(host: &Host, now: u64) -> Vec<Plan> {
+        host.store().read(|state| {
+            let board = |task: &Task| {
+                task.room_id
+                    .as_deref()
+                    .map(|r| format_room_board(state, r, now))
+                    .unwrap_or_default()
+            };
+            let mut plans = Vec::new();
+            for bot in state.bots.values().filter(|b| !b.run) {
+                if let Some(task) = next_work(state, &bot.id, now) {
+                    plans.push(Plan {
+                        pass: Pass::Work,
+                        session_id: bot.session_id.clone(),
+                        text: wake_text(task, &board(task)),
+                        task: task.clone(),
+                    });
+                }
+            }
+            for offer in queue_offers(state, now) {
+                let (Some(bot), Some(task)) = (
+                    state.bots.get(&offer.bot_id),
+                    state.tasks.get(&offer.task_id),
+                ) else {
+                    continue;
+                };
+                plans.push(Plan {
+                    pass: Pass::Queue,
+                    session_id: bot.session_id.clone(),
+                    text: offer_text(task),
+                    task: task.clone(),
+                });
+            }
+            plans
+        })
+    }
+
+    /// One drive pass: wakes every owner whose next card may be woken now,
+    /// and offers the queue items. Answers the wakes sent.
+    pub fn pass(&self, host: &Host, now: u64) -> Vec<Sent> {
+        let mut sent = Vec::new();
+        let mut woken: BTreeSet<String> = BTreeSet::new();
+        for plan in Self::plans(host, now) {
+            if woken.contains(&plan.session_id) || host.sessions().is_running(&plan.session_id) {
+                continue;
+            }
+            let fp = fingerprint(&plan.task);
+            {
+                let mut state = self.lock();
+                let wait = state.waits.get(&(plan.session_id.clone(), plan.pass));
+                if state.going.contains_key(&plan.session_id) || !may_wake(wait, &fp, false, now) {
+                    continue;
+                }
+                state.going.insert(
+                    plan.session_id.clone(),
+                    Wake {
+                        pass: plan.pass,
+                        task_id: plan.task.id.clone(),
+                        before: fp,
+                    },
+                );
+            }
+            let delivered = host.sessions().deliver(
+                &plan.session_id,
+                &plan.text,
+                Source::Host,
+                ItemKind::NextTurn,
+            );
+            if let Err(e) = delivered {
+                tracing::warn!(
+                    "a task wake for {} could not be delivered: {e}",
+                    plan.task.id
+                );
+                self.lock().going.remove(&plan.session_id);
+                continue;
+            }
+            woken.insert(plan.session_id.clone());
+            if TaskFields::read(&plan.task).write_back.is_some() {
+                count_reminder(host, &plan.task.id);
+            }
+            sent.push(Sent {
+                session_id: plan.session_id,
+                task_id: plan.task.id,
+                text: plan.text,
+            });
+        }
+        sent
+    }
+
+    /// A turn of `session_id` ended: a wake's turn that left its card as it
+    /// was starts (or lengthens) the wait; any other turn clears the
+    /// Session's waits (a person spoke). Then a pass runs.
+    pub fn ended(&self, host: &Host, session_id: &str, now: u64) -> Vec<Sent> {
+        let wake = self.lock().going.remove(session_id);
+        match wake {
+            Some(wake) => {
+                let after = host
+                    .store()
+                    .read(|s| s.tasks.get(&wake.task_id).map(fingerprint))
+                    .unwrap_or_default();
+                let key = (session_id.to_owned(), wake.pass);
+                let mut state = self.lock();
+                match after_wake(state.waits.get(&key), &wake.before, &after, now) {
+                    Some(wait) => {
+                        self.rerun_at(wait.until.saturating_sub(now));
+                        state.waits.insert(key, wait);
+                    }
+                    None => {
+                        state.waits.remove(&key);
+                    }
+                }
+            }
+            None => self.lock().waits.retain(|(s, _), _| s != session_id),
+        }
+        self.pass(host, now)
+    }
+
+    /// Runs a pass once `after_ms` has gone by.
+    fn rerun_at(&self, after_ms: u64) {
+        let link = self.link.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                tokio::time::sleep(Duration::from_millis(after_ms)).await;
+                if let Some(host) = link.host() {
+                    let drive = host.task_drive();
+                    drive.pass(&host, drive.now());
+                }
+            });
+        }
+    }
+}
+
+/// A decision comment's reminder went out: count it (#1172).
+fn count_reminder(host: &Host, task_id: &str) {
+    let host = host.clone();
+    let id = task_id.to_owned();
+    tokio::spawn(async move {
+        let counted = host
+            .mutate("host", |change| {
+                if let Some(mut card) = change.state().tasks.get(&id).cloned() {
+                    let mut fields = TaskFields::read(&card);
+                    if let Some(wb) = fields.write_back.as_mut() {
+                        wb.wakes = wb.wakes.saturating_add(1);
+                        fields.write(&mut card);
+                        change.put_task(&card);
+                    }
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = counted {
+            tracing::warn!("a reminder of {id} could not be counted: {}", e.message);
+        }
+    });
+}
+
+/// Runs the drive after every board write (`tasks.written`) while the host
+/// lives.
+pub(crate) fn listen(host: &Host) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let mut events = host.subscribe();
+    let link = host.link();
+    runtime.spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match events.recv().await {
+                Ok(crate::HostEvent::TasksWritten { .. }) | Err(RecvError::Lagged(_)) => {}
+                Ok(_) => continue,
+                Err(RecvError::Closed) => break,
+            }
+            let Some(host) = link.host() else { break };
+            let drive = host.task_drive();
+            drive.pass(&host, drive.now());
+        }
+    });
+}
+
+/// A turn ended: the drive's side of it, off the runtime's own loop.
+pub(crate) fn turn_ended(host: Host, session_id: String) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            let drive = host.task_drive();
+            drive.ended(&host, &session_id, drive.now());
+        });
+    }
+}

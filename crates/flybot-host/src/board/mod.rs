@@ -1,0 +1,13 @@
+//! Work driven by the board (issue 5): `track_tasks` as the host runs it
+//! (`track`), the claim line in the member's voice (#1253, `claims`), a
+//! dispatch line that is a board assign (#1254, `dispatch`) and the task
+//! drive that wakes each owner's next card in its own chat (#1109, #1172,
+//! #1205, `drive`). The rules are `flybot_core::tasks` and
+//! `flybot_core::rooms`; this module runs them on the host.
+
+pub mod claims;
+pub mod drive;
+pub mod track;
+
+pub use drive::TaskDrive;
+pub(crate) use track::HostTasks;
