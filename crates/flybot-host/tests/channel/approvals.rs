@@ -281,3 +281,141 @@ async fn only_the_bots_owner_answers_another_member_is_forbidden() {
     .await;
     t.host.sessions().wait_idle(&session).await.unwrap();
 }
+
+#[tokio::test]
+async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
+    let t = scripted_host();
+    let bot = t.create_bot(None, "Ada").await;
+    let room = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Crew", "members": [bot]}),
+        )
+        .await;
+    let room_id = room["room"]["id"].as_str().unwrap().to_owned();
+    let seat = t
+        .host
+        .store()
+        .read(|s| s.rooms[&room_id].sessions[&bot].clone());
+    // One ask from the Bot's own chat, one from its seat in the room.
+    let own = say(&t, &bot, "run it");
+    t.host
+        .sessions()
+        .deliver(
+            &seat,
+            "run it",
+            Source::User { member_id: None },
+            ItemKind::NextTurn,
+        )
+        .unwrap();
+    let list = waiting(&t, None, 2).await;
+    let from_room = list
+        .iter()
+        .find(|a| a["roomId"] == room_id.as_str())
+        .unwrap();
+    let from_chat = list
+        .iter()
+        .find(|a| a["sessionId"] == own.as_str())
+        .unwrap();
+    // always-room on the room's ask keeps the grant on the room; it does
+    // not cover the Bot's own chat.
+    let answered = t
+        .ok(
+            None,
+            "approval-answer",
+            json!({"id": from_room["id"], "answer": "always-room"}),
+        )
+        .await;
+    assert_eq!(answered["released"], json!([]));
+    let grants = t
+        .host
+        .store()
+        .read(|s| s.rooms[&room_id].extra["standingApprovals"].clone());
+    assert_eq!(grants[0]["kind"], "run_command");
+    assert_eq!(waiting(&t, None, 1).await[0]["id"], from_chat["id"]);
+    t.host.sessions().wait_idle(&seat).await.unwrap();
+    // A second ask in the room and always-bot on the own-chat ask: the
+    // Bot's grant releases the room's waiting ask too.
+    t.host
+        .sessions()
+        .deliver(
+            &seat,
+            "run it",
+            Source::User { member_id: None },
+            ItemKind::NextTurn,
+        )
+        .unwrap();
+    t.host.sessions().wait_idle(&seat).await.unwrap();
+    assert_eq!(
+        waiting(&t, None, 1).await.len(),
+        1,
+        "the room's grant covered it"
+    );
+    let answered = t
+        .ok(
+            None,
+            "approval-answer",
+            json!({"id": from_chat["id"], "answer": "always-bot"}),
+        )
+        .await;
+    assert_eq!(answered["approval"]["status"], "allowed-once");
+    t.host.sessions().wait_idle(&own).await.unwrap();
+    assert!(waiting(&t, None, 0).await.is_empty());
+}
+
+#[tokio::test]
+async fn always_bot_answers_this_ask_and_releases_the_bots_other_waiting_ask() {
+    let t = scripted_host();
+    let bot = t.create_bot(None, "Ada").await;
+    let room = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Crew", "members": [bot]}),
+        )
+        .await;
+    let room_id = room["room"]["id"].as_str().unwrap().to_owned();
+    let seat = t
+        .host
+        .store()
+        .read(|s| s.rooms[&room_id].sessions[&bot].clone());
+    let own = say(&t, &bot, "run it");
+    t.host
+        .sessions()
+        .deliver(
+            &seat,
+            "run it",
+            Source::User { member_id: None },
+            ItemKind::NextTurn,
+        )
+        .unwrap();
+    let list = waiting(&t, None, 2).await;
+    let from_room = list
+        .iter()
+        .find(|a| a["roomId"] == room_id.as_str())
+        .unwrap();
+    let from_chat = list
+        .iter()
+        .find(|a| a["sessionId"] == own.as_str())
+        .unwrap();
+    let answered = t
+        .ok(
+            None,
+            "approval-answer",
+            json!({"id": from_chat["id"], "answer": "always-bot"}),
+        )
+        .await;
+    assert_eq!(answered["released"], json!([from_room["id"]]));
+    t.host.sessions().wait_idle(&own).await.unwrap();
+    t.host.sessions().wait_idle(&seat).await.unwrap();
+    assert!(waiting(&t, None, 0).await.is_empty());
+    let statuses: Vec<String> = t.host.store().read(|s| {
+        s.flybot
+            .approvals
+            .values()
+            .map(|a| a["status"].as_str().unwrap().to_owned())
+            .collect()
+    });
+    assert_eq!(statuses, ["allowed-once", "allowed-once"]);
+}
