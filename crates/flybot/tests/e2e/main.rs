@@ -10,5 +10,6 @@
 mod chat;
 mod lifecycle;
 mod replay;
+mod rooms;
 mod support;
 mod two_writers;
