@@ -1,0 +1,145 @@
+//! Projects through the channel (#1710, #1723): the owner is the caller,
+//! binding needs the right to manage, and the board shows only the cards the
+//! caller may open through `tasks`.
+
+use crate::support::TestHost;
+use serde_json::json;
+
+#[tokio::test]
+async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages_1710() {
+    let t = TestHost::new();
+    let owner = t.sign_in_owner("Ada").await;
+    let other = t.invite_member(&owner.token, "Bob").await;
+    t.refused(
+        Some(&owner.token),
+        "project-create",
+        json!({"name": "Site", "ownerUserId": other.member_id}),
+        "bot/invalid",
+    )
+    .await;
+    let created = t
+        .ok(Some(&owner.token), "project-create", json!({"name": "Site"}))
+        .await;
+    let id = created["project"]["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("project-"));
+    assert_eq!(created["project"]["ownerUserId"], owner.member_id.as_str());
+    let mine = t
+        .ok(Some(&owner.token), "project-read", json!({"project": id}))
+        .await;
+    assert_eq!(mine["canManage"], true);
+    let theirs = t
+        .ok(Some(&other.token), "project-read", json!({"project": id}))
+        .await;
+    assert_eq!(theirs["canManage"], false);
+    let list = t.ok(Some(&other.token), "projects", json!({})).await;
+    assert_eq!(list["projects"][0]["canManage"], false);
+    t.refused(
+        Some(&other.token),
+        "project-delete",
+        json!({"project": id}),
+        "bot/forbidden",
+    )
+    .await;
+    t.ok(Some(&owner.token), "project-delete", json!({"project": id}))
+        .await;
+    t.refused(
+        Some(&owner.token),
+        "project-read",
+        json!({"project": id}),
+        "bot/not-found",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_hides_1710_1723() {
+    let t = TestHost::new();
+    let owner = t.sign_in_owner("Ada").await;
+    let other = t.invite_member(&owner.token, "Bob").await;
+    let bot = t.create_bot(Some(&owner.token), "Worker").await;
+    let room = t
+        .ok(
+            Some(&owner.token),
+            "create-room",
+            json!({"name": "Shared", "members": [bot],
+                   "participants": [{"kind": "human", "memberId": other.member_id}]}),
+        )
+        .await["room"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let project = t
+        .ok(Some(&owner.token), "project-create", json!({"name": "Site"}))
+        .await["project"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    t.refused(
+        Some(&other.token),
+        "project-bind",
+        json!({"roomId": room, "project": project}),
+        "bot/forbidden",
+    )
+    .await;
+    let bound = t
+        .ok(
+            Some(&owner.token),
+            "project-bind",
+            json!({"roomId": room, "project": project}),
+        )
+        .await;
+    assert_eq!(bound["project"]["roomIds"], json!([room]));
+    let of = t
+        .ok(Some(&other.token), "project-of", json!({"roomId": room}))
+        .await;
+    assert_eq!(of["project"]["id"], project.as_str());
+    // Unbinding leaves a Project Bob does not manage: refused.
+    t.refused(
+        Some(&other.token),
+        "project-bind",
+        json!({"roomId": room, "project": null}),
+        "bot/forbidden",
+    )
+    .await;
+    let empty = t
+        .ok(Some(&other.token), "project-board", json!({"project": project}))
+        .await;
+    assert_eq!(empty["rows"], json!([]));
+    // Bob asks Ada's Bot in the room he shares with it; Ada asks it too.
+    // Ada owns the Bot and the room and sees both; Bob sees only his own.
+    let bobs_card = t
+        .ok(
+            Some(&other.token),
+            "task-create",
+            json!({"botId": bot, "title": "Bob's", "roomId": room}),
+        )
+        .await["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let adas_card = t
+        .ok(
+            Some(&owner.token),
+            "task-create",
+            json!({"botId": bot, "title": "Ada's", "roomId": room,
+                   "evidence": [{"pr": 12}]}),
+        )
+        .await["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ada_board = t
+        .ok(Some(&owner.token), "project-board", json!({"project": project}))
+        .await;
+    let ada_rows = ada_board["rows"].as_array().unwrap();
+    assert_eq!(ada_rows.len(), 2);
+    let adas_row = ada_rows.iter().find(|r| r["id"] == adas_card.as_str()).unwrap();
+    assert!(adas_row["audit"].as_str().unwrap().contains("pr #12"));
+    let bob_board = t
+        .ok(Some(&other.token), "project-board", json!({"project": project}))
+        .await;
+    let bob_rows = bob_board["rows"].as_array().unwrap();
+    assert_eq!(bob_rows.len(), 1);
+    assert_eq!(bob_rows[0]["id"], bobs_card.as_str());
+    assert!(bob_rows[0].get("audit").is_none());
+}
