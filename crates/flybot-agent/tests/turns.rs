@@ -123,21 +123,24 @@ async fn a_turn_runs_its_tool_calls_and_logs_every_event() {
             "turn/start",
             "user/message",
             "step/start",
+            "step/end",
             "tool/call",
             "tool/call",
             "tool/result",
             "tool/result",
             "step/start",
+            "step/end",
             "tool/call",
             "tool/result",
             "step/start",
+            "step/end",
             "assistant/message",
             "turn/end completed"
         ]
     );
     let SessionEvent::ToolResult {
         tool_call_id, text, ..
-    } = &log[5].event
+    } = &log[6].event
     else {
         panic!()
     };
@@ -145,11 +148,11 @@ async fn a_turn_runs_its_tool_calls_and_logs_every_event() {
         (tool_call_id.as_str(), text.as_str()),
         ("call-0-0", "echo: a")
     );
-    let SessionEvent::ToolResult { is_error, .. } = &log[9].event else {
+    let SessionEvent::ToolResult { is_error, .. } = &log[11].event else {
         panic!()
     };
     assert!(is_error, "an unknown tool answers an error result");
-    let SessionEvent::TurnEnd { calls, .. } = &log[12].event else {
+    let SessionEvent::TurnEnd { calls, .. } = &log[15].event else {
         panic!()
     };
     assert_eq!(*calls, 3);
@@ -168,7 +171,7 @@ async fn a_turn_runs_its_tool_calls_and_logs_every_event() {
         Arc::new(TestEnv::new(f.model.clone(), tools(), f.home.clone())),
     );
     assert_eq!(reopened.transcript("s1", 0).unwrap(), log);
-    assert_eq!(f.sessions.transcript("s1", 12).unwrap().len(), 1);
+    assert_eq!(f.sessions.transcript("s1", 15).unwrap().len(), 1);
 }
 
 #[tokio::test]

@@ -97,6 +97,13 @@ pub enum SessionEvent {
     },
     #[serde(rename = "step/start", rename_all = "camelCase")]
     StepStart { turn_id: String, step: u32 },
+    /// A model call answered: what it cost, as the provider reported it
+    /// (unknown counts stay unknown, #903). Logged before the answer's text.
+    #[serde(rename = "step/end", rename_all = "camelCase")]
+    StepEnd {
+        turn_id: String,
+        usage: crate::model::Usage,
+    },
     #[serde(rename = "assistant/message", rename_all = "camelCase")]
     AssistantMessage { turn_id: String, text: String },
     #[serde(rename = "tool/call", rename_all = "camelCase")]
@@ -129,6 +136,7 @@ impl SessionEvent {
             SessionEvent::TurnStart { turn_id }
             | SessionEvent::UserMessage { turn_id, .. }
             | SessionEvent::StepStart { turn_id, .. }
+            | SessionEvent::StepEnd { turn_id, .. }
             | SessionEvent::AssistantMessage { turn_id, .. }
             | SessionEvent::ToolCall { turn_id, .. }
             | SessionEvent::ToolResult { turn_id, .. }

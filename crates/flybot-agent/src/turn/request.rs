@@ -35,6 +35,7 @@ pub fn turns_of(entries: &[LogEntry]) -> Vec<Vec<ChatMessage>> {
                 close_calls(Some(&mut *turn), &mut open_calls);
                 turn.push(message(Role::User, text.clone()));
             }
+            SessionEvent::StepEnd { .. } => {}
             SessionEvent::StepStart { .. } => {
                 let turn = current(&mut turns);
                 close_calls(Some(&mut *turn), &mut open_calls);

@@ -4,7 +4,7 @@
 
 use super::request::{fit_messages, turns_of};
 use super::{ApprovalAsk, ApprovalOutcome, MAX_STEPS, TurnEnvironment, TurnSetup};
-use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall};
+use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, Usage};
 use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
 use crate::tools::ToolError;
@@ -147,7 +147,7 @@ async fn steps(
             answer = collect(setup, request) => answer,
             reason = cancelled(cancel) => return reason,
         };
-        let (text, calls, finish) = match answer {
+        let (text, calls, finish, usage) = match answer {
             Ok(answer) => answer,
             Err(error) => {
                 return EndReason::Error {
@@ -156,7 +156,10 @@ async fn steps(
                 };
             }
         };
-        let mut said = Vec::new();
+        let mut said = vec![SessionEvent::StepEnd {
+            turn_id: turn.turn_id.to_owned(),
+            usage,
+        }];
         if !text.is_empty() {
             turn.said_something = true;
             said.push(SessionEvent::AssistantMessage {
@@ -257,16 +260,18 @@ async fn run_call(
 async fn collect(
     setup: &TurnSetup,
     request: ModelRequest,
-) -> Result<(String, Vec<ToolCall>, FinishReason), ModelError> {
+) -> Result<(String, Vec<ToolCall>, FinishReason, Usage), ModelError> {
     let mut stream = setup.provider.stream(request);
     let mut text = String::new();
     let mut calls = Vec::new();
+    let mut usage = Usage::default();
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::TextDelta(delta) => text.push_str(&delta),
-            StreamEvent::ReasoningDelta(_) | StreamEvent::Usage(_) => {}
+            StreamEvent::ReasoningDelta(_) => {}
+            StreamEvent::Usage(reported) => usage = reported,
             StreamEvent::ToolCall(call) => calls.push(call),
-            StreamEvent::Done(finish) => return Ok((text, calls, finish)),
+            StreamEvent::Done(finish) => return Ok((text, calls, finish, usage)),
         }
     }
     Err(ModelError::BadResponse(

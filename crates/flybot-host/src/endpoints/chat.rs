@@ -158,7 +158,9 @@ pub fn cancel(host: &Host, actor: &Actor, req: Cancel) -> Result<Value, ApiError
 fn short_form(entry: &LogEntry) -> Option<Value> {
     let base = |kind: &str| json!({"seq": entry.seq, "at": entry.at, "kind": kind});
     let mut line = match &entry.event {
-        SessionEvent::TurnStart { .. } | SessionEvent::StepStart { .. } => return None,
+        SessionEvent::TurnStart { .. }
+        | SessionEvent::StepStart { .. }
+        | SessionEvent::StepEnd { .. } => return None,
         SessionEvent::UserMessage { text, source, .. } => {
             let mut line = base("user");
             line["text"] = text.as_str().into();

@@ -51,6 +51,7 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
             | SessionEvent::TurnStart { .. }
             | SessionEvent::UserMessage { .. }
             | SessionEvent::StepStart { .. }
+            | SessionEvent::StepEnd { .. }
             | SessionEvent::ToolCall { .. }
             | SessionEvent::ToolResult { .. } => {}
         }

@@ -61,6 +61,8 @@ fn at(entry: &LogEntry) -> i64 {
 pub(crate) fn summaries(entries: &[LogEntry], owner: &CallOwner<'_>) -> Vec<TurnEventSummary> {
     let mut out = Vec::new();
     let mut open = false;
+    // A log written before `step/end` existed closes a call at its answer,
+    // with its usage unknown.
     let end = |entry: &LogEntry| {
         TurnEventSummary::ModelCallEnded(ModelCallEnd {
             at_ms: at(entry),
@@ -91,6 +93,14 @@ pub(crate) fn summaries(entries: &[LogEntry], owner: &CallOwner<'_>) -> Vec<Turn
                     at_ms: at(entry),
                 });
                 open = true;
+            }
+            SessionEvent::StepEnd { usage, .. } => {
+                if std::mem::take(&mut open) {
+                    out.push(TurnEventSummary::ModelCallEnded(ModelCallEnd {
+                        at_ms: at(entry),
+                        usage: token_usage(usage),
+                    }));
+                }
             }
             SessionEvent::AssistantMessage { .. } => {
                 if std::mem::take(&mut open) {
@@ -146,5 +156,15 @@ pub(crate) async fn record_turn(host: Host, session_id: String, turn_id: String)
         if let Err(e) = ledger.record(row).await {
             tracing::warn!("a usage row was not recorded: {e}");
         }
+    }
+}
+
+/// The ledger's token fields from the model's; unknown stays unknown.
+fn token_usage(usage: &flybot_agent::model::Usage) -> TokenUsage {
+    TokenUsage {
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        cached_tokens: usage.cached_tokens,
+        reasoning_tokens: usage.reasoning_tokens,
     }
 }
