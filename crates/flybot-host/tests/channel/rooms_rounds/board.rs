@@ -194,3 +194,40 @@ async fn a_wake_that_changed_nothing_waits_30s_then_2min_and_a_card_waiting_on_a
         .unwrap();
     assert_eq!(ask.status, TaskStatus::Blocked);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
+    let t = host_with(json!([{"reply": {"text": "Later."}}]));
+    let bot = t.create_bot(None, "Dev1").await;
+    let session = session_of(&t, &bot);
+    let created = t
+        .ok(
+            None,
+            "task-create",
+            json!({"botId": bot, "title": "Fix the login", "target": "acme/app#42"}),
+        )
+        .await;
+    let id = created["task"]["id"].as_str().unwrap().to_owned();
+    for endpoint in ["task-accept", "task-start"] {
+        t.ok(None, endpoint, json!({"id": id})).await;
+    }
+    t.ok(None, "task-return", json!({"id": id, "summary": "Fixed."}))
+        .await;
+    t.ok(None, "task-accept-result", json!({"id": id})).await;
+    let reminders = |t: &TestHost| {
+        t.host
+            .sessions()
+            .transcript(&session, 0)
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                matches!(&e.event, SessionEvent::UserMessage { text, .. } if text.contains("Post the decision comment"))
+            })
+            .count()
+    };
+    until("the first reminder", || reminders(&t) == 1).await;
+    tokio::time::sleep(Duration::from_secs(60 * 60)).await;
+    assert_eq!(reminders(&t), 2, "reminders stop after two");
+    let card = tasks(&t).into_iter().find(|c| c.id == id).unwrap();
+    assert_eq!(card.extra["writeBack"]["wakes"], 2);
+}
