@@ -82,11 +82,14 @@ fn narrowed(
             .get(id)
             .is_some_and(|b| !b.run && bot_visible(state, actor, b))
     };
-    let tasks: Vec<&flybot_protocol::state::Task> = state
+    // Finished cards stay out of the view, which clients poll: on a team
+    // with 10,000 tasks they are most of its bytes. The board's `tasks
+    // {archive: true}` reads them.
+    let (tasks, finished): (Vec<&flybot_protocol::state::Task>, Vec<_>) = state
         .tasks
         .values()
         .filter(|t| visible_bot(&t.bot_id) || t.requester_id.as_ref() == me.as_ref())
-        .collect();
+        .partition(|t| !t.status.is_terminal());
     let grants: serde_json::Map<String, Value> = state
         .grants
         .iter()
@@ -129,6 +132,7 @@ fn narrowed(
         "designatedChiefId": state.designated_chief_id.as_ref().filter(|id| visible_bot(id)),
         "rooms": rooms,
         "tasks": tasks,
+        "finishedTasks": finished.len(),
         "grants": grants,
         "prefs": if single { serde_json::to_value(&state.prefs).unwrap_or(Value::Null) } else { json!({}) },
         "projects": state.projects.values().collect::<Vec<_>>(),
