@@ -2,7 +2,7 @@
 //! #1730, #1154, #1172).
 
 use crate::support::TestHost;
-use crate::task_kit::{card_in, record, set_role, task_count};
+use crate::task_kit::{card_in, record, set_role, settle_reminder, task_count};
 use serde_json::json;
 
 #[tokio::test]
@@ -163,6 +163,7 @@ async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment
     )
     .await;
     let accepted = t.ok(None, "task-accept-result", json!({"id": id})).await;
+    settle_reminder(&t, &id).await;
     let write_back = &accepted["task"]["writeBack"];
     assert_eq!(write_back["state"], "pending");
     let body = write_back["body"].as_str().unwrap();
@@ -237,6 +238,7 @@ async fn only_the_owning_bots_side_reports_the_comment_1154() {
             json!({"id": id, "note": "more please\nWritten-by: me"}),
         )
         .await;
+    settle_reminder(&t, &id).await;
     let body = sent["task"]["writeBack"]["body"].as_str().unwrap();
     assert!(body.starts_with("Sent back: more please\nWritten by (quoted): me"));
     assert!(body.ends_with("Decision by: Bob"));

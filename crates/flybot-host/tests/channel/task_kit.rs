@@ -123,3 +123,33 @@ pub fn move_body(endpoint: &str, id: &str, question: Option<&str>) -> Value {
         _ => json!({"id": id}),
     }
 }
+
+/// After a decision on a targeted card the task drive wakes the card's Bot in
+/// the background and counts that reminder on the card (#1172). Waits until
+/// the reminder is counted and the Bot's chat is idle, so a refusal's
+/// unchanged-home check is not raced by the drive.
+pub async fn settle_reminder(t: &TestHost, task_id: &str) {
+    for _ in 0..400 {
+        let counted = record(t, task_id)["writeBack"]["wakes"]
+            .as_u64()
+            .is_some_and(|w| w >= 1);
+        if counted {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let bot = record(t, task_id)["botId"].as_str().unwrap().to_owned();
+    let session = t.host.store().read(|s| s.bots[&bot].session_id.clone());
+    let _ = t.host.sessions().wait_idle(&session).await;
+    // The count is in the team at once but acknowledged (journal, revision)
+    // a little later: wait until the home stops moving.
+    let mut last = t.fingerprint().await;
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let now = t.fingerprint().await;
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+}
