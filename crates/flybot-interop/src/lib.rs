@@ -1,1 +1,21 @@
-//! placeholder
+//! The room-collaboration contract's machinery (issue 6,
+//! `spec/room-collaboration-contract.md`): the envelope codec v1 with its
+//! canonical serialization and digest, the execution journal, budgets,
+//! cancellation generations and the projection of execution observations
+//! onto the FlyBot board. Participants and drivers build on these modules.
+
+pub mod budgets;
+pub mod cancel;
+pub mod canonical;
+pub mod digest;
+pub mod envelope;
+pub mod journal;
+pub mod projection;
+pub mod subprocess;
+
+pub use canonical::{canonical_bytes, canonical_json_bytes};
+pub use digest::{digest_of, is_digest, sha256_hex};
+pub use envelope::{
+    CheckedEnvelope, Envelope, EnvelopeKind, Excerpt, Payload, Refusal, RefusalCode, check_bytes,
+    check_value,
+};
