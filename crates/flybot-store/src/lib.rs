@@ -8,6 +8,7 @@ pub mod bench;
 pub mod change;
 pub mod decisions;
 pub mod inflight;
+pub mod interop_journal;
 mod journal;
 mod load;
 mod lock;
