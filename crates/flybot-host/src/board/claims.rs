@@ -28,6 +28,19 @@ pub async fn write_rule(
     journal: &str,
     rule: impl FnOnce(&TeamState, u64) -> Result<Outcome, ApiError>,
 ) -> Result<Outcome, ApiError> {
+    let out = write_quietly(host, journal, rule).await?;
+    announce(host, out.writes.iter().map(|t| t.id.clone()).collect());
+    Ok(out)
+}
+
+/// `write_rule` without `tasks.written`: a call of several writes announces
+/// once, after the last, so the drive never wakes a member between two
+/// parts of one plan.
+pub async fn write_quietly(
+    host: &Host,
+    journal: &str,
+    rule: impl FnOnce(&TeamState, u64) -> Result<Outcome, ApiError>,
+) -> Result<Outcome, ApiError> {
     let (out, before) = host
         .mutate(journal, |change| {
             let out = rule(change.state(), change.now_ms())?;
@@ -47,12 +60,14 @@ pub async fn write_rule(
         .await?;
     host.apply_task_effects(&out.effects);
     post_claim_lines(host, &before, &out).await;
-    if !out.writes.is_empty() {
-        host.emit(HostEvent::TasksWritten {
-            task_ids: out.writes.iter().map(|t| t.id.clone()).collect(),
-        });
-    }
     Ok(out)
+}
+
+/// Tells the drive and the board's readers which cards were written.
+pub fn announce(host: &Host, task_ids: Vec<String>) {
+    if !task_ids.is_empty() {
+        host.emit(HostEvent::TasksWritten { task_ids });
+    }
 }
 
 /// Appends the claim line of every room card the outcome claimed.

@@ -8,7 +8,7 @@
 //! a turn that was not a wake (a person speaking). The work pass and the
 //! queue pass keep their own waits. A card waiting on an answer never wakes
 //! (`is_work`), and a decision comment's reminder counts only wakes that went
-//! out, at most two (#1172).
+//! out, at most two (#1172); the drive keeps that count itself.
 //!
 //! `pass` and `ended` take `now`, so a test can drive the beat itself; the
 //! host's clock is tokio's, so a paused test clock moves the waits too.
@@ -18,8 +18,9 @@ use flybot_agent::session::{ItemKind, Source};
 use flybot_core::rooms::board::format_room_board;
 use flybot_core::rooms::wake::{Backoff, after_wake, fingerprint, may_wake, offer_text, wake_text};
 use flybot_core::tasks::drive::{next_work, queue_offers};
-use flybot_protocol::state::Task;
-use flybot_protocol::task::TaskFields;
+use flybot_core::tasks::target::WRITE_BACK_WAKES_MAX;
+use flybot_protocol::state::{Task, TaskStatus};
+use flybot_protocol::task::{TaskFields, WriteBackState};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -43,6 +44,10 @@ struct Wake {
 struct DriveState {
     going: HashMap<String, Wake>,
     waits: HashMap<(String, Pass), Backoff>,
+    /// Reminders of a decision comment that went out, by card and decision
+    /// time (#1172). Kept by the drive rather than written on the card, so
+    /// a reminder never writes the team behind a person's back.
+    reminders: HashMap<(String, u64), u32>,
 }
 
 /// One wake a pass sent: the Session and its text.
@@ -151,7 +156,11 @@ impl TaskDrive {
             {
                 let mut state = self.lock();
                 let wait = state.waits.get(&(plan.session_id.clone(), plan.pass));
-                if state.going.contains_key(&plan.session_id) || !may_wake(wait, &fp, false, now) {
+                let reminded_enough = reminder_only(&plan.task, &state.reminders);
+                if reminded_enough
+                    || state.going.contains_key(&plan.session_id)
+                    || !may_wake(wait, &fp, false, now)
+                {
                     continue;
                 }
                 state.going.insert(
@@ -178,8 +187,8 @@ impl TaskDrive {
                 continue;
             }
             woken.insert(plan.session_id.clone());
-            if TaskFields::read(&plan.task).write_back.is_some() {
-                count_reminder(host, &plan.task.id);
+            if let Some(key) = reminder_key(&plan.task) {
+                *self.lock().reminders.entry(key).or_default() += 1;
             }
             sent.push(Sent {
                 session_id: plan.session_id,
@@ -233,28 +242,31 @@ impl TaskDrive {
     }
 }
 
-/// A decision comment's reminder went out: count it (#1172).
-fn count_reminder(host: &Host, task_id: &str) {
-    let host = host.clone();
-    let id = task_id.to_owned();
-    tokio::spawn(async move {
-        let counted = host
-            .mutate("host", |change| {
-                if let Some(mut card) = change.state().tasks.get(&id).cloned() {
-                    let mut fields = TaskFields::read(&card);
-                    if let Some(wb) = fields.write_back.as_mut() {
-                        wb.wakes = wb.wakes.saturating_add(1);
-                        fields.write(&mut card);
-                        change.put_task(&card);
-                    }
-                }
-                Ok(())
-            })
-            .await;
-        if let Err(e) = counted {
-            tracing::warn!("a reminder of {id} could not be counted: {}", e.message);
-        }
-    });
+/// The reminder key of a card whose decision comment is pending.
+fn reminder_key(task: &Task) -> Option<(String, u64)> {
+    let f = TaskFields::read(task);
+    let wb = f.write_back?;
+    (wb.state == WriteBackState::Pending).then(|| (task.id.clone(), wb.at))
+}
+
+/// Whether the card is woken only for its comment and that comment was
+/// already reminded `WRITE_BACK_WAKES_MAX` times (the record's own count
+/// included). A card that is also real work keeps waking.
+fn reminder_only(task: &Task, reminders: &HashMap<(String, u64), u32>) -> bool {
+    let f = TaskFields::read(task);
+    let Some(wb) = f.write_back.as_ref() else {
+        return false;
+    };
+    let live = matches!(
+        task.status,
+        TaskStatus::Open | TaskStatus::Claimed | TaskStatus::Working
+    ) && f.waiting_for.is_none();
+    let sent = reminders
+        .get(&(task.id.clone(), wb.at))
+        .copied()
+        .unwrap_or(0)
+        .max(wb.wakes);
+    !live && sent >= WRITE_BACK_WAKES_MAX
 }
 
 /// Runs the drive after every board write (`tasks.written`) while the host

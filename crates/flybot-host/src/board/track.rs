@@ -4,7 +4,7 @@
 //! card write is one change through `claims::write_rule`, so a refusal
 //! writes nothing, the claim line follows and the task drive runs after it.
 
-use super::claims::write_rule;
+use super::claims::{announce, write_quietly, write_rule};
 use crate::host::HostLink;
 use crate::ids::new_id;
 use flybot_agent::tools::BoxFuture;
@@ -13,7 +13,7 @@ use flybot_agent::tools::track_tasks::{
 };
 use flybot_core::access::{Actor, enforced};
 use flybot_core::tasks::track::{Fresh, TrackContext, TrackItem, track};
-use flybot_core::tasks::{claim, queue, target};
+use flybot_core::tasks::{Outcome, claim, queue, target};
 use flybot_protocol::ApiError;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::task_requests::TaskEnqueue;
@@ -80,7 +80,7 @@ async fn write_card(
     host: &crate::Host,
     call: &Call<'_>,
     mut item: TrackItem,
-) -> Result<Option<flybot_protocol::state::Task>, ApiError> {
+) -> Result<Outcome, ApiError> {
     if let Some(name) = item.assignee.take() {
         let id = host
             .store()
@@ -112,18 +112,18 @@ async fn write_card(
         task_id: &task_id,
         question_id: &question_id,
     };
-    let out = write_rule(host, &call.journal, |s, now| {
+    let out = write_quietly(host, &call.journal, |s, now| {
         track(s, ctx, &item, fresh, now)
     })
     .await?;
-    Ok(out.answer)
+    Ok(out)
 }
 
 async fn queue_item(
     host: &crate::Host,
     call: &Call<'_>,
     item: QueueItem,
-) -> Result<Option<flybot_protocol::state::Task>, ApiError> {
+) -> Result<Outcome, ApiError> {
     let room_id = call.room_id.clone().ok_or_else(|| {
         ApiError::invalid(
             "queue",
@@ -143,11 +143,11 @@ async fn queue_item(
         actor_id: None,
     };
     let id = new_id("task");
-    let out = write_rule(host, &call.journal, |s, now| {
+    let out = write_quietly(host, &call.journal, |s, now| {
         queue::enqueue(s, &call.actor, &req, &id, now)
     })
     .await?;
-    Ok(out.answer)
+    Ok(out)
 }
 
 async fn run(host: crate::Host, caller: TaskCaller, call: TaskCall) -> Result<TaskReply, ApiError> {
@@ -167,12 +167,28 @@ async fn run(host: crate::Host, caller: TaskCaller, call: TaskCall) -> Result<Ta
     let mut cards = Vec::new();
     match call {
         TaskCall::Write(writes) => {
+            let mut written = Vec::new();
+            let mut refused = None;
             for write in writes {
-                let card = match write {
-                    CardWrite::Track(item) => write_card(&host, &ctx, item).await?,
-                    CardWrite::Queue(item) => queue_item(&host, &ctx, item).await?,
+                let out = match write {
+                    CardWrite::Track(item) => write_card(&host, &ctx, item).await,
+                    CardWrite::Queue(item) => queue_item(&host, &ctx, item).await,
                 };
-                cards.extend(card);
+                match out {
+                    Ok(out) => {
+                        written.extend(out.writes.iter().map(|t| t.id.clone()));
+                        cards.extend(out.answer);
+                    }
+                    Err(e) => {
+                        refused = Some(e);
+                        break;
+                    }
+                }
+            }
+            // One announcement after the whole plan is on the board.
+            announce(&host, written);
+            if let Some(e) = refused {
+                return Err(e);
             }
         }
         TaskCall::Claim { id } => {

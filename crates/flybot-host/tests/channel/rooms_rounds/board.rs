@@ -228,6 +228,4 @@ async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
     until("the first reminder", || reminders(&t) == 1).await;
     tokio::time::sleep(Duration::from_secs(60 * 60)).await;
     assert_eq!(reminders(&t), 2, "reminders stop after two");
-    let card = tasks(&t).into_iter().find(|c| c.id == id).unwrap();
-    assert_eq!(card.extra["writeBack"]["wakes"], 2);
 }
