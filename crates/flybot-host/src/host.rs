@@ -60,6 +60,8 @@ struct Inner {
     sessions: flybot_agent::session::Sessions,
     /// The room logs and each room's round state (issue 5).
     rooms: Arc<crate::rooms::RoomLogs>,
+    /// External room members' supervised processes (#198).
+    externals: Arc<crate::rooms::external::ExternalSeats>,
     /// What the turns share with the channel: waiting approvals, the usage
     /// ledger, the team tools' host access.
     turn_parts: crate::turns::TurnParts,
@@ -102,6 +104,7 @@ impl Host {
                 stopping: watch::channel(false).0,
                 sessions,
                 rooms,
+                externals: crate::rooms::external::ExternalSeats::new(),
                 turn_parts,
                 drive: crate::board::TaskDrive::new(link.clone()),
                 link: link.clone(),
@@ -139,6 +142,11 @@ impl Host {
     /// The room logs and round state.
     pub fn rooms(&self) -> &Arc<crate::rooms::RoomLogs> {
         &self.inner.rooms
+    }
+
+    /// External room members' processes (#198).
+    pub fn externals(&self) -> &Arc<crate::rooms::external::ExternalSeats> {
+        &self.inner.externals
     }
 
     pub fn store(&self) -> &Store {
@@ -212,6 +220,8 @@ impl Host {
     /// Starts stopping: live streams end so connections can close.
     pub fn begin_stop(&self) {
         self.inner.stopping.send_replace(true);
+        // Stopping the host ends every external member's process (#198).
+        self.inner.externals.supervisor().stop_all();
     }
 
     /// Resolves once the host has started stopping.

@@ -69,6 +69,10 @@ pub struct CreateBot {
     pub name: String,
     pub model: Option<String>,
     pub instructions: Option<String>,
+    /// `{driver: "subprocess", command: [argv...], cwd?, env?}` (#198):
+    /// validated by the host, kept in the Bot record.
+    #[serde(default)]
+    pub external: Option<Value>,
     #[serde(default)]
     pub actor_id: Option<Value>,
 }
@@ -81,6 +85,9 @@ pub struct UpdateBot {
     pub name: Option<String>,
     pub model: Option<String>,
     pub instructions: Option<String>,
+    /// A new `external` record (#198); validated like create-bot's.
+    #[serde(default)]
+    pub external: Option<Value>,
     #[serde(default)]
     pub actor_id: Option<Value>,
 }

@@ -29,6 +29,14 @@ fn managed_bot(state: &TeamState, actor: &Actor, id: &str) -> Result<Bot, ApiErr
     Ok(bot.clone())
 }
 
+/// A Bot's `external` record as written (#198): refused with `bot/invalid`
+/// naming the field; kept as sent once valid.
+fn checked_external(value: &Value) -> Result<Value, ApiError> {
+    flybot_interop::subprocess::parse_external(value)
+        .map(|_| value.clone())
+        .map_err(|refusal| ApiError::invalid(&refusal.field, refusal.message))
+}
+
 /// Makes and stores a new Bot owned by `owner_id`.
 pub fn insert_new_bot(
     change: &mut Change<'_>,
@@ -73,11 +81,17 @@ pub async fn create(host: &Host, actor: &Actor, req: CreateBot) -> Result<Value,
         None => host.config().default_model.clone(),
     };
     let instructions = clean_instructions(req.instructions.as_deref().unwrap_or(""))?;
+    let external = req.external.as_ref().map(checked_external).transpose()?;
     let bot = host
         .mutate(journal_actor(actor), |change| {
             check_bot_name_free(change.state(), &name, None)?;
             let owner = acting_member(change, actor);
-            Ok(insert_new_bot(change, &owner, &name, &model, &instructions))
+            let mut bot = insert_new_bot(change, &owner, &name, &model, &instructions);
+            if let Some(external) = external {
+                bot.extra.insert("external".to_owned(), external);
+                change.put_bot(&bot);
+            }
+            Ok(bot)
         })
         .await?;
     announce(host, &bot);
@@ -97,6 +111,7 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value,
         .as_deref()
         .map(clean_instructions)
         .transpose()?;
+    let external = req.external.as_ref().map(checked_external).transpose()?;
     let bot = host
         .mutate(journal_actor(actor), |change| {
             let mut bot = managed_bot(change.state(), actor, &req.id)?;
@@ -110,6 +125,9 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value,
             }
             if let Some(instructions) = instructions {
                 bot.instructions = instructions;
+            }
+            if let Some(external) = external {
+                bot.extra.insert("external".to_owned(), external);
             }
             if bot != before {
                 bot.updated_at = change.now_ms();

@@ -4,7 +4,6 @@
 //! stop that cancels it (#1267); a line while no round runs opens one.
 
 use crate::host::Host;
-use crate::rooms::agent::AgentParticipant;
 use crate::rooms::runner::run_round;
 use flybot_core::access::Actor;
 use flybot_core::rooms::log::{AuthorKind, LineKind, from_start};
@@ -65,9 +64,7 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 /// Runs rounds for the room until no person line is left waiting.
 fn drive(host: Host, room_id: String, first: u64) {
     tokio::spawn(async move {
-        let participant = AgentParticipant {
-            sessions: host.sessions().clone(),
-        };
+        let participant = crate::rooms::external::participant(&host);
         let store = host.store().clone();
         let read = move || store.read(|s| s.clone());
         let now = flybot_store::system_now_ms;
@@ -141,16 +138,12 @@ pub async fn send(host: &Host, actor: &Actor, req: RoomSend) -> Result<Value, Ap
                     r.stopped = true;
                     r.pending.push(line.seq);
                 });
-                let participant = AgentParticipant {
-                    sessions: host.sessions().clone(),
-                };
+                let participant = crate::rooms::external::participant(host);
                 crate::rooms::RoomParticipant::cancel(&participant, &session);
                 "stop"
             }
             MidLine::Steer => {
-                let participant = AgentParticipant {
-                    sessions: host.sessions().clone(),
-                };
+                let participant = crate::rooms::external::participant(host);
                 let note = format!("{}\n{text}", mid_line_note(&room.name));
                 if crate::rooms::RoomParticipant::steer(&participant, &session, &note) {
                     "steer"

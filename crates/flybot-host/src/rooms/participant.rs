@@ -25,6 +25,9 @@ pub enum TurnOutcome {
     Stopped,
     /// A model or host failure, by its fixed code (#1347).
     Failed { code: String },
+    /// An external member's failure (#198): a crash with its stderr tail, a
+    /// timeout, a refused record; `line` is posted as the member's own line.
+    FailedWithLine { code: String, line: String },
 }
 
 /// What a seat is doing now.

@@ -262,6 +262,21 @@ pub async fn run_round(
             TurnOutcome::Stopped => {
                 round.record(&call.bot_id, Reply::Stopped);
             }
+            TurnOutcome::FailedWithLine { code: _, line: text } => {
+                // Never silence (#198): the member's own line says why.
+                round.record(&call.bot_id, Reply::Failed);
+                let _ = logs.append(
+                    room_id,
+                    NewLine {
+                        author_id: call.bot_id.clone(),
+                        author_kind: AuthorKind::LocalBot,
+                        kind: LineKind::Event,
+                        text,
+                        at: now(),
+                        hop: line.hop + 1,
+                    },
+                );
+            }
             TurnOutcome::Failed { code } => {
                 round.record(&call.bot_id, Reply::Failed);
                 let friendly =

@@ -8,6 +8,7 @@ mod approvals;
 mod auth;
 mod chat;
 mod edge;
+mod external_members;
 mod model_client;
 mod model_support;
 mod rooms_rounds;

@@ -109,7 +109,12 @@ impl Supervisor {
     }
 
     fn begin_stop(&self, peer: Peer) {
-        let handle = tokio::spawn(peer.stop(self.graces));
+        // Outside a runtime (a host dropped late) the drop kills the group.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            drop(peer);
+            return;
+        };
+        let handle = runtime.spawn(peer.stop(self.graces));
         let mut stops = lock(&self.stops);
         stops.retain(|h| !h.is_finished());
         stops.push(handle);

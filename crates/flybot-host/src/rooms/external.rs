@@ -1,0 +1,258 @@
+//! External room members (#198, #216): a Bot whose record carries
+//! `external: {driver: "subprocess", ...}` is spoken for by a supervised
+//! child process, one per (room, Bot), behind the same `RoomParticipant`
+//! boundary as the internal agent. `RoutedParticipant` sends each turn to
+//! the right side; the seats outlive a round (they live in the host).
+
+use super::agent::AgentParticipant;
+use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
+use crate::host::Host;
+use flybot_interop::subprocess::{
+    Graces, HostLine, Launch, SeatKey, SeatOutcome, SubprocessSpec, Supervisor, parse_external,
+};
+use flybot_protocol::state::{Bot, TeamState};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
+
+/// The room-turn limit of an external member.
+const TURN_LIMIT: Duration = Duration::from_secs(600);
+/// How often the seats are checked against the team (a member removed, a
+/// Bot deleted): the process ends within this.
+const REAP_EVERY: Duration = Duration::from_millis(500);
+
+/// The external members' processes and the turns running on them.
+pub struct ExternalSeats {
+    supervisor: Supervisor,
+    /// Session id → the seat its running turn is on (stop, steer).
+    running: Mutex<HashMap<String, SeatKey>>,
+    reaper: OnceLock<()>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The Bot's subprocess record, when it has one (a record that no longer
+/// validates is refused at its turn, never run).
+pub fn external_of(bot: &Bot) -> Option<Result<SubprocessSpec, String>> {
+    bot.extra
+        .get("external")
+        .filter(|v| !v.is_null())
+        .map(|v| parse_external(v).map_err(|r| r.message))
+}
+
+impl ExternalSeats {
+    pub fn new() -> Arc<ExternalSeats> {
+        Arc::new(ExternalSeats {
+            supervisor: Supervisor::new(Graces::default(), TURN_LIMIT),
+            running: Mutex::new(HashMap::new()),
+            reaper: OnceLock::new(),
+        })
+    }
+
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.supervisor
+    }
+
+    /// Starts, once, the task that ends the processes of seats the team no
+    /// longer has: a member removed, a room or a Bot deleted, a record that
+    /// is no longer external.
+    fn watch(self: &Arc<Self>, host: &Host) {
+        if self.reaper.set(()).is_err() {
+            return;
+        }
+        let seats = Arc::downgrade(self);
+        let store = host.store().clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(REAP_EVERY).await;
+                let Some(seats) = seats.upgrade() else { return };
+                store.read(|state| {
+                    seats.supervisor.retain(|key| seat_is_live(state, key));
+                });
+            }
+        });
+    }
+}
+
+fn seat_is_live(state: &TeamState, key: &SeatKey) -> bool {
+    let member = state
+        .rooms
+        .get(&key.room_id)
+        .is_some_and(|room| room.members.contains(&key.bot_id));
+    let external = state
+        .bots
+        .get(&key.bot_id)
+        .and_then(external_of)
+        .is_some_and(|spec| spec.is_ok());
+    member && external
+}
+
+/// The room's participant: external Bots through their seats, the others
+/// through the agent runtime.
+pub struct RoutedParticipant {
+    pub agent: AgentParticipant,
+    pub host: Host,
+}
+
+/// The participant a room runs its rounds through.
+pub fn participant(host: &Host) -> RoutedParticipant {
+    RoutedParticipant {
+        agent: AgentParticipant {
+            sessions: host.sessions().clone(),
+        },
+        host: host.clone(),
+    }
+}
+
+/// What the peer is told: the round, the standing section, who spoke last.
+fn turn_line(host: &Host, state: &TeamState, turn: &MemberTurn) -> HostLine {
+    let note = state
+        .rooms
+        .get(&turn.room_id)
+        .map(|room| super::runner::standing_of(state, room, &turn.bot_id))
+        .unwrap_or_default();
+    let lines = host.rooms().lines(&turn.room_id).unwrap_or_default();
+    let last = lines.iter().rev().find(|l| l.author_id != turn.bot_id);
+    let from = last
+        .map(|l| {
+            state
+                .bots
+                .get(&l.author_id)
+                .map(|b| b.name.clone())
+                .or_else(|| state.members.get(&l.author_id).map(|m| m.name.clone()))
+                .unwrap_or_else(|| l.author_id.clone())
+        })
+        .unwrap_or_default();
+    HostLine::Turn {
+        text: turn.text.clone(),
+        note,
+        from,
+        exchange_id: format!(
+            "{}:{}:{}",
+            turn.room_id,
+            turn.bot_id,
+            lines.last().map_or(0, |l| l.seq)
+        ),
+    }
+}
+
+fn launch_of(host: &Host, bot_id: &str, spec: SubprocessSpec) -> Result<Launch, String> {
+    let cwd = match spec.cwd {
+        Some(cwd) => PathBuf::from(cwd),
+        None => flybot_store::workspaces::bot_workspace(&host.config().home, bot_id)
+            .map_err(|e| format!("its working folder could not be made: {e}"))?,
+    };
+    if !cwd.is_dir() {
+        return Err(format!(
+            "its working folder {} does not exist",
+            cwd.display()
+        ));
+    }
+    Ok(Launch {
+        command: spec.command,
+        cwd,
+        env: spec.env,
+    })
+}
+
+fn failed(code: &str, line: String) -> TurnOutcome {
+    TurnOutcome::FailedWithLine {
+        code: code.to_owned(),
+        line,
+    }
+}
+
+impl RoutedParticipant {
+    fn external(&self, bot_id: &str) -> Option<Result<SubprocessSpec, String>> {
+        self.host
+            .store()
+            .read(|state| state.bots.get(bot_id).and_then(external_of))
+    }
+
+    async fn run_external(&self, turn: MemberTurn, spec: SubprocessSpec) -> TurnOutcome {
+        let seats = self.host.externals().clone();
+        seats.watch(&self.host);
+        let launch = match launch_of(&self.host, &turn.bot_id, spec) {
+            Ok(launch) => launch,
+            Err(why) => return failed("START", format!("Could not start: {why}.")),
+        };
+        let line = self
+            .host
+            .store()
+            .read(|state| turn_line(&self.host, state, &turn));
+        let key = SeatKey {
+            room_id: turn.room_id.clone(),
+            bot_id: turn.bot_id.clone(),
+        };
+        lock(&seats.running).insert(turn.session_id.clone(), key.clone());
+        let outcome = seats.supervisor.turn(&key, &launch, line).await;
+        lock(&seats.running).remove(&turn.session_id);
+        match outcome {
+            SeatOutcome::Text(text) => TurnOutcome::Text(text),
+            SeatOutcome::Stopped => TurnOutcome::Stopped,
+            SeatOutcome::Failed { code, detail } => {
+                let line = match code {
+                    "CRASHED" => format!("My process ended ({detail})."),
+                    "TIMEOUT" => format!("I did not answer in time ({detail}) and was stopped."),
+                    "PEER_ERROR" => format!("I could not answer: {detail}"),
+                    "PROTOCOL" => format!("My process broke the line protocol: {detail}"),
+                    _ => format!("I could not answer ({detail})."),
+                };
+                failed(code, line)
+            }
+        }
+    }
+
+    fn seat_of(&self, session_id: &str) -> Option<SeatKey> {
+        lock(&self.host.externals().running)
+            .get(session_id)
+            .cloned()
+    }
+}
+
+impl RoomParticipant for RoutedParticipant {
+    fn open(&self, room_id: &str, bot_id: &str, session_id: &str) -> Result<(), String> {
+        match self.external(bot_id) {
+            Some(spec) => spec.map(|_| ()),
+            None => self.agent.open(room_id, bot_id, session_id),
+        }
+    }
+
+    fn run_turn(&self, turn: MemberTurn) -> TurnFuture<'_> {
+        Box::pin(async move {
+            match self.external(&turn.bot_id) {
+                Some(Ok(spec)) => self.run_external(turn, spec).await,
+                Some(Err(why)) => {
+                    failed("INVALID", format!("My external record is refused: {why}"))
+                }
+                None => self.agent.run_turn(turn).await,
+            }
+        })
+    }
+
+    fn snapshot(&self, session_id: &str) -> Snapshot {
+        if self.seat_of(session_id).is_some() {
+            return Snapshot { running: true };
+        }
+        self.agent.snapshot(session_id)
+    }
+
+    fn cancel(&self, session_id: &str) -> bool {
+        match self.seat_of(session_id) {
+            Some(key) => self.host.externals().supervisor.stop(&key),
+            None => self.agent.cancel(session_id),
+        }
+    }
+
+    fn steer(&self, session_id: &str, text: &str) -> bool {
+        // A peer has no steer on its protocol: the line waits for the next
+        // round, where the peer reads it.
+        if self.seat_of(session_id).is_some() {
+            return false;
+        }
+        self.agent.steer(session_id, text)
+    }
+}
