@@ -1,0 +1,249 @@
+//! The journal's records, one JSON line each. A record is the unit of
+//! atomicity: an ingress record carries the validated event's identity,
+//! the dedupe decision, the correlation and the budget reservation
+//! together. Records hold ids, digests and selected task data only, never
+//! prompts or secrets.
+
+use crate::budgets::{Charge, Usage};
+use crate::cancel::{HumanDisposition, StopEvidence, TurnKey};
+use crate::envelope::EnvelopeKind;
+use serde::{Deserialize, Serialize};
+
+/// Who the authenticated transport says sent an event; never the
+/// envelope's own claims.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransportContext {
+    pub server: String,
+    pub sender_bot: String,
+    pub recipient_bot: String,
+    /// A delivery reference only: a new conversation is not a new task.
+    pub conversation_id: Option<String>,
+}
+
+/// (transport server, sender Bot, recipient Bot, taskId).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CorrelationKey {
+    pub server: String,
+    pub sender_bot: String,
+    pub recipient_bot: String,
+    pub task_id: String,
+}
+
+impl CorrelationKey {
+    pub fn of(context: &TransportContext, task_id: &str) -> CorrelationKey {
+        CorrelationKey {
+            server: context.server.clone(),
+            sender_bot: context.sender_bot.clone(),
+            recipient_bot: context.recipient_bot.clone(),
+            task_id: task_id.to_owned(),
+        }
+    }
+}
+
+/// → (responsible local Bot, owner binding, runtime installation,
+/// session id).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Correlation {
+    pub responsible_bot: String,
+    pub owner_binding: String,
+    pub runtime_installation: String,
+    /// The task's one dedicated runtime session, once created.
+    pub session_id: Option<String>,
+}
+
+/// The host's pre-established local binding a request must match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskBinding {
+    pub key: CorrelationKey,
+    pub responsible_bot: String,
+    pub owner_binding: String,
+    pub runtime_installation: String,
+}
+
+/// Why an event starts no work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "reason")]
+pub enum RefusedBecause {
+    /// No host binding for this task and these parties.
+    Unbound,
+    /// The task is known under other parties (sender, recipient, server).
+    WrongParties,
+    /// A request for a task already enrolled.
+    AlreadyEnrolled,
+    /// The generation is not the host's current one.
+    StaleGeneration,
+    /// `inReplyTo` names no outstanding event of this task.
+    NotOutstanding,
+    /// The event names a turn other than the task's active one.
+    NotActiveTurn,
+    /// The task's cancel was requested: no new work.
+    Cancelled,
+    /// The task's recovery is uncertain: no dispatch until disposed of.
+    Uncertain,
+    Budget {
+        limit: crate::budgets::BudgetRefusal,
+    },
+}
+
+/// The dedupe decision recorded with the event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "decision")]
+pub enum Decision {
+    /// New and valid: its effects apply.
+    Accepted,
+    /// Seen before with the same digest (or the same turn key and digest):
+    /// no second dispatch.
+    Duplicate,
+    /// The same eventId or work-turn key with other content: never a new
+    /// execution.
+    Conflict,
+    /// A late event of a tombstoned turn, kept as diagnostic evidence.
+    Diagnostic,
+    Refused(RefusedBecause),
+}
+
+/// One validated ingress event and everything decided about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngressRecord {
+    /// The inbox position after this event.
+    pub cursor: u64,
+    pub context: TransportContext,
+    pub event_id: String,
+    pub task_id: String,
+    pub kind: EnvelopeKind,
+    pub in_reply_to: Option<String>,
+    /// The envelope's canonical digest.
+    pub digest: String,
+    pub decision: Decision,
+    /// Set when this event enrolled the task.
+    pub correlation: Option<Correlation>,
+    /// The work-turn key this event opens or answers in.
+    pub turn: Option<TurnKey>,
+    /// The budget charge reserved by this event.
+    pub reservation: Option<Charge>,
+    pub at_ms: u64,
+}
+
+/// What a remote call is about to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SendOperation {
+    CreateSession,
+    SubmitTurn,
+    Abort,
+    PublishResult,
+    DeliverMessage,
+}
+
+/// What was observed of a remote call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "observed")]
+pub enum SendObservation {
+    /// The remote side took it; `remoteRef` is a session or message id.
+    Accepted {
+        #[serde(rename = "remoteRef")]
+        remote_ref: Option<String>,
+    },
+    /// The remote side refused it: it did not happen.
+    Refused { reason: String },
+    /// No answer in time: it may or may not have happened.
+    Timeout,
+    /// The connection broke mid-call: it may or may not have happened.
+    Lost,
+}
+
+impl SendObservation {
+    /// Whether the call's effect is unknown.
+    pub fn is_ambiguous(&self) -> bool {
+        match self {
+            SendObservation::Accepted { .. } | SendObservation::Refused { .. } => false,
+            SendObservation::Timeout | SendObservation::Lost => true,
+        }
+    }
+}
+
+/// What reconciliation against the runtime's history found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "found")]
+pub enum Reconciliation {
+    /// Exactly one remote item matches the recorded intent.
+    Matched {
+        #[serde(rename = "remoteRef")]
+        remote_ref: String,
+    },
+    /// Nothing or several things match: a person decides.
+    Unmatched { raw_status: String },
+}
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "type")]
+pub enum Record {
+    /// The host's binding for a task this side may accept.
+    Bound(TaskBinding),
+    Ingress(Box<IngressRecord>),
+    /// Persisted before a remote call.
+    SendIntent {
+        #[serde(rename = "sendId")]
+        send_id: u64,
+        #[serde(rename = "taskId")]
+        task_id: String,
+        operation: SendOperation,
+        turn: Option<TurnKey>,
+        digest: Option<String>,
+        #[serde(rename = "atMs")]
+        at_ms: u64,
+    },
+    /// Persisted after it, with what was observed.
+    SendOutcome {
+        #[serde(rename = "sendId")]
+        send_id: u64,
+        observed: SendObservation,
+        #[serde(rename = "atMs")]
+        at_ms: u64,
+    },
+    Reconciled {
+        #[serde(rename = "sendId")]
+        send_id: u64,
+        found: Reconciliation,
+        #[serde(rename = "atMs")]
+        at_ms: u64,
+    },
+    CancelRequested {
+        #[serde(rename = "taskId")]
+        task_id: String,
+        #[serde(rename = "atMs")]
+        at_ms: u64,
+    },
+    StopObserved {
+        #[serde(rename = "taskId")]
+        task_id: String,
+        evidence: StopEvidence,
+        #[serde(rename = "atMs")]
+        at_ms: u64,
+    },
+    Disposed {
+        #[serde(rename = "taskId")]
+        task_id: String,
+        disposition: HumanDisposition,
+        by: String,
+        #[serde(rename = "atMs")]
+        at_ms: u64,
+    },
+    UsageObserved {
+        #[serde(rename = "taskId")]
+        task_id: String,
+        usage: Usage,
+    },
+    /// The host ended the task (accepted, cancelled or failed): its
+    /// concurrent slot frees, its counters stay.
+    Closed {
+        #[serde(rename = "taskId")]
+        task_id: String,
+    },
+}
