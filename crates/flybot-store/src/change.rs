@@ -139,6 +139,13 @@ impl<'a> Change<'a> {
             None => self.delete(key2("prefs", key)),
         }
     }
+    /// Writes a Project record (#1691); room bindings live on the record.
+    pub fn put_project(&mut self, id: &str, project: &Value) {
+        self.set(key2("projects", id), project);
+    }
+    pub fn remove_project(&mut self, id: &str) {
+        self.delete(key2("projects", id));
+    }
     pub fn put_approval(&mut self, id: &str, approval: &Value) {
         self.set(
             vec!["flybot".into(), "approvals".into(), id.into()],

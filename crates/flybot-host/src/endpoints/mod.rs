@@ -9,6 +9,7 @@ mod bots;
 mod chat;
 mod grants;
 mod owner;
+mod projects;
 mod queue;
 mod room_chat;
 mod rooms;
@@ -71,6 +72,16 @@ pub async fn call(
         "workflow-fact" => workflow_run::record_fact(host, caller.require()?, parse(body)?).await,
         "workflow-hold" => workflow_run::hold(host, caller.require()?, parse(body)?).await,
         // Tasks and the board (#54, #207, #1058, #1154, #1730).
+        "projects" => {
+            let _: flybot_protocol::channel::Empty = parse(body)?;
+            projects::list(host, caller.require()?)
+        }
+        "project-create" => projects::create(host, caller.require()?, parse(body)?).await,
+        "project-read" => projects::read(host, caller.require()?, parse(body)?),
+        "project-bind" => projects::bind(host, caller.require()?, parse(body)?).await,
+        "project-of" => projects::of(host, caller.require()?, parse(body)?),
+        "project-board" => projects::board(host, caller.require()?, parse(body)?),
+        "project-delete" => projects::delete(host, caller.require()?, parse(body)?).await,
         "tasks" => tasks::list(host, caller.require()?, parse(body)?),
         "task-create" => tasks::create(host, caller.require()?, parse(body)?).await,
         "task-update" => tasks::update(host, caller.require()?, parse(body)?).await,
