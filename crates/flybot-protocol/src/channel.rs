@@ -69,6 +69,8 @@ pub struct CreateBot {
     pub name: String,
     pub model: Option<String>,
     pub instructions: Option<String>,
+    /// The role the Bot carries on the board's queues (#1247), e.g. `Dev`.
+    pub role: Option<String>,
     /// `{driver: "subprocess", command: [argv...], cwd?, env?}` (#198):
     /// validated by the host, kept in the Bot record.
     #[serde(default)]
@@ -85,6 +87,8 @@ pub struct UpdateBot {
     pub name: Option<String>,
     pub model: Option<String>,
     pub instructions: Option<String>,
+    /// The Bot's queue role (#1247); `""` clears it.
+    pub role: Option<String>,
     /// A new `external` record (#198); validated like create-bot's.
     #[serde(default)]
     pub external: Option<Value>,

@@ -82,6 +82,7 @@ pub async fn create(host: &Host, actor: &Actor, req: CreateBot) -> Result<Value,
     };
     let instructions = clean_instructions(req.instructions.as_deref().unwrap_or(""))?;
     let external = req.external.as_ref().map(checked_external).transpose()?;
+    let role = req.role.as_deref().map(clean_role).transpose()?.flatten();
     let bot = host
         .mutate(journal_actor(actor), |change| {
             check_bot_name_free(change.state(), &name, None)?;
@@ -89,6 +90,11 @@ pub async fn create(host: &Host, actor: &Actor, req: CreateBot) -> Result<Value,
             let mut bot = insert_new_bot(change, &owner, &name, &model, &instructions);
             if let Some(external) = external {
                 bot.extra.insert("external".to_owned(), external);
+            }
+            if let Some(role) = role {
+                bot.extra.insert("role".to_owned(), Value::from(role));
+            }
+            if bot.extra.contains_key("external") || bot.extra.contains_key("role") {
                 change.put_bot(&bot);
             }
             Ok(bot)
@@ -98,7 +104,15 @@ pub async fn create(host: &Host, actor: &Actor, req: CreateBot) -> Result<Value,
     Ok(json!({"bot": bot_view(&bot)}))
 }
 
-/// `update-bot {id, name?, model?, instructions?}` → `{bot}`.
+/// A queue role (#1247): a short name such as `Dev`; empty clears it.
+fn clean_role(raw: &str) -> Result<Option<String>, ApiError> {
+    if raw.trim().is_empty() {
+        return Ok(None);
+    }
+    clean_name("role", raw).map(Some)
+}
+
+/// `update-bot {id, name?, model?, instructions?, role?}` → `{bot}`.
 pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value, ApiError> {
     let name = req
         .name
@@ -112,6 +126,7 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value,
         .map(clean_instructions)
         .transpose()?;
     let external = req.external.as_ref().map(checked_external).transpose()?;
+    let role = req.role.as_deref().map(clean_role).transpose()?;
     let bot = host
         .mutate(journal_actor(actor), |change| {
             let mut bot = managed_bot(change.state(), actor, &req.id)?;
@@ -128,6 +143,15 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value,
             }
             if let Some(external) = external {
                 bot.extra.insert("external".to_owned(), external);
+            }
+            match role {
+                Some(Some(role)) => {
+                    bot.extra.insert("role".to_owned(), Value::from(role));
+                }
+                Some(None) => {
+                    bot.extra.remove("role");
+                }
+                None => {}
             }
             if bot != before {
                 bot.updated_at = change.now_ms();

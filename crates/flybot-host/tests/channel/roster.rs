@@ -242,3 +242,28 @@ async fn rooms_need_someone_and_an_admin_among_members() {
     t.refused(None, "delete-room", json!({"id": id}), "bot/not-found")
         .await;
 }
+
+#[tokio::test]
+async fn a_bots_queue_role_is_set_and_cleared_through_the_channel_1247() {
+    let t = TestHost::new();
+    let answer = t
+        .ok(None, "create-bot", json!({"name": "Dev1", "role": " Dev "}))
+        .await;
+    assert_eq!(answer["bot"]["role"], "Dev");
+    let id = answer["bot"]["id"].as_str().unwrap().to_owned();
+    let answer = t
+        .ok(None, "update-bot", json!({"id": id, "role": "Reviewer"}))
+        .await;
+    assert_eq!(answer["bot"]["role"], "Reviewer");
+    let answer = t
+        .ok(None, "update-bot", json!({"id": id, "role": ""}))
+        .await;
+    assert!(answer["bot"].get("role").is_none(), "{answer}");
+    t.refused(
+        None,
+        "update-bot",
+        json!({"id": id, "role": "a\nb"}),
+        "bot/invalid",
+    )
+    .await;
+}
