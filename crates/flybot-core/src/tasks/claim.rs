@@ -222,38 +222,9 @@ pub fn release(
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::super::fixture::{apply, member, team};
-    use super::super::queue::enqueue;
+    use super::super::fixture::{apply, member, queue, team};
     use super::*;
     use flybot_protocol::task::Priority;
-    use flybot_protocol::task_requests::TaskEnqueue;
-
-    fn enqueue_req(role: &str, title: &str, priority: Option<Priority>) -> TaskEnqueue {
-        TaskEnqueue {
-            bot_id: "bot-lead".into(),
-            room_id: "room-1".into(),
-            role: role.into(),
-            title: title.into(),
-            priority,
-            note: None,
-            cap: None,
-            id: None,
-            run: None,
-            actor_id: None,
-        }
-    }
-
-    fn queue(state: &mut TeamState, id: &str, role: &str, priority: Option<Priority>, at: u64) {
-        let out = enqueue(
-            state,
-            &member("member-a"),
-            &enqueue_req(role, id, priority),
-            id,
-            at,
-        )
-        .unwrap();
-        apply(state, &out);
-    }
 
     #[test]
     fn a_claim_takes_the_highest_priority_oldest_item_of_the_callers_role_1247() {

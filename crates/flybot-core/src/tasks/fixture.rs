@@ -108,3 +108,44 @@ pub fn apply(state: &mut TeamState, out: &super::Outcome) {
         state.tasks.insert(task.id.clone(), task.clone());
     }
 }
+
+/// An enqueue request from the room's lead for `role`.
+pub fn enqueue_req(
+    role: &str,
+    title: &str,
+    priority: Option<flybot_protocol::task::Priority>,
+) -> flybot_protocol::task_requests::TaskEnqueue {
+    flybot_protocol::task_requests::TaskEnqueue {
+        bot_id: "bot-lead".into(),
+        room_id: "room-1".into(),
+        role: role.into(),
+        title: title.into(),
+        priority,
+        note: None,
+        cap: None,
+        id: None,
+        run: None,
+        actor_id: None,
+    }
+}
+
+/// Queues an item `id` for `role` at `at` and applies it to the team.
+pub fn queue(
+    state: &mut TeamState,
+    id: &str,
+    role: &str,
+    priority: Option<flybot_protocol::task::Priority>,
+    at: u64,
+) {
+    let out = super::queue::enqueue(
+        state,
+        &member("member-a"),
+        &enqueue_req(role, id, priority),
+        id,
+        at,
+    );
+    match out {
+        Ok(out) => apply(state, &out),
+        Err(refusal) => panic!("enqueue {id}: {refusal}"),
+    }
+}

@@ -186,36 +186,9 @@ pub fn enqueue(
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::super::fixture::{apply, member, team};
+    use super::super::fixture::{enqueue_req, member, queue, team};
     use super::*;
     use flybot_protocol::task::Priority;
-
-    fn enqueue_req(role: &str, title: &str, priority: Option<Priority>) -> TaskEnqueue {
-        TaskEnqueue {
-            bot_id: "bot-lead".into(),
-            room_id: "room-1".into(),
-            role: role.into(),
-            title: title.into(),
-            priority,
-            note: None,
-            cap: None,
-            id: None,
-            run: None,
-            actor_id: None,
-        }
-    }
-
-    fn queue(state: &mut TeamState, id: &str, role: &str, priority: Option<Priority>, at: u64) {
-        let out = enqueue(
-            state,
-            &member("member-a"),
-            &enqueue_req(role, id, priority),
-            id,
-            at,
-        )
-        .unwrap();
-        apply(state, &out);
-    }
 
     #[test]
     fn the_cap_refusal_names_role_and_cap_1729() {
