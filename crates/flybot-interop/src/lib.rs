@@ -10,6 +10,7 @@ pub mod canonical;
 pub mod digest;
 pub mod envelope;
 pub mod journal;
+pub mod opencode;
 pub mod projection;
 pub mod subprocess;
 

@@ -2,6 +2,7 @@
 //! crash" and "stop and late result" (#198): scripted misbehaving peers are
 //! real programs (coreutils, and `sh` scripts: the supervisor itself runs
 //! any argv; only a Bot record refuses a shell as `command[0]`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use flybot_interop::subprocess::peer::Peer;
 use flybot_interop::subprocess::{

@@ -1,0 +1,264 @@
+//! One OpenCode turn under the contract: `prompt_async`, then the `/event`
+//! stream as a notification source and polling of status and history as the
+//! record. Idle alone is not completion evidence: a turn ends with a text
+//! only when the history holds a new completed assistant message. An
+//! unexpected permission or question is denied, reported, and stops the
+//! turn. A stop aborts, and `observed` is set only once the runtime shows
+//! the session stopped.
+
+use super::client::OpenCodeClient;
+use super::pin::{Capability, DocCheck};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// How often status and history are polled.
+const POLL: Duration = Duration::from_millis(200);
+/// Polls of "idle with no new answer" before the turn is a failure.
+const IDLE_POLLS: u32 = 10;
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnEnd {
+    /// A new completed assistant message: its text and id.
+    Text { text: String, message_id: String },
+    /// A permission or question the policy does not allow: denied, the turn
+    /// stopped.
+    Refused { permission: String },
+    /// The person stopped it; `observed` once the runtime showed the stop.
+    Stopped { observed: bool },
+    /// A known failure (an assistant error, idle with no answer, a limit).
+    Failed { detail: String },
+    /// The operation is blocked (pin mismatch, missing capability).
+    Blocked { reason: String },
+    /// The connection was lost or a write was ambiguous: not retried.
+    Uncertain { detail: String },
+}
+
+/// A session the driver drives.
+pub struct DriverSession {
+    pub client: OpenCodeClient,
+    pub check: DocCheck,
+    pub session_id: String,
+}
+
+fn assistant_ids(history: &[Value]) -> BTreeSet<String> {
+    history
+        .iter()
+        .filter(|m| m["info"]["role"] == "assistant")
+        .filter_map(|m| m["info"]["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn text_of(message: &Value) -> String {
+    message["parts"]
+        .as_array()
+        .map(|parts| {
+            parts
+                .iter()
+                .filter(|p| p["type"] == "text")
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// What the history shows of the turn: a new assistant message that has
+/// completed (its text or its error).
+fn answer_in(history: &[Value], before: &BTreeSet<String>) -> Option<TurnEnd> {
+    let message = history.iter().rev().find(|m| {
+        m["info"]["role"] == "assistant"
+            && m["info"]["id"]
+                .as_str()
+                .is_some_and(|id| !before.contains(id))
+    })?;
+    let id = message["info"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    if let Some(error) = message["info"].get("error").filter(|e| !e.is_null()) {
+        let name = error["name"].as_str().unwrap_or("error");
+        return Some(TurnEnd::Failed {
+            detail: format!("OpenCode's answer ended with {name}"),
+        });
+    }
+    message["info"]["time"]["completed"].as_u64()?;
+    Some(TurnEnd::Text {
+        text: text_of(message),
+        message_id: id,
+    })
+}
+
+impl DriverSession {
+    /// Creates the task's one dedicated session.
+    pub async fn open(
+        client: OpenCodeClient,
+        check: DocCheck,
+        title: &str,
+    ) -> Result<Self, TurnEnd> {
+        if let Some(reason) = check.blocked(Capability::Session) {
+            return Err(TurnEnd::Blocked { reason });
+        }
+        let session_id = client
+            .create_session(title)
+            .await
+            .map_err(|e| TurnEnd::Uncertain {
+                detail: e.to_string(),
+            })?;
+        Ok(DriverSession {
+            client,
+            check,
+            session_id,
+        })
+    }
+
+    /// Runs one turn with `text`.
+    pub async fn turn(
+        &self,
+        text: &str,
+        stop: &mut watch::Receiver<bool>,
+        limit: Duration,
+    ) -> TurnEnd {
+        for capability in [Capability::Prompt, Capability::History, Capability::Status] {
+            if let Some(reason) = self.check.blocked(capability) {
+                return TurnEnd::Blocked { reason };
+            }
+        }
+        let before = match self.client.messages(&self.session_id).await {
+            Ok(history) => assistant_ids(&history),
+            Err(e) => {
+                return TurnEnd::Uncertain {
+                    detail: e.to_string(),
+                };
+            }
+        };
+        // Events are optional: without them the poll alone reconciles.
+        let mut events = match self.check.allows(Capability::Events) {
+            true => self.client.events().await.ok(),
+            false => None,
+        };
+        if let Err(e) = self.client.prompt_async(&self.session_id, text).await {
+            // Accepted or not is unknown: never submitted again blindly.
+            return TurnEnd::Uncertain {
+                detail: e.to_string(),
+            };
+        }
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut idle_polls = 0;
+        // A stop sender that is gone can never stop this turn.
+        let mut stop_open = true;
+        loop {
+            if *stop.borrow() {
+                return self.stop_observed().await;
+            }
+            let event = async {
+                match events.as_mut() {
+                    Some(events) => events.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                event = event => match event {
+                    Some(event) => {
+                        if let Some(end) = self.on_event(&event).await {
+                            return end;
+                        }
+                        continue;
+                    }
+                    // The stream ended: polling goes on.
+                    None => events = None,
+                },
+                changed = stop.changed(), if stop_open => {
+                    stop_open = changed.is_ok();
+                    continue;
+                }
+                () = tokio::time::sleep(POLL) => {}
+                () = tokio::time::sleep_until(deadline) => {
+                    let _ = self.client.abort(&self.session_id).await;
+                    return TurnEnd::Failed { detail: format!("no answer within {} s", limit.as_secs()) };
+                }
+            }
+            let status = match self.client.status(&self.session_id).await {
+                Ok(status) => status,
+                Err(e) => {
+                    return TurnEnd::Uncertain {
+                        detail: e.to_string(),
+                    };
+                }
+            };
+            if status != "idle" {
+                idle_polls = 0;
+                continue;
+            }
+            let history = match self.client.messages(&self.session_id).await {
+                Ok(history) => history,
+                Err(e) => {
+                    return TurnEnd::Uncertain {
+                        detail: e.to_string(),
+                    };
+                }
+            };
+            if let Some(end) = answer_in(&history, &before) {
+                return end;
+            }
+            idle_polls += 1;
+            if idle_polls >= IDLE_POLLS {
+                return TurnEnd::Failed {
+                    detail: "OpenCode went idle without an answer".to_owned(),
+                };
+            }
+        }
+    }
+
+    /// A permission or question for this session: denied, the turn stopped.
+    async fn on_event(&self, event: &Value) -> Option<TurnEnd> {
+        let kind = event["type"].as_str().unwrap_or_default();
+        let properties = &event["properties"];
+        if properties["sessionID"].as_str() != Some(self.session_id.as_str()) {
+            return None;
+        }
+        let request = properties["id"].as_str().unwrap_or_default();
+        let permission = match kind {
+            "permission.asked" => {
+                let permission = properties["permission"].as_str().unwrap_or("unknown");
+                let _ = self
+                    .client
+                    .reject_permission(request, "Not allowed in this room's pilot policy.")
+                    .await;
+                permission.to_owned()
+            }
+            "question.asked" => {
+                let _ = self.client.reject_question(request).await;
+                "question".to_owned()
+            }
+            _ => return None,
+        };
+        let _ = self.stop_observed().await;
+        Some(TurnEnd::Refused { permission })
+    }
+
+    /// Aborts and waits for the runtime to show the session stopped: idle
+    /// in its status. An HTTP success alone is not the observation.
+    pub async fn stop_observed(&self) -> TurnEnd {
+        if let Some(_reason) = self.check.blocked(Capability::Abort) {
+            return TurnEnd::Stopped { observed: false };
+        }
+        if self.client.abort(&self.session_id).await.is_err() {
+            return TurnEnd::Stopped { observed: false };
+        }
+        for _ in 0..25 {
+            if self
+                .client
+                .status(&self.session_id)
+                .await
+                .is_ok_and(|s| s == "idle")
+            {
+                return TurnEnd::Stopped { observed: true };
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        TurnEnd::Stopped { observed: false }
+    }
+}

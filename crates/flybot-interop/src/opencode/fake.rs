@@ -1,0 +1,428 @@
+//! A scripted fake OpenCode for the offline matrix (test support, behind
+//! the `testing` feature): the same routes as the pinned server for what
+//! the driver uses (`/doc`, sessions, `prompt_async`, `/event` SSE, status,
+//! history, abort, permission and question replies). Each prompt plays the
+//! next scripted step. Its known gaps are explicit options, and it pins its
+//! own small document: it never claims to be the real API.
+
+use axum::extract::{Path, State};
+use axum::response::sse::{Event, Sse};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::Stream;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, VecDeque};
+use std::convert::Infallible;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::sync::broadcast;
+
+/// One scripted prompt's behaviour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FakeStep {
+    /// Answers `text` after a few status events.
+    Reply { text: String },
+    /// Answers `echo: <the prompt>`.
+    Echo,
+    /// Writes `files` into its workspace, runs `command` there (argv, no
+    /// shell), then answers `text` with the command's output appended.
+    Edit {
+        files: Vec<(String, String)>,
+        command: Vec<String>,
+        text: String,
+    },
+    /// Asks for `permission`, then answers `text` only if allowed.
+    AskPermission { permission: String, text: String },
+    /// Asks a question through the question tool.
+    AskQuestion,
+    /// Stays busy until aborted.
+    Hang,
+    /// Goes idle without any answer (idle is not completion).
+    IdleWithoutAnswer,
+    /// Answers an assistant message whose error is set.
+    Fail,
+}
+
+/// Gaps the fake emulates on purpose.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FakeGaps {
+    /// Operations left out of `/doc` (and answering 404).
+    pub without: Vec<crate::opencode::pin::Capability>,
+    /// Abort answers `true` but the session stays busy.
+    pub abort_not_observed: bool,
+}
+
+#[derive(Default)]
+struct Session {
+    busy: bool,
+    messages: Vec<Value>,
+    hanging: bool,
+}
+
+#[derive(Default)]
+struct Inner {
+    sessions: BTreeMap<String, Session>,
+    script: VecDeque<FakeStep>,
+    pending_permission: BTreeMap<String, (String, String)>,
+    next_id: u64,
+    prompts: Vec<(String, String)>,
+    requests: u64,
+}
+
+/// The fake's state, shared with its test.
+#[derive(Clone)]
+pub struct FakeOpenCode {
+    inner: Arc<Mutex<Inner>>,
+    events: broadcast::Sender<Value>,
+    gaps: FakeGaps,
+    workspace: PathBuf,
+}
+
+fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The fake's own API document: the routes it serves, minus its gaps.
+pub fn fake_doc(gaps: &FakeGaps) -> Vec<u8> {
+    let mut paths = serde_json::Map::new();
+    for capability in crate::opencode::pin::Capability::ALL {
+        if gaps.without.contains(&capability) {
+            continue;
+        }
+        let (method, path) = capability.operation();
+        paths.insert(
+            path.to_owned(),
+            json!({ method: {"operationId": capability.name()} }),
+        );
+    }
+    let doc = json!({"openapi": "3.1.0", "info": {"title": "fake opencode", "version": "fake-1"}, "paths": paths});
+    serde_json::to_vec(&doc).unwrap_or_default()
+}
+
+/// The digest of the document the fake serves with `gaps`.
+pub fn fake_doc_digest(gaps: &FakeGaps) -> String {
+    crate::sha256_hex(&fake_doc(gaps))
+}
+
+impl FakeOpenCode {
+    pub fn new(script: Vec<FakeStep>, gaps: FakeGaps, workspace: PathBuf) -> Self {
+        FakeOpenCode {
+            inner: Arc::new(Mutex::new(Inner {
+                script: script.into(),
+                ..Inner::default()
+            })),
+            events: broadcast::channel(256).0,
+            gaps,
+            workspace,
+        }
+    }
+
+    /// The prompts received: (session, text).
+    pub fn prompts(&self) -> Vec<(String, String)> {
+        lock(&self.inner).prompts.clone()
+    }
+
+    /// Sessions created.
+    pub fn sessions(&self) -> Vec<String> {
+        lock(&self.inner).sessions.keys().cloned().collect()
+    }
+
+    /// HTTP requests served.
+    pub fn requests(&self) -> u64 {
+        lock(&self.inner).requests
+    }
+
+    /// Binds loopback port 0 and serves; answers the base URL.
+    pub async fn serve(self) -> std::io::Result<String> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, self.router()).await;
+        });
+        Ok(format!("http://{address}"))
+    }
+
+    fn router(self) -> Router {
+        Router::new()
+            .route("/doc", get(doc))
+            .route("/session", post(create))
+            .route("/session/{id}/prompt_async", post(prompt))
+            .route("/event", get(events))
+            .route("/session/status", get(status))
+            .route("/session/{id}/message", get(history))
+            .route("/session/{id}/abort", post(abort))
+            .route("/permission/{id}/reply", post(permission_reply))
+            .route("/question/{id}/reject", post(question_reject))
+            .layer(axum::middleware::from_fn_with_state(self.clone(), gate))
+            .with_state(self)
+    }
+
+    /// Whether `path` is the route of a capability the fake leaves out.
+    fn left_out(&self, method: &str, path: &str) -> bool {
+        self.gaps.without.iter().any(|c| {
+            let (m, template) = c.operation();
+            let segments: Vec<&str> = template.split('/').collect();
+            let actual: Vec<&str> = path.split('/').collect();
+            m.eq_ignore_ascii_case(method)
+                && segments.len() == actual.len()
+                && segments
+                    .iter()
+                    .zip(&actual)
+                    .all(|(t, a)| t.starts_with('{') || t == a)
+        })
+    }
+
+    fn id(&self, prefix: &str) -> String {
+        let mut inner = lock(&self.inner);
+        inner.next_id += 1;
+        format!("{prefix}_{:06}", inner.next_id)
+    }
+
+    fn emit(&self, event: Value) {
+        let _ = self.events.send(event);
+    }
+
+    fn set_busy(&self, session: &str, busy: bool) {
+        if let Some(s) = lock(&self.inner).sessions.get_mut(session) {
+            s.busy = busy;
+        }
+        let kind = if busy { "busy" } else { "idle" };
+        self.emit(json!({"type": "session.status", "properties": {"sessionID": session, "status": {"type": kind}}}));
+        if !busy {
+            self.emit(json!({"type": "session.idle", "properties": {"sessionID": session}}));
+        }
+    }
+
+    fn answer(&self, session: &str, text: &str, error: Option<&str>) {
+        let id = self.id("msg");
+        let mut info = json!({"id": id, "sessionID": session, "role": "assistant",
+            "time": {"created": now_ms(), "completed": now_ms()}});
+        if let Some(name) = error {
+            info["error"] = json!({"name": name, "data": {}});
+        }
+        let message = json!({"info": info, "parts": [{"type": "text", "text": text}]});
+        if let Some(s) = lock(&self.inner).sessions.get_mut(session) {
+            s.messages.push(message);
+        }
+        self.emit(json!({"type": "message.updated", "properties": {"sessionID": session}}));
+    }
+
+    async fn play(&self, session: String, step: FakeStep) {
+        self.set_busy(&session, true);
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        match step {
+            FakeStep::Reply { text } => self.answer(&session, &text, None),
+            FakeStep::Echo => {
+                let prompt = lock(&self.inner)
+                    .prompts
+                    .iter()
+                    .rev()
+                    .find(|(s, _)| *s == session)
+                    .map(|(_, text)| text.clone())
+                    .unwrap_or_default();
+                self.answer(&session, &format!("echo: {prompt}"), None);
+            }
+            FakeStep::Edit {
+                files,
+                command,
+                text,
+            } => {
+                let mut output = String::new();
+                for (path, content) in files {
+                    let target = self.workspace.join(&path);
+                    if let Some(parent) = target.parent() {
+                        let _ = std::fs::create_dir_all(parent);
+                    }
+                    let _ = std::fs::write(&target, content);
+                }
+                if let Some((program, args)) = command.split_first() {
+                    let ran = tokio::process::Command::new(program)
+                        .args(args)
+                        .current_dir(&self.workspace)
+                        .kill_on_drop(true)
+                        .output()
+                        .await;
+                    if let Ok(ran) = ran {
+                        output = String::from_utf8_lossy(&ran.stdout).into_owned();
+                    }
+                }
+                self.answer(&session, &format!("{text}\n{output}"), None);
+            }
+            FakeStep::AskPermission { permission, text } => {
+                let id = self.id("per");
+                lock(&self.inner)
+                    .pending_permission
+                    .insert(id.clone(), (session.clone(), text));
+                self.emit(json!({"type": "permission.asked", "properties":
+                    {"id": id, "sessionID": session, "permission": permission, "patterns": ["*"]}}));
+                return;
+            }
+            FakeStep::AskQuestion => {
+                let id = self.id("que");
+                self.emit(json!({"type": "question.asked", "properties":
+                    {"id": id, "sessionID": session, "questions": [{"question": "Which one?"}]}}));
+                return;
+            }
+            FakeStep::Hang => {
+                if let Some(s) = lock(&self.inner).sessions.get_mut(&session) {
+                    s.hanging = true;
+                }
+                return;
+            }
+            FakeStep::IdleWithoutAnswer => {}
+            FakeStep::Fail => self.answer(&session, "", Some("UnknownError")),
+        }
+        self.set_busy(&session, false);
+    }
+}
+
+/// Counts requests and answers 404 for the routes of left-out capabilities.
+async fn gate(
+    State(fake): State<FakeOpenCode>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    lock(&fake.inner).requests += 1;
+    if fake.left_out(request.method().as_str(), request.uri().path()) {
+        return axum::http::StatusCode::NOT_FOUND.into_response();
+    }
+    next.run(request).await
+}
+
+async fn doc(State(fake): State<FakeOpenCode>) -> Vec<u8> {
+    fake_doc(&fake.gaps)
+}
+
+async fn create(State(fake): State<FakeOpenCode>) -> Json<Value> {
+    let id = fake.id("ses");
+    lock(&fake.inner)
+        .sessions
+        .insert(id.clone(), Session::default());
+    Json(json!({"id": id, "directory": fake.workspace.display().to_string()}))
+}
+
+async fn prompt(
+    State(fake): State<FakeOpenCode>,
+    Path(session): Path<String>,
+    Json(body): Json<Value>,
+) -> axum::http::StatusCode {
+    let text = body["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let step = {
+        let mut inner = fake_lock_prompt(&fake, &session, &text);
+        match inner.as_mut() {
+            Some(inner) => inner.script.pop_front(),
+            None => return axum::http::StatusCode::NOT_FOUND,
+        }
+    };
+    let step = step.unwrap_or(FakeStep::Reply {
+        text: "(the fake's script is over)".to_owned(),
+    });
+    tokio::spawn(async move { fake.play(session, step).await });
+    axum::http::StatusCode::NO_CONTENT
+}
+
+fn fake_lock_prompt<'a>(
+    fake: &'a FakeOpenCode,
+    session: &str,
+    text: &str,
+) -> Option<MutexGuard<'a, Inner>> {
+    let mut inner = lock(&fake.inner);
+    if !inner.sessions.contains_key(session) {
+        return None;
+    }
+    let user = json!({"info": {"id": format!("msg_user_{}", inner.prompts.len()), "sessionID": session, "role": "user"},
+        "parts": [{"type": "text", "text": text}]});
+    if let Some(s) = inner.sessions.get_mut(session) {
+        s.messages.push(user);
+    }
+    inner.prompts.push((session.to_owned(), text.to_owned()));
+    Some(inner)
+}
+
+async fn history(State(fake): State<FakeOpenCode>, Path(session): Path<String>) -> Json<Value> {
+    let inner = lock(&fake.inner);
+    Json(json!(
+        inner
+            .sessions
+            .get(&session)
+            .map(|s| s.messages.clone())
+            .unwrap_or_default()
+    ))
+}
+
+async fn status(State(fake): State<FakeOpenCode>) -> Json<Value> {
+    let inner = lock(&fake.inner);
+    let busy: serde_json::Map<String, Value> = inner
+        .sessions
+        .iter()
+        .filter(|(_, s)| s.busy)
+        .map(|(id, _)| (id.clone(), json!({"type": "busy"})))
+        .collect();
+    Json(Value::Object(busy))
+}
+
+async fn abort(State(fake): State<FakeOpenCode>, Path(session): Path<String>) -> Json<bool> {
+    if fake.gaps.abort_not_observed {
+        return Json(true);
+    }
+    let was = lock(&fake.inner)
+        .sessions
+        .get_mut(&session)
+        .map(|s| std::mem::take(&mut s.hanging) || s.busy);
+    if was == Some(true) {
+        fake.answer(&session, "", Some("MessageAbortedError"));
+        fake.set_busy(&session, false);
+    }
+    Json(was.is_some())
+}
+
+async fn permission_reply(
+    State(fake): State<FakeOpenCode>,
+    Path(id): Path<String>,
+    Json(body): Json<Value>,
+) -> Json<bool> {
+    let pending = lock(&fake.inner).pending_permission.remove(&id);
+    let Some((session, text)) = pending else {
+        return Json(false);
+    };
+    if body["reply"] == "reject" {
+        fake.answer(&session, "", Some("PermissionRejected"));
+    } else {
+        fake.answer(&session, &text, None);
+    }
+    fake.set_busy(&session, false);
+    Json(true)
+}
+
+async fn question_reject(State(fake): State<FakeOpenCode>, Path(_id): Path<String>) -> Json<bool> {
+    let _ = fake;
+    Json(true)
+}
+
+async fn events(
+    State(fake): State<FakeOpenCode>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let receiver = fake.events.subscribe();
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        loop {
+            match receiver.recv().await {
+                Ok(value) => {
+                    return Some((Ok(Event::default().data(value.to_string())), receiver));
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    Sse::new(stream)
+}

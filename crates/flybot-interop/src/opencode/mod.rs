@@ -1,0 +1,14 @@
+//! The OpenCode participant (#198): the pinned version and its API
+//! document check, a loopback-only client, the turn driver, the generated
+//! configuration and the supervised `opencode serve` child. A scripted fake
+//! server is test support behind the `testing` feature.
+
+pub mod client;
+pub mod driver;
+#[cfg(feature = "testing")]
+pub mod fake;
+pub mod pin;
+
+pub use client::OpenCodeClient;
+pub use driver::{DriverSession, TurnEnd};
+pub use pin::{Capability, DocCheck, PINNED_VERSION, check_doc, check_doc_against};
