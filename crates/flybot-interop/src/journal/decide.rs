@@ -75,6 +75,15 @@ pub fn decide(
             generation: envelope.generation,
             turn_id: turn_id.clone(),
         }),
+        turn_digest: match envelope.kind {
+            EnvelopeKind::Request | EnvelopeKind::Answer => Some(turn_content_digest(envelope)),
+            EnvelopeKind::Question
+            | EnvelopeKind::Progress
+            | EnvelopeKind::Result
+            | EnvelopeKind::Failure
+            | EnvelopeKind::Cancel
+            | EnvelopeKind::CancelObserved => None,
+        },
         reservation: None,
         at_ms: now_ms,
     };

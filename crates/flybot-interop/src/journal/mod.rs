@@ -62,6 +62,8 @@ pub enum DispatchBlocked {
     SessionTaken,
     #[error("the task has no runtime session yet")]
     NoSession,
+    #[error("this turn was already submitted; a retransmission reuses that submission")]
+    AlreadySubmitted,
 }
 
 /// The one writer of a journal folder.
@@ -254,7 +256,18 @@ impl Journal {
                     (Some(turn), Some(active))
                         if *turn == active && !task.cancel.tombstones.contains(turn) =>
                     {
-                        Ok(())
+                        // One reservation buys one submission: a second
+                        // dispatch of the same turn never starts.
+                        let submitted = self.state.sends.values().any(|s| {
+                            s.operation == SendOperation::SubmitTurn
+                                && s.turn.as_ref() == Some(turn)
+                                && !matches!(s.observed, Some(SendObservation::Refused { .. }))
+                        });
+                        if submitted {
+                            Err(DispatchBlocked::AlreadySubmitted.into())
+                        } else {
+                            Ok(())
+                        }
                     }
                     (Some(_), Some(_)) | (None, _) | (_, None) => {
                         Err(DispatchBlocked::NotActiveTurn.into())

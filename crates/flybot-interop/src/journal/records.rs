@@ -124,6 +124,9 @@ pub struct IngressRecord {
     pub correlation: Option<Correlation>,
     /// The work-turn key this event opens or answers in.
     pub turn: Option<TurnKey>,
+    /// The content digest recorded with a work-turn key this event opens
+    /// (see `turn_content_digest`).
+    pub turn_digest: Option<String>,
     /// The budget charge reserved by this event.
     pub reservation: Option<Charge>,
     pub at_ms: u64,

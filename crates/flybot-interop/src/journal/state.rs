@@ -259,10 +259,10 @@ impl JournalState {
         }
         match ingress.kind {
             EnvelopeKind::Request | EnvelopeKind::Answer => {
-                if let (Some(turn), Some(Charge::Turn { turn_id })) =
-                    (&ingress.turn, &ingress.reservation)
+                if let (Some(turn), Some(digest), Some(Charge::Turn { turn_id })) =
+                    (&ingress.turn, &ingress.turn_digest, &ingress.reservation)
                 {
-                    task.turns.insert(turn.clone(), ingress.digest.clone());
+                    task.turns.insert(turn.clone(), digest.clone());
                     task.active_turn = Some(turn_id.clone());
                 }
                 task.outstanding

@@ -1,0 +1,145 @@
+//! The harness every matrix group shares: a restartable journal in a
+//! temporary folder, a fake clock, the two Bots' transport contexts and
+//! envelope builders. No network, no sleeps.
+
+use flybot_interop::budgets::PROPOSED;
+use flybot_interop::envelope::rules::input_digest;
+use flybot_interop::envelope::{Envelope, EnvelopeKind, Payload};
+use flybot_interop::journal::{
+    CorrelationKey, Decision, IngressRecord, Journal, TaskBinding, TransportContext,
+};
+use tempfile::TempDir;
+
+pub const SERVER: &str = "flybot-room-server";
+pub const BOT_A: &str = "bot-a";
+pub const BOT_B: &str = "bot-b";
+
+pub fn a_to_b() -> TransportContext {
+    TransportContext {
+        server: SERVER.into(),
+        sender_bot: BOT_A.into(),
+        recipient_bot: BOT_B.into(),
+        conversation_id: Some("room-1".into()),
+    }
+}
+
+pub fn b_to_a() -> TransportContext {
+    TransportContext {
+        server: SERVER.into(),
+        sender_bot: BOT_B.into(),
+        recipient_bot: BOT_A.into(),
+        conversation_id: Some("room-1".into()),
+    }
+}
+
+pub struct Harness {
+    pub home: TempDir,
+    pub journal: Journal,
+    pub now: u64,
+    pub cursor: u64,
+}
+
+impl Harness {
+    pub fn new() -> Harness {
+        let home = tempfile::tempdir().unwrap();
+        let journal = Journal::open(home.path(), PROPOSED, 1_000).unwrap();
+        Harness {
+            home,
+            journal,
+            now: 1_000,
+            cursor: 0,
+        }
+    }
+
+    /// A restart: the journal is dropped and replayed from disk.
+    pub fn restart(&mut self) {
+        let home = self.home.path().to_path_buf();
+        // Drop the writer first so its lock is free.
+        let placeholder = tempfile::tempdir().unwrap();
+        let old = std::mem::replace(
+            &mut self.journal,
+            Journal::open(placeholder.path(), PROPOSED, self.now).unwrap(),
+        );
+        drop(old);
+        self.journal = Journal::open(&home, PROPOSED, self.now).unwrap();
+    }
+
+    pub fn bind(&mut self, task: &str) {
+        self.journal
+            .bind(TaskBinding {
+                key: CorrelationKey::of(&a_to_b(), task),
+                responsible_bot: BOT_A.into(),
+                owner_binding: "owner-1".into(),
+                runtime_installation: "opencode-1.18.33".into(),
+            })
+            .unwrap();
+    }
+
+    /// Delivers one envelope through the whole ingress (check, journal,
+    /// cursor) and returns its record.
+    pub fn deliver(&mut self, context: &TransportContext, envelope: &Envelope) -> IngressRecord {
+        self.cursor += 1;
+        let bytes = serde_json::to_vec(envelope).unwrap();
+        self.journal
+            .receive(context, &bytes, self.cursor, self.now)
+            .unwrap()
+            .unwrap()
+    }
+
+    pub fn accepted(&mut self, context: &TransportContext, envelope: &Envelope) {
+        let record = self.deliver(context, envelope);
+        assert_eq!(record.decision, Decision::Accepted, "{}", envelope.event_id);
+    }
+}
+
+pub fn envelope(kind: EnvelopeKind, task: &str, event: &str) -> Envelope {
+    Envelope {
+        version: 1,
+        kind,
+        event_id: event.into(),
+        task_id: task.into(),
+        turn_id: None,
+        in_reply_to: None,
+        generation: 0,
+        seq: 1,
+        input_version: 1,
+        input_digest: "0".repeat(64),
+        payload: Payload::default(),
+    }
+}
+
+pub fn request(task: &str, event: &str, turn: &str) -> Envelope {
+    let mut e = envelope(EnvelopeKind::Request, task, event);
+    e.turn_id = Some(turn.into());
+    e.payload.requirement = Some(format!("Fix the fixture of {task}."));
+    e.payload.criteria = vec!["the tests pass".into()];
+    e.input_digest = input_digest(&e.payload).unwrap();
+    e
+}
+
+pub fn reply(kind: EnvelopeKind, task: &str, event: &str, turn: &str, to: &str) -> Envelope {
+    let mut e = envelope(kind, task, event);
+    e.turn_id = Some(turn.into());
+    e.in_reply_to = Some(to.into());
+    e.payload.text = Some(format!("{} of {task}", kind.as_str()));
+    e
+}
+
+pub fn progress(task: &str, event: &str, turn: &str) -> Envelope {
+    let mut e = envelope(EnvelopeKind::Progress, task, event);
+    e.turn_id = Some(turn.into());
+    e.payload.text = Some("working".into());
+    e
+}
+
+pub fn cancel(task: &str, event: &str, generation: u64) -> Envelope {
+    let mut e = envelope(EnvelopeKind::Cancel, task, event);
+    e.generation = generation;
+    e
+}
+
+/// Enrolls `task` with its request `ev-1` on turn `t1`.
+pub fn enrolled(h: &mut Harness, task: &str) {
+    h.bind(task);
+    h.accepted(&a_to_b(), &request(task, &format!("{task}-ev-1"), "t1"));
+}
