@@ -18,6 +18,8 @@ mod task_moves;
 mod tasks;
 mod test_model;
 mod usage;
+pub(crate) mod workflow_beat;
+mod workflow_job;
 mod workflow_run;
 mod workflows;
 

@@ -1,176 +1,27 @@
-//! The running layer's host half (#1316): a job is a card carrying its
-//! workflow id, the facts read for it and any hold; after every write here
-//! the planner runs inside the same change, and each card it opens is a
-//! queue item for the node's role (unassigned until a member claims it,
-//! #1247), parented to the job and naming its workflow and node. The cards
-//! already under the job are the record, so a replay opens nothing twice.
+//! The running layer's endpoints (#1316): `workflow-run` makes the job
+//! card, `workflow-fact` and `workflow-hold` edit it; after every write here
+//! the planner runs inside the same change (`workflow_job::drive`) and the
+//! cards it opened are announced like any board write, so the task drive
+//! offers them and the beat re-plans nothing twice.
 
 use super::owner::{acting_member, journal_actor};
+use super::workflow_job::{
+    FACTS, HOLD, WORKFLOW, definition, drive, job_workflow, plan_answer, put_fact,
+};
 use super::workflows::definitions;
+use crate::board::claims::announce;
 use crate::host::Host;
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::queue;
-use flybot_core::workflow::artifact::{Artifact, Fact, Facts, parse_spec};
-use flybot_core::workflow::plan::{Plan, PlanCard, PlanRequest, job_done, plan_job};
+use flybot_core::workflow::artifact::{Fact, parse_spec};
 use flybot_core::workflow::tools::{RunWorkflowArgs, check_run_workflow};
 use flybot_protocol::ApiError;
-use flybot_protocol::state::{Task, TaskStatus, TeamState};
-use flybot_protocol::task::TaskFields;
-use flybot_protocol::task_requests::TaskEnqueue;
+use flybot_protocol::state::{Task, TaskStatus};
 use flybot_protocol::workflow::{
     WorkflowDefinition, WorkflowFactRecord, WorkflowHold, WorkflowRun,
 };
-use flybot_store::Change;
 use serde_json::{Map, Value, json};
-
-/// The job card's keys: its workflow, the facts read for it, its hold.
-const WORKFLOW: &str = "workflow";
-const NODE: &str = "node";
-const FACTS: &str = "workflowFacts";
-const HOLD: &str = "hold";
-
-fn definition(host: &Host, id: &str) -> Result<WorkflowDefinition, ApiError> {
-    definitions(host)
-        .into_iter()
-        .map(|(def, _)| def)
-        .find(|def| def.id == id)
-        .ok_or_else(|| ApiError::not_found("workflow", id))
-}
-
-/// The facts a job card holds, as the engine reads them.
-fn facts_of(job: &Task) -> Facts {
-    let mut facts = Facts::new();
-    let Some(Value::Object(map)) = job.extra.get(FACTS) else {
-        return facts;
-    };
-    for (key, record) in map {
-        let Ok(spec) = parse_spec(key) else { continue };
-        let fact = match record.get("unreadable").and_then(Value::as_str) {
-            Some(why) => Fact::Unreadable {
-                spec,
-                why: why.to_owned(),
-            },
-            None => {
-                let Some(revision) = record.get("revision").and_then(Value::as_str) else {
-                    continue;
-                };
-                Fact::Read {
-                    artifact: Artifact {
-                        spec,
-                        revision: revision.to_owned(),
-                        value: record.get("value").cloned().unwrap_or(Value::Null),
-                    },
-                    current: record
-                        .get("current")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                }
-            }
-        };
-        facts.insert(fact);
-    }
-    facts
-}
-
-fn plan_cards(state: &TeamState) -> Vec<PlanCard> {
-    state
-        .tasks
-        .values()
-        .map(|task| PlanCard {
-            id: task.id.clone(),
-            parent_id: TaskFields::read(task).parent_id,
-            workflow: task
-                .extra
-                .get(WORKFLOW)
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            node: task
-                .extra
-                .get(NODE)
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            done: task.status == TaskStatus::Accepted,
-        })
-        .collect()
-}
-
-/// Plans the job and opens its cards in this change; answers the plan, with
-/// a node the queue refused (no member carries its role, the queue is full)
-/// moved to `refused` in the queue's own sentence.
-fn drive(
-    change: &mut Change<'_>,
-    actor: &Actor,
-    def: &WorkflowDefinition,
-    job_id: &str,
-) -> Result<Plan, ApiError> {
-    let job = change
-        .state()
-        .tasks
-        .get(job_id)
-        .cloned()
-        .ok_or_else(|| ApiError::not_found("task", job_id))?;
-    let room_id = job.room_id.clone().unwrap_or_default();
-    let facts = facts_of(&job);
-    let cards = plan_cards(change.state());
-    let hold = job.extra.get(HOLD).and_then(Value::as_str);
-    let mut plan = plan_job(PlanRequest {
-        definition: def,
-        job_id,
-        cards: &cards,
-        facts: &facts,
-        hold,
-    });
-    let mut opened = Vec::new();
-    for card in std::mem::take(&mut plan.open) {
-        let request = TaskEnqueue {
-            bot_id: job.bot_id.clone(),
-            room_id: room_id.clone(),
-            role: card.queue_role.clone(),
-            title: card.title.clone(),
-            priority: None,
-            note: None,
-            cap: None,
-            id: None,
-            run: Some(job_id.to_owned()),
-            actor_id: None,
-        };
-        let id = new_id("task");
-        let now = change.now_ms();
-        match queue::enqueue(change.state(), actor, &request, &id, now) {
-            Ok(out) => {
-                for mut task in out.writes {
-                    let mut fields = TaskFields::read(&task);
-                    fields.parent_id = Some(job_id.to_owned());
-                    fields.write(&mut task);
-                    task.extra
-                        .insert(WORKFLOW.into(), Value::from(card.workflow.clone()));
-                    task.extra
-                        .insert(NODE.into(), Value::from(card.node.clone()));
-                    change.put_task(&task);
-                }
-                opened.push(card);
-            }
-            Err(error) => plan.refused.push(flybot_core::workflow::plan::RefusedNode {
-                node: card.node,
-                refusal: Some(error.message),
-                holder: None,
-            }),
-        }
-    }
-    plan.open = opened;
-    Ok(plan)
-}
-
-fn plan_answer(def: &WorkflowDefinition, job: &Task, plan: &Plan) -> Value {
-    json!({
-        "jobId": job.id,
-        "workflow": def.id,
-        "open": plan.open,
-        "refused": plan.refused,
-        "done": job_done(def, &facts_of(job)),
-    })
-}
 
 /// `workflow-run {workflow, roomId, botId, title, inputs?}` → the job and
 /// what opened: `{jobId, workflow, open, refused, done}`.
@@ -184,7 +35,7 @@ pub async fn run(host: &Host, actor: &Actor, req: WorkflowRun) -> Result<Value, 
     let call = check_run_workflow(&args, &all).map_err(|why| ApiError::invalid("workflow", why))?;
     let def = definition(host, &call.workflow)?;
     let job_id = new_id("task");
-    let (job, plan) = host
+    let (job, driven) = host
         .mutate(journal_actor(actor), |change| {
             let lead = queue::acting_bot(change.state(), actor, &req.bot_id)?.clone();
             if !change.state().rooms.contains_key(&req.room_id) {
@@ -219,11 +70,14 @@ pub async fn run(host: &Host, actor: &Actor, req: WorkflowRun) -> Result<Value, 
                 .insert(WORKFLOW.into(), Value::from(def.id.clone()));
             job.extra.insert(FACTS.into(), Value::Object(facts));
             change.put_task(&job);
-            let plan = drive(change, actor, &def, &job_id)?;
-            Ok((job, plan))
+            let driven = drive(change, actor, &def, &job_id)?;
+            Ok((job, driven))
         })
         .await?;
-    Ok(plan_answer(&def, &job, &plan))
+    let mut written = vec![job.id.clone()];
+    written.extend(driven.written);
+    announce(host, written);
+    Ok(plan_answer(&def, &job, &driven.plan))
 }
 
 /// Changes the job card with `edit`, then plans it again in the same change.
@@ -235,18 +89,17 @@ async fn edit_job(
 ) -> Result<Value, ApiError> {
     // A job card names a workflow and hangs under no other card.
     let workflow = host.store().read(|state| {
-        let job = state.tasks.get(job_id)?;
-        let workflow = job.extra.get(WORKFLOW).and_then(Value::as_str)?;
-        TaskFields::read(job)
-            .parent_id
-            .is_none()
-            .then(|| workflow.to_owned())
+        state
+            .tasks
+            .get(job_id)
+            .and_then(job_workflow)
+            .map(str::to_owned)
     });
     let Some(workflow) = workflow else {
         return Err(ApiError::not_found("workflow job", job_id));
     };
     let def = definition(host, &workflow)?;
-    let (job, plan) = host
+    let (job, changed, driven) = host
         .mutate(journal_actor(actor), |change| {
             let mut job = change
                 .state()
@@ -257,15 +110,19 @@ async fn edit_job(
             queue::acting_bot(change.state(), actor, &job.bot_id)?;
             let before = job.clone();
             edit(&mut job)?;
-            if job != before {
+            let changed = job != before;
+            if changed {
                 job.updated_at = change.now_ms().max(job.updated_at + 1);
                 change.put_task(&job);
             }
-            let plan = drive(change, actor, &def, job_id)?;
-            Ok((job, plan))
+            let driven = drive(change, actor, &def, job_id)?;
+            Ok((job, changed, driven))
         })
         .await?;
-    Ok(plan_answer(&def, &job, &plan))
+    let mut written: Vec<String> = changed.then(|| job.id.clone()).into_iter().collect();
+    written.extend(driven.written);
+    announce(host, written);
+    Ok(plan_answer(&def, &job, &driven.plan))
 }
 
 /// `workflow-fact {jobId, spec, ...}` → the plan after recording the fact.
@@ -294,16 +151,7 @@ pub async fn record_fact(
         }
     };
     edit_job(host, actor, &req.job_id, |job| {
-        let facts = job
-            .extra
-            .entry(FACTS.to_owned())
-            .or_insert_with(|| Value::Object(Map::new()));
-        if !facts.is_object() {
-            *facts = Value::Object(Map::new());
-        }
-        if let Value::Object(map) = facts {
-            map.insert(spec.key(), record);
-        }
+        put_fact(job, spec.key(), record);
         Ok(())
     })
     .await

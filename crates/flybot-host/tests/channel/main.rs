@@ -22,4 +22,5 @@ mod task_queue;
 mod tasks;
 mod team_tools;
 mod test_model;
+mod workflow_beat;
 mod workflows;

@@ -324,7 +324,7 @@ async fn a_file_that_does_not_parse_is_skipped_and_default_is_set_1299() {
 
 /// A room whose lead is `Lead` and whose members carry the blank preset's
 /// roles; answers (room id, lead id).
-async fn desk(t: &TestHost) -> (String, String) {
+pub(crate) async fn desk(t: &TestHost) -> (String, String) {
     let lead = t.create_bot(None, "Lead").await;
     for (name, role) in [
         ("Wren", "Writer"),

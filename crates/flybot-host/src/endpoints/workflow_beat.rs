@@ -1,0 +1,166 @@
+//! The planning beat (#1316): after every board write (`tasks.written`) the
+//! planner runs again for each open workflow job whose cards were written,
+//! all of them in one change. A node card that moved to accepted is the
+//! `task.progress` fact of the node's declared outputs (a fact a reader
+//! already recorded wins), so the next node opens without a workflow call.
+//! The planner is pure and the cards under a job are its record, so a
+//! replayed event opens nothing twice; the cards it opened are announced
+//! like any board write, and the task drive offers them.
+
+use super::workflow_job::{NODE, definition, drive, facts_of, job_workflow, plan_cards, put_fact};
+use crate::board::claims::announce;
+use crate::host::Host;
+use flybot_core::access::{Actor, enforced};
+use flybot_core::workflow::artifact::Fact;
+use flybot_core::workflow::definition::{node, outputs_of};
+use flybot_core::workflow::facts::{FactArgs, task_progress};
+use flybot_core::workflow::plan::cards_of_job;
+use flybot_protocol::state::{Task, TeamState};
+use flybot_protocol::task::TaskFields;
+use flybot_protocol::workflow::WorkflowDefinition;
+use flybot_store::Change;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// The open jobs a write touched (`None`: every open job), with their
+/// workflow ids.
+fn jobs_written(state: &TeamState, written: Option<&[String]>) -> BTreeMap<String, String> {
+    let open_job = |task: &Task| {
+        job_workflow(task)
+            .filter(|_| !task.status.is_terminal())
+            .map(|w| (task.id.clone(), w.to_owned()))
+    };
+    let Some(written) = written else {
+        return state.tasks.values().filter_map(open_job).collect();
+    };
+    written
+        .iter()
+        .filter_map(|id| state.tasks.get(id))
+        .filter_map(|task| {
+            if task.extra.contains_key(NODE) {
+                let parent = TaskFields::read(task).parent_id?;
+                state.tasks.get(&parent).and_then(open_job)
+            } else {
+                open_job(task)
+            }
+        })
+        .collect()
+}
+
+/// The job's Bot acts as its owner would.
+fn job_actor(state: &TeamState, job: &Task) -> Actor {
+    match state.bots.get(&job.bot_id) {
+        Some(bot) if enforced(state) => Actor::Member {
+            member_id: bot.owner_id.clone(),
+            session_id: String::new(),
+        },
+        Some(_) | None => Actor::SingleOwner,
+    }
+}
+
+/// Records, on the job card, the outputs of each accepted node card that no
+/// reader recorded yet; answers whether the card was written.
+fn record_accepted_outputs(
+    change: &mut Change<'_>,
+    def: &WorkflowDefinition,
+    job_id: &str,
+) -> bool {
+    let Some(mut job) = change.state().tasks.get(job_id).cloned() else {
+        return false;
+    };
+    let facts = facts_of(&job);
+    let cards = plan_cards(change.state());
+    let mut wrote = false;
+    for card in cards_of_job(&cards, job_id, &def.id) {
+        let Some(n) = card.node.as_deref().and_then(|id| node(def, id)) else {
+            continue;
+        };
+        if !card.done {
+            continue;
+        }
+        for raw in outputs_of(n) {
+            if facts.get(raw).is_some() {
+                continue;
+            }
+            let args = FactArgs {
+                token: false,
+                spec: Some(raw.clone()),
+            };
+            let answer = json!({"status": "accepted", "revision": card.id});
+            if let Some(Fact::Read { artifact, .. }) = task_progress(&args, Some(&answer)) {
+                let record = json!({"revision": artifact.revision, "value": artifact.value});
+                put_fact(&mut job, artifact.spec.key(), record);
+                wrote = true;
+            }
+        }
+    }
+    if wrote {
+        job.updated_at = change.now_ms().max(job.updated_at + 1);
+        change.put_task(&job);
+    }
+    wrote
+}
+
+/// Plans every open job the write touched, in one change, and announces
+/// the cards it wrote. Answers their ids.
+pub async fn replan(host: &Host, written: Option<&[String]>) -> Vec<String> {
+    let jobs = host.store().read(|state| jobs_written(state, written));
+    let defs: Vec<(String, WorkflowDefinition)> = jobs
+        .iter()
+        .filter_map(|(job, workflow)| Some((job.clone(), definition(host, workflow).ok()?)))
+        .collect();
+    if defs.is_empty() {
+        return Vec::new();
+    }
+    let wrote = host
+        .mutate("workflow", |change| {
+            let mut wrote = Vec::new();
+            for (job_id, def) in &defs {
+                if record_accepted_outputs(change, def, job_id) {
+                    wrote.push(job_id.clone());
+                }
+                let Some(job) = change.state().tasks.get(job_id) else {
+                    continue;
+                };
+                let actor = job_actor(change.state(), job);
+                // Only a vanished job fails, and it writes nothing.
+                if let Ok(driven) = drive(change, &actor, def, job_id) {
+                    wrote.extend(driven.written);
+                }
+            }
+            Ok(wrote)
+        })
+        .await;
+    match wrote {
+        Ok(wrote) => {
+            announce(host, wrote.clone());
+            wrote
+        }
+        Err(error) => {
+            tracing::warn!("the workflow beat could not plan: {}", error.message);
+            Vec::new()
+        }
+    }
+}
+
+/// Runs the beat after every board write while the host lives.
+pub(crate) fn listen(host: &Host) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let mut events = host.subscribe();
+    let link = host.link();
+    runtime.spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let written = match events.recv().await {
+                Ok(crate::HostEvent::TasksWritten { task_ids }) => Some(task_ids),
+                Ok(_) => continue,
+                Err(RecvError::Lagged(_)) => None,
+                Err(RecvError::Closed) => break,
+            };
+            let Some(host) = link.host() else { break };
+            replan(&host, written.as_deref()).await;
+        }
+    });
+}
