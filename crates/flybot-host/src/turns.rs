@@ -3,6 +3,7 @@
 //! its working folder. The runtime itself (`Sessions`) is owned by `Host`.
 
 pub(crate) mod approver;
+mod reach;
 mod team;
 pub(crate) mod usage;
 
@@ -210,6 +211,11 @@ impl TurnEnvironment for HostTurns {
                 link: self.parts.link.clone(),
             })),
         })
+    }
+
+    fn admit(&self, session_id: &str, item: &flybot_agent::session::InboxItem) -> bool {
+        self.store
+            .read(|state| reach::admits(state, session_id, item))
     }
 
     fn turn_ended(&self, session_id: &str, turn_id: &str) {

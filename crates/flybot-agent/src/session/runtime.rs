@@ -344,8 +344,18 @@ impl Sessions {
                 });
                 (turn_id, state.inbox.take_all(), receiver)
             };
-            self.note_inflight();
             let env = self.inner.env.clone();
+            let items: Vec<InboxItem> = items
+                .into_iter()
+                .filter(|item| env.admit(&cell.session_id, item))
+                .collect();
+            if items.is_empty() {
+                // Every item was refused at delivery (#90): no turn opens.
+                lock(&cell.state).running = None;
+                self.note_inflight();
+                continue;
+            }
+            self.note_inflight();
             let summary = run_turn(&cell, env.as_ref(), &turn_id, items, cancel).await;
             lock(&cell.state).running = None;
             lock(&self.inner.ended).record(

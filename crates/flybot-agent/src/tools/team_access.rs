@@ -6,6 +6,7 @@
 
 use crate::session::Sessions;
 use crate::tools::team::RecentLines;
+use flybot_core::rooms::reach::{Send as ReachSend, Verdict};
 use flybot_protocol::state::Bot;
 use flybot_store::Store;
 use std::path::Path;
@@ -25,4 +26,7 @@ pub trait TeamAccess: Send + Sync {
     fn bot_created(&self, bot: &Bot);
     /// The process-local dedupe of repeated Bot-to-Bot lines (#641).
     fn recent_lines(&self) -> &RecentLines;
+    /// The owner policy's verdict on a send, judged by the host with the
+    /// core `reach()` (#90, #948, #1126) on the team as it is now.
+    fn reach(&self, send: &ReachSend) -> Verdict;
 }

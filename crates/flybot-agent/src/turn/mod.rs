@@ -50,4 +50,12 @@ pub trait TurnEnvironment: Send + Sync + 'static {
     /// A turn of `session_id` ended and its `turn/end` is in the log (the
     /// host folds its model calls into the usage ledger).
     fn turn_ended(&self, _session_id: &str, _turn_id: &str) {}
+    /// Whether a queued item may still be delivered to `session_id` when a
+    /// turn takes it (queued, resumed after a restart, or steered in): the
+    /// host judges `reach()` again for an item with a sender (#90), so a
+    /// grant revoked while the item waited stops it. A refused item is
+    /// dropped, never shown to the model.
+    fn admit(&self, _session_id: &str, _item: &crate::session::InboxItem) -> bool {
+        true
+    }
 }

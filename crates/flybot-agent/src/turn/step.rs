@@ -126,7 +126,13 @@ async fn steps(
     for step in 1..=MAX_STEPS {
         let mut events = Vec::new();
         if step > 1 {
-            events.extend(turn.user_messages(turn.cell.take_steers()));
+            let steers: Vec<InboxItem> = turn
+                .cell
+                .take_steers()
+                .into_iter()
+                .filter(|item| turn.env.admit(&turn.cell.session_id, item))
+                .collect();
+            events.extend(turn.user_messages(steers));
         }
         events.push(SessionEvent::StepStart {
             turn_id: turn.turn_id.to_owned(),

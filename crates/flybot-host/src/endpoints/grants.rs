@@ -1,6 +1,8 @@
 //! Per-Bot grants (#90): the records and their validation. Default deny,
 //! Chief included: a Bot with no grant reaches no other owner. `reach()`
-//! itself is judged by the rooms work, on every send.
+//! itself is judged on every send and delivery; a changed list evicts the
+//! Bots no longer granted from rooms with friends' Bots or several owners
+//! (the core `evictions` rule).
 
 use super::owner::journal_actor;
 use crate::host::Host;
@@ -65,9 +67,38 @@ pub async fn set(host: &Host, actor: &Actor, req: SetGrants) -> Result<Value, Ap
             let bot_id = bot.id.clone();
             if current != clean {
                 change.set_grants(&bot_id, &clean);
+                evict_unshared(host, change);
             }
             Ok(clean)
         })
         .await?;
     Ok(json!({"botId": req.bot_id, "grants": grants}))
+}
+
+/// Removes from every room the Bots the core `evictions` rule answers after
+/// a grant change: their windows end at the room's next line (#50, #90).
+fn evict_unshared(host: &Host, change: &mut flybot_store::Change<'_>) {
+    let rooms: Vec<_> = change.state().rooms.values().cloned().collect();
+    for before in rooms {
+        let gone = flybot_core::rooms::reach::evictions(change.state(), &before);
+        if gone.is_empty() {
+            continue;
+        }
+        let mut room = before.clone();
+        room.members.retain(|m| !gone.contains(m));
+        if room.admin.as_ref().is_some_and(|a| gone.contains(a)) {
+            room.admin = None;
+        }
+        let seq = host.rooms().last_seq(&room.id) + 1;
+        let seats = flybot_core::rooms::participants::reseat_bots(
+            &before,
+            &room.members,
+            room.admin.as_deref(),
+            seq,
+        );
+        room.participants = flybot_core::rooms::participants::to_values(&seats);
+        room.updated_at = change.now_ms();
+        tracing::info!("grants: {gone:?} evicted from room {}", room.id);
+        change.put_room(&room);
+    }
 }

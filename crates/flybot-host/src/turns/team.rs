@@ -1,11 +1,13 @@
 //! `HostTeam`: the host as the team tools see it (`TeamAccess`): the store,
 //! the Sessions (through the late host link), fresh ids, `bot.created`, and
-//! the process-local dedupe of repeated Bot-to-Bot lines (#641).
+//! the process-local dedupe of repeated Bot-to-Bot lines (#641), and the
+//! core `reach()` verdict every send asks (#90).
 
 use crate::host::{HostEvent, HostLink};
 use flybot_agent::session::Sessions;
 use flybot_agent::tools::TeamAccess;
 use flybot_agent::tools::team::RecentLines;
+use flybot_core::rooms::reach::{Send as ReachSend, Verdict, reach};
 use flybot_protocol::state::Bot;
 use flybot_store::Store;
 use std::path::{Path, PathBuf};
@@ -43,5 +45,8 @@ impl TeamAccess for HostTeam {
     }
     fn recent_lines(&self) -> &RecentLines {
         &self.recent
+    }
+    fn reach(&self, send: &ReachSend) -> Verdict {
+        self.store.read(|state| reach(state, send))
     }
 }

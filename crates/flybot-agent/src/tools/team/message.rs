@@ -1,11 +1,14 @@
 //! `message_bot`: Bot-to-Bot delivery into the target Bot's own chat
-//! Session. The limits: the owner reach (#90), `MAX_HOPS` on a chain,
+//! Session. The limits: the owner reach (#90, judged by the host's core
+//! `reach()` through `TeamAccess`), `MAX_HOPS` on a chain,
 //! `MAX_UNREAD_REQUESTS` per recipient chat, and the 60 s dedupe of a
 //! repeated line (#641), which drops the repeat before it is delivered.
 
-use super::{caller, find_team_bot, no_bot, team};
+use super::{caller, is_retired, no_bot, team};
 use crate::session::{ItemKind, SessionEvent, Sessions, Source};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+use flybot_core::rooms::reach::{Party, Send, SendKind, Verdict};
+use flybot_protocol::state::{Bot, TeamState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -26,6 +29,20 @@ pub struct MessageBotArgs {
 }
 
 pub struct MessageBot;
+
+/// The team's Bots answering to `name`, other than the caller; reach is
+/// judged on each by the host, not here.
+fn named_bots(state: &TeamState, me: &Bot, name: &str) -> Vec<Bot> {
+    let lower = name.trim().to_lowercase();
+    state
+        .bots
+        .values()
+        .filter(|bot| {
+            bot.name.to_lowercase() == lower && !bot.run && !is_retired(bot) && bot.id != me.id
+        })
+        .cloned()
+        .collect()
+}
 
 /// The hop count of the turn running in `session_id`: the highest hop of the
 /// Bot messages that started it (0 for a person's line).
@@ -66,13 +83,26 @@ impl Tool for MessageBot {
                 "A message is 1 to {MAX_TEXT} characters."
             )));
         }
-        let (me, target) = team.store().read(|state| {
+        let (me, named) = team.store().read(|state| {
             let me = caller(state, ctx, false)?;
-            let target = find_team_bot(state, &me, &args.to)
-                .filter(|bot| bot.id != me.id)
-                .ok_or_else(|| no_bot(&args.to))?;
-            Ok::<_, ToolError>((me, target.clone()))
+            Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to)))
         })?;
+        // The host judges the send with the core reach() (#90); a Bot it
+        // may not reach is refused like one that is not there.
+        let target = named
+            .into_iter()
+            .find(|bot| {
+                matches!(
+                    team.reach(&Send {
+                        from: Party::Bot(me.id.clone()),
+                        to: Party::Bot(bot.id.clone()),
+                        room_id: None,
+                        kind: SendKind::MessageBot,
+                    }),
+                    Verdict::Allow { .. }
+                )
+            })
+            .ok_or_else(|| no_bot(&args.to))?;
         let sessions = team.sessions().ok_or_else(|| {
             ToolError::Failed("The host is stopping; try again later.".to_owned())
         })?;

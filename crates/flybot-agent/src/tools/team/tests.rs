@@ -61,6 +61,10 @@ impl TeamAccess for TestTeam {
     fn recent_lines(&self) -> &RecentLines {
         &self.recent
     }
+    fn reach(&self, send: &flybot_core::rooms::reach::Send) -> flybot_core::rooms::reach::Verdict {
+        self.store
+            .read(|state| flybot_core::rooms::reach::reach(state, send))
+    }
 }
 
 struct Fixture {
@@ -274,6 +278,26 @@ async fn message_bot_reaches_only_its_owners_bots_or_granted_ones() {
                 "c",
                 &[flybot_protocol::state::Grant {
                     grantee: "m1".into(),
+                    room_id: None,
+                }],
+            );
+            Ok(())
+        })
+        .await
+        .unwrap();
+    // The core reach() opens a Bot-to-Bot send only when each side is
+    // granted to the other's owner (#90).
+    assert_eq!(
+        refused(f.message("a", "c", "hi").await),
+        unknown.replace("nobody", "c")
+    );
+    f.team
+        .store
+        .mutate("test", |change| {
+            change.set_grants(
+                "a",
+                &[flybot_protocol::state::Grant {
+                    grantee: "m2".into(),
                     room_id: None,
                 }],
             );
