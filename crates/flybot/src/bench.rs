@@ -18,6 +18,9 @@ pub enum BenchWhat {
     /// A room: prompt characters by room size, model calls per line, host
     /// time per round (issue 5).
     Room,
+    /// Envelopes per second through check + canonicalize + digest, small and
+    /// 32 KiB (issue 6).
+    Envelope,
 }
 
 pub fn run(what: BenchWhat) -> anyhow::Result<()> {
@@ -28,5 +31,6 @@ pub fn run(what: BenchWhat) -> anyhow::Result<()> {
         BenchWhat::Model => crate::bench_model::run(),
         BenchWhat::Turn => crate::bench_turn::run(),
         BenchWhat::Room => crate::bench_room::run(),
+        BenchWhat::Envelope => crate::bench_envelope::run(),
     }
 }

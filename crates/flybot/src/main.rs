@@ -3,6 +3,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod bench_envelope;
 mod bench_model;
 mod bench_room;
 mod bench_store;
@@ -10,6 +11,7 @@ mod bench_tasks;
 mod bench_turn;
 mod bench_workflow;
 mod config;
+mod envelope_cmd;
 mod mock_model;
 mod serve;
 
@@ -47,6 +49,11 @@ enum Command {
         #[command(subcommand)]
         command: mock_model::MockModelCommand,
     },
+    /// The collaboration envelope v1 codec: check a file, print its digest.
+    Envelope {
+        #[command(subcommand)]
+        command: envelope_cmd::EnvelopeCommand,
+    },
     /// Print performance figures.
     Bench {
         #[command(subcommand)]
@@ -67,6 +74,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Replay { journal, to, out } => replay(&journal, to, out.as_deref()),
         Command::MockModel { command } => mock_model::run(command),
+        Command::Envelope { command } => envelope_cmd::run(command),
         Command::Bench { what } => bench::run(what),
     };
     match outcome {

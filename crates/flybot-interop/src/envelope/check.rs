@@ -24,10 +24,7 @@ pub fn check_bytes(bytes: &[u8]) -> Result<CheckedEnvelope, Refusal> {
     if bytes.len() > ENVELOPE_MAX_BYTES {
         return Err(Refusal::new(
             RefusalCode::TooLarge,
-            format!(
-                "The envelope is {} bytes; the limit is {ENVELOPE_MAX_BYTES} bytes.",
-                bytes.len()
-            ),
+            format!("The envelope exceeds the limit of {ENVELOPE_MAX_BYTES} bytes."),
         ));
     }
     let text = std::str::from_utf8(bytes)

@@ -8,6 +8,7 @@
 )]
 
 mod chat;
+mod envelope;
 mod lifecycle;
 mod replay;
 mod rooms;
