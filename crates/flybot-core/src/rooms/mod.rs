@@ -7,6 +7,7 @@
 //! Nothing here does I/O or reads a clock: time is an argument, and the host
 //! writes what a rule answers.
 
+pub mod assign;
 pub mod board;
 pub mod claim;
 pub mod context;

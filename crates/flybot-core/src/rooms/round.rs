@@ -252,11 +252,16 @@ impl Round {
         if !admin_called && self.planned(id) >= self.cap_of(id) {
             return Err(Dropped::Cap);
         }
-        if self
+        if let Some(slot) = self
             .queue
-            .iter()
-            .any(|s| s.bot_id == id && s.outcome.is_none())
+            .iter_mut()
+            .find(|s| s.bot_id == id && s.outcome.is_none())
         {
+            // Already queued: the call keeps that slot from the routed-round
+            // skip, so the member named in a reply still speaks (#932).
+            if slot.by.is_none() && !slot.addressed {
+                slot.by = Some(from.to_string());
+            }
             return Ok(());
         }
         self.queue.push_back(Slot {
@@ -276,6 +281,13 @@ impl Round {
         for id in calls(text, &self.setup.order).ids {
             self.calls.push((from.to_string(), id));
         }
+    }
+
+    /// #1254: a dispatch the board took calls nobody: drops the pending
+    /// call of `id` by `from`, so the member works from its card instead of
+    /// a round turn.
+    pub fn uncall(&mut self, from: &str, id: &str) {
+        self.calls.retain(|(f, i)| !(f == from && i == id));
     }
 
     fn drain_calls(&mut self) {

@@ -6,6 +6,7 @@
 //! `flybot_core::rooms`; this module runs them on the host.
 
 pub mod claims;
+pub mod dispatch;
 pub mod drive;
 pub mod track;
 

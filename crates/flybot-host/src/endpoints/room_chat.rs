@@ -4,7 +4,7 @@
 //! stop that cancels it (#1267); a line while no round runs opens one.
 
 use crate::host::Host;
-use crate::rooms::runner::run_round;
+use crate::rooms::runner::run_round_with;
 use flybot_core::access::Actor;
 use flybot_core::rooms::log::{AuthorKind, LineKind, from_start};
 use flybot_core::rooms::participants::{participants_of, window_start};
@@ -65,12 +65,22 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 fn drive(host: Host, room_id: String, first: u64) {
     tokio::spawn(async move {
         let participant = crate::rooms::external::participant(&host);
+        let board = crate::board::dispatch::HostRoundBoard { host: host.clone() };
         let store = host.store().clone();
         let read = move || store.read(|s| s.clone());
         let now = flybot_store::system_now_ms;
         let mut next = first;
         loop {
-            run_round(host.rooms(), &participant, &read, &now, &room_id, next).await;
+            run_round_with(
+                host.rooms(),
+                &participant,
+                Some(&board),
+                &read,
+                &now,
+                &room_id,
+                next,
+            )
+            .await;
             let more = host.rooms().run(&room_id, |r| {
                 let newest = r.pending.iter().max().copied();
                 r.pending.clear();

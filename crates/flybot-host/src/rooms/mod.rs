@@ -3,6 +3,7 @@
 //! The rules themselves are `flybot_core::rooms`; this module runs them.
 
 pub mod agent;
+pub mod dispatch;
 pub mod external;
 pub mod logs;
 pub mod participant;

@@ -5,6 +5,7 @@
 //! that turn, or a stop that cancels it (#1267); lines that arrived during
 //! the round open the next one, newest first.
 
+use super::dispatch::{RoundBoard, dispatch_in};
 use super::logs::RoomLogs;
 use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
 use flybot_core::rooms::context::room_lines_text;
@@ -12,7 +13,7 @@ use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::mentions::Named;
 use flybot_core::rooms::participants::participants_of;
 use flybot_core::rooms::presence::format_room_presence;
-use flybot_core::rooms::round::{Opener, Reply, Round, Setup, next_late_rounds};
+use flybot_core::rooms::round::{Opener, Reply, Round, Setup, is_quiet, next_late_rounds};
 use flybot_core::rooms::standing::{Settings, route_note, standing_text, turn_message};
 use flybot_core::rooms::{board::format_room_board, participants::ParticipantKind};
 use flybot_core::tasks::roles::task_lead;
@@ -159,6 +160,20 @@ pub async fn run_round(
     room_id: &str,
     opener_seq: u64,
 ) -> RoundSummary {
+    run_round_with(logs, participant, None, read, now, room_id, opener_seq).await
+}
+
+/// `run_round` with the board a dispatch is written to (#1254); without
+/// one a dispatch stays an ordinary call.
+pub async fn run_round_with(
+    logs: &RoomLogs,
+    participant: &dyn RoomParticipant,
+    board: Option<&dyn RoundBoard>,
+    read: &(dyn Fn() -> TeamState + Sync),
+    now: &(dyn Fn() -> u64 + Sync),
+    room_id: &str,
+    opener_seq: u64,
+) -> RoundSummary {
     let mut summary = RoundSummary::default();
     let state = read();
     let Some(room) = state.rooms.get(room_id).cloned() else {
@@ -186,7 +201,20 @@ pub async fn run_round(
         r.stopped = false;
         r.late_rounds
     });
-    let mut round = Round::open(setup_of(&state, &room), opener, late.saturating_sub(1));
+    let setup = setup_of(&state, &room);
+    // #1254: the lead's dispatch is the assignment; the round opens for
+    // nobody once the board took it (a failed write keeps the turn).
+    let opener = match (opener, board) {
+        (Opener::Bot { from, text }, Some(board)) => {
+            let quiet = is_quiet(late.saturating_sub(1));
+            match dispatch_in(&room, &setup, from, text, quiet) {
+                Some(d) if board.assign(room_id, from, d.clone(), text).await => Opener::Event,
+                _ => opener,
+            }
+        }
+        _ => opener,
+    };
+    let mut round = Round::open(setup, opener, late.saturating_sub(1));
     while let Some(call) = round.next_turn() {
         if logs.run(room_id, |r| r.stopped) {
             round.record(&call.bot_id, Reply::Stopped);
@@ -243,6 +271,17 @@ pub async fn run_round(
             }
             TurnOutcome::Text(reply) => {
                 if round.record(&call.bot_id, Reply::Line(&reply)) {
+                    // #1254: a dispatch in the lead's own reply is written
+                    // to the board instead of calling the member here.
+                    if let Some(board) = board
+                        && let Some(d) =
+                            dispatch_in(&room, &round.setup, &call.bot_id, &reply, false)
+                    {
+                        let member = d.member.clone();
+                        if board.assign(room_id, &call.bot_id, d, &reply).await {
+                            round.uncall(&call.bot_id, &member);
+                        }
+                    }
                     let stored = logs.append(
                         room_id,
                         NewLine {
@@ -262,7 +301,10 @@ pub async fn run_round(
             TurnOutcome::Stopped => {
                 round.record(&call.bot_id, Reply::Stopped);
             }
-            TurnOutcome::FailedWithLine { code: _, line: text } => {
+            TurnOutcome::FailedWithLine {
+                code: _,
+                line: text,
+            } => {
                 // Never silence (#198): the member's own line says why.
                 round.record(&call.bot_id, Reply::Failed);
                 let _ = logs.append(
