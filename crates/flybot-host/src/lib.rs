@@ -10,6 +10,7 @@ mod http;
 mod ids;
 mod live;
 mod mock_model_server;
+pub mod pilot;
 pub mod rooms;
 mod turns;
 mod view;

@@ -11,6 +11,7 @@ pub mod digest;
 pub mod envelope;
 pub mod journal;
 pub mod opencode;
+pub mod pilot;
 pub mod projection;
 pub mod subprocess;
 

@@ -21,6 +21,9 @@ pub enum BenchWhat {
     /// Envelopes per second through check + canonicalize + digest, small and
     /// 32 KiB (issue 6).
     Envelope,
+    /// The room pilot's wall time with the fake OpenCode, and with the real
+    /// pinned one when it is installed (issue 6).
+    Pilot,
 }
 
 pub fn run(what: BenchWhat) -> anyhow::Result<()> {
@@ -32,5 +35,6 @@ pub fn run(what: BenchWhat) -> anyhow::Result<()> {
         BenchWhat::Turn => crate::bench_turn::run(),
         BenchWhat::Room => crate::bench_room::run(),
         BenchWhat::Envelope => crate::bench_envelope::run(),
+        BenchWhat::Pilot => crate::bench_pilot::run(),
     }
 }

@@ -5,6 +5,7 @@
 mod bench;
 mod bench_envelope;
 mod bench_model;
+mod bench_pilot;
 mod bench_room;
 mod bench_store;
 mod bench_tasks;
@@ -13,6 +14,7 @@ mod bench_workflow;
 mod config;
 mod envelope_cmd;
 mod mock_model;
+mod pilot_cmd;
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -54,6 +56,10 @@ enum Command {
         #[command(subcommand)]
         command: envelope_cmd::EnvelopeCommand,
     },
+    /// The phase-1 room pilot (#198) on a temporary home: Bot A delegates
+    /// the fixture task to Bot B (OpenCode) in a room; writes the evidence
+    /// report.
+    Pilot(pilot_cmd::PilotArgs),
     /// Print performance figures.
     Bench {
         #[command(subcommand)]
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
         Command::MockModel { command } => mock_model::run(command),
         Command::Envelope { command } => envelope_cmd::run(command),
         Command::Bench { what } => bench::run(what),
+        Command::Pilot(args) => pilot_cmd::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

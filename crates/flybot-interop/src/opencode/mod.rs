@@ -4,10 +4,13 @@
 //! server is test support behind the `testing` feature.
 
 pub mod client;
+pub mod config;
 pub mod driver;
 #[cfg(feature = "testing")]
 pub mod fake;
+pub mod locate;
 pub mod pin;
+pub mod process;
 
 pub use client::OpenCodeClient;
 pub use driver::{DriverSession, TurnEnd};

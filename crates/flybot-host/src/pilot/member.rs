@@ -1,0 +1,100 @@
+//! Bot B in the pilot's room: the OpenCode participant behind the room's
+//! one boundary. Its turns go to the task's one dedicated OpenCode session;
+//! every other member's go to the agent runtime. Each turn's raw end is
+//! kept for the report.
+
+use crate::rooms::agent::AgentParticipant;
+use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
+use flybot_interop::opencode::{DriverSession, TurnEnd};
+use std::sync::Mutex;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The room-turn limit for Bot B.
+const TURN_LIMIT: Duration = Duration::from_secs(300);
+
+pub struct OpenCodeMember {
+    pub agent: AgentParticipant,
+    pub bot_id: String,
+    pub session: DriverSession,
+    pub stop: watch::Sender<bool>,
+    /// Each Bot B turn's raw end, in order.
+    pub ends: Mutex<Vec<TurnEnd>>,
+    pub running: Mutex<bool>,
+}
+
+fn failed(code: &str, line: String) -> TurnOutcome {
+    TurnOutcome::FailedWithLine {
+        code: code.to_owned(),
+        line,
+    }
+}
+
+/// The room line for a turn's end.
+fn outcome_of(end: &TurnEnd) -> TurnOutcome {
+    match end {
+        // The first line is the room's; the rest (tool output) is evidence.
+        TurnEnd::Text { text, .. } => {
+            TurnOutcome::Text(text.lines().next().unwrap_or_default().to_owned())
+        }
+        TurnEnd::Refused { permission } => failed(
+            "REFUSED",
+            format!(
+                "I asked for {permission}, which this room's policy does not allow; the request was denied and my turn stopped."
+            ),
+        ),
+        TurnEnd::Stopped { .. } => TurnOutcome::Stopped,
+        TurnEnd::Failed { detail } => failed("FAILED", format!("My turn failed: {detail}.")),
+        TurnEnd::Blocked { reason } => failed("BLOCKED", reason.clone()),
+        TurnEnd::Uncertain { detail } => failed(
+            "UNCERTAIN",
+            format!(
+                "recovery: uncertain ({detail}); nothing is resubmitted until a person decides."
+            ),
+        ),
+    }
+}
+
+impl RoomParticipant for OpenCodeMember {
+    fn open(&self, room_id: &str, bot_id: &str, session_id: &str) -> Result<(), String> {
+        if bot_id == self.bot_id {
+            return Ok(());
+        }
+        self.agent.open(room_id, bot_id, session_id)
+    }
+
+    fn run_turn(&self, turn: MemberTurn) -> TurnFuture<'_> {
+        Box::pin(async move {
+            if turn.bot_id != self.bot_id {
+                return self.agent.run_turn(turn).await;
+            }
+            *self.running.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            self.stop.send_replace(false);
+            let mut stop = self.stop.subscribe();
+            let end = self.session.turn(&turn.text, &mut stop, TURN_LIMIT).await;
+            *self.running.lock().unwrap_or_else(|e| e.into_inner()) = false;
+            let outcome = outcome_of(&end);
+            self.ends
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(end);
+            outcome
+        })
+    }
+
+    fn snapshot(&self, session_id: &str) -> Snapshot {
+        self.agent.snapshot(session_id)
+    }
+
+    fn cancel(&self, session_id: &str) -> bool {
+        if *self.running.lock().unwrap_or_else(|e| e.into_inner()) {
+            self.stop.send_replace(true);
+            return true;
+        }
+        self.agent.cancel(session_id)
+    }
+
+    fn steer(&self, session_id: &str, text: &str) -> bool {
+        self.agent.steer(session_id, text)
+    }
+}

@@ -1,0 +1,12 @@
+//! `flybot pilot` (#198): the phase-1 room pilot on a temporary home. Bot A
+//! (internal, on the mock model) delegates the fixture task in the room,
+//! Bot B (OpenCode, the fake or the real pinned server) asks its one
+//! question there, gets the answer there, edits and tests in its own
+//! workspace; Bot A verifies in a fresh copy and the task ends result-ready.
+//! Only a person's `task-accept-result` (or a rejection) ends it.
+
+pub mod member;
+pub mod real;
+pub mod run;
+
+pub use run::{PilotConfig, PilotRuntime, run_pilot};

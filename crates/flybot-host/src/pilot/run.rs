@@ -1,0 +1,364 @@
+//! The pilot's steps, in order, on a temporary home. Each step that can
+//! fail says which one it was; the report keeps every raw status seen.
+
+use super::member::OpenCodeMember;
+use crate::actor::Caller;
+use crate::host::{Host, HostConfig};
+use crate::rooms::agent::AgentParticipant;
+use crate::rooms::runner::run_round;
+use flybot_agent::model::config::ProviderRegistry;
+use flybot_agent::model::mock::{MockModel, Scenario};
+use flybot_core::access::Actor;
+use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, fake_doc_digest};
+use flybot_interop::opencode::{DriverSession, OpenCodeClient, TurnEnd, check_doc_against};
+use flybot_interop::pilot::fixture;
+use flybot_interop::pilot::report::{EvidenceLevel, PilotReport, skipped_boundaries};
+use flybot_interop::pilot::script;
+use flybot_store::room_log::NewLine;
+use flybot_store::{Store, StoreOptions};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Which OpenCode speaks for Bot B.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PilotRuntime {
+    /// The scripted fake OpenCode (evidence level 1).
+    Fake,
+    /// The real pinned `opencode serve` (evidence level 2): its binary and
+    /// how it was found.
+    OpenCode { binary: PathBuf, found_by: String },
+}
+
+/// What the pilot runs with.
+#[derive(Debug, Clone)]
+pub struct PilotConfig {
+    pub runtime: PilotRuntime,
+    /// A temporary folder the pilot owns.
+    pub home: PathBuf,
+    /// The exact command line, for the report.
+    pub command: Vec<String>,
+}
+
+/// Rounds the pilot runs at most.
+const MAX_ROUNDS: usize = 10;
+
+async fn call(host: &Host, endpoint: &str, body: Value) -> Result<Value, String> {
+    let bytes = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+    crate::endpoints::call(host, &Caller::Actor(Actor::SingleOwner), endpoint, &bytes)
+        .await
+        .map_err(|e| {
+            format!(
+                "{endpoint}: {}",
+                serde_json::to_string(&e).unwrap_or_default()
+            )
+        })
+}
+
+fn str_at(value: &Value, pointer: &str) -> Result<String, String> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| format!("no {pointer} in {value}"))
+}
+
+/// Bot B's runtime, started: its base URL, the pin to check, the versions.
+struct Runtime {
+    base: String,
+    pin: String,
+    versions: Value,
+    level: EvidenceLevel,
+    /// Keeps the real server's process (and the mock model) alive.
+    _guard: Option<flybot_interop::opencode::process::OpenCodeProcess>,
+}
+
+async fn start_runtime(
+    config: &PilotConfig,
+    workspace: &std::path::Path,
+) -> Result<Runtime, String> {
+    match &config.runtime {
+        PilotRuntime::Fake => {
+            let gaps = FakeGaps::default();
+            let fake = FakeOpenCode::new(script::fake_steps(), gaps.clone(), workspace.to_owned());
+            let base = fake
+                .serve()
+                .await
+                .map_err(|e| format!("the fake OpenCode could not bind: {e}"))?;
+            Ok(Runtime {
+                base,
+                pin: fake_doc_digest(&gaps),
+                versions: json!({"opencode": "fake (scripted; emulates the pinned 1.18.33 routes the driver uses)"}),
+                level: EvidenceLevel::OfflineMock,
+                _guard: None,
+            })
+        }
+        PilotRuntime::OpenCode { binary, found_by } => {
+            let model = super::real::start_mock_for_opencode().await?;
+            let process = flybot_interop::opencode::process::OpenCodeProcess::start(
+                binary,
+                &config.home.join("opencode"),
+                workspace,
+                &model,
+            )
+            .await
+            .map_err(|e| format!("opencode serve did not start: {e}"))?;
+            Ok(Runtime {
+                base: process.base().to_owned(),
+                pin: flybot_interop::opencode::pin::PINNED_DOC_SHA256
+                    .trim()
+                    .to_owned(),
+                versions: json!({"opencode": process.version(), "opencodeBinary": binary, "foundBy": found_by}),
+                level: EvidenceLevel::RealProcessInterface,
+                _guard: Some(process),
+            })
+        }
+    }
+}
+
+fn line_view(line: &RoomLine, names: &[(String, String)]) -> Value {
+    let author = names
+        .iter()
+        .find(|(id, _)| *id == line.author_id)
+        .map_or(line.author_id.as_str(), |(_, n)| n.as_str());
+    json!({"seq": line.seq, "author": author, "kind": line.kind, "text": line.text})
+}
+
+fn end_view(end: &TurnEnd) -> Value {
+    match end {
+        TurnEnd::Text { message_id, .. } => json!({"end": "text", "messageId": message_id}),
+        TurnEnd::Refused { permission } => json!({"end": "refused", "permission": permission}),
+        TurnEnd::Stopped { observed } => {
+            json!({"end": "stopped", "cancel": if *observed {"observed"} else {"requested"}})
+        }
+        TurnEnd::Failed { detail } => json!({"end": "failed", "detail": detail}),
+        TurnEnd::Blocked { reason } => json!({"end": "blocked", "reason": reason}),
+        TurnEnd::Uncertain { detail } => {
+            json!({"end": "uncertain", "recovery": "uncertain", "detail": detail})
+        }
+    }
+}
+
+/// Runs the pilot and answers its report.
+pub async fn run_pilot(config: PilotConfig) -> Result<PilotReport, String> {
+    let started = Instant::now();
+    let io = |what: &str| {
+        let what = what.to_owned();
+        move |e: std::io::Error| format!("{what}: {e}")
+    };
+    let workspace = config.home.join("coder-workspace");
+    fixture::materialize(&workspace).map_err(io("the fixture could not be written"))?;
+    let runtime = start_runtime(&config, &workspace).await?;
+    let client = OpenCodeClient::new(&runtime.base).map_err(|e| e.to_string())?;
+    let doc = client.doc().await.map_err(|e| format!("GET /doc: {e}"))?;
+    let check = check_doc_against(&doc, &runtime.pin);
+    let schema = json!({"sha256": check.digest, "pinned": check.pinned,
+        "missing": check.missing.iter().map(|c| c.name()).collect::<Vec<_>>()});
+
+    // The host, with Bot A on the mock model and its scenario.
+    let scenario = Scenario::from_json(&script::bot_a_scenario()).map_err(|e| e.to_string())?;
+    let host_home = config.home.join("host");
+    let store = Store::open(&host_home, StoreOptions::default()).map_err(|e| e.to_string())?;
+    let mut host_config = HostConfig::new(host_home);
+    host_config.models = Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
+        scenario,
+    )));
+    let host = Host::new(store, host_config);
+    let ada = call(&host, "create-bot", json!({"name": "Ada", "model": "mock"})).await?;
+    let ada = str_at(&ada, "/bot/id")?;
+    let coder = call(
+        &host,
+        "create-bot",
+        json!({"name": "Coder", "model": "mock",
+        "instructions": "External coding agent (OpenCode) for the pilot."}),
+    )
+    .await?;
+    let coder = str_at(&coder, "/bot/id")?;
+    let room = call(
+        &host,
+        "create-room",
+        json!({"name": "Pilot", "members": [ada, coder], "admin": ada}),
+    )
+    .await?;
+    let room_id = str_at(&room, "/room/id")?;
+    let task = call(
+        &host,
+        "task-create",
+        json!({"botId": ada, "roomId": room_id,
+        "title": "Fixture task: make slugify's tests pass (phase-1 pilot)"}),
+    )
+    .await?;
+    let task_id = str_at(&task, "/task/id")?;
+    let mut statuses = vec![json!({"task": str_at(&task, "/task/status")?})];
+    for endpoint in ["task-accept", "task-start"] {
+        let moved = call(&host, endpoint, json!({"id": task_id})).await?;
+        statuses.push(json!({endpoint: str_at(&moved, "/task/status")?}));
+    }
+
+    let session = DriverSession::open(client.clone(), check.clone(), &task_id)
+        .await
+        .map_err(|end| format!("Bot B's session: {}", end_view(&end)))?;
+    let session_id = session.session_id.clone();
+    let member = OpenCodeMember {
+        agent: AgentParticipant {
+            sessions: host.sessions().clone(),
+        },
+        bot_id: coder.clone(),
+        session,
+        stop: tokio::sync::watch::channel(false).0,
+        ends: Mutex::new(Vec::new()),
+        running: Mutex::new(false),
+    };
+
+    // The person's line opens the collaboration; rounds follow the lines.
+    let owner = host
+        .store()
+        .read(|s| Actor::SingleOwner.member_id(s))
+        .unwrap_or_default();
+    let opener = host
+        .rooms()
+        .append(&room_id, NewLine {
+            author_id: owner,
+            author_kind: AuthorKind::Human,
+            kind: LineKind::Chat,
+            text: format!("@Ada please delegate the fixture task {task_id} to @Coder and verify the result."),
+            at: flybot_store::system_now_ms(),
+            hop: 0,
+        })
+        .map_err(io("the room log"))?;
+    let store = host.store().clone();
+    let read = move || store.read(|s| s.clone());
+    let now = flybot_store::system_now_ms;
+    let mut next = opener.seq;
+    let mut question_id: Option<String> = None;
+    let mut answered = false;
+    for _ in 0..MAX_ROUNDS {
+        run_round(host.rooms(), &member, &read, &now, &room_id, next).await;
+        let lines = host.rooms().lines(&room_id).map_err(io("the room log"))?;
+        for line in lines
+            .iter()
+            .filter(|l| l.seq > next && l.kind == LineKind::Chat)
+        {
+            if line.author_id == coder && line.text.starts_with("QUESTION") && question_id.is_none()
+            {
+                let waiting = call(
+                    &host,
+                    "task-wait-input",
+                    json!({"id": task_id, "question": line.text}),
+                )
+                .await?;
+                statuses.push(json!({"task-wait-input": str_at(&waiting, "/task/status")?}));
+                question_id = Some(str_at(&waiting, "/task/inputRequest/id")?);
+            } else if line.author_id == ada && question_id.is_some() && !answered {
+                let qid = question_id.clone().unwrap_or_default();
+                let resumed = call(
+                    &host,
+                    "task-answer-input",
+                    json!({"id": task_id, "questionId": qid, "answer": line.text}),
+                )
+                .await?;
+                statuses.push(json!({"task-answer-input": str_at(&resumed, "/task/status")?}));
+                answered = true;
+            }
+        }
+        match lines
+            .iter()
+            .rfind(|l| l.seq > next && l.kind == LineKind::Chat)
+        {
+            Some(line) if !(line.author_id == coder && line.text.starts_with("DONE")) => {
+                next = line.seq
+            }
+            _ => break,
+        }
+    }
+    let lines = host.rooms().lines(&room_id).map_err(io("the room log"))?;
+    let done = lines
+        .iter()
+        .any(|l| l.author_id == coder && l.text.starts_with("DONE"));
+
+    // Bot B's evidence: its workspace against the fixture, its test run.
+    let changes = fixture::changes(&workspace).map_err(io("Bot B's workspace"))?;
+    let diff = fixture::diff_text(&changes);
+    let b_tests = fixture::run_tests(&workspace)
+        .await
+        .map_err(io("Bot B's tests"))?;
+    let evidence = json!({
+        "diff": diff,
+        "diffSha256": flybot_interop::sha256_hex(diff.as_bytes()),
+        "files": fixture::digests_of(&workspace).map_err(io("Bot B's workspace"))?,
+        "tests": b_tests,
+    });
+    // Bot A's own check: a fresh copy of the fixture with Bot B's changes.
+    let fresh = config.home.join("verify-fresh-copy");
+    fixture::apply(&fresh, &changes).map_err(io("the fresh copy"))?;
+    let a_tests = fixture::run_tests(&fresh)
+        .await
+        .map_err(io("the fresh copy's tests"))?;
+    let same_files = fixture::digests_of(&fresh).map_err(io("the fresh copy"))?
+        == fixture::digests_of(&workspace).map_err(io("Bot B's workspace"))?;
+    let verified =
+        done && answered && a_tests.passed && b_tests.passed && same_files && !changes.is_empty();
+    let verification =
+        json!({"tests": a_tests, "sameFilesAsBotB": same_files, "verified": verified});
+
+    let outcome = if verified {
+        let summary = format!(
+            "Verified in a fresh copy: {} ({}); diff sha256 {}.",
+            a_tests.command.join(" "),
+            a_tests.summary.join(", "),
+            flybot_interop::sha256_hex(diff.as_bytes())
+        );
+        let ready = call(
+            &host,
+            "task-return",
+            json!({"id": task_id, "summary": summary}),
+        )
+        .await?;
+        let status = str_at(&ready, "/task/status")?;
+        statuses.push(json!({"task-return": status}));
+        status
+    } else {
+        format!(
+            "not verified (done: {done}, answered: {answered}, tests in a fresh copy passed: {})",
+            a_tests.passed
+        )
+    };
+    let names = vec![
+        (ada.clone(), "Ada".to_owned()),
+        (coder.clone(), "Coder".to_owned()),
+        (opener.author_id.clone(), "Owner".to_owned()),
+    ];
+    let ends: Vec<Value> = member
+        .ends
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .map(end_view)
+        .collect();
+    host.begin_stop();
+    Ok(PilotReport {
+        evidence_level: runtime.level,
+        evidence_level_number: runtime.level.number(),
+        versions: json!({
+            "flybot": env!("CARGO_PKG_VERSION"),
+            "runtime": runtime.versions,
+            "pinnedOpencode": flybot_interop::opencode::PINNED_VERSION,
+            "botA": "internal agent on the mock model (scenario)",
+            "node": fixture::node_version().await,
+        }),
+        schema_digest: schema,
+        command: config.command.clone(),
+        input_fixture: json!({"path": "crates/flybot-interop/fixtures/pilot", "sha256": fixture::fixture_digest(),
+            "testCommand": fixture::TEST_COMMAND}),
+        raw_status: json!({"task": statuses, "taskId": task_id, "opencodeSession": session_id, "botBTurns": ends,
+            "question": question_id.is_some(), "answered": answered}),
+        outcome,
+        evidence,
+        verification,
+        room: lines.iter().map(|l| line_view(l, &names)).collect(),
+        skipped_boundaries: skipped_boundaries(runtime.level),
+        wall_ms: started.elapsed().as_millis() as u64,
+    })
+}

@@ -1,0 +1,143 @@
+//! The supervised `opencode serve` child: its own empty HOME and XDG
+//! folders and the generated configuration (never the operator's config,
+//! MCP servers, plugins or secrets), an empty disposable workspace as its
+//! working folder, loopback only, killed with its process group on drop.
+
+use super::config::{ModelEndpoint, generated_config};
+use crate::subprocess::group::ProcessGroup;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// How long `opencode serve` may take to listen.
+const START_LIMIT: Duration = Duration::from_secs(60);
+
+/// The isolated folders of one child.
+fn folders(root: &Path) -> [(&'static str, PathBuf); 5] {
+    [
+        ("HOME", root.join("home")),
+        ("XDG_CONFIG_HOME", root.join("config")),
+        ("XDG_DATA_HOME", root.join("data")),
+        ("XDG_STATE_HOME", root.join("state")),
+        ("XDG_CACHE_HOME", root.join("cache")),
+    ]
+}
+
+fn isolated(binary: &Path, root: &Path, cwd: &Path) -> Command {
+    let mut command = Command::new(binary);
+    command
+        .current_dir(cwd)
+        .env_clear()
+        .env(
+            "PATH",
+            std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+        )
+        .env("LANG", "C.UTF-8")
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("OPENCODE_DISABLE_SHARE", "1")
+        .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
+        .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        .stdin(Stdio::null())
+        .process_group(0)
+        .kill_on_drop(true);
+    for (name, folder) in folders(root) {
+        command.env(name, folder);
+    }
+    command
+}
+
+/// `opencode --version` with an empty home: the version it reports.
+pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String> {
+    for (_, folder) in folders(scratch) {
+        std::fs::create_dir_all(folder)?;
+    }
+    let output = tokio::time::timeout(
+        Duration::from_secs(30),
+        isolated(binary, scratch, scratch)
+            .arg("--version")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .output(),
+    )
+    .await
+    .map_err(|_| std::io::Error::other("opencode --version did not answer"))??;
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// A running `opencode serve`.
+pub struct OpenCodeProcess {
+    _child: Child,
+    _group: ProcessGroup,
+    base: String,
+    version: String,
+}
+
+impl OpenCodeProcess {
+    /// Starts the child under `root` (its private folders) in `workspace`.
+    pub async fn start(
+        binary: &Path,
+        root: &Path,
+        workspace: &Path,
+        model: &ModelEndpoint,
+    ) -> std::io::Result<OpenCodeProcess> {
+        for (_, folder) in folders(root) {
+            std::fs::create_dir_all(folder)?;
+        }
+        let version = version_of(binary, &root.join("version-probe")).await?;
+        let config_dir = root.join("config").join("opencode");
+        std::fs::create_dir_all(&config_dir)?;
+        let test_command = crate::pilot::fixture::TEST_COMMAND.join(" ");
+        let config = generated_config(model, &test_command);
+        std::fs::write(
+            config_dir.join("opencode.json"),
+            serde_json::to_vec_pretty(&config).map_err(std::io::Error::other)?,
+        )?;
+        let mut child = isolated(binary, root, workspace)
+            .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let group = ProcessGroup::new(child.id());
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let mut lines = BufReader::new(stdout).lines();
+        let base = tokio::time::timeout(START_LIMIT, async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(at) = line.find("http://") {
+                    return Some(line[at..].trim().to_owned());
+                }
+            }
+            None
+        })
+        .await
+        .ok()
+        .flatten()
+        .ok_or_else(|| std::io::Error::other("opencode serve never said where it listens"))?;
+        // Keep draining its output so it never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        if !super::client::is_loopback(&base) {
+            return Err(std::io::Error::other(format!(
+                "opencode serve listens on {base}, not loopback"
+            )));
+        }
+        Ok(OpenCodeProcess {
+            _child: child,
+            _group: group,
+            base,
+            version,
+        })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+}

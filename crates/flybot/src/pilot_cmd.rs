@@ -1,0 +1,131 @@
+//! `flybot pilot [--runtime fake|opencode] [--report FILE] [--opencode PATH]`
+//! (#198): runs the phase-1 room pilot on a temporary home and writes its
+//! evidence report. The real OpenCode is found through `--opencode`, then
+//! `$FLYBOT_OPENCODE`, then the README's install folder; a version other
+//! than the pinned one is refused before anything starts.
+
+use anyhow::{Context, bail};
+use flybot_host::pilot::{PilotConfig, PilotRuntime, run_pilot};
+use flybot_interop::opencode::PINNED_VERSION;
+use flybot_interop::opencode::locate::{README_PATH, locate};
+use flybot_interop::pilot::report::PilotReport;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RuntimeArg {
+    /// The scripted fake OpenCode (offline mock, evidence level 1).
+    Fake,
+    /// The real pinned `opencode serve` on the mock model (level 2).
+    Opencode,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PilotArgs {
+    /// Which OpenCode speaks for Bot B.
+    #[arg(long, value_enum, default_value = "fake")]
+    pub runtime: RuntimeArg,
+    /// Write the evidence report (JSON) to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// The `opencode` binary (else $FLYBOT_OPENCODE, else the README's
+    /// install folder).
+    #[arg(long)]
+    pub opencode: Option<PathBuf>,
+}
+
+/// Finds the pinned OpenCode and checks its version; says which it used.
+pub fn pinned_opencode(flag: Option<&Path>) -> anyhow::Result<PilotRuntime> {
+    let env = std::env::var_os("FLYBOT_OPENCODE").map(PathBuf::from);
+    let mut roots = Vec::new();
+    if let Ok(cwd) = std::env::current_dir() {
+        roots.push(cwd);
+    }
+    roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let Some(found) = locate(flag, env.as_deref(), &roots) else {
+        bail!(
+            "OpenCode {PINNED_VERSION} is not installed: run the README's setup (it installs it into {README_PATH}), or pass --opencode PATH or set FLYBOT_OPENCODE"
+        );
+    };
+    eprintln!(
+        "pilot: OpenCode from {}: {}",
+        found.found_by,
+        found.binary.display()
+    );
+    let scratch = tempfile::tempdir()?;
+    let runtime = tokio::runtime::Runtime::new()?;
+    let version = runtime
+        .block_on(flybot_interop::opencode::process::version_of(
+            &found.binary,
+            scratch.path(),
+        ))
+        .with_context(|| format!("{} could not be run", found.binary.display()))?;
+    if version != PINNED_VERSION {
+        bail!(
+            "{} is OpenCode {version:?}, not the pinned {PINNED_VERSION}; nothing was started",
+            found.binary.display()
+        );
+    }
+    Ok(PilotRuntime::OpenCode {
+        binary: found.binary,
+        found_by: found.found_by.to_owned(),
+    })
+}
+
+/// Runs the pilot once on a fresh temporary home.
+pub fn pilot_once(runtime: PilotRuntime, command: Vec<String>) -> anyhow::Result<PilotReport> {
+    let home = tempfile::tempdir()?;
+    let config = PilotConfig {
+        runtime,
+        home: home.path().to_owned(),
+        command,
+    };
+    let tokio = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let report = tokio
+        .block_on(run_pilot(config))
+        .map_err(|e| anyhow::anyhow!("the pilot stopped: {e}"))?;
+    // Child processes and servers end with the runtime, before the home goes.
+    tokio.shutdown_timeout(std::time::Duration::from_secs(5));
+    Ok(report)
+}
+
+pub fn run(args: PilotArgs) -> anyhow::Result<()> {
+    let runtime = match args.runtime {
+        RuntimeArg::Fake => PilotRuntime::Fake,
+        RuntimeArg::Opencode => pinned_opencode(args.opencode.as_deref())?,
+    };
+    let command: Vec<String> = std::env::args().collect();
+    let report = pilot_once(runtime, command)?;
+    let json = serde_json::to_string_pretty(&report)?;
+    if let Some(path) = &args.report {
+        std::fs::write(path, &json).with_context(|| format!("writing {}", path.display()))?;
+    }
+    for line in &report.room {
+        println!(
+            "[{}] {}: {}",
+            line["seq"],
+            line["author"].as_str().unwrap_or_default(),
+            line["text"].as_str().unwrap_or_default()
+        );
+    }
+    println!(
+        "outcome: {} (evidence level {}: {:?}); wall time {} ms{}",
+        report.outcome,
+        report.evidence_level_number,
+        report.evidence_level,
+        report.wall_ms,
+        args.report
+            .as_ref()
+            .map(|p| format!("; report: {}", p.display()))
+            .unwrap_or_default()
+    );
+    if report.outcome != "result-ready" {
+        bail!("the task did not reach result-ready");
+    }
+    println!(
+        "The task waits for a person: task-accept-result {{\"id\": {}}} or a rejection.",
+        report.raw_status["taskId"]
+    );
+    Ok(())
+}
