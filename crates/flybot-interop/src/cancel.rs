@@ -149,3 +149,53 @@ impl CancelState {
         self.cancel.is_none() && self.recovery.is_none()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(generation: u64, turn: &str) -> TurnKey {
+        TurnKey {
+            task_id: "task-1".into(),
+            generation,
+            turn_id: turn.into(),
+        }
+    }
+
+    #[test]
+    fn observed_needs_a_request_and_confirming_evidence() {
+        let mut state = CancelState::default();
+        assert!(
+            !state.observe(&StopEvidence::ProcessExited),
+            "nothing requested"
+        );
+        assert_eq!(state.request("task-1", Some("t1")), 1);
+        assert!(!state.observe(&StopEvidence::AbortAccepted));
+        assert_eq!(state.cancel, Some(CancelFacet::Requested { generation: 1 }));
+        assert!(state.observe(&StopEvidence::ProcessExited));
+        assert_eq!(state.cancel, Some(CancelFacet::Observed { generation: 1 }));
+        assert!(!state.dispatch_open());
+    }
+
+    #[test]
+    fn tombstones_win_over_generations() {
+        let mut state = CancelState::default();
+        state.request("task-1", Some("t1"));
+        assert_eq!(state.admit(&key(0, "t1")), Admission::Tombstoned);
+        assert_eq!(state.admit(&key(0, "t2")), Admission::StaleGeneration);
+        assert_eq!(state.admit(&key(2, "t2")), Admission::StaleGeneration);
+        assert_eq!(state.admit(&key(1, "t2")), Admission::Current);
+    }
+
+    #[test]
+    fn uncertainty_keeps_its_first_raw_status() {
+        let mut state = CancelState::default();
+        state.mark_uncertain("timeout", 5);
+        state.mark_uncertain("lost", 6);
+        assert_eq!(
+            state.recovery.as_ref().map(|r| r.raw_status.as_str()),
+            Some("timeout")
+        );
+        assert!(!state.dispatch_open());
+    }
+}
