@@ -82,9 +82,13 @@ pub fn pilot_once(runtime: PilotRuntime, command: Vec<String>) -> anyhow::Result
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let report = tokio
-        .block_on(run_pilot(config))
-        .map_err(|e| anyhow::anyhow!("the pilot stopped: {e}"))?;
+    let report = tokio.block_on(async {
+        let run = run_pilot(config)
+            .await
+            .map_err(|e| anyhow::anyhow!("the pilot stopped: {e}"))?;
+        run.host.begin_stop();
+        anyhow::Ok(run.report)
+    })?;
     // Child processes and servers end with the runtime, before the home goes.
     tokio.shutdown_timeout(std::time::Duration::from_secs(5));
     Ok(report)
@@ -128,4 +132,26 @@ pub fn run(args: PilotArgs) -> anyhow::Result<()> {
         report.raw_status["taskId"]
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn capability_failure_a_wrong_opencode_version_is_refused_before_anything_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("opencode");
+        std::fs::write(&fake, "#!/bin/sh\necho 1.0.0\n").unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let refused = pinned_opencode(Some(&fake)).unwrap_err().to_string();
+        assert!(refused.contains("not the pinned 1.18.33"), "{refused}");
+        assert!(refused.contains("nothing was started"), "{refused}");
+        let missing = pinned_opencode(Some(Path::new("/nonexistent/opencode")))
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("could not be run"), "{missing}");
+    }
 }

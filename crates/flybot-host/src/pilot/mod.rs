@@ -9,4 +9,4 @@ pub mod member;
 pub mod real;
 pub mod run;
 
-pub use run::{PilotConfig, PilotRuntime, run_pilot};
+pub use run::{PilotConfig, PilotRun, PilotRuntime, run_pilot};

@@ -141,8 +141,17 @@ fn end_view(end: &TurnEnd) -> Value {
     }
 }
 
+/// A finished pilot: its report, and the host still running, so a person
+/// can accept or reject the result (`task-accept-result`, `task-cancel`).
+pub struct PilotRun {
+    pub report: PilotReport,
+    pub host: Host,
+    pub task_id: String,
+    _runtime: Runtime,
+}
+
 /// Runs the pilot and answers its report.
-pub async fn run_pilot(config: PilotConfig) -> Result<PilotReport, String> {
+pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
     let started = Instant::now();
     let io = |what: &str| {
         let what = what.to_owned();
@@ -337,8 +346,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotReport, String> {
         .iter()
         .map(end_view)
         .collect();
-    host.begin_stop();
-    Ok(PilotReport {
+    let report = PilotReport {
         evidence_level: runtime.level,
         evidence_level_number: runtime.level.number(),
         versions: json!({
@@ -360,5 +368,11 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotReport, String> {
         room: lines.iter().map(|l| line_view(l, &names)).collect(),
         skipped_boundaries: skipped_boundaries(runtime.level),
         wall_ms: started.elapsed().as_millis() as u64,
+    };
+    Ok(PilotRun {
+        report,
+        host,
+        task_id,
+        _runtime: runtime,
     })
 }

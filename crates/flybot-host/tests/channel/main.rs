@@ -11,6 +11,7 @@ mod edge;
 mod external_members;
 mod model_client;
 mod model_support;
+mod pilot;
 mod projects;
 mod rooms_rounds;
 mod roster;

@@ -1,0 +1,174 @@
+//! The room pilot (#198) through the host: on the scripted fake OpenCode
+//! (evidence level 1) and, when the README's setup installed the pinned
+//! OpenCode, on the real `opencode serve` driven by the mock model (level
+//! 2). Every server involved binds loopback; the OpenCode client refuses
+//! any other address.
+
+use flybot_host::pilot::{PilotConfig, PilotRun, PilotRuntime, run_pilot};
+use flybot_host::{Host, app};
+use flybot_interop::opencode::PINNED_VERSION;
+use flybot_interop::opencode::locate::README_PATH;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use tower::ServiceExt;
+
+async fn call(host: &Host, endpoint: &str, body: Value) -> (u16, Value) {
+    let request = axum::http::Request::post(format!("/api/bot/{endpoint}"))
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    let response = app(host.clone()).oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+async fn pilot(runtime: PilotRuntime, home: &std::path::Path) -> PilotRun {
+    let config = PilotConfig {
+        runtime,
+        home: home.to_owned(),
+        command: vec!["cargo".into(), "test".into()],
+    };
+    match run_pilot(config).await {
+        Ok(run) => run,
+        Err(why) => panic!("the pilot stopped: {why}"),
+    }
+}
+
+fn check_collaboration(run: &PilotRun) {
+    let report = &run.report;
+    assert_eq!(report.outcome, "result-ready", "{:?}", report.raw_status);
+    let texts: Vec<(&str, &str)> = report
+        .room
+        .iter()
+        .map(|l| (l["author"].as_str().unwrap(), l["text"].as_str().unwrap()))
+        .collect();
+    let at = |who: &str, start: &str| {
+        texts
+            .iter()
+            .position(|(a, t)| *a == who && t.starts_with(start))
+            .unwrap_or_else(|| panic!("no {who} line {start}: {texts:?}"))
+    };
+    // Delegation, the one question, its answer, the result: in the room, in order.
+    let delegated = at("Ada", "@Coder Please take");
+    let asked = at("Coder", "QUESTION");
+    let answered = at("Ada", "@Coder Transliterate");
+    let done = at("Coder", "DONE");
+    assert!(delegated < asked && asked < answered && answered < done);
+    let statuses: Vec<String> = report.raw_status["task"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_object().unwrap().values().next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "\"open\"",
+            "\"claimed\"",
+            "\"working\"",
+            "\"blocked\"",
+            "\"working\"",
+            "\"result-ready\""
+        ]
+    );
+    // Evidence: the diff, both test runs, digests.
+    assert!(
+        report.evidence["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+++ b/slug.mjs")
+    );
+    assert_eq!(report.evidence["tests"]["passed"], true);
+    assert_eq!(report.verification["tests"]["passed"], true);
+    assert_eq!(report.verification["sameFilesAsBotB"], true);
+    assert_ne!(
+        report.verification["tests"]["folder"], report.evidence["tests"]["folder"],
+        "Bot A verifies in its own fresh copy"
+    );
+    assert_eq!(report.schema_digest["pinned"], true);
+    assert_eq!(report.raw_status["botBTurns"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn complete_collaboration_the_pilot_on_the_fake_opencode_ends_result_ready_and_a_person_accepts()
+ {
+    let home = tempfile::tempdir().unwrap();
+    let run = pilot(PilotRuntime::Fake, home.path()).await;
+    check_collaboration(&run);
+    assert_eq!(run.report.evidence_level_number, 1);
+    assert!(run.report.skipped_boundaries[0].contains("level 2"));
+    // Result-ready is not accepted: only the person's acceptance ends it.
+    let (_, tasks) = call(&run.host, "tasks", json!({})).await;
+    let card = tasks["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == json!(run.task_id))
+        .cloned()
+        .unwrap();
+    assert_eq!(card["status"], "result-ready");
+    let (status, accepted) =
+        call(&run.host, "task-accept-result", json!({"id": run.task_id})).await;
+    assert_eq!(status, 200, "{accepted}");
+    assert_eq!(accepted["task"]["status"], "accepted");
+    run.host.begin_stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn completion_evidence_a_returned_pilot_result_can_be_rejected_by_the_person() {
+    let home = tempfile::tempdir().unwrap();
+    let run = pilot(PilotRuntime::Fake, home.path()).await;
+    let (status, cancelled) = call(&run.host, "task-cancel", json!({"id": run.task_id})).await;
+    assert_eq!(status, 200, "{cancelled}");
+    assert_eq!(cancelled["task"]["status"], "cancelled");
+    let (status, _) = call(&run.host, "task-accept-result", json!({"id": run.task_id})).await;
+    assert!(
+        (400..500).contains(&status),
+        "a cancelled result is not revived"
+    );
+    run.host.begin_stop();
+}
+
+/// The pinned OpenCode where the README's setup installs it.
+fn installed_opencode() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(README_PATH);
+    path.exists().then_some(path)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn level2_the_pilot_runs_against_the_real_pinned_opencode_serve() {
+    let Some(binary) = installed_opencode() else {
+        eprintln!(
+            "SKIPPED level2_the_pilot_runs_against_the_real_pinned_opencode_serve: opencode-ai {PINNED_VERSION} is not installed at <repo>/{README_PATH} (run the README's setup)"
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let version = flybot_interop::opencode::process::version_of(&binary, scratch.path())
+        .await
+        .unwrap_or_default();
+    if version != PINNED_VERSION {
+        eprintln!(
+            "SKIPPED level2_the_pilot_runs_against_the_real_pinned_opencode_serve: {} is {version:?}, not {PINNED_VERSION}",
+            binary.display()
+        );
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let run = pilot(
+        PilotRuntime::OpenCode {
+            binary,
+            found_by: "the README's install folder (.tools/opencode)".into(),
+        },
+        home.path(),
+    )
+    .await;
+    check_collaboration(&run);
+    assert_eq!(run.report.evidence_level_number, 2);
+    assert_eq!(run.report.versions["runtime"]["opencode"], PINNED_VERSION);
+    run.host.begin_stop();
+}
