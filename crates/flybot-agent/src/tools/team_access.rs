@@ -29,4 +29,14 @@ pub trait TeamAccess: Send + Sync {
     /// The owner policy's verdict on a send, judged by the host with the
     /// core `reach()` (#90, #948, #1126) on the team as it is now.
     fn reach(&self, send: &ReachSend) -> Verdict;
+    /// Posts `text` as `bot_id`'s own line in `room_id` at `hop` and opens
+    /// a round there (or queues it for the next one) (#557). `Err` is the
+    /// sentence the Bot is told.
+    fn post_to_group(
+        &self,
+        room_id: &str,
+        bot_id: &str,
+        text: &str,
+        hop: u32,
+    ) -> Result<u64, String>;
 }

@@ -11,7 +11,7 @@ mod grants;
 mod owner;
 mod projects;
 mod queue;
-mod room_chat;
+pub(crate) mod room_chat;
 mod rooms;
 mod shared;
 mod task_moves;

@@ -97,6 +97,42 @@ fn drive(host: Host, room_id: String, first: u64) {
     });
 }
 
+/// A Bot's own line posted with `post_to_group` (#557): logged in its
+/// voice at `hop`, then a round opens for it, or it waits for the next one
+/// when a round runs. Answers the line's seq.
+pub(crate) fn post_bot_line(
+    host: &Host,
+    room_id: &str,
+    bot_id: &str,
+    text: &str,
+    hop: u32,
+) -> std::io::Result<u64> {
+    let line = host.rooms().append(
+        room_id,
+        NewLine {
+            author_id: bot_id.to_owned(),
+            author_kind: AuthorKind::LocalBot,
+            kind: LineKind::Chat,
+            text: text.to_owned(),
+            at: flybot_store::system_now_ms(),
+            hop,
+        },
+    )?;
+    let start = host.rooms().run(room_id, |r| {
+        if r.running {
+            r.pending.push(line.seq);
+            false
+        } else {
+            r.running = true;
+            true
+        }
+    });
+    if start {
+        drive(host.clone(), room_id.to_owned(), line.seq);
+    }
+    Ok(line.seq)
+}
+
 /// `send {roomId, text}` → `{roomId, seq, queued: "round"|"steer"|"stop"|"next-round"}`.
 pub async fn send(host: &Host, actor: &Actor, req: RoomSend) -> Result<Value, ApiError> {
     let text = req.text.trim();

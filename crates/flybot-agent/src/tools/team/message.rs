@@ -46,7 +46,7 @@ fn named_bots(state: &TeamState, me: &Bot, name: &str) -> Vec<Bot> {
 
 /// The hop count of the turn running in `session_id`: the highest hop of the
 /// Bot messages that started it (0 for a person's line).
-fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
+pub(super) fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
     let Ok(log) = sessions.transcript(session_id, 0) else {
         return 0;
     };

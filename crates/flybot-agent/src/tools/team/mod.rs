@@ -16,6 +16,7 @@ mod decision;
 mod dedupe;
 mod list;
 mod message;
+mod post;
 mod secret;
 mod update;
 
@@ -48,6 +49,7 @@ pub fn team_tools() -> Vec<Arc<dyn DynTool>> {
     vec![
         Arc::new(ListBots),
         Arc::new(MessageBot),
+        Arc::new(post::PostToGroup),
         Arc::new(CreateBot),
         Arc::new(UpdateBot),
         Arc::new(StopBot),
