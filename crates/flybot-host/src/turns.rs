@@ -15,6 +15,7 @@ use flybot_agent::tools::team::{DECISIONS_OPT_IN, RUN_BOT_TEAM_TOOLS, RecentLine
 use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
+use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_store::Store;
 use std::path::PathBuf;
@@ -89,6 +90,7 @@ fn all_tools() -> ToolSet {
     let mut tools = team_tools();
     tools.extend(workspace_tools(RunCommandApproval::EveryRun));
     tools.push(Arc::new(flybot_agent::tools::track_tasks::TrackTasks));
+    tools.extend(flybot_agent::tools::workflow::workflow_tools());
     ToolSet::new(tools)
 }
 
@@ -109,6 +111,12 @@ fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
             "run_command".to_owned(),
             "A run Bot cannot run commands: nobody can approve them for it.".to_owned(),
         );
+        // Every tool whose effect reaches past its own Session (#1445).
+        for name in EPHEMERAL_DENIED_TOOLS {
+            mask.restrict.insert(name.to_owned());
+            mask.guard
+                .insert(name.to_owned(), NOT_A_TEAM_MEMBER.to_owned());
+        }
     }
     let opted_in = bot.extra.get(DECISIONS_OPT_IN).and_then(|v| v.as_bool()) == Some(true);
     if !opted_in {
@@ -191,6 +199,9 @@ impl TurnEnvironment for HostTurns {
         let mut tool_context = ToolContext::new(session_id, &bot.id, workdir);
         tool_context.team = Some(self.parts.team.clone());
         tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
+            link: self.parts.link.clone(),
+        }));
+        tool_context.workflows = Some(Arc::new(crate::endpoints::workflow_tools::HostWorkflows {
             link: self.parts.link.clone(),
         }));
         Ok(TurnSetup {

@@ -11,6 +11,7 @@ pub mod schema;
 pub mod set;
 pub mod team;
 pub mod track_tasks;
+pub mod workflow;
 pub mod workspace;
 
 use schemars::JsonSchema;
@@ -66,6 +67,9 @@ pub struct ToolContext {
     /// The task board for `track_tasks`; `None` where a turn runs without a
     /// host.
     pub tasks: Option<Arc<dyn crate::tools::track_tasks::TaskAccess>>,
+    /// The workflows for `run_workflow` and `define_workflow`; `None` where
+    /// a turn runs without a host.
+    pub workflows: Option<Arc<dyn crate::tools::workflow::WorkflowAccess>>,
 }
 
 impl ToolContext {
@@ -78,6 +82,7 @@ impl ToolContext {
             call_id: String::new(),
             team: None,
             tasks: None,
+            workflows: None,
         }
     }
 }

@@ -18,9 +18,12 @@ mod task_moves;
 mod tasks;
 mod test_model;
 mod usage;
+mod workflow_authors;
 pub(crate) mod workflow_beat;
 mod workflow_job;
 mod workflow_run;
+mod workflow_run_bot;
+pub(crate) mod workflow_tools;
 mod workflows;
 
 use crate::actor::Caller;

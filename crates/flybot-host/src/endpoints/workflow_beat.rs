@@ -112,6 +112,7 @@ pub async fn replan(host: &Host, written: Option<&[String]>) -> Vec<String> {
     if defs.is_empty() {
         return Vec::new();
     }
+    let model = host.config().default_model.clone();
     let wrote = host
         .mutate("workflow", |change| {
             let mut wrote = Vec::new();
@@ -124,7 +125,7 @@ pub async fn replan(host: &Host, written: Option<&[String]>) -> Vec<String> {
                 };
                 let actor = job_actor(change.state(), job);
                 // Only a vanished job fails, and it writes nothing.
-                if let Ok(driven) = drive(change, &actor, def, job_id) {
+                if let Ok(driven) = drive(change, &actor, def, job_id, &model) {
                     wrote.extend(driven.written);
                 }
             }

@@ -5,12 +5,14 @@
 //! and naming its workflow and node. The cards already under the job are
 //! the record, so a replay opens nothing twice.
 
+use super::workflow_run_bot::{RUN_BOT, open_run_bot};
 use super::workflows::definitions;
 use crate::host::Host;
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::queue;
 use flybot_core::workflow::artifact::{Artifact, Fact, Facts, parse_spec};
+use flybot_core::workflow::definition::node;
 use flybot_core::workflow::plan::{Plan, PlanCard, PlanRequest, RefusedNode, job_done, plan_job};
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Task, TaskStatus, TeamState};
@@ -130,6 +132,7 @@ pub fn drive(
     actor: &Actor,
     def: &WorkflowDefinition,
     job_id: &str,
+    model: &str,
 ) -> Result<Driven, ApiError> {
     let job = change
         .state()
@@ -175,6 +178,12 @@ pub fn drive(
                         .insert(WORKFLOW.into(), Value::from(card.workflow.clone()));
                     task.extra
                         .insert(NODE.into(), Value::from(card.node.clone()));
+                    // A node that names tools is done by a run Bot (#1373).
+                    if let Some(n) = node(def, &card.node)
+                        && let Some(bot) = open_run_bot(change, &job, n, &task, model)
+                    {
+                        task.extra.insert(RUN_BOT.into(), Value::from(bot.id));
+                    }
                     change.put_task(&task);
                     written.push(task.id.clone());
                 }

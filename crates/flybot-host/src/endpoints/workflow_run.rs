@@ -5,9 +5,11 @@
 //! offers them and the beat re-plans nothing twice.
 
 use super::owner::{acting_member, journal_actor};
+use super::workflow_authors::author_of;
 use super::workflow_job::{
     FACTS, HOLD, WORKFLOW, definition, drive, job_workflow, plan_answer, put_fact,
 };
+use super::workflow_run_bot::{CAPPED_BY, job_caps};
 use super::workflows::definitions;
 use crate::board::claims::announce;
 use crate::host::Host;
@@ -26,6 +28,18 @@ use serde_json::{Map, Value, json};
 /// `workflow-run {workflow, roomId, botId, title, inputs?}` → the job and
 /// what opened: `{jobId, workflow, open, refused, done}`.
 pub async fn run(host: &Host, actor: &Actor, req: WorkflowRun) -> Result<Value, ApiError> {
+    start(host, actor, req, None).await
+}
+
+/// Starts a job; `caller_bot` is the Bot whose `run_workflow` call started
+/// it. The job records its caps (#1544, #1582): that Bot and the Bot that
+/// saved the workflow, for the run Bots its nodes open.
+pub async fn start(
+    host: &Host,
+    actor: &Actor,
+    req: WorkflowRun,
+    caller_bot: Option<&str>,
+) -> Result<Value, ApiError> {
     let all: Vec<WorkflowDefinition> = definitions(host).into_iter().map(|(d, _)| d).collect();
     let args = RunWorkflowArgs {
         workflow: req.workflow.clone(),
@@ -35,6 +49,8 @@ pub async fn run(host: &Host, actor: &Actor, req: WorkflowRun) -> Result<Value, 
     let call = check_run_workflow(&args, &all).map_err(|why| ApiError::invalid("workflow", why))?;
     let def = definition(host, &call.workflow)?;
     let job_id = new_id("task");
+    let caps = job_caps(caller_bot, author_of(host, &def.id).as_deref());
+    let model = host.config().default_model.clone();
     let (job, driven) = host
         .mutate(journal_actor(actor), |change| {
             let lead = queue::acting_bot(change.state(), actor, &req.bot_id)?.clone();
@@ -69,8 +85,9 @@ pub async fn run(host: &Host, actor: &Actor, req: WorkflowRun) -> Result<Value, 
             job.extra
                 .insert(WORKFLOW.into(), Value::from(def.id.clone()));
             job.extra.insert(FACTS.into(), Value::Object(facts));
+            job.extra.insert(CAPPED_BY.into(), caps);
             change.put_task(&job);
-            let driven = drive(change, actor, &def, &job_id)?;
+            let driven = drive(change, actor, &def, &job_id, &model)?;
             Ok((job, driven))
         })
         .await?;
@@ -99,6 +116,7 @@ async fn edit_job(
         return Err(ApiError::not_found("workflow job", job_id));
     };
     let def = definition(host, &workflow)?;
+    let model = host.config().default_model.clone();
     let (job, changed, driven) = host
         .mutate(journal_actor(actor), |change| {
             let mut job = change
@@ -115,7 +133,7 @@ async fn edit_job(
                 job.updated_at = change.now_ms().max(job.updated_at + 1);
                 change.put_task(&job);
             }
-            let driven = drive(change, actor, &def, job_id)?;
+            let driven = drive(change, actor, &def, job_id, &model)?;
             Ok((job, changed, driven))
         })
         .await?;

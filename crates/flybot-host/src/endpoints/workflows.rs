@@ -160,11 +160,21 @@ fn check_writable(host: &Host, def: &WorkflowDefinition) -> Result<(), ApiError>
 
 /// `workflow-save {definition}` → `{id, changed}` (acceptance 7).
 pub fn save(host: &Host, _actor: &Actor, req: WorkflowSave) -> Result<Value, ApiError> {
-    let def = req.definition;
+    save_by(host, req.definition, None)
+}
+
+/// Saves `def` with `author` as the Bot that saved it (`None`: the owner's
+/// own edit, which records no author, #1544).
+pub fn save_by(
+    host: &Host,
+    def: WorkflowDefinition,
+    author: Option<&str>,
+) -> Result<Value, ApiError> {
     check_writable(host, &def)?;
     let changed = files(host)
         .write(&def.id, &workflow_bytes(&def))
         .map_err(|error| write_failed(&format!("workflows/{}.json", def.id), &error))?;
+    super::workflow_authors::record_author(host, &def.id, author);
     Ok(json!({"id": def.id, "changed": changed}))
 }
 
@@ -193,6 +203,7 @@ pub fn customize(host: &Host, _actor: &Actor, req: WorkflowCustomize) -> Result<
     let changed = files(host)
         .write(&copy.id, &workflow_bytes(&copy))
         .map_err(|error| write_failed(&format!("workflows/{}.json", copy.id), &error))?;
+    super::workflow_authors::record_author(host, &copy.id, None);
     Ok(json!({"id": copy.id, "changed": changed, "definition": copy}))
 }
 

@@ -24,4 +24,5 @@ mod tasks;
 mod team_tools;
 mod test_model;
 mod workflow_beat;
+mod workflow_run_bots;
 mod workflows;

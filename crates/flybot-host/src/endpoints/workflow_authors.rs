@@ -1,0 +1,47 @@
+//! Who saved each workflow (#1544, #1582): the Bot whose `define_workflow`
+//! call wrote the file, kept beside the definitions (never inside them, so
+//! the canonical bytes stay the definition's own). A save with no Bot
+//! behind it (the channel's `workflow-save`, Customize) is the owner's own
+//! edit and records no author, which lifts that cap again.
+
+use crate::host::Host;
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+fn path(host: &Host) -> PathBuf {
+    host.config().home.join("workflow-authors.json")
+}
+
+fn read_all(host: &Host) -> Map<String, Value> {
+    std::fs::read(path(host))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// The Bot that saved workflow `id`, if a Bot did.
+pub fn author_of(host: &Host, id: &str) -> Option<String> {
+    read_all(host).get(id)?.as_str().map(str::to_owned)
+}
+
+/// Records who saved `id`: a Bot, or `None` for the owner's own edit.
+pub fn record_author(host: &Host, id: &str, bot: Option<&str>) {
+    let mut all = read_all(host);
+    let before = all.get(id).cloned();
+    match bot {
+        Some(bot) => all.insert(id.to_owned(), Value::from(bot)),
+        None => all.remove(id),
+    };
+    if all.get(id) == before.as_ref() {
+        return;
+    }
+    let written = serde_json::to_vec_pretty(&all)
+        .map_err(std::io::Error::other)
+        .and_then(|mut bytes| {
+            bytes.push(b'\n');
+            flybot_store::atomic_write(&path(host), &bytes)
+        });
+    if let Err(error) = written {
+        tracing::warn!("could not record who saved the workflow {id}: {error}");
+    }
+}

@@ -1,0 +1,139 @@
+//! `HostWorkflows`: `run_workflow` and `define_workflow` as the host runs
+//! them (`WorkflowAccess`). A run starts in the room whose seat the calling
+//! Session is, under the room's task lead, through the same `start` as the
+//! `workflow-run` endpoint, with the calling Bot among the job's caps
+//! (#1544, #1582). A definition is checked by the pure
+//! `check_define_workflow` and saved with the calling Bot as its author.
+
+use super::workflow_run::start;
+use super::workflows::{save_by, team_roles};
+use crate::board::track::room_of_seat;
+use crate::host::{Host, HostLink};
+use flybot_agent::tools::BoxFuture;
+use flybot_agent::tools::workflow::{WorkflowAccess, WorkflowCaller};
+use flybot_core::access::{Actor, enforced};
+use flybot_core::tasks::roles::task_lead;
+use flybot_core::workflow::tools::{DefineWorkflowArgs, RunWorkflowArgs, check_define_workflow};
+use flybot_protocol::state::TeamState;
+use flybot_protocol::workflow::WorkflowRun;
+use serde_json::Value;
+
+/// The host's side of the workflow tools.
+pub(crate) struct HostWorkflows {
+    pub link: HostLink,
+}
+
+const NO_HOST: &str = "The host is stopping; try again later.";
+
+/// The Bot acts for itself as its owner would.
+fn bot_actor(state: &TeamState, bot_id: &str) -> Actor {
+    match state.bots.get(bot_id) {
+        Some(bot) if enforced(state) => Actor::Member {
+            member_id: bot.owner_id.clone(),
+            session_id: String::new(),
+        },
+        Some(_) | None => Actor::SingleOwner,
+    }
+}
+
+fn names(list: &Value) -> String {
+    list.as_array()
+        .map(|cards| {
+            cards
+                .iter()
+                .filter_map(|c| c["node"].as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
+/// One line for the model: the job, what opened, what waits and why.
+fn run_line(answer: &Value) -> String {
+    let mut line = format!(
+        "Started job {} on {}.",
+        answer["jobId"].as_str().unwrap_or(""),
+        answer["workflow"].as_str().unwrap_or("")
+    );
+    let opened = names(&answer["open"]);
+    if !opened.is_empty() {
+        line.push_str(&format!(" Opened: {opened}."));
+    }
+    for refused in answer["refused"].as_array().into_iter().flatten() {
+        if let Some(sentence) = refused["refusal"].as_str() {
+            line.push(' ');
+            line.push_str(sentence);
+        }
+    }
+    line
+}
+
+async fn run(host: Host, caller: WorkflowCaller, args: RunWorkflowArgs) -> Result<String, String> {
+    let (actor, room_id, lead) = host
+        .store()
+        .read(|state| {
+            let room_id = room_of_seat(state, &caller.bot_id, &caller.session_id)?;
+            let lead = state
+                .rooms
+                .get(&room_id)
+                .and_then(task_lead)
+                .unwrap_or(&caller.bot_id)
+                .to_owned();
+            Some((bot_actor(state, &caller.bot_id), room_id, lead))
+        })
+        .ok_or_else(|| {
+            "Run a workflow from a room's seat: its cards open on that room's board.".to_owned()
+        })?;
+    let req = WorkflowRun {
+        workflow: args.workflow,
+        room_id,
+        bot_id: lead,
+        title: args.title,
+        inputs: args.inputs,
+        actor_id: None,
+    };
+    let answer = start(&host, &actor, req, Some(&caller.bot_id))
+        .await
+        .map_err(|error| error.message)?;
+    Ok(run_line(&answer))
+}
+
+fn define(
+    host: &Host,
+    caller: &WorkflowCaller,
+    args: DefineWorkflowArgs,
+) -> Result<String, String> {
+    let roles = host.store().read(team_roles);
+    check_define_workflow(&args, roles.as_ref()).map_err(|sentences| sentences.join(" "))?;
+    let id = args.definition.id.clone();
+    let answer = save_by(host, args.definition, Some(&caller.bot_id)).map_err(|e| e.message)?;
+    Ok(if answer["changed"] == Value::Bool(true) {
+        format!("Saved the workflow {id}.")
+    } else {
+        format!("The workflow {id} was already saved as given; nothing changed.")
+    })
+}
+
+impl WorkflowAccess for HostWorkflows {
+    fn run<'a>(
+        &'a self,
+        caller: WorkflowCaller,
+        args: RunWorkflowArgs,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let host = self.link.host().ok_or_else(|| NO_HOST.to_owned())?;
+            run(host, caller, args).await
+        })
+    }
+
+    fn define<'a>(
+        &'a self,
+        caller: WorkflowCaller,
+        args: DefineWorkflowArgs,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let host = self.link.host().ok_or_else(|| NO_HOST.to_owned())?;
+            define(&host, &caller, args)
+        })
+    }
+}

@@ -1,0 +1,95 @@
+//! Run Bots through the channel (#1373, #1445, #1544, #1582): a node that
+//! names tools opens with a hidden run Bot that is on no team, is never
+//! announced or listed, and records its caps and the node's tools even
+//! while no connector exists.
+
+use crate::support::TestHost;
+use crate::workflows::desk;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_1544_1582() {
+    let t = TestHost::new();
+    let (room, lead) = desk(&t).await;
+    let copy = t
+        .ok(
+            None,
+            "workflow-customize",
+            json!({"from": "blank", "id": "tooled", "name": "Tooled"}),
+        )
+        .await;
+    let mut def = copy["definition"].clone();
+    def["nodes"][0]["tools"] = json!(["github"]);
+    t.ok(None, "workflow-save", json!({"definition": def}))
+        .await;
+    let mut events = t.host.subscribe();
+    let before = t.host.store().read(|s| s.bots.len());
+    let started = t
+        .ok(
+            None,
+            "workflow-run",
+            json!({"workflow": "tooled", "roomId": room, "botId": lead,
+                   "title": "Post", "inputs": {"text:topic": {"revision": "t1"}}}),
+        )
+        .await;
+    let job = started["jobId"].as_str().unwrap().to_owned();
+    let (card, run_bot) = t.host.store().read(|s| {
+        let card = s
+            .tasks
+            .values()
+            .find(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job.as_str()))
+            .cloned()
+            .unwrap();
+        let id = card.extra["runBot"].as_str().unwrap().to_owned();
+        (card, s.bots[&id].clone())
+    });
+    assert_eq!(t.host.store().read(|s| s.bots.len()), before + 1);
+    assert!(run_bot.run && run_bot.hidden);
+    assert_eq!(
+        run_bot.created_by, None,
+        "the caller is a cap, not a parent"
+    );
+    // The owner's own save and start: no Bot caps the run, recorded as such.
+    assert_eq!(run_bot.extra["cappedBy"], json!([]));
+    assert_eq!(run_bot.extra["stepTools"], json!(["github"]));
+    assert_eq!(run_bot.extra["cardId"], card.id.as_str());
+    // Not a team member: in no room, never listed, never announced.
+    let in_room = t
+        .host
+        .store()
+        .read(|s| s.rooms[&room].members.contains(&run_bot.id));
+    assert!(!in_room);
+    let (_, state) = t.state(None).await;
+    let listed = state["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["id"] == run_bot.id.as_str());
+    assert!(!listed, "the state view leaves a run Bot out");
+    while let Ok(event) = events.try_recv() {
+        assert!(
+            !matches!(event, flybot_host::HostEvent::BotCreated { .. }),
+            "bot.created is not announced for a run Bot"
+        );
+    }
+    // Its caps are the job's, for every node it opens later.
+    let job_caps = t
+        .host
+        .store()
+        .read(|s| s.tasks[&job].extra["cappedBy"].clone());
+    assert_eq!(job_caps, json!([]));
+    // A node naming no tools opens with no run Bot.
+    t.ok(
+        None,
+        "workflow-fact",
+        json!({"jobId": job, "spec": "text:draft", "revision": "d1"}),
+    )
+    .await;
+    let review_bot = t.host.store().read(|s| {
+        s.tasks
+            .values()
+            .find(|c| c.extra.get("node").and_then(Value::as_str) == Some("review"))
+            .map(|c| c.extra.contains_key("runBot"))
+    });
+    assert_eq!(review_bot, Some(false));
+}
