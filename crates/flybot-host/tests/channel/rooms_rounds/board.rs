@@ -49,8 +49,17 @@ fn tasks(t: &TestHost) -> Vec<Task> {
     t.host.store().read(|s| s.tasks.values().cloned().collect())
 }
 
-async fn until(what: &str, mut done: impl FnMut() -> bool) {
+/// Polls `done` on the paused clock. A step of the clock waits until every
+/// accepted store change is on disk first: the journal writer is a thread,
+/// and while a host task awaits it the runtime is idle, so a bare sleep loop
+/// let the paused clock run ahead of the host by the disk's real latency
+/// (the 40 s budget, or the 30 s backoff, could pass inside one fsync).
+async fn until(t: &TestHost, what: &str, mut done: impl FnMut() -> bool) {
     for _ in 0..2_000 {
+        if done() {
+            return;
+        }
+        t.host.store().saves_settled().await;
         if done() {
             return;
         }
@@ -103,7 +112,7 @@ async fn the_lead_assigns_two_subtasks_that_wake_the_assignees_and_the_overall_c
         json!({"roomId": room, "text": "split the work"}),
     )
     .await;
-    until("the overall card settles", || {
+    until(&t, "the overall card settles", || {
         tasks(&t)
             .iter()
             .any(|c| c.title == "Ship v1" && c.status == TaskStatus::Accepted)
@@ -119,7 +128,7 @@ async fn the_lead_assigns_two_subtasks_that_wake_the_assignees_and_the_overall_c
     assert_eq!(wakes(&t, &session_of(&t, &dev1)), 1);
     assert_eq!(wakes(&t, &session_of(&t, &dev2)), 1);
     assert_eq!(wakes(&t, &session_of(&t, &lead)), 0);
-    until("the room settles", || {
+    until(&t, "the room settles", || {
         !t.host.rooms().run(&room, |r| r.running)
     })
     .await;
@@ -165,7 +174,7 @@ async fn a_wake_that_changed_nothing_waits_30s_then_2min_and_a_card_waiting_on_a
     t.ok(None, "send", json!({"roomId": room, "text": "split"}))
         .await;
     let drive = t.host.task_drive();
-    until("the first wake waits", || {
+    until(&t, "the first wake waits", || {
         drive
             .wait_of(&s1, Pass::Work)
             .is_some_and(|w| w.strikes == 1)
@@ -176,7 +185,7 @@ async fn a_wake_that_changed_nothing_waits_30s_then_2min_and_a_card_waiting_on_a
     assert_eq!(wakes(&t, &s1), 1);
     tokio::time::sleep(Duration::from_secs(20)).await;
     assert_eq!(wakes(&t, &s1), 1, "woken inside the 30 s wait");
-    until("the second wake waits 2 min", || {
+    until(&t, "the second wake waits 2 min", || {
         drive
             .wait_of(&s1, Pass::Work)
             .is_some_and(|w| w.strikes == 2)
@@ -225,7 +234,7 @@ async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
             })
             .count()
     };
-    until("the first reminder", || reminders(&t) == 1).await;
+    until(&t, "the first reminder", || reminders(&t) == 1).await;
     tokio::time::sleep(Duration::from_secs(60 * 60)).await;
     assert_eq!(reminders(&t), 2, "reminders stop after two");
 }
