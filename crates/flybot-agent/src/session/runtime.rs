@@ -257,6 +257,43 @@ impl Sessions {
             .with_log(|log| log.after(after).to_vec()))
     }
 
+    /// The running turn's oldest open tool wait that has not interrupted it
+    /// yet: its call id and age (#1650). `None` when no turn runs.
+    pub fn oldest_open_wait(&self, session_id: &str) -> Option<(String, Duration)> {
+        let cells = lock(&self.inner.cells);
+        let state = lock(&cells.get(session_id)?.state);
+        let running = state.running.as_ref()?;
+        running
+            .waits
+            .iter()
+            .filter(|(id, _, _)| !running.interrupted.contains(id))
+            .min_by_key(|(_, since, _)| *since)
+            .map(|(id, since, _)| (id.clone(), since.elapsed()))
+    }
+
+    /// Cancels the running turn for its open wait `call_id`, once per wait,
+    /// keeping the inbox (#1650); answers whether it did.
+    pub fn interrupt_wait(&self, session_id: &str, call_id: &str) -> bool {
+        let cells = lock(&self.inner.cells);
+        let Some(cell) = cells.get(session_id) else {
+            return false;
+        };
+        let mut state = lock(&cell.state);
+        let Some(running) = &mut state.running else {
+            return false;
+        };
+        if !running.waits.iter().any(|(id, _, _)| id == call_id)
+            || !running.interrupted.insert(call_id.to_owned())
+        {
+            return false;
+        }
+        running.cancel.send_replace(Some(EndReason::Aborted {
+            by: AbortedBy::Hook,
+            reason: Some(INTERRUPT_REASON.to_owned()),
+        }));
+        true
+    }
+
     pub fn is_running(&self, session_id: &str) -> bool {
         lock(&self.inner.cells)
             .get(session_id)

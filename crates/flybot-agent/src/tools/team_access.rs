@@ -30,7 +30,8 @@ pub trait TeamAccess: Send + Sync {
     /// core `reach()` (#90, #948, #1126) on the team as it is now.
     fn reach(&self, send: &ReachSend) -> Verdict;
     /// Posts `text` as `bot_id`'s own line in `room_id` at `hop` and opens
-    /// a round there (or queues it for the next one) (#557). `Err` is the
+    /// a round there (or queues it for the next one) (#557); `report_back`
+    /// sends the round's closing report to the poster's chat (#913). `Err` is the
     /// sentence the Bot is told.
     fn post_to_group(
         &self,
@@ -38,5 +39,6 @@ pub trait TeamAccess: Send + Sync {
         bot_id: &str,
         text: &str,
         hop: u32,
+        report_back: bool,
     ) -> Result<u64, String>;
 }

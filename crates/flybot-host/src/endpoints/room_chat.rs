@@ -4,7 +4,9 @@
 //! stop that cancels it (#1267); a line while no round runs opens one.
 
 use crate::host::Host;
+use crate::rooms::interrupt::interrupt_long_wait;
 use crate::rooms::runner::run_round_with;
+use flybot_agent::session::{ItemKind, Source};
 use flybot_core::access::Actor;
 use flybot_core::rooms::log::{AuthorKind, LineKind, from_start};
 use flybot_core::rooms::participants::{participants_of, window_start};
@@ -71,7 +73,7 @@ fn drive(host: Host, room_id: String, first: u64) {
         let now = flybot_store::system_now_ms;
         let mut next = first;
         loop {
-            run_round_with(
+            let summary = run_round_with(
                 host.rooms(),
                 &participant,
                 Some(&board),
@@ -81,6 +83,9 @@ fn drive(host: Host, room_id: String, first: u64) {
                 next,
             )
             .await;
+            if let Some(report) = summary.report {
+                send_report(&host, &report);
+            }
             let more = host.rooms().run(&room_id, |r| {
                 let newest = r.pending.iter().max().copied();
                 r.pending.clear();
@@ -97,6 +102,20 @@ fn drive(host: Host, room_id: String, first: u64) {
     });
 }
 
+/// The round's closing report (#913) into the poster's own chat.
+fn send_report(host: &Host, report: &crate::rooms::runner::ClosingReport) {
+    let session = host
+        .store()
+        .read(|s| s.bots.get(&report.poster).map(|b| b.session_id.clone()));
+    let Some(session) = session else { return };
+    if let Err(e) =
+        host.sessions()
+            .deliver(&session, &report.text, Source::Host, ItemKind::NextTurn)
+    {
+        tracing::warn!("a closing report could not reach {}: {e}", report.poster);
+    }
+}
+
 /// A Bot's own line posted with `post_to_group` (#557): logged in its
 /// voice at `hop`, then a round opens for it, or it waits for the next one
 /// when a round runs. Answers the line's seq.
@@ -106,6 +125,7 @@ pub(crate) fn post_bot_line(
     bot_id: &str,
     text: &str,
     hop: u32,
+    report_back: bool,
 ) -> std::io::Result<u64> {
     let line = host.rooms().append(
         room_id,
@@ -119,6 +139,9 @@ pub(crate) fn post_bot_line(
         },
     )?;
     let start = host.rooms().run(room_id, |r| {
+        if report_back {
+            r.report_back.insert(line.seq);
+        }
         if r.running {
             r.pending.push(line.seq);
             false
@@ -133,7 +156,7 @@ pub(crate) fn post_bot_line(
     Ok(line.seq)
 }
 
-/// `send {roomId, text}` → `{roomId, seq, queued: "round"|"steer"|"stop"|"next-round"}`.
+/// `send {roomId, text}` → `{roomId, seq, queued: "round"|"steer"|"stop"|"interrupt"|"next-round"}`.
 pub async fn send(host: &Host, actor: &Actor, req: RoomSend) -> Result<Value, ApiError> {
     let text = req.text.trim();
     if text.is_empty() {
@@ -187,6 +210,17 @@ pub async fn send(host: &Host, actor: &Actor, req: RoomSend) -> Result<Value, Ap
                 let participant = crate::rooms::external::participant(host);
                 crate::rooms::RoomParticipant::cancel(&participant, &session);
                 "stop"
+            }
+            MidLine::Steer
+                if interrupt_long_wait(
+                    host.sessions(),
+                    &session,
+                    flybot_store::system_now_ms(),
+                ) =>
+            {
+                // #1650: the turn let go; the line opens the next round.
+                host.rooms().run(&room.id, |r| r.pending.push(line.seq));
+                "interrupt"
             }
             MidLine::Steer => {
                 let participant = crate::rooms::external::participant(host);

@@ -4,7 +4,7 @@
 
 use flybot_core::rooms::log::RoomLine;
 use flybot_store::room_log::{NewLine, RoomLog};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -24,6 +24,9 @@ pub struct RoomRun {
     pub seen: HashMap<String, u64>,
     /// Rounds Bots started since the person last spoke (#557).
     pub late_rounds: u32,
+    /// Seqs of Bot lines whose poster wants the round's closing report
+    /// (#913, `post_to_group` with `report_back`).
+    pub report_back: BTreeSet<u64>,
 }
 
 /// Every room's log and run state.

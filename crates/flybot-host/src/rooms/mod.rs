@@ -5,8 +5,10 @@
 pub mod agent;
 pub mod dispatch;
 pub mod external;
+pub mod interrupt;
 pub mod logs;
 pub mod participant;
+pub mod retry;
 pub mod runner;
 
 pub use logs::RoomLogs;

@@ -8,11 +8,13 @@
 use super::dispatch::{RoundBoard, dispatch_in};
 use super::logs::RoomLogs;
 use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
+use super::retry::run_turn_retrying;
 use flybot_core::rooms::context::room_lines_text;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::mentions::Named;
 use flybot_core::rooms::participants::participants_of;
 use flybot_core::rooms::presence::format_room_presence;
+use flybot_core::rooms::report::closing_report;
 use flybot_core::rooms::round::{Opener, Reply, Round, Setup, is_quiet, next_late_rounds};
 use flybot_core::rooms::standing::{Settings, route_note, standing_text, turn_message};
 use flybot_core::rooms::{board::format_room_board, participants::ParticipantKind};
@@ -29,6 +31,15 @@ pub struct RoundSummary {
     pub lines: u32,
     /// Characters of the longest member turn message.
     pub max_prompt_chars: usize,
+    /// The closing report for the poster who asked for one (#913).
+    pub report: Option<ClosingReport>,
+}
+
+/// A round's closing report and the Bot whose own chat it goes to (#913).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosingReport {
+    pub poster: String,
+    pub text: String,
 }
 
 /// The room's members as `@` names them, in the room's order.
@@ -253,14 +264,13 @@ pub async fn run_round_with(
             r.seen.insert(call.bot_id.clone(), last);
         });
         summary.turns += 1;
-        let outcome = participant
-            .run_turn(MemberTurn {
-                room_id: room_id.to_owned(),
-                bot_id: call.bot_id.clone(),
-                session_id,
-                text,
-            })
-            .await;
+        let turn = MemberTurn {
+            room_id: room_id.to_owned(),
+            bot_id: call.bot_id.clone(),
+            session_id,
+            text,
+        };
+        let outcome = run_turn_retrying(logs, participant, room_id, turn).await;
         let superseded = logs.run(room_id, |r| {
             r.speaking = None;
             std::mem::take(&mut r.stopped)
@@ -336,6 +346,15 @@ pub async fn run_round_with(
                 );
             }
         }
+    }
+    let wants_report = line.author_kind != AuthorKind::Human
+        && logs.run(room_id, |r| r.report_back.remove(&opener_seq));
+    if wants_report {
+        let state = read();
+        summary.report = Some(ClosingReport {
+            poster: line.author_id.clone(),
+            text: closing_report(&round, &line.author_id, |id| name_of(&state, id)),
+        });
     }
     summary
 }

@@ -55,14 +55,16 @@ impl TeamAccess for HostTeam {
         bot_id: &str,
         text: &str,
         hop: u32,
+        report_back: bool,
     ) -> Result<u64, String> {
         let host = self
             .link
             .host()
             .ok_or_else(|| "The host is stopping; try again later.".to_owned())?;
-        crate::endpoints::room_chat::post_bot_line(&host, room_id, bot_id, text, hop).map_err(|e| {
-            tracing::warn!("post_to_group into {room_id} could not be logged: {e}");
-            "The group could not take the line; try again.".to_owned()
-        })
+        crate::endpoints::room_chat::post_bot_line(&host, room_id, bot_id, text, hop, report_back)
+            .map_err(|e| {
+                tracing::warn!("post_to_group into {room_id} could not be logged: {e}");
+                "The group could not take the line; try again.".to_owned()
+            })
     }
 }

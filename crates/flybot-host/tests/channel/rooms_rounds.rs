@@ -121,3 +121,4 @@ mod board;
 mod dispatch;
 mod post;
 mod reach;
+mod steering;

@@ -2,7 +2,9 @@
 //! round there. The #557 guards (core `may_post`): a Bot never posts into
 //! the room it is speaking in (its reply is its line there), and a relayed
 //! chain ends at `MAX_HOPS`. There is no cap on the rounds such posts start
-//! (the old `ROOM_BOT_ROUNDS` gate is off by owner decision).
+//! (the old `ROOM_BOT_ROUNDS` gate is off by owner decision). With
+//! `report_back` the round's closing report goes to the poster's own chat
+//! when the round ends (#913).
 
 use super::message::current_hops;
 use super::{caller, team};
@@ -22,6 +24,10 @@ pub struct PostToGroupArgs {
     pub group: String,
     /// The line to post, complete on its own.
     pub text: String,
+    /// When true, the round's closing report (who answered, who was called
+    /// and did not, who stayed silent) comes back to your own chat (#913).
+    #[serde(default)]
+    pub report_back: bool,
 }
 
 pub struct PostToGroup;
@@ -78,7 +84,7 @@ impl Tool for PostToGroup {
         let hop = current_hops(&sessions, &ctx.session_id);
         may_post(here.as_deref(), Some(&target), hop)
             .map_err(|why| ToolError::Refused(why.sentence().to_owned()))?;
-        team.post_to_group(&target, &me.id, text, hop + 1)
+        team.post_to_group(&target, &me.id, text, hop + 1, args.report_back)
             .map_err(ToolError::Failed)?;
         Ok("Posted to the group.".to_owned())
     }

@@ -65,7 +65,7 @@ impl TeamAccess for TestTeam {
         self.store
             .read(|state| flybot_core::rooms::reach::reach(state, send))
     }
-    fn post_to_group(&self, _: &str, _: &str, _: &str, _: u32) -> Result<u64, String> {
+    fn post_to_group(&self, _: &str, _: &str, _: &str, _: u32, _: bool) -> Result<u64, String> {
         Err("No rooms in this test.".to_owned())
     }
 }
