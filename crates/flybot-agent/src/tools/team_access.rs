@@ -5,6 +5,7 @@
 //! run them on a plain store.
 
 use crate::session::Sessions;
+use crate::tools::BoxFuture;
 use crate::tools::team::RecentLines;
 use flybot_core::rooms::reach::{Send as ReachSend, Verdict};
 use flybot_protocol::state::Bot;
@@ -33,6 +34,16 @@ pub trait TeamAccess: Send + Sync {
     /// a round there (or queues it for the next one) (#557); `report_back`
     /// sends the round's closing report to the poster's chat (#913). `Err` is the
     /// sentence the Bot is told.
+    /// Holds `from_bot`'s message to another owner's Bot `to_bot` at `hop`
+    /// for the sender's owner's approval (#52, #754); answers the request
+    /// id. `Err` is the sentence the Bot is told.
+    fn hold_send<'a>(
+        &'a self,
+        from_bot: &'a str,
+        to_bot: &'a str,
+        text: &'a str,
+        hop: u32,
+    ) -> BoxFuture<'a, Result<String, String>>;
     fn post_to_group(
         &self,
         room_id: &str,

@@ -4,13 +4,17 @@
 //! (`bot/forbidden`); an approval already decided is `bot/stale`.
 //! `always-bot` keeps a standing grant on the Bot, `always-room` on the room
 //! the ask came from (refused for an own-chat ask); both answer this ask
-//! allowed-once and release the other waiting asks the grant covers.
+//! allowed-once and release the other waiting asks the grant covers. Held
+//! sends (#52, #754, `rooms::hold`) are listed and answered here too:
+//! allowed-once releases one after revalidating it, rejected drops it.
 
 use super::owner::journal_actor;
 use crate::host::Host;
+use crate::rooms::hold::{HeldRecord, held_sends};
 use crate::turns::approver::{ApprovalRecord, ApprovalStatus, STANDING, put, standing_covers};
 use flybot_agent::turn::ApprovalOutcome;
 use flybot_core::access::Actor;
+use flybot_core::rooms::hold::is_waiting;
 use flybot_protocol::state::Extra;
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
@@ -63,12 +67,22 @@ fn records(state: &flybot_protocol::state::TeamState) -> impl Iterator<Item = Ap
 pub fn list(host: &Host, actor: &Actor, req: ListApprovals) -> Result<Value, ApiError> {
     host.store().read(|state| {
         let me = actor.member_id(state);
-        let mut mine: Vec<ApprovalRecord> = records(state)
+        let mut mine: Vec<(u64, String, Value)> = records(state)
             .filter(|r| r.status == ApprovalStatus::Waiting)
             .filter(|r| Some(&r.owner_id) == me.as_ref())
             .filter(|r| req.bot_id.as_ref().is_none_or(|b| *b == r.bot_id))
+            .map(|r| (r.created_at, r.id.clone(), json!(r)))
             .collect();
-        mine.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        // Held sends (#52, #754): the actor's own waiting holds only.
+        mine.extend(
+            held_sends(state)
+                .filter(|h| is_waiting(h.held.status))
+                .filter(|h| Some(&h.held.owner_id) == me.as_ref())
+                .filter(|h| req.bot_id.as_ref().is_none_or(|b| *b == h.held.from_bot))
+                .map(|h| (h.held.created_at, h.id.clone(), json!(h))),
+        );
+        mine.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let mine: Vec<Value> = mine.into_iter().map(|(_, _, v)| v).collect();
         Ok(json!({"approvals": mine}))
     })
 }
@@ -94,6 +108,27 @@ fn add_grant(extra: &mut Extra, kind: &str, label: &str, at: u64, owner_id: &str
 
 /// `approval-answer {id, answer}` → `{approval, released}`.
 pub async fn answer(host: &Host, actor: &Actor, req: AnswerApproval) -> Result<Value, ApiError> {
+    let held = host.store().read(|state| {
+        state
+            .flybot
+            .approvals
+            .get(&req.id)
+            .and_then(HeldRecord::from_value)
+            .is_some()
+    });
+    if held {
+        let allow = match req.answer {
+            Answer::AllowedOnce => true,
+            Answer::Rejected => false,
+            Answer::AlwaysBot | Answer::AlwaysRoom => {
+                return Err(ApiError::invalid(
+                    "answer",
+                    "A held send is allowed once or rejected; there is no standing grant for it.",
+                ));
+            }
+        };
+        return crate::rooms::hold::decide(host, actor, &req.id, allow).await;
+    }
     let (record, released) = host
         .mutate(journal_actor(actor), |change| {
             let state = change.state();

@@ -288,6 +288,8 @@ fn remove_bot(change: &mut Change<'_>, bot: &Bot) -> flybot_core::tasks::Outcome
     for task in &failing.writes {
         change.put_task(task);
     }
+    // Its waiting held sends, either way, can never be released (#52).
+    crate::rooms::hold::invalidate_for_bot(change, &bot.id);
     for session in retired {
         change.put_retired_session(&session, &bot.id);
     }

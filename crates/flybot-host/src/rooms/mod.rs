@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod dispatch;
 pub mod external;
+pub mod hold;
 pub mod interrupt;
 pub mod logs;
 pub mod participant;

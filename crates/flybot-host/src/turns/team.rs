@@ -5,8 +5,8 @@
 
 use crate::host::{HostEvent, HostLink};
 use flybot_agent::session::Sessions;
-use flybot_agent::tools::TeamAccess;
 use flybot_agent::tools::team::RecentLines;
+use flybot_agent::tools::{BoxFuture, TeamAccess};
 use flybot_core::rooms::reach::{Send as ReachSend, Verdict, reach};
 use flybot_protocol::state::Bot;
 use flybot_store::Store;
@@ -48,6 +48,23 @@ impl TeamAccess for HostTeam {
     }
     fn reach(&self, send: &ReachSend) -> Verdict {
         self.store.read(|state| reach(state, send))
+    }
+    fn hold_send<'a>(
+        &'a self,
+        from_bot: &'a str,
+        to_bot: &'a str,
+        text: &'a str,
+        hop: u32,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let host = self
+                .link
+                .host()
+                .ok_or_else(|| "The host is stopping; try again later.".to_owned())?;
+            crate::rooms::hold::hold_send(&host, from_bot, to_bot, text, hop)
+                .await
+                .map_err(|e| e.message)
+        })
     }
     fn post_to_group(
         &self,

@@ -2,7 +2,8 @@
 //! Session. The limits: the owner reach (#90, judged by the host's core
 //! `reach()` through `TeamAccess`), `MAX_HOPS` on a chain,
 //! `MAX_UNREAD_REQUESTS` per recipient chat, and the 60 s dedupe of a
-//! repeated line (#641), which drops the repeat before it is delivered.
+//! repeated line (#641), which drops the repeat before it is delivered. A
+//! message to another owner's Bot is held for the sender's owner (#52).
 
 use super::{caller, is_retired, no_bot, team};
 use crate::session::{ItemKind, SessionEvent, Sessions, Source};
@@ -117,6 +118,17 @@ impl Tool for MessageBot {
                 "{} already has {MAX_UNREAD_REQUESTS} unread Bot messages; wait for it to catch up.",
                 target.name
             )));
+        }
+        // Another owner's Bot: the send waits for the sender's owner (#52).
+        if target.owner_id != me.owner_id {
+            let id = team
+                .hold_send(&me.id, &target.id, text, hops)
+                .await
+                .map_err(ToolError::Failed)?;
+            return Ok(format!(
+                "Held for your owner's approval (request {id}); it reaches {} once they allow it.",
+                target.name
+            ));
         }
         if !team
             .recent_lines()

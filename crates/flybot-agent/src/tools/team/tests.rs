@@ -65,6 +65,15 @@ impl TeamAccess for TestTeam {
         self.store
             .read(|state| flybot_core::rooms::reach::reach(state, send))
     }
+    fn hold_send<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: &'a str,
+        _: u32,
+    ) -> crate::tools::BoxFuture<'a, Result<String, String>> {
+        Box::pin(async { Ok("hold-1".to_owned()) })
+    }
     fn post_to_group(&self, _: &str, _: &str, _: &str, _: u32, _: bool) -> Result<u64, String> {
         Err("No rooms in this test.".to_owned())
     }
@@ -308,7 +317,13 @@ async fn message_bot_reaches_only_its_owners_bots_or_granted_ones() {
         })
         .await
         .unwrap();
-    assert_eq!(f.message("a", "c", "hi").await.unwrap(), "Delivered to C.");
+    // Another owner's Bot: held for the sender's owner (#52).
+    assert!(
+        f.message("a", "c", "hi")
+            .await
+            .unwrap()
+            .starts_with("Held for your owner's approval (request hold-1)")
+    );
 }
 
 #[tokio::test]
