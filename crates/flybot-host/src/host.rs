@@ -116,6 +116,7 @@ impl Host {
         let _ = link.0.set(Arc::downgrade(&host.inner));
         host.inner.turn_parts.open_usage();
         crate::board::drive::listen(&host);
+        crate::board::questions::listen(&host);
         crate::endpoints::workflow_beat::listen(&host);
         host
     }

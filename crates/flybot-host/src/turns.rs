@@ -289,5 +289,15 @@ pub fn work_view(
             Some(value)
         })
         .collect();
-    serde_json::json!({"bots": bots, "ended": ended})
+    // #553: the cards handed out from a group, per Bot; a running turn
+    // working one carries the room it came from.
+    let handed = crate::board::handed::handed_out(state, |bot| {
+        flybot_core::access::may_manage_bot(actor, bot)
+    });
+    for (bot_id, work) in bots.iter_mut() {
+        if let Some(room_id) = crate::board::handed::from_room(&handed, bot_id) {
+            work["fromRoomId"] = room_id.into();
+        }
+    }
+    serde_json::json!({"bots": bots, "ended": ended, "handed": handed})
 }

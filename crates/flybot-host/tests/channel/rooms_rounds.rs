@@ -121,5 +121,6 @@ mod board;
 mod dispatch;
 mod held;
 mod post;
+mod questions;
 mod reach;
 mod steering;

@@ -1,0 +1,106 @@
+//! Questions about work handed out from a group, shown in the room (#550):
+//! a card of a room that goes into an input wait (`task-wait-input`, or the
+//! Bot's own `track_tasks ask`) posts its question into that room's log in
+//! the asking Bot's voice, once per question. Logged, never posted into the
+//! room's Session: no turn, no round. The question already shown is kept on
+//! the card as `questionCue`, so a rewrite of the card never repeats it.
+
+use crate::host::{Host, HostEvent};
+use flybot_core::rooms::log::{AuthorKind, LineKind};
+use flybot_protocol::state::Task;
+use flybot_protocol::task::{TaskFields, WaitingFor};
+use flybot_store::room_log::NewLine;
+
+/// The card field the question last shown in the room is kept in.
+pub const QUESTION_CUE: &str = "questionCue";
+
+/// The room line of a card's question.
+pub fn question_line(task: &Task, question: &str) -> String {
+    format!("Question on \"{}\": {question}", task.title)
+}
+
+/// The room, question id and line of a card whose question is not shown yet.
+fn unshown(task: &Task) -> Option<(String, String, String)> {
+    let room_id = task.room_id.clone()?;
+    let f = TaskFields::read(task);
+    if f.waiting_for != Some(WaitingFor::Input) {
+        return None;
+    }
+    let ask = f.input_request?;
+    let shown = task.extra.get(QUESTION_CUE).and_then(|v| v.as_str());
+    (shown != Some(ask.id.as_str())).then(|| (room_id, ask.id, question_line(task, &ask.question)))
+}
+
+/// Shows the questions of the written cards `task_ids` in their rooms.
+pub async fn show_questions(host: &Host, task_ids: &[String]) {
+    let cards: Vec<Task> = host.store().read(|s| {
+        task_ids
+            .iter()
+            .filter_map(|id| s.tasks.get(id).cloned())
+            .collect()
+    });
+    for task in cards {
+        let Some((room_id, question_id, text)) = unshown(&task) else {
+            continue;
+        };
+        let appended = host.rooms().append(
+            &room_id,
+            NewLine {
+                author_id: task.bot_id.clone(),
+                author_kind: AuthorKind::LocalBot,
+                kind: LineKind::Chat,
+                text,
+                at: flybot_store::system_now_ms(),
+                hop: 0,
+            },
+        );
+        if let Err(e) = appended {
+            tracing::warn!("the question of {} could not be logged: {e}", task.id);
+            continue;
+        }
+        let id = task.id.clone();
+        let kept = host
+            .mutate("host", |change| {
+                if let Some(mut card) = change.state().tasks.get(&id).cloned() {
+                    card.extra
+                        .insert(QUESTION_CUE.to_owned(), question_id.clone().into());
+                    change.put_task(&card);
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = kept {
+            tracing::warn!(
+                "the question cue of {} could not be kept: {}",
+                task.id,
+                e.message
+            );
+        }
+    }
+}
+
+/// Shows questions after every board write (`tasks.written`) while the host
+/// lives; one event at a time, so a question is shown once.
+pub(crate) fn listen(host: &Host) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let mut events = host.subscribe();
+    let link = host.link();
+    runtime.spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let ids = match events.recv().await {
+                Ok(HostEvent::TasksWritten { task_ids }) => task_ids,
+                Ok(_) => continue,
+                Err(RecvError::Lagged(_)) => {
+                    let Some(host) = link.host() else { break };
+                    host.store().read(|s| s.tasks.keys().cloned().collect())
+                }
+                Err(RecvError::Closed) => break,
+            };
+            let Some(host) = link.host() else { break };
+            show_questions(&host, &ids).await;
+        }
+    });
+}
