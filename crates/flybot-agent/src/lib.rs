@@ -2,9 +2,9 @@
 //! providers a turn calls (OpenAI-compatible over HTTP, and the offline mock).
 
 pub mod model;
-pub mod tools;
+pub mod prompt;
 pub mod session;
-pub mod turn;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod prompt;
+pub mod tools;
+pub mod turn;

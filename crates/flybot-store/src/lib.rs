@@ -13,14 +13,14 @@ mod journal;
 mod load;
 mod lock;
 mod migrate;
-pub mod sessions;
 pub mod replay;
 pub mod room_log;
+pub mod sessions;
 mod store;
 pub mod usage;
-mod writer;
 pub mod workflows;
 pub mod workspaces;
+mod writer;
 
 pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;

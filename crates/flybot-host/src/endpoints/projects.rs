@@ -82,9 +82,8 @@ pub fn of(host: &Host, _actor: &Actor, req: ProjectOf) -> Result<Value, ApiError
 
 /// `project-board {project}` → `{rows}`; `[]` when nothing is visible.
 pub fn board(host: &Host, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    host.store().read(|state| {
-        projects::board(state, actor, &req.project).map(|rows| json!({"rows": rows}))
-    })
+    host.store()
+        .read(|state| projects::board(state, actor, &req.project).map(|rows| json!({"rows": rows})))
 }
 
 /// `project-delete {project}` → `{project, deleted}`; the owner only.

@@ -18,7 +18,11 @@ async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages_1710() {
     )
     .await;
     let created = t
-        .ok(Some(&owner.token), "project-create", json!({"name": "Site"}))
+        .ok(
+            Some(&owner.token),
+            "project-create",
+            json!({"name": "Site"}),
+        )
         .await;
     let id = created["project"]["id"].as_str().unwrap().to_owned();
     assert!(id.starts_with("project-"));
@@ -69,7 +73,11 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         .unwrap()
         .to_owned();
     let project = t
-        .ok(Some(&owner.token), "project-create", json!({"name": "Site"}))
+        .ok(
+            Some(&owner.token),
+            "project-create",
+            json!({"name": "Site"}),
+        )
         .await["project"]["id"]
         .as_str()
         .unwrap()
@@ -102,7 +110,11 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
     )
     .await;
     let empty = t
-        .ok(Some(&other.token), "project-board", json!({"project": project}))
+        .ok(
+            Some(&other.token),
+            "project-board",
+            json!({"project": project}),
+        )
         .await;
     assert_eq!(empty["rows"], json!([]));
     // Bob asks Ada's Bot in the room he shares with it; Ada asks it too.
@@ -129,14 +141,25 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         .unwrap()
         .to_owned();
     let ada_board = t
-        .ok(Some(&owner.token), "project-board", json!({"project": project}))
+        .ok(
+            Some(&owner.token),
+            "project-board",
+            json!({"project": project}),
+        )
         .await;
     let ada_rows = ada_board["rows"].as_array().unwrap();
     assert_eq!(ada_rows.len(), 2);
-    let adas_row = ada_rows.iter().find(|r| r["id"] == adas_card.as_str()).unwrap();
+    let adas_row = ada_rows
+        .iter()
+        .find(|r| r["id"] == adas_card.as_str())
+        .unwrap();
     assert!(adas_row["audit"].as_str().unwrap().contains("pr #12"));
     let bob_board = t
-        .ok(Some(&other.token), "project-board", json!({"project": project}))
+        .ok(
+            Some(&other.token),
+            "project-board",
+            json!({"project": project}),
+        )
         .await;
     let bob_rows = bob_board["rows"].as_array().unwrap();
     assert_eq!(bob_rows.len(), 1);
