@@ -45,12 +45,19 @@ pub enum HostEvent {
     /// (#1109), and a client polling the board may refresh.
     #[serde(rename = "tasks.written", rename_all = "camelCase")]
     TasksWritten { task_ids: Vec<String> },
+    /// A Session's work moved (a step, a tool call, a turn's end: #546,
+    /// #471, #353), so a client redraws the state view's `work`.
+    #[serde(rename = "work", rename_all = "camelCase")]
+    Work { session_id: String },
 }
 
 struct Inner {
     store: Store,
     config: HostConfig,
     events: broadcast::Sender<HostEvent>,
+    /// `HostEvent::Work` only: a busy turn sends many, and they must not
+    /// crowd the board's listeners off `events`.
+    work_events: broadcast::Sender<HostEvent>,
     /// Claims' isolated workers (#1729): process memory, not team state.
     workers: std::sync::Mutex<WorkerPool>,
     /// Turns true when the host starts stopping, so long-lived answers (the
@@ -100,6 +107,7 @@ impl Host {
         let host = Host {
             inner: Arc::new(Inner {
                 events,
+                work_events: broadcast::channel(256).0,
                 workers: std::sync::Mutex::new(WorkerPool::default()),
                 stopping: watch::channel(false).0,
                 sessions,
@@ -212,11 +220,20 @@ impl Host {
     /// Announces an event that a committed change produced.
     pub fn emit(&self, event: HostEvent) {
         // Nobody listening is fine: the event is advisory.
-        let _ = self.inner.events.send(event);
+        let bus = match &event {
+            HostEvent::Work { .. } => &self.inner.work_events,
+            HostEvent::BotCreated { .. } | HostEvent::TasksWritten { .. } => &self.inner.events,
+        };
+        let _ = bus.send(event);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<HostEvent> {
         self.inner.events.subscribe()
+    }
+
+    /// Follows `HostEvent::Work`, kept apart from the other events.
+    pub fn subscribe_work(&self) -> broadcast::Receiver<HostEvent> {
+        self.inner.work_events.subscribe()
     }
 
     /// Starts stopping: live streams end so connections can close.

@@ -27,7 +27,11 @@ pub async fn live(State(host): State<Host>, headers: HeaderMap) -> Response {
         )
     });
     let events_host = host.clone();
-    let events = BroadcastStream::new(host.subscribe()).map(move |event| match event {
+    let both = futures_util::stream::select(
+        BroadcastStream::new(host.subscribe()),
+        BroadcastStream::new(host.subscribe_work()),
+    );
+    let events = both.map(move |event| match event {
         Ok(event) if visible(&events_host, &actor, &event) => serde_json::to_string(&event)
             .ok()
             .map(|data| Event::default().event(event_name(&event)).data(data)),
@@ -46,6 +50,7 @@ fn event_name(event: &HostEvent) -> &'static str {
     match event {
         HostEvent::BotCreated { .. } => "bot.created",
         HostEvent::TasksWritten { .. } => "tasks.written",
+        HostEvent::Work { .. } => "work",
     }
 }
 
@@ -58,6 +63,17 @@ fn visible(host: &Host, actor: &Actor, event: &HostEvent) -> bool {
                     .get(id)
                     .is_some_and(|task| flybot_core::tasks::read::task_visible(state, actor, task))
             })
+        }),
+        HostEvent::Work { session_id } => host.store().read(|state| {
+            // A Bot's own chat, or a room seat's Session in a room it sees.
+            state
+                .bots
+                .values()
+                .any(|bot| bot.session_id == *session_id && bot_visible(state, actor, bot))
+                || state.rooms.values().any(|room| {
+                    room.sessions.values().any(|s| s == session_id)
+                        && flybot_core::access::room_visible(state, actor, room)
+                })
         }),
         HostEvent::BotCreated { bot_id, .. } => host.store().read(|state| {
             state

@@ -136,6 +136,14 @@ impl TurnEnvironment for HostTurns {
         flybot_store::system_now_ms()
     }
 
+    fn changed(&self, session_id: &str) {
+        if let Some(host) = self.parts.link.host() {
+            host.emit(crate::HostEvent::Work {
+                session_id: session_id.to_owned(),
+            });
+        }
+    }
+
     fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason> {
         let (bot, is_main, team, standing) = self
             .store

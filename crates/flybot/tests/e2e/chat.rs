@@ -1,6 +1,6 @@
 //! A person's line to a Bot over HTTP, answered by the offline mock model.
 
-use crate::support::serve;
+use crate::support::{live, read_until_all, serve};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -15,6 +15,8 @@ fn a_line_sent_with_curl_is_answered_by_the_mock_and_read_back() {
         view["model"]
     );
     let chief = view["bots"][0]["id"].as_str().unwrap().to_owned();
+    let session = view["bots"][0]["sessionId"].as_str().unwrap().to_owned();
+    let mut stream = live(&host.address);
     let (status, sent) = host.post(
         "send",
         &json!({"botId": chief, "text": "Hello, who are you?"}).to_string(),
@@ -38,6 +40,11 @@ fn a_line_sent_with_curl_is_answered_by_the_mock_and_read_back() {
     assert!(
         answer.contains("mock"),
         "the offline answer says it is the mock: {answer}"
+    );
+    // The live stream told a watching client that this chat's work moved.
+    read_until_all(
+        &mut stream,
+        &["event: work", &format!("\"sessionId\":\"{session}\"")],
     );
     host.terminate();
 }
