@@ -142,6 +142,25 @@ fn write_if_changed(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<bool> {
     Ok(true)
 }
 
+/// `workflow-authors.json`: which Bot saved each workflow (#1544, #1582),
+/// kept beside the definitions so their canonical bytes stay their own. A
+/// missing or unreadable file reads as no authors.
+pub fn read_authors(home: &Path) -> serde_json::Map<String, Value> {
+    fs::read(home.join(AUTHORS_FILE))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Rewrites `workflow-authors.json` atomically.
+pub fn write_authors(home: &Path, authors: &serde_json::Map<String, Value>) -> io::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(authors).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    atomic_write(&home.join(AUTHORS_FILE), &bytes)
+}
+
+const AUTHORS_FILE: &str = "workflow-authors.json";
+
 #[cfg(test)]
 mod tests {
     use super::*;

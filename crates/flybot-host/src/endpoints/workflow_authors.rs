@@ -5,18 +5,11 @@
 //! edit and records no author, which lifts that cap again.
 
 use crate::host::Host;
+use flybot_store::workflows::{read_authors, write_authors};
 use serde_json::{Map, Value};
-use std::path::PathBuf;
-
-fn path(host: &Host) -> PathBuf {
-    host.config().home.join("workflow-authors.json")
-}
 
 fn read_all(host: &Host) -> Map<String, Value> {
-    std::fs::read(path(host))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok())
-        .unwrap_or_default()
+    read_authors(&host.config().home)
 }
 
 /// The Bot that saved workflow `id`, if a Bot did.
@@ -35,13 +28,7 @@ pub fn record_author(host: &Host, id: &str, bot: Option<&str>) {
     if all.get(id) == before.as_ref() {
         return;
     }
-    let written = serde_json::to_vec_pretty(&all)
-        .map_err(std::io::Error::other)
-        .and_then(|mut bytes| {
-            bytes.push(b'\n');
-            flybot_store::atomic_write(&path(host), &bytes)
-        });
-    if let Err(error) = written {
+    if let Err(error) = write_authors(&host.config().home, &all) {
         tracing::warn!("could not record who saved the workflow {id}: {error}");
     }
 }
