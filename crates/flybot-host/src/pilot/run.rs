@@ -293,12 +293,16 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
     let b_tests = fixture::run_tests(&workspace)
         .await
         .map_err(io("Bot B's tests"))?;
-    let evidence = json!({
+    let mut evidence = json!({
         "diff": diff,
         "diffSha256": flybot_interop::sha256_hex(diff.as_bytes()),
         "files": fixture::digests_of(&workspace).map_err(io("Bot B's workspace"))?,
         "tests": b_tests,
     });
+    // The contract's one digest rule (RFC 8785 canonical JSON, SHA-256)
+    // over the evidence as returned.
+    let canonical = flybot_interop::digest_of(&evidence).map_err(|e| e.to_string())?;
+    evidence["canonicalSha256"] = Value::String(canonical);
     // Bot A's own check: a fresh copy of the fixture with Bot B's changes.
     let fresh = config.home.join("verify-fresh-copy");
     fixture::apply(&fresh, &changes).map_err(io("the fresh copy"))?;

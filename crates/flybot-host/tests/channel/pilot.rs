@@ -81,6 +81,9 @@ fn check_collaboration(run: &PilotRun) {
             .contains("+++ b/slug.mjs")
     );
     assert_eq!(report.evidence["tests"]["passed"], true);
+    assert!(flybot_interop::is_digest(
+        report.evidence["canonicalSha256"].as_str().unwrap()
+    ));
     assert_eq!(report.verification["tests"]["passed"], true);
     assert_eq!(report.verification["sameFilesAsBotB"], true);
     assert_ne!(
