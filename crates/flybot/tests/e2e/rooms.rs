@@ -166,7 +166,14 @@ fn a_room_of_three_bots_runs_rounds_and_the_board_drives_the_work() {
         assert!(Instant::now() < deadline, "Dev1 never spoke");
         std::thread::sleep(Duration::from_millis(25));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // Dev1's turn is parked on the command's approval once the ask exists.
+    while ok(&host, "approvals", json!({}))["approvals"]
+        .as_array()
+        .is_none_or(|asks| asks.is_empty())
+    {
+        assert!(Instant::now() < deadline, "Dev1 never asked to run the job");
+        std::thread::sleep(Duration::from_millis(25));
+    }
     let stop = ok(&host, "send", json!({"roomId": room, "text": "stop"}));
     assert_eq!(
         stop["queued"],
