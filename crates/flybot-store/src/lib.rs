@@ -7,6 +7,7 @@ mod atomic;
 pub mod bench;
 pub mod change;
 pub mod decisions;
+mod housekeeping;
 pub mod inflight;
 pub mod interop_journal;
 mod journal;

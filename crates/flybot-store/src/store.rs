@@ -3,7 +3,8 @@
 //! in seq order, and answered once its line is on disk.
 
 use crate::change::Change;
-use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home, write_snapshot};
+use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
+use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
 use crate::writer::{self, JournalInfo, WriterConfig, WriterMsg};
 use flybot_protocol::journal::{ChangeLine, Op};
@@ -12,9 +13,9 @@ use flybot_protocol::{ApiError, ErrorCode};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{oneshot, watch};
 
 /// A clock in milliseconds since the Unix epoch.
@@ -81,37 +82,37 @@ pub enum StoreStatus {
 
 /// The team and the queue to the journal thread, behind one mutex so that
 /// seq order and queue order are the same order.
-struct Live {
-    team: TeamState,
-    writer: Option<Sender<WriterMsg>>,
+pub(crate) struct Live {
+    pub(crate) team: TeamState,
+    pub(crate) writer: Option<Sender<WriterMsg>>,
 }
 
 #[derive(Default)]
-struct Threads {
-    writer: Option<JoinHandle<()>>,
-    housekeeping: Option<(Arc<StopSignal>, JoinHandle<()>)>,
+pub(crate) struct Threads {
+    pub(crate) writer: Option<JoinHandle<()>>,
+    pub(crate) housekeeping: Option<(Arc<StopSignal>, JoinHandle<()>)>,
 }
 
-struct Inner {
-    home: PathBuf,
-    options: StoreOptions,
-    live: Mutex<Live>,
-    status: Mutex<StoreStatus>,
-    revision: watch::Sender<u64>,
-    last_now: Mutex<u64>,
-    queued: AtomicU64,
+pub(crate) struct Inner {
+    pub(crate) home: PathBuf,
+    pub(crate) options: StoreOptions,
+    pub(crate) live: Mutex<Live>,
+    pub(crate) status: Mutex<StoreStatus>,
+    pub(crate) revision: watch::Sender<u64>,
+    pub(crate) last_now: Mutex<u64>,
+    pub(crate) queued: AtomicU64,
     /// Changes between entering `mutate` and queueing their line.
-    making: Arc<AtomicUsize>,
-    closed: AtomicBool,
+    pub(crate) making: Arc<AtomicUsize>,
+    pub(crate) closed: AtomicBool,
     /// Held while a snapshot is written, so snapshots land in seq order.
-    snapshot_gate: Mutex<()>,
+    pub(crate) snapshot_gate: Mutex<()>,
     /// The seq `state.json` holds on disk.
-    snapshot_seq: AtomicU64,
-    home_lock: Mutex<Option<HomeLock>>,
-    notice: Mutex<Option<String>>,
+    pub(crate) snapshot_seq: AtomicU64,
+    pub(crate) home_lock: Mutex<Option<HomeLock>>,
+    pub(crate) notice: Mutex<Option<String>>,
     /// What a reader last loaded, to reload only when the files moved.
-    stamps: Mutex<FileStamps>,
-    threads: Mutex<Threads>,
+    pub(crate) stamps: Mutex<FileStamps>,
+    pub(crate) threads: Mutex<Threads>,
 }
 
 impl Drop for Inner {
@@ -547,115 +548,6 @@ fn start_writing(
     Ok(())
 }
 
-/// Refreshes the lock's heartbeat and writes the snapshot `snapshot_after`
-/// once the revision has moved. Holds only a weak reference, so a dropped
-/// store ends it.
-fn housekeeping(weak: Weak<Inner>, stop: &StopSignal) {
-    let Some((beat_every, snapshot_after)) = weak
-        .upgrade()
-        .map(|inner| (inner.options.heartbeat_every, inner.options.snapshot_after))
-    else {
-        return;
-    };
-    let tick = beat_every
-        .min(snapshot_after / 2)
-        .max(Duration::from_millis(1));
-    let mut last_beat = Instant::now();
-    let mut dirty_since: Option<Instant> = None;
-    while !stop.wait(tick) {
-        let Some(inner) = weak.upgrade() else { return };
-        if last_beat.elapsed() >= beat_every {
-            last_beat = Instant::now();
-            if let Some(home_lock) = lock(&inner.home_lock).as_mut()
-                && let Err(e) = home_lock.heartbeat((inner.options.clock)())
-            {
-                tracing::warn!("could not refresh state.lock: {e}");
-            }
-        }
-        if *inner.revision.borrow() == inner.snapshot_seq.load(Ordering::SeqCst) {
-            dirty_since = None;
-            continue;
-        }
-        let since = *dirty_since.get_or_insert_with(Instant::now);
-        if since.elapsed() >= snapshot_after {
-            dirty_since = None;
-            if let Err(why) = snapshot(&inner) {
-                tracing::warn!(
-                    "state.json was not rewritten: {why}; the journal still holds every change"
-                );
-            }
-        }
-    }
-}
-
-/// Writes `state.json` at the team's current seq, once every line up to it
-/// is on disk, then lets the journal thread trim the journal to it.
-fn snapshot(inner: &Inner) -> Result<(), String> {
-    let _gate = lock(&inner.snapshot_gate);
-    let (team, writer, barrier) = {
-        let live = lock(&inner.live);
-        let Some(writer) = live.writer.clone() else {
-            return Ok(());
-        };
-        if live.team.journal_seq == inner.snapshot_seq.load(Ordering::SeqCst) {
-            return Ok(());
-        }
-        // A clone keeps the lock short; serialising happens outside it.
-        let team = live.team.clone();
-        let (tx, rx) = oneshot::channel();
-        writer
-            .send(WriterMsg::Barrier(tx))
-            .map_err(|_| "the journal writer has stopped".to_owned())?;
-        (team, writer, rx)
-    };
-    barrier
-        .blocking_recv()
-        .map_err(|_| "the journal writer has stopped".to_owned())??;
-    write_snapshot(&inner.home, &team)?;
-    inner.snapshot_seq.store(team.journal_seq, Ordering::SeqCst);
-    let (tx, rx) = oneshot::channel();
-    let trim = WriterMsg::Trim {
-        seq: team.journal_seq,
-        digest: team.journal_digest.clone().unwrap_or_default(),
-        team: Box::new(team),
-        ack: tx,
-    };
-    if writer.send(trim).is_ok()
-        && let Ok(Err(why)) = rx.blocking_recv()
-    {
-        // Not fatal: the longer journal still replays onto the snapshot.
-        tracing::warn!("journal.jsonl was not trimmed: {why}");
-    }
-    Ok(())
-}
-
-fn close_blocking(inner: &Inner) -> Result<(), String> {
-    let result = if *lock(&inner.status) == StoreStatus::Writer {
-        snapshot(inner)
-    } else {
-        Ok(())
-    };
-    let writer = lock(&inner.live).writer.take();
-    if let Some(writer) = writer {
-        let (tx, rx) = oneshot::channel();
-        if writer.send(WriterMsg::Stop(tx)).is_ok() {
-            let _ = rx.blocking_recv();
-        }
-    }
-    let threads = std::mem::take(&mut *lock(&inner.threads));
-    if let Some(handle) = threads.writer {
-        let _ = handle.join();
-    }
-    if let Some((stop, handle)) = threads.housekeeping {
-        stop.stop();
-        let _ = handle.join();
-    }
-    if let Some(home_lock) = lock(&inner.home_lock).take() {
-        home_lock.release();
-    }
-    result
-}
-
 /// Counts one change in the making for as long as it lives.
 struct Making<'a>(&'a AtomicUsize);
 
@@ -669,33 +561,6 @@ impl<'a> Making<'a> {
 impl Drop for Making<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Wakes a sleeping background thread early when the store stops.
-#[derive(Default)]
-struct StopSignal {
-    stopped: Mutex<bool>,
-    wake: Condvar,
-}
-
-impl StopSignal {
-    fn stop(&self) {
-        *lock(&self.stopped) = true;
-        self.wake.notify_all();
-    }
-
-    /// Sleeps up to `timeout`; true once the store has stopped.
-    fn wait(&self, timeout: Duration) -> bool {
-        let stopped = lock(&self.stopped);
-        if *stopped {
-            return true;
-        }
-        let (stopped, _) = self
-            .wake
-            .wait_timeout(stopped, timeout)
-            .unwrap_or_else(|p| p.into_inner());
-        *stopped
     }
 }
 
@@ -720,7 +585,7 @@ pub fn read_only_error(reason: &ReadOnlyReason) -> ApiError {
 
 /// Locks a mutex, taking the data even if a panicking thread poisoned it: the
 /// team is only changed through `Change`, which never leaves it half-written.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
