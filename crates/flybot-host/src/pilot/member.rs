@@ -1,11 +1,13 @@
 //! Bot B in the pilot's room: the OpenCode participant behind the room's
-//! one boundary. Its turns go to the task's one dedicated OpenCode session;
-//! every other member's go to the agent runtime. Each turn's raw end is
-//! kept for the report.
+//! one boundary. Its turns go through the task's execution journal to the
+//! task's one dedicated OpenCode session (`JournaledTask`); every other
+//! member's go to the agent runtime. Each turn's raw end and the
+//! observation it projects are kept for the pilot and its report.
 
 use crate::rooms::agent::AgentParticipant;
 use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
-use flybot_interop::opencode::{DriverSession, TurnEnd};
+use flybot_interop::opencode::{JournaledTask, TurnEnd};
+use flybot_interop::projection::Observation;
 use std::sync::Mutex;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -16,10 +18,12 @@ const TURN_LIMIT: Duration = Duration::from_secs(300);
 pub struct OpenCodeMember {
     pub agent: AgentParticipant,
     pub bot_id: String,
-    pub session: DriverSession,
+    pub task: tokio::sync::Mutex<JournaledTask>,
     pub stop: watch::Sender<bool>,
     /// Each Bot B turn's raw end, in order.
     pub ends: Mutex<Vec<TurnEnd>>,
+    /// Each Bot B turn's observation for the projection table, in order.
+    pub observations: Mutex<Vec<Option<Observation>>>,
     pub running: Mutex<bool>,
 }
 
@@ -71,7 +75,15 @@ impl RoomParticipant for OpenCodeMember {
             *self.running.lock().unwrap_or_else(|e| e.into_inner()) = true;
             self.stop.send_replace(false);
             let mut stop = self.stop.subscribe();
-            let end = self.session.turn(&turn.text, &mut stop, TURN_LIMIT).await;
+            let (end, observation) = {
+                let mut task = self.task.lock().await;
+                let end = task.turn(&turn.text, &mut stop, TURN_LIMIT).await;
+                (end, task.last_observation().cloned())
+            };
+            self.observations
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(observation);
             *self.running.lock().unwrap_or_else(|e| e.into_inner()) = false;
             let outcome = outcome_of(&end);
             self.ends

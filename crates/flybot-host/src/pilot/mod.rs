@@ -8,5 +8,6 @@
 pub mod member;
 pub mod real;
 pub mod run;
+pub mod seam;
 
 pub use run::{PilotConfig, PilotRun, PilotRuntime, run_pilot};

@@ -10,11 +10,17 @@ use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_core::access::Actor;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_interop::budgets::PROPOSED;
+use flybot_interop::journal::Journal;
 use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, fake_doc_digest};
-use flybot_interop::opencode::{DriverSession, OpenCodeClient, TurnEnd, check_doc_against};
+use flybot_interop::opencode::{
+    JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
+};
 use flybot_interop::pilot::fixture;
 use flybot_interop::pilot::report::{EvidenceLevel, PilotReport, skipped_boundaries};
 use flybot_interop::pilot::script;
+use flybot_interop::projection::Observation;
+use flybot_protocol::state::TaskStatus;
 use flybot_store::room_log::NewLine;
 use flybot_store::{Store, StoreOptions};
 use serde_json::{Value, json};
@@ -141,6 +147,28 @@ fn end_view(end: &TurnEnd) -> Value {
     }
 }
 
+/// Bot B's last turn's observation (the projection table's input).
+fn latest_observation(member: &OpenCodeMember) -> Option<Observation> {
+    member
+        .observations
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .last()
+        .cloned()
+        .flatten()
+}
+
+/// Bot B's `index`-th turn's observation.
+fn observation_at(member: &OpenCodeMember, index: usize) -> Option<Observation> {
+    member
+        .observations
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(index)
+        .cloned()
+        .flatten()
+}
+
 /// A finished pilot: its report, and the host still running, so a person
 /// can accept or reject the result (`task-accept-result`, `task-cancel`).
 pub struct PilotRun {
@@ -206,18 +234,38 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
         statuses.push(json!({endpoint: str_at(&moved, "/task/status")?}));
     }
 
-    let session = DriverSession::open(client.clone(), check.clone(), &task_id)
-        .await
-        .map_err(|end| format!("Bot B's session: {}", end_view(&end)))?;
-    let session_id = session.session_id.clone();
+    // Bot B's execution journal: one writer over the pilot's own folder.
+    let journal = Journal::open(&config.home, PROPOSED, flybot_store::system_now_ms())
+        .map_err(|e| e.to_string())?;
+    let parties = Parties {
+        server: "flybot-room".to_owned(),
+        requester_bot: ada.clone(),
+        worker_bot: coder.clone(),
+        owner_binding: "single-owner".to_owned(),
+        runtime_installation: runtime.versions["opencode"]
+            .as_str()
+            .unwrap_or("opencode")
+            .to_owned(),
+        conversation_id: room_id.clone(),
+    };
+    let session = JournaledTask::bind(
+        journal,
+        parties,
+        &task_id,
+        client.clone(),
+        check.clone(),
+        flybot_store::system_now_ms,
+    )
+    .map_err(|e| format!("Bot B's journal: {e}"))?;
     let member = OpenCodeMember {
         agent: AgentParticipant {
             sessions: host.sessions().clone(),
         },
         bot_id: coder.clone(),
-        session,
+        task: tokio::sync::Mutex::new(session),
         stop: tokio::sync::watch::channel(false).0,
         ends: Mutex::new(Vec::new()),
+        observations: Mutex::new(Vec::new()),
         running: Mutex::new(false),
     };
 
@@ -250,11 +298,20 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
             .iter()
             .filter(|l| l.seq > next && l.kind == LineKind::Chat)
         {
-            if line.author_id == coder && line.text.starts_with("QUESTION") && question_id.is_none()
+            // Bot B's n-th line is its n-th turn's end.
+            let nth = lines
+                .iter()
+                .filter(|l| l.seq <= line.seq && l.author_id == coder && l.kind == LineKind::Chat)
+                .count();
+            let asked = observation_at(&member, nth.wrapping_sub(1))
+                .filter(|o| matches!(o, Observation::WaitingForInput { .. }));
+            if let (true, Some(observation)) =
+                (line.author_id == coder && question_id.is_none(), asked)
             {
+                let endpoint = super::seam::endpoint_for(TaskStatus::Working, &observation)?;
                 let waiting = call(
                     &host,
-                    "task-wait-input",
+                    endpoint,
                     json!({"id": task_id, "question": line.text}),
                 )
                 .await?;
@@ -311,8 +368,18 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
         .map_err(io("the fresh copy's tests"))?;
     let same_files = fixture::digests_of(&fresh).map_err(io("the fresh copy"))?
         == fixture::digests_of(&workspace).map_err(io("Bot B's workspace"))?;
-    let verified =
-        done && answered && a_tests.passed && b_tests.passed && same_files && !changes.is_empty();
+    // The last observation must be a valid result the table projects.
+    let returned = latest_observation(&member)
+        .filter(|o| matches!(o, Observation::ValidResult { .. }))
+        .map(|o| super::seam::endpoint_for(TaskStatus::Working, &o))
+        .transpose()?;
+    let verified = done
+        && answered
+        && returned.is_some()
+        && a_tests.passed
+        && b_tests.passed
+        && same_files
+        && !changes.is_empty();
     let verification =
         json!({"tests": a_tests, "sameFilesAsBotB": same_files, "verified": verified});
 
@@ -325,7 +392,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
         );
         let ready = call(
             &host,
-            "task-return",
+            returned.unwrap_or("task-return"),
             json!({"id": task_id, "summary": summary}),
         )
         .await?;
@@ -343,6 +410,17 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
         (coder.clone(), "Coder".to_owned()),
         (opener.author_id.clone(), "Owner".to_owned()),
     ];
+    let (session_id, journal_view) = {
+        let task = member.task.lock().await;
+        let exec = task.journal().task(&task_id);
+        (
+            task.session_id().map(str::to_owned),
+            json!({"inboxCursor": task.journal().inbox_cursor(),
+                "sends": task.journal().state().sends.len(),
+                "turnsSubmitted": exec.map(|t| t.budget.turns_submitted),
+                "resultEvent": exec.and_then(|t| t.result_event.clone())}),
+        )
+    };
     let ends: Vec<Value> = member
         .ends
         .lock()
@@ -364,7 +442,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
         command: config.command.clone(),
         input_fixture: json!({"path": "crates/flybot-interop/fixtures/pilot", "sha256": fixture::fixture_digest(),
             "testCommand": fixture::TEST_COMMAND}),
-        raw_status: json!({"task": statuses, "taskId": task_id, "opencodeSession": session_id, "botBTurns": ends,
+        raw_status: json!({"task": statuses, "taskId": task_id, "opencodeSession": session_id, "journal": journal_view, "botBTurns": ends,
             "question": question_id.is_some(), "answered": answered}),
         outcome,
         evidence,

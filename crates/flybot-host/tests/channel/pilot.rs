@@ -39,6 +39,14 @@ async fn pilot(runtime: PilotRuntime, home: &std::path::Path) -> PilotRun {
 fn check_collaboration(run: &PilotRun) {
     let report = &run.report;
     assert_eq!(report.outcome, "result-ready", "{:?}", report.raw_status);
+    // Bot B's two turns and two replies went through the execution
+    // journal: four ingress records, one session and two submissions
+    // journaled as sends, two turns reserved, the result accepted.
+    let journal = &report.raw_status["journal"];
+    assert_eq!(journal["inboxCursor"], 4, "{journal}");
+    assert_eq!(journal["sends"], 3, "{journal}");
+    assert_eq!(journal["turnsSubmitted"], 2, "{journal}");
+    assert!(journal["resultEvent"].is_string(), "{journal}");
     let texts: Vec<(&str, &str)> = report
         .room
         .iter()
@@ -137,6 +145,7 @@ async fn completion_evidence_a_returned_pilot_result_can_be_rejected_by_the_pers
 /// Skips the level-2 test with a reason, unless the test command asked for
 /// it (`FLYBOT_REQUIRE_OPENCODE=1`, set by scripts/test after installing
 /// OpenCode): then a missing or wrong OpenCode fails instead of passing by.
+#[allow(clippy::print_stderr)]
 fn skip_level2(reason: String) {
     assert!(
         std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),

@@ -36,6 +36,21 @@ pub enum TurnEnd {
     Uncertain { detail: String },
 }
 
+/// How following a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Followed {
+    End(TurnEnd),
+    /// The person asked to stop; nothing was aborted yet.
+    StopAsked,
+}
+
+/// A turn whose prompt the runtime took: the assistant messages before it
+/// and the event stream opened before the prompt.
+pub struct Submitted {
+    before: BTreeSet<String>,
+    events: Option<tokio::sync::mpsc::Receiver<Value>>,
+}
+
 /// A session the driver drives.
 pub struct DriverSession {
     pub client: OpenCodeClient,
@@ -114,6 +129,15 @@ impl DriverSession {
         })
     }
 
+    /// Attaches to a session created (and journaled) by the caller.
+    pub fn attach(client: OpenCodeClient, check: DocCheck, session_id: String) -> Self {
+        DriverSession {
+            client,
+            check,
+            session_id,
+        }
+    }
+
     /// Runs one turn with `text`.
     pub async fn turn(
         &self,
@@ -121,37 +145,72 @@ impl DriverSession {
         stop: &mut watch::Receiver<bool>,
         limit: Duration,
     ) -> TurnEnd {
+        match self.submit(text).await {
+            Ok(submitted) => self.await_end(submitted, stop, limit).await,
+            Err(end) => end,
+        }
+    }
+
+    /// Checks the capabilities, reads the history, opens the event stream
+    /// and sends `prompt_async`. `Err` is the turn's end (blocked, or an
+    /// ambiguous submission that is never sent again).
+    pub async fn submit(&self, text: &str) -> Result<Submitted, TurnEnd> {
         for capability in [Capability::Prompt, Capability::History, Capability::Status] {
             if let Some(reason) = self.check.blocked(capability) {
-                return TurnEnd::Blocked { reason };
+                return Err(TurnEnd::Blocked { reason });
             }
         }
         let before = match self.client.messages(&self.session_id).await {
             Ok(history) => assistant_ids(&history),
             Err(e) => {
-                return TurnEnd::Uncertain {
+                return Err(TurnEnd::Uncertain {
                     detail: e.to_string(),
-                };
+                });
             }
         };
         // Events are optional: without them the poll alone reconciles.
-        let mut events = match self.check.allows(Capability::Events) {
+        let events = match self.check.allows(Capability::Events) {
             true => self.client.events().await.ok(),
             false => None,
         };
         if let Err(e) = self.client.prompt_async(&self.session_id, text).await {
             // Accepted or not is unknown: never submitted again blindly.
-            return TurnEnd::Uncertain {
+            return Err(TurnEnd::Uncertain {
                 detail: e.to_string(),
-            };
+            });
         }
+        Ok(Submitted { before, events })
+    }
+
+    /// Follows a submitted turn to its end; a stop aborts it here.
+    pub async fn await_end(
+        &self,
+        submitted: Submitted,
+        stop: &mut watch::Receiver<bool>,
+        limit: Duration,
+    ) -> TurnEnd {
+        match self.follow(submitted, stop, limit).await {
+            Followed::End(end) => end,
+            Followed::StopAsked => self.stop_observed().await,
+        }
+    }
+
+    /// Follows a submitted turn until it ends or a stop is asked; the
+    /// caller aborts (and journals the abort) on `StopAsked`.
+    pub async fn follow(
+        &self,
+        submitted: Submitted,
+        stop: &mut watch::Receiver<bool>,
+        limit: Duration,
+    ) -> Followed {
+        let Submitted { before, mut events } = submitted;
         let deadline = tokio::time::Instant::now() + limit;
         let mut idle_polls = 0;
         // A stop sender that is gone can never stop this turn.
         let mut stop_open = true;
         loop {
             if *stop.borrow() {
-                return self.stop_observed().await;
+                return Followed::StopAsked;
             }
             let event = async {
                 match events.as_mut() {
@@ -163,7 +222,7 @@ impl DriverSession {
                 event = event => match event {
                     Some(event) => {
                         if let Some(end) = self.on_event(&event).await {
-                            return end;
+                            return Followed::End(end);
                         }
                         continue;
                     }
@@ -177,15 +236,15 @@ impl DriverSession {
                 () = tokio::time::sleep(POLL) => {}
                 () = tokio::time::sleep_until(deadline) => {
                     let _ = self.client.abort(&self.session_id).await;
-                    return TurnEnd::Failed { detail: format!("no answer within {} s", limit.as_secs()) };
+                    return Followed::End(TurnEnd::Failed { detail: format!("no answer within {} s", limit.as_secs()) });
                 }
             }
             let status = match self.client.status(&self.session_id).await {
                 Ok(status) => status,
                 Err(e) => {
-                    return TurnEnd::Uncertain {
+                    return Followed::End(TurnEnd::Uncertain {
                         detail: e.to_string(),
-                    };
+                    });
                 }
             };
             if status != "idle" {
@@ -195,19 +254,19 @@ impl DriverSession {
             let history = match self.client.messages(&self.session_id).await {
                 Ok(history) => history,
                 Err(e) => {
-                    return TurnEnd::Uncertain {
+                    return Followed::End(TurnEnd::Uncertain {
                         detail: e.to_string(),
-                    };
+                    });
                 }
             };
             if let Some(end) = answer_in(&history, &before) {
-                return end;
+                return Followed::End(end);
             }
             idle_polls += 1;
             if idle_polls >= IDLE_POLLS {
-                return TurnEnd::Failed {
+                return Followed::End(TurnEnd::Failed {
                     detail: "OpenCode went idle without an answer".to_owned(),
-                };
+                });
             }
         }
     }
@@ -248,6 +307,14 @@ impl DriverSession {
         if self.client.abort(&self.session_id).await.is_err() {
             return TurnEnd::Stopped { observed: false };
         }
+        TurnEnd::Stopped {
+            observed: self.wait_stopped().await,
+        }
+    }
+
+    /// Polls the runtime's status until it shows the session idle after an
+    /// abort (the version-specific stop observation).
+    pub async fn wait_stopped(&self) -> bool {
         for _ in 0..25 {
             if self
                 .client
@@ -255,10 +322,10 @@ impl DriverSession {
                 .await
                 .is_ok_and(|s| s == "idle")
             {
-                return TurnEnd::Stopped { observed: true };
+                return true;
             }
             tokio::time::sleep(POLL).await;
         }
-        TurnEnd::Stopped { observed: false }
+        false
     }
 }

@@ -8,10 +8,12 @@ pub mod config;
 pub mod driver;
 #[cfg(feature = "testing")]
 pub mod fake;
+pub mod journaled;
 pub mod locate;
 pub mod pin;
 pub mod process;
 
 pub use client::OpenCodeClient;
-pub use driver::{DriverSession, TurnEnd};
+pub use driver::{DriverSession, Followed, Submitted, TurnEnd};
+pub use journaled::{JournaledTask, Parties};
 pub use pin::{Capability, DocCheck, PINNED_VERSION, check_doc, check_doc_against};

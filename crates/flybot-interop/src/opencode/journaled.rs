@@ -1,0 +1,451 @@
+//! One task's OpenCode turns under the execution journal (issue 6): each
+//! room turn for Bot B becomes Bot A's request or answer envelope and goes
+//! through `Journal::receive` (ingress recorded, deduped and the turn's
+//! budget reserved before the inbox cursor moves); session creation,
+//! `prompt_async` and abort are each wrapped in `begin_send` /
+//! `finish_send`; Bot B's reply comes back as its own envelope through
+//! `receive`; a stop is `request_cancel`, then a journaled abort, then
+//! `observe_stop` with what the runtime showed. Nothing the journal refuses
+//! reaches the runtime.
+
+use super::client::OpenCodeClient;
+use super::driver::{DriverSession, Followed, TurnEnd};
+use super::pin::{Capability, DocCheck};
+use crate::cancel::{StopEvidence, TurnKey};
+use crate::envelope::rules::input_digest;
+use crate::envelope::{Envelope, EnvelopeKind, Payload};
+use crate::journal::{
+    CorrelationKey, Decision, IngressRecord, Journal, JournalError, SendObservation, SendOperation,
+    TaskBinding, TransportContext, turn_content_digest,
+};
+use crate::projection::Observation;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Bot B's reply text kept in its envelope (the result limit is 16 KiB).
+const REPLY_CHARS: usize = 8_000;
+
+/// Who is who for one task: the authenticated transport's view, never an
+/// envelope's claims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parties {
+    pub server: String,
+    /// Bot A, the requester (the responsible local Bot).
+    pub requester_bot: String,
+    /// Bot B, the external worker.
+    pub worker_bot: String,
+    pub owner_binding: String,
+    pub runtime_installation: String,
+    /// The room, a delivery reference only.
+    pub conversation_id: String,
+}
+
+/// A task's journaled connection to its one OpenCode session.
+pub struct JournaledTask {
+    journal: Journal,
+    parties: Parties,
+    task_id: String,
+    client: OpenCodeClient,
+    check: DocCheck,
+    session: Option<DriverSession>,
+    clock: fn() -> u64,
+    seq: u64,
+    turns: u64,
+    /// Bot A's last accepted event (Bot B's reply answers it).
+    last_request: Option<String>,
+    /// Bot B's last accepted question (Bot A's next turn answers it).
+    last_question: Option<String>,
+    last_observation: Option<Observation>,
+}
+
+fn text_envelope(kind: EnvelopeKind, task_id: &str, event_id: String, text: String) -> Envelope {
+    Envelope {
+        version: 1,
+        kind,
+        event_id,
+        task_id: task_id.to_owned(),
+        turn_id: None,
+        in_reply_to: None,
+        generation: 0,
+        seq: 1,
+        input_version: 1,
+        input_digest: "0".repeat(64),
+        payload: Payload {
+            text: Some(text),
+            ..Payload::default()
+        },
+    }
+}
+
+fn blocked(reason: impl Into<String>) -> TurnEnd {
+    TurnEnd::Blocked {
+        reason: reason.into(),
+    }
+}
+
+/// Whether Bot B's text asks for a selected input.
+pub fn is_question(text: &str) -> bool {
+    let first = text.lines().next().unwrap_or_default().trim();
+    first.starts_with("QUESTION") || first.ends_with('?')
+}
+
+impl JournaledTask {
+    /// Records the host's binding for `task_id` between the parties.
+    pub fn bind(
+        journal: Journal,
+        parties: Parties,
+        task_id: &str,
+        client: OpenCodeClient,
+        check: DocCheck,
+        clock: fn() -> u64,
+    ) -> Result<JournaledTask, JournalError> {
+        let mut task = JournaledTask {
+            journal,
+            parties,
+            task_id: task_id.to_owned(),
+            client,
+            check,
+            session: None,
+            clock,
+            seq: 0,
+            turns: 0,
+            last_request: None,
+            last_question: None,
+            last_observation: None,
+        };
+        let key = CorrelationKey::of(&task.a_to_b(), task_id);
+        task.journal.bind(TaskBinding {
+            key,
+            responsible_bot: task.parties.requester_bot.clone(),
+            owner_binding: task.parties.owner_binding.clone(),
+            runtime_installation: task.parties.runtime_installation.clone(),
+        })?;
+        Ok(task)
+    }
+
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    pub fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
+    /// The task's one session, once created.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().map(|s| s.session_id.as_str())
+    }
+
+    /// What the last turn's end may ask of the board (the projection
+    /// table's input); `None` when it asks nothing.
+    pub fn last_observation(&self) -> Option<&Observation> {
+        self.last_observation.as_ref()
+    }
+
+    fn a_to_b(&self) -> TransportContext {
+        TransportContext {
+            server: self.parties.server.clone(),
+            sender_bot: self.parties.requester_bot.clone(),
+            recipient_bot: self.parties.worker_bot.clone(),
+            conversation_id: Some(self.parties.conversation_id.clone()),
+        }
+    }
+
+    fn b_to_a(&self) -> TransportContext {
+        TransportContext {
+            server: self.parties.server.clone(),
+            sender_bot: self.parties.worker_bot.clone(),
+            recipient_bot: self.parties.requester_bot.clone(),
+            conversation_id: Some(self.parties.conversation_id.clone()),
+        }
+    }
+
+    fn generation(&self) -> u64 {
+        self.journal
+            .task(&self.task_id)
+            .map_or(0, |t| t.cancel.generation)
+    }
+
+    /// One envelope through the whole ingress; `Err` is the journal's own
+    /// failure.
+    fn receive(
+        &mut self,
+        context: &TransportContext,
+        mut envelope: Envelope,
+    ) -> Result<IngressRecord, String> {
+        self.seq += 1;
+        envelope.seq = self.seq;
+        let bytes = serde_json::to_vec(&envelope).map_err(|e| e.to_string())?;
+        let cursor = self.journal.inbox_cursor() + 1;
+        match self
+            .journal
+            .receive(context, &bytes, cursor, (self.clock)())
+            .map_err(|e| e.to_string())?
+        {
+            Ok(record) => Ok(record),
+            Err(refusal) => Err(format!("the envelope was refused: {refusal:?}")),
+        }
+    }
+
+    /// Bot A's turn text as its envelope: the request first, then answers
+    /// to Bot B's outstanding question.
+    fn inbound(&mut self, text: &str) -> Envelope {
+        self.turns += 1;
+        let event_id = format!("{}-a-{}", self.task_id, self.turns);
+        let turn_id = format!("t{}", self.turns);
+        let generation = self.generation();
+        let mut envelope = match &self.last_request {
+            None => {
+                let mut e = text_envelope(
+                    EnvelopeKind::Request,
+                    &self.task_id,
+                    event_id,
+                    String::new(),
+                );
+                e.payload = Payload {
+                    requirement: Some(text.to_owned()),
+                    ..Payload::default()
+                };
+                e.input_digest = input_digest(&e.payload).unwrap_or_else(|| "0".repeat(64));
+                e
+            }
+            Some(_) => {
+                let mut e = text_envelope(
+                    EnvelopeKind::Answer,
+                    &self.task_id,
+                    event_id,
+                    text.to_owned(),
+                );
+                // With no question outstanding the journal refuses it.
+                e.in_reply_to = Some(
+                    self.last_question
+                        .clone()
+                        .unwrap_or_else(|| format!("{}-no-question", self.task_id)),
+                );
+                e
+            }
+        };
+        envelope.turn_id = Some(turn_id);
+        envelope.generation = generation;
+        envelope
+    }
+
+    /// Runs Bot B's turn on `text`, everything journaled.
+    pub async fn turn(
+        &mut self,
+        text: &str,
+        stop: &mut watch::Receiver<bool>,
+        limit: Duration,
+    ) -> TurnEnd {
+        self.last_observation = None;
+        let envelope = self.inbound(text);
+        let digest = turn_content_digest(&envelope);
+        let record = match self.receive(&self.a_to_b(), envelope) {
+            Ok(record) => record,
+            Err(e) => return blocked(e),
+        };
+        if record.decision != Decision::Accepted {
+            return blocked(format!(
+                "the journal starts no work for this line: {:?}",
+                record.decision
+            ));
+        }
+        let Some(turn) = record.turn.clone() else {
+            return blocked("the turn has no key");
+        };
+        self.last_request = Some(record.event_id.clone());
+        let session = match self.ensure_session().await {
+            Ok(session) => session,
+            Err(end) => return end,
+        };
+        let now = (self.clock)();
+        let send = match self.journal.begin_send(
+            &self.task_id,
+            SendOperation::SubmitTurn,
+            Some(turn.clone()),
+            Some(digest),
+            now,
+        ) {
+            Ok(send) => send,
+            Err(e) => return blocked(e.to_string()),
+        };
+        let submitted = session.submit(text).await;
+        let observed = match &submitted {
+            Ok(_) => SendObservation::Accepted { remote_ref: None },
+            Err(TurnEnd::Uncertain { .. }) => SendObservation::Lost,
+            Err(other) => SendObservation::Refused {
+                reason: format!("{other:?}"),
+            },
+        };
+        if let Err(e) = self.journal.finish_send(send, observed, (self.clock)()) {
+            return blocked(e.to_string());
+        }
+        let end = match submitted {
+            Ok(submitted) => match session.follow(submitted, stop, limit).await {
+                Followed::End(end) => end,
+                Followed::StopAsked => self.stop(&session).await,
+            },
+            Err(end) => end,
+        };
+        self.session = Some(session);
+        self.outbound(record.event_id, turn, end)
+    }
+
+    /// The task's one session: created once, its intent and its id
+    /// journaled around the call.
+    async fn ensure_session(&mut self) -> Result<DriverSession, TurnEnd> {
+        if let Some(session) = self.session.take() {
+            return Ok(session);
+        }
+        if let Some(reason) = self.check.blocked(Capability::Session) {
+            return Err(blocked(reason));
+        }
+        let send = self
+            .journal
+            .begin_send(
+                &self.task_id,
+                SendOperation::CreateSession,
+                None,
+                None,
+                (self.clock)(),
+            )
+            .map_err(|e| blocked(e.to_string()))?;
+        match self.client.create_session(&self.task_id).await {
+            Ok(session_id) => {
+                self.journal
+                    .finish_send(
+                        send,
+                        SendObservation::Accepted {
+                            remote_ref: Some(session_id.clone()),
+                        },
+                        (self.clock)(),
+                    )
+                    .map_err(|e| blocked(e.to_string()))?;
+                Ok(DriverSession::attach(
+                    self.client.clone(),
+                    self.check.clone(),
+                    session_id,
+                ))
+            }
+            Err(e) => {
+                let _ = self
+                    .journal
+                    .finish_send(send, SendObservation::Lost, (self.clock)());
+                Err(TurnEnd::Uncertain {
+                    detail: e.to_string(),
+                })
+            }
+        }
+    }
+
+    /// A person's stop: cancel requested (generation up, turn tombstoned),
+    /// the abort journaled, then what the runtime showed.
+    async fn stop(&mut self, session: &DriverSession) -> TurnEnd {
+        let _ = self.journal.request_cancel(&self.task_id, (self.clock)());
+        if session.check.blocked(Capability::Abort).is_some() {
+            return TurnEnd::Stopped { observed: false };
+        }
+        let Ok(send) = self.journal.begin_send(
+            &self.task_id,
+            SendOperation::Abort,
+            None,
+            None,
+            (self.clock)(),
+        ) else {
+            return TurnEnd::Stopped { observed: false };
+        };
+        let aborted = session.client.abort(&session.session_id).await;
+        let observed = match &aborted {
+            Ok(_) => SendObservation::Accepted { remote_ref: None },
+            Err(_) => SendObservation::Lost,
+        };
+        let _ = self.journal.finish_send(send, observed, (self.clock)());
+        if aborted.is_err() {
+            return TurnEnd::Stopped { observed: false };
+        }
+        let _ =
+            self.journal
+                .observe_stop(&self.task_id, StopEvidence::AbortAccepted, (self.clock)());
+        if !session.wait_stopped().await {
+            return TurnEnd::Stopped { observed: false };
+        }
+        let observed = self
+            .journal
+            .observe_stop(
+                &self.task_id,
+                StopEvidence::RuntimeStopped {
+                    raw_status: "idle".to_owned(),
+                },
+                (self.clock)(),
+            )
+            .unwrap_or(false);
+        TurnEnd::Stopped { observed }
+    }
+
+    /// Bot B's end as its own envelope through the ingress. A reply the
+    /// journal does not accept (a tombstoned turn's late result, a spent
+    /// budget) is never the room's answer.
+    fn outbound(&mut self, request_event: String, turn: TurnKey, end: TurnEnd) -> TurnEnd {
+        let (kind, text) = match &end {
+            TurnEnd::Text { text, .. } if is_question(text) => (EnvelopeKind::Question, text),
+            TurnEnd::Text { text, .. } => (EnvelopeKind::Result, text),
+            TurnEnd::Failed { detail } => (EnvelopeKind::Failure, detail),
+            TurnEnd::Refused { permission } => (EnvelopeKind::Failure, permission),
+            TurnEnd::Stopped { observed } => {
+                self.last_observation = Some(if *observed {
+                    Observation::AbortObserved
+                } else {
+                    Observation::CancelRequested
+                });
+                return end;
+            }
+            TurnEnd::Uncertain { detail } => {
+                self.last_observation = Some(Observation::Uncertain {
+                    raw_status: detail.clone(),
+                });
+                return end;
+            }
+            TurnEnd::Blocked { .. } => return end,
+        };
+        let text: String = text.chars().take(REPLY_CHARS).collect();
+        let mut envelope = text_envelope(
+            kind,
+            &self.task_id,
+            format!("{}-b-{}", self.task_id, self.turns),
+            text.clone(),
+        );
+        envelope.turn_id = Some(turn.turn_id.clone());
+        envelope.generation = turn.generation;
+        envelope.in_reply_to = Some(request_event);
+        let record = match self.receive(&self.b_to_a(), envelope) {
+            Ok(record) => record,
+            Err(e) => return blocked(e),
+        };
+        match record.decision {
+            Decision::Accepted => {}
+            Decision::Diagnostic => {
+                return TurnEnd::Failed {
+                    detail: "a late reply of a stopped turn, kept as diagnostic evidence only"
+                        .to_owned(),
+                };
+            }
+            other => {
+                return blocked(format!("the journal refused Bot B's reply: {other:?}"));
+            }
+        }
+        self.last_observation = Some(match (&end, kind) {
+            (_, EnvelopeKind::Question) => {
+                self.last_question = Some(record.event_id.clone());
+                Observation::WaitingForInput {
+                    question_id: record.event_id,
+                }
+            }
+            (TurnEnd::Refused { permission }, _) => Observation::UnexpectedPermission {
+                permission: permission.clone(),
+            },
+            (_, EnvelopeKind::Failure) => Observation::KnownFailure { evidence: text },
+            _ => Observation::ValidResult { summary: text },
+        });
+        end
+    }
+}
