@@ -6,6 +6,7 @@
 
 use crate::rooms::agent::AgentParticipant;
 use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
+use flybot_core::fences::{LineOrigin, authored_line};
 use flybot_interop::opencode::{JournaledTask, TurnEnd};
 use flybot_interop::projection::Observation;
 use std::sync::Mutex;
@@ -18,6 +19,8 @@ const TURN_LIMIT: Duration = Duration::from_secs(300);
 pub struct OpenCodeMember {
     pub agent: AgentParticipant,
     pub bot_id: String,
+    /// Bot B's name: the origin its fenced lines carry.
+    pub name: String,
     pub task: tokio::sync::Mutex<JournaledTask>,
     pub stop: watch::Sender<bool>,
     /// Each Bot B turn's raw end, in order.
@@ -34,13 +37,17 @@ fn failed(code: &str, line: String) -> TurnOutcome {
     }
 }
 
-/// The room line for a turn's end.
-fn outcome_of(end: &TurnEnd) -> TurnOutcome {
+/// The room line for a turn's end. Bot B's own words are a peer's: fenced
+/// by origin (every marker inside stripped) before any internal Bot reads
+/// them, so nothing in them speaks as this home.
+fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
     match end {
         // The first line is the room's; the rest (tool output) is evidence.
-        TurnEnd::Text { text, .. } => {
-            TurnOutcome::Text(text.lines().next().unwrap_or_default().to_owned())
-        }
+        TurnEnd::Text { text, .. } => TurnOutcome::Text(authored_line(
+            LineOrigin::Peer,
+            name,
+            text.lines().next().unwrap_or_default(),
+        )),
         TurnEnd::Refused { permission } => failed(
             "REFUSED",
             format!(
@@ -85,7 +92,7 @@ impl RoomParticipant for OpenCodeMember {
                 .unwrap_or_else(|e| e.into_inner())
                 .push(observation);
             *self.running.lock().unwrap_or_else(|e| e.into_inner()) = false;
-            let outcome = outcome_of(&end);
+            let outcome = outcome_of(&self.name, &end);
             self.ends
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

@@ -10,4 +10,4 @@ pub mod real;
 pub mod run;
 pub mod seam;
 
-pub use run::{PilotConfig, PilotRun, PilotRuntime, run_pilot};
+pub use run::{PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_probed};

@@ -48,6 +48,20 @@ pub struct PilotConfig {
     pub command: Vec<String>,
 }
 
+/// Test hooks: Bot B's scripted steps on the fake, and private markers
+/// seeded into Bot A's side (its instructions, another room's line, the
+/// owner's line there) that must never reach Bot B.
+#[derive(Debug, Clone, Default)]
+pub struct PilotProbe {
+    pub fake_steps: Option<Vec<flybot_interop::opencode::fake::FakeStep>>,
+    pub private_markers: Vec<String>,
+}
+
+/// A room line's words as a person reads them: a fenced peer line's body.
+pub fn visible(text: &str) -> String {
+    flybot_core::fences::unwrap_fence(text).map_or_else(|| text.to_owned(), |(_, body)| body)
+}
+
 /// Rounds the pilot runs at most.
 const MAX_ROUNDS: usize = 10;
 
@@ -77,6 +91,8 @@ struct Runtime {
     pin: String,
     versions: Value,
     level: EvidenceLevel,
+    /// The fake's record of the prompts it received (the fake only).
+    fake: Option<FakeOpenCode>,
     /// Keeps the real server's process (and the mock model) alive.
     _guard: Option<flybot_interop::opencode::process::OpenCodeProcess>,
 }
@@ -84,12 +100,15 @@ struct Runtime {
 async fn start_runtime(
     config: &PilotConfig,
     workspace: &std::path::Path,
+    probe: &PilotProbe,
 ) -> Result<Runtime, String> {
     match &config.runtime {
         PilotRuntime::Fake => {
             let gaps = FakeGaps::default();
-            let fake = FakeOpenCode::new(script::fake_steps(), gaps.clone(), workspace.to_owned());
+            let steps = probe.fake_steps.clone().unwrap_or_else(script::fake_steps);
+            let fake = FakeOpenCode::new(steps, gaps.clone(), workspace.to_owned());
             let base = fake
+                .clone()
                 .serve()
                 .await
                 .map_err(|e| format!("the fake OpenCode could not bind: {e}"))?;
@@ -98,6 +117,7 @@ async fn start_runtime(
                 pin: fake_doc_digest(&gaps),
                 versions: json!({"opencode": "fake (scripted; emulates the pinned 1.18.33 routes the driver uses)"}),
                 level: EvidenceLevel::OfflineMock,
+                fake: Some(fake),
                 _guard: None,
             })
         }
@@ -118,6 +138,7 @@ async fn start_runtime(
                     .to_owned(),
                 versions: json!({"opencode": process.version(), "opencodeBinary": binary, "foundBy": found_by}),
                 level: EvidenceLevel::RealProcessInterface,
+                fake: None,
                 _guard: Some(process),
             })
         }
@@ -129,7 +150,8 @@ fn line_view(line: &RoomLine, names: &[(String, String)]) -> Value {
         .iter()
         .find(|(id, _)| *id == line.author_id)
         .map_or(line.author_id.as_str(), |(_, n)| n.as_str());
-    json!({"seq": line.seq, "author": author, "kind": line.kind, "text": line.text})
+    let fenced = flybot_core::fences::unwrap_fence(&line.text).is_some();
+    json!({"seq": line.seq, "author": author, "kind": line.kind, "text": visible(&line.text), "fenced": fenced})
 }
 
 fn end_view(end: &TurnEnd) -> Value {
@@ -175,11 +197,18 @@ pub struct PilotRun {
     pub report: PilotReport,
     pub host: Host,
     pub task_id: String,
+    /// Every prompt the fake OpenCode received (empty on the real one).
+    pub runtime_prompts: Vec<String>,
     _runtime: Runtime,
 }
 
 /// Runs the pilot and answers its report.
 pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
+    run_pilot_probed(config, PilotProbe::default()).await
+}
+
+/// The pilot with test hooks.
+pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<PilotRun, String> {
     let started = Instant::now();
     let io = |what: &str| {
         let what = what.to_owned();
@@ -187,7 +216,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
     };
     let workspace = config.home.join("coder-workspace");
     fixture::materialize(&workspace).map_err(io("the fixture could not be written"))?;
-    let runtime = start_runtime(&config, &workspace).await?;
+    let runtime = start_runtime(&config, &workspace, &probe).await?;
     let client = OpenCodeClient::new(&runtime.base).map_err(|e| e.to_string())?;
     let doc = client.doc().await.map_err(|e| format!("GET /doc: {e}"))?;
     let check = check_doc_against(&doc, &runtime.pin);
@@ -203,7 +232,13 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
         scenario,
     )));
     let host = Host::new(store, host_config);
-    let ada = call(&host, "create-bot", json!({"name": "Ada", "model": "mock"})).await?;
+    let ada_instructions = probe.private_markers.join(" ");
+    let ada = call(
+        &host,
+        "create-bot",
+        json!({"name": "Ada", "model": "mock", "instructions": ada_instructions}),
+    )
+    .await?;
     let ada = str_at(&ada, "/bot/id")?;
     let coder = call(
         &host,
@@ -220,6 +255,30 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
     )
     .await?;
     let room_id = str_at(&room, "/room/id")?;
+    if !probe.private_markers.is_empty() {
+        let other = call(
+            &host,
+            "create-room",
+            json!({"name": "Private", "members": [ada], "admin": ada}),
+        )
+        .await?;
+        let other = str_at(&other, "/room/id")?;
+        for marker in &probe.private_markers {
+            host.rooms()
+                .append(
+                    &other,
+                    NewLine {
+                        author_id: ada.clone(),
+                        author_kind: AuthorKind::LocalBot,
+                        kind: LineKind::Chat,
+                        text: format!("private note {marker}"),
+                        at: flybot_store::system_now_ms(),
+                        hop: 0,
+                    },
+                )
+                .map_err(io("the private room's log"))?;
+        }
+    }
     let task = call(
         &host,
         "task-create",
@@ -262,6 +321,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
             sessions: host.sessions().clone(),
         },
         bot_id: coder.clone(),
+        name: "Coder".to_owned(),
         task: tokio::sync::Mutex::new(session),
         stop: tokio::sync::watch::channel(false).0,
         ends: Mutex::new(Vec::new()),
@@ -312,7 +372,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
                 let waiting = call(
                     &host,
                     endpoint,
-                    json!({"id": task_id, "question": line.text}),
+                    json!({"id": task_id, "question": visible(&line.text)}),
                 )
                 .await?;
                 statuses.push(json!({"task-wait-input": str_at(&waiting, "/task/status")?}));
@@ -322,7 +382,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
                 let resumed = call(
                     &host,
                     "task-answer-input",
-                    json!({"id": task_id, "questionId": qid, "answer": line.text}),
+                    json!({"id": task_id, "questionId": qid, "answer": visible(&line.text)}),
                 )
                 .await?;
                 statuses.push(json!({"task-answer-input": str_at(&resumed, "/task/status")?}));
@@ -333,7 +393,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
             .iter()
             .rfind(|l| l.seq > next && l.kind == LineKind::Chat)
         {
-            Some(line) if !(line.author_id == coder && line.text.starts_with("DONE")) => {
+            Some(line) if !(line.author_id == coder && visible(&line.text).starts_with("DONE")) => {
                 next = line.seq
             }
             _ => break,
@@ -342,7 +402,7 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
     let lines = host.rooms().lines(&room_id).map_err(io("the room log"))?;
     let done = lines
         .iter()
-        .any(|l| l.author_id == coder && l.text.starts_with("DONE"));
+        .any(|l| l.author_id == coder && visible(&l.text).starts_with("DONE"));
 
     // Bot B's evidence: its workspace against the fixture, its test run.
     let changes = fixture::changes(&workspace).map_err(io("Bot B's workspace"))?;
@@ -451,10 +511,16 @@ pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
         skipped_boundaries: skipped_boundaries(runtime.level),
         wall_ms: started.elapsed().as_millis() as u64,
     };
+    let runtime_prompts = runtime
+        .fake
+        .as_ref()
+        .map(|f| f.prompts().into_iter().map(|(_, text)| text).collect())
+        .unwrap_or_default();
     Ok(PilotRun {
         report,
         host,
         task_id,
+        runtime_prompts,
         _runtime: runtime,
     })
 }

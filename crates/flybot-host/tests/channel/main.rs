@@ -12,6 +12,7 @@ mod external_members;
 mod model_client;
 mod model_support;
 mod pilot;
+mod pilot_injection;
 mod projects;
 mod rooms_rounds;
 mod roster;
