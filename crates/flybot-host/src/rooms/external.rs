@@ -7,6 +7,7 @@
 use super::agent::AgentParticipant;
 use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
 use crate::host::Host;
+use flybot_core::fences::{LineOrigin, authored_line};
 use flybot_interop::subprocess::{
     Graces, HostLine, Launch, SeatKey, SeatOutcome, SubprocessSpec, Supervisor, parse_external,
 };
@@ -191,7 +192,17 @@ impl RoutedParticipant {
         let outcome = seats.supervisor.turn(&key, &launch, line).await;
         lock(&seats.running).remove(&turn.session_id);
         match outcome {
-            SeatOutcome::Text(text) => TurnOutcome::Text(text),
+            // A process's words are a peer's: fenced by origin (markers
+            // inside stripped) before any internal Bot reads them.
+            SeatOutcome::Text(text) => {
+                let name = self.host.store().read(|state| {
+                    state
+                        .bots
+                        .get(&turn.bot_id)
+                        .map_or_else(|| turn.bot_id.clone(), |b| b.name.clone())
+                });
+                TurnOutcome::Text(authored_line(LineOrigin::Peer, &name, &text))
+            }
             SeatOutcome::Stopped => TurnOutcome::Stopped,
             SeatOutcome::Failed { code, detail } => {
                 let line = match code {

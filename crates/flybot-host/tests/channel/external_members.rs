@@ -147,6 +147,12 @@ async fn complete_collaboration_an_external_member_answers_in_the_room_in_its_ow
             .unwrap()
             .contains("please fix the parser")
     );
+    // Private data and injection: the process's words are stored fenced
+    // by origin, so no internal Bot reads them as this home's own.
+    assert!(
+        flybot_core::fences::is_complete_fence(reply["text"].as_str().unwrap()),
+        "{reply}"
+    );
     let key = SeatKey {
         room_id: room.clone(),
         bot_id: peer.clone(),
