@@ -8,6 +8,7 @@ pub mod budgets;
 pub mod cancel;
 pub mod canonical;
 pub mod digest;
+pub mod dm;
 pub mod envelope;
 pub mod journal;
 pub mod opencode;
