@@ -9,6 +9,7 @@ pub mod cancel;
 pub mod canonical;
 pub mod digest;
 pub mod dm;
+pub mod egress;
 pub mod envelope;
 pub mod journal;
 pub mod opencode;

@@ -93,6 +93,8 @@ struct Runtime {
     level: EvidenceLevel,
     /// The fake's record of the prompts it received (the fake only).
     fake: Option<FakeOpenCode>,
+    /// The real child's proxy trap: any outbound request it recorded.
+    trap: Option<flybot_interop::egress::EgressTrap>,
     /// Keeps the real server's process (and the mock model) alive.
     _guard: Option<flybot_interop::opencode::process::OpenCodeProcess>,
 }
@@ -118,16 +120,21 @@ async fn start_runtime(
                 versions: json!({"opencode": "fake (scripted; emulates the pinned 1.18.33 routes the driver uses)"}),
                 level: EvidenceLevel::OfflineMock,
                 fake: Some(fake),
+                trap: None,
                 _guard: None,
             })
         }
         PilotRuntime::OpenCode { binary, found_by } => {
             let model = super::real::start_mock_for_opencode().await?;
-            let process = flybot_interop::opencode::process::OpenCodeProcess::start(
+            let trap = flybot_interop::egress::EgressTrap::start()
+                .await
+                .map_err(|e| format!("the egress trap could not bind: {e}"))?;
+            let process = flybot_interop::opencode::process::OpenCodeProcess::start_trapped(
                 binary,
                 &config.home.join("opencode"),
                 workspace,
                 &model,
+                Some(trap.url()),
             )
             .await
             .map_err(|e| format!("opencode serve did not start: {e}"))?;
@@ -139,6 +146,7 @@ async fn start_runtime(
                 versions: json!({"opencode": process.version(), "opencodeBinary": binary, "foundBy": found_by}),
                 level: EvidenceLevel::RealProcessInterface,
                 fake: None,
+                trap: Some(trap),
                 _guard: Some(process),
             })
         }
@@ -481,6 +489,16 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 "resultEvent": exec.and_then(|t| t.result_event.clone())}),
         )
     };
+    // The network guard: every request the driver sent is loopback, and
+    // on the fake each one is a request the fake served; the real child's
+    // proxy trap saw no outbound call.
+    let network = json!({
+        "clientRequests": client.requests_sent(),
+        "resolvedLoopback": client.resolved().is_ok_and(|addrs| !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())),
+        "runtimeServed": runtime.fake.as_ref().map(FakeOpenCode::requests),
+        "egressAttempts": runtime.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
+        "egressUnexpected": runtime.trap.as_ref().map(|t| flybot_interop::egress::unexpected(&t.attempts())),
+    });
     let ends: Vec<Value> = member
         .ends
         .lock()
@@ -502,7 +520,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         command: config.command.clone(),
         input_fixture: json!({"path": "crates/flybot-interop/fixtures/pilot", "sha256": fixture::fixture_digest(),
             "testCommand": fixture::TEST_COMMAND}),
-        raw_status: json!({"task": statuses, "taskId": task_id, "opencodeSession": session_id, "journal": journal_view, "botBTurns": ends,
+        raw_status: json!({"task": statuses, "taskId": task_id, "opencodeSession": session_id, "journal": journal_view, "network": network, "botBTurns": ends,
             "question": question_id.is_some(), "answered": answered}),
         outcome,
         evidence,

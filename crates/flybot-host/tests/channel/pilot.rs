@@ -42,6 +42,22 @@ fn check_collaboration(run: &PilotRun) {
     // Bot B's two turns and two replies went through the execution
     // journal: four ingress records, one session and two submissions
     // journaled as sends, two turns reserved, the result accepted.
+    // The network guard: loopback only, every request accounted for, and
+    // the real child's proxy trap saw no outbound call.
+    let network = &report.raw_status["network"];
+    assert_eq!(network["resolvedLoopback"], true, "{network}");
+    assert!(network["clientRequests"].as_u64().unwrap() > 0, "{network}");
+    if report.evidence_level_number == 1 {
+        assert_eq!(
+            network["clientRequests"], network["runtimeServed"],
+            "every request the client sent reached the loopback fake: {network}"
+        );
+    } else {
+        // Every attempt went to the trap and was refused; none but the
+        // pinned version's known startup call is allowed.
+        assert!(network["egressAttempts"].is_array(), "{network}");
+        assert_eq!(network["egressUnexpected"], json!([]), "{network}");
+    }
     let journal = &report.raw_status["journal"];
     assert_eq!(journal["inboxCursor"], 4, "{journal}");
     assert_eq!(journal["sends"], 3, "{journal}");

@@ -27,6 +27,8 @@ pub type Result<T> = std::result::Result<T, ClientError>;
 pub struct OpenCodeClient {
     http: reqwest::Client,
     base: String,
+    /// Requests this client (and its clones) sent.
+    sent: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Whether `base` is `http://127.0.0.1:PORT`, `http://[::1]:PORT` or
@@ -55,14 +57,37 @@ impl OpenCodeClient {
             .no_proxy()
             .build()
             .map_err(transport)?;
-        Ok(OpenCodeClient { http, base })
+        Ok(OpenCodeClient {
+            http,
+            base,
+            sent: Default::default(),
+        })
     }
 
     pub fn base(&self) -> &str {
         &self.base
     }
 
+    /// How many requests this client and its clones sent (the network
+    /// guard compares it with what the loopback server received).
+    pub fn requests_sent(&self) -> u64 {
+        self.sent.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The addresses the base resolves to; a guard asserts all loopback.
+    pub fn resolved(&self) -> std::io::Result<Vec<std::net::SocketAddr>> {
+        use std::net::ToSocketAddrs;
+        let rest = self.base.trim_start_matches("http://");
+        let authority = rest.split('/').next().unwrap_or_default();
+        Ok(authority.to_socket_addrs()?.collect())
+    }
+
+    fn count(&self) {
+        self.sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
     async fn get(&self, what: &'static str, path: &str) -> Result<reqwest::Response> {
+        self.count();
         let response = self
             .http
             .get(format!("{}{path}", self.base))
@@ -79,6 +104,7 @@ impl OpenCodeClient {
     }
 
     async fn post(&self, what: &'static str, path: &str, body: Value) -> Result<Value> {
+        self.count();
         let response = self
             .http
             .post(format!("{}{path}", self.base))

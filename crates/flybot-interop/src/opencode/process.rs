@@ -25,7 +25,7 @@ fn folders(root: &Path) -> [(&'static str, PathBuf); 5] {
     ]
 }
 
-fn isolated(binary: &Path, root: &Path, cwd: &Path) -> Command {
+fn isolated(binary: &Path, root: &Path, cwd: &Path, trap: Option<&str>) -> Command {
     let mut command = Command::new(binary);
     command
         .current_dir(cwd)
@@ -46,6 +46,14 @@ fn isolated(binary: &Path, root: &Path, cwd: &Path) -> Command {
     for (name, folder) in folders(root) {
         command.env(name, folder);
     }
+    if let Some(trap) = trap {
+        for name in crate::egress::PROXY_VARS {
+            command.env(name, trap);
+        }
+        command
+            .env("NO_PROXY", crate::egress::NO_PROXY)
+            .env("no_proxy", crate::egress::NO_PROXY);
+    }
     command
 }
 
@@ -56,7 +64,7 @@ pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String
     }
     let output = tokio::time::timeout(
         Duration::from_secs(30),
-        isolated(binary, scratch, scratch)
+        isolated(binary, scratch, scratch, None)
             .arg("--version")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -83,6 +91,18 @@ impl OpenCodeProcess {
         workspace: &Path,
         model: &ModelEndpoint,
     ) -> std::io::Result<OpenCodeProcess> {
+        OpenCodeProcess::start_trapped(binary, root, workspace, model, None).await
+    }
+
+    /// `start`, with every proxy variable pointed at `trap` (an
+    /// `EgressTrap`'s URL) so any outbound request is recorded and refused.
+    pub async fn start_trapped(
+        binary: &Path,
+        root: &Path,
+        workspace: &Path,
+        model: &ModelEndpoint,
+        trap: Option<&str>,
+    ) -> std::io::Result<OpenCodeProcess> {
         for (_, folder) in folders(root) {
             std::fs::create_dir_all(folder)?;
         }
@@ -95,7 +115,7 @@ impl OpenCodeProcess {
             config_dir.join("opencode.json"),
             serde_json::to_vec_pretty(&config).map_err(std::io::Error::other)?,
         )?;
-        let mut child = isolated(binary, root, workspace)
+        let mut child = isolated(binary, root, workspace, trap)
             .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
