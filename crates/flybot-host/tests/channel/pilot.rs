@@ -162,7 +162,6 @@ async fn completion_evidence_a_returned_pilot_result_can_be_rejected_by_the_pers
 /// it (`FLYBOT_REQUIRE_OPENCODE=1`, set by scripts/test after installing
 /// OpenCode): then a missing or wrong OpenCode fails instead of passing by.
 #[allow(clippy::print_stderr)]
-#[allow(clippy::print_stderr)] // a skipped test says why on the test's own output
 fn skip_level2(reason: String) {
     assert!(
         std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
