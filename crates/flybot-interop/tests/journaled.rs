@@ -106,7 +106,10 @@ async fn complete_collaboration_journaled_request_question_answer_result() {
             .iter()
             .all(|o| matches!(o, Some(SendObservation::Accepted { .. })))
     );
-    assert_eq!(exec.budget.turns_submitted, 2, "each turn reserved its budget");
+    assert_eq!(
+        exec.budget.turns_submitted, 2,
+        "each turn reserved its budget"
+    );
     assert!(exec.result_event.is_some());
     assert_eq!(
         task.journal().inbox_cursor(),
