@@ -3,31 +3,13 @@
 //! drive's wakes and waits (#1109, #1205) on the in-process mock model
 //! following a scenario.
 
+use super::kit::{host_with, until};
 use crate::support::TestHost;
-use flybot_agent::model::config::ProviderRegistry;
-use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_agent::session::SessionEvent;
 use flybot_host::board::drive::Pass;
-use flybot_host::{Host, HostConfig};
 use flybot_protocol::state::{Task, TaskStatus};
-use flybot_store::{Store, StoreOptions};
 use serde_json::{Value, json};
-use std::sync::Arc;
 use std::time::Duration;
-
-fn host_with(scenario: Value) -> TestHost {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
-    let mut config = HostConfig::new(dir.path().to_owned());
-    let scenario = Scenario::from_json(&scenario.to_string()).unwrap();
-    config.models = Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
-        scenario,
-    )));
-    TestHost {
-        host: Host::new(store, config),
-        dir,
-    }
-}
 
 /// Lead (admin), Dev1 and Dev2 in one room.
 async fn team(t: &TestHost) -> (String, [String; 3]) {
@@ -47,25 +29,6 @@ async fn team(t: &TestHost) -> (String, [String; 3]) {
 
 fn tasks(t: &TestHost) -> Vec<Task> {
     t.host.store().read(|s| s.tasks.values().cloned().collect())
-}
-
-/// Polls `done` on the paused clock. A step of the clock waits until every
-/// accepted store change is on disk first: the journal writer is a thread,
-/// and while a host task awaits it the runtime is idle, so a bare sleep loop
-/// let the paused clock run ahead of the host by the disk's real latency
-/// (the 40 s budget, or the 30 s backoff, could pass inside one fsync).
-async fn until(t: &TestHost, what: &str, mut done: impl FnMut() -> bool) {
-    for _ in 0..2_000 {
-        if done() {
-            return;
-        }
-        t.host.store().saves_settled().await;
-        if done() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never: {what}");
 }
 
 fn session_of(t: &TestHost, bot: &str) -> String {

@@ -3,41 +3,12 @@
 //! its own chat; the member takes no round turn for it. A line that is not
 //! a dispatch (a question) keeps the round's call.
 
+use super::kit::{host_with, until};
 use crate::support::TestHost;
-use flybot_agent::model::config::ProviderRegistry;
-use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_agent::session::SessionEvent;
 use flybot_core::rooms::log::LineKind;
-use flybot_host::{Host, HostConfig};
 use flybot_protocol::state::TaskStatus;
-use flybot_store::{Store, StoreOptions};
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::time::Duration;
-
-fn host_with(scenario: Value) -> TestHost {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
-    let mut config = HostConfig::new(dir.path().to_owned());
-    let scenario = Scenario::from_json(&scenario.to_string()).unwrap();
-    config.models = Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
-        scenario,
-    )));
-    TestHost {
-        host: Host::new(store, config),
-        dir,
-    }
-}
-
-async fn until(what: &str, mut done: impl FnMut() -> bool) {
-    for _ in 0..2_000 {
-        if done() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never: {what}");
-}
 
 fn user_texts(t: &TestHost, session: &str) -> Vec<String> {
     t.host
@@ -87,13 +58,13 @@ async fn the_leads_dispatch_line_is_a_board_assign_that_wakes_the_member_in_its_
     t.ok(None, "send", json!({"roomId": room, "text": "hand it out"}))
         .await;
     let own = t.host.store().read(|s| s.bots[&dev1].session_id.clone());
-    until("Dev1 is woken in its own chat", || {
+    until(&t, "Dev1 is woken in its own chat", || {
         user_texts(&t, &own)
             .iter()
             .any(|x| x.starts_with("[Continue task]"))
     })
     .await;
-    until("the room settles", || {
+    until(&t, "the room settles", || {
         !t.host.rooms().run(&room, |r| r.running)
     })
     .await;
@@ -129,7 +100,7 @@ async fn a_question_to_a_member_is_not_a_dispatch_and_keeps_its_round_turn_1254(
     let (room, [_lead, dev1]) = team(&t).await;
     t.ok(None, "send", json!({"roomId": room, "text": "just ask"}))
         .await;
-    until("the room settles", || {
+    until(&t, "the room settles", || {
         !t.host.rooms().run(&room, |r| r.running)
     })
     .await;

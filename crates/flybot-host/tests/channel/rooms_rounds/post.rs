@@ -2,39 +2,10 @@
 //! in from its own chat, and that line opens a round there; a Bot speaking
 //! in a room never posts into that same room (its reply is its line).
 
+use super::kit::{host_with, until};
 use crate::support::TestHost;
-use flybot_agent::model::config::ProviderRegistry;
-use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_agent::session::{ItemKind, SessionEvent, Source};
-use flybot_host::{Host, HostConfig};
-use flybot_store::{Store, StoreOptions};
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::time::Duration;
-
-fn host_with(scenario: Value) -> TestHost {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
-    let mut config = HostConfig::new(dir.path().to_owned());
-    let scenario = Scenario::from_json(&scenario.to_string()).unwrap();
-    config.models = Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
-        scenario,
-    )));
-    TestHost {
-        host: Host::new(store, config),
-        dir,
-    }
-}
-
-async fn until(what: &str, mut done: impl FnMut() -> bool) {
-    for _ in 0..2_000 {
-        if done() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never: {what}");
-}
 
 fn tool_results(t: &TestHost, session: &str) -> Vec<String> {
     t.host
@@ -87,7 +58,7 @@ async fn post_to_group_from_an_own_chat_opens_a_round_in_the_group_557() {
             ItemKind::NextTurn,
         )
         .unwrap();
-    until("Bo answers the post in the group", || {
+    until(&t, "Bo answers the post in the group", || {
         t.host
             .rooms()
             .lines(&room)
@@ -109,7 +80,7 @@ async fn a_bot_never_posts_into_the_room_it_is_speaking_in_557() {
     let (room, _ada, bo) = room(&t).await;
     t.ok(None, "send", json!({"roomId": room, "text": "loop it"}))
         .await;
-    until("the room settles", || {
+    until(&t, "the room settles", || {
         !t.host.rooms().run(&room, |r| r.running)
     })
     .await;

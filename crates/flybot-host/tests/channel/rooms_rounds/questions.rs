@@ -2,45 +2,11 @@
 //! in the room in the asking Bot's voice, once, and the handed-out cards
 //! show per Bot in the state view's `work`.
 
+use super::kit::{host_with, until};
 use crate::support::TestHost;
-use flybot_agent::model::config::ProviderRegistry;
-use flybot_agent::model::mock::{MockModel, Scenario};
-use flybot_host::{Host, HostConfig};
 use flybot_protocol::state::TaskStatus;
-use flybot_store::{Store, StoreOptions};
-use serde_json::{Value, json};
-use std::sync::Arc;
+use serde_json::json;
 use std::time::Duration;
-
-fn host_with(scenario: Value) -> TestHost {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
-    let mut config = HostConfig::new(dir.path().to_owned());
-    let scenario = Scenario::from_json(&scenario.to_string()).unwrap();
-    config.models = Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
-        scenario,
-    )));
-    TestHost {
-        host: Host::new(store, config),
-        dir,
-    }
-}
-
-/// Polls `done`; the paused clock steps only once the store's writes are
-/// on disk.
-async fn until(t: &TestHost, what: &str, mut done: impl FnMut() -> bool) {
-    for _ in 0..2_000 {
-        if done() {
-            return;
-        }
-        t.host.store().saves_settled().await;
-        if done() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never: {what}");
-}
 
 const QUESTION: &str = "Question on \"Ask first\": Postgres or SQLite?";
 
