@@ -430,9 +430,9 @@ mod tests {
             Refusal::IsAFolder { path: "sub".into() }
         );
         assert_eq!(
-            refusal(write("/tmp/escape.txt", "x".into())),
+            refusal(write("/outside-the-folder/escape.txt", "x".into())),
             Refusal::AbsoluteOutside {
-                path: "/tmp/escape.txt".into()
+                path: "/outside-the-folder/escape.txt".into()
             }
         );
         assert_eq!(
