@@ -282,8 +282,18 @@ async fn only_the_bots_owner_answers_another_member_is_forbidden() {
     t.host.sessions().wait_idle(&session).await.unwrap();
 }
 
-#[tokio::test]
-async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
+/// A Bot in a room with one waiting ask from its own chat and one from its
+/// seat in the room.
+struct TwoAsks {
+    t: TestHost,
+    room_id: String,
+    seat: String,
+    own: String,
+    from_room: Value,
+    from_chat: Value,
+}
+
+async fn two_asks() -> TwoAsks {
     let t = scripted_host();
     let bot = t.create_bot(None, "Ada").await;
     let room = t
@@ -298,7 +308,6 @@ async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
         .host
         .store()
         .read(|s| s.rooms[&room_id].sessions[&bot].clone());
-    // One ask from the Bot's own chat, one from its seat in the room.
     let own = say(&t, &bot, "run it");
     t.host
         .sessions()
@@ -318,6 +327,28 @@ async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
         .iter()
         .find(|a| a["sessionId"] == own.as_str())
         .unwrap();
+    let (from_room, from_chat) = (from_room.clone(), from_chat.clone());
+    TwoAsks {
+        t,
+        room_id,
+        seat,
+        own,
+        from_room,
+        from_chat,
+    }
+}
+
+#[tokio::test]
+async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
+    // One ask from the Bot's own chat, one from its seat in the room.
+    let TwoAsks {
+        t,
+        room_id,
+        seat,
+        own,
+        from_room,
+        from_chat,
+    } = two_asks().await;
     // always-room on the room's ask keeps the grant on the room; it does
     // not cover the Bot's own chat.
     let answered = t
@@ -366,39 +397,13 @@ async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
 
 #[tokio::test]
 async fn always_bot_answers_this_ask_and_releases_the_bots_other_waiting_ask() {
-    let t = scripted_host();
-    let bot = t.create_bot(None, "Ada").await;
-    let room = t
-        .ok(
-            None,
-            "create-room",
-            json!({"name": "Crew", "members": [bot]}),
-        )
-        .await;
-    let room_id = room["room"]["id"].as_str().unwrap().to_owned();
-    let seat = t
-        .host
-        .store()
-        .read(|s| s.rooms[&room_id].sessions[&bot].clone());
-    let own = say(&t, &bot, "run it");
-    t.host
-        .sessions()
-        .deliver(
-            &seat,
-            "run it",
-            Source::User { member_id: None },
-            ItemKind::NextTurn,
-        )
-        .unwrap();
-    let list = waiting(&t, None, 2).await;
-    let from_room = list
-        .iter()
-        .find(|a| a["roomId"] == room_id.as_str())
-        .unwrap();
-    let from_chat = list
-        .iter()
-        .find(|a| a["sessionId"] == own.as_str())
-        .unwrap();
+    let TwoAsks {
+        t,
+        seat,
+        own,
+        from_room,
+        from_chat,
+    } = two_asks().await;
     let answered = t
         .ok(
             None,
