@@ -403,6 +403,7 @@ async fn always_bot_answers_this_ask_and_releases_the_bots_other_waiting_ask() {
         own,
         from_room,
         from_chat,
+        ..
     } = two_asks().await;
     let answered = t
         .ok(
