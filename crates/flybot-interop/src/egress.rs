@@ -22,21 +22,6 @@ pub const PROXY_VARS: [&str; 6] = [
 /// What stays direct: loopback only.
 pub const NO_PROXY: &str = "127.0.0.1,localhost,::1";
 
-/// Attempts the pinned OpenCode 1.18.33 makes at every start whatever its
-/// flags (a dependency install in its own config folder through npm).
-/// The trap refuses them like any other, so nothing leaves the machine;
-/// they are named here so a guard fails on anything else.
-pub const KNOWN_REFUSED: [&str; 1] = ["CONNECT registry.npmjs.org:443"];
-
-/// The recorded attempts no known, refused startup call explains.
-pub fn unexpected(attempts: &[String]) -> Vec<String> {
-    attempts
-        .iter()
-        .filter(|a| !KNOWN_REFUSED.iter().any(|k| a.starts_with(k)))
-        .cloned()
-        .collect()
-}
-
 /// A listening trap; dropping it stops nothing (its task ends with the
 /// runtime), the record stays readable.
 #[derive(Clone)]

@@ -4,7 +4,7 @@
 //! child's proxy variables point at records and refuses every connection.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use flybot_interop::egress::{EgressTrap, unexpected};
+use flybot_interop::egress::EgressTrap;
 use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, FakeStep, fake_doc_digest};
 use flybot_interop::opencode::{DriverSession, OpenCodeClient, check_doc_against};
 use std::time::Duration;
@@ -71,10 +71,4 @@ async fn network_guard_the_egress_trap_records_and_refuses_every_connection() {
         attempts,
         vec!["CONNECT models.example:443 HTTP/1.1".to_owned()]
     );
-    assert_eq!(
-        unexpected(&attempts),
-        attempts,
-        "only the known startup call is named"
-    );
-    assert!(unexpected(&["CONNECT registry.npmjs.org:443 HTTP/1.1".into()]).is_empty());
 }

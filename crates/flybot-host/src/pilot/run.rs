@@ -441,7 +441,14 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         .filter(|o| matches!(o, Observation::ValidResult { .. }))
         .map(|o| super::seam::endpoint_for(TaskStatus::Working, &o))
         .transpose()?;
-    let verified = done
+    // The network guard: an outbound call from the real child fails the run.
+    let egress = runtime
+        .trap
+        .as_ref()
+        .map(flybot_interop::egress::EgressTrap::attempts)
+        .unwrap_or_default();
+    let verified = egress.is_empty()
+        && done
         && answered
         && returned.is_some()
         && a_tests.passed
@@ -469,7 +476,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         status
     } else {
         format!(
-            "not verified (done: {done}, answered: {answered}, tests in a fresh copy passed: {})",
+            "not verified (done: {done}, answered: {answered}, tests in a fresh copy passed: {}, outbound calls: {egress:?})",
             a_tests.passed
         )
     };
@@ -497,7 +504,6 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         "resolvedLoopback": client.resolved().is_ok_and(|addrs| !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())),
         "runtimeServed": runtime.fake.as_ref().map(FakeOpenCode::requests),
         "egressAttempts": runtime.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
-        "egressUnexpected": runtime.trap.as_ref().map(|t| flybot_interop::egress::unexpected(&t.attempts())),
     });
     let ends: Vec<Value> = member
         .ends

@@ -75,6 +75,27 @@ pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String
     Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
+/// The dependency OpenCode installs into every config folder it reads.
+const PLUGIN_PACKAGE: &str = "@opencode-ai/plugin";
+
+/// OpenCode 1.18.33 runs an npm install of its plugin package in each
+/// config folder at start unless the folder has a `node_modules` and a
+/// lock file that already lists every dependency. The generated config
+/// names no plugin, so the folder is marked as installed: no registry call
+/// is made and nothing is loaded from it.
+fn mark_plugin_installed(config_dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(config_dir.join("node_modules"))?;
+    let lock = serde_json::json!({
+        "name": "opencode-config",
+        "lockfileVersion": 3,
+        "packages": {"": {"dependencies": {PLUGIN_PACKAGE: super::PINNED_VERSION}}}
+    });
+    std::fs::write(
+        config_dir.join("package-lock.json"),
+        serde_json::to_vec_pretty(&lock).map_err(std::io::Error::other)?,
+    )
+}
+
 /// A running `opencode serve`.
 pub struct OpenCodeProcess {
     _child: Child,
@@ -115,6 +136,7 @@ impl OpenCodeProcess {
             config_dir.join("opencode.json"),
             serde_json::to_vec_pretty(&config).map_err(std::io::Error::other)?,
         )?;
+        mark_plugin_installed(&config_dir)?;
         let mut child = isolated(binary, root, workspace, trap)
             .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
             .stdout(Stdio::piped())
