@@ -21,6 +21,10 @@ pub struct HostConfig {
     pub default_model: String,
     /// The models config.toml declares, and `mock`; mock-only by default.
     pub models: Arc<ProviderRegistry>,
+    /// The OpenCode an OpenCode Bot runs on (#198): by default the pinned
+    /// one found through `$FLYBOT_OPENCODE` or `.tools/opencode` under the
+    /// current folder.
+    pub opencode: crate::rooms::opencode::launcher::OpenCodeRuntime,
 }
 
 impl HostConfig {
@@ -29,6 +33,9 @@ impl HostConfig {
             home,
             default_model: "mock".to_owned(),
             models: Arc::new(ProviderRegistry::mock_only()),
+            opencode: crate::rooms::opencode::launcher::OpenCodeRuntime::located(
+                &std::env::current_dir().into_iter().collect::<Vec<_>>(),
+            ),
         }
     }
 }
@@ -240,7 +247,7 @@ impl Host {
     pub fn begin_stop(&self) {
         self.inner.stopping.send_replace(true);
         // Stopping the host ends every external member's process (#198).
-        self.inner.externals.supervisor().stop_all();
+        self.inner.externals.stop_all();
     }
 
     /// Resolves once the host has started stopping.

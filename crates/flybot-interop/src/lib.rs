@@ -11,9 +11,11 @@ pub mod digest;
 pub mod dm;
 pub mod egress;
 pub mod envelope;
+pub mod external;
 pub mod journal;
 pub mod opencode;
 pub mod pilot;
+pub mod project;
 pub mod projection;
 pub mod subprocess;
 

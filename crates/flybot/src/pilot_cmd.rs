@@ -33,15 +33,21 @@ pub struct PilotArgs {
     pub opencode: Option<PathBuf>,
 }
 
-/// Finds the pinned OpenCode and checks its version; says which it used.
-pub fn pinned_opencode(flag: Option<&Path>) -> anyhow::Result<PilotRuntime> {
-    let env = std::env::var_os("FLYBOT_OPENCODE").map(PathBuf::from);
+/// Where the README's install folder is looked for: the current folder
+/// and the source tree this binary was built from (and their parents).
+pub fn opencode_roots() -> Vec<PathBuf> {
     let mut roots = Vec::new();
     if let Ok(cwd) = std::env::current_dir() {
         roots.push(cwd);
     }
     roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    let Some(found) = locate(flag, env.as_deref(), &roots) else {
+    roots
+}
+
+/// Finds the pinned OpenCode and checks its version; says which it used.
+pub fn pinned_opencode(flag: Option<&Path>) -> anyhow::Result<PilotRuntime> {
+    let env = std::env::var_os("FLYBOT_OPENCODE").map(PathBuf::from);
+    let Some(found) = locate(flag, env.as_deref(), &opencode_roots()) else {
         bail!(
             "OpenCode {PINNED_VERSION} is not installed: run the README's setup (it installs it into {README_PATH}), or pass --opencode PATH or set FLYBOT_OPENCODE"
         );

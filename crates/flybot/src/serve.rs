@@ -4,7 +4,10 @@
 use crate::config;
 use anyhow::Context;
 use clap::Args;
+use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_host::{Host, HostConfig};
+use flybot_interop::opencode::PINNED_VERSION;
+use flybot_interop::opencode::locate::{README_PATH, locate};
 use flybot_store::{Store, StoreOptions, StoreStatus};
 use std::io::Write;
 use std::path::PathBuf;
@@ -17,6 +20,10 @@ pub struct ServeArgs {
     /// The address to listen on; 127.0.0.1:0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:7450")]
     listen: String,
+    /// The pinned `opencode` binary OpenCode Bots run on (else
+    /// $FLYBOT_OPENCODE, else the README's install folder, .tools/opencode).
+    #[arg(long)]
+    opencode: Option<PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -38,6 +45,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             )
             .context("config.toml's [providers] and [models] could not be used")?,
         );
+        host_config.opencode = opencode_runtime(args.opencode.as_deref());
         if let Some(model) = config.default_model {
             host_config.default_model = model;
         }
@@ -93,5 +101,26 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         () = terminate => {}
+    }
+}
+
+/// The OpenCode that OpenCode Bots run on; says which, or how to install it.
+fn opencode_runtime(flag: Option<&std::path::Path>) -> OpenCodeRuntime {
+    let env = std::env::var_os("FLYBOT_OPENCODE").map(PathBuf::from);
+    match locate(flag, env.as_deref(), &crate::pilot_cmd::opencode_roots()) {
+        Some(found) => {
+            println!(
+                "OpenCode Bots run on {} (from {}; version {PINNED_VERSION} is checked at each start)",
+                found.binary.display(),
+                found.found_by
+            );
+            OpenCodeRuntime::Pinned(found.binary)
+        }
+        None => {
+            println!(
+                "OpenCode Bots are off: OpenCode {PINNED_VERSION} is not installed (the README's setup puts it in {README_PATH}; or pass --opencode PATH)"
+            );
+            OpenCodeRuntime::Missing
+        }
     }
 }

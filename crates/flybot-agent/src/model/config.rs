@@ -92,6 +92,14 @@ pub struct ModelRoute {
     /// The provider, bound to this model (it sets the request's model id and
     /// caps its tokens). Not retried: wrap it with `retrying()` for a turn.
     pub provider: Arc<dyn ModelProvider>,
+    /// The OpenAI-compatible endpoint (`.../v1`) of an HTTP provider, and
+    /// whether it needs a key: what an external runtime (OpenCode) is
+    /// pointed at for this model.
+    pub base_url: Option<String>,
+    pub needs_key: bool,
+    /// The mock itself, for a route on it: served on loopback when an
+    /// external runtime needs this model over HTTP.
+    pub mock: Option<Arc<MockModel>>,
 }
 
 impl ModelRoute {
@@ -141,10 +149,7 @@ impl ProviderRegistry {
     /// Only `mock`, answering by this mock (a scenario, for tests and demos).
     pub fn with_mock(mock: MockModel) -> Self {
         let mut routes = BTreeMap::new();
-        routes.insert(
-            MOCK_MODEL.to_owned(),
-            mock_route(MOCK_MODEL, Arc::new(mock)),
-        );
+        routes.insert(MOCK_MODEL.to_owned(), mock_route(MOCK_MODEL, Arc::new(mock)));
         ProviderRegistry {
             routes,
             tests_running: Mutex::default(),
@@ -162,7 +167,7 @@ impl ProviderRegistry {
         let mock = registry
             .routes
             .get(MOCK_MODEL)
-            .map(|route| route.provider.clone())
+            .and_then(|route| route.mock.clone())
             .ok_or_else(|| ModelConfigError("the mock model is missing".to_owned()))?;
         let http = if config.models.is_empty() {
             None
@@ -215,6 +220,9 @@ impl ProviderRegistry {
                     thinking: model.thinking.clone(),
                     offline: false,
                     provider: Arc::new(OpenAiProvider::new(http.clone(), settings)),
+                    base_url: Some(provider.base_url.clone()),
+                    needs_key: provider.api_key_env.is_some(),
+                    mock: None,
                 }
             };
             registry.routes.insert(name.clone(), route);
@@ -252,7 +260,7 @@ impl ProviderRegistry {
     }
 }
 
-fn mock_route(name: &str, mock: Arc<dyn ModelProvider>) -> ModelRoute {
+fn mock_route(name: &str, mock: Arc<MockModel>) -> ModelRoute {
     ModelRoute {
         name: name.to_owned(),
         provider_name: MOCK_MODEL.to_owned(),
@@ -261,7 +269,10 @@ fn mock_route(name: &str, mock: Arc<dyn ModelProvider>) -> ModelRoute {
         max_output_tokens: None,
         thinking: Vec::new(),
         offline: true,
-        provider: mock,
+        provider: mock.clone(),
+        base_url: None,
+        needs_key: false,
+        mock: Some(mock),
     }
 }
 

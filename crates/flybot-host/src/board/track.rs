@@ -33,7 +33,7 @@ pub fn room_of_seat(state: &TeamState, bot_id: &str, session_id: &str) -> Option
 }
 
 /// The Bot acts for itself as its owner would.
-fn bot_actor(state: &TeamState, bot_id: &str) -> Actor {
+pub(crate) fn bot_actor(state: &TeamState, bot_id: &str) -> Actor {
     match state.bots.get(bot_id) {
         Some(bot) if enforced(state) => Actor::Member {
             member_id: bot.owner_id.clone(),

@@ -32,7 +32,7 @@ fn managed_bot(state: &TeamState, actor: &Actor, id: &str) -> Result<Bot, ApiErr
 /// A Bot's `external` record as written (#198): refused with `bot/invalid`
 /// naming the field; kept as sent once valid.
 fn checked_external(value: &Value) -> Result<Value, ApiError> {
-    flybot_interop::subprocess::parse_external(value)
+    flybot_interop::external::parse_external(value)
         .map(|_| value.clone())
         .map_err(|refusal| ApiError::invalid(&refusal.field, refusal.message))
 }

@@ -5,8 +5,8 @@
 //! observation it projects are kept for the pilot and its report.
 
 use crate::rooms::agent::AgentParticipant;
-use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
-use flybot_core::fences::{LineOrigin, authored_line};
+use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture};
+use crate::rooms::opencode::outcome_of;
 use flybot_interop::opencode::{JournaledTask, TurnEnd};
 use flybot_interop::projection::Observation;
 use std::sync::Mutex;
@@ -28,42 +28,6 @@ pub struct OpenCodeMember {
     /// Each Bot B turn's observation for the projection table, in order.
     pub observations: Mutex<Vec<Option<Observation>>>,
     pub running: Mutex<bool>,
-}
-
-fn failed(code: &str, line: String) -> TurnOutcome {
-    TurnOutcome::FailedWithLine {
-        code: code.to_owned(),
-        line,
-    }
-}
-
-/// The room line for a turn's end. Bot B's own words are a peer's: fenced
-/// by origin (every marker inside stripped) before any internal Bot reads
-/// them, so nothing in them speaks as this home.
-fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
-    match end {
-        // The first line is the room's; the rest (tool output) is evidence.
-        TurnEnd::Text { text, .. } => TurnOutcome::Text(authored_line(
-            LineOrigin::Peer,
-            name,
-            text.lines().next().unwrap_or_default(),
-        )),
-        TurnEnd::Refused { permission } => failed(
-            "REFUSED",
-            format!(
-                "I asked for {permission}, which this room's policy does not allow; the request was denied and my turn stopped."
-            ),
-        ),
-        TurnEnd::Stopped { .. } => TurnOutcome::Stopped,
-        TurnEnd::Failed { detail } => failed("FAILED", format!("My turn failed: {detail}.")),
-        TurnEnd::Blocked { reason } => failed("BLOCKED", reason.clone()),
-        TurnEnd::Uncertain { detail } => failed(
-            "UNCERTAIN",
-            format!(
-                "recovery: uncertain ({detail}); nothing is resubmitted until a person decides."
-            ),
-        ),
-    }
 }
 
 impl RoomParticipant for OpenCodeMember {

@@ -8,6 +8,5 @@
 pub mod member;
 pub mod real;
 pub mod run;
-pub mod seam;
 
 pub use run::{PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_probed};

@@ -376,7 +376,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
             if let (true, Some(observation)) =
                 (line.author_id == coder && question_id.is_none(), asked)
             {
-                let endpoint = super::seam::endpoint_for(TaskStatus::Working, &observation)?;
+                let endpoint = crate::rooms::opencode::seam::endpoint_for(TaskStatus::Working, &observation)?;
                 let waiting = call(
                     &host,
                     endpoint,
@@ -387,9 +387,13 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 question_id = Some(str_at(&waiting, "/task/inputRequest/id")?);
             } else if line.author_id == ada && question_id.is_some() && !answered {
                 let qid = question_id.clone().unwrap_or_default();
+                let endpoint = crate::rooms::opencode::seam::endpoint_for(
+                    TaskStatus::Blocked,
+                    &Observation::InputAnswered,
+                )?;
                 let resumed = call(
                     &host,
-                    "task-answer-input",
+                    endpoint,
                     json!({"id": task_id, "questionId": qid, "answer": visible(&line.text)}),
                 )
                 .await?;
@@ -439,7 +443,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     // The last observation must be a valid result the table projects.
     let returned = latest_observation(&member)
         .filter(|o| matches!(o, Observation::ValidResult { .. }))
-        .map(|o| super::seam::endpoint_for(TaskStatus::Working, &o))
+        .map(|o| crate::rooms::opencode::seam::endpoint_for(TaskStatus::Working, &o))
         .transpose()?;
     // The network guard: an outbound call from the real child fails the run.
     let egress = runtime

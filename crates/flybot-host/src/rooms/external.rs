@@ -1,15 +1,18 @@
 //! External room members (#198, #216): a Bot whose record carries
 //! `external: {driver: "subprocess", ...}` is spoken for by a supervised
-//! child process, one per (room, Bot), behind the same `RoomParticipant`
-//! boundary as the internal agent. `RoutedParticipant` sends each turn to
-//! the right side; the seats outlive a round (they live in the host).
+//! child process, one per (room, Bot), and one with `{driver: "opencode"}`
+//! by the pinned OpenCode, one per (room, Bot, card) (`super::opencode`);
+//! both behind the same `RoomParticipant` boundary as the internal agent.
+//! `RoutedParticipant` sends each turn to the right side; the seats
+//! outlive a round (they live in the host).
 
 use super::agent::AgentParticipant;
 use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
 use crate::host::Host;
 use flybot_core::fences::{LineOrigin, authored_line};
+use flybot_interop::external::{ExternalSpec, parse_external};
 use flybot_interop::subprocess::{
-    Graces, HostLine, Launch, SeatKey, SeatOutcome, SubprocessSpec, Supervisor, parse_external,
+    Graces, HostLine, Launch, SeatKey, SeatOutcome, SubprocessSpec, Supervisor,
 };
 use flybot_protocol::state::{Bot, TeamState};
 use std::collections::HashMap;
@@ -26,6 +29,8 @@ const REAP_EVERY: Duration = Duration::from_millis(500);
 /// The external members' processes and the turns running on them.
 pub struct ExternalSeats {
     supervisor: Supervisor,
+    /// The OpenCode members' seats, one per (room, Bot, card).
+    opencode: super::opencode::OpenCodeSeats,
     /// Session id → the seat its running turn is on (stop, steer).
     running: Mutex<HashMap<String, SeatKey>>,
     reaper: OnceLock<()>,
@@ -37,7 +42,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The Bot's subprocess record, when it has one (a record that no longer
 /// validates is refused at its turn, never run).
-pub fn external_of(bot: &Bot) -> Option<Result<SubprocessSpec, String>> {
+pub fn external_of(bot: &Bot) -> Option<Result<ExternalSpec, String>> {
     bot.extra
         .get("external")
         .filter(|v| !v.is_null())
@@ -48,6 +53,7 @@ impl ExternalSeats {
     pub fn new() -> Arc<ExternalSeats> {
         Arc::new(ExternalSeats {
             supervisor: Supervisor::new(Graces::default(), TURN_LIMIT),
+            opencode: super::opencode::OpenCodeSeats::default(),
             running: Mutex::new(HashMap::new()),
             reaper: OnceLock::new(),
         })
@@ -55,6 +61,17 @@ impl ExternalSeats {
 
     pub fn supervisor(&self) -> &Supervisor {
         &self.supervisor
+    }
+
+    /// The OpenCode members' seats.
+    pub fn opencode(&self) -> &super::opencode::OpenCodeSeats {
+        &self.opencode
+    }
+
+    /// Ends every external member's process (the host stops).
+    pub fn stop_all(&self) {
+        self.supervisor.stop_all();
+        self.opencode.stop_all();
     }
 
     /// Starts, once, the task that ends the processes of seats the team no
@@ -72,6 +89,7 @@ impl ExternalSeats {
                 let Some(seats) = seats.upgrade() else { return };
                 store.read(|state| {
                     seats.supervisor.retain(|key| seat_is_live(state, key));
+                    seats.opencode.retain(state, runs_on_opencode);
                 });
             }
         });
@@ -87,8 +105,16 @@ fn seat_is_live(state: &TeamState, key: &SeatKey) -> bool {
         .bots
         .get(&key.bot_id)
         .and_then(external_of)
-        .is_some_and(|spec| spec.is_ok());
+        .is_some_and(|spec| matches!(spec, Ok(ExternalSpec::Subprocess(_))));
     member && external
+}
+
+fn runs_on_opencode(state: &TeamState, bot_id: &str) -> bool {
+    state
+        .bots
+        .get(bot_id)
+        .and_then(external_of)
+        .is_some_and(|spec| matches!(spec, Ok(ExternalSpec::OpenCode(_))))
 }
 
 /// The room's participant: external Bots through their seats, the others
@@ -167,7 +193,7 @@ fn failed(code: &str, line: String) -> TurnOutcome {
 }
 
 impl RoutedParticipant {
-    fn external(&self, bot_id: &str) -> Option<Result<SubprocessSpec, String>> {
+    fn external(&self, bot_id: &str) -> Option<Result<ExternalSpec, String>> {
         self.host
             .store()
             .read(|state| state.bots.get(bot_id).and_then(external_of))
@@ -237,7 +263,12 @@ impl RoomParticipant for RoutedParticipant {
     fn run_turn(&self, turn: MemberTurn) -> TurnFuture<'_> {
         Box::pin(async move {
             match self.external(&turn.bot_id) {
-                Some(Ok(spec)) => self.run_external(turn, spec).await,
+                Some(Ok(ExternalSpec::Subprocess(spec))) => self.run_external(turn, spec).await,
+                Some(Ok(ExternalSpec::OpenCode(spec))) => {
+                    let seats = self.host.externals().clone();
+                    seats.watch(&self.host);
+                    seats.opencode.turn(&self.host, turn, spec).await
+                }
                 Some(Err(why)) => {
                     failed("INVALID", format!("My external record is refused: {why}"))
                 }
@@ -247,13 +278,18 @@ impl RoomParticipant for RoutedParticipant {
     }
 
     fn snapshot(&self, session_id: &str) -> Snapshot {
-        if self.seat_of(session_id).is_some() {
+        if self.seat_of(session_id).is_some()
+            || self.host.externals().opencode.running(session_id).is_some()
+        {
             return Snapshot { running: true };
         }
         self.agent.snapshot(session_id)
     }
 
     fn cancel(&self, session_id: &str) -> bool {
+        if self.host.externals().opencode.stop(session_id) {
+            return true;
+        }
         match self.seat_of(session_id) {
             Some(key) => self.host.externals().supervisor.stop(&key),
             None => self.agent.cancel(session_id),
@@ -263,7 +299,9 @@ impl RoomParticipant for RoutedParticipant {
     fn steer(&self, session_id: &str, text: &str) -> bool {
         // A peer has no steer on its protocol: the line waits for the next
         // round, where the peer reads it.
-        if self.seat_of(session_id).is_some() {
+        if self.seat_of(session_id).is_some()
+            || self.host.externals().opencode.running(session_id).is_some()
+        {
             return false;
         }
         self.agent.steer(session_id, text)

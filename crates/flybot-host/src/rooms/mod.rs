@@ -8,6 +8,7 @@ pub mod external;
 pub mod hold;
 pub mod interrupt;
 pub mod logs;
+pub mod opencode;
 pub mod participant;
 pub mod retry;
 pub mod runner;

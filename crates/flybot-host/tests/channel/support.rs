@@ -16,9 +16,16 @@ pub struct TestHost {
 
 impl TestHost {
     pub fn new() -> Self {
+        TestHost::with_config(|_| {})
+    }
+
+    /// A host whose config `adjust` changes first (its models, its OpenCode).
+    pub fn with_config(adjust: impl FnOnce(&mut HostConfig)) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
-        let host = Host::new(store, HostConfig::new(dir.path().to_owned()));
+        let mut config = HostConfig::new(dir.path().to_owned());
+        adjust(&mut config);
+        let host = Host::new(store, config);
         TestHost { host, dir }
     }
 

@@ -12,6 +12,7 @@ pub mod journaled;
 pub mod locate;
 pub mod pin;
 pub mod process;
+pub mod spec;
 
 pub use client::OpenCodeClient;
 pub use driver::{DriverSession, Followed, Submitted, TurnEnd};

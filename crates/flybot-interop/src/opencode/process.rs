@@ -25,7 +25,30 @@ fn folders(root: &Path) -> [(&'static str, PathBuf); 5] {
     ]
 }
 
-fn isolated(binary: &Path, root: &Path, cwd: &Path, trap: Option<&str>) -> Command {
+/// What stays direct besides loopback: the model's own host when it is
+/// not on this machine (the child may reach its model and nothing else).
+fn no_proxy_for(model: Option<&ModelEndpoint>) -> String {
+    let host = model.and_then(|m| {
+        let rest = m.base_url.split_once("://")?.1;
+        let authority = rest.split('/').next()?;
+        let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
+        Some(host.trim_matches(|c| c == '[' || c == ']').to_owned())
+    });
+    match host {
+        Some(host) if !host.is_empty() && !crate::egress::NO_PROXY.split(',').any(|h| h == host) => {
+            format!("{},{host}", crate::egress::NO_PROXY)
+        }
+        _ => crate::egress::NO_PROXY.to_owned(),
+    }
+}
+
+fn isolated(
+    binary: &Path,
+    root: &Path,
+    cwd: &Path,
+    trap: Option<&str>,
+    model: Option<&ModelEndpoint>,
+) -> Command {
     let mut command = Command::new(binary);
     command
         .current_dir(cwd)
@@ -50,9 +73,10 @@ fn isolated(binary: &Path, root: &Path, cwd: &Path, trap: Option<&str>) -> Comma
         for name in crate::egress::PROXY_VARS {
             command.env(name, trap);
         }
+        let direct = no_proxy_for(model);
         command
-            .env("NO_PROXY", crate::egress::NO_PROXY)
-            .env("no_proxy", crate::egress::NO_PROXY);
+            .env("NO_PROXY", &direct)
+            .env("no_proxy", &direct);
     }
     command
 }
@@ -64,7 +88,7 @@ pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String
     }
     let output = tokio::time::timeout(
         Duration::from_secs(30),
-        isolated(binary, scratch, scratch, None)
+        isolated(binary, scratch, scratch, None, None)
             .arg("--version")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -124,20 +148,36 @@ impl OpenCodeProcess {
         model: &ModelEndpoint,
         trap: Option<&str>,
     ) -> std::io::Result<OpenCodeProcess> {
+        let test_command: Vec<String> = crate::pilot::fixture::TEST_COMMAND
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        OpenCodeProcess::start_for(binary, root, workspace, model, &test_command, trap).await
+    }
+
+    /// Starts the child with `test_command` as the one command its policy
+    /// lets it run, every proxy variable pointed at `trap` when given.
+    pub async fn start_for(
+        binary: &Path,
+        root: &Path,
+        workspace: &Path,
+        model: &ModelEndpoint,
+        test_command: &[String],
+        trap: Option<&str>,
+    ) -> std::io::Result<OpenCodeProcess> {
         for (_, folder) in folders(root) {
             std::fs::create_dir_all(folder)?;
         }
         let version = version_of(binary, &root.join("version-probe")).await?;
         let config_dir = root.join("config").join("opencode");
         std::fs::create_dir_all(&config_dir)?;
-        let test_command = crate::pilot::fixture::TEST_COMMAND.join(" ");
-        let config = generated_config(model, &test_command);
+        let config = generated_config(model, &test_command.join(" "));
         std::fs::write(
             config_dir.join("opencode.json"),
             serde_json::to_vec_pretty(&config).map_err(std::io::Error::other)?,
         )?;
         mark_plugin_installed(&config_dir)?;
-        let mut child = isolated(binary, root, workspace, trap)
+        let mut child = isolated(binary, root, workspace, trap, Some(model))
             .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -181,5 +221,30 @@ impl OpenCodeProcess {
 
     pub fn version(&self) -> &str {
         &self.version
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoint(base_url: &str) -> ModelEndpoint {
+        ModelEndpoint {
+            base_url: base_url.to_owned(),
+            model: "m".to_owned(),
+        }
+    }
+
+    #[test]
+    fn only_a_remote_models_host_is_added_to_what_stays_direct() {
+        assert_eq!(
+            no_proxy_for(Some(&endpoint("http://127.0.0.1:9/v1"))),
+            crate::egress::NO_PROXY
+        );
+        assert_eq!(no_proxy_for(None), crate::egress::NO_PROXY);
+        assert_eq!(
+            no_proxy_for(Some(&endpoint("https://api.example.com/v1"))),
+            format!("{},api.example.com", crate::egress::NO_PROXY)
+        );
     }
 }

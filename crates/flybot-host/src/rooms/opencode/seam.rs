@@ -1,7 +1,7 @@
-//! The pilot's host seam: an execution observation goes through the
-//! projection table, and the move it allows is made by the task endpoint
-//! that draws that edge. The pilot never writes a status and never moves a
-//! card the table does not allow.
+//! The host seam for an external runtime's observations (#198): each goes
+//! through the projection table, and the move it allows is made by the
+//! task endpoint that draws that edge. Neither the pilot nor a room's
+//! OpenCode Bot writes a status or moves a card the table does not allow.
 
 use flybot_interop::projection::{Observation, project};
 use flybot_protocol::state::TaskStatus;
@@ -12,9 +12,10 @@ pub fn endpoint_for(from: TaskStatus, observation: &Observation) -> Result<&'sta
     let projection = project(from, observation).map_err(|e| e.to_string())?;
     match (projection.moves.as_slice(), projection.waiting_for) {
         ([TaskStatus::Blocked], Some(WaitingFor::Input)) => Ok("task-wait-input"),
+        ([TaskStatus::Working], None) if from == TaskStatus::Blocked => Ok("task-answer-input"),
         ([TaskStatus::ResultReady], _) => Ok("task-return"),
         (moves, _) => Err(format!(
-            "the projection asks for {moves:?}, which the pilot's seam does not make"
+            "the projection asks for {moves:?}, which the host seam does not make"
         )),
     }
 }
@@ -40,6 +41,11 @@ mod tests {
             endpoint_for(TaskStatus::Working, &result).unwrap(),
             "task-return"
         );
+        assert_eq!(
+            endpoint_for(TaskStatus::Blocked, &Observation::InputAnswered).unwrap(),
+            "task-answer-input"
+        );
+        assert!(endpoint_for(TaskStatus::Working, &Observation::InputAnswered).is_err());
         assert!(endpoint_for(TaskStatus::Working, &Observation::RuntimeIdle).is_err());
         assert!(endpoint_for(TaskStatus::Open, &result).is_err());
     }

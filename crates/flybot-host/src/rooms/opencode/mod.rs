@@ -1,0 +1,456 @@
+//! OpenCode room members in a running host (#198): a Bot whose record
+//! carries `external: {driver: "opencode", seed?, testCommand?}` is spoken
+//! for by the pinned `opencode serve`. Each card it works gets its own
+//! seat: a supervised server in an empty disposable workspace (filled from
+//! the seed), the card's execution journal under
+//! `<home>/interop/<botId>/<taskId>/` and its one runtime session. Each
+//! turn's observation goes through the projection table to the board: a
+//! question blocks the card for input, the next turn's answer resumes it,
+//! and a result is verified in a fresh copy for the card's own Bot before
+//! the card is returned. Only a person accepts it.
+
+pub mod card;
+pub mod launcher;
+pub mod seam;
+pub mod verify;
+
+use super::participant::{MemberTurn, TurnOutcome};
+use crate::host::Host;
+use card::{Card, card_for, card_is_open, make_move};
+use flybot_core::fences::{LineOrigin, authored_line, unwrap_fence};
+use flybot_core::rooms::log::{AuthorKind, LineKind};
+use flybot_interop::budgets::PROPOSED;
+use flybot_interop::journal::Journal;
+use flybot_interop::opencode::config::ModelEndpoint;
+use flybot_interop::opencode::spec::OpenCodeSpec;
+use flybot_interop::opencode::{
+    JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
+};
+use flybot_interop::project::{self, Files};
+use flybot_interop::projection::Observation;
+use flybot_protocol::state::{TaskStatus, TeamState};
+use flybot_protocol::task::WaitingFor;
+use flybot_store::room_log::NewLine;
+use launcher::Started;
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The room-turn limit of an OpenCode member.
+const TURN_LIMIT: Duration = Duration::from_secs(600);
+/// Cards one OpenCode Bot works at once (the contract's two concurrent
+/// tasks).
+const CONCURRENT_CARDS: usize = 2;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One card's seat: its runtime, its journaled session, its workspace.
+pub struct Seat {
+    room_id: String,
+    bot_id: String,
+    task_id: String,
+    root: PathBuf,
+    workspace: PathBuf,
+    /// The seed's files: what the result's changes are measured against.
+    baseline: Files,
+    spec: OpenCodeSpec,
+    task: tokio::sync::Mutex<JournaledTask>,
+    stop: watch::Sender<bool>,
+    runtime: Started,
+}
+
+impl Seat {
+    /// Every outbound call the real child attempted (the trap refused it).
+    pub fn egress_attempts(&self) -> Vec<String> {
+        self.runtime
+            .trap
+            .as_ref()
+            .map(flybot_interop::egress::EgressTrap::attempts)
+            .unwrap_or_default()
+    }
+
+    pub fn workspace(&self) -> &std::path::Path {
+        &self.workspace
+    }
+}
+
+/// The OpenCode members' seats, by (room, Bot, card).
+#[derive(Default)]
+pub struct OpenCodeSeats {
+    seats: Mutex<HashMap<(String, String, String), Arc<Seat>>>,
+    /// Session id → the seat its running turn is on.
+    running: Mutex<HashMap<String, Arc<Seat>>>,
+    /// Mock models served on loopback for OpenCode, by model name.
+    mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
+}
+
+fn failed(code: &str, line: String) -> TurnOutcome {
+    TurnOutcome::FailedWithLine {
+        code: code.to_owned(),
+        line,
+    }
+}
+
+/// The room line for a turn's end. OpenCode's words are a peer's: fenced
+/// by origin (every marker inside stripped) before any internal Bot reads
+/// them, so nothing in them speaks as this home.
+pub fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
+    match end {
+        // The first line is the room's; the rest (tool output) is evidence.
+        TurnEnd::Text { text, .. } => TurnOutcome::Text(authored_line(
+            LineOrigin::Peer,
+            name,
+            text.lines().next().unwrap_or_default(),
+        )),
+        TurnEnd::Refused { permission } => failed(
+            "REFUSED",
+            format!(
+                "I asked for {permission}, which this room's policy does not allow; the request was denied and my turn stopped."
+            ),
+        ),
+        TurnEnd::Stopped { .. } => TurnOutcome::Stopped,
+        TurnEnd::Failed { detail } => failed("FAILED", format!("My turn failed: {detail}.")),
+        TurnEnd::Blocked { reason } => failed("BLOCKED", reason.clone()),
+        TurnEnd::Uncertain { detail } => failed(
+            "UNCERTAIN",
+            format!(
+                "recovery: uncertain ({detail}); nothing is resubmitted until a person decides."
+            ),
+        ),
+    }
+}
+
+/// A room line's words as a person reads them: a fenced peer line's body.
+fn visible(text: &str) -> String {
+    unwrap_fence(text).map_or_else(|| text.to_owned(), |(_, body)| body)
+}
+
+fn name_of(state: &TeamState, bot_id: &str) -> String {
+    state
+        .bots
+        .get(bot_id)
+        .map_or_else(|| bot_id.to_owned(), |b| b.name.clone())
+}
+
+impl OpenCodeSeats {
+    /// The seat running `session_id`'s turn, if any.
+    pub fn running(&self, session_id: &str) -> Option<Arc<Seat>> {
+        lock(&self.running).get(session_id).cloned()
+    }
+
+    /// Asks the running turn on `session_id` to stop; answers whether one ran.
+    pub fn stop(&self, session_id: &str) -> bool {
+        match self.running(session_id) {
+            Some(seat) => {
+                seat.stop.send_replace(true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The seat of (room, Bot, card), if it was started.
+    pub fn seat(&self, room_id: &str, bot_id: &str, task_id: &str) -> Option<Arc<Seat>> {
+        lock(&self.seats)
+            .get(&(room_id.to_owned(), bot_id.to_owned(), task_id.to_owned()))
+            .cloned()
+    }
+
+    /// Ends the seats the team no longer has (a member removed, a Bot
+    /// deleted or no longer OpenCode, a card finished): dropping a seat
+    /// ends its server's process group.
+    pub fn retain(&self, state: &TeamState, is_opencode: impl Fn(&TeamState, &str) -> bool) {
+        lock(&self.seats).retain(|_, seat| {
+            let member = state
+                .rooms
+                .get(&seat.room_id)
+                .is_some_and(|room| room.members.contains(&seat.bot_id));
+            member && is_opencode(state, &seat.bot_id) && card_is_open(state, &seat.task_id)
+        });
+    }
+
+    /// Ends every seat (the host stops).
+    pub fn stop_all(&self) {
+        for seat in lock(&self.running).values() {
+            seat.stop.send_replace(true);
+        }
+        lock(&self.seats).clear();
+    }
+
+    async fn endpoint_for(&self, host: &Host, model: &str) -> Result<ModelEndpoint, String> {
+        let route = host
+            .config()
+            .models
+            .route(model)
+            .map_err(|_| format!("its model {model:?} is not one this host runs"))?;
+        if let Some(endpoint) = launcher::endpoint_of(route)? {
+            return Ok(endpoint);
+        }
+        let Some(mock) = route.mock.clone() else {
+            return Err(format!("its model {model:?} has no endpoint OpenCode can use"));
+        };
+        let mut mocks = self.mocks.lock().await;
+        if let Some(endpoint) = mocks.get(model) {
+            return Ok(endpoint.clone());
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("the mock model could not bind: {e}"))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        let stop = host.clone().stopped_owned();
+        tokio::spawn(crate::serve_mock_model(listener, mock, stop));
+        let endpoint = ModelEndpoint {
+            base_url: format!("http://{address}/v1"),
+            model: flybot_agent::model::mock::MOCK_MODEL.to_owned(),
+        };
+        mocks.insert(model.to_owned(), endpoint.clone());
+        Ok(endpoint)
+    }
+
+    async fn open_seat(
+        &self,
+        host: &Host,
+        turn: &MemberTurn,
+        card: &Card,
+        spec: &OpenCodeSpec,
+    ) -> Result<Arc<Seat>, TurnOutcome> {
+        let key = (
+            turn.room_id.clone(),
+            turn.bot_id.clone(),
+            card.id.clone(),
+        );
+        if let Some(seat) = lock(&self.seats).get(&key) {
+            return Ok(seat.clone());
+        }
+        let busy = lock(&self.seats)
+            .keys()
+            .filter(|(_, bot, _)| *bot == turn.bot_id)
+            .count();
+        if busy >= CONCURRENT_CARDS {
+            return Err(failed(
+                "BUDGET",
+                format!(
+                    "I already work {CONCURRENT_CARDS} cards, the most at once; finish or cancel one and ask me again."
+                ),
+            ));
+        }
+        let start = |why: String| failed("START", format!("Could not start OpenCode: {why}."));
+        let (model, owner) = host.store().read(|state| {
+            let bot = state.bots.get(&turn.bot_id);
+            (
+                bot.map(|b| b.model.clone()).unwrap_or_default(),
+                bot.map(|b| b.owner_id.clone()).unwrap_or_default(),
+            )
+        });
+        let endpoint = self.endpoint_for(host, &model).await.map_err(start)?;
+        let root = host
+            .config()
+            .home
+            .join("interop")
+            .join(&turn.bot_id)
+            .join(&card.id);
+        let workspace = root.join("workspace");
+        let baseline = match &spec.seed {
+            Some(seed) => project::files_of(seed)
+                .map_err(|e| start(format!("its seed {} could not be read: {e}", seed.display())))?,
+            None => Files::new(),
+        };
+        if !workspace.exists() {
+            project::write_files(&workspace, &baseline)
+                .map_err(|e| start(format!("its workspace could not be made: {e}")))?;
+        }
+        let runtime = launcher::start(
+            &host.config().opencode,
+            &root.join("opencode"),
+            &workspace,
+            &endpoint,
+            &spec.test_command,
+        )
+        .await
+        .map_err(start)?;
+        let client = OpenCodeClient::new(&runtime.base).map_err(|e| start(e.to_string()))?;
+        let doc = client.doc().await.map_err(|e| start(e.to_string()))?;
+        let check = check_doc_against(&doc, &runtime.pin);
+        let journal = Journal::open_dir(&root.join("journal"), PROPOSED, flybot_store::system_now_ms())
+            .map_err(|e| start(format!("its journal: {e}")))?;
+        let parties = Parties {
+            server: "flybot-room".to_owned(),
+            requester_bot: card.bot_id.clone(),
+            worker_bot: turn.bot_id.clone(),
+            owner_binding: owner,
+            runtime_installation: runtime.version.clone(),
+            conversation_id: turn.room_id.clone(),
+        };
+        let task = JournaledTask::bind(
+            journal,
+            parties,
+            &card.id,
+            client,
+            check,
+            flybot_store::system_now_ms,
+        )
+        .map_err(|e| start(format!("its journal: {e}")))?;
+        let seat = Arc::new(Seat {
+            room_id: turn.room_id.clone(),
+            bot_id: turn.bot_id.clone(),
+            task_id: card.id.clone(),
+            root,
+            workspace,
+            baseline,
+            spec: spec.clone(),
+            task: tokio::sync::Mutex::new(task),
+            stop: watch::channel(false).0,
+            runtime,
+        });
+        lock(&self.seats).insert(key, seat.clone());
+        Ok(seat)
+    }
+
+    /// One OpenCode member turn, start to board move.
+    pub async fn turn(&self, host: &Host, turn: MemberTurn, spec: OpenCodeSpec) -> TurnOutcome {
+        let Some(card) = host
+            .store()
+            .read(|state| card_for(state, &turn.room_id, &turn.bot_id))
+        else {
+            return failed(
+                "NO_CARD",
+                "I work on a card: create one in this room (task-create with this roomId), start it (task-accept, task-start) and ask me again.".to_owned(),
+            );
+        };
+        let seat = match self.open_seat(host, &turn, &card, &spec).await {
+            Ok(seat) => seat,
+            Err(outcome) => return outcome,
+        };
+        if card.status == TaskStatus::Blocked {
+            if let Err(line) = resume(host, &turn, &card).await {
+                return failed("BLOCKED", line);
+            }
+        }
+        seat.stop.send_replace(false);
+        let mut stop = seat.stop.subscribe();
+        lock(&self.running).insert(turn.session_id.clone(), seat.clone());
+        let (end, observation) = {
+            let mut task = seat.task.lock().await;
+            let end = task.turn(&turn.text, &mut stop, TURN_LIMIT).await;
+            (end, task.last_observation().cloned())
+        };
+        lock(&self.running).remove(&turn.session_id);
+        let name = host.store().read(|state| name_of(state, &turn.bot_id));
+        if let (TurnEnd::Text { text, .. }, Some(observation)) = (&end, observation) {
+            project_result(host, &seat, &card, &observation, text).await;
+        }
+        outcome_of(&name, &end)
+    }
+}
+
+/// A blocked card before the turn: its own open question is answered by
+/// the line that called this turn (the table's `input-answered`, blocked →
+/// working); any other wait keeps the Bot out.
+async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Result<(), String> {
+    let (Some(WaitingFor::Input), Some(question_id)) = (card.waiting_for, &card.question_id)
+    else {
+        return Err(format!(
+            "The card \"{}\" waits for an approval; I go on once it is working again.",
+            card.title
+        ));
+    };
+    let endpoint = seam::endpoint_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
+    let answer = host
+        .rooms()
+        .lines(&turn.room_id)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .find(|l| l.author_id != turn.bot_id && l.kind == LineKind::Chat)
+        .map(|l| visible(&l.text))
+        .unwrap_or_default();
+    make_move(
+        host,
+        &turn.bot_id,
+        endpoint,
+        json!({"id": card.id, "questionId": question_id, "answer": answer}),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// The board move a finished turn's observation asks for: a question
+/// blocks the card for input; a result is verified first and returns the
+/// card only when the check passes. Each step is said in the room.
+async fn project_result(
+    host: &Host,
+    seat: &Seat,
+    card: &Card,
+    observation: &Observation,
+    text: &str,
+) {
+    let verifier = host.store().read(|state| name_of(state, &card.bot_id));
+    let said = match observation {
+        Observation::WaitingForInput { .. } => {
+            let question = text.lines().next().unwrap_or_default();
+            match seam::endpoint_for(TaskStatus::Working, observation) {
+                Ok(endpoint) => make_move(
+                    host,
+                    &seat.bot_id,
+                    endpoint,
+                    json!({"id": card.id, "question": question}),
+                )
+                .await
+                .err(),
+                Err(why) => Some(why),
+            }
+        }
+        Observation::ValidResult { .. } => {
+            match verify::verify(
+                &seat.root,
+                &seat.workspace,
+                &seat.baseline,
+                &seat.spec.test_command,
+                &verifier,
+            )
+            .await
+            {
+                Ok(check) if check.verified => {
+                    let moved = match seam::endpoint_for(TaskStatus::Working, observation) {
+                        Ok(endpoint) => make_move(
+                            host,
+                            &seat.bot_id,
+                            endpoint,
+                            json!({"id": card.id, "summary": check.sentence}),
+                        )
+                        .await
+                        .err(),
+                        Err(why) => Some(why),
+                    };
+                    Some(moved.unwrap_or_else(|| {
+                        format!(
+                            "{} The card \"{}\" is result-ready: a person accepts it (task-accept-result) or sends it back.",
+                            check.sentence, card.title
+                        )
+                    }))
+                }
+                Ok(check) => Some(check.sentence),
+                Err(why) => Some(format!("The result could not be verified: {why}.")),
+            }
+        }
+        _ => None,
+    };
+    if let Some(text) = said {
+        let _ = host.rooms().append(
+            &seat.room_id,
+            NewLine {
+                author_id: card.bot_id.clone(),
+                author_kind: AuthorKind::LocalBot,
+                kind: LineKind::Event,
+                text,
+                at: flybot_store::system_now_ms(),
+                hop: 0,
+            },
+        );
+    }
+}
