@@ -223,3 +223,109 @@ async fn capability_failure_journaled_missing_session_creates_nothing() {
     assert!(fake.sessions().is_empty());
     assert!(sends(&task, SendOperation::CreateSession).is_empty());
 }
+
+/// A turn whose request the policy refuses: its end, its sends in journal
+/// order (operation and outcome), and the task's generation after it.
+async fn refused_turn(
+    step: FakeStep,
+) -> (TurnEnd, Vec<(SendOperation, Option<SendObservation>)>, u64) {
+    let (_fake, mut task, _home) = task(vec![step], FakeGaps::default()).await;
+    let end = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
+    let journal = task.journal();
+    let ordered = journal
+        .state()
+        .sends
+        .values()
+        .map(|s| (s.operation.clone(), s.observed.clone()))
+        .collect();
+    let exec = journal.task("task-1").unwrap();
+    assert!(exec.cancel.cancel.is_none(), "a refusal is not a stop");
+    (end, ordered, exec.cancel.generation)
+}
+
+fn accepted(operation: SendOperation) -> (SendOperation, Option<SendObservation>) {
+    (
+        operation,
+        Some(SendObservation::Accepted { remote_ref: None }),
+    )
+}
+
+#[tokio::test]
+async fn capability_failure_an_unexpected_permission_journals_the_deny_and_the_abort() {
+    let (end, sends, generation) = refused_turn(FakeStep::AskPermission {
+        permission: "webfetch".to_owned(),
+        text: "fetched the web".to_owned(),
+    })
+    .await;
+    assert_eq!(
+        end,
+        TurnEnd::Refused {
+            permission: "webfetch".to_owned()
+        }
+    );
+    assert!(
+        matches!(
+            &sends[0],
+            (
+                SendOperation::CreateSession,
+                Some(SendObservation::Accepted {
+                    remote_ref: Some(_)
+                })
+            )
+        ),
+        "{sends:?}"
+    );
+    assert_eq!(
+        sends[1..],
+        [
+            accepted(SendOperation::SubmitTurn),
+            accepted(SendOperation::DenyRequest),
+            accepted(SendOperation::Abort),
+        ]
+    );
+    assert_eq!(generation, 0, "no cancel: the generation stays");
+}
+
+#[tokio::test]
+async fn capability_failure_an_unexpected_question_journals_the_deny_and_the_abort() {
+    let (end, sends, generation) = refused_turn(FakeStep::AskQuestion).await;
+    assert_eq!(
+        end,
+        TurnEnd::Refused {
+            permission: "question".to_owned()
+        }
+    );
+    assert_eq!(
+        sends[1..],
+        [
+            accepted(SendOperation::SubmitTurn),
+            accepted(SendOperation::DenyRequest),
+            accepted(SendOperation::Abort),
+        ]
+    );
+    assert_eq!(generation, 0, "no cancel: the generation stays");
+}
+
+// Paused time: the 200 ms polls and the limit pass without real waiting.
+#[tokio::test(start_paused = true)]
+async fn delivery_and_crash_a_timed_out_turn_journals_its_abort() {
+    let (fake, mut task, _home) = task(vec![FakeStep::Hang], FakeGaps::default()).await;
+    let end = task
+        .turn("Fix slugify", &mut no_stop(), Duration::from_secs(2))
+        .await;
+    assert_eq!(
+        end,
+        TurnEnd::Failed {
+            detail: "no answer within 2 s".to_owned()
+        }
+    );
+    assert_eq!(fake.prompts().len(), 1);
+    assert_eq!(
+        sends(&task, SendOperation::Abort),
+        vec![Some(SendObservation::Accepted { remote_ref: None })],
+        "the abort was journaled with its outcome"
+    );
+    let exec = task.journal().task("task-1").unwrap();
+    assert!(exec.cancel.cancel.is_none(), "a limit is not a stop");
+    assert_eq!(exec.cancel.generation, 0);
+}

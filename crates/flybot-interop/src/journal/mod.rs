@@ -206,8 +206,8 @@ impl Journal {
         Ok(send_id)
     }
 
-    /// Whether a remote call may start now. Abort is control: it stays
-    /// possible through cancel, uncertainty and exhaustion.
+    /// Whether a remote call may start now. Abort and a deny are control:
+    /// they stay possible through cancel, uncertainty and exhaustion.
     pub fn may_send(
         &self,
         task_id: &str,
@@ -231,7 +231,7 @@ impl Journal {
             Ok(())
         };
         match operation {
-            SendOperation::Abort => Ok(()),
+            SendOperation::Abort | SendOperation::DenyRequest => Ok(()),
             SendOperation::CreateSession => {
                 work(task)?;
                 if task.correlation.session_id.is_some() {

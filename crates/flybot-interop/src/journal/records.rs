@@ -139,6 +139,9 @@ pub enum SendOperation {
     CreateSession,
     SubmitTurn,
     Abort,
+    /// The reply that rejects a permission or question the runtime asked
+    /// and the policy does not allow (#198, capability failure).
+    DenyRequest,
     PublishResult,
     DeliverMessage,
 }

@@ -2,9 +2,11 @@
 //! stream as a notification source and polling of status and history as the
 //! record. Idle alone is not completion evidence: a turn ends with a text
 //! only when the history holds a new completed assistant message. An
-//! unexpected permission or question is denied, reported, and stops the
-//! turn. A stop aborts, and `observed` is set only once the runtime shows
-//! the session stopped.
+//! unexpected permission or question, a stop and a time limit are reported
+//! by `follow` before any remote call, so a journaling caller can persist
+//! the deny and the abort around them; `await_end` makes those calls
+//! unjournaled. `observed` is set only once the runtime shows the session
+//! stopped.
 
 use super::client::OpenCodeClient;
 use super::pin::{Capability, DocCheck};
@@ -36,12 +38,37 @@ pub enum TurnEnd {
     Uncertain { detail: String },
 }
 
-/// How following a turn ended.
+/// How following a turn ended. Every remote call a variant asks for is
+/// left to the caller: the contract (#198, execution journal) wants each
+/// one's intent persisted before it and its outcome after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Followed {
     End(TurnEnd),
     /// The person asked to stop; nothing was aborted yet.
     StopAsked,
+    /// OpenCode asked a permission (or, when `question`, asked a question)
+    /// the policy does not allow. #198's capability failure row: it is
+    /// denied, the turn stops and ends `Refused { permission }`. Nothing was
+    /// denied or aborted yet.
+    RequestAsked {
+        /// The permission's name, or `question`.
+        permission: String,
+        /// The id the deny reply names.
+        request_id: String,
+        question: bool,
+    },
+    /// The turn passed its time limit; nothing was aborted yet. The turn
+    /// ends `no_answer_within(limit_secs)` once it is.
+    TimedOut {
+        limit_secs: u64,
+    },
+}
+
+/// The end of a turn that passed its time limit.
+pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
+    TurnEnd::Failed {
+        detail: format!("no answer within {limit_secs} s"),
+    }
 }
 
 /// A turn whose prompt the runtime took: the assistant messages before it
@@ -182,7 +209,8 @@ impl DriverSession {
         Ok(Submitted { before, events })
     }
 
-    /// Follows a submitted turn to its end; a stop aborts it here.
+    /// Follows a submitted turn to its end; a stop, an unexpected request
+    /// and the time limit are denied and aborted here, unjournaled.
     pub async fn await_end(
         &self,
         submitted: Submitted,
@@ -192,11 +220,26 @@ impl DriverSession {
         match self.follow(submitted, stop, limit).await {
             Followed::End(end) => end,
             Followed::StopAsked => self.stop_observed().await,
+            Followed::RequestAsked {
+                permission,
+                request_id,
+                question,
+            } => {
+                let _ = self.deny(&request_id, question).await;
+                let _ = self.stop_observed().await;
+                TurnEnd::Refused { permission }
+            }
+            Followed::TimedOut { limit_secs } => {
+                let _ = self.client.abort(&self.session_id).await;
+                no_answer_within(limit_secs)
+            }
         }
     }
 
-    /// Follows a submitted turn until it ends or a stop is asked; the
-    /// caller aborts (and journals the abort) on `StopAsked`.
+    /// Follows a submitted turn until it ends, a stop is asked, OpenCode
+    /// asks a request or the limit passes. It makes no remote call but
+    /// status and history reads: the caller denies and aborts (and
+    /// journals both) on the variants that ask for it.
     pub async fn follow(
         &self,
         submitted: Submitted,
@@ -221,8 +264,8 @@ impl DriverSession {
             tokio::select! {
                 event = event => match event {
                     Some(event) => {
-                        if let Some(end) = self.on_event(&event).await {
-                            return Followed::End(end);
+                        if let Some(asked) = self.asked_request(&event) {
+                            return asked;
                         }
                         continue;
                     }
@@ -235,8 +278,7 @@ impl DriverSession {
                 }
                 () = tokio::time::sleep(POLL) => {}
                 () = tokio::time::sleep_until(deadline) => {
-                    let _ = self.client.abort(&self.session_id).await;
-                    return Followed::End(TurnEnd::Failed { detail: format!("no answer within {} s", limit.as_secs()) });
+                    return Followed::TimedOut { limit_secs: limit.as_secs() };
                 }
             }
             let status = match self.client.status(&self.session_id).await {
@@ -271,31 +313,40 @@ impl DriverSession {
         }
     }
 
-    /// A permission or question for this session: denied, the turn stopped.
-    async fn on_event(&self, event: &Value) -> Option<TurnEnd> {
+    /// A permission or question for this session, which the policy never
+    /// allows: the caller denies it and stops the turn.
+    fn asked_request(&self, event: &Value) -> Option<Followed> {
         let kind = event["type"].as_str().unwrap_or_default();
         let properties = &event["properties"];
         if properties["sessionID"].as_str() != Some(self.session_id.as_str()) {
             return None;
         }
-        let request = properties["id"].as_str().unwrap_or_default();
-        let permission = match kind {
-            "permission.asked" => {
-                let permission = properties["permission"].as_str().unwrap_or("unknown");
-                let _ = self
-                    .client
-                    .reject_permission(request, "Not allowed in this room's pilot policy.")
-                    .await;
-                permission.to_owned()
-            }
-            "question.asked" => {
-                let _ = self.client.reject_question(request).await;
-                "question".to_owned()
-            }
+        let (permission, question) = match kind {
+            "permission.asked" => (
+                properties["permission"].as_str().unwrap_or("unknown"),
+                false,
+            ),
+            "question.asked" => ("question", true),
             _ => return None,
         };
-        let _ = self.stop_observed().await;
-        Some(TurnEnd::Refused { permission })
+        Some(Followed::RequestAsked {
+            permission: permission.to_owned(),
+            request_id: properties["id"].as_str().unwrap_or_default().to_owned(),
+            question,
+        })
+    }
+
+    /// Rejects the permission or question `request_id` (a
+    /// `Followed::RequestAsked`).
+    pub async fn deny(&self, request_id: &str, question: bool) -> super::client::Result<()> {
+        match question {
+            true => self.client.reject_question(request_id).await,
+            false => {
+                self.client
+                    .reject_permission(request_id, "Not allowed in this room's pilot policy.")
+                    .await
+            }
+        }
     }
 
     /// Aborts and waits for the runtime to show the session stopped: idle

@@ -2,14 +2,16 @@
 //! room turn for Bot B becomes Bot A's request or answer envelope and goes
 //! through `Journal::receive` (ingress recorded, deduped and the turn's
 //! budget reserved before the inbox cursor moves); session creation,
-//! `prompt_async` and abort are each wrapped in `begin_send` /
-//! `finish_send`; Bot B's reply comes back as its own envelope through
-//! `receive`; a stop is `request_cancel`, then a journaled abort, then
-//! `observe_stop` with what the runtime showed. Nothing the journal refuses
+//! `prompt_async`, the deny of an unexpected permission or question and
+//! every abort are each wrapped in `begin_send` / `finish_send`; Bot B's
+//! reply comes back as its own envelope through `receive`; a stop is
+//! `request_cancel`, then a journaled abort, then `observe_stop` with what
+//! the runtime showed. A refused request or a turn past its limit is
+//! aborted the same way, without a cancel. Nothing the journal refuses
 //! reaches the runtime.
 
-use super::client::OpenCodeClient;
-use super::driver::{DriverSession, Followed, TurnEnd};
+use super::client::{self, OpenCodeClient};
+use super::driver::{DriverSession, Followed, TurnEnd, no_answer_within};
 use super::pin::{Capability, DocCheck};
 use crate::cancel::{StopEvidence, TurnKey};
 use crate::envelope::rules::input_digest;
@@ -80,6 +82,15 @@ fn text_envelope(kind: EnvelopeKind, task_id: &str, event_id: String, text: Stri
 fn blocked(reason: impl Into<String>) -> TurnEnd {
     TurnEnd::Blocked {
         reason: reason.into(),
+    }
+}
+
+/// What a control call's result says of it: an error leaves its effect
+/// unknown, never refused.
+fn control_observation<T>(result: &client::Result<T>) -> SendObservation {
+    match result {
+        Ok(_) => SendObservation::Accepted { remote_ref: None },
+        Err(_) => SendObservation::Lost,
     }
 }
 
@@ -284,6 +295,19 @@ impl JournaledTask {
             Ok(submitted) => match session.follow(submitted, stop, limit).await {
                 Followed::End(end) => end,
                 Followed::StopAsked => self.stop(&session).await,
+                Followed::RequestAsked {
+                    permission,
+                    request_id,
+                    question,
+                } => {
+                    self.refuse(&session, &turn, &request_id, question).await;
+                    TurnEnd::Refused { permission }
+                }
+                Followed::TimedOut { limit_secs } => {
+                    // The turn's end is the limit whatever the abort did.
+                    self.abort(&session).await;
+                    no_answer_within(limit_secs)
+                }
             },
             Err(end) => end,
         };
@@ -338,12 +362,11 @@ impl JournaledTask {
         }
     }
 
-    /// A person's stop: cancel requested (generation up, turn tombstoned),
-    /// the abort journaled, then what the runtime showed.
-    async fn stop(&mut self, session: &DriverSession) -> TurnEnd {
-        let _ = self.journal.request_cancel(&self.task_id, (self.clock)());
+    /// The session's abort, its intent and outcome journaled around the
+    /// call. `true` when the runtime took it (not yet proof it stopped).
+    async fn abort(&mut self, session: &DriverSession) -> bool {
         if session.check.blocked(Capability::Abort).is_some() {
-            return TurnEnd::Stopped { observed: false };
+            return false;
         }
         let Ok(send) = self.journal.begin_send(
             &self.task_id,
@@ -352,15 +375,50 @@ impl JournaledTask {
             None,
             (self.clock)(),
         ) else {
-            return TurnEnd::Stopped { observed: false };
+            return false;
         };
         let aborted = session.client.abort(&session.session_id).await;
-        let observed = match &aborted {
-            Ok(_) => SendObservation::Accepted { remote_ref: None },
-            Err(_) => SendObservation::Lost,
-        };
-        let _ = self.journal.finish_send(send, observed, (self.clock)());
-        if aborted.is_err() {
+        let _ = self
+            .journal
+            .finish_send(send, control_observation(&aborted), (self.clock)());
+        aborted.is_ok()
+    }
+
+    /// A permission or question the policy does not allow (#198, capability
+    /// failure): the deny journaled as its own send, then a journaled
+    /// abort, then the runtime's stop awaited. It is not a person's stop:
+    /// no cancel is requested and the generation stays.
+    async fn refuse(
+        &mut self,
+        session: &DriverSession,
+        turn: &TurnKey,
+        request_id: &str,
+        question: bool,
+    ) {
+        if let Ok(send) = self.journal.begin_send(
+            &self.task_id,
+            SendOperation::DenyRequest,
+            Some(turn.clone()),
+            None,
+            (self.clock)(),
+        ) {
+            let denied = session.deny(request_id, question).await;
+            let _ = self
+                .journal
+                .finish_send(send, control_observation(&denied), (self.clock)());
+        }
+        // The turn ends refused whether or not the stop shows: the
+        // projection reports the permission, not a stop.
+        if self.abort(session).await {
+            let _ = session.wait_stopped().await;
+        }
+    }
+
+    /// A person's stop: cancel requested (generation up, turn tombstoned),
+    /// the abort journaled, then what the runtime showed.
+    async fn stop(&mut self, session: &DriverSession) -> TurnEnd {
+        let _ = self.journal.request_cancel(&self.task_id, (self.clock)());
+        if !self.abort(session).await {
             return TurnEnd::Stopped { observed: false };
         }
         let _ =
