@@ -215,7 +215,11 @@ mod tests {
     #[test]
     fn changes_name_edits_additions_and_removals_and_a_fresh_copy_matches() {
         let baseline = files(&[("a.txt", "one\n"), ("b.txt", "two\n"), ("c.txt", "same\n")]);
-        let now = files(&[("a.txt", "uno\n"), ("c.txt", "same\n"), ("d/e.txt", "new\n")]);
+        let now = files(&[
+            ("a.txt", "uno\n"),
+            ("c.txt", "same\n"),
+            ("d/e.txt", "new\n"),
+        ]);
         let changes = changes_against(&baseline, &now);
         assert_eq!(
             changes.keys().collect::<Vec<_>>(),
@@ -223,7 +227,10 @@ mod tests {
         );
         assert_eq!(changes["b.txt"], None);
         let diff = diff_against(&baseline, &changes);
-        assert!(diff.starts_with("--- a/a.txt\n+++ b/a.txt\n-one\n+uno\n"), "{diff}");
+        assert!(
+            diff.starts_with("--- a/a.txt\n+++ b/a.txt\n-one\n+uno\n"),
+            "{diff}"
+        );
         let dir = tempfile::tempdir().unwrap();
         apply_onto(dir.path(), &baseline, &changes).unwrap();
         assert_eq!(files_of(dir.path()).unwrap(), now);

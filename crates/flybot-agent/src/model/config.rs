@@ -149,7 +149,10 @@ impl ProviderRegistry {
     /// Only `mock`, answering by this mock (a scenario, for tests and demos).
     pub fn with_mock(mock: MockModel) -> Self {
         let mut routes = BTreeMap::new();
-        routes.insert(MOCK_MODEL.to_owned(), mock_route(MOCK_MODEL, Arc::new(mock)));
+        routes.insert(
+            MOCK_MODEL.to_owned(),
+            mock_route(MOCK_MODEL, Arc::new(mock)),
+        );
         ProviderRegistry {
             routes,
             tests_running: Mutex::default(),

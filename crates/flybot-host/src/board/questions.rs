@@ -3,7 +3,9 @@
 //! Bot's own `track_tasks ask`) posts its question into that room's log in
 //! the asking Bot's voice, once per question. Logged, never posted into the
 //! room's Session: no turn, no round. The question already shown is kept on
-//! the card as `questionCue`, so a rewrite of the card never repeats it.
+//! the card as `questionCue`, so a rewrite of the card never repeats it; a
+//! question a member already said in the room word for word (an external
+//! Bot's own question, #198) is not said again.
 
 use crate::host::{Host, HostEvent};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
@@ -43,6 +45,14 @@ pub async fn show_questions(host: &Host, task_ids: &[String]) {
         let Some((room_id, question_id, text)) = unshown(&task) else {
             continue;
         };
+        let asked = TaskFields::read(&task)
+            .input_request
+            .map(|q| q.question)
+            .unwrap_or_default();
+        if said_in_room(host, &room_id, &asked) {
+            keep_cue(host, &task.id, &question_id).await;
+            continue;
+        }
         let appended = host.rooms().append(
             &room_id,
             NewLine {
@@ -58,24 +68,45 @@ pub async fn show_questions(host: &Host, task_ids: &[String]) {
             tracing::warn!("the question of {} could not be logged: {e}", task.id);
             continue;
         }
-        let id = task.id.clone();
-        let kept = host
-            .mutate("host", |change| {
-                if let Some(mut card) = change.state().tasks.get(&id).cloned() {
-                    card.extra
-                        .insert(QUESTION_CUE.to_owned(), question_id.clone().into());
-                    change.put_task(&card);
-                }
-                Ok(())
+        keep_cue(host, &task.id, &question_id).await;
+    }
+}
+
+/// Whether a member's line in the room already says `question`.
+fn said_in_room(host: &Host, room_id: &str, question: &str) -> bool {
+    let question = question.trim();
+    !question.is_empty()
+        && host
+            .rooms()
+            .lines(room_id)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take(20)
+            .any(|l| {
+                let body = flybot_core::fences::unwrap_fence(&l.text)
+                    .map_or_else(|| l.text.clone(), |(_, body)| body);
+                body.trim() == question
             })
-            .await;
-        if let Err(e) = kept {
-            tracing::warn!(
-                "the question cue of {} could not be kept: {}",
-                task.id,
-                e.message
-            );
-        }
+}
+
+/// Keeps the shown question's id on the card, so it is never shown again.
+async fn keep_cue(host: &Host, task_id: &str, question_id: &str) {
+    let kept = host
+        .mutate("host", |change| {
+            if let Some(mut card) = change.state().tasks.get(task_id).cloned() {
+                card.extra
+                    .insert(QUESTION_CUE.to_owned(), question_id.to_owned().into());
+                change.put_task(&card);
+            }
+            Ok(())
+        })
+        .await;
+    if let Err(e) = kept {
+        tracing::warn!(
+            "the question cue of {task_id} could not be kept: {}",
+            e.message
+        );
     }
 }
 

@@ -5,8 +5,8 @@
 //! observation it projects are kept for the pilot and its report.
 
 use crate::rooms::agent::AgentParticipant;
-use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture};
 use crate::rooms::opencode::outcome_of;
+use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture};
 use flybot_interop::opencode::{JournaledTask, TurnEnd};
 use flybot_interop::projection::Observation;
 use std::sync::Mutex;

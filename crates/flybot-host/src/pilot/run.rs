@@ -376,7 +376,8 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
             if let (true, Some(observation)) =
                 (line.author_id == coder && question_id.is_none(), asked)
             {
-                let endpoint = crate::rooms::opencode::seam::endpoint_for(TaskStatus::Working, &observation)?;
+                let endpoint =
+                    crate::rooms::opencode::seam::endpoint_for(TaskStatus::Working, &observation)?;
                 let waiting = call(
                     &host,
                     endpoint,

@@ -11,6 +11,7 @@ mod edge;
 mod external_members;
 mod model_client;
 mod model_support;
+mod opencode_room;
 mod pilot;
 mod pilot_injection;
 mod projects;

@@ -35,7 +35,9 @@ fn no_proxy_for(model: Option<&ModelEndpoint>) -> String {
         Some(host.trim_matches(|c| c == '[' || c == ']').to_owned())
     });
     match host {
-        Some(host) if !host.is_empty() && !crate::egress::NO_PROXY.split(',').any(|h| h == host) => {
+        Some(host)
+            if !host.is_empty() && !crate::egress::NO_PROXY.split(',').any(|h| h == host) =>
+        {
             format!("{},{host}", crate::egress::NO_PROXY)
         }
         _ => crate::egress::NO_PROXY.to_owned(),
@@ -74,9 +76,7 @@ fn isolated(
             command.env(name, trap);
         }
         let direct = no_proxy_for(model);
-        command
-            .env("NO_PROXY", &direct)
-            .env("no_proxy", &direct);
+        command.env("NO_PROXY", &direct).env("no_proxy", &direct);
     }
     command
 }

@@ -109,7 +109,10 @@ pub fn parse_opencode(value: &Value) -> Result<OpenCodeSpec, SpecRefusal> {
         return Err(refuse("external", "external must be an object."));
     };
     if map.get("driver").and_then(Value::as_str) != Some("opencode") {
-        return Err(refuse("external.driver", "The driver must be \"opencode\"."));
+        return Err(refuse(
+            "external.driver",
+            "The driver must be \"opencode\".",
+        ));
     }
     check_keys(map)?;
     Ok(OpenCodeSpec {

@@ -2,8 +2,8 @@
 //! whose requirement needs one clarification. It is written into a folder,
 //! its files are digested and compared, and its test command is run there.
 
-use crate::project::{self, Changes, Files};
 pub use crate::project::TestRun;
+use crate::project::{self, Changes, Files};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;

@@ -29,17 +29,21 @@ pub fn card_for(state: &TeamState, room_id: &str, bot_id: &str) -> Option<Card> 
         .filter(|t| t.room_id.as_deref() == Some(room_id))
         .filter(|t| matches!(t.status, TaskStatus::Working | TaskStatus::Blocked))
         .max_by_key(|t| (t.bot_id == bot_id, t.updated_at, t.id.clone()))
-        .map(|t| {
-            let fields = TaskFields::read(t);
-            Card {
-                id: t.id.clone(),
-                title: t.title.clone(),
-                bot_id: t.bot_id.clone(),
-                status: t.status,
-                question_id: fields.input_request.map(|q| q.id),
-                waiting_for: fields.waiting_for,
-            }
-        })
+        .and_then(|t| card_by_id(state, &t.id))
+}
+
+/// The card `task_id` as it is now.
+pub fn card_by_id(state: &TeamState, task_id: &str) -> Option<Card> {
+    let t = state.tasks.get(task_id)?;
+    let fields = TaskFields::read(t);
+    Some(Card {
+        id: t.id.clone(),
+        title: t.title.clone(),
+        bot_id: t.bot_id.clone(),
+        status: t.status,
+        question_id: fields.input_request.map(|q| q.id),
+        waiting_for: fields.waiting_for,
+    })
 }
 
 /// Whether the card still needs its seat: it exists and is not finished.
@@ -73,8 +77,10 @@ mod tests {
     use flybot_protocol::state::Task;
 
     fn task(id: &str, bot: &str, room: &str, status: TaskStatus, at: u64) -> Task {
-        serde_json::from_value(json!({"id": id, "botId": bot, "title": id, "status": status,
-            "roomId": room, "createdAt": at, "updatedAt": at}))
+        serde_json::from_value(
+            json!({"id": id, "botId": bot, "title": id, "status": status,
+            "roomId": room, "createdAt": at, "updatedAt": at}),
+        )
         .unwrap()
     }
 

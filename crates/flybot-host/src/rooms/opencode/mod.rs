@@ -16,7 +16,7 @@ pub mod verify;
 
 use super::participant::{MemberTurn, TurnOutcome};
 use crate::host::Host;
-use card::{Card, card_for, card_is_open, make_move};
+use card::{Card, card_by_id, card_for, card_is_open, make_move};
 use flybot_core::fences::{LineOrigin, authored_line, unwrap_fence};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_interop::budgets::PROPOSED;
@@ -61,6 +61,9 @@ pub struct Seat {
     spec: OpenCodeSpec,
     task: tokio::sync::Mutex<JournaledTask>,
     stop: watch::Sender<bool>,
+    /// Held while a turn's observation is projected onto the card, so the
+    /// next turn starts from the card as that projection left it.
+    projecting: Arc<tokio::sync::Mutex<()>>,
     runtime: Started,
 }
 
@@ -192,7 +195,9 @@ impl OpenCodeSeats {
             return Ok(endpoint);
         }
         let Some(mock) = route.mock.clone() else {
-            return Err(format!("its model {model:?} has no endpoint OpenCode can use"));
+            return Err(format!(
+                "its model {model:?} has no endpoint OpenCode can use"
+            ));
         };
         let mut mocks = self.mocks.lock().await;
         if let Some(endpoint) = mocks.get(model) {
@@ -219,11 +224,7 @@ impl OpenCodeSeats {
         card: &Card,
         spec: &OpenCodeSpec,
     ) -> Result<Arc<Seat>, TurnOutcome> {
-        let key = (
-            turn.room_id.clone(),
-            turn.bot_id.clone(),
-            card.id.clone(),
-        );
+        let key = (turn.room_id.clone(), turn.bot_id.clone(), card.id.clone());
         if let Some(seat) = lock(&self.seats).get(&key) {
             return Ok(seat.clone());
         }
@@ -256,8 +257,12 @@ impl OpenCodeSeats {
             .join(&card.id);
         let workspace = root.join("workspace");
         let baseline = match &spec.seed {
-            Some(seed) => project::files_of(seed)
-                .map_err(|e| start(format!("its seed {} could not be read: {e}", seed.display())))?,
+            Some(seed) => project::files_of(seed).map_err(|e| {
+                start(format!(
+                    "its seed {} could not be read: {e}",
+                    seed.display()
+                ))
+            })?,
             None => Files::new(),
         };
         if !workspace.exists() {
@@ -276,8 +281,12 @@ impl OpenCodeSeats {
         let client = OpenCodeClient::new(&runtime.base).map_err(|e| start(e.to_string()))?;
         let doc = client.doc().await.map_err(|e| start(e.to_string()))?;
         let check = check_doc_against(&doc, &runtime.pin);
-        let journal = Journal::open_dir(&root.join("journal"), PROPOSED, flybot_store::system_now_ms())
-            .map_err(|e| start(format!("its journal: {e}")))?;
+        let journal = Journal::open_dir(
+            &root.join("journal"),
+            PROPOSED,
+            flybot_store::system_now_ms(),
+        )
+        .map_err(|e| start(format!("its journal: {e}")))?;
         let parties = Parties {
             server: "flybot-room".to_owned(),
             requester_bot: card.bot_id.clone(),
@@ -305,6 +314,7 @@ impl OpenCodeSeats {
             spec: spec.clone(),
             task: tokio::sync::Mutex::new(task),
             stop: watch::channel(false).0,
+            projecting: Arc::default(),
             runtime,
         });
         lock(&self.seats).insert(key, seat.clone());
@@ -331,8 +341,40 @@ impl OpenCodeSeats {
                 return failed("BLOCKED", line);
             }
         }
+        // The previous turn's projection first: the card as it left it.
+        drop(seat.projecting.lock().await);
+        let Some(card) = host.store().read(|state| card_by_id(state, &card.id)) else {
+            return failed(
+                "NO_CARD",
+                "My card was deleted; start another and ask me again.".to_owned(),
+            );
+        };
+        if !matches!(card.status, TaskStatus::Working | TaskStatus::Blocked) {
+            return failed(
+                "CARD",
+                format!(
+                    "The card \"{}\" is {} now; I work it again once it is sent back.",
+                    card.title,
+                    serde_json::to_value(card.status)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default()
+                ),
+            );
+        }
+        if card.status == TaskStatus::Blocked {
+            if let Err(line) = resume(host, &turn, &card).await {
+                return failed("BLOCKED", line);
+            }
+        }
         seat.stop.send_replace(false);
         let mut stop = seat.stop.subscribe();
+        let before = host
+            .rooms()
+            .lines(&turn.room_id)
+            .unwrap_or_default()
+            .last()
+            .map_or(0, |l| l.seq);
         lock(&self.running).insert(turn.session_id.clone(), seat.clone());
         let (end, observation) = {
             let mut task = seat.task.lock().await;
@@ -342,9 +384,39 @@ impl OpenCodeSeats {
         lock(&self.running).remove(&turn.session_id);
         let name = host.store().read(|state| name_of(state, &turn.bot_id));
         if let (TurnEnd::Text { text, .. }, Some(observation)) = (&end, observation) {
-            project_result(host, &seat, &card, &observation, text).await;
+            // The move follows the line the room posts for this turn, so
+            // the room reads the question (or the result) before the card
+            // moves, and #550 sees the question already shown.
+            let guard = seat.projecting.clone().lock_owned().await;
+            let (host, seat, text) = (host.clone(), seat.clone(), text.clone());
+            tokio::spawn(async move {
+                posted_after(&host, &seat, before).await;
+                project_result(&host, &seat, &card, &observation, &text).await;
+                drop(guard);
+            });
         }
         outcome_of(&name, &end)
+    }
+}
+
+/// How long the projection waits for the turn's line to be posted.
+const POSTED_WITHIN: Duration = Duration::from_secs(5);
+
+/// Waits until the room holds a line by the seat's Bot after `before`
+/// (the round posts the turn's line right after the turn returns).
+async fn posted_after(host: &Host, seat: &Seat, before: u64) {
+    let deadline = tokio::time::Instant::now() + POSTED_WITHIN;
+    while tokio::time::Instant::now() < deadline {
+        let posted = host
+            .rooms()
+            .lines(&seat.room_id)
+            .unwrap_or_default()
+            .iter()
+            .any(|l| l.seq > before && l.author_id == seat.bot_id);
+        if posted {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
@@ -352,8 +424,7 @@ impl OpenCodeSeats {
 /// the line that called this turn (the table's `input-answered`, blocked →
 /// working); any other wait keeps the Bot out.
 async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Result<(), String> {
-    let (Some(WaitingFor::Input), Some(question_id)) = (card.waiting_for, &card.question_id)
-    else {
+    let (Some(WaitingFor::Input), Some(question_id)) = (card.waiting_for, &card.question_id) else {
         return Err(format!(
             "The card \"{}\" waits for an approval; I go on once it is working again.",
             card.title

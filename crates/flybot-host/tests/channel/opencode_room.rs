@@ -1,0 +1,418 @@
+//! The pilot's collaboration in a running host (#198): a person creates
+//! Bot B with the OpenCode runtime through the channel, puts it in a room
+//! with Bot A, starts a card and follows the pilot's steps with `send` and
+//! `messages`. OpenCode here is the scripted fake (the mock for tests);
+//! the level-2 test at the end runs the same steps on the real pinned
+//! `opencode serve`, driven by the mock model over loopback.
+
+use crate::model_support::MockServer;
+use crate::support::TestHost;
+use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig, ProviderRegistry};
+use flybot_agent::model::mock::{MockModel, Scenario};
+use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
+use flybot_interop::opencode::locate::README_PATH;
+use flybot_interop::pilot::{fixture, script};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn bot_a_models() -> Arc<ProviderRegistry> {
+    Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
+        Scenario::from_json(&script::bot_a_scenario()).unwrap(),
+    )))
+}
+
+fn fake_host() -> TestHost {
+    TestHost::with_config(|config| {
+        config.models = bot_a_models();
+        config.opencode = OpenCodeRuntime::Fake(script::fake_steps());
+    })
+}
+
+/// The fixture project, as a seed folder inside the test's home.
+fn seed(t: &TestHost) -> PathBuf {
+    let seed = t.dir.path().join("seed");
+    fixture::materialize(&seed).unwrap();
+    seed
+}
+
+struct Pilot {
+    ada: String,
+    coder: String,
+    room: String,
+    task: String,
+}
+
+/// Bot A, Bot B on OpenCode (model `coder_model`), their room and a
+/// started card, all through the channel.
+async fn set_up(t: &TestHost, coder_model: &str) -> Pilot {
+    let ada = t
+        .ok(None, "create-bot", json!({"name": "Ada", "model": "mock"}))
+        .await;
+    let ada = ada["bot"]["id"].as_str().unwrap().to_owned();
+    let coder = t
+        .ok(
+            None,
+            "create-bot",
+            json!({"name": "Coder", "model": coder_model,
+                "external": {"driver": "opencode", "seed": seed(t), "testCommand": ["node", "--test"]}}),
+        )
+        .await;
+    assert_eq!(coder["bot"]["external"]["driver"], "opencode");
+    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let room = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Pilot", "members": [ada, coder], "admin": ada}),
+        )
+        .await;
+    let room = room["room"]["id"].as_str().unwrap().to_owned();
+    let task = t
+        .ok(
+            None,
+            "task-create",
+            json!({"botId": ada, "roomId": room, "title": "Fixture task: make slugify's tests pass"}),
+        )
+        .await;
+    let task = task["task"]["id"].as_str().unwrap().to_owned();
+    for endpoint in ["task-accept", "task-start"] {
+        t.ok(None, endpoint, json!({"id": task})).await;
+    }
+    Pilot {
+        ada,
+        coder,
+        room,
+        task,
+    }
+}
+
+/// The room's lines once no round runs, as (author id, kind, visible text).
+async fn settled(t: &TestHost, room: &str, polls: usize) -> Vec<(String, String, String)> {
+    for _ in 0..polls {
+        let answer = t.ok(None, "messages", json!({"roomId": room})).await;
+        if answer["running"] == json!(false) {
+            return answer["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    let text = m["text"].as_str().unwrap_or_default();
+                    let visible = flybot_core::fences::unwrap_fence(text)
+                        .map_or_else(|| text.to_owned(), |(_, body)| body);
+                    (
+                        m["authorId"].as_str().unwrap_or_default().to_owned(),
+                        m["kind"].as_str().unwrap_or_default().to_owned(),
+                        visible,
+                    )
+                })
+                .collect();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the room never settled");
+}
+
+async fn card(t: &TestHost, task: &str) -> Value {
+    let state = t.ok(None, "tasks", json!({"archive": true})).await;
+    state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == task)
+        .cloned()
+        .unwrap_or_else(|| panic!("no card {task} in {state}"))
+}
+
+/// The card once its status is `status` (its moves follow the room's lines).
+async fn card_when(t: &TestHost, task: &str, status: &str, polls: usize) -> Value {
+    for _ in 0..polls {
+        let card = card(t, task).await;
+        if card["status"] == status {
+            return card;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the card never became {status}: {}", card(t, task).await);
+}
+
+/// The person's steps with `send` and `messages`: a line to Bot A that
+/// starts the delegation (Bot B asks its question), then a line asking
+/// Bot A to answer it (Bot B works, tests and returns its result).
+async fn follow_the_pilot(t: &TestHost, p: &Pilot, polls: usize) -> Vec<(String, String, String)> {
+    let say = |text: String| json!({"roomId": p.room, "text": text});
+    t.ok(
+        None,
+        "send",
+        say(format!(
+            "@Ada please delegate the fixture task {} to @Coder and verify the result.",
+            p.task
+        )),
+    )
+    .await;
+    let lines = settled(t, &p.room, polls).await;
+    if !lines
+        .iter()
+        .any(|(a, _, text)| *a == p.coder && text.starts_with("QUESTION"))
+    {
+        return lines;
+    }
+    let blocked = card_when(t, &p.task, "blocked", polls).await;
+    assert_eq!(blocked["waitingFor"], "input", "{blocked}");
+    t.ok(
+        None,
+        "send",
+        say("@Ada Coder asked you a question here; please answer it.".to_owned()),
+    )
+    .await;
+    settled(t, &p.room, polls).await;
+    card_when(t, &p.task, "result-ready", polls).await;
+    // The check's line follows the move that made the card result-ready.
+    for _ in 0..polls {
+        let lines = settled(t, &p.room, polls).await;
+        if lines.iter().any(|(_, kind, _)| kind == "event") {
+            return lines;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the verification was never said in the room");
+}
+
+fn position(lines: &[(String, String, String)], who: &str, start: &str) -> usize {
+    lines
+        .iter()
+        .position(|(a, _, text)| a == who && text.starts_with(start))
+        .unwrap_or_else(|| panic!("no line by {who} starting {start:?}: {lines:#?}"))
+}
+
+fn check_the_collaboration(t: &TestHost, p: &Pilot, lines: &[(String, String, String)]) {
+    let delegated = position(lines, &p.ada, "@Coder Please take");
+    let asked = position(lines, &p.coder, "QUESTION @Ada");
+    let answered = position(lines, &p.ada, "@Coder Transliterate");
+    let done = position(lines, &p.coder, "DONE @Ada");
+    let verified = position(lines, &p.ada, "Verified for Ada in a fresh copy");
+    assert!(
+        delegated < asked && asked < answered && answered < done && done < verified,
+        "{lines:#?}"
+    );
+    // Bot B's question is in the room once: #550 does not say it again.
+    assert!(
+        !lines
+            .iter()
+            .any(|(_, _, text)| text.starts_with("Question on")),
+        "{lines:#?}"
+    );
+    assert_eq!(lines[verified].1, "event", "the check calls nobody");
+    // The evidence record: the diff, the digests, both test runs.
+    let root = t.dir.path().join("interop").join(&p.coder).join(&p.task);
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(root.join("evidence.json")).unwrap()).unwrap();
+    assert_eq!(record["verification"]["verified"], true, "{record}");
+    assert_eq!(record["verification"]["by"], "Ada");
+    assert_eq!(record["evidence"]["tests"]["passed"], true);
+    assert!(
+        record["evidence"]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+++ b/slug.mjs")
+    );
+    let digest = record["evidence"]["canonicalSha256"].as_str().unwrap();
+    assert!(lines[verified].2.contains(digest), "{}", lines[verified].2);
+    // Bot B's edit stayed in its own workspace: the seed is untouched.
+    assert_eq!(
+        std::fs::read_to_string(t.dir.path().join("seed/slug.mjs")).unwrap(),
+        fixture::FILES[1].1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn complete_collaboration_a_running_host_walks_the_pilot_with_send_and_messages() {
+    let t = fake_host();
+    let p = set_up(&t, "mock").await;
+    let lines = follow_the_pilot(&t, &p, 400).await;
+    check_the_collaboration(&t, &p, &lines);
+    // The card went blocked for the question and back to working through
+    // the projection table, then result-ready; only a person ends it.
+    let ready = card(&t, &p.task).await;
+    assert_eq!(ready["status"], "result-ready", "{ready}");
+    assert!(
+        ready["inputRequest"]["question"]
+            .as_str()
+            .unwrap()
+            .starts_with("QUESTION @Ada"),
+        "{ready}"
+    );
+    assert!(
+        ready["inputAnswer"]["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("@Coder Transliterate"),
+        "{ready}"
+    );
+    let accepted = t
+        .ok(None, "task-accept-result", json!({"id": p.task}))
+        .await;
+    assert_eq!(accepted["task"]["status"], "accepted");
+    // The finished card's seat (its OpenCode, its session) is let go.
+    let seats = t.host.externals().opencode();
+    for _ in 0..60 {
+        if seats.seat(&p.room, &p.coder, &p.task).is_none() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the accepted card's seat was kept");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn identity_and_scope_an_opencode_record_that_could_widen_its_policy_is_refused() {
+    let t = fake_host();
+    let seed = seed(&t);
+    for (external, field) in [
+        (
+            json!({"driver": "opencode", "testCommand": ["node", "--test", "*"]}),
+            "external.testCommand",
+        ),
+        (
+            json!({"driver": "opencode", "testCommand": "node --test; curl x"}),
+            "external.testCommand",
+        ),
+        (
+            json!({"driver": "opencode", "seed": "relative/folder"}),
+            "external.seed",
+        ),
+        (
+            json!({"driver": "opencode", "seed": seed, "command": ["opencode"]}),
+            "external.command",
+        ),
+        (json!({"driver": "claude"}), "external.driver"),
+    ] {
+        let refused = t
+            .refused(
+                None,
+                "create-bot",
+                json!({"name": "Coder", "external": external}),
+                "bot/invalid",
+            )
+            .await;
+        assert_eq!(refused["error"]["details"]["field"], field, "{refused}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capability_failure_an_opencode_bot_without_a_card_or_a_runtime_says_so() {
+    // No card in the room: the Bot says how to give it one.
+    let t = fake_host();
+    let coder = t
+        .ok(
+            None,
+            "create-bot",
+            json!({"name": "Coder", "external": {"driver": "opencode"}}),
+        )
+        .await;
+    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let room = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Solo", "members": [coder], "admin": coder}),
+        )
+        .await;
+    let room = room["room"]["id"].as_str().unwrap().to_owned();
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": room, "text": "@Coder fix it"}),
+    )
+    .await;
+    let lines = settled(&t, &room, 200).await;
+    let said = &lines.last().unwrap().2;
+    assert!(said.contains("I work on a card"), "{lines:#?}");
+
+    // No OpenCode installed: the turn says how to install it, nothing runs.
+    let t = TestHost::with_config(|config| {
+        config.models = bot_a_models();
+        config.opencode = OpenCodeRuntime::Missing;
+    });
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": format!("@Ada please delegate the fixture task {} to @Coder.", p.task)}),
+    )
+    .await;
+    let lines = settled(&t, &p.room, 200).await;
+    let failure = lines
+        .iter()
+        .find(|(a, _, _)| *a == p.coder)
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(failure.2.contains("is not installed"), "{failure:?}");
+    assert!(failure.2.contains(README_PATH), "{failure:?}");
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+}
+
+/// The pinned OpenCode the README's setup installed, if any.
+fn installed_opencode() -> Option<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let binary = repo.join(README_PATH);
+    binary.exists().then_some(binary)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
+    let Some(binary) = installed_opencode() else {
+        assert!(
+            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
+            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
+        );
+        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
+        return;
+    };
+    // Bot B's model: a provider on loopback serving its scenario, named in
+    // the registry like any config.toml model.
+    let coder_mock = MockServer::start(&flybot_host::pilot::real::opencode_scenario());
+    let mut models = ModelsConfig::default();
+    models.providers.insert(
+        "coder-mock".into(),
+        ProviderConfig {
+            base_url: coder_mock.base_url.clone(),
+            api_key_env: None,
+        },
+    );
+    models.models.insert(
+        "coder".into(),
+        ModelConfig {
+            provider: "coder-mock".into(),
+            model: "mock".into(),
+            context_window: 128_000,
+            thinking: Vec::new(),
+            max_output_tokens: None,
+        },
+    );
+    let t = TestHost::with_config(|config| {
+        config.models = Arc::new(
+            ProviderRegistry::from_config(
+                &models,
+                MockModel::with_scenario(Scenario::from_json(&script::bot_a_scenario()).unwrap()),
+            )
+            .unwrap(),
+        );
+        config.opencode = OpenCodeRuntime::Pinned(binary);
+    });
+    let p = set_up(&t, "coder").await;
+    let lines = follow_the_pilot(&t, &p, 2400).await;
+    check_the_collaboration(&t, &p, &lines);
+    assert_eq!(card(&t, &p.task).await["status"], "result-ready");
+    let seat = t
+        .host
+        .externals()
+        .opencode()
+        .seat(&p.room, &p.coder, &p.task)
+        .unwrap();
+    assert_eq!(
+        seat.egress_attempts(),
+        Vec::<String>::new(),
+        "the real OpenCode made no outbound call"
+    );
+}
