@@ -336,11 +336,6 @@ impl OpenCodeSeats {
             Ok(seat) => seat,
             Err(outcome) => return outcome,
         };
-        if card.status == TaskStatus::Blocked {
-            if let Err(line) = resume(host, &turn, &card).await {
-                return failed("BLOCKED", line);
-            }
-        }
         // The previous turn's projection first: the card as it left it.
         drop(seat.projecting.lock().await);
         let Some(card) = host.store().read(|state| card_by_id(state, &card.id)) else {
@@ -362,10 +357,10 @@ impl OpenCodeSeats {
                 ),
             );
         }
-        if card.status == TaskStatus::Blocked {
-            if let Err(line) = resume(host, &turn, &card).await {
-                return failed("BLOCKED", line);
-            }
+        if card.status == TaskStatus::Blocked
+            && let Err(line) = resume(host, &turn, &card).await
+        {
+            return failed("BLOCKED", line);
         }
         seat.stop.send_replace(false);
         let mut stop = seat.stop.subscribe();
