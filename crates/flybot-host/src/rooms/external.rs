@@ -278,8 +278,7 @@ impl RoomParticipant for RoutedParticipant {
     }
 
     fn snapshot(&self, session_id: &str) -> Snapshot {
-        if self.seat_of(session_id).is_some()
-            || self.host.externals().opencode.running(session_id).is_some()
+        if self.seat_of(session_id).is_some() || self.host.externals().opencode.running(session_id)
         {
             return Snapshot { running: true };
         }
@@ -299,8 +298,7 @@ impl RoomParticipant for RoutedParticipant {
     fn steer(&self, session_id: &str, text: &str) -> bool {
         // A peer has no steer on its protocol: the line waits for the next
         // round, where the peer reads it.
-        if self.seat_of(session_id).is_some()
-            || self.host.externals().opencode.running(session_id).is_some()
+        if self.seat_of(session_id).is_some() || self.host.externals().opencode.running(session_id)
         {
             return false;
         }

@@ -111,7 +111,8 @@ async fn settled(t: &TestHost, room: &str, polls: usize) -> Vec<(String, String,
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("the room never settled");
+    let answer = t.ok(None, "messages", json!({"roomId": room})).await;
+    panic!("the room never settled: {answer:#}");
 }
 
 async fn card(t: &TestHost, task: &str) -> Value {
@@ -263,6 +264,131 @@ async fn complete_collaboration_a_running_host_walks_the_pilot_with_send_and_mes
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("the accepted card's seat was kept");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn private_data_and_injection_nothing_private_to_bot_a_reaches_opencode() {
+    let t = fake_host();
+    let p = set_up(&t, "mock").await;
+    let markers = [
+        "MARKER-INSTRUCTIONS-7f3a",
+        "MARKER-DM-19c2",
+        "MARKER-ROOM-88d1",
+    ];
+    t.ok(
+        None,
+        "update-bot",
+        json!({"id": p.ada, "instructions": format!("Keep {} to yourself.", markers[0])}),
+    )
+    .await;
+    t.ok(
+        None,
+        "send",
+        json!({"botId": p.ada, "text": format!("Private: {}", markers[1])}),
+    )
+    .await;
+    let other = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Private", "members": [p.ada], "admin": p.ada}),
+        )
+        .await;
+    let other = other["room"]["id"].as_str().unwrap().to_owned();
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": other, "text": format!("@Ada note {}", markers[2])}),
+    )
+    .await;
+    settled(&t, &other, 200).await;
+    let lines = follow_the_pilot(&t, &p, 400).await;
+    check_the_collaboration(&t, &p, &lines);
+    let seat = t
+        .host
+        .externals()
+        .opencode()
+        .seat(&p.room, &p.coder, &p.task)
+        .unwrap();
+    let prompts = seat.runtime_prompts();
+    assert_eq!(
+        prompts.len(),
+        2,
+        "the delegation and the answer: {prompts:#?}"
+    );
+    assert!(prompts[1].contains("Transliterate them"), "{prompts:#?}");
+    for marker in markers {
+        assert!(
+            prompts.iter().all(|p| !p.contains(marker)),
+            "{marker} reached OpenCode: {prompts:#?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_and_late_result_a_person_stops_an_opencode_turn_and_the_abort_is_journaled() {
+    let t = TestHost::with_config(|config| {
+        config.models = bot_a_models();
+        config.opencode = OpenCodeRuntime::Fake(vec![
+            flybot_interop::opencode::fake::FakeStep::Hang,
+            flybot_interop::opencode::fake::FakeStep::Reply {
+                text: "Back at it.".into(),
+            },
+        ]);
+    });
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Coder start on the card"}),
+    )
+    .await;
+    // Stop once OpenCode holds the prompt (a stop while the seat starts
+    // ends the turn before anything is sent).
+    let mut sent = false;
+    for _ in 0..200 {
+        let seat = t
+            .host
+            .externals()
+            .opencode()
+            .seat(&p.room, &p.coder, &p.task);
+        if seat.is_some_and(|s| s.runtime_prompts().len() == 1) {
+            sent = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(sent, "Coder's prompt never reached OpenCode");
+    let stop = t
+        .ok(None, "send", json!({"roomId": p.room, "text": "stop"}))
+        .await;
+    assert_eq!(stop["queued"], "stop");
+    let lines = settled(&t, &p.room, 400).await;
+    // The stopped turn said nothing and is not a failure; the next line
+    // that calls Coder hears that the stopped card takes no more work, and
+    // the card did not move.
+    let coder_said: Vec<&str> = lines
+        .iter()
+        .filter(|(a, _, _)| a == &p.coder)
+        .map(|(_, _, text)| text.as_str())
+        .collect();
+    assert_eq!(coder_said.len(), 1, "{lines:#?}");
+    assert!(
+        coder_said[0].starts_with("My work on this card was stopped"),
+        "{lines:#?}"
+    );
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+    let journal = std::fs::read_to_string(
+        t.dir
+            .path()
+            .join("interop")
+            .join(&p.coder)
+            .join(&p.task)
+            .join("journal/journal.jsonl"),
+    )
+    .unwrap();
+    assert!(journal.contains("\"abort\""), "{journal}");
+    assert!(journal.contains("cancel"), "{journal}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -46,6 +46,8 @@ pub struct Started {
     pub version: String,
     /// The real child's proxy trap: every outbound attempt it made.
     pub trap: Option<EgressTrap>,
+    /// The fake's record of what it was sent (the fake only).
+    pub fake: Option<FakeOpenCode>,
     _process: Option<OpenCodeProcess>,
 }
 
@@ -83,6 +85,7 @@ pub async fn start(
             let gaps = FakeGaps::default();
             let fake = FakeOpenCode::new(steps.clone(), gaps.clone(), workspace.to_owned());
             let base = fake
+                .clone()
                 .serve()
                 .await
                 .map_err(|e| format!("the fake OpenCode could not bind: {e}"))?;
@@ -91,6 +94,7 @@ pub async fn start(
                 pin: fake_doc_digest(&gaps),
                 version: "fake (scripted mock of the pinned routes)".to_owned(),
                 trap: None,
+                fake: Some(fake),
                 _process: None,
             })
         }
@@ -122,6 +126,7 @@ pub async fn start(
                 pin: PINNED_DOC_SHA256.trim().to_owned(),
                 version,
                 trap: Some(trap),
+                fake: None,
                 _process: Some(process),
             })
         }

@@ -60,7 +60,6 @@ pub struct Seat {
     baseline: Files,
     spec: OpenCodeSpec,
     task: tokio::sync::Mutex<JournaledTask>,
-    stop: watch::Sender<bool>,
     /// Held while a turn's observation is projected onto the card, so the
     /// next turn starts from the card as that projection left it.
     projecting: Arc<tokio::sync::Mutex<()>>,
@@ -77,6 +76,15 @@ impl Seat {
             .unwrap_or_default()
     }
 
+    /// Every prompt the fake OpenCode received (empty on the real one).
+    pub fn runtime_prompts(&self) -> Vec<String> {
+        self.runtime
+            .fake
+            .as_ref()
+            .map(|f| f.prompts().into_iter().map(|(_, text)| text).collect())
+            .unwrap_or_default()
+    }
+
     pub fn workspace(&self) -> &std::path::Path {
         &self.workspace
     }
@@ -86,8 +94,9 @@ impl Seat {
 #[derive(Default)]
 pub struct OpenCodeSeats {
     seats: Mutex<HashMap<(String, String, String), Arc<Seat>>>,
-    /// Session id → the seat its running turn is on.
-    running: Mutex<HashMap<String, Arc<Seat>>>,
+    /// Session id → the stop of the turn running on it, from the turn's
+    /// first step (a stop while the seat starts is kept, never lost).
+    running: Mutex<HashMap<String, watch::Sender<bool>>>,
     /// Mock models served on loopback for OpenCode, by model name.
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
 }
@@ -118,6 +127,12 @@ pub fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
         ),
         TurnEnd::Stopped { .. } => TurnOutcome::Stopped,
         TurnEnd::Failed { detail } => failed("FAILED", format!("My turn failed: {detail}.")),
+        // A person's stop cancels the card's execution (a new generation,
+        // the turn tombstoned): its session takes no more work.
+        TurnEnd::Blocked { reason } if reason.contains("Cancelled") => failed(
+            "BLOCKED",
+            "My work on this card was stopped, so its session takes no more turns; cancel the card and start a new one to go on.".to_owned(),
+        ),
         TurnEnd::Blocked { reason } => failed("BLOCKED", reason.clone()),
         TurnEnd::Uncertain { detail } => failed(
             "UNCERTAIN",
@@ -141,16 +156,16 @@ fn name_of(state: &TeamState, bot_id: &str) -> String {
 }
 
 impl OpenCodeSeats {
-    /// The seat running `session_id`'s turn, if any.
-    pub fn running(&self, session_id: &str) -> Option<Arc<Seat>> {
-        lock(&self.running).get(session_id).cloned()
+    /// Whether an OpenCode turn runs on `session_id`.
+    pub fn running(&self, session_id: &str) -> bool {
+        lock(&self.running).contains_key(session_id)
     }
 
     /// Asks the running turn on `session_id` to stop; answers whether one ran.
     pub fn stop(&self, session_id: &str) -> bool {
-        match self.running(session_id) {
-            Some(seat) => {
-                seat.stop.send_replace(true);
+        match lock(&self.running).get(session_id) {
+            Some(stop) => {
+                stop.send_replace(true);
                 true
             }
             None => false,
@@ -179,8 +194,8 @@ impl OpenCodeSeats {
 
     /// Ends every seat (the host stops).
     pub fn stop_all(&self) {
-        for seat in lock(&self.running).values() {
-            seat.stop.send_replace(true);
+        for stop in lock(&self.running).values() {
+            stop.send_replace(true);
         }
         lock(&self.seats).clear();
     }
@@ -313,7 +328,6 @@ impl OpenCodeSeats {
             baseline,
             spec: spec.clone(),
             task: tokio::sync::Mutex::new(task),
-            stop: watch::channel(false).0,
             projecting: Arc::default(),
             runtime,
         });
@@ -321,8 +335,23 @@ impl OpenCodeSeats {
         Ok(seat)
     }
 
-    /// One OpenCode member turn, start to board move.
+    /// One OpenCode member turn, start to board move. The turn's stop is
+    /// registered first, so a person's stop while the seat starts ends it.
     pub async fn turn(&self, host: &Host, turn: MemberTurn, spec: OpenCodeSpec) -> TurnOutcome {
+        let (stop_tx, mut stop) = watch::channel(false);
+        lock(&self.running).insert(turn.session_id.clone(), stop_tx);
+        let outcome = self.turn_registered(host, &turn, spec, &mut stop).await;
+        lock(&self.running).remove(&turn.session_id);
+        outcome
+    }
+
+    async fn turn_registered(
+        &self,
+        host: &Host,
+        turn: &MemberTurn,
+        spec: OpenCodeSpec,
+        stop: &mut watch::Receiver<bool>,
+    ) -> TurnOutcome {
         let Some(card) = host
             .store()
             .read(|state| card_for(state, &turn.room_id, &turn.bot_id))
@@ -332,7 +361,7 @@ impl OpenCodeSeats {
                 "I work on a card: create one in this room (task-create with this roomId), start it (task-accept, task-start) and ask me again.".to_owned(),
             );
         };
-        let seat = match self.open_seat(host, &turn, &card, &spec).await {
+        let seat = match self.open_seat(host, turn, &card, &spec).await {
             Ok(seat) => seat,
             Err(outcome) => return outcome,
         };
@@ -357,26 +386,25 @@ impl OpenCodeSeats {
                 ),
             );
         }
+        if *stop.borrow() {
+            return TurnOutcome::Stopped;
+        }
         if card.status == TaskStatus::Blocked
-            && let Err(line) = resume(host, &turn, &card).await
+            && let Err(line) = resume(host, turn, &card).await
         {
             return failed("BLOCKED", line);
         }
-        seat.stop.send_replace(false);
-        let mut stop = seat.stop.subscribe();
         let before = host
             .rooms()
             .lines(&turn.room_id)
             .unwrap_or_default()
             .last()
             .map_or(0, |l| l.seq);
-        lock(&self.running).insert(turn.session_id.clone(), seat.clone());
         let (end, observation) = {
             let mut task = seat.task.lock().await;
-            let end = task.turn(&turn.text, &mut stop, TURN_LIMIT).await;
+            let end = task.turn(&turn.text, stop, TURN_LIMIT).await;
             (end, task.last_observation().cloned())
         };
-        lock(&self.running).remove(&turn.session_id);
         let name = host.store().read(|state| name_of(state, &turn.bot_id));
         if let (TurnEnd::Text { text, .. }, Some(observation)) = (&end, observation) {
             // The move follows the line the room posts for this turn, so
