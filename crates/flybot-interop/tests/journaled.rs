@@ -11,10 +11,11 @@ use flybot_interop::cancel::CancelFacet;
 use flybot_interop::journal::{Journal, SendObservation, SendOperation};
 use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, FakeStep, fake_doc_digest};
 use flybot_interop::opencode::{
-    JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
+    DocCheck, JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
 };
 use flybot_interop::projection::{Observation, project};
 use flybot_protocol::state::TaskStatus;
+use std::path::Path;
 use std::time::Duration;
 use tempfile::TempDir;
 use tokio::sync::watch;
@@ -42,7 +43,9 @@ fn reply(text: &str) -> FakeStep {
     }
 }
 
-async fn task(script: Vec<FakeStep>, gaps: FakeGaps) -> (FakeOpenCode, JournaledTask, TempDir) {
+/// A scripted fake OpenCode, served on loopback, and a client checked
+/// against its `/doc`.
+async fn serve(script: Vec<FakeStep>, gaps: FakeGaps) -> (FakeOpenCode, OpenCodeClient, DocCheck) {
     let fake = FakeOpenCode::new(script, gaps.clone(), std::env::temp_dir());
     let base = fake.clone().serve().await.unwrap();
     assert!(
@@ -51,10 +54,30 @@ async fn task(script: Vec<FakeStep>, gaps: FakeGaps) -> (FakeOpenCode, Journaled
     );
     let client = OpenCodeClient::new(&base).unwrap();
     let check = check_doc_against(&client.doc().await.unwrap(), &fake_doc_digest(&gaps));
+    (fake, client, check)
+}
+
+async fn task(script: Vec<FakeStep>, gaps: FakeGaps) -> (FakeOpenCode, JournaledTask, TempDir) {
+    let (fake, client, check) = serve(script, gaps).await;
     let home = tempfile::tempdir().unwrap();
     let journal = Journal::open(home.path(), PROPOSED, clock()).unwrap();
     let task = JournaledTask::bind(journal, parties(), "task-1", client, check, clock).unwrap();
     (fake, task, home)
+}
+
+/// Binds task-1 over the journal folder `dir` as a restarted host does:
+/// the folder is replayed, then the task bound.
+fn bind_over(dir: &Path, client: &OpenCodeClient, check: &DocCheck) -> JournaledTask {
+    let journal = Journal::open_dir(dir, PROPOSED, clock()).unwrap();
+    JournaledTask::bind(
+        journal,
+        parties(),
+        "task-1",
+        client.clone(),
+        check.clone(),
+        clock,
+    )
+    .unwrap()
 }
 
 fn no_stop() -> watch::Receiver<bool> {
@@ -328,4 +351,114 @@ async fn delivery_and_crash_a_timed_out_turn_journals_its_abort() {
     let exec = task.journal().task("task-1").unwrap();
     assert!(exec.cancel.cancel.is_none(), "a limit is not a stop");
     assert_eq!(exec.cancel.generation, 0);
+}
+
+// #198, delivery and crash: a task bound again over its journal (a host
+// restart, a seat re-opened) continues with new ids and its one session.
+#[tokio::test]
+async fn delivery_and_crash_a_rebound_task_resumes_its_session_and_its_ids() {
+    let (fake, client, check) = serve(
+        vec![reply("QUESTION: a or b?"), reply("DONE: b it is.")],
+        FakeGaps::default(),
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = bind_over(dir.path(), &client, &check);
+    let asked = first.turn("Fix slugify", &mut no_stop(), LIMIT).await;
+    assert!(matches!(&asked, TurnEnd::Text { text, .. } if text.starts_with("QUESTION")));
+    let session = first.session_id().unwrap().to_owned();
+    drop(first);
+
+    let mut again = bind_over(dir.path(), &client, &check);
+    assert_eq!(again.session_id(), Some(session.as_str()), "re-attached");
+    let answered = again.turn("b", &mut no_stop(), LIMIT).await;
+    assert!(
+        matches!(&answered, TurnEnd::Text { text, .. } if text.starts_with("DONE")),
+        "{answered:?}"
+    );
+    assert!(matches!(
+        again.last_observation(),
+        Some(Observation::ValidResult { .. })
+    ));
+    assert_eq!(fake.sessions(), vec![session.clone()], "one session only");
+    assert_eq!(
+        fake.prompts().iter().map(|(s, _)| s).collect::<Vec<_>>(),
+        vec![&session, &session]
+    );
+    assert_eq!(sends(&again, SendOperation::CreateSession).len(), 1);
+    let exec = again.journal().task("task-1").unwrap();
+    assert_eq!(exec.budget.turns_submitted, 2, "the budget carried over");
+    assert!(exec.result_event.is_some());
+    // The answer answered the question asked before the restart.
+    assert!(exec.outstanding.is_empty(), "{:?}", exec.outstanding);
+}
+
+// #198: "an unrecorded remote session must not lead to blind creation".
+#[tokio::test]
+async fn delivery_and_crash_a_session_whose_creation_is_unknown_is_not_created_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        // The request is enrolled (the runtime had no session capability,
+        // so nothing was created), then a creation's intent is written
+        // and the host dies before its outcome.
+        let gaps = FakeGaps {
+            without: vec![flybot_interop::opencode::Capability::Session],
+            ..FakeGaps::default()
+        };
+        let (_fake, client, check) = serve(vec![], gaps).await;
+        let mut task = bind_over(dir.path(), &client, &check);
+        let end = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
+        assert!(matches!(end, TurnEnd::Blocked { .. }), "{end:?}");
+        drop(task);
+        let mut journal = Journal::open_dir(dir.path(), PROPOSED, clock()).unwrap();
+        journal
+            .begin_send("task-1", SendOperation::CreateSession, None, None, clock())
+            .unwrap();
+    }
+    let (fake, client, check) = serve(vec![reply("DONE.")], FakeGaps::default()).await;
+    let mut task = bind_over(dir.path(), &client, &check);
+    assert_eq!(task.session_id(), None);
+    let end = task
+        .turn("Fix slugify, please", &mut no_stop(), LIMIT)
+        .await;
+    assert!(
+        matches!(&end, TurnEnd::Uncertain { detail } if detail.contains("a person must decide")),
+        "{end:?}"
+    );
+    assert!(matches!(
+        task.last_observation(),
+        Some(Observation::Uncertain { .. })
+    ));
+    assert!(fake.sessions().is_empty(), "no second session");
+    assert!(fake.prompts().is_empty());
+    assert_eq!(
+        sends(&task, SendOperation::CreateSession),
+        vec![None],
+        "the one intent, still without an outcome"
+    );
+}
+
+// The session the journal names is gone from the runtime (a new process
+// without it): the turn is uncertain, and no session replaces it.
+#[tokio::test]
+async fn delivery_and_crash_a_rebound_session_missing_from_the_runtime_is_uncertain() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (_fake, client, check) =
+            serve(vec![reply("QUESTION: a or b?")], FakeGaps::default()).await;
+        let mut task = bind_over(dir.path(), &client, &check);
+        let end = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
+        assert!(matches!(end, TurnEnd::Text { .. }), "{end:?}");
+    }
+    let (fake, client, check) = serve(vec![reply("DONE.")], FakeGaps::default()).await;
+    let mut task = bind_over(dir.path(), &client, &check);
+    let end = task.turn("b", &mut no_stop(), LIMIT).await;
+    assert!(matches!(end, TurnEnd::Uncertain { .. }), "{end:?}");
+    assert!(fake.sessions().is_empty(), "no second session");
+    assert_eq!(sends(&task, SendOperation::CreateSession).len(), 1);
+    assert_eq!(
+        sends(&task, SendOperation::SubmitTurn).last(),
+        Some(&Some(SendObservation::Lost)),
+        "the submission's effect is unknown, not refused"
+    );
 }

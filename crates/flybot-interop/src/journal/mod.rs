@@ -237,12 +237,7 @@ impl Journal {
                 if task.correlation.session_id.is_some() {
                     return Err(DispatchBlocked::SessionExists.into());
                 }
-                let pending = self.state.sends.values().any(|s| {
-                    s.task_id == task_id
-                        && s.operation == SendOperation::CreateSession
-                        && s.unresolved()
-                });
-                if pending {
+                if self.session_creation_unresolved(task_id) {
                     return Err(DispatchBlocked::SessionPending.into());
                 }
                 Ok(())
@@ -326,6 +321,16 @@ impl Journal {
             send_id,
             found,
             at_ms: now_ms,
+        })
+    }
+
+    /// Whether a creation of `task_id`'s session has no known outcome (an
+    /// intent with no outcome, or a lost one not yet reconciled): the
+    /// runtime may hold a session the journal does not know (#198, "an
+    /// unrecorded remote session must not lead to blind creation").
+    pub fn session_creation_unresolved(&self, task_id: &str) -> bool {
+        self.state.sends.values().any(|s| {
+            s.task_id == task_id && s.operation == SendOperation::CreateSession && s.unresolved()
         })
     }
 

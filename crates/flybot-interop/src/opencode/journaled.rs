@@ -8,7 +8,9 @@
 //! `request_cancel`, then a journaled abort, then `observe_stop` with what
 //! the runtime showed. A refused request or a turn past its limit is
 //! aborted the same way, without a cancel. Nothing the journal refuses
-//! reaches the runtime.
+//! reaches the runtime. A task bound again over the same journal (a host
+//! restart, a seat re-opened) resumes from it: its ids, its open question
+//! and its one session come from the journal, never from zero.
 
 use super::client::{self, OpenCodeClient};
 use super::driver::{DriverSession, Followed, TurnEnd, no_answer_within};
@@ -51,9 +53,14 @@ pub struct JournaledTask {
     check: DocCheck,
     session: Option<DriverSession>,
     clock: fn() -> u64,
+    /// Envelopes sent through the ingress (each envelope's `seq`).
     seq: u64,
+    /// The turn number in event ids (`{task}-a-{n}`, `{task}-b-{n}`) and
+    /// turn ids (`t{n}`).
     turns: u64,
-    /// Bot A's last accepted event (Bot B's reply answers it).
+    /// Bot A's last accepted event (Bot B's reply answers it); after a
+    /// re-bind, Bot A's latest event the journal holds. Whether there is one
+    /// decides whether the next line is the request or an answer.
     last_request: Option<String>,
     /// Bot B's last accepted question (Bot A's next turn answers it).
     last_question: Option<String>,
@@ -101,7 +108,9 @@ pub fn is_question(text: &str) -> bool {
 }
 
 impl JournaledTask {
-    /// Records the host's binding for `task_id` between the parties.
+    /// Records the host's binding for `task_id` between the parties and
+    /// resumes from what the journal already holds for the task (see
+    /// `resume`).
     pub fn bind(
         journal: Journal,
         parties: Parties,
@@ -131,7 +140,55 @@ impl JournaledTask {
             owner_binding: task.parties.owner_binding.clone(),
             runtime_installation: task.parties.runtime_installation.clone(),
         })?;
+        task.resume();
         Ok(task)
+    }
+
+    /// Picks up a task the journal already holds (#198: counters and
+    /// correlations survive a restart; one task gets one dedicated session
+    /// and follow-ups reuse it). The turn number continues after the
+    /// highest one in the journal's event ids, so the next turn's ids are
+    /// new rather than a conflict with an earlier turn's; the question
+    /// still outstanding is the one the next line answers; a session whose
+    /// creation was observed with its id is attached again, never created
+    /// twice. A creation with no known outcome is left to `turn`, which
+    /// ends `Uncertain` (the contract's `recovery: uncertain`).
+    fn resume(&mut self) {
+        let requester = format!("{}-a-", self.task_id);
+        let worker = format!("{}-b-", self.task_id);
+        let number =
+            |id: &str, prefix: &str| -> Option<u64> { id.strip_prefix(prefix)?.parse().ok() };
+        let mut latest_request: Option<u64> = None;
+        for (sender, event_id) in self.journal.state().events.keys() {
+            let n = if *sender == self.parties.requester_bot {
+                let n = number(event_id, &requester);
+                latest_request = latest_request.max(n);
+                n
+            } else if *sender == self.parties.worker_bot {
+                number(event_id, &worker)
+            } else {
+                None
+            };
+            if let Some(n) = n {
+                self.seq += 1;
+                self.turns = self.turns.max(n);
+            }
+        }
+        let Some(exec) = self.journal.task(&self.task_id) else {
+            // Never enrolled: the next line is still the request.
+            return;
+        };
+        self.last_request = latest_request.map(|n| format!("{requester}{n}"));
+        self.last_question = exec
+            .outstanding
+            .iter()
+            .filter(|(_, kind)| **kind == EnvelopeKind::Question)
+            .filter_map(|(id, _)| Some((number(id, &worker)?, id)))
+            .max()
+            .map(|(_, id)| id.clone());
+        self.session = exec.correlation.session_id.clone().map(|session_id| {
+            DriverSession::attach(self.client.clone(), self.check.clone(), session_id)
+        });
     }
 
     pub fn journal(&self) -> &Journal {
@@ -249,6 +306,30 @@ impl JournaledTask {
         limit: Duration,
     ) -> TurnEnd {
         self.last_observation = None;
+        if self.session.is_none() && self.journal.session_creation_unresolved(&self.task_id) {
+            // #198, delivery and crash: the runtime may hold a session the
+            // journal never saw created; another one is not created
+            // silently, and the line opens no turn (no budget is spent on
+            // work that cannot start).
+            let raw_status = self
+                .journal
+                .task(&self.task_id)
+                .and_then(|t| t.cancel.recovery.as_ref())
+                .map_or_else(
+                    || "no outcome recorded".to_owned(),
+                    |r| r.raw_status.clone(),
+                );
+            self.last_observation = Some(Observation::Uncertain {
+                raw_status: raw_status.clone(),
+            });
+            return TurnEnd::Uncertain {
+                detail: format!(
+                    "the creation of this task's OpenCode session has no known outcome \
+                     ({raw_status}), after a restart or a lost connection; a person must \
+                     decide before another session is created"
+                ),
+            };
+        }
         let envelope = self.inbound(text);
         let digest = turn_content_digest(&envelope);
         let record = match self.receive(&self.a_to_b(), envelope) {
