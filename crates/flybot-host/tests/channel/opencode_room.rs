@@ -142,6 +142,17 @@ async fn card_when(t: &TestHost, task: &str, status: &str, polls: usize) -> Valu
 /// starts the delegation (Bot B asks its question), then a line asking
 /// Bot A to answer it (Bot B works, tests and returns its result).
 async fn follow_the_pilot(t: &TestHost, p: &Pilot, polls: usize) -> Vec<(String, String, String)> {
+    walk_the_pilot(t, p, polls, false).await
+}
+
+/// `follow_the_pilot`, with the seats dropped after the question when
+/// `restart_between` (a host restart mid-card).
+async fn walk_the_pilot(
+    t: &TestHost,
+    p: &Pilot,
+    polls: usize,
+    restart_between: bool,
+) -> Vec<(String, String, String)> {
     let say = |text: String| json!({"roomId": p.room, "text": text});
     t.ok(
         None,
@@ -161,6 +172,11 @@ async fn follow_the_pilot(t: &TestHost, p: &Pilot, polls: usize) -> Vec<(String,
     }
     let blocked = card_when(t, &p.task, "blocked", polls).await;
     assert_eq!(blocked["waitingFor"], "input", "{blocked}");
+    if restart_between {
+        // The seats go as they would with the host: the OpenCode process
+        // ends, the card's journal closes.
+        t.host.externals().opencode().stop_all();
+    }
     t.ok(
         None,
         "send",
@@ -485,18 +501,9 @@ fn installed_opencode() -> Option<PathBuf> {
     binary.exists().then_some(binary)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
-    let Some(binary) = installed_opencode() else {
-        assert!(
-            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
-            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
-        );
-        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
-        return;
-    };
-    // Bot B's model: a provider on loopback serving its scenario, named in
-    // the registry like any config.toml model.
+/// A host with Bot A on the mock and the model `coder` on a loopback
+/// provider serving Bot B's scenario, running the real OpenCode `binary`.
+fn real_host(binary: PathBuf) -> (TestHost, MockServer) {
     let coder_mock = MockServer::start(&flybot_host::pilot::real::opencode_scenario());
     let mut models = ModelsConfig::default();
     models.providers.insert(
@@ -526,6 +533,20 @@ async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
         );
         config.opencode = OpenCodeRuntime::Pinned(binary);
     });
+    (t, coder_mock)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
+    let Some(binary) = installed_opencode() else {
+        assert!(
+            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
+            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
+        );
+        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
+        return;
+    };
+    let (t, _coder_mock) = real_host(binary);
     let p = set_up(&t, "coder").await;
     let lines = follow_the_pilot(&t, &p, 2400).await;
     check_the_collaboration(&t, &p, &lines);
@@ -541,4 +562,71 @@ async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
         Vec::<String>::new(),
         "the real OpenCode made no outbound call"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubmits_nothing() {
+    // The fake keeps its sessions in memory: after the seat is dropped, the
+    // card's session is gone and the re-bound journal says so.
+    let t = fake_host();
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": format!(
+            "@Ada please delegate the fixture task {} to @Coder and verify the result.", p.task)}),
+    )
+    .await;
+    settled(&t, &p.room, 400).await;
+    card_when(&t, &p.task, "blocked", 400).await;
+    t.host.externals().opencode().stop_all();
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Ada Coder asked you a question here; please answer it."}),
+    )
+    .await;
+    let lines = settled(&t, &p.room, 400).await;
+    let last = lines.last().unwrap();
+    assert_eq!(last.0, p.coder, "{lines:#?}");
+    assert!(last.2.contains("recovery: uncertain"), "{lines:#?}");
+    let seat = t
+        .host
+        .externals()
+        .opencode()
+        .seat(&p.room, &p.coder, &p.task)
+        .unwrap();
+    assert!(seat.runtime_prompts().is_empty(), "nothing was resubmitted");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn level2_a_restarted_seat_on_the_real_opencode_picks_up_its_session() {
+    let Some(binary) = installed_opencode() else {
+        assert!(
+            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
+            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
+        );
+        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
+        return;
+    };
+    let (t, _coder_mock) = real_host(binary);
+    let p = set_up(&t, "coder").await;
+    let lines = walk_the_pilot(&t, &p, 2400, true).await;
+    check_the_collaboration(&t, &p, &lines);
+    // One task, one runtime session: the second process took up the first
+    // one's session from its own data folder, nothing created it again.
+    let journal = std::fs::read_to_string(
+        t.dir
+            .path()
+            .join("interop")
+            .join(&p.coder)
+            .join(&p.task)
+            .join("journal/journal.jsonl"),
+    )
+    .unwrap();
+    let created = journal
+        .lines()
+        .filter(|l| l.contains("\"create-session\""))
+        .count();
+    assert_eq!(created, 1, "{journal}");
 }
