@@ -2,28 +2,27 @@
 //! Bot B with the OpenCode runtime through the channel, puts it in a room
 //! with Bot A, starts a card and follows the pilot's steps with `send` and
 //! `messages`. OpenCode here is the scripted fake (the mock for tests);
-//! the level-2 test at the end runs the same steps on the real pinned
-//! `opencode serve`, driven by the mock model over loopback.
+//! `opencode_room_real` runs the same steps on the real pinned
+//! `opencode serve`.
 
-use crate::model_support::MockServer;
 use crate::support::TestHost;
-use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig, ProviderRegistry};
+use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::locate::README_PATH;
 use flybot_interop::pilot::{fixture, script};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-fn bot_a_models() -> Arc<ProviderRegistry> {
+pub(crate) fn bot_a_models() -> Arc<ProviderRegistry> {
     Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
         Scenario::from_json(&script::bot_a_scenario()).unwrap(),
     )))
 }
 
-fn fake_host() -> TestHost {
+pub(crate) fn fake_host() -> TestHost {
     TestHost::with_config(|config| {
         config.models = bot_a_models();
         config.opencode = OpenCodeRuntime::Fake(script::fake_steps());
@@ -31,22 +30,22 @@ fn fake_host() -> TestHost {
 }
 
 /// The fixture project, as a seed folder inside the test's home.
-fn seed(t: &TestHost) -> PathBuf {
+pub(crate) fn seed(t: &TestHost) -> PathBuf {
     let seed = t.dir.path().join("seed");
     fixture::materialize(&seed).unwrap();
     seed
 }
 
-struct Pilot {
-    ada: String,
-    coder: String,
-    room: String,
-    task: String,
+pub(crate) struct Pilot {
+    pub ada: String,
+    pub coder: String,
+    pub room: String,
+    pub task: String,
 }
 
 /// Bot A, Bot B on OpenCode (model `coder_model`), their room and a
 /// started card, all through the channel.
-async fn set_up(t: &TestHost, coder_model: &str) -> Pilot {
+pub(crate) async fn set_up(t: &TestHost, coder_model: &str) -> Pilot {
     let ada = t
         .ok(None, "create-bot", json!({"name": "Ada", "model": "mock"}))
         .await;
@@ -89,7 +88,11 @@ async fn set_up(t: &TestHost, coder_model: &str) -> Pilot {
 }
 
 /// The room's lines once no round runs, as (author id, kind, visible text).
-async fn settled(t: &TestHost, room: &str, polls: usize) -> Vec<(String, String, String)> {
+pub(crate) async fn settled(
+    t: &TestHost,
+    room: &str,
+    polls: usize,
+) -> Vec<(String, String, String)> {
     for _ in 0..polls {
         let answer = t.ok(None, "messages", json!({"roomId": room})).await;
         if answer["running"] == json!(false) {
@@ -115,7 +118,7 @@ async fn settled(t: &TestHost, room: &str, polls: usize) -> Vec<(String, String,
     panic!("the room never settled: {answer:#}");
 }
 
-async fn card(t: &TestHost, task: &str) -> Value {
+pub(crate) async fn card(t: &TestHost, task: &str) -> Value {
     let state = t.ok(None, "tasks", json!({"archive": true})).await;
     state["tasks"]
         .as_array()
@@ -127,7 +130,7 @@ async fn card(t: &TestHost, task: &str) -> Value {
 }
 
 /// The card once its status is `status` (its moves follow the room's lines).
-async fn card_when(t: &TestHost, task: &str, status: &str, polls: usize) -> Value {
+pub(crate) async fn card_when(t: &TestHost, task: &str, status: &str, polls: usize) -> Value {
     for _ in 0..polls {
         let card = card(t, task).await;
         if card["status"] == status {
@@ -141,13 +144,17 @@ async fn card_when(t: &TestHost, task: &str, status: &str, polls: usize) -> Valu
 /// The person's steps with `send` and `messages`: a line to Bot A that
 /// starts the delegation (Bot B asks its question), then a line asking
 /// Bot A to answer it (Bot B works, tests and returns its result).
-async fn follow_the_pilot(t: &TestHost, p: &Pilot, polls: usize) -> Vec<(String, String, String)> {
+pub(crate) async fn follow_the_pilot(
+    t: &TestHost,
+    p: &Pilot,
+    polls: usize,
+) -> Vec<(String, String, String)> {
     walk_the_pilot(t, p, polls, false).await
 }
 
 /// `follow_the_pilot`, with the seats dropped after the question when
 /// `restart_between` (a host restart mid-card).
-async fn walk_the_pilot(
+pub(crate) async fn walk_the_pilot(
     t: &TestHost,
     p: &Pilot,
     polls: usize,
@@ -196,14 +203,14 @@ async fn walk_the_pilot(
     panic!("the verification was never said in the room");
 }
 
-fn position(lines: &[(String, String, String)], who: &str, start: &str) -> usize {
+pub(crate) fn position(lines: &[(String, String, String)], who: &str, start: &str) -> usize {
     lines
         .iter()
         .position(|(a, _, text)| a == who && text.starts_with(start))
         .unwrap_or_else(|| panic!("no line by {who} starting {start:?}: {lines:#?}"))
 }
 
-fn check_the_collaboration(t: &TestHost, p: &Pilot, lines: &[(String, String, String)]) {
+pub(crate) fn check_the_collaboration(t: &TestHost, p: &Pilot, lines: &[(String, String, String)]) {
     let delegated = position(lines, &p.ada, "@Coder Please take");
     let asked = position(lines, &p.coder, "QUESTION @Ada");
     let answered = position(lines, &p.ada, "@Coder Transliterate");
@@ -494,76 +501,6 @@ async fn capability_failure_an_opencode_bot_without_a_card_or_a_runtime_says_so(
     assert_eq!(card(&t, &p.task).await["status"], "working");
 }
 
-/// The pinned OpenCode the README's setup installed, if any.
-fn installed_opencode() -> Option<PathBuf> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let binary = repo.join(README_PATH);
-    binary.exists().then_some(binary)
-}
-
-/// A host with Bot A on the mock and the model `coder` on a loopback
-/// provider serving Bot B's scenario, running the real OpenCode `binary`.
-fn real_host(binary: PathBuf) -> (TestHost, MockServer) {
-    let coder_mock = MockServer::start(&flybot_host::pilot::real::opencode_scenario());
-    let mut models = ModelsConfig::default();
-    models.providers.insert(
-        "coder-mock".into(),
-        ProviderConfig {
-            base_url: coder_mock.base_url.clone(),
-            api_key_env: None,
-        },
-    );
-    models.models.insert(
-        "coder".into(),
-        ModelConfig {
-            provider: "coder-mock".into(),
-            model: "mock".into(),
-            context_window: 128_000,
-            thinking: Vec::new(),
-            max_output_tokens: None,
-        },
-    );
-    let t = TestHost::with_config(|config| {
-        config.models = Arc::new(
-            ProviderRegistry::from_config(
-                &models,
-                MockModel::with_scenario(Scenario::from_json(&script::bot_a_scenario()).unwrap()),
-            )
-            .unwrap(),
-        );
-        config.opencode = OpenCodeRuntime::Pinned(binary);
-    });
-    (t, coder_mock)
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
-    let Some(binary) = installed_opencode() else {
-        assert!(
-            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
-            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
-        );
-        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
-        return;
-    };
-    let (t, _coder_mock) = real_host(binary);
-    let p = set_up(&t, "coder").await;
-    let lines = follow_the_pilot(&t, &p, 2400).await;
-    check_the_collaboration(&t, &p, &lines);
-    assert_eq!(card(&t, &p.task).await["status"], "result-ready");
-    let seat = t
-        .host
-        .externals()
-        .opencode()
-        .seat(&p.room, &p.coder, &p.task)
-        .unwrap();
-    assert_eq!(
-        seat.egress_attempts(),
-        Vec::<String>::new(),
-        "the real OpenCode made no outbound call"
-    );
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubmits_nothing() {
     // The fake keeps its sessions in memory: after the seat is dropped, the
@@ -597,36 +534,4 @@ async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubm
         .seat(&p.room, &p.coder, &p.task)
         .unwrap();
     assert!(seat.runtime_prompts().is_empty(), "nothing was resubmitted");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn level2_a_restarted_seat_on_the_real_opencode_picks_up_its_session() {
-    let Some(binary) = installed_opencode() else {
-        assert!(
-            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
-            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
-        );
-        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
-        return;
-    };
-    let (t, _coder_mock) = real_host(binary);
-    let p = set_up(&t, "coder").await;
-    let lines = walk_the_pilot(&t, &p, 2400, true).await;
-    check_the_collaboration(&t, &p, &lines);
-    // One task, one runtime session: the second process took up the first
-    // one's session from its own data folder, nothing created it again.
-    let journal = std::fs::read_to_string(
-        t.dir
-            .path()
-            .join("interop")
-            .join(&p.coder)
-            .join(&p.task)
-            .join("journal/journal.jsonl"),
-    )
-    .unwrap();
-    let created = journal
-        .lines()
-        .filter(|l| l.contains("\"create-session\""))
-        .count();
-    assert_eq!(created, 1, "{journal}");
 }

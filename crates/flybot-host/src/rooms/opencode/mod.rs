@@ -11,14 +11,18 @@
 
 pub mod card;
 pub mod launcher;
+mod moves;
+mod outcome;
 pub mod seam;
 pub mod verify;
 
+use moves::{posted_after, project_result, resume};
+use outcome::failed;
+pub use outcome::outcome_of;
+
 use super::participant::{MemberTurn, TurnOutcome};
 use crate::host::Host;
-use card::{Card, card_by_id, card_for, card_is_open, make_move};
-use flybot_core::fences::{LineOrigin, authored_line, unwrap_fence};
-use flybot_core::rooms::log::{AuthorKind, LineKind};
+use card::{Card, card_by_id, card_for, card_is_open};
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
@@ -27,12 +31,8 @@ use flybot_interop::opencode::{
     JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
 };
 use flybot_interop::project::{self, Files};
-use flybot_interop::projection::Observation;
 use flybot_protocol::state::{TaskStatus, TeamState};
-use flybot_protocol::task::WaitingFor;
-use flybot_store::room_log::NewLine;
 use launcher::Started;
-use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -99,53 +99,6 @@ pub struct OpenCodeSeats {
     running: Mutex<HashMap<String, watch::Sender<bool>>>,
     /// Mock models served on loopback for OpenCode, by model name.
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
-}
-
-fn failed(code: &str, line: String) -> TurnOutcome {
-    TurnOutcome::FailedWithLine {
-        code: code.to_owned(),
-        line,
-    }
-}
-
-/// The room line for a turn's end. OpenCode's words are a peer's: fenced
-/// by origin (every marker inside stripped) before any internal Bot reads
-/// them, so nothing in them speaks as this home.
-pub fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
-    match end {
-        // The first line is the room's; the rest (tool output) is evidence.
-        TurnEnd::Text { text, .. } => TurnOutcome::Text(authored_line(
-            LineOrigin::Peer,
-            name,
-            text.lines().next().unwrap_or_default(),
-        )),
-        TurnEnd::Refused { permission } => failed(
-            "REFUSED",
-            format!(
-                "I asked for {permission}, which this room's policy does not allow; the request was denied and my turn stopped."
-            ),
-        ),
-        TurnEnd::Stopped { .. } => TurnOutcome::Stopped,
-        TurnEnd::Failed { detail } => failed("FAILED", format!("My turn failed: {detail}.")),
-        // A person's stop cancels the card's execution (a new generation,
-        // the turn tombstoned): its session takes no more work.
-        TurnEnd::Blocked { reason } if reason.contains("Cancelled") => failed(
-            "BLOCKED",
-            "My work on this card was stopped, so its session takes no more turns; cancel the card and start a new one to go on.".to_owned(),
-        ),
-        TurnEnd::Blocked { reason } => failed("BLOCKED", reason.clone()),
-        TurnEnd::Uncertain { detail } => failed(
-            "UNCERTAIN",
-            format!(
-                "recovery: uncertain ({detail}); nothing is resubmitted until a person decides."
-            ),
-        ),
-    }
-}
-
-/// A room line's words as a person reads them: a fenced peer line's body.
-fn visible(text: &str) -> String {
-    unwrap_fence(text).map_or_else(|| text.to_owned(), |(_, body)| body)
 }
 
 fn name_of(state: &TeamState, bot_id: &str) -> String {
@@ -419,132 +372,5 @@ impl OpenCodeSeats {
             });
         }
         outcome_of(&name, &end)
-    }
-}
-
-/// How long the projection waits for the turn's line to be posted.
-const POSTED_WITHIN: Duration = Duration::from_secs(5);
-
-/// Waits until the room holds a line by the seat's Bot after `before`
-/// (the round posts the turn's line right after the turn returns).
-async fn posted_after(host: &Host, seat: &Seat, before: u64) {
-    let deadline = tokio::time::Instant::now() + POSTED_WITHIN;
-    while tokio::time::Instant::now() < deadline {
-        let posted = host
-            .rooms()
-            .lines(&seat.room_id)
-            .unwrap_or_default()
-            .iter()
-            .any(|l| l.seq > before && l.author_id == seat.bot_id);
-        if posted {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// A blocked card before the turn: its own open question is answered by
-/// the line that called this turn (the table's `input-answered`, blocked →
-/// working); any other wait keeps the Bot out.
-async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Result<(), String> {
-    let (Some(WaitingFor::Input), Some(question_id)) = (card.waiting_for, &card.question_id) else {
-        return Err(format!(
-            "The card \"{}\" waits for an approval; I go on once it is working again.",
-            card.title
-        ));
-    };
-    let endpoint = seam::endpoint_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
-    let answer = host
-        .rooms()
-        .lines(&turn.room_id)
-        .unwrap_or_default()
-        .iter()
-        .rev()
-        .find(|l| l.author_id != turn.bot_id && l.kind == LineKind::Chat)
-        .map(|l| visible(&l.text))
-        .unwrap_or_default();
-    make_move(
-        host,
-        &turn.bot_id,
-        endpoint,
-        json!({"id": card.id, "questionId": question_id, "answer": answer}),
-    )
-    .await
-    .map(|_| ())
-}
-
-/// The board move a finished turn's observation asks for: a question
-/// blocks the card for input; a result is verified first and returns the
-/// card only when the check passes. Each step is said in the room.
-async fn project_result(
-    host: &Host,
-    seat: &Seat,
-    card: &Card,
-    observation: &Observation,
-    text: &str,
-) {
-    let verifier = host.store().read(|state| name_of(state, &card.bot_id));
-    let said = match observation {
-        Observation::WaitingForInput { .. } => {
-            let question = text.lines().next().unwrap_or_default();
-            match seam::endpoint_for(TaskStatus::Working, observation) {
-                Ok(endpoint) => make_move(
-                    host,
-                    &seat.bot_id,
-                    endpoint,
-                    json!({"id": card.id, "question": question}),
-                )
-                .await
-                .err(),
-                Err(why) => Some(why),
-            }
-        }
-        Observation::ValidResult { .. } => {
-            match verify::verify(
-                &seat.root,
-                &seat.workspace,
-                &seat.baseline,
-                &seat.spec.test_command,
-                &verifier,
-            )
-            .await
-            {
-                Ok(check) if check.verified => {
-                    let moved = match seam::endpoint_for(TaskStatus::Working, observation) {
-                        Ok(endpoint) => make_move(
-                            host,
-                            &seat.bot_id,
-                            endpoint,
-                            json!({"id": card.id, "summary": check.sentence}),
-                        )
-                        .await
-                        .err(),
-                        Err(why) => Some(why),
-                    };
-                    Some(moved.unwrap_or_else(|| {
-                        format!(
-                            "{} The card \"{}\" is result-ready: a person accepts it (task-accept-result) or sends it back.",
-                            check.sentence, card.title
-                        )
-                    }))
-                }
-                Ok(check) => Some(check.sentence),
-                Err(why) => Some(format!("The result could not be verified: {why}.")),
-            }
-        }
-        _ => None,
-    };
-    if let Some(text) = said {
-        let _ = host.rooms().append(
-            &seat.room_id,
-            NewLine {
-                author_id: card.bot_id.clone(),
-                author_kind: AuthorKind::LocalBot,
-                kind: LineKind::Event,
-                text,
-                at: flybot_store::system_now_ms(),
-                hop: 0,
-            },
-        );
     }
 }

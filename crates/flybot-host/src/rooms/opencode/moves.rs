@@ -1,0 +1,145 @@
+//! The board moves around an OpenCode turn (#198), each through the host
+//! seam: an answer resumes a card blocked on the Bot's own question before
+//! the turn; after it, a question blocks the card and a verified result
+//! returns it, once the turn's line is in the room.
+
+use super::Seat;
+use super::card::{Card, make_move};
+use super::outcome::visible;
+use super::{name_of, seam, verify};
+use crate::host::Host;
+use crate::rooms::participant::MemberTurn;
+use flybot_core::rooms::log::{AuthorKind, LineKind};
+use flybot_interop::projection::Observation;
+use flybot_protocol::state::TaskStatus;
+use flybot_protocol::task::WaitingFor;
+use flybot_store::room_log::NewLine;
+use serde_json::json;
+use std::time::Duration;
+
+/// How long the projection waits for the turn's line to be posted.
+const POSTED_WITHIN: Duration = Duration::from_secs(5);
+
+/// Waits until the room holds a line by the seat's Bot after `before`
+/// (the round posts the turn's line right after the turn returns).
+pub(super) async fn posted_after(host: &Host, seat: &Seat, before: u64) {
+    let deadline = tokio::time::Instant::now() + POSTED_WITHIN;
+    while tokio::time::Instant::now() < deadline {
+        let posted = host
+            .rooms()
+            .lines(&seat.room_id)
+            .unwrap_or_default()
+            .iter()
+            .any(|l| l.seq > before && l.author_id == seat.bot_id);
+        if posted {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// A blocked card before the turn: its own open question is answered by
+/// the line that called this turn (the table's `input-answered`, blocked →
+/// working); any other wait keeps the Bot out.
+pub(super) async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Result<(), String> {
+    let (Some(WaitingFor::Input), Some(question_id)) = (card.waiting_for, &card.question_id) else {
+        return Err(format!(
+            "The card \"{}\" waits for an approval; I go on once it is working again.",
+            card.title
+        ));
+    };
+    let endpoint = seam::endpoint_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
+    let answer = host
+        .rooms()
+        .lines(&turn.room_id)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .find(|l| l.author_id != turn.bot_id && l.kind == LineKind::Chat)
+        .map(|l| visible(&l.text))
+        .unwrap_or_default();
+    make_move(
+        host,
+        &turn.bot_id,
+        endpoint,
+        json!({"id": card.id, "questionId": question_id, "answer": answer}),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// The board move a finished turn's observation asks for: a question
+/// blocks the card for input; a result is verified first and returns the
+/// card only when the check passes. Each step is said in the room.
+pub(super) async fn project_result(
+    host: &Host,
+    seat: &Seat,
+    card: &Card,
+    observation: &Observation,
+    text: &str,
+) {
+    let verifier = host.store().read(|state| name_of(state, &card.bot_id));
+    let said = match observation {
+        Observation::WaitingForInput { .. } => {
+            let question = text.lines().next().unwrap_or_default();
+            match seam::endpoint_for(TaskStatus::Working, observation) {
+                Ok(endpoint) => make_move(
+                    host,
+                    &seat.bot_id,
+                    endpoint,
+                    json!({"id": card.id, "question": question}),
+                )
+                .await
+                .err(),
+                Err(why) => Some(why),
+            }
+        }
+        Observation::ValidResult { .. } => {
+            match verify::verify(
+                &seat.root,
+                &seat.workspace,
+                &seat.baseline,
+                &seat.spec.test_command,
+                &verifier,
+            )
+            .await
+            {
+                Ok(check) if check.verified => {
+                    let moved = match seam::endpoint_for(TaskStatus::Working, observation) {
+                        Ok(endpoint) => make_move(
+                            host,
+                            &seat.bot_id,
+                            endpoint,
+                            json!({"id": card.id, "summary": check.sentence}),
+                        )
+                        .await
+                        .err(),
+                        Err(why) => Some(why),
+                    };
+                    Some(moved.unwrap_or_else(|| {
+                        format!(
+                            "{} The card \"{}\" is result-ready: a person accepts it (task-accept-result) or sends it back.",
+                            check.sentence, card.title
+                        )
+                    }))
+                }
+                Ok(check) => Some(check.sentence),
+                Err(why) => Some(format!("The result could not be verified: {why}.")),
+            }
+        }
+        _ => None,
+    };
+    if let Some(text) = said {
+        let _ = host.rooms().append(
+            &seat.room_id,
+            NewLine {
+                author_id: card.bot_id.clone(),
+                author_kind: AuthorKind::LocalBot,
+                kind: LineKind::Event,
+                text,
+                at: flybot_store::system_now_ms(),
+                hop: 0,
+            },
+        );
+    }
+}

@@ -1,0 +1,52 @@
+//! What an OpenCode turn's end says in the room (#198).
+
+use crate::rooms::participant::TurnOutcome;
+use flybot_core::fences::{LineOrigin, authored_line, unwrap_fence};
+use flybot_interop::opencode::TurnEnd;
+
+pub(super) fn failed(code: &str, line: String) -> TurnOutcome {
+    TurnOutcome::FailedWithLine {
+        code: code.to_owned(),
+        line,
+    }
+}
+
+/// The room line for a turn's end. OpenCode's words are a peer's: fenced
+/// by origin (every marker inside stripped) before any internal Bot reads
+/// them, so nothing in them speaks as this home.
+pub fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
+    match end {
+        // The first line is the room's; the rest (tool output) is evidence.
+        TurnEnd::Text { text, .. } => TurnOutcome::Text(authored_line(
+            LineOrigin::Peer,
+            name,
+            text.lines().next().unwrap_or_default(),
+        )),
+        TurnEnd::Refused { permission } => failed(
+            "REFUSED",
+            format!(
+                "I asked for {permission}, which this room's policy does not allow; the request was denied and my turn stopped."
+            ),
+        ),
+        TurnEnd::Stopped { .. } => TurnOutcome::Stopped,
+        TurnEnd::Failed { detail } => failed("FAILED", format!("My turn failed: {detail}.")),
+        // A person's stop cancels the card's execution (a new generation,
+        // the turn tombstoned): its session takes no more work.
+        TurnEnd::Blocked { reason } if reason.contains("Cancelled") => failed(
+            "BLOCKED",
+            "My work on this card was stopped, so its session takes no more turns; cancel the card and start a new one to go on.".to_owned(),
+        ),
+        TurnEnd::Blocked { reason } => failed("BLOCKED", reason.clone()),
+        TurnEnd::Uncertain { detail } => failed(
+            "UNCERTAIN",
+            format!(
+                "recovery: uncertain ({detail}); nothing is resubmitted until a person decides."
+            ),
+        ),
+    }
+}
+
+/// A room line's words as a person reads them: a fenced peer line's body.
+pub(super) fn visible(text: &str) -> String {
+    unwrap_fence(text).map_or_else(|| text.to_owned(), |(_, body)| body)
+}

@@ -1,0 +1,119 @@
+//! The pilot's collaboration in a running host on the real pinned
+//! `opencode serve` (#198, evidence level 2), driven by the mock model over
+//! loopback: the steps of `opencode_room`, and a seat dropped mid-card
+//! that picks up its one session.
+
+use crate::model_support::MockServer;
+use crate::opencode_room::{
+    card, check_the_collaboration, follow_the_pilot, set_up, walk_the_pilot,
+};
+use crate::support::TestHost;
+use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig, ProviderRegistry};
+use flybot_agent::model::mock::{MockModel, Scenario};
+use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
+use flybot_interop::opencode::locate::README_PATH;
+use flybot_interop::pilot::script;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The pinned OpenCode the README's setup installed, if any.
+fn installed_opencode() -> Option<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let binary = repo.join(README_PATH);
+    binary.exists().then_some(binary)
+}
+
+/// A host with Bot A on the mock and the model `coder` on a loopback
+/// provider serving Bot B's scenario, running the real OpenCode `binary`.
+fn real_host(binary: PathBuf) -> (TestHost, MockServer) {
+    let coder_mock = MockServer::start(&flybot_host::pilot::real::opencode_scenario());
+    let mut models = ModelsConfig::default();
+    models.providers.insert(
+        "coder-mock".into(),
+        ProviderConfig {
+            base_url: coder_mock.base_url.clone(),
+            api_key_env: None,
+        },
+    );
+    models.models.insert(
+        "coder".into(),
+        ModelConfig {
+            provider: "coder-mock".into(),
+            model: "mock".into(),
+            context_window: 128_000,
+            thinking: Vec::new(),
+            max_output_tokens: None,
+        },
+    );
+    let t = TestHost::with_config(|config| {
+        config.models = Arc::new(
+            ProviderRegistry::from_config(
+                &models,
+                MockModel::with_scenario(Scenario::from_json(&script::bot_a_scenario()).unwrap()),
+            )
+            .unwrap(),
+        );
+        config.opencode = OpenCodeRuntime::Pinned(binary);
+    });
+    (t, coder_mock)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
+    let Some(binary) = installed_opencode() else {
+        assert!(
+            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
+            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
+        );
+        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
+        return;
+    };
+    let (t, _coder_mock) = real_host(binary);
+    let p = set_up(&t, "coder").await;
+    let lines = follow_the_pilot(&t, &p, 2400).await;
+    check_the_collaboration(&t, &p, &lines);
+    assert_eq!(card(&t, &p.task).await["status"], "result-ready");
+    let seat = t
+        .host
+        .externals()
+        .opencode()
+        .seat(&p.room, &p.coder, &p.task)
+        .unwrap();
+    assert_eq!(
+        seat.egress_attempts(),
+        Vec::<String>::new(),
+        "the real OpenCode made no outbound call"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn level2_a_restarted_seat_on_the_real_opencode_picks_up_its_session() {
+    let Some(binary) = installed_opencode() else {
+        assert!(
+            std::env::var_os("FLYBOT_REQUIRE_OPENCODE").is_none(),
+            "FLYBOT_REQUIRE_OPENCODE is set and {README_PATH} is missing: run ./scripts/test"
+        );
+        eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
+        return;
+    };
+    let (t, _coder_mock) = real_host(binary);
+    let p = set_up(&t, "coder").await;
+    let lines = walk_the_pilot(&t, &p, 2400, true).await;
+    check_the_collaboration(&t, &p, &lines);
+    // One task, one runtime session: the second process took up the first
+    // one's session from its own data folder, nothing created it again.
+    let journal = std::fs::read_to_string(
+        t.dir
+            .path()
+            .join("interop")
+            .join(&p.coder)
+            .join(&p.task)
+            .join("journal/journal.jsonl"),
+    )
+    .unwrap();
+    let created = journal
+        .lines()
+        .filter(|l| l.contains("\"create-session\""))
+        .count();
+    assert_eq!(created, 1, "{journal}");
+}
