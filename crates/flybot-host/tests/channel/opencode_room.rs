@@ -9,6 +9,7 @@ use crate::support::TestHost;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
+use flybot_interop::opencode::fake::FakeStep;
 use flybot_interop::opencode::locate::README_PATH;
 use flybot_interop::pilot::{fixture, script};
 use serde_json::{Value, json};
@@ -534,4 +535,94 @@ async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubm
         .seat(&p.room, &p.coder, &p.task)
         .unwrap();
     assert!(seat.runtime_prompts().is_empty(), "nothing was resubmitted");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capability_failure_an_unexpected_permission_is_denied_said_and_journaled() {
+    let t = TestHost::with_config(|config| {
+        config.models = bot_a_models();
+        config.opencode = OpenCodeRuntime::Fake(vec![
+            flybot_interop::opencode::fake::FakeStep::AskPermission {
+                permission: "webfetch".into(),
+                text: "fetched".into(),
+            },
+        ]);
+    });
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Coder look it up on the web"}),
+    )
+    .await;
+    let lines = settled(&t, &p.room, 400).await;
+    let said = lines
+        .iter()
+        .find(|(a, _, _)| *a == p.coder)
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        said.2
+            .starts_with("I asked for webfetch, which this room's policy does not allow"),
+        "{said:?}"
+    );
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+    let journal = std::fs::read_to_string(
+        t.dir
+            .path()
+            .join("interop")
+            .join(&p.coder)
+            .join(&p.task)
+            .join("journal/journal.jsonl"),
+    )
+    .unwrap();
+    assert!(journal.contains("\"deny-request\""), "{journal}");
+    assert!(journal.contains("\"abort\""), "{journal}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for_a_third() {
+    let t = TestHost::with_config(|config| {
+        config.models = bot_a_models();
+        config.opencode = OpenCodeRuntime::Fake(vec![FakeStep::Reply {
+            text: "On it.".into(),
+        }]);
+    });
+    let coder = t
+        .ok(
+            None,
+            "create-bot",
+            json!({"name": "Coder", "external": {"driver": "opencode"}}),
+        )
+        .await;
+    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let mut said = Vec::new();
+    for n in 0..3 {
+        let room = t
+            .ok(
+                None,
+                "create-room",
+                json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}),
+            )
+            .await;
+        let room = room["room"]["id"].as_str().unwrap().to_owned();
+        let task = t
+            .ok(
+                None,
+                "task-create",
+                json!({"botId": coder, "roomId": room, "title": format!("Card {n}")}),
+            )
+            .await;
+        let task = task["task"]["id"].as_str().unwrap().to_owned();
+        for endpoint in ["task-accept", "task-start"] {
+            t.ok(None, endpoint, json!({"id": task})).await;
+        }
+        t.ok(None, "send", json!({"roomId": room, "text": "@Coder go"}))
+            .await;
+        let lines = settled(&t, &room, 400).await;
+        let first = lines.iter().find(|(a, _, _)| *a == coder).unwrap();
+        said.push(first.2.clone());
+    }
+    assert_eq!(said[0], "On it.");
+    assert_eq!(said[1], "On it.");
+    assert!(said[2].starts_with("I already work 2 cards"), "{said:?}");
 }
