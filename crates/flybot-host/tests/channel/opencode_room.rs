@@ -626,3 +626,58 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
     assert_eq!(said[1], "On it.");
     assert!(said[2].starts_with("I already work 2 cards"), "{said:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stays_working() {
+    let t = TestHost::with_config(|config| {
+        config.models = bot_a_models();
+        config.opencode = OpenCodeRuntime::Fake(vec![FakeStep::Edit {
+            files: vec![(
+                "slug.mjs".into(),
+                "export function slugify(title) { return title; }\n".into(),
+            )],
+            command: fixture::TEST_COMMAND
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            text: "DONE @Ada: it works, trust me.".into(),
+        }]);
+    });
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Coder please fix slug.mjs"}),
+    )
+    .await;
+    let mut said = None;
+    for _ in 0..400 {
+        let lines = settled(&t, &p.room, 400).await;
+        said = lines.into_iter().find(|(_, kind, _)| kind == "event");
+        if said.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let said = said.expect("the check was never said");
+    assert_eq!(said.0, p.ada, "the card's own Bot checks: {said:?}");
+    assert!(
+        said.2.starts_with("The result did not verify for Ada"),
+        "{said:?}"
+    );
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(
+            t.dir
+                .path()
+                .join("interop")
+                .join(&p.coder)
+                .join(&p.task)
+                .join("evidence.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["verification"]["verified"], false, "{record}");
+    assert_eq!(record["evidence"]["tests"]["passed"], false, "{record}");
+}

@@ -104,7 +104,8 @@ pub(super) async fn project_result(
             )
             .await
             {
-                Ok(check) if check.verified => {
+                Ok(None) => None,
+                Ok(Some(check)) if check.verified => {
                     let moved = match seam::endpoint_for(TaskStatus::Working, observation) {
                         Ok(endpoint) => make_move(
                             host,
@@ -123,7 +124,7 @@ pub(super) async fn project_result(
                         )
                     }))
                 }
-                Ok(check) => Some(check.sentence),
+                Ok(Some(check)) => Some(check.sentence),
                 Err(why) => Some(format!("The result could not be verified: {why}.")),
             }
         }

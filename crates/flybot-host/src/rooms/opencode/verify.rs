@@ -28,17 +28,22 @@ fn run_summary(run: &TestRun) -> String {
     format!("{} ({summary})", run.command.join(" "))
 }
 
-/// Gathers the evidence in `workspace` and checks it in `root/verify`.
+/// Gathers the evidence in `workspace` and checks it in `root/verify`;
+/// `None` when the workspace holds no change (a reply, not a result to
+/// check: nothing runs and nothing is said).
 pub async fn verify(
     root: &Path,
     workspace: &Path,
     baseline: &Files,
     test_command: &[String],
     verifier: &str,
-) -> Result<Verification, String> {
+) -> Result<Option<Verification>, String> {
     let io = |what: &'static str| move |e: std::io::Error| format!("{what}: {e}");
     let now = project::files_of(workspace).map_err(io("the workspace"))?;
     let changes = project::changes_against(baseline, &now);
+    if changes.is_empty() {
+        return Ok(None);
+    }
     let diff = project::diff_against(baseline, &changes);
     let own_run = project::run_tests_with(workspace, test_command)
         .await
@@ -61,7 +66,7 @@ pub async fn verify(
         .await
         .map_err(io("the tests in the fresh copy"))?;
     let same_files = project::files_of(&fresh).map_err(io("the fresh copy"))? == now;
-    let verified = !changes.is_empty() && own_run.passed && check.passed && same_files;
+    let verified = own_run.passed && check.passed && same_files;
     let record = json!({
         "evidence": evidence,
         "verification": {"by": verifier, "tests": check, "sameFiles": same_files, "verified": verified},
@@ -75,9 +80,6 @@ pub async fn verify(
             run_summary(&check),
             flybot_interop::sha256_hex(diff.as_bytes())
         )
-    } else if changes.is_empty() {
-        "The result changed no file, so there is nothing to verify; the card stays working."
-            .to_owned()
     } else {
         format!(
             "The result did not verify for {verifier}: in the workspace {}, in a fresh copy {}; the card stays working.",
@@ -85,9 +87,9 @@ pub async fn verify(
             run_summary(&check)
         )
     };
-    Ok(Verification {
+    Ok(Some(Verification {
         verified,
         sentence,
         evidence_sha256,
-    })
+    }))
 }
