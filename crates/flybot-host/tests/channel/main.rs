@@ -12,6 +12,7 @@ mod external_members;
 mod model_client;
 mod model_support;
 mod opencode_room;
+mod opencode_room_bounds;
 mod opencode_room_real;
 mod pilot;
 mod pilot_injection;

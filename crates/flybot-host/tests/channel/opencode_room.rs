@@ -2,15 +2,13 @@
 //! Bot B with the OpenCode runtime through the channel, puts it in a room
 //! with Bot A, starts a card and follows the pilot's steps with `send` and
 //! `messages`. OpenCode here is the scripted fake (the mock for tests);
-//! `opencode_room_real` runs the same steps on the real pinned
-//! `opencode serve`.
+//! `opencode_room_bounds` holds the failure rows, and `opencode_room_real`
+//! runs the same steps on the real pinned `opencode serve`.
 
 use crate::support::TestHost;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
-use flybot_interop::opencode::fake::FakeStep;
-use flybot_interop::opencode::locate::README_PATH;
 use flybot_interop::pilot::{fixture, script};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -24,10 +22,31 @@ pub(crate) fn bot_a_models() -> Arc<ProviderRegistry> {
 }
 
 pub(crate) fn fake_host() -> TestHost {
+    host_on(OpenCodeRuntime::Fake(script::fake_steps()))
+}
+
+/// A host with Bot A on its scenario and OpenCode Bots on `runtime`.
+pub(crate) fn host_on(runtime: OpenCodeRuntime) -> TestHost {
     TestHost::with_config(|config| {
         config.models = bot_a_models();
-        config.opencode = OpenCodeRuntime::Fake(script::fake_steps());
+        config.opencode = runtime;
     })
+}
+
+/// The card's seat folder: its journal, workspace and evidence.
+pub(crate) fn seat_folder(t: &TestHost, p: &Pilot) -> PathBuf {
+    t.dir.path().join("interop").join(&p.coder).join(&p.task)
+}
+
+/// The card's execution journal, as text.
+pub(crate) fn journal_text(t: &TestHost, p: &Pilot) -> String {
+    std::fs::read_to_string(seat_folder(t, p).join("journal/journal.jsonl")).unwrap()
+}
+
+/// The card's evidence record.
+pub(crate) fn evidence_record(t: &TestHost, p: &Pilot) -> Value {
+    serde_json::from_slice(&std::fs::read(seat_folder(t, p).join("evidence.json")).unwrap())
+        .unwrap()
 }
 
 /// The fixture project, as a seed folder inside the test's home.
@@ -230,9 +249,7 @@ pub(crate) fn check_the_collaboration(t: &TestHost, p: &Pilot, lines: &[(String,
     );
     assert_eq!(lines[verified].1, "event", "the check calls nobody");
     // The evidence record: the diff, the digests, both test runs.
-    let root = t.dir.path().join("interop").join(&p.coder).join(&p.task);
-    let record: Value =
-        serde_json::from_slice(&std::fs::read(root.join("evidence.json")).unwrap()).unwrap();
+    let record = evidence_record(t, p);
     assert_eq!(record["verification"]["verified"], true, "{record}");
     assert_eq!(record["verification"]["by"], "Ada");
     assert_eq!(record["evidence"]["tests"]["passed"], true);
@@ -347,337 +364,4 @@ async fn private_data_and_injection_nothing_private_to_bot_a_reaches_opencode() 
             "{marker} reached OpenCode: {prompts:#?}"
         );
     }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn stop_and_late_result_a_person_stops_an_opencode_turn_and_the_abort_is_journaled() {
-    let t = TestHost::with_config(|config| {
-        config.models = bot_a_models();
-        config.opencode = OpenCodeRuntime::Fake(vec![
-            flybot_interop::opencode::fake::FakeStep::Hang,
-            flybot_interop::opencode::fake::FakeStep::Reply {
-                text: "Back at it.".into(),
-            },
-        ]);
-    });
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": "@Coder start on the card"}),
-    )
-    .await;
-    // Stop once OpenCode holds the prompt (a stop while the seat starts
-    // ends the turn before anything is sent).
-    let mut sent = false;
-    for _ in 0..200 {
-        let seat = t
-            .host
-            .externals()
-            .opencode()
-            .seat(&p.room, &p.coder, &p.task);
-        if seat.is_some_and(|s| s.runtime_prompts().len() == 1) {
-            sent = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(sent, "Coder's prompt never reached OpenCode");
-    let stop = t
-        .ok(None, "send", json!({"roomId": p.room, "text": "stop"}))
-        .await;
-    assert_eq!(stop["queued"], "stop");
-    let lines = settled(&t, &p.room, 400).await;
-    // The stopped turn said nothing and is not a failure; the next line
-    // that calls Coder hears that the stopped card takes no more work, and
-    // the card did not move.
-    let coder_said: Vec<&str> = lines
-        .iter()
-        .filter(|(a, _, _)| a == &p.coder)
-        .map(|(_, _, text)| text.as_str())
-        .collect();
-    assert_eq!(coder_said.len(), 1, "{lines:#?}");
-    assert!(
-        coder_said[0].starts_with("My work on this card was stopped"),
-        "{lines:#?}"
-    );
-    assert_eq!(card(&t, &p.task).await["status"], "working");
-    let journal = std::fs::read_to_string(
-        t.dir
-            .path()
-            .join("interop")
-            .join(&p.coder)
-            .join(&p.task)
-            .join("journal/journal.jsonl"),
-    )
-    .unwrap();
-    assert!(journal.contains("\"abort\""), "{journal}");
-    assert!(journal.contains("cancel"), "{journal}");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn identity_and_scope_an_opencode_record_that_could_widen_its_policy_is_refused() {
-    let t = fake_host();
-    let seed = seed(&t);
-    for (external, field) in [
-        (
-            json!({"driver": "opencode", "testCommand": ["node", "--test", "*"]}),
-            "external.testCommand",
-        ),
-        (
-            json!({"driver": "opencode", "testCommand": "node --test; curl x"}),
-            "external.testCommand",
-        ),
-        (
-            json!({"driver": "opencode", "seed": "relative/folder"}),
-            "external.seed",
-        ),
-        (
-            json!({"driver": "opencode", "seed": seed, "command": ["opencode"]}),
-            "external.command",
-        ),
-        (json!({"driver": "claude"}), "external.driver"),
-    ] {
-        let refused = t
-            .refused(
-                None,
-                "create-bot",
-                json!({"name": "Coder", "external": external}),
-                "bot/invalid",
-            )
-            .await;
-        assert_eq!(refused["error"]["details"]["field"], field, "{refused}");
-    }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn capability_failure_an_opencode_bot_without_a_card_or_a_runtime_says_so() {
-    // No card in the room: the Bot says how to give it one.
-    let t = fake_host();
-    let coder = t
-        .ok(
-            None,
-            "create-bot",
-            json!({"name": "Coder", "external": {"driver": "opencode"}}),
-        )
-        .await;
-    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
-    let room = t
-        .ok(
-            None,
-            "create-room",
-            json!({"name": "Solo", "members": [coder], "admin": coder}),
-        )
-        .await;
-    let room = room["room"]["id"].as_str().unwrap().to_owned();
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": room, "text": "@Coder fix it"}),
-    )
-    .await;
-    let lines = settled(&t, &room, 200).await;
-    let said = &lines.last().unwrap().2;
-    assert!(said.contains("I work on a card"), "{lines:#?}");
-
-    // No OpenCode installed: the turn says how to install it, nothing runs.
-    let t = TestHost::with_config(|config| {
-        config.models = bot_a_models();
-        config.opencode = OpenCodeRuntime::Missing;
-    });
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": format!("@Ada please delegate the fixture task {} to @Coder.", p.task)}),
-    )
-    .await;
-    let lines = settled(&t, &p.room, 200).await;
-    let failure = lines
-        .iter()
-        .find(|(a, _, _)| *a == p.coder)
-        .unwrap_or_else(|| panic!("{lines:#?}"));
-    assert!(failure.2.contains("is not installed"), "{failure:?}");
-    assert!(failure.2.contains(README_PATH), "{failure:?}");
-    assert_eq!(card(&t, &p.task).await["status"], "working");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubmits_nothing() {
-    // The fake keeps its sessions in memory: after the seat is dropped, the
-    // card's session is gone and the re-bound journal says so.
-    let t = fake_host();
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": format!(
-            "@Ada please delegate the fixture task {} to @Coder and verify the result.", p.task)}),
-    )
-    .await;
-    settled(&t, &p.room, 400).await;
-    card_when(&t, &p.task, "blocked", 400).await;
-    t.host.externals().opencode().stop_all();
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": "@Ada Coder asked you a question here; please answer it."}),
-    )
-    .await;
-    let lines = settled(&t, &p.room, 400).await;
-    let last = lines.last().unwrap();
-    assert_eq!(last.0, p.coder, "{lines:#?}");
-    assert!(last.2.contains("recovery: uncertain"), "{lines:#?}");
-    let seat = t
-        .host
-        .externals()
-        .opencode()
-        .seat(&p.room, &p.coder, &p.task)
-        .unwrap();
-    assert!(seat.runtime_prompts().is_empty(), "nothing was resubmitted");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn capability_failure_an_unexpected_permission_is_denied_said_and_journaled() {
-    let t = TestHost::with_config(|config| {
-        config.models = bot_a_models();
-        config.opencode = OpenCodeRuntime::Fake(vec![
-            flybot_interop::opencode::fake::FakeStep::AskPermission {
-                permission: "webfetch".into(),
-                text: "fetched".into(),
-            },
-        ]);
-    });
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": "@Coder look it up on the web"}),
-    )
-    .await;
-    let lines = settled(&t, &p.room, 400).await;
-    let said = lines
-        .iter()
-        .find(|(a, _, _)| *a == p.coder)
-        .unwrap_or_else(|| panic!("{lines:#?}"));
-    assert!(
-        said.2
-            .starts_with("I asked for webfetch, which this room's policy does not allow"),
-        "{said:?}"
-    );
-    assert_eq!(card(&t, &p.task).await["status"], "working");
-    let journal = std::fs::read_to_string(
-        t.dir
-            .path()
-            .join("interop")
-            .join(&p.coder)
-            .join(&p.task)
-            .join("journal/journal.jsonl"),
-    )
-    .unwrap();
-    assert!(journal.contains("\"deny-request\""), "{journal}");
-    assert!(journal.contains("\"abort\""), "{journal}");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for_a_third() {
-    let t = TestHost::with_config(|config| {
-        config.models = bot_a_models();
-        config.opencode = OpenCodeRuntime::Fake(vec![FakeStep::Reply {
-            text: "On it.".into(),
-        }]);
-    });
-    let coder = t
-        .ok(
-            None,
-            "create-bot",
-            json!({"name": "Coder", "external": {"driver": "opencode"}}),
-        )
-        .await;
-    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
-    let mut said = Vec::new();
-    for n in 0..3 {
-        let room = t
-            .ok(
-                None,
-                "create-room",
-                json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}),
-            )
-            .await;
-        let room = room["room"]["id"].as_str().unwrap().to_owned();
-        let task = t
-            .ok(
-                None,
-                "task-create",
-                json!({"botId": coder, "roomId": room, "title": format!("Card {n}")}),
-            )
-            .await;
-        let task = task["task"]["id"].as_str().unwrap().to_owned();
-        for endpoint in ["task-accept", "task-start"] {
-            t.ok(None, endpoint, json!({"id": task})).await;
-        }
-        t.ok(None, "send", json!({"roomId": room, "text": "@Coder go"}))
-            .await;
-        let lines = settled(&t, &room, 400).await;
-        let first = lines.iter().find(|(a, _, _)| *a == coder).unwrap();
-        said.push(first.2.clone());
-    }
-    assert_eq!(said[0], "On it.");
-    assert_eq!(said[1], "On it.");
-    assert!(said[2].starts_with("I already work 2 cards"), "{said:?}");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stays_working() {
-    let t = TestHost::with_config(|config| {
-        config.models = bot_a_models();
-        config.opencode = OpenCodeRuntime::Fake(vec![FakeStep::Edit {
-            files: vec![(
-                "slug.mjs".into(),
-                "export function slugify(title) { return title; }\n".into(),
-            )],
-            command: fixture::TEST_COMMAND
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
-            text: "DONE @Ada: it works, trust me.".into(),
-        }]);
-    });
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": "@Coder please fix slug.mjs"}),
-    )
-    .await;
-    let mut said = None;
-    for _ in 0..400 {
-        let lines = settled(&t, &p.room, 400).await;
-        said = lines.into_iter().find(|(_, kind, _)| kind == "event");
-        if said.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let said = said.expect("the check was never said");
-    assert_eq!(said.0, p.ada, "the card's own Bot checks: {said:?}");
-    assert!(
-        said.2.starts_with("The result did not verify for Ada"),
-        "{said:?}"
-    );
-    assert_eq!(card(&t, &p.task).await["status"], "working");
-    let record: Value = serde_json::from_slice(
-        &std::fs::read(
-            t.dir
-                .path()
-                .join("interop")
-                .join(&p.coder)
-                .join(&p.task)
-                .join("evidence.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(record["verification"]["verified"], false, "{record}");
-    assert_eq!(record["evidence"]["tests"]["passed"], false, "{record}");
 }

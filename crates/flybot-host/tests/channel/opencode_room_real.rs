@@ -5,7 +5,7 @@
 
 use crate::model_support::MockServer;
 use crate::opencode_room::{
-    card, check_the_collaboration, follow_the_pilot, set_up, walk_the_pilot,
+    card, check_the_collaboration, follow_the_pilot, journal_text, set_up, walk_the_pilot,
 };
 use crate::support::TestHost;
 use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig, ProviderRegistry};
@@ -102,15 +102,7 @@ async fn level2_a_restarted_seat_on_the_real_opencode_picks_up_its_session() {
     check_the_collaboration(&t, &p, &lines);
     // One task, one runtime session: the second process took up the first
     // one's session from its own data folder, nothing created it again.
-    let journal = std::fs::read_to_string(
-        t.dir
-            .path()
-            .join("interop")
-            .join(&p.coder)
-            .join(&p.task)
-            .join("journal/journal.jsonl"),
-    )
-    .unwrap();
+    let journal = journal_text(&t, &p);
     let created = journal
         .lines()
         .filter(|l| l.contains("\"create-session\""))

@@ -1,0 +1,306 @@
+//! An OpenCode Bot's bounds and failures in a running host (#198), one
+//! test per contract matrix row: a person's stop, a record that could
+//! widen its policy, no card or no runtime, a seat lost mid-card, an
+//! unexpected permission, the concurrent-card budget, a result whose tests
+//! fail. OpenCode is the scripted fake.
+
+use crate::opencode_room::{
+    card, card_when, evidence_record, fake_host, host_on, journal_text, seed, set_up, settled,
+};
+use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
+use flybot_interop::opencode::fake::FakeStep;
+use flybot_interop::opencode::locate::README_PATH;
+use flybot_interop::pilot::fixture;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_and_late_result_a_person_stops_an_opencode_turn_and_the_abort_is_journaled() {
+    let t = host_on(OpenCodeRuntime::Fake(vec![
+        flybot_interop::opencode::fake::FakeStep::Hang,
+        flybot_interop::opencode::fake::FakeStep::Reply {
+            text: "Back at it.".into(),
+        },
+    ]));
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Coder start on the card"}),
+    )
+    .await;
+    // Stop once OpenCode holds the prompt (a stop while the seat starts
+    // ends the turn before anything is sent).
+    let mut sent = false;
+    for _ in 0..200 {
+        let seat = t
+            .host
+            .externals()
+            .opencode()
+            .seat(&p.room, &p.coder, &p.task);
+        if seat.is_some_and(|s| s.runtime_prompts().len() == 1) {
+            sent = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(sent, "Coder's prompt never reached OpenCode");
+    let stop = t
+        .ok(None, "send", json!({"roomId": p.room, "text": "stop"}))
+        .await;
+    assert_eq!(stop["queued"], "stop");
+    let lines = settled(&t, &p.room, 400).await;
+    // The stopped turn said nothing and is not a failure; the next line
+    // that calls Coder hears that the stopped card takes no more work, and
+    // the card did not move.
+    let coder_said: Vec<&str> = lines
+        .iter()
+        .filter(|(a, _, _)| a == &p.coder)
+        .map(|(_, _, text)| text.as_str())
+        .collect();
+    assert_eq!(coder_said.len(), 1, "{lines:#?}");
+    assert!(
+        coder_said[0].starts_with("My work on this card was stopped"),
+        "{lines:#?}"
+    );
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+    let journal = journal_text(&t, &p);
+    assert!(journal.contains("\"abort\""), "{journal}");
+    assert!(journal.contains("cancel"), "{journal}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn identity_and_scope_an_opencode_record_that_could_widen_its_policy_is_refused() {
+    let t = fake_host();
+    let seed = seed(&t);
+    for (external, field) in [
+        (
+            json!({"driver": "opencode", "testCommand": ["node", "--test", "*"]}),
+            "external.testCommand",
+        ),
+        (
+            json!({"driver": "opencode", "testCommand": "node --test; curl x"}),
+            "external.testCommand",
+        ),
+        (
+            json!({"driver": "opencode", "seed": "relative/folder"}),
+            "external.seed",
+        ),
+        (
+            json!({"driver": "opencode", "seed": seed, "command": ["opencode"]}),
+            "external.command",
+        ),
+        (json!({"driver": "claude"}), "external.driver"),
+    ] {
+        let refused = t
+            .refused(
+                None,
+                "create-bot",
+                json!({"name": "Coder", "external": external}),
+                "bot/invalid",
+            )
+            .await;
+        assert_eq!(refused["error"]["details"]["field"], field, "{refused}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capability_failure_an_opencode_bot_without_a_card_or_a_runtime_says_so() {
+    // No card in the room: the Bot says how to give it one.
+    let t = fake_host();
+    let coder = t
+        .ok(
+            None,
+            "create-bot",
+            json!({"name": "Coder", "external": {"driver": "opencode"}}),
+        )
+        .await;
+    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let room = t
+        .ok(
+            None,
+            "create-room",
+            json!({"name": "Solo", "members": [coder], "admin": coder}),
+        )
+        .await;
+    let room = room["room"]["id"].as_str().unwrap().to_owned();
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": room, "text": "@Coder fix it"}),
+    )
+    .await;
+    let lines = settled(&t, &room, 200).await;
+    let said = &lines.last().unwrap().2;
+    assert!(said.contains("I work on a card"), "{lines:#?}");
+
+    // No OpenCode installed: the turn says how to install it, nothing runs.
+    let t = host_on(OpenCodeRuntime::Missing);
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": format!("@Ada please delegate the fixture task {} to @Coder.", p.task)}),
+    )
+    .await;
+    let lines = settled(&t, &p.room, 200).await;
+    let failure = lines
+        .iter()
+        .find(|(a, _, _)| *a == p.coder)
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(failure.2.contains("is not installed"), "{failure:?}");
+    assert!(failure.2.contains(README_PATH), "{failure:?}");
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubmits_nothing() {
+    // The fake keeps its sessions in memory: after the seat is dropped, the
+    // card's session is gone and the re-bound journal says so.
+    let t = fake_host();
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": format!(
+            "@Ada please delegate the fixture task {} to @Coder and verify the result.", p.task)}),
+    )
+    .await;
+    settled(&t, &p.room, 400).await;
+    card_when(&t, &p.task, "blocked", 400).await;
+    t.host.externals().opencode().stop_all();
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Ada Coder asked you a question here; please answer it."}),
+    )
+    .await;
+    let lines = settled(&t, &p.room, 400).await;
+    let last = lines.last().unwrap();
+    assert_eq!(last.0, p.coder, "{lines:#?}");
+    assert!(last.2.contains("recovery: uncertain"), "{lines:#?}");
+    let seat = t
+        .host
+        .externals()
+        .opencode()
+        .seat(&p.room, &p.coder, &p.task)
+        .unwrap();
+    assert!(seat.runtime_prompts().is_empty(), "nothing was resubmitted");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capability_failure_an_unexpected_permission_is_denied_said_and_journaled() {
+    let t = host_on(OpenCodeRuntime::Fake(vec![
+        flybot_interop::opencode::fake::FakeStep::AskPermission {
+            permission: "webfetch".into(),
+            text: "fetched".into(),
+        },
+    ]));
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Coder look it up on the web"}),
+    )
+    .await;
+    let lines = settled(&t, &p.room, 400).await;
+    let said = lines
+        .iter()
+        .find(|(a, _, _)| *a == p.coder)
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        said.2
+            .starts_with("I asked for webfetch, which this room's policy does not allow"),
+        "{said:?}"
+    );
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+    let journal = journal_text(&t, &p);
+    assert!(journal.contains("\"deny-request\""), "{journal}");
+    assert!(journal.contains("\"abort\""), "{journal}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for_a_third() {
+    let t = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
+        text: "On it.".into(),
+    }]));
+    let coder = t
+        .ok(
+            None,
+            "create-bot",
+            json!({"name": "Coder", "external": {"driver": "opencode"}}),
+        )
+        .await;
+    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let mut said = Vec::new();
+    for n in 0..3 {
+        let room = t
+            .ok(
+                None,
+                "create-room",
+                json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}),
+            )
+            .await;
+        let room = room["room"]["id"].as_str().unwrap().to_owned();
+        let task = t
+            .ok(
+                None,
+                "task-create",
+                json!({"botId": coder, "roomId": room, "title": format!("Card {n}")}),
+            )
+            .await;
+        let task = task["task"]["id"].as_str().unwrap().to_owned();
+        for endpoint in ["task-accept", "task-start"] {
+            t.ok(None, endpoint, json!({"id": task})).await;
+        }
+        t.ok(None, "send", json!({"roomId": room, "text": "@Coder go"}))
+            .await;
+        let lines = settled(&t, &room, 400).await;
+        let first = lines.iter().find(|(a, _, _)| *a == coder).unwrap();
+        said.push(first.2.clone());
+    }
+    assert_eq!(said[0], "On it.");
+    assert_eq!(said[1], "On it.");
+    assert!(said[2].starts_with("I already work 2 cards"), "{said:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stays_working() {
+    let t = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
+        files: vec![(
+            "slug.mjs".into(),
+            "export function slugify(title) { return title; }\n".into(),
+        )],
+        command: fixture::TEST_COMMAND
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        text: "DONE @Ada: it works, trust me.".into(),
+    }]));
+    let p = set_up(&t, "mock").await;
+    t.ok(
+        None,
+        "send",
+        json!({"roomId": p.room, "text": "@Coder please fix slug.mjs"}),
+    )
+    .await;
+    let mut said = None;
+    for _ in 0..400 {
+        let lines = settled(&t, &p.room, 400).await;
+        said = lines.into_iter().find(|(_, kind, _)| kind == "event");
+        if said.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let said = said.expect("the check was never said");
+    assert_eq!(said.0, p.ada, "the card's own Bot checks: {said:?}");
+    assert!(
+        said.2.starts_with("The result did not verify for Ada"),
+        "{said:?}"
+    );
+    assert_eq!(card(&t, &p.task).await["status"], "working");
+    let record: Value = evidence_record(&t, &p);
+    assert_eq!(record["verification"]["verified"], false, "{record}");
+    assert_eq!(record["evidence"]["tests"]["passed"], false, "{record}");
+}
