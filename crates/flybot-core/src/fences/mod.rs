@@ -141,6 +141,12 @@ pub fn unwrap_fence(text: &str) -> Option<(String, String)> {
     Some((from, body.trim_matches('\n').to_string()))
 }
 
+/// A line's words as a person reads them: a fenced line's body, any other
+/// line as it is.
+pub fn readable_body(text: &str) -> String {
+    unwrap_fence(text).map_or_else(|| text.to_owned(), |(_, body)| body)
+}
+
 /// Whether a stored line is wrapped whole by [`fence`] and its body holds
 /// no marker (a complete wrap is left as it is, #98).
 pub fn is_complete_fence(text: &str) -> bool {

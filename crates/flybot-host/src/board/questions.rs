@@ -83,11 +83,7 @@ fn said_in_room(host: &Host, room_id: &str, question: &str) -> bool {
             .iter()
             .rev()
             .take(20)
-            .any(|l| {
-                let body = flybot_core::fences::unwrap_fence(&l.text)
-                    .map_or_else(|| l.text.clone(), |(_, body)| body);
-                body.trim() == question
-            })
+            .any(|l| flybot_core::fences::readable_body(&l.text).trim() == question)
 }
 
 /// Keeps the shown question's id on the card, so it is never shown again.

@@ -9,6 +9,7 @@ use crate::rooms::runner::run_round;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_core::access::Actor;
+use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
@@ -55,11 +56,6 @@ pub struct PilotConfig {
 pub struct PilotProbe {
     pub fake_steps: Option<Vec<flybot_interop::opencode::fake::FakeStep>>,
     pub private_markers: Vec<String>,
-}
-
-/// A room line's words as a person reads them: a fenced peer line's body.
-pub fn visible(text: &str) -> String {
-    flybot_core::fences::unwrap_fence(text).map_or_else(|| text.to_owned(), |(_, body)| body)
 }
 
 /// Rounds the pilot runs at most.
@@ -159,7 +155,7 @@ fn line_view(line: &RoomLine, names: &[(String, String)]) -> Value {
         .find(|(id, _)| *id == line.author_id)
         .map_or(line.author_id.as_str(), |(_, n)| n.as_str());
     let fenced = flybot_core::fences::unwrap_fence(&line.text).is_some();
-    json!({"seq": line.seq, "author": author, "kind": line.kind, "text": visible(&line.text), "fenced": fenced})
+    json!({"seq": line.seq, "author": author, "kind": line.kind, "text": readable_body(&line.text), "fenced": fenced})
 }
 
 fn end_view(end: &TurnEnd) -> Value {
@@ -381,7 +377,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 let waiting = call(
                     &host,
                     endpoint,
-                    json!({"id": task_id, "question": visible(&line.text)}),
+                    json!({"id": task_id, "question": readable_body(&line.text)}),
                 )
                 .await?;
                 statuses.push(json!({"task-wait-input": str_at(&waiting, "/task/status")?}));
@@ -395,7 +391,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 let resumed = call(
                     &host,
                     endpoint,
-                    json!({"id": task_id, "questionId": qid, "answer": visible(&line.text)}),
+                    json!({"id": task_id, "questionId": qid, "answer": readable_body(&line.text)}),
                 )
                 .await?;
                 statuses.push(json!({"task-answer-input": str_at(&resumed, "/task/status")?}));
@@ -406,7 +402,9 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
             .iter()
             .rfind(|l| l.seq > next && l.kind == LineKind::Chat)
         {
-            Some(line) if !(line.author_id == coder && visible(&line.text).starts_with("DONE")) => {
+            Some(line)
+                if !(line.author_id == coder && readable_body(&line.text).starts_with("DONE")) =>
+            {
                 next = line.seq
             }
             _ => break,
@@ -415,7 +413,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let lines = host.rooms().lines(&room_id).map_err(io("the room log"))?;
     let done = lines
         .iter()
-        .any(|l| l.author_id == coder && visible(&l.text).starts_with("DONE"));
+        .any(|l| l.author_id == coder && readable_body(&l.text).starts_with("DONE"));
 
     // Bot B's evidence: its workspace against the fixture, its test run.
     let changes = fixture::changes(&workspace).map_err(io("Bot B's workspace"))?;

@@ -122,8 +122,7 @@ pub(crate) async fn settled(
                 .iter()
                 .map(|m| {
                     let text = m["text"].as_str().unwrap_or_default();
-                    let visible = flybot_core::fences::unwrap_fence(text)
-                        .map_or_else(|| text.to_owned(), |(_, body)| body);
+                    let visible = flybot_core::fences::readable_body(text);
                     (
                         m["authorId"].as_str().unwrap_or_default().to_owned(),
                         m["kind"].as_str().unwrap_or_default().to_owned(),

@@ -5,10 +5,10 @@
 
 use super::Seat;
 use super::card::{Card, make_move};
-use super::outcome::visible;
 use super::{name_of, seam, verify};
 use crate::host::Host;
 use crate::rooms::participant::MemberTurn;
+use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_interop::projection::Observation;
 use flybot_protocol::state::TaskStatus;
@@ -56,7 +56,7 @@ pub(super) async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Resul
         .iter()
         .rev()
         .find(|l| l.author_id != turn.bot_id && l.kind == LineKind::Chat)
-        .map(|l| visible(&l.text))
+        .map(|l| readable_body(&l.text))
         .unwrap_or_default();
     make_move(
         host,

@@ -1,7 +1,7 @@
 //! What an OpenCode turn's end says in the room (#198).
 
 use crate::rooms::participant::TurnOutcome;
-use flybot_core::fences::{LineOrigin, authored_line, unwrap_fence};
+use flybot_core::fences::{LineOrigin, authored_line};
 use flybot_interop::opencode::TurnEnd;
 
 pub(super) fn failed(code: &str, line: String) -> TurnOutcome {
@@ -44,9 +44,4 @@ pub fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
             ),
         ),
     }
-}
-
-/// A room line's words as a person reads them: a fenced peer line's body.
-pub(super) fn visible(text: &str) -> String {
-    unwrap_fence(text).map_or_else(|| text.to_owned(), |(_, body)| body)
 }
