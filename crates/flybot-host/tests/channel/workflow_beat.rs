@@ -4,7 +4,7 @@
 //! nothing twice.
 
 use crate::support::TestHost;
-use crate::workflows::desk;
+use crate::workflows::{cards_under, desk, fact, run_job};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -20,16 +20,10 @@ fn bot_named(t: &TestHost, name: &str) -> String {
 
 /// The cards under `job`, as (node, record).
 fn under(t: &TestHost, job: &str) -> Vec<(String, Value)> {
-    t.host.store().read(|s| {
-        s.tasks
-            .values()
-            .filter(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job))
-            .map(|c| {
-                let node = c.extra["node"].as_str().unwrap().to_owned();
-                (node, serde_json::to_value(c).unwrap())
-            })
-            .collect()
-    })
+    cards_under(t, job)
+        .into_iter()
+        .map(|card| (card["node"].as_str().unwrap().to_owned(), card))
+        .collect()
 }
 
 /// Waits (short steps) until `job` has a card for `node`.
@@ -41,6 +35,21 @@ async fn opened(t: &TestHost, job: &str, node: &str) -> Value {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("{node} never opened under {job}");
+}
+
+/// Waits until `job` has a card for `node`; answers the card's id.
+async fn opened_id(t: &TestHost, job: &str, node: &str) -> String {
+    opened(t, job, node).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The facts recorded on `job` so far.
+fn workflow_facts(t: &TestHost, job: &str) -> Value {
+    t.host
+        .store()
+        .read(|s| s.tasks[job].extra["workflowFacts"].clone())
 }
 
 /// Claims, starts, returns and accepts the queue item `id` as `bot`.
@@ -60,17 +69,13 @@ async fn finish(t: &TestHost, bot: &str, id: &str) {
 async fn an_accepted_node_card_opens_the_next_node_without_a_workflow_call_1316() {
     let t = TestHost::new();
     let (room, lead) = desk(&t).await;
-    let started = t
-        .ok(
-            None,
-            "workflow-run",
-            json!({"workflow": "blank", "roomId": room, "botId": lead,
-                   "title": "Launch post", "inputs": {"text:topic": {"revision": "t1"}}}),
-        )
-        .await;
-    let job = started["jobId"].as_str().unwrap().to_owned();
-    let draft = opened(&t, &job, "draft").await;
-    let draft_id = draft["id"].as_str().unwrap().to_owned();
+    let (_, job) = run_job(
+        &t,
+        json!({"workflow": "blank", "roomId": room, "botId": lead,
+               "title": "Launch post", "inputs": {"text:topic": {"revision": "t1"}}}),
+    )
+    .await;
+    let draft_id = opened_id(&t, &job, "draft").await;
 
     finish(&t, &bot_named(&t, "Wren"), &draft_id).await;
     let review = opened(&t, &job, "review").await;
@@ -82,10 +87,7 @@ async fn an_accepted_node_card_opens_the_next_node_without_a_workflow_call_1316(
         "the hand-off is the claim"
     );
     // The accepted card is the node's output, at the card's own revision.
-    let facts = t
-        .host
-        .store()
-        .read(|s| s.tasks[&job].extra["workflowFacts"].clone());
+    let facts = workflow_facts(&t, &job);
     assert_eq!(facts["text:draft"]["revision"], draft_id.as_str());
 
     let review_id = review["id"].as_str().unwrap().to_owned();
@@ -94,13 +96,7 @@ async fn an_accepted_node_card_opens_the_next_node_without_a_workflow_call_1316(
     assert_eq!(publish["queueRole"], "Publisher");
 
     // Replays (a fact read again, more writes) open nothing twice.
-    let replay = t
-        .ok(
-            None,
-            "workflow-fact",
-            json!({"jobId": job, "spec": "text:topic", "revision": "t1"}),
-        )
-        .await;
+    let replay = fact(&t, &job, "text:topic", "t1", None).await;
     assert!(replay["open"].as_array().unwrap().is_empty());
     tokio::time::sleep(Duration::from_millis(50)).await;
     let nodes: Vec<String> = under(&t, &job).into_iter().map(|(n, _)| n).collect();
@@ -111,30 +107,18 @@ async fn an_accepted_node_card_opens_the_next_node_without_a_workflow_call_1316(
 async fn a_fact_a_reader_recorded_wins_over_the_accepted_card_1316() {
     let t = TestHost::new();
     let (room, lead) = desk(&t).await;
-    let started = t
-        .ok(
-            None,
-            "workflow-run",
-            json!({"workflow": "blank", "roomId": room, "botId": lead,
-                   "title": "Post", "inputs": {"text:topic": {"revision": "t1"}}}),
-        )
-        .await;
-    let job = started["jobId"].as_str().unwrap().to_owned();
-    let draft = opened(&t, &job, "draft").await;
-    let draft_id = draft["id"].as_str().unwrap().to_owned();
-    t.ok(
-        None,
-        "workflow-fact",
-        json!({"jobId": job, "spec": "text: draft", "revision": "d7"}),
+    let (_, job) = run_job(
+        &t,
+        json!({"workflow": "blank", "roomId": room, "botId": lead,
+               "title": "Post", "inputs": {"text:topic": {"revision": "t1"}}}),
     )
     .await;
+    let draft_id = opened_id(&t, &job, "draft").await;
+    fact(&t, &job, "text: draft", "d7", None).await;
     opened(&t, &job, "review").await;
     finish(&t, &bot_named(&t, "Wren"), &draft_id).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let facts = t
-        .host
-        .store()
-        .read(|s| s.tasks[&job].extra["workflowFacts"].clone());
+    let facts = workflow_facts(&t, &job);
     assert_eq!(facts["text:draft"]["revision"], "d7");
     assert_eq!(under(&t, &job).len(), 2);
 }

@@ -5,6 +5,8 @@
 
 use crate::support::TestHost;
 use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::SystemTime;
 
 fn blank_preset_bytes() -> &'static str {
     include_str!("../../../flybot-core/presets/blank.json")
@@ -29,14 +31,79 @@ async fn give_role(t: &TestHost, name: &str, role: &str) -> String {
     id
 }
 
+fn path(t: &TestHost, id: &str) -> PathBuf {
+    t.dir.path().join(format!("workflows/{id}.json"))
+}
+
 fn file(t: &TestHost, id: &str) -> Option<Vec<u8>> {
-    std::fs::read(t.dir.path().join(format!("workflows/{id}.json"))).ok()
+    std::fs::read(path(t, id)).ok()
+}
+
+/// When the saved file for `id` was last written.
+fn modified(t: &TestHost, id: &str) -> SystemTime {
+    std::fs::metadata(path(t, id)).unwrap().modified().unwrap()
+}
+
+/// The blank preset under the id `id`, ready to edit and save.
+fn blank_as(id: &str) -> Value {
+    let mut def = blank();
+    def["id"] = json!(id);
+    def
+}
+
+async fn list_workflows(t: &TestHost) -> Value {
+    t.ok(None, "workflows", json!({})).await
+}
+
+async fn open_workflow(t: &TestHost, id: &str) -> Value {
+    t.ok(None, "workflows", json!({"id": id})).await
+}
+
+async fn save(t: &TestHost, definition: &Value) -> Value {
+    t.ok(None, "workflow-save", json!({"definition": definition}))
+        .await
+}
+
+/// Saves `definition`, expecting the refusal `code`; answers the refusal.
+async fn save_refused(t: &TestHost, definition: &Value, code: &str) -> Value {
+    t.refused(
+        None,
+        "workflow-save",
+        json!({"definition": definition}),
+        code,
+    )
+    .await
+}
+
+/// Customizes the preset `from` into a copy with `id` and `name`.
+async fn customize(t: &TestHost, from: &str, id: &str, name: &str) -> Value {
+    t.ok(
+        None,
+        "workflow-customize",
+        json!({"from": from, "id": id, "name": name}),
+    )
+    .await
+}
+
+/// Customizes as [`customize`], expecting the refusal `code`.
+async fn customize_refused(t: &TestHost, from: &str, id: &str, name: &str, code: &str) -> Value {
+    t.refused(
+        None,
+        "workflow-customize",
+        json!({"from": from, "id": id, "name": name}),
+        code,
+    )
+    .await
+}
+
+async fn set_default(t: &TestHost, id: &str) -> Value {
+    t.ok(None, "workflow-set-default", json!({"id": id})).await
 }
 
 #[tokio::test]
 async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
     let t = TestHost::new();
-    let list = t.ok(None, "workflows", json!({})).await;
+    let list = list_workflows(&t).await;
     let ids: Vec<&str> = list["workflows"]
         .as_array()
         .unwrap()
@@ -46,7 +113,7 @@ async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
     assert_eq!(ids, ["blank", "repo-dev"]);
     assert_eq!(list["workflows"][0]["preset"], true);
 
-    let open = t.ok(None, "workflows", json!({"id": "repo-dev"})).await;
+    let open = open_workflow(&t, "repo-dev").await;
     let w = &open["workflow"];
     assert_eq!(
         w["bytes"].as_str().unwrap(),
@@ -82,14 +149,7 @@ async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
 #[tokio::test]
 async fn saving_a_preset_id_is_read_only_1299() {
     let t = TestHost::new();
-    let answer = t
-        .refused(
-            None,
-            "workflow-save",
-            json!({"definition": blank()}),
-            "workflow/preset-read-only",
-        )
-        .await;
+    let answer = save_refused(&t, &blank(), "workflow/preset-read-only").await;
     assert!(
         answer["error"]["message"]
             .as_str()
@@ -97,26 +157,15 @@ async fn saving_a_preset_id_is_read_only_1299() {
             .contains("Customize")
     );
     assert!(file(&t, "blank").is_none());
-    let mut project = blank();
-    project["id"] = json!("project");
-    t.refused(
-        None,
-        "workflow-save",
-        json!({"definition": project}),
-        "bot/invalid",
-    )
-    .await;
+    save_refused(&t, &blank_as("project"), "bot/invalid").await;
 }
 
 #[tokio::test]
 async fn save_writes_canonical_bytes_only_when_changed_1299() {
     let t = TestHost::new();
-    let mut def = blank();
-    def["id"] = json!("ours");
+    let mut def = blank_as("ours");
     def["name"] = json!("Ours");
-    let first = t
-        .ok(None, "workflow-save", json!({"definition": def}))
-        .await;
+    let first = save(&t, &def).await;
     assert_eq!(
         (first["id"].as_str(), first["changed"].as_bool()),
         (Some("ours"), Some(true))
@@ -126,24 +175,16 @@ async fn save_writes_canonical_bytes_only_when_changed_1299() {
         .replacen("\"id\": \"blank\"", "\"id\": \"ours\"", 1)
         .replacen("\"name\": \"Blank\"", "\"name\": \"Ours\"", 1);
     assert_eq!(String::from_utf8(bytes.clone()).unwrap(), expected);
-    let modified = std::fs::metadata(t.dir.path().join("workflows/ours.json"))
-        .unwrap()
-        .modified()
-        .unwrap();
+    let written = modified(&t, "ours");
 
-    let again = t
-        .ok(None, "workflow-save", json!({"definition": def}))
-        .await;
+    let again = save(&t, &def).await;
     assert_eq!(again["changed"], false);
     assert_eq!(file(&t, "ours").unwrap(), bytes);
-    let after = std::fs::metadata(t.dir.path().join("workflows/ours.json"))
-        .unwrap()
-        .modified()
-        .unwrap();
-    assert_eq!(modified, after, "an unedited save writes nothing");
+    let after = modified(&t, "ours");
+    assert_eq!(written, after, "an unedited save writes nothing");
 
     // Opening it answers the file's own bytes.
-    let open = t.ok(None, "workflows", json!({"id": "ours"})).await;
+    let open = open_workflow(&t, "ours").await;
     assert_eq!(
         open["workflow"]["bytes"].as_str().unwrap().as_bytes(),
         bytes
@@ -154,34 +195,18 @@ async fn save_writes_canonical_bytes_only_when_changed_1299() {
 #[tokio::test]
 async fn save_refuses_each_invalid_definition_with_its_sentence_1272() {
     let t = TestHost::new();
-    let mut def = blank();
-    def["id"] = json!("ours");
+    let mut def = blank_as("ours");
     def["nodes"][1]["role"] = json!("");
-    let answer = t
-        .refused(
-            None,
-            "workflow-save",
-            json!({"definition": def}),
-            "bot/invalid",
-        )
-        .await;
+    let answer = save_refused(&t, &def, "bot/invalid").await;
     assert_eq!(
         answer["error"]["message"],
         "The node review has no role; every node names the role that holds it."
     );
     assert!(file(&t, "ours").is_none());
 
-    let mut bad_edge = blank();
-    bad_edge["id"] = json!("ours");
+    let mut bad_edge = blank_as("ours");
     bad_edge["edges"][0] = json!("draft.text:draft -> nowhere.text:draft");
-    let answer = t
-        .refused(
-            None,
-            "workflow-save",
-            json!({"definition": bad_edge}),
-            "bot/invalid",
-        )
-        .await;
+    let answer = save_refused(&t, &bad_edge, "bot/invalid").await;
     assert!(
         !answer["error"]["details"]["problems"]
             .as_array()
@@ -190,30 +215,14 @@ async fn save_refuses_each_invalid_definition_with_its_sentence_1272() {
     );
 
     // One word for one thing: a node's `bot` is an unknown field (#1291).
-    let mut two_words = blank();
-    two_words["id"] = json!("ours");
+    let mut two_words = blank_as("ours");
     two_words["nodes"][0]["bot"] = json!("Ada");
-    let answer = t
-        .refused(
-            None,
-            "workflow-save",
-            json!({"definition": two_words}),
-            "bot/invalid",
-        )
-        .await;
+    let answer = save_refused(&t, &two_words, "bot/invalid").await;
     assert_eq!(
         answer["error"]["details"]["field"],
         "definition.nodes[0].bot"
     );
-    let mut bad_id = blank();
-    bad_id["id"] = json!("Our Flow");
-    t.refused(
-        None,
-        "workflow-save",
-        json!({"definition": bad_id}),
-        "bot/invalid",
-    )
-    .await;
+    save_refused(&t, &blank_as("Our Flow"), "bot/invalid").await;
 }
 
 #[tokio::test]
@@ -221,35 +230,20 @@ async fn save_validates_against_the_rosters_roles_1272() {
     let t = TestHost::new();
     give_role(&t, "Wren", "Writer").await;
     give_role(&t, "Eddie", "Editor").await;
-    let mut def = blank();
-    def["id"] = json!("ours");
-    let answer = t
-        .refused(
-            None,
-            "workflow-save",
-            json!({"definition": def}),
-            "bot/invalid",
-        )
-        .await;
+    let def = blank_as("ours");
+    let answer = save_refused(&t, &def, "bot/invalid").await;
     assert_eq!(
         answer["error"]["message"],
         "The node publish is held by the role Publisher, which no Bot on the team has."
     );
     give_role(&t, "Pat", "Publisher").await;
-    t.ok(None, "workflow-save", json!({"definition": def}))
-        .await;
+    save(&t, &def).await;
 }
 
 #[tokio::test]
 async fn customize_copies_a_preset_differing_only_in_id_and_name_1299() {
     let t = TestHost::new();
-    let answer = t
-        .ok(
-            None,
-            "workflow-customize",
-            json!({"from": "repo-dev", "id": "our-repo", "name": "Our repository"}),
-        )
-        .await;
+    let answer = customize(&t, "repo-dev", "our-repo", "Our repository").await;
     assert_eq!(answer["changed"], true);
     let mut preset: Value =
         serde_json::from_str(include_str!("../../../flybot-core/presets/repo-dev.json")).unwrap();
@@ -257,35 +251,11 @@ async fn customize_copies_a_preset_differing_only_in_id_and_name_1299() {
     preset["name"] = json!("Our repository");
     assert_eq!(answer["definition"], preset);
     // Saving the copy unedited changes nothing.
-    let again = t
-        .ok(
-            None,
-            "workflow-save",
-            json!({"definition": answer["definition"]}),
-        )
-        .await;
+    let again = save(&t, &answer["definition"]).await;
     assert_eq!(again["changed"], false);
-    t.refused(
-        None,
-        "workflow-customize",
-        json!({"from": "repo-dev", "id": "our-repo", "name": "Again"}),
-        "bot/invalid",
-    )
-    .await;
-    t.refused(
-        None,
-        "workflow-customize",
-        json!({"from": "repo-dev", "id": "blank", "name": "X"}),
-        "workflow/preset-read-only",
-    )
-    .await;
-    t.refused(
-        None,
-        "workflow-customize",
-        json!({"from": "missing", "id": "x", "name": "X"}),
-        "bot/not-found",
-    )
-    .await;
+    customize_refused(&t, "repo-dev", "our-repo", "Again", "bot/invalid").await;
+    customize_refused(&t, "repo-dev", "blank", "X", "workflow/preset-read-only").await;
+    customize_refused(&t, "missing", "x", "X", "bot/not-found").await;
 }
 
 #[tokio::test]
@@ -294,23 +264,19 @@ async fn a_file_that_does_not_parse_is_skipped_and_default_is_set_1299() {
     let folder = t.dir.path().join("workflows");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("broken.json"), b"{\"id\": ").unwrap();
-    let list = t.ok(None, "workflows", json!({})).await;
+    let list = list_workflows(&t).await;
     assert_eq!(list["workflows"].as_array().unwrap().len(), 2);
     t.refused(None, "workflows", json!({"id": "broken"}), "bot/invalid")
         .await;
 
-    let set = t
-        .ok(None, "workflow-set-default", json!({"id": "repo-dev"}))
-        .await;
+    let set = set_default(&t, "repo-dev").await;
     assert_eq!(
         (set["default"].as_str(), set["changed"].as_bool()),
         (Some("repo-dev"), Some(true))
     );
-    let again = t
-        .ok(None, "workflow-set-default", json!({"id": "repo-dev"}))
-        .await;
+    let again = set_default(&t, "repo-dev").await;
     assert_eq!(again["changed"], false);
-    let list = t.ok(None, "workflows", json!({})).await;
+    let list = list_workflows(&t).await;
     assert_eq!(list["default"], "repo-dev");
     assert_eq!(list["workflows"][1]["default"], true);
     t.refused(
@@ -360,7 +326,15 @@ fn nodes(list: &Value) -> Vec<&str> {
         .collect()
 }
 
-async fn fact(t: &TestHost, job: &str, spec: &str, revision: &str, current: Option<&str>) -> Value {
+/// Records the fact `spec` at `revision` on `job` (with the source's
+/// `current` revision when it differs); answers the reply.
+pub(crate) async fn fact(
+    t: &TestHost,
+    job: &str,
+    spec: &str,
+    revision: &str,
+    current: Option<&str>,
+) -> Value {
     let mut body = json!({"jobId": job, "spec": spec, "revision": revision});
     if let Some(current) = current {
         body["current"] = json!(current);
@@ -368,33 +342,32 @@ async fn fact(t: &TestHost, job: &str, spec: &str, revision: &str, current: Opti
     t.ok(None, "workflow-fact", body).await
 }
 
+/// Sets (or, with a blank `holder`, lifts) the hold on `job`.
+async fn hold(t: &TestHost, job: &str, holder: &str) -> Value {
+    t.ok(
+        None,
+        "workflow-hold",
+        json!({"jobId": job, "holder": holder}),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
     let t = TestHost::new();
     let (room, lead) = desk(&t).await;
-    let copy = t
-        .ok(
-            None,
-            "workflow-customize",
-            json!({"from": "blank", "id": "desk-flow", "name": "Desk flow"}),
-        )
-        .await;
+    let copy = customize(&t, "blank", "desk-flow", "Desk flow").await;
     let mut def = copy["definition"].clone();
     def["description"] = json!("Our desk's own flow.");
-    let saved = t
-        .ok(None, "workflow-save", json!({"definition": def}))
-        .await;
+    let saved = save(&t, &def).await;
     assert_eq!(saved["changed"], true);
 
-    let started = t
-        .ok(
-            None,
-            "workflow-run",
-            json!({"workflow": "desk-flow", "roomId": room, "botId": lead,
-                   "title": "Launch post", "inputs": {"text: topic": {"revision": "t1"}}}),
-        )
-        .await;
-    let job = started["jobId"].as_str().unwrap().to_owned();
+    let (started, job) = run_job(
+        &t,
+        json!({"workflow": "desk-flow", "roomId": room, "botId": lead,
+               "title": "Launch post", "inputs": {"text: topic": {"revision": "t1"}}}),
+    )
+    .await;
     assert_eq!(nodes(&started["open"]), ["draft"]);
     assert_eq!(nodes(&started["refused"]), ["review", "publish"]);
     assert_eq!(
@@ -403,13 +376,7 @@ async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
     );
     // The opened card is a queue item for the node's role, unassigned,
     // under the job: the hand-off is the queue's claim (#1247).
-    let cards: Vec<Value> = t.host.store().read(|s| {
-        s.tasks
-            .values()
-            .filter(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job.as_str()))
-            .map(|c| serde_json::to_value(c).unwrap())
-            .collect()
-    });
+    let cards = cards_under(&t, &job);
     assert_eq!(cards.len(), 1);
     assert_eq!(cards[0]["queueRole"], "Writer");
     assert_eq!(cards[0]["node"], "draft");
@@ -440,38 +407,23 @@ async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
         published["done"], true,
         "done from the terminal node's outputs"
     );
-    let under_job = t.host.store().read(|s| {
-        s.tasks
-            .values()
-            .filter(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job.as_str()))
-            .count()
-    });
-    assert_eq!(under_job, 3);
+    assert_eq!(cards_under(&t, &job).len(), 3);
 }
 
 #[tokio::test]
 async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
     let t = TestHost::new();
     let (room, lead) = desk(&t).await;
-    let started = t
-        .ok(
-            None,
-            "workflow-run",
-            json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "Post"}),
-        )
-        .await;
-    let job = started["jobId"].as_str().unwrap().to_owned();
+    let (started, job) = run_job(
+        &t,
+        json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "Post"}),
+    )
+    .await;
     assert!(
         started["open"].as_array().unwrap().is_empty(),
         "no topic yet"
     );
-    let held = t
-        .ok(
-            None,
-            "workflow-hold",
-            json!({"jobId": job, "holder": "Ada"}),
-        )
-        .await;
+    let held = hold(&t, &job, "Ada").await;
     // Blank guards no held pull request: the holder's name and no sentence.
     for refused in held["refused"].as_array().unwrap() {
         assert_eq!(refused["refusal"], Value::Null);
@@ -482,9 +434,7 @@ async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
         topic["open"].as_array().unwrap().is_empty(),
         "held: nothing opens"
     );
-    let lifted = t
-        .ok(None, "workflow-hold", json!({"jobId": job, "holder": "  "}))
-        .await;
+    let lifted = hold(&t, &job, "  ").await;
     assert_eq!(nodes(&lifted["open"]), ["draft"]);
 }
 
@@ -492,23 +442,20 @@ async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
 async fn workflow_run_refusals_change_nothing_1316() {
     let t = TestHost::new();
     let (room, lead) = desk(&t).await;
-    t.refused(
-        None,
-        "workflow-run",
+    run_refused(
+        &t,
         json!({"workflow": "nope", "roomId": room, "botId": lead, "title": "x"}),
         "bot/invalid",
     )
     .await;
-    t.refused(
-        None,
-        "workflow-run",
+    run_refused(
+        &t,
         json!({"workflow": "blank", "roomId": "room-x", "botId": lead, "title": "x"}),
         "bot/not-found",
     )
     .await;
-    t.refused(
-        None,
-        "workflow-run",
+    run_refused(
+        &t,
         json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "x",
                "inputs": {"text:other": {"revision": "1"}}}),
         "bot/invalid",
@@ -521,4 +468,27 @@ async fn workflow_run_refusals_change_nothing_1316() {
         "bot/not-found",
     )
     .await;
+}
+
+/// Starts the workflow run `body` asks for; answers the reply and the job's id.
+pub(crate) async fn run_job(t: &TestHost, body: Value) -> (Value, String) {
+    let started = t.ok(None, "workflow-run", body).await;
+    let job = started["jobId"].as_str().unwrap().to_owned();
+    (started, job)
+}
+
+/// Asks for the workflow run `body`, expecting the refusal `code`.
+async fn run_refused(t: &TestHost, body: Value, code: &str) -> Value {
+    t.refused(None, "workflow-run", body, code).await
+}
+
+/// The cards whose parent is `job`, as records.
+pub(crate) fn cards_under(t: &TestHost, job: &str) -> Vec<Value> {
+    t.host.store().read(|s| {
+        s.tasks
+            .values()
+            .filter(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job))
+            .map(|c| serde_json::to_value(c).unwrap())
+            .collect()
+    })
 }
