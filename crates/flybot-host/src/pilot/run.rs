@@ -5,6 +5,7 @@ use super::member::OpenCodeMember;
 use crate::actor::Caller;
 use crate::host::{Host, HostConfig};
 use crate::rooms::agent::AgentParticipant;
+use crate::rooms::opencode::launcher::{self, OpenCodeRuntime, Started};
 use crate::rooms::runner::run_round;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
@@ -13,7 +14,8 @@ use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
-use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, fake_doc_digest};
+use flybot_interop::opencode::config::ModelEndpoint;
+use flybot_interop::opencode::fake::FakeOpenCode;
 use flybot_interop::opencode::{
     JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
 };
@@ -81,18 +83,12 @@ fn str_at(value: &Value, pointer: &str) -> Result<String, String> {
         .ok_or_else(|| format!("no {pointer} in {value}"))
 }
 
-/// Bot B's runtime, started: its base URL, the pin to check, the versions.
+/// Bot B's runtime, started through the host's launcher (the same start an
+/// OpenCode Bot's seat uses), with the report's versions and level.
 struct Runtime {
-    base: String,
-    pin: String,
+    started: Started,
     versions: Value,
     level: EvidenceLevel,
-    /// The fake's record of the prompts it received (the fake only).
-    fake: Option<FakeOpenCode>,
-    /// The real child's proxy trap: any outbound request it recorded.
-    trap: Option<flybot_interop::egress::EgressTrap>,
-    /// Keeps the real server's process (and the mock model) alive.
-    _guard: Option<flybot_interop::opencode::process::OpenCodeProcess>,
 }
 
 async fn start_runtime(
@@ -100,53 +96,43 @@ async fn start_runtime(
     workspace: &std::path::Path,
     probe: &PilotProbe,
 ) -> Result<Runtime, String> {
-    match &config.runtime {
-        PilotRuntime::Fake => {
-            let gaps = FakeGaps::default();
-            let steps = probe.fake_steps.clone().unwrap_or_else(script::fake_steps);
-            let fake = FakeOpenCode::new(steps, gaps.clone(), workspace.to_owned());
-            let base = fake
-                .clone()
-                .serve()
-                .await
-                .map_err(|e| format!("the fake OpenCode could not bind: {e}"))?;
-            Ok(Runtime {
-                base,
-                pin: fake_doc_digest(&gaps),
-                versions: json!({"opencode": "fake (scripted; emulates the pinned 1.18.33 routes the driver uses)"}),
-                level: EvidenceLevel::OfflineMock,
-                fake: Some(fake),
-                trap: None,
-                _guard: None,
-            })
-        }
-        PilotRuntime::OpenCode { binary, found_by } => {
-            let model = super::real::start_mock_for_opencode().await?;
-            let trap = flybot_interop::egress::EgressTrap::start()
-                .await
-                .map_err(|e| format!("the egress trap could not bind: {e}"))?;
-            let process = flybot_interop::opencode::process::OpenCodeProcess::start_trapped(
-                binary,
-                &config.home.join("opencode"),
-                workspace,
-                &model,
-                Some(trap.url()),
-            )
-            .await
-            .map_err(|e| format!("opencode serve did not start: {e}"))?;
-            Ok(Runtime {
-                base: process.base().to_owned(),
-                pin: flybot_interop::opencode::pin::PINNED_DOC_SHA256
-                    .trim()
-                    .to_owned(),
-                versions: json!({"opencode": process.version(), "opencodeBinary": binary, "foundBy": found_by}),
-                level: EvidenceLevel::RealProcessInterface,
-                fake: None,
-                trap: Some(trap),
-                _guard: Some(process),
-            })
-        }
-    }
+    let (runtime, model, versions, level) = match &config.runtime {
+        PilotRuntime::Fake => (
+            OpenCodeRuntime::Fake(probe.fake_steps.clone().unwrap_or_else(script::fake_steps)),
+            // The fake calls no model.
+            ModelEndpoint {
+                base_url: String::new(),
+                model: String::new(),
+            },
+            json!({}),
+            EvidenceLevel::OfflineMock,
+        ),
+        PilotRuntime::OpenCode { binary, found_by } => (
+            OpenCodeRuntime::Pinned(binary.clone()),
+            super::real::start_mock_for_opencode().await?,
+            json!({"opencodeBinary": binary, "foundBy": found_by}),
+            EvidenceLevel::RealProcessInterface,
+        ),
+    };
+    let test_command: Vec<String> = fixture::TEST_COMMAND
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let started = launcher::start(
+        &runtime,
+        &config.home.join("opencode"),
+        workspace,
+        &model,
+        &test_command,
+    )
+    .await?;
+    let mut versions = versions;
+    versions["opencode"] = Value::String(started.version.clone());
+    Ok(Runtime {
+        started,
+        versions,
+        level,
+    })
 }
 
 fn line_view(line: &RoomLine, names: &[(String, String)]) -> Value {
@@ -221,9 +207,9 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let workspace = config.home.join("coder-workspace");
     fixture::materialize(&workspace).map_err(io("the fixture could not be written"))?;
     let runtime = start_runtime(&config, &workspace, &probe).await?;
-    let client = OpenCodeClient::new(&runtime.base).map_err(|e| e.to_string())?;
+    let client = OpenCodeClient::new(&runtime.started.base).map_err(|e| e.to_string())?;
     let doc = client.doc().await.map_err(|e| format!("GET /doc: {e}"))?;
-    let check = check_doc_against(&doc, &runtime.pin);
+    let check = check_doc_against(&doc, &runtime.started.pin);
     let schema = json!({"sha256": check.digest, "pinned": check.pinned,
         "missing": check.missing.iter().map(|c| c.name()).collect::<Vec<_>>()});
 
@@ -446,6 +432,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         .transpose()?;
     // The network guard: an outbound call from the real child fails the run.
     let egress = runtime
+        .started
         .trap
         .as_ref()
         .map(flybot_interop::egress::EgressTrap::attempts)
@@ -505,8 +492,8 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let network = json!({
         "clientRequests": client.requests_sent(),
         "resolvedLoopback": client.resolved().is_ok_and(|addrs| !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())),
-        "runtimeServed": runtime.fake.as_ref().map(FakeOpenCode::requests),
-        "egressAttempts": runtime.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
+        "runtimeServed": runtime.started.fake.as_ref().map(FakeOpenCode::requests),
+        "egressAttempts": runtime.started.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
     });
     let ends: Vec<Value> = member
         .ends
@@ -539,6 +526,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         wall_ms: started.elapsed().as_millis() as u64,
     };
     let runtime_prompts = runtime
+        .started
         .fake
         .as_ref()
         .map(|f| f.prompts().into_iter().map(|(_, text)| text).collect())
