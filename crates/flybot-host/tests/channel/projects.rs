@@ -3,7 +3,14 @@
 //! caller may open through `tasks`.
 
 use crate::support::TestHost;
-use serde_json::json;
+use crate::task_kit::{ada_bob_and_worker, create_from, create_room};
+use serde_json::{Value, json};
+
+/// `token`'s view of `project`'s board.
+async fn board(t: &TestHost, token: &str, project: &str) -> Value {
+    t.ok(Some(token), "project-board", json!({"project": project}))
+        .await
+}
 
 #[tokio::test]
 async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages_1710() {
@@ -58,20 +65,14 @@ async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages_1710() {
 #[tokio::test]
 async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_hides_1710_1723() {
     let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let other = t.invite_member(&owner.token, "Bob").await;
-    let bot = t.create_bot(Some(&owner.token), "Worker").await;
-    let room = t
-        .ok(
-            Some(&owner.token),
-            "create-room",
-            json!({"name": "Shared", "members": [bot],
-                   "participants": [{"kind": "human", "memberId": other.member_id}]}),
-        )
-        .await["room"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (owner, other, bot) = ada_bob_and_worker(&t).await;
+    let room = create_room(
+        &t,
+        Some(&owner.token),
+        json!({"name": "Shared", "members": [bot],
+               "participants": [{"kind": "human", "memberId": other.member_id}]}),
+    )
+    .await;
     let project = t
         .ok(
             Some(&owner.token),
@@ -109,44 +110,24 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         "bot/forbidden",
     )
     .await;
-    let empty = t
-        .ok(
-            Some(&other.token),
-            "project-board",
-            json!({"project": project}),
-        )
-        .await;
+    let empty = board(&t, &other.token, &project).await;
     assert_eq!(empty["rows"], json!([]));
     // Bob asks Ada's Bot in the room he shares with it; Ada asks it too.
     // Ada owns the Bot and the room and sees both; Bob sees only his own.
-    let bobs_card = t
-        .ok(
-            Some(&other.token),
-            "task-create",
-            json!({"botId": bot, "title": "Bob's", "roomId": room}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let adas_card = t
-        .ok(
-            Some(&owner.token),
-            "task-create",
-            json!({"botId": bot, "title": "Ada's", "roomId": room,
-                   "evidence": [{"pr": 12}]}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let ada_board = t
-        .ok(
-            Some(&owner.token),
-            "project-board",
-            json!({"project": project}),
-        )
-        .await;
+    let bobs_card = create_from(
+        &t,
+        Some(&other.token),
+        json!({"botId": bot, "title": "Bob's", "roomId": room}),
+    )
+    .await;
+    let adas_card = create_from(
+        &t,
+        Some(&owner.token),
+        json!({"botId": bot, "title": "Ada's", "roomId": room,
+               "evidence": [{"pr": 12}]}),
+    )
+    .await;
+    let ada_board = board(&t, &owner.token, &project).await;
     let ada_rows = ada_board["rows"].as_array().unwrap();
     assert_eq!(ada_rows.len(), 2);
     let adas_row = ada_rows
@@ -154,13 +135,7 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         .find(|r| r["id"] == adas_card.as_str())
         .unwrap();
     assert!(adas_row["audit"].as_str().unwrap().contains("pr #12"));
-    let bob_board = t
-        .ok(
-            Some(&other.token),
-            "project-board",
-            json!({"project": project}),
-        )
-        .await;
+    let bob_board = board(&t, &other.token, &project).await;
     let bob_rows = bob_board["rows"].as_array().unwrap();
     assert_eq!(bob_rows.len(), 1);
     assert_eq!(bob_rows[0]["id"], bobs_card.as_str());

@@ -2,7 +2,9 @@
 //! reads and who sees what; group jobs and the overall card (#1099).
 
 use crate::support::TestHost;
-use crate::task_kit::{card_in, create, record, set_role};
+use crate::task_kit::{
+    ada_bob_and_worker, card_in, create, create_from, create_room, record, set_role,
+};
 use serde_json::{Value, json};
 
 fn ids(answer: &Value) -> Vec<String> {
@@ -12,6 +14,11 @@ fn ids(answer: &Value) -> Vec<String> {
         .iter()
         .map(|r| r["id"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// `task-update` with `body` as the home's owner is refused with `code`.
+async fn update_refused(t: &TestHost, body: Value, code: &str) {
+    t.refused(None, "task-update", body, code).await;
 }
 
 #[tokio::test]
@@ -32,55 +39,23 @@ async fn task_update_sets_priority_progress_note_and_walks_columns_forward_1058(
     assert_eq!(card["progress"], 40);
     assert_eq!(card["note"], "first step");
     assert!(card["actors"]["claimed"].is_object());
-    t.refused(
-        None,
-        "task-update",
-        json!({"id": id, "column": "not-started"}),
-        "bot/stale",
-    )
-    .await;
-    t.refused(
-        None,
-        "task-update",
-        json!({"id": id, "progress": 101}),
-        "bot/invalid",
-    )
-    .await;
-    t.refused(
-        None,
-        "task-update",
-        json!({"id": id, "column": "sideways"}),
-        "bot/invalid",
-    )
-    .await;
+    update_refused(&t, json!({"id": id, "column": "not-started"}), "bot/stale").await;
+    update_refused(&t, json!({"id": id, "progress": 101}), "bot/invalid").await;
+    update_refused(&t, json!({"id": id, "column": "sideways"}), "bot/invalid").await;
     let (blocked, _) = card_in(&t, None, &bot, "blocked").await;
-    t.refused(
-        None,
-        "task-update",
-        json!({"id": blocked, "column": "done"}),
-        "bot/stale",
-    )
-    .await;
+    update_refused(&t, json!({"id": blocked, "column": "done"}), "bot/stale").await;
     let done = t
         .ok(None, "task-update", json!({"id": id, "column": "done"}))
         .await;
     assert_eq!(done["task"]["status"], "accepted");
     assert!(done["task"]["actors"]["result-ready"].is_object());
-    t.refused(
-        None,
-        "task-update",
-        json!({"id": id, "note": "late"}),
-        "bot/stale",
-    )
-    .await;
+    update_refused(&t, json!({"id": id, "note": "late"}), "bot/stale").await;
 }
 
 #[tokio::test]
 async fn the_requester_or_the_bots_owner_updates_and_a_room_admin_does_not_1058() {
     let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let other = t.invite_member(&owner.token, "Bob").await;
-    let bot = t.create_bot(Some(&owner.token), "Worker").await;
+    let (owner, other, bot) = ada_bob_and_worker(&t).await;
     let bobs_bot = t.create_bot(Some(&other.token), "Bob's").await;
     t.ok(
         Some(&owner.token),
@@ -104,22 +79,18 @@ async fn the_requester_or_the_bots_owner_updates_and_a_room_admin_does_not_1058(
     .await;
     // Bob's room with Ada's Bot as admin: Ada admins it, but a card Bob asks
     // of his own Bot there is not hers to update.
-    let room = t
-        .ok(
-            Some(&other.token),
-            "create-room",
-            json!({"name": "Bob's room", "members": [bobs_bot, bot], "admin": bot}),
-        )
-        .await;
-    let room_id = room["room"]["id"].as_str().unwrap();
-    let card = t
-        .ok(
-            Some(&other.token),
-            "task-create",
-            json!({"botId": bobs_bot, "title": "Room work", "roomId": room_id}),
-        )
-        .await;
-    let card_id = card["task"]["id"].as_str().unwrap();
+    let room_id = create_room(
+        &t,
+        Some(&other.token),
+        json!({"name": "Bob's room", "members": [bobs_bot, bot], "admin": bot}),
+    )
+    .await;
+    let card_id = create_from(
+        &t,
+        Some(&other.token),
+        json!({"botId": bobs_bot, "title": "Room work", "roomId": room_id}),
+    )
+    .await;
     t.refused(
         Some(&owner.token),
         "task-update",
@@ -134,27 +105,19 @@ async fn reads_default_to_active_work_and_page_the_newest_finished_rows_1252() {
     let t = TestHost::new();
     let bot = t.create_bot(None, "Worker").await;
     let other_bot = t.create_bot(None, "Helper").await;
-    let low = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": bot, "title": "low", "priority": "low"}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let low = create_from(
+        &t,
+        None,
+        json!({"botId": bot, "title": "low", "priority": "low"}),
+    )
+    .await;
     let (working, _) = card_in(&t, None, &bot, "working").await;
-    let urgent_open = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": bot, "title": "u", "priority": "urgent"}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let urgent_open = create_from(
+        &t,
+        None,
+        json!({"botId": bot, "title": "u", "priority": "urgent"}),
+    )
+    .await;
     let (done_a, _) = card_in(&t, None, &bot, "accepted").await;
     let (done_b, _) = card_in(&t, None, &bot, "cancelled").await;
     let (done_other, _) = card_in(&t, None, &other_bot, "cancelled").await;
@@ -190,18 +153,14 @@ async fn reads_default_to_active_work_and_page_the_newest_finished_rows_1252() {
 #[tokio::test]
 async fn the_room_view_is_the_admins_only_1058() {
     let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let other = t.invite_member(&owner.token, "Bob").await;
-    let bot = t.create_bot(Some(&owner.token), "Worker").await;
-    let room = t
-        .ok(
-            Some(&owner.token),
-            "create-room",
-            json!({"name": "Team", "members": [bot], "admin": bot,
-                   "participants": [{"kind": "human", "memberId": other.member_id}]}),
-        )
-        .await;
-    let room_id = room["room"]["id"].as_str().unwrap();
+    let (owner, other, bot) = ada_bob_and_worker(&t).await;
+    let room_id = create_room(
+        &t,
+        Some(&owner.token),
+        json!({"name": "Team", "members": [bot], "admin": bot,
+               "participants": [{"kind": "human", "memberId": other.member_id}]}),
+    )
+    .await;
     let card = t
         .ok(
             Some(&other.token),
@@ -230,15 +189,33 @@ async fn group_room(t: &TestHost) -> (String, String, String, String) {
     let dev = t.create_bot(None, "Dev").await;
     let rev = t.create_bot(None, "Rev").await;
     set_role(t, &dev, "Dev").await;
-    let room = t
-        .ok(
-            None,
-            "create-room",
-            json!({"name": "Crew", "members": [lead, dev, rev], "admin": lead}),
-        )
-        .await;
-    let room_id = room["room"]["id"].as_str().unwrap().to_owned();
+    let room_id = create_room(
+        t,
+        None,
+        json!({"name": "Crew", "members": [lead, dev, rev], "admin": lead}),
+    )
+    .await;
     (room_id, lead, dev, rev)
+}
+
+/// The `task-create` body that records `room`'s overall card, owned by `bot`.
+fn overall_body(bot: &str, room: &str, title: &str) -> Value {
+    json!({"botId": bot, "title": title, "roomId": room, "kind": "group"})
+}
+
+/// Records `room`'s overall card, owned by its lead; answers its id.
+async fn overall_card(t: &TestHost, lead: &str, room: &str, title: &str) -> String {
+    create_from(t, None, overall_body(lead, room, title)).await
+}
+
+/// Puts a card for `bot` under the overall card `parent`; answers its id.
+async fn child_card(t: &TestHost, bot: &str, title: &str, parent: &str) -> String {
+    create_from(
+        t,
+        None,
+        json!({"botId": bot, "title": title, "parentId": parent}),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -248,39 +225,19 @@ async fn the_overall_card_accepts_with_progress_100_when_every_child_ended_well_
     t.refused(
         None,
         "task-create",
-        json!({"botId": dev, "title": "Plan", "roomId": room, "kind": "group"}),
+        overall_body(&dev, &room, "Plan"),
         "bot/forbidden",
     )
     .await;
-    let overall = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": lead, "title": "Plan", "roomId": room, "kind": "group"}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let overall = overall_card(&t, &lead, &room, "Plan").await;
     // A group keeps one open overall card: recording another updates it.
     let again = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": lead, "title": "Plan v2", "roomId": room, "kind": "group"}),
-        )
+        .ok(None, "task-create", overall_body(&lead, &room, "Plan v2"))
         .await;
     assert_eq!(again["task"]["id"], overall.as_str());
     assert_eq!(again["task"]["title"], "Plan v2");
-    let child = |bot: &str, title: &str| json!({"botId": bot, "title": title, "parentId": overall});
-    let a = t.ok(None, "task-create", child(&dev, "Build")).await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let b = t.ok(None, "task-create", child(&rev, "Review")).await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let a = child_card(&t, &dev, "Build", &overall).await;
+    let b = child_card(&t, &rev, "Review", &overall).await;
     assert_eq!(record(&t, &a)["roomId"], room.as_str());
     let rows = t.ok(None, "tasks", json!({"botId": dev})).await;
     assert_eq!(rows["tasks"][0]["parentTitle"], "Plan v2");
@@ -297,51 +254,15 @@ async fn the_overall_card_accepts_with_progress_100_when_every_child_ended_well_
 async fn a_failed_child_fails_the_overall_card_and_a_blocked_one_is_left_alone_1099() {
     let t = TestHost::new();
     let (room, lead, dev, _) = group_room(&t).await;
-    let overall = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": lead, "title": "Plan", "roomId": room, "kind": "group"}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let a = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": dev, "title": "Build", "parentId": overall}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let overall = overall_card(&t, &lead, &room, "Plan").await;
+    let a = child_card(&t, &dev, "Build", &overall).await;
     t.ok(None, "delete-bot", json!({"id": dev})).await;
     assert_eq!(record(&t, &a)["status"], "failed");
     assert_eq!(record(&t, &overall)["status"], "failed");
 
     // A blocked overall card waits on its owner.
-    let overall = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": lead, "title": "Plan 2", "roomId": room, "kind": "group"}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let child = t
-        .ok(
-            None,
-            "task-create",
-            json!({"botId": lead, "title": "Part", "parentId": overall}),
-        )
-        .await["task"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let overall = overall_card(&t, &lead, &room, "Plan 2").await;
+    let child = child_card(&t, &lead, "Part", &overall).await;
     for endpoint in ["task-accept", "task-start"] {
         t.ok(None, endpoint, json!({"id": overall})).await;
     }

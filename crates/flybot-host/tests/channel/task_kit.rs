@@ -1,8 +1,9 @@
 //! Helpers the task tests share: put a card in any status through the
-//! channel, read a record as stored, and give a Bot a role.
+//! channel, read a record as stored, give a Bot a role, and the owner,
+//! member and Bot the access tests start from.
 #![allow(dead_code)]
 
-use crate::support::TestHost;
+use crate::support::{Session, TestHost};
 use serde_json::{Value, json};
 
 /// Every status, in the order `card_in` can reach them.
@@ -19,10 +20,33 @@ pub const STATUSES: [&str; 8] = [
 
 /// Creates a card for `bot` and answers its id.
 pub async fn create(t: &TestHost, token: Option<&str>, bot: &str, title: &str) -> String {
-    let answer = t
-        .ok(token, "task-create", json!({"botId": bot, "title": title}))
-        .await;
-    answer["task"]["id"].as_str().unwrap().to_owned()
+    create_from(t, token, json!({"botId": bot, "title": title})).await
+}
+
+/// Creates a card from a whole `task-create` body (a room, a parent, a
+/// priority...) and answers its id.
+pub async fn create_from(t: &TestHost, token: Option<&str>, body: Value) -> String {
+    t.ok(token, "task-create", body).await["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Creates a room from a whole `create-room` body and answers its id.
+pub async fn create_room(t: &TestHost, token: Option<&str>, body: Value) -> String {
+    t.ok(token, "create-room", body).await["room"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Ada signs in as the owner and invites Bob; Ada owns a Bot "Worker".
+/// Answers (Ada, Bob, the Bot's id).
+pub async fn ada_bob_and_worker(t: &TestHost) -> (Session, Session, String) {
+    let owner = t.sign_in_owner("Ada").await;
+    let other = t.invite_member(&owner.token, "Bob").await;
+    let bot = t.create_bot(Some(&owner.token), "Worker").await;
+    (owner, other, bot)
 }
 
 /// A card in `status`, made through the channel; answers (id, question id).
