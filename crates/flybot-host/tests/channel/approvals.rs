@@ -7,9 +7,11 @@
 use crate::support::TestHost;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
-use flybot_agent::session::{ItemKind, Source};
+use flybot_agent::session::{ItemKind, SessionEvent, Source};
 use flybot_host::{Host, HostConfig};
+use flybot_protocol::state::Bot;
 use flybot_store::{Store, StoreOptions};
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,16 +49,21 @@ pub fn session_of(t: &TestHost, bot_id: &str) -> String {
 /// Hands `text` to the Bot's chat as a person's line, past the settle window.
 pub fn say(t: &TestHost, bot_id: &str, text: &str) -> String {
     let session = session_of(t, bot_id);
+    say_in(t, &session, text);
+    session
+}
+
+/// Hands `text` to `session` (a chat or a room seat) as a person's line.
+fn say_in(t: &TestHost, session: &str, text: &str) {
     t.host
         .sessions()
         .deliver(
-            &session,
+            session,
             text,
             Source::User { member_id: None },
             ItemKind::NextTurn,
         )
         .unwrap();
-    session
 }
 
 /// Waits until `token`'s `approvals` lists `n`.
@@ -74,6 +81,68 @@ async fn waiting(t: &TestHost, token: Option<&str>, n: usize) -> Vec<Value> {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("approvals never reached {n}");
+}
+
+/// Waits until `token`'s `approvals` lists exactly one; answers its id.
+async fn the_one_waiting(t: &TestHost, token: Option<&str>) -> String {
+    waiting(t, token, 1).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Answers approval `id` with `decision` as `token`; answers the body.
+async fn answer(t: &TestHost, token: Option<&str>, id: impl Serialize, decision: &str) -> Value {
+    t.ok(
+        token,
+        "approval-answer",
+        json!({"id": id, "answer": decision}),
+    )
+    .await
+}
+
+/// Answering approval `id` with `decision` as `token` is refused with `code`.
+async fn answer_refused(
+    t: &TestHost,
+    token: Option<&str>,
+    id: impl Serialize,
+    decision: &str,
+    code: &str,
+) {
+    t.refused(
+        token,
+        "approval-answer",
+        json!({"id": id, "answer": decision}),
+        code,
+    )
+    .await;
+}
+
+/// Changes the Bot's record in the store directly.
+async fn edit_bot(t: &TestHost, bot_id: &str, edit: impl FnOnce(&mut Bot)) {
+    t.host
+        .mutate("test", |change| {
+            let mut bot = change.state().bots[bot_id].clone();
+            edit(&mut bot);
+            change.put_bot(&bot);
+            Ok(())
+        })
+        .await
+        .unwrap();
+}
+
+/// The tool results of `session`'s transcript, oldest first: (text, is_error).
+fn tool_results(t: &TestHost, session: &str) -> Vec<(String, bool)> {
+    t.host
+        .sessions()
+        .transcript(session, 0)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.event {
+            SessionEvent::ToolResult { text, is_error, .. } => Some((text, is_error)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The last tool result of the Bot's chat.
@@ -109,25 +178,13 @@ async fn allowed_once_runs_the_command_and_a_second_answer_is_stale() {
         .read(|s| flybot_agent::tools::team::pending_approvals(s, &bot));
     assert_eq!(pending, 1);
     let id = approval["id"].as_str().unwrap().to_owned();
-    let answered = t
-        .ok(
-            None,
-            "approval-answer",
-            json!({"id": id, "answer": "allowed-once"}),
-        )
-        .await;
+    let answered = answer(&t, None, &id, "allowed-once").await;
     assert_eq!(answered["approval"]["status"], "allowed-once");
     t.host.sessions().wait_idle(&session).await.unwrap();
     let result = last_result(&t, None, &bot).await;
     assert_eq!(result["isError"], false, "{result}");
     assert!(result["text"].as_str().unwrap().contains("hi"), "{result}");
-    t.refused(
-        None,
-        "approval-answer",
-        json!({"id": id, "answer": "rejected"}),
-        "bot/stale",
-    )
-    .await;
+    answer_refused(&t, None, &id, "rejected", "bot/stale").await;
 }
 
 #[tokio::test]
@@ -135,16 +192,8 @@ async fn rejected_refuses_the_call_and_the_turn_goes_on() {
     let t = scripted_host();
     let bot = t.create_bot(None, "Ada").await;
     let session = say(&t, &bot, "run it");
-    let id = waiting(&t, None, 1).await[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    t.ok(
-        None,
-        "approval-answer",
-        json!({"id": id, "answer": "rejected"}),
-    )
-    .await;
+    let id = the_one_waiting(&t, None).await;
+    answer(&t, None, &id, "rejected").await;
     t.host.sessions().wait_idle(&session).await.unwrap();
     let result = last_result(&t, None, &bot).await;
     assert_eq!(result["isError"], true);
@@ -160,24 +209,10 @@ async fn always_bot_is_kept_on_the_bot_and_covers_the_next_ask_540() {
     let t = scripted_host();
     let bot = t.create_bot(None, "Ada").await;
     let session = say(&t, &bot, "run it");
-    let id = waiting(&t, None, 1).await[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = the_one_waiting(&t, None).await;
     // always-room is refused for an own-chat ask; nothing changes.
-    t.refused(
-        None,
-        "approval-answer",
-        json!({"id": id, "answer": "always-room"}),
-        "bot/invalid",
-    )
-    .await;
-    t.ok(
-        None,
-        "approval-answer",
-        json!({"id": id, "answer": "always-bot"}),
-    )
-    .await;
+    answer_refused(&t, None, &id, "always-room", "bot/invalid").await;
+    answer(&t, None, &id, "always-bot").await;
     t.host.sessions().wait_idle(&session).await.unwrap();
     let grants = t
         .host
@@ -200,56 +235,20 @@ async fn a_request_nobody_can_answer_is_rejected_at_once() {
     let t = scripted_host();
     let bot = t.create_bot(None, "Ada").await;
     // The Bot's owner is not a member any more: nobody can answer.
-    t.host
-        .mutate("test", |change| {
-            let mut ghost = change.state().bots[&bot].clone();
-            ghost.owner_id = "member-gone".into();
-            change.put_bot(&ghost);
-            Ok(())
-        })
-        .await
-        .unwrap();
+    edit_bot(&t, &bot, |ghost| ghost.owner_id = "member-gone".into()).await;
     let session = say(&t, &bot, "run it");
     t.host.sessions().wait_idle(&session).await.unwrap();
-    let result = t
-        .host
-        .sessions()
-        .transcript(&session, 0)
-        .unwrap()
-        .into_iter()
-        .find_map(|e| match e.event {
-            flybot_agent::session::SessionEvent::ToolResult { text, is_error, .. } => {
-                Some((text, is_error))
-            }
-            _ => None,
-        })
-        .unwrap();
+    let result = tool_results(&t, &session).into_iter().next().unwrap();
     assert!(
         result.1 && result.0.contains("did not approve"),
         "{result:?}"
     );
     assert!(t.host.store().read(|s| s.flybot.approvals.is_empty()));
     // A run Bot may not run commands at all.
-    t.host
-        .mutate("test", |change| {
-            let mut run = change.state().bots[&bot].clone();
-            run.run = true;
-            change.put_bot(&run);
-            Ok(())
-        })
-        .await
-        .unwrap();
+    edit_bot(&t, &bot, |run| run.run = true).await;
     say(&t, &bot, "run it");
     t.host.sessions().wait_idle(&session).await.unwrap();
-    let log = t.host.sessions().transcript(&session, 0).unwrap();
-    let last = log
-        .iter()
-        .rev()
-        .find_map(|e| match &e.event {
-            flybot_agent::session::SessionEvent::ToolResult { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let (last, _) = tool_results(&t, &session).pop().unwrap();
     assert!(last.contains("run Bot cannot run commands"), "{last}");
     assert!(t.host.store().read(|s| s.flybot.approvals.is_empty()));
 }
@@ -261,24 +260,10 @@ async fn only_the_bots_owner_answers_another_member_is_forbidden() {
     let other = t.invite_member(&owner.token, "Other").await;
     let bot = t.create_bot(Some(&owner.token), "Ada").await;
     let session = say(&t, &bot, "run it");
-    let id = waiting(&t, Some(&owner.token), 1).await[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = the_one_waiting(&t, Some(&owner.token)).await;
     assert!(waiting(&t, Some(&other.token), 0).await.is_empty());
-    t.refused(
-        Some(&other.token),
-        "approval-answer",
-        json!({"id": id, "answer": "allowed-once"}),
-        "bot/forbidden",
-    )
-    .await;
-    t.ok(
-        Some(&owner.token),
-        "approval-answer",
-        json!({"id": id, "answer": "allowed-once"}),
-    )
-    .await;
+    answer_refused(&t, Some(&other.token), &id, "allowed-once", "bot/forbidden").await;
+    answer(&t, Some(&owner.token), &id, "allowed-once").await;
     t.host.sessions().wait_idle(&session).await.unwrap();
 }
 
@@ -309,15 +294,7 @@ async fn two_asks() -> TwoAsks {
         .store()
         .read(|s| s.rooms[&room_id].sessions[&bot].clone());
     let own = say(&t, &bot, "run it");
-    t.host
-        .sessions()
-        .deliver(
-            &seat,
-            "run it",
-            Source::User { member_id: None },
-            ItemKind::NextTurn,
-        )
-        .unwrap();
+    say_in(&t, &seat, "run it");
     let list = waiting(&t, None, 2).await;
     let from_room = list
         .iter()
@@ -351,13 +328,7 @@ async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
     } = two_asks().await;
     // always-room on the room's ask keeps the grant on the room; it does
     // not cover the Bot's own chat.
-    let answered = t
-        .ok(
-            None,
-            "approval-answer",
-            json!({"id": from_room["id"], "answer": "always-room"}),
-        )
-        .await;
+    let answered = answer(&t, None, &from_room["id"], "always-room").await;
     assert_eq!(answered["released"], json!([]));
     let grants = t
         .host
@@ -368,28 +339,14 @@ async fn a_standing_grant_releases_the_other_waiting_asks_it_covers() {
     t.host.sessions().wait_idle(&seat).await.unwrap();
     // A second ask in the room and always-bot on the own-chat ask: the
     // Bot's grant releases the room's waiting ask too.
-    t.host
-        .sessions()
-        .deliver(
-            &seat,
-            "run it",
-            Source::User { member_id: None },
-            ItemKind::NextTurn,
-        )
-        .unwrap();
+    say_in(&t, &seat, "run it");
     t.host.sessions().wait_idle(&seat).await.unwrap();
     assert_eq!(
         waiting(&t, None, 1).await.len(),
         1,
         "the room's grant covered it"
     );
-    let answered = t
-        .ok(
-            None,
-            "approval-answer",
-            json!({"id": from_chat["id"], "answer": "always-bot"}),
-        )
-        .await;
+    let answered = answer(&t, None, &from_chat["id"], "always-bot").await;
     assert_eq!(answered["approval"]["status"], "allowed-once");
     t.host.sessions().wait_idle(&own).await.unwrap();
     assert!(waiting(&t, None, 0).await.is_empty());
@@ -405,13 +362,7 @@ async fn always_bot_answers_this_ask_and_releases_the_bots_other_waiting_ask() {
         from_chat,
         ..
     } = two_asks().await;
-    let answered = t
-        .ok(
-            None,
-            "approval-answer",
-            json!({"id": from_chat["id"], "answer": "always-bot"}),
-        )
-        .await;
+    let answered = answer(&t, None, &from_chat["id"], "always-bot").await;
     assert_eq!(answered["released"], json!([from_room["id"]]));
     t.host.sessions().wait_idle(&own).await.unwrap();
     t.host.sessions().wait_idle(&seat).await.unwrap();
