@@ -6,7 +6,7 @@
 use super::kit::{host_with, until};
 use crate::support::TestHost;
 use flybot_agent::session::{AbortedBy, EndReason, ItemKind, SessionEvent, Source};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 async fn room_of(t: &TestHost, names: &[&str]) -> (String, Vec<String>) {
@@ -73,35 +73,68 @@ fn running(t: &TestHost, room: &str) -> bool {
     t.host.rooms().run(room, |r| r.running)
 }
 
+/// A person's line in `room`; answers the channel's body.
+async fn send(t: &TestHost, room: &str, text: &str) -> Value {
+    t.ok(None, "send", json!({"roomId": room, "text": text}))
+        .await
+}
+
+/// A host on `scenario` whose room "Build" has the one Bot `name`; answers
+/// (host, room, the Bot's id, its seat).
+async fn lone_member(scenario: Value, name: &str) -> (TestHost, String, String, String) {
+    let t = host_with(scenario);
+    let (room, ids) = room_of(&t, &[name]).await;
+    let bot = ids[0].clone();
+    let s = seat(&t, &room, &bot);
+    (t, room, bot, s)
+}
+
+/// Bo alone in a room, whose mock fails "@Bo look" rate-limited `times`
+/// times before it answers "looked"; "@Bo look" is sent and Bo's first turn
+/// has ended. Answers (host, room, Bo's id, Bo's seat).
+async fn bo_rate_limited(times: u32) -> (TestHost, String, String, String) {
+    let (t, room, bo, s) = lone_member(
+        json!([
+            {"when": {"userContains": "@Bo look"}, "times": times,
+             "fail": {"status": 429, "code": "rate_limit_exceeded"}},
+            {"reply": {"text": "looked"}}
+        ]),
+        "Bo",
+    )
+    .await;
+    send(&t, &room, "@Bo look").await;
+    until(&t, "the first turn is rate-limited", || {
+        !ends(&t, &s).is_empty()
+    })
+    .await;
+    (t, room, bo, s)
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_line_while_the_member_waits_over_60s_interrupts_its_turn_once_and_is_answered_next_1650()
 {
-    let t = host_with(json!([
-        {"when": {"userContains": "run it", "step": 0},
-         "reply": {"toolCalls": [{"name": "run_command", "arguments": {"argv": ["echo", "hi"]}}]}},
-        {"when": {"afterTool": "*"}, "reply": {"text": "finished"}},
-        {"reply": {"text": "answered"}}
-    ]));
-    let (room, ids) = room_of(&t, &["Ada"]).await;
-    let ada = &ids[0];
-    let s = seat(&t, &room, ada);
-    t.ok(None, "send", json!({"roomId": room, "text": "run it"}))
-        .await;
+    let (t, room, ada, s) = lone_member(
+        json!([
+            {"when": {"userContains": "run it", "step": 0},
+             "reply": {"toolCalls": [{"name": "run_command", "arguments": {"argv": ["echo", "hi"]}}]}},
+            {"when": {"afterTool": "*"}, "reply": {"text": "finished"}},
+            {"reply": {"text": "answered"}}
+        ]),
+        "Ada",
+    )
+    .await;
+    send(&t, &room, "run it").await;
     until(&t, "the member's tool waits", || {
         t.host.sessions().oldest_open_wait(&s).is_some()
     })
     .await;
     // A wait of 60 s or less is left alone: the line steers the turn.
     tokio::time::sleep(Duration::from_secs(30)).await;
-    let early = t
-        .ok(None, "send", json!({"roomId": room, "text": "any news?"}))
-        .await;
+    let early = send(&t, &room, "any news?").await;
     assert_eq!(early["queued"], "steer");
     assert!(t.host.sessions().is_running(&s));
     tokio::time::sleep(Duration::from_secs(31)).await;
-    let late = t
-        .ok(None, "send", json!({"roomId": room, "text": "what now?"}))
-        .await;
+    let late = send(&t, &room, "what now?").await;
     assert_eq!(late["queued"], "interrupt");
     until(&t, "the room settles", || !running(&t, &room)).await;
     let interrupted: Vec<EndReason> = ends(&t, &s)
@@ -117,7 +150,7 @@ async fn a_line_while_the_member_waits_over_60s_interrupts_its_turn_once_and_is_
         "cancelled once"
     );
     // The interrupted turn posted nothing; the line was answered next.
-    let lines = said(&t, &room, ada);
+    let lines = said(&t, &room, &ada);
     assert!(!lines.contains(&"finished".to_owned()), "{lines:?}");
     assert!(lines.contains(&"answered".to_owned()), "{lines:?}");
     assert!(
@@ -128,20 +161,7 @@ async fn a_line_while_the_member_waits_over_60s_interrupts_its_turn_once_and_is_
 
 #[tokio::test(start_paused = true)]
 async fn a_rate_limited_member_turn_is_retried_in_the_round_after_2s_then_8s_1679() {
-    let t = host_with(json!([
-        {"when": {"userContains": "@Bo look"}, "times": 8,
-         "fail": {"status": 429, "code": "rate_limit_exceeded"}},
-        {"reply": {"text": "looked"}}
-    ]));
-    let (room, ids) = room_of(&t, &["Bo"]).await;
-    let bo = &ids[0];
-    let s = seat(&t, &room, bo);
-    t.ok(None, "send", json!({"roomId": room, "text": "@Bo look"}))
-        .await;
-    until(&t, "the first turn is rate-limited", || {
-        !ends(&t, &s).is_empty()
-    })
-    .await;
+    let (t, room, bo, s) = bo_rate_limited(8).await;
     let first = tokio::time::Instant::now();
     tokio::time::sleep(Duration::from_millis(1_900)).await;
     assert_eq!(ends(&t, &s).len(), 1, "asked again before 2 s");
@@ -163,28 +183,13 @@ async fn a_rate_limited_member_turn_is_retried_in_the_round_after_2s_then_8s_167
         "{reasons:?}"
     );
     assert_eq!(reasons[2], EndReason::Completed);
-    assert_eq!(said(&t, &room, bo), ["looked"]);
+    assert_eq!(said(&t, &room, &bo), ["looked"]);
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_round_the_person_stopped_is_never_retried_1679() {
-    let t = host_with(json!([
-        {"when": {"userContains": "@Bo look"}, "times": 4,
-         "fail": {"status": 429, "code": "rate_limit_exceeded"}},
-        {"reply": {"text": "looked"}}
-    ]));
-    let (room, ids) = room_of(&t, &["Bo"]).await;
-    let bo = &ids[0];
-    let s = seat(&t, &room, bo);
-    t.ok(None, "send", json!({"roomId": room, "text": "@Bo look"}))
-        .await;
-    until(&t, "the first turn is rate-limited", || {
-        !ends(&t, &s).is_empty()
-    })
-    .await;
-    let stop = t
-        .ok(None, "send", json!({"roomId": room, "text": "stop"}))
-        .await;
+    let (t, room, _bo, s) = bo_rate_limited(4).await;
+    let stop = send(&t, &room, "stop").await;
     assert_eq!(stop["queued"], "stop");
     until(&t, "the room settles", || !running(&t, &room)).await;
     tokio::time::sleep(Duration::from_secs(60)).await;
