@@ -5,19 +5,11 @@
 //! survive restart.
 
 use crate::kit::*;
-use flybot_interop::cancel::{HumanDisposition, TurnKey};
+use flybot_interop::cancel::HumanDisposition;
 use flybot_interop::envelope::EnvelopeKind::Question;
 use flybot_interop::journal::{
     Decision, DispatchBlocked, JournalError, Reconciliation, SendObservation, SendOperation,
 };
-
-fn t1(task: &str) -> TurnKey {
-    TurnKey {
-        task_id: task.into(),
-        generation: 0,
-        turn_id: "t1".into(),
-    }
-}
 
 fn with_session(h: &mut Harness, task: &str) {
     enrolled(h, task);
@@ -88,31 +80,13 @@ fn matrix_delivery_and_crash_crash_before_the_cursor_moves_redelivers_into_dedup
 fn matrix_delivery_and_crash_crash_after_submission_is_uncertain_not_resubmitted() {
     let mut h = Harness::new();
     with_session(&mut h, "task-1");
-    let send = h
-        .journal
-        .begin_send(
-            "task-1",
-            SendOperation::SubmitTurn,
-            Some(t1("task-1")),
-            None,
-            h.now,
-        )
-        .unwrap();
+    let send = h.submit(&first_turn("task-1")).unwrap();
     // Crash between the remote call and its acknowledgement.
     h.restart();
     let task = h.journal.task("task-1").unwrap();
     assert!(task.cancel.recovery.is_some(), "recovery: uncertain");
     assert_eq!(h.journal.unresolved_sends().len(), 1);
-    let blocked = h
-        .journal
-        .begin_send(
-            "task-1",
-            SendOperation::SubmitTurn,
-            Some(t1("task-1")),
-            None,
-            h.now,
-        )
-        .unwrap_err();
+    let blocked = h.submit(&first_turn("task-1")).unwrap_err();
     assert!(matches!(blocked, JournalError::Blocked(_)));
     // The history shows exactly one matching message: reconciled.
     h.journal
@@ -133,16 +107,7 @@ fn matrix_delivery_and_crash_crash_after_submission_is_uncertain_not_resubmitted
 fn matrix_delivery_and_crash_unmatched_submission_needs_a_person() {
     let mut h = Harness::new();
     with_session(&mut h, "task-1");
-    let send = h
-        .journal
-        .begin_send(
-            "task-1",
-            SendOperation::SubmitTurn,
-            Some(t1("task-1")),
-            None,
-            h.now,
-        )
-        .unwrap();
+    let send = h.submit(&first_turn("task-1")).unwrap();
     h.journal
         .finish_send(send, SendObservation::Timeout, h.now)
         .unwrap();
@@ -177,15 +142,7 @@ fn matrix_delivery_and_crash_unmatched_submission_needs_a_person() {
     assert!(h.journal.task("task-1").unwrap().cancel.recovery.is_none());
     // Assumed done: the turn is not submitted a second time.
     assert!(matches!(
-        h.journal
-            .begin_send(
-                "task-1",
-                SendOperation::SubmitTurn,
-                Some(t1("task-1")),
-                None,
-                h.now
-            )
-            .unwrap_err(),
+        h.submit(&first_turn("task-1")).unwrap_err(),
         JournalError::Blocked(DispatchBlocked::AlreadySubmitted)
     ));
 }

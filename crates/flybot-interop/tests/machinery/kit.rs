@@ -3,10 +3,11 @@
 //! envelope builders. No network, no sleeps.
 
 use flybot_interop::budgets::PROPOSED;
+use flybot_interop::cancel::TurnKey;
 use flybot_interop::envelope::rules::input_digest;
 use flybot_interop::envelope::{Envelope, EnvelopeKind, Payload};
 use flybot_interop::journal::{
-    CorrelationKey, Decision, IngressRecord, Journal, TaskBinding, TransportContext,
+    CorrelationKey, Decision, IngressRecord, Journal, SendOperation, TaskBinding, TransportContext,
 };
 use tempfile::TempDir;
 
@@ -86,9 +87,29 @@ impl Harness {
             .unwrap()
     }
 
+    /// The journaled intent of submitting `turn` (a remote call follows).
+    pub fn submit(&mut self, turn: &TurnKey) -> flybot_interop::journal::Result<u64> {
+        self.journal.begin_send(
+            &turn.task_id,
+            SendOperation::SubmitTurn,
+            Some(turn.clone()),
+            None,
+            self.now,
+        )
+    }
+
     pub fn accepted(&mut self, context: &TransportContext, envelope: &Envelope) {
         let record = self.deliver(context, envelope);
         assert_eq!(record.decision, Decision::Accepted, "{}", envelope.event_id);
+    }
+}
+
+/// The first turn of `task`, generation 0.
+pub fn first_turn(task: &str) -> TurnKey {
+    TurnKey {
+        task_id: task.into(),
+        generation: 0,
+        turn_id: "t1".into(),
     }
 }
 

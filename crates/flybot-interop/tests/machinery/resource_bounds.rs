@@ -5,7 +5,6 @@
 
 use crate::kit::*;
 use flybot_interop::budgets::{BudgetRefusal, Charge, PROPOSED, Usage, enroll};
-use flybot_interop::cancel::TurnKey;
 use flybot_interop::envelope::EnvelopeKind::{Answer, Question, Result as ResultKind};
 use flybot_interop::journal::{
     Decision, DispatchBlocked, JournalError, RefusedBecause, SendObservation, SendOperation,
@@ -162,40 +161,16 @@ fn matrix_resource_bounds_one_in_flight_turn_and_no_double_dispatch() {
             h.now,
         )
         .unwrap();
-    let turn = TurnKey {
-        task_id: "task-1".into(),
-        generation: 0,
-        turn_id: "t1".into(),
-    };
-    h.journal
-        .begin_send(
-            "task-1",
-            SendOperation::SubmitTurn,
-            Some(turn.clone()),
-            None,
-            h.now,
-        )
-        .unwrap();
+    let turn = first_turn("task-1");
+    h.submit(&turn).unwrap();
     // A second, concurrent dispatch of the same reservation never starts.
-    let again = h
-        .journal
-        .begin_send(
-            "task-1",
-            SendOperation::SubmitTurn,
-            Some(turn.clone()),
-            None,
-            h.now,
-        )
-        .unwrap_err();
+    let again = h.submit(&turn).unwrap_err();
     assert!(matches!(
         again,
         JournalError::Blocked(DispatchBlocked::AlreadySubmitted)
     ));
     h.restart();
-    let after_restart = h
-        .journal
-        .begin_send("task-1", SendOperation::SubmitTurn, Some(turn), None, h.now)
-        .unwrap_err();
+    let after_restart = h.submit(&turn).unwrap_err();
     assert!(matches!(after_restart, JournalError::Blocked(_)));
 }
 

@@ -4,7 +4,7 @@
 //! cannot revive the task; room messages never start work.
 
 use crate::kit::*;
-use flybot_interop::cancel::{CancelFacet, StopEvidence, TurnKey};
+use flybot_interop::cancel::{CancelFacet, StopEvidence};
 use flybot_interop::envelope::EnvelopeKind::{Progress, Result as ResultKind};
 use flybot_interop::envelope::RefusalCode;
 use flybot_interop::journal::{
@@ -38,11 +38,7 @@ fn matrix_stop_and_late_result_cancel_before_dispatch_prevents_calls() {
         task.cancel.cancel,
         Some(CancelFacet::Requested { generation: 1 })
     );
-    assert!(task.cancel.tombstones.contains(&TurnKey {
-        task_id: "task-1".into(),
-        generation: 0,
-        turn_id: "t1".into(),
-    }));
+    assert!(task.cancel.tombstones.contains(&first_turn("task-1")));
 }
 
 #[test]
