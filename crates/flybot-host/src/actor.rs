@@ -54,3 +54,11 @@ pub fn resolve(state: &TeamState, token: Option<&str>) -> Caller {
         None => Caller::Actor(Actor::SingleOwner),
     }
 }
+
+/// The label a journal line records for the actor.
+pub fn journal_actor(actor: &Actor) -> &str {
+    match actor {
+        Actor::SingleOwner => "owner",
+        Actor::Member { member_id, .. } => member_id,
+    }
+}

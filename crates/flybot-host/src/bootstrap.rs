@@ -4,21 +4,22 @@
 //! again, so deleting every Bot does not bring the Chief back.
 
 use crate::endpoints::insert_new_bot;
-use crate::host::{Host, HostEvent};
+use crate::events::HostEvent;
+use crate::team::Team;
 use flybot_protocol::ApiError;
 use flybot_store::StoreStatus;
 
 /// The first Main Bot's name.
 pub const FIRST_MAIN_BOT: &str = "Chief";
 
-pub async fn first_main_bot(host: &Host) -> Result<(), ApiError> {
-    let store = host.store();
+pub async fn first_main_bot(team: &Team, default_model: &str) -> Result<(), ApiError> {
+    let store = team.store();
     let fresh = store.read(|state| state.members.is_empty() && state.bots.is_empty());
     if !fresh || store.status() != StoreStatus::Writer {
         return Ok(());
     }
-    let model = host.config().default_model.clone();
-    let made = host
+    let model = default_model.to_owned();
+    let made = team
         .mutate("host", |change| {
             let state = change.state();
             if !state.members.is_empty() || !state.bots.is_empty() {
@@ -32,7 +33,7 @@ pub async fn first_main_bot(host: &Host) -> Result<(), ApiError> {
         })
         .await?;
     if let Some(bot) = made {
-        host.emit(HostEvent::BotCreated {
+        team.emit(HostEvent::BotCreated {
             bot_id: bot.id,
             owner_id: bot.owner_id,
         });

@@ -1,16 +1,27 @@
-//! `Host`: the store, the host's configuration and its event bus. Every state
-//! change goes through `Host::mutate`, which validates first and writes
-//! nothing on refusal (the store rolls a refused change back).
+//! `Host`: the composition root. It builds the host's services in order,
+//! each from only the services it uses (the bus and the team first, then
+//! the board, the workflows, the turns' environment and the agent runtime,
+//! the round driver, the task drive and the other followers), and hands
+//! each to whoever needs it. Nothing holds the host: services that would
+//! call each other in a circle meet on the bus instead.
 
+use crate::approvals::Approvals;
+use crate::board::{Board, TaskDrive};
+use crate::events::{Bus, HostEvent};
+use crate::rooms::external::ExternalSeats;
+use crate::rooms::{RoomLogs, Rounds};
+use crate::team::Team;
+use crate::turns::HostTurns;
+use crate::turns::usage::{UsageCell, UsageRecorder};
+use crate::workflows::Workflows;
 use flybot_agent::model::config::ProviderRegistry;
-use flybot_core::tasks::Effect;
-use flybot_core::tasks::workers::{WorkerPool, WorkerState};
+use flybot_agent::session::Sessions;
+use flybot_core::tasks::workers::WorkerState;
 use flybot_protocol::ApiError;
 use flybot_store::{Change, Store};
-use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
 /// What the host was started with.
 #[derive(Debug, Clone)]
@@ -40,61 +51,24 @@ impl HostConfig {
     }
 }
 
-/// Something that happened, for the live stream and (later) plugins.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type")]
-pub enum HostEvent {
-    /// A Bot was made (create-bot, duplicate-bot, the first Main Bot); never
-    /// sent for a run Bot (#645, #1373).
-    #[serde(rename = "bot.created", rename_all = "camelCase")]
-    BotCreated { bot_id: String, owner_id: String },
-    /// A board write changed these cards: the task drive runs after it
-    /// (#1109), and a client polling the board may refresh.
-    #[serde(rename = "tasks.written", rename_all = "camelCase")]
-    TasksWritten { task_ids: Vec<String> },
-    /// A Session's work moved (a step, a tool call, a turn's end: #546,
-    /// #471, #353), so a client redraws the state view's `work`.
-    #[serde(rename = "work", rename_all = "camelCase")]
-    Work { session_id: String },
-}
-
+/// The host's services, each built once.
 struct Inner {
-    store: Store,
-    config: HostConfig,
-    events: broadcast::Sender<HostEvent>,
-    /// `HostEvent::Work` only: a busy turn sends many, and they must not
-    /// crowd the board's listeners off `events`.
-    work_events: broadcast::Sender<HostEvent>,
-    /// Claims' isolated workers (#1729): process memory, not team state.
-    workers: std::sync::Mutex<WorkerPool>,
-    /// Turns true when the host starts stopping, so long-lived answers (the
-    /// live stream) end and a graceful shutdown does not wait on them.
-    stopping: watch::Sender<bool>,
-    /// The agent runtime: every Session's turns, inbox and log.
-    sessions: flybot_agent::session::Sessions,
-    /// The room logs and each room's round state (issue 5).
-    rooms: Arc<crate::rooms::RoomLogs>,
-    /// External room members' supervised processes (#198).
-    externals: Arc<crate::rooms::external::ExternalSeats>,
-    /// What the turns share with the channel: waiting approvals, the usage
-    /// ledger, the team tools' host access.
-    turn_parts: crate::turns::TurnParts,
-    /// The task drive (#1109): wakes each owner's next card.
-    drive: crate::board::TaskDrive,
-    /// The late link to this host, for the parts that outlive a borrow.
-    link: HostLink,
+    config: Arc<HostConfig>,
+    team: Team,
+    board: Board,
+    logs: Arc<RoomLogs>,
+    sessions: Sessions,
+    rounds: Rounds,
+    approvals: Approvals,
+    usage: Arc<UsageCell>,
+    workflows: Workflows,
+    drive: Arc<TaskDrive>,
 }
 
-/// A late link to the host, for the parts built before it (the turn
-/// environment the Sessions run with). Weak: it never keeps a host alive.
-#[derive(Clone, Default)]
-pub(crate) struct HostLink(Arc<std::sync::OnceLock<std::sync::Weak<Inner>>>);
-
-impl HostLink {
-    /// The host, once it is made and while it lives.
-    pub(crate) fn host(&self) -> Option<Host> {
-        let inner = self.0.get()?.upgrade()?;
-        Some(Host { inner })
+impl Drop for Inner {
+    /// The last handle gone: the followers end, as on a stop.
+    fn drop(&mut self) {
+        self.team.bus().stop();
     }
 }
 
@@ -106,165 +80,163 @@ pub struct Host {
 
 impl Host {
     pub fn new(store: Store, config: HostConfig) -> Host {
-        let (events, _) = broadcast::channel(256);
-        let link = HostLink::default();
-        let turn_parts = crate::turns::TurnParts::new(&store, &config, link.clone());
-        let sessions = crate::turns::sessions_for(&store, &config, &turn_parts);
-        let rooms = crate::rooms::RoomLogs::new(config.home.clone());
-        let host = Host {
-            inner: Arc::new(Inner {
-                events,
-                work_events: broadcast::channel(256).0,
-                workers: std::sync::Mutex::new(WorkerPool::default()),
-                stopping: watch::channel(false).0,
-                sessions,
-                rooms,
-                externals: crate::rooms::external::ExternalSeats::new(),
-                turn_parts,
-                drive: crate::board::TaskDrive::new(link.clone()),
-                link: link.clone(),
-                store,
-                config,
-            }),
+        let config = Arc::new(config);
+        let team = Team::new(store, Bus::default());
+        let (logs, round_starts) = RoomLogs::with_rounds(config.home.clone());
+        let board = Board::new(team.clone(), logs.clone());
+        let workflows = Workflows {
+            board: board.clone(),
+            home: config.home.clone(),
+            default_model: config.default_model.clone(),
         };
-        // Set once, here: nothing else can have set it.
-        let _ = link.0.set(Arc::downgrade(&host.inner));
-        host.inner.turn_parts.open_usage();
-        crate::board::drive::listen(&host);
-        crate::board::questions::listen(&host);
-        crate::endpoints::workflow_beat::listen(&host);
-        host
+        let waits = Arc::default();
+        let env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
+        let sessions = Sessions::new(config.home.clone(), Arc::new(env));
+        let rounds = Rounds {
+            team: team.clone(),
+            board: board.clone(),
+            logs: logs.clone(),
+            sessions: sessions.clone(),
+            externals: ExternalSeats::new(),
+            config: config.clone(),
+        };
+        rounds.clone().drive(round_starts);
+        let usage = Arc::new(UsageCell::new(config.home.clone()));
+        UsageRecorder {
+            team: team.clone(),
+            sessions: sessions.clone(),
+            models: config.models.clone(),
+            usage: usage.clone(),
+        }
+        .start();
+        crate::board::questions::follow(&board);
+        crate::workflows::beat::follow(&workflows);
+        Host {
+            inner: Arc::new(Inner {
+                drive: TaskDrive::start(team.clone(), sessions.clone()),
+                approvals: Approvals {
+                    team: team.clone(),
+                    sessions: sessions.clone(),
+                    waits,
+                },
+                config,
+                team,
+                board,
+                logs,
+                sessions,
+                rounds,
+                usage,
+                workflows,
+            }),
+        }
     }
 
-    /// What the turns share with the channel (approvals, usage).
-    pub(crate) fn turn_parts(&self) -> &crate::turns::TurnParts {
-        &self.inner.turn_parts
+    /// The team's store and the event bus.
+    pub fn team(&self) -> &Team {
+        &self.inner.team
+    }
+
+    /// The task board's one write path.
+    pub fn board(&self) -> &Board {
+        &self.inner.board
+    }
+
+    /// The round driver and what a room's member turns use.
+    pub fn rounds(&self) -> &Rounds {
+        &self.inner.rounds
+    }
+
+    /// Tool approvals and held sends.
+    pub fn approvals(&self) -> &Approvals {
+        &self.inner.approvals
+    }
+
+    /// The workflow service.
+    pub fn workflows(&self) -> &Workflows {
+        &self.inner.workflows
+    }
+
+    /// The usage ledger.
+    pub(crate) fn usage(&self) -> &UsageCell {
+        &self.inner.usage
     }
 
     /// The agent runtime (`send`, `messages`, `cancel`, and a room's turns).
-    pub fn sessions(&self) -> &flybot_agent::session::Sessions {
+    pub fn sessions(&self) -> &Sessions {
         &self.inner.sessions
     }
 
     /// The task drive (#1109).
-    pub fn task_drive(&self) -> &crate::board::TaskDrive {
+    pub fn task_drive(&self) -> &TaskDrive {
         &self.inner.drive
     }
 
-    /// A weak link to this host.
-    pub(crate) fn link(&self) -> HostLink {
-        self.inner.link.clone()
-    }
-
     /// The room logs and round state.
-    pub fn rooms(&self) -> &Arc<crate::rooms::RoomLogs> {
-        &self.inner.rooms
+    pub fn rooms(&self) -> &Arc<RoomLogs> {
+        &self.inner.logs
     }
 
     /// External room members' processes (#198).
-    pub fn externals(&self) -> &Arc<crate::rooms::external::ExternalSeats> {
-        &self.inner.externals
+    pub fn externals(&self) -> &Arc<ExternalSeats> {
+        &self.inner.rounds.externals
     }
 
     pub fn store(&self) -> &Store {
-        &self.inner.store
+        self.inner.team.store()
     }
 
     pub fn config(&self) -> &HostConfig {
         &self.inner.config
     }
 
-    /// The one writer: runs `f` on the team and answers once the change is on
-    /// disk. `actor` is recorded on the journal line.
+    /// The one writer (`Team::mutate`).
     pub async fn mutate<T>(
         &self,
         actor: &str,
         f: impl FnOnce(&mut Change<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
-        self.inner.store.mutate(actor, f).await
+        self.inner.team.mutate(actor, f).await
     }
 
-    /// Applies a committed task change's worker effects (#1729).
-    pub fn apply_task_effects(&self, effects: &[Effect]) {
-        if effects.is_empty() {
-            return;
-        }
-        let mut pool = self
-            .inner
-            .workers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        pool.apply(effects);
-    }
-
-    /// The state of a claim's worker; an unknown id answers `None`, so one
-    /// claim never sees another's files or vars (#1729).
+    /// The state of a claim's worker (#1729).
     pub fn task_worker(&self, worker_id: &str) -> Option<WorkerState> {
-        let pool = self
-            .inner
-            .workers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        pool.get(worker_id).cloned()
+        self.inner.board.worker(worker_id)
     }
 
     /// Sets one variable of a live worker; answers whether it exists.
     pub fn set_task_worker_var(&self, worker_id: &str, key: &str, value: &str) -> bool {
-        let mut pool = self
-            .inner
-            .workers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match pool.get_mut(worker_id) {
-            Some(worker) => {
-                worker.vars.insert(key.to_owned(), value.to_owned());
-                true
-            }
-            None => false,
-        }
+        self.inner.board.set_worker_var(worker_id, key, value)
     }
 
-    /// Announces an event that a committed change produced.
+    /// Announces an event on the bus.
     pub fn emit(&self, event: HostEvent) {
-        // Nobody listening is fine: the event is advisory.
-        let bus = match &event {
-            HostEvent::Work { .. } => &self.inner.work_events,
-            HostEvent::BotCreated { .. } | HostEvent::TasksWritten { .. } => &self.inner.events,
-        };
-        let _ = bus.send(event);
+        self.inner.team.emit(event);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<HostEvent> {
-        self.inner.events.subscribe()
+        self.inner.team.bus().subscribe()
     }
 
     /// Follows `HostEvent::Work`, kept apart from the other events.
     pub fn subscribe_work(&self) -> broadcast::Receiver<HostEvent> {
-        self.inner.work_events.subscribe()
+        self.inner.team.bus().subscribe_work()
     }
 
-    /// Starts stopping: live streams end so connections can close.
+    /// Starts stopping: live streams and followers end, and every external
+    /// member's process with them (#198).
     pub fn begin_stop(&self) {
-        self.inner.stopping.send_replace(true);
-        // Stopping the host ends every external member's process (#198).
-        self.inner.externals.stop_all();
+        self.inner.team.bus().stop();
+        self.inner.rounds.externals.stop_all();
     }
 
     /// Resolves once the host has started stopping.
     pub async fn stopped(&self) {
-        let mut stopping = self.inner.stopping.subscribe();
-        // An error means the host is gone, which is a stop too.
-        let _ = stopping.wait_for(|stopping| *stopping).await;
-    }
-
-    /// `stopped`, owning its host, for streams that outlive a borrow.
-    pub async fn stopped_owned(self) {
-        self.stopped().await;
+        self.inner.team.bus().stopped().await;
     }
 
     /// A clean stop: every acknowledged change is already on disk; this
     /// writes the snapshot and releases the home lock.
     pub async fn shut_down(&self) -> Result<(), flybot_store::StoreError> {
-        self.inner.store.close().await
+        self.inner.team.store().close().await
     }
 }

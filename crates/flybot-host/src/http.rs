@@ -80,7 +80,9 @@ pub fn caller_of(host: &Host, headers: &HeaderMap) -> Caller {
 async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
     let caller = caller_of(&host, &headers);
     Answer(match caller.require() {
-        Ok(actor) => crate::view::state_view(&host, actor).await,
+        Ok(actor) => {
+            crate::view::state_view(host.team(), host.sessions(), host.config(), actor).await
+        }
         Err(refusal) => Err(refusal),
     })
 }

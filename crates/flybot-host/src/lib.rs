@@ -2,9 +2,11 @@
 //! owner-scoped access, and the roster endpoints. Only this crate knows HTTP.
 
 mod actor;
+pub mod approvals;
 pub mod board;
 mod bootstrap;
 mod endpoints;
+pub mod events;
 mod host;
 mod http;
 mod ids;
@@ -12,9 +14,12 @@ mod live;
 mod mock_model_server;
 pub mod pilot;
 pub mod rooms;
+pub mod team;
 mod turns;
 mod view;
+pub mod workflows;
 
-pub use host::{Host, HostConfig, HostEvent};
+pub use events::HostEvent;
+pub use host::{Host, HostConfig};
 pub use http::{app, read_only_sentence, serve};
 pub use mock_model_server::{mock_model_app, serve_mock_model};

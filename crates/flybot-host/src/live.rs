@@ -2,7 +2,8 @@
 //! revision at connect and after every accepted change; a `bot.created` event
 //! announces a new Bot the actor can see.
 
-use crate::host::{Host, HostEvent};
+use crate::events::HostEvent;
+use crate::host::Host;
 use crate::http::{Answer, caller_of};
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -34,24 +35,17 @@ pub async fn live(State(host): State<Host>, headers: HeaderMap) -> Response {
     let events = both.map(move |event| match event {
         Ok(event) if visible(&events_host, &actor, &event) => serde_json::to_string(&event)
             .ok()
-            .map(|data| Event::default().event(event_name(&event)).data(data)),
+            .map(|data| Event::default().event(event.name()).data(data)),
         _ => None,
     });
-    let stopped = Box::pin(host.clone().stopped_owned());
+    let bus = host.team().bus().clone();
+    let stopped = Box::pin(async move { bus.stopped().await });
     let stream = futures_util::stream::select(revisions, events)
         .filter_map(|event| async move { event.map(Ok::<_, Infallible>) })
         .take_until(stopped);
     Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
-}
-
-fn event_name(event: &HostEvent) -> &'static str {
-    match event {
-        HostEvent::BotCreated { .. } => "bot.created",
-        HostEvent::TasksWritten { .. } => "tasks.written",
-        HostEvent::Work { .. } => "work",
-    }
 }
 
 fn visible(host: &Host, actor: &Actor, event: &HostEvent) -> bool {
@@ -64,7 +58,8 @@ fn visible(host: &Host, actor: &Actor, event: &HostEvent) -> bool {
                     .is_some_and(|task| flybot_core::tasks::read::task_visible(state, actor, task))
             })
         }),
-        HostEvent::Work { session_id } => host.store().read(|state| {
+        HostEvent::Work { session_id } | HostEvent::TurnEnded { session_id, .. } => {
+            host.store().read(|state| {
             // A Bot's own chat, or a room seat's Session in a room it sees.
             state
                 .bots
@@ -74,6 +69,13 @@ fn visible(host: &Host, actor: &Actor, event: &HostEvent) -> bool {
                     room.sessions.values().any(|s| s == session_id)
                         && flybot_core::access::room_visible(state, actor, room)
                 })
+            })
+        }
+        HostEvent::RoundEnded { room_id } => host.store().read(|state| {
+            state
+                .rooms
+                .get(room_id)
+                .is_some_and(|room| flybot_core::access::room_visible(state, actor, room))
         }),
         HostEvent::BotCreated { bot_id, .. } => host.store().read(|state| {
             state

@@ -1,13 +1,20 @@
 //! The host's side of the agent runtime: `HostTurns` tells a Session's turn
 //! which Bot it runs for, its model route, its system prompt, its tools and
-//! its working folder. The runtime itself (`Sessions`) is owned by `Host`.
+//! its working folder, and announces a turn's moves and its end on the bus
+//! (the drive and the usage ledger follow them there). It holds only
+//! services that never hold the runtime, so the runtime's environment and
+//! the runtime make no circle.
 
 pub(crate) mod approver;
 mod reach;
 mod team;
 pub(crate) mod usage;
 
-use crate::host::HostLink;
+use crate::board::Board;
+use crate::events::HostEvent;
+use crate::rooms::RoomLogs;
+use crate::team::Team;
+use crate::workflows::Workflows;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::prompt::{PromptInput, system_prompt};
 use flybot_agent::session::EndReason;
@@ -17,53 +24,47 @@ use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
 use flybot_protocol::state::{Bot, TeamState};
-use flybot_store::Store;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// What the turns share with the channel: the late host link, the turns
-/// waiting on an approval, the usage ledger and the team tools' access.
-#[derive(Clone)]
-pub(crate) struct TurnParts {
-    pub link: HostLink,
-    pub waits: approver::Waits,
-    pub usage: Arc<usage::UsageCell>,
-    pub team: Arc<dyn TeamAccess>,
-}
-
-impl TurnParts {
-    pub(crate) fn new(store: &Store, config: &crate::HostConfig, link: HostLink) -> TurnParts {
-        TurnParts {
-            team: Arc::new(team::HostTeam {
-                store: store.clone(),
-                home: config.home.clone(),
-                link: link.clone(),
-                recent: RecentLines::default(),
-            }),
-            link,
-            waits: Arc::default(),
-            usage: Arc::new(usage::UsageCell::new(config.home.clone())),
-        }
-    }
-
-    /// Opens the usage ledger in the background when a runtime is there.
-    pub(crate) fn open_usage(&self) {
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let usage = self.usage.clone();
-            runtime.spawn(async move {
-                usage.ledger().await;
-            });
-        }
-    }
-}
-
 /// Answers a turn's setup from the team.
 pub struct HostTurns {
-    pub store: Store,
+    pub team: Team,
     pub home: PathBuf,
     pub models: Arc<ProviderRegistry>,
     pub tools: ToolSet,
-    pub(crate) parts: TurnParts,
+    pub waits: approver::Waits,
+    pub team_tools: Arc<dyn TeamAccess>,
+    pub board: Board,
+    pub workflows: Workflows,
+}
+
+impl HostTurns {
+    /// The environment of a host's turns.
+    pub(crate) fn new(
+        team: &Team,
+        config: &crate::HostConfig,
+        logs: &Arc<RoomLogs>,
+        board: &Board,
+        workflows: &Workflows,
+        waits: &approver::Waits,
+    ) -> HostTurns {
+        HostTurns {
+            team: team.clone(),
+            home: config.home.clone(),
+            models: config.models.clone(),
+            tools: all_tools(),
+            waits: waits.clone(),
+            team_tools: Arc::new(team::HostTeam {
+                team: team.clone(),
+                home: config.home.clone(),
+                logs: logs.clone(),
+                recent: RecentLines::default(),
+            }),
+            board: board.clone(),
+            workflows: workflows.clone(),
+        }
+    }
 }
 
 /// The Bot a Session runs for: its own chat, or its seat in a room.
@@ -137,16 +138,14 @@ impl TurnEnvironment for HostTurns {
     }
 
     fn changed(&self, session_id: &str) {
-        if let Some(host) = self.parts.link.host() {
-            host.emit(crate::HostEvent::Work {
-                session_id: session_id.to_owned(),
-            });
-        }
+        self.team.emit(HostEvent::Work {
+            session_id: session_id.to_owned(),
+        });
     }
 
     fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason> {
         let (bot, is_main, team, standing) = self
-            .store
+            .team
             .read(|state| {
                 // A member's group Session runs for that Bot and carries the
                 // room's standing section (#894).
@@ -205,12 +204,12 @@ impl TurnEnvironment for HostTurns {
             });
         }
         let mut tool_context = ToolContext::new(session_id, &bot.id, workdir);
-        tool_context.team = Some(self.parts.team.clone());
+        tool_context.team = Some(self.team_tools.clone());
         tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
-            link: self.parts.link.clone(),
+            board: self.board.clone(),
         }));
-        tool_context.workflows = Some(Arc::new(crate::endpoints::workflow_tools::HostWorkflows {
-            link: self.parts.link.clone(),
+        tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
+            workflows: self.workflows.clone(),
         }));
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
@@ -227,46 +226,23 @@ impl TurnEnvironment for HostTurns {
             tools,
             tool_context,
             approver: Some(Arc::new(approver::HostApprover {
-                link: self.parts.link.clone(),
+                team: self.team.clone(),
+                waits: self.waits.clone(),
             })),
         })
     }
 
     fn admit(&self, session_id: &str, item: &flybot_agent::session::InboxItem) -> bool {
-        self.store
+        self.team
             .read(|state| reach::admits(state, session_id, item))
     }
 
     fn turn_ended(&self, session_id: &str, turn_id: &str) {
-        let (Some(host), Ok(runtime)) = (
-            self.parts.link.host(),
-            tokio::runtime::Handle::try_current(),
-        ) else {
-            return;
-        };
-        crate::board::drive::turn_ended(host.clone(), session_id.to_owned());
-        runtime.spawn(usage::record_turn(
-            host,
-            session_id.to_owned(),
-            turn_id.to_owned(),
-        ));
+        self.team.emit(HostEvent::TurnEnded {
+            session_id: session_id.to_owned(),
+            turn_id: turn_id.to_owned(),
+        });
     }
-}
-
-/// The runtime a host starts with.
-pub(crate) fn sessions_for(
-    store: &Store,
-    config: &crate::HostConfig,
-    parts: &TurnParts,
-) -> flybot_agent::session::Sessions {
-    let env = HostTurns {
-        store: store.clone(),
-        home: config.home.clone(),
-        models: config.models.clone(),
-        tools: all_tools(),
-        parts: parts.clone(),
-    };
-    flybot_agent::session::Sessions::new(config.home.clone(), Arc::new(env))
 }
 
 /// The work view (#546, #471, #353): the running turns and the ended turns of

@@ -2,7 +2,9 @@
 //! may see (#49), with the `revision` that moves on every accepted change.
 //! Credentials never leave the host: no token or code hash is in any view.
 
-use crate::host::Host;
+use crate::HostConfig;
+use crate::team::Team;
+use flybot_agent::session::Sessions;
 use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Bot, Room, TeamState};
@@ -25,9 +27,14 @@ pub fn room_view(room: &Room) -> Value {
 
 /// The view for `actor`; on a fresh home the first call makes the first Main
 /// Bot (see `bootstrap`).
-pub async fn state_view(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
-    crate::bootstrap::first_main_bot(host).await?;
-    let store = host.store();
+pub async fn state_view(
+    team: &Team,
+    sessions: &Sessions,
+    config: &HostConfig,
+    actor: &Actor,
+) -> Result<Value, ApiError> {
+    crate::bootstrap::first_main_bot(team, &config.default_model).await?;
+    let store = team.store();
     let read_only = match store.status() {
         StoreStatus::Writer => Value::Null,
         StoreStatus::ReadOnly(reason) => {
@@ -35,13 +42,12 @@ pub async fn state_view(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
         }
     };
     Ok(store.read(|state| {
-        let config = host.config();
         let mut view = narrowed(state, actor, &config.default_model, &config.models);
         if let Some(object) = view.as_object_mut() {
             object.insert("revision".into(), store.revision().into());
             object.insert(
                 "work".into(),
-                crate::turns::work_view(host.sessions(), state, actor),
+                crate::turns::work_view(sessions, state, actor),
             );
             object.insert("readOnly".into(), read_only);
         }

@@ -393,7 +393,7 @@ impl Sessions {
                 continue;
             }
             self.note_inflight();
-            let summary = run_turn(&cell, env.as_ref(), &turn_id, items, cancel).await;
+            let summary = run_turn(self, &cell, env.as_ref(), &turn_id, items, cancel).await;
             lock(&cell.state).running = None;
             lock(&self.inner.ended).record(
                 &cell.session_id,

@@ -70,6 +70,10 @@ pub struct ToolContext {
     /// The workflows for `run_workflow` and `define_workflow`; `None` where
     /// a turn runs without a host.
     pub workflows: Option<Arc<dyn crate::tools::workflow::WorkflowAccess>>,
+    /// The agent runtime running this turn (delivery, stop, unread counts);
+    /// the runtime puts itself here when the turn starts, so nothing outside
+    /// a turn holds it. `None` where a tool runs without a runtime.
+    pub sessions: Option<crate::session::Sessions>,
 }
 
 impl ToolContext {
@@ -83,6 +87,7 @@ impl ToolContext {
             team: None,
             tasks: None,
             workflows: None,
+            sessions: None,
         }
     }
 }

@@ -1,10 +1,10 @@
 //! `TeamAccess`: what the team tools may reach of the running host. The host
-//! implements it over its store, its Sessions and its event bus; the agent
+//! implements it over its store and its event bus (the Sessions come with
+//! the turn's `ToolContext`); the agent
 //! crate never names the host. The rules the team tools enforce (reach, hop
 //! and unread limits, dedupe, retirement) live with the tools, so a test can
 //! run them on a plain store.
 
-use crate::session::Sessions;
 use crate::tools::BoxFuture;
 use crate::tools::team::RecentLines;
 use flybot_core::rooms::reach::{Send as ReachSend, Verdict};
@@ -16,9 +16,6 @@ use std::path::Path;
 pub trait TeamAccess: Send + Sync {
     /// The team's store: reads, and changes through `Store::mutate`.
     fn store(&self) -> &Store;
-    /// The running Sessions (delivery, stop, unread counts); `None` while the
-    /// host is starting or stopping.
-    fn sessions(&self) -> Option<Sessions>;
     /// The home folder (`decisions.jsonl`).
     fn home(&self) -> &Path;
     /// A fresh record id with `prefix` (`bot`, `session`).

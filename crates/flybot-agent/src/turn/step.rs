@@ -69,6 +69,7 @@ impl Turn<'_> {
 /// Runs one turn of `cell`'s Session with `items` as its input and writes
 /// its `turn/end`.
 pub(crate) async fn run_turn(
+    sessions: &crate::session::Sessions,
     cell: &Cell,
     env: &dyn TurnEnvironment,
     turn_id: &str,
@@ -83,7 +84,10 @@ pub(crate) async fn run_turn(
         said_something: false,
     };
     let reason = match env.setup(&cell.session_id) {
-        Ok(setup) => {
+        Ok(mut setup) => {
+            // The runtime hands itself to this turn's tools, and to nothing
+            // that outlives the turn.
+            setup.tool_context.sessions = Some(sessions.clone());
             let mut start = vec![SessionEvent::TurnStart {
                 turn_id: turn_id.to_owned(),
             }];

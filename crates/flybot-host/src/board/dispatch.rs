@@ -1,11 +1,10 @@
 //! `HostRoundBoard`: the host's side of the round's board hook (#1254). A
 //! dispatch is written through the core `assign_from_dispatch` as one
-//! change (`claims::write_rule`), so the claim line follows in the member's
+//! change (`Board::write`), so the claim line follows in the member's
 //! voice (#1253) and the task drive wakes the member in its own chat
 //! (#1205).
 
-use super::claims::write_rule;
-use crate::host::Host;
+use super::write::Board;
 use crate::ids::new_id;
 use crate::rooms::dispatch::{BoardFuture, RoundBoard};
 use flybot_core::rooms::assign::assign_from_dispatch;
@@ -14,7 +13,7 @@ use flybot_core::tasks::track::Fresh;
 
 /// The board a room's rounds write dispatches to.
 pub struct HostRoundBoard {
-    pub host: Host,
+    pub board: Board,
 }
 
 impl RoundBoard for HostRoundBoard {
@@ -34,7 +33,7 @@ impl RoundBoard for HostRoundBoard {
                 question_id: &question_id,
             };
             let journal = format!("bot:{poster}");
-            let written = write_rule(&self.host, &journal, |state, now| {
+            let written = self.board.write(&journal, |state, now| {
                 assign_from_dispatch(state, &room_id, &poster, &dispatch, &text, fresh, now)
             })
             .await;

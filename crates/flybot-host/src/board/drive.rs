@@ -13,7 +13,10 @@
 //! `pass` and `ended` take `now`, so a test can drive the beat itself; the
 //! host's clock is tokio's, so a paused test clock moves the waits too.
 
-use crate::host::{Host, HostLink};
+use crate::events::{HostEvent, Written, follow, follow_written};
+use crate::team::Team;
+use flybot_agent::session::Sessions;
+use flybot_core::sync::lock;
 use flybot_agent::session::{ItemKind, Source};
 use flybot_core::rooms::board::format_room_board;
 use flybot_core::rooms::wake::{Backoff, after_wake, fingerprint, may_wake, offer_text, wake_text};
@@ -22,7 +25,7 @@ use flybot_core::tasks::target::WRITE_BACK_WAKES_MAX;
 use flybot_protocol::state::{Task, TaskStatus};
 use flybot_protocol::task::{TaskFields, WriteBackState};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Which pass woke a Session; each keeps its own wait.
@@ -67,16 +70,27 @@ struct Plan {
 
 /// The host's task drive.
 pub struct TaskDrive {
-    link: HostLink,
+    team: Team,
+    sessions: Sessions,
     state: Mutex<DriveState>,
     base_ms: u64,
     start: tokio::time::Instant,
 }
 
 impl TaskDrive {
-    pub(crate) fn new(link: HostLink) -> TaskDrive {
+    /// The drive of `team`, waking Sessions of `sessions`; it follows the
+    /// board's writes and the turns' ends on the team's bus until the host
+    /// stops.
+    pub(crate) fn start(team: Team, sessions: Sessions) -> Arc<TaskDrive> {
+        let drive = Arc::new(TaskDrive::new(team, sessions));
+        drive.follow();
+        drive
+    }
+
+    fn new(team: Team, sessions: Sessions) -> TaskDrive {
         TaskDrive {
-            link,
+            team,
+            sessions,
             state: Mutex::default(),
             base_ms: flybot_store::system_now_ms(),
             start: tokio::time::Instant::now(),
@@ -84,7 +98,7 @@ impl TaskDrive {
     }
 
     fn lock(&self) -> MutexGuard<'_, DriveState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// The drive's clock: the wall clock at start plus tokio's elapsed time.
@@ -106,8 +120,8 @@ impl TaskDrive {
             .cloned()
     }
 
-    fn plans(host: &Host, now: u64) -> Vec<Plan> {
-        host.store().read(|state| {
+    fn plans(&self, now: u64) -> Vec<Plan> {
+        self.team.read(|state| {
             let board = |task: &Task| {
                 task.room_id
                     .as_deref()
@@ -145,11 +159,11 @@ impl TaskDrive {
 
     /// One drive pass: wakes every owner whose next card may be woken now,
     /// and offers the queue items. Answers the wakes sent.
-    pub fn pass(&self, host: &Host, now: u64) -> Vec<Sent> {
+    pub fn pass(&self, now: u64) -> Vec<Sent> {
         let mut sent = Vec::new();
         let mut woken: BTreeSet<String> = BTreeSet::new();
-        for plan in Self::plans(host, now) {
-            if woken.contains(&plan.session_id) || host.sessions().is_running(&plan.session_id) {
+        for plan in self.plans(now) {
+            if woken.contains(&plan.session_id) || self.sessions.is_running(&plan.session_id) {
                 continue;
             }
             let fp = fingerprint(&plan.task);
@@ -172,7 +186,7 @@ impl TaskDrive {
                     },
                 );
             }
-            let delivered = host.sessions().deliver(
+            let delivered = self.sessions.deliver(
                 &plan.session_id,
                 &plan.text,
                 Source::Host,
@@ -202,12 +216,12 @@ impl TaskDrive {
     /// A turn of `session_id` ended: a wake's turn that left its card as it
     /// was starts (or lengthens) the wait; any other turn clears the
     /// Session's waits (a person spoke). Then a pass runs.
-    pub fn ended(&self, host: &Host, session_id: &str, now: u64) -> Vec<Sent> {
+    pub fn ended(self: &Arc<Self>, session_id: &str, now: u64) -> Vec<Sent> {
         let wake = self.lock().going.remove(session_id);
         match wake {
             Some(wake) => {
-                let after = host
-                    .store()
+                let after = self
+                    .team
                     .read(|s| s.tasks.get(&wake.task_id).map(fingerprint))
                     .unwrap_or_default();
                 let key = (session_id.to_owned(), wake.pass);
@@ -224,21 +238,45 @@ impl TaskDrive {
             }
             None => self.lock().waits.retain(|(s, _), _| s != session_id),
         }
-        self.pass(host, now)
+        self.pass(now)
     }
 
     /// Runs a pass once `after_ms` has gone by.
-    fn rerun_at(&self, after_ms: u64) {
-        let link = self.link.clone();
+    fn rerun_at(self: &Arc<Self>, after_ms: u64) {
+        let drive = self.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 tokio::time::sleep(Duration::from_millis(after_ms)).await;
-                if let Some(host) = link.host() {
-                    let drive = host.task_drive();
-                    drive.pass(&host, drive.now());
-                }
+                drive.pass(drive.now());
             });
         }
+    }
+
+    /// Runs a pass after every board write (`tasks.written`) and the turn's
+    /// side after every turn's end, while the host lives.
+    fn follow(self: &Arc<Self>) {
+        let drive = self.clone();
+        follow_written(self.team.bus(), move |_: Written| {
+            let drive = drive.clone();
+            async move {
+                drive.pass(drive.now());
+            }
+        });
+        let drive = self.clone();
+        follow(
+            self.team.bus().subscribe_work(),
+            self.team.bus(),
+            |event| match event {
+                Ok(HostEvent::TurnEnded { session_id, .. }) => Some(session_id),
+                _ => None,
+            },
+            move |session_id: String| {
+                let drive = drive.clone();
+                async move {
+                    drive.ended(&session_id, drive.now());
+                }
+            },
+        );
     }
 }
 
@@ -267,37 +305,4 @@ fn reminder_only(task: &Task, reminders: &HashMap<(String, u64), u32>) -> bool {
         .unwrap_or(0)
         .max(wb.wakes);
     !live && sent >= WRITE_BACK_WAKES_MAX
-}
-
-/// Runs the drive after every board write (`tasks.written`) while the host
-/// lives.
-pub(crate) fn listen(host: &Host) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let mut events = host.subscribe();
-    let link = host.link();
-    runtime.spawn(async move {
-        use tokio::sync::broadcast::error::RecvError;
-        loop {
-            match events.recv().await {
-                Ok(crate::HostEvent::TasksWritten { .. }) | Err(RecvError::Lagged(_)) => {}
-                Ok(_) => continue,
-                Err(RecvError::Closed) => break,
-            }
-            let Some(host) = link.host() else { break };
-            let drive = host.task_drive();
-            drive.pass(&host, drive.now());
-        }
-    });
-}
-
-/// A turn ended: the drive's side of it, off the runtime's own loop.
-pub(crate) fn turn_ended(host: Host, session_id: String) {
-    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-        runtime.spawn(async move {
-            let drive = host.task_drive();
-            drive.ended(&host, &session_id, drive.now());
-        });
-    }
 }

@@ -1,17 +1,20 @@
 //! Work driven by the board (issue 5): `track_tasks` as the host runs it
-//! (`track`), the claim line in the member's voice (#1253, `claims`), a
+//! (`track`), the one write path (`write`), the claim line in the member's
+//! voice (#1253, `claim_lines`), a
 //! dispatch line that is a board assign (#1254, `dispatch`) and the task
 //! drive that wakes each owner's next card in its own chat (#1109, #1172,
 //! #1205, `drive`), and a room card's question shown in its room (#550,
 //! `questions`), and that work in the work view (#553, `handed`). The rules are `flybot_core::tasks` and
 //! `flybot_core::rooms`; this module runs them on the host.
 
-pub mod claims;
+pub mod claim_lines;
 pub mod dispatch;
 pub mod drive;
 pub mod handed;
 pub mod questions;
 pub mod track;
+pub mod write;
 
 pub use drive::TaskDrive;
+pub use write::Board;
 pub(crate) use track::HostTasks;

@@ -7,7 +7,10 @@
 //! question a member already said in the room word for word (an external
 //! Bot's own question, #198) is not said again.
 
-use crate::host::{Host, HostEvent};
+use super::write::Board;
+use crate::events::{Written, follow_written};
+use crate::rooms::RoomLogs;
+use crate::team::Team;
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_protocol::state::Task;
 use flybot_protocol::task::{TaskFields, WaitingFor};
@@ -34,8 +37,9 @@ fn unshown(task: &Task) -> Option<(String, String, String)> {
 }
 
 /// Shows the questions of the written cards `task_ids` in their rooms.
-pub async fn show_questions(host: &Host, task_ids: &[String]) {
-    let cards: Vec<Task> = host.store().read(|s| {
+pub async fn show_questions(board: &Board, task_ids: &[String]) {
+    let (team, logs) = (board.team(), board.logs());
+    let cards: Vec<Task> = team.read(|s| {
         task_ids
             .iter()
             .filter_map(|id| s.tasks.get(id).cloned())
@@ -49,11 +53,11 @@ pub async fn show_questions(host: &Host, task_ids: &[String]) {
             .input_request
             .map(|q| q.question)
             .unwrap_or_default();
-        if said_in_room(host, &room_id, &asked) {
-            keep_cue(host, &task.id, &question_id).await;
+        if said_in_room(logs, &room_id, &asked) {
+            keep_cue(team, &task.id, &question_id).await;
             continue;
         }
-        let appended = host.rooms().append(
+        let appended = logs.append(
             &room_id,
             NewLine {
                 author_id: task.bot_id.clone(),
@@ -68,16 +72,15 @@ pub async fn show_questions(host: &Host, task_ids: &[String]) {
             tracing::warn!("the question of {} could not be logged: {e}", task.id);
             continue;
         }
-        keep_cue(host, &task.id, &question_id).await;
+        keep_cue(team, &task.id, &question_id).await;
     }
 }
 
 /// Whether a member's line in the room already says `question`.
-fn said_in_room(host: &Host, room_id: &str, question: &str) -> bool {
+fn said_in_room(logs: &RoomLogs, room_id: &str, question: &str) -> bool {
     let question = question.trim();
     !question.is_empty()
-        && host
-            .rooms()
+        && logs
             .lines(room_id)
             .unwrap_or_default()
             .iter()
@@ -87,8 +90,8 @@ fn said_in_room(host: &Host, room_id: &str, question: &str) -> bool {
 }
 
 /// Keeps the shown question's id on the card, so it is never shown again.
-async fn keep_cue(host: &Host, task_id: &str, question_id: &str) {
-    let kept = host
+async fn keep_cue(team: &Team, task_id: &str, question_id: &str) {
+    let kept = team
         .mutate("host", |change| {
             if let Some(mut card) = change.state().tasks.get(task_id).cloned() {
                 card.extra
@@ -107,27 +110,18 @@ async fn keep_cue(host: &Host, task_id: &str, question_id: &str) {
 }
 
 /// Shows questions after every board write (`tasks.written`) while the host
-/// lives; one event at a time, so a question is shown once.
-pub(crate) fn listen(host: &Host) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let mut events = host.subscribe();
-    let link = host.link();
-    runtime.spawn(async move {
-        use tokio::sync::broadcast::error::RecvError;
-        loop {
-            let ids = match events.recv().await {
-                Ok(HostEvent::TasksWritten { task_ids }) => task_ids,
-                Ok(_) => continue,
-                Err(RecvError::Lagged(_)) => {
-                    let Some(host) = link.host() else { break };
-                    host.store().read(|s| s.tasks.keys().cloned().collect())
-                }
-                Err(RecvError::Closed) => break,
+/// lives; one event at a time, so a question is shown once. A follower that
+/// fell behind looks at every card.
+pub(crate) fn follow(board: &Board) {
+    let board = board.clone();
+    follow_written(&board.team().bus().clone(), move |written| {
+        let board = board.clone();
+        async move {
+            let ids = match written {
+                Written::Cards(ids) => ids,
+                Written::Lagged => board.team().read(|s| s.tasks.keys().cloned().collect()),
             };
-            let Some(host) = link.host() else { break };
-            show_questions(&host, &ids).await;
+            show_questions(&board, &ids).await;
         }
     });
 }

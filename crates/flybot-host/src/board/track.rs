@@ -1,11 +1,10 @@
 //! `HostTasks`: `track_tasks` as the host runs it (`TaskAccess`). The call's
 //! room is the room whose seat the calling Session is (none in the Bot's
 //! own chat); an assignee's name is resolved among that room's members; each
-//! card write is one change through `claims::write_rule`, so a refusal
+//! card write is one change through `Board::write`, so a refusal
 //! writes nothing, the claim line follows and the task drive runs after it.
 
-use super::claims::{announce, write_quietly, write_rule};
-use crate::host::HostLink;
+use super::write::Board;
 use crate::ids::new_id;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::tools::track_tasks::{
@@ -20,7 +19,7 @@ use flybot_protocol::task_requests::TaskEnqueue;
 
 /// The host's side of `track_tasks`.
 pub(crate) struct HostTasks {
-    pub link: HostLink,
+    pub board: Board,
 }
 
 /// The room whose seat `session_id` is, for `bot_id`.
@@ -77,13 +76,13 @@ struct Call<'a> {
 }
 
 async fn write_card(
-    host: &crate::Host,
+    board: &Board,
     call: &Call<'_>,
     mut item: TrackItem,
 ) -> Result<Outcome, ApiError> {
     if let Some(name) = item.assignee.take() {
-        let id = host
-            .store()
+        let id = board
+            .team()
             .read(|s| member_id(s, call.room_id.as_deref(), &name))
             .ok_or_else(|| {
                 ApiError::invalid(
@@ -96,8 +95,8 @@ async fn write_card(
     if call.room_id.is_none() && item.id.is_none() && !item.overall {
         // In its own chat a Bot continues a group card by its title.
         if let Some(title) = item.title.as_deref() {
-            item.id = host
-                .store()
+            item.id = board
+                .team()
                 .read(|s| own_card_titled(s, &call.caller.bot_id, title));
         }
     }
@@ -112,7 +111,7 @@ async fn write_card(
         task_id: &task_id,
         question_id: &question_id,
     };
-    let out = write_quietly(host, &call.journal, |s, now| {
+    let out = board.write_quietly(&call.journal, |s, now| {
         track(s, ctx, &item, fresh, now)
     })
     .await?;
@@ -120,7 +119,7 @@ async fn write_card(
 }
 
 async fn queue_item(
-    host: &crate::Host,
+    board: &Board,
     call: &Call<'_>,
     item: QueueItem,
 ) -> Result<Outcome, ApiError> {
@@ -143,15 +142,45 @@ async fn queue_item(
         actor_id: None,
     };
     let id = new_id("task");
-    let out = write_quietly(host, &call.journal, |s, now| {
+    let out = board.write_quietly(&call.journal, |s, now| {
         queue::enqueue(s, &call.actor, &req, &id, now)
     })
     .await?;
     Ok(out)
 }
 
-async fn run(host: crate::Host, caller: TaskCaller, call: TaskCall) -> Result<TaskReply, ApiError> {
-    let (room_id, actor) = host.store().read(|s| {
+/// Writes a plan's cards in order, stopping at the first refusal, and
+/// announces once, after the whole plan is on the board.
+async fn write_plan(
+    board: &Board,
+    ctx: &Call<'_>,
+    writes: Vec<CardWrite>,
+    cards: &mut Vec<flybot_protocol::state::Task>,
+) -> Result<(), ApiError> {
+    let mut written = Vec::new();
+    let mut refused = None;
+    for write in writes {
+        let out = match write {
+            CardWrite::Track(item) => write_card(board, ctx, item).await,
+            CardWrite::Queue(item) => queue_item(board, ctx, item).await,
+        };
+        match out {
+            Ok(out) => {
+                written.extend(out.writes.iter().map(|t| t.id.clone()));
+                cards.extend(out.answer);
+            }
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    board.announce_ids(written);
+    refused.map_or(Ok(()), Err)
+}
+
+async fn run(board: &Board, caller: TaskCaller, call: TaskCall) -> Result<TaskReply, ApiError> {
+    let (room_id, actor) = board.team().read(|s| {
         (
             room_of_seat(s, &caller.bot_id, &caller.session_id),
             bot_actor(s, &caller.bot_id),
@@ -166,34 +195,10 @@ async fn run(host: crate::Host, caller: TaskCaller, call: TaskCall) -> Result<Ta
     let bot = caller.bot_id.as_str();
     let mut cards = Vec::new();
     match call {
-        TaskCall::Write(writes) => {
-            let mut written = Vec::new();
-            let mut refused = None;
-            for write in writes {
-                let out = match write {
-                    CardWrite::Track(item) => write_card(&host, &ctx, item).await,
-                    CardWrite::Queue(item) => queue_item(&host, &ctx, item).await,
-                };
-                match out {
-                    Ok(out) => {
-                        written.extend(out.writes.iter().map(|t| t.id.clone()));
-                        cards.extend(out.answer);
-                    }
-                    Err(e) => {
-                        refused = Some(e);
-                        break;
-                    }
-                }
-            }
-            // One announcement after the whole plan is on the board.
-            announce(&host, written);
-            if let Some(e) = refused {
-                return Err(e);
-            }
-        }
+        TaskCall::Write(writes) => write_plan(board, &ctx, writes, &mut cards).await?,
         TaskCall::Claim { id } => {
             let worker = new_id("worker");
-            let out = write_rule(&host, &ctx.journal, |s, now| {
+            let out = board.write(&ctx.journal, |s, now| {
                 claim::claim(
                     s,
                     &ctx.actor,
@@ -212,7 +217,7 @@ async fn run(host: crate::Host, caller: TaskCaller, call: TaskCall) -> Result<Ta
             reason,
             retry_in_sec,
         } => {
-            let out = write_rule(&host, &ctx.journal, |s, now| {
+            let out = board.write(&ctx.journal, |s, now| {
                 claim::release(
                     s,
                     &ctx.actor,
@@ -227,7 +232,7 @@ async fn run(host: crate::Host, caller: TaskCaller, call: TaskCall) -> Result<Ta
             cards.extend(out.answer);
         }
         TaskCall::PostResult { task, ok, error } => {
-            let out = write_rule(&host, &ctx.journal, |s, now| {
+            let out = board.write(&ctx.journal, |s, now| {
                 target::post_result_by_bot(s, bot, &task, ok, error.as_deref(), now)
             })
             .await?;
@@ -244,11 +249,9 @@ impl TaskAccess for HostTasks {
         call: TaskCall,
     ) -> BoxFuture<'a, Result<TaskReply, String>> {
         Box::pin(async move {
-            let host = self
-                .link
-                .host()
-                .ok_or_else(|| "The task board is not available right now.".to_owned())?;
-            run(host, caller, call).await.map_err(|e| e.message)
+            run(&self.board, caller, call)
+                .await
+                .map_err(|e| e.message)
         })
     }
 }

@@ -9,7 +9,7 @@
 //! allowed-once releases one after revalidating it, rejected drops it.
 
 use super::owner::journal_actor;
-use crate::host::Host;
+use crate::approvals::Approvals;
 use crate::rooms::hold::{HeldRecord, held_sends};
 use crate::turns::approver::{ApprovalRecord, ApprovalStatus, STANDING, put, standing_covers};
 use flybot_agent::turn::ApprovalOutcome;
@@ -64,8 +64,8 @@ fn records(state: &flybot_protocol::state::TeamState) -> impl Iterator<Item = Ap
 }
 
 /// `approvals {botId?}` → `{approvals}`: the actor's own waiting ones.
-pub fn list(host: &Host, actor: &Actor, req: ListApprovals) -> Result<Value, ApiError> {
-    host.store().read(|state| {
+pub fn list(approvals: &Approvals, actor: &Actor, req: ListApprovals) -> Result<Value, ApiError> {
+    approvals.team.store().read(|state| {
         let me = actor.member_id(state);
         let mut mine: Vec<(u64, String, Value)> = records(state)
             .filter(|r| r.status == ApprovalStatus::Waiting)
@@ -107,8 +107,8 @@ fn add_grant(extra: &mut Extra, kind: &str, label: &str, at: u64, owner_id: &str
 }
 
 /// `approval-answer {id, answer}` → `{approval, released}`.
-pub async fn answer(host: &Host, actor: &Actor, req: AnswerApproval) -> Result<Value, ApiError> {
-    let held = host.store().read(|state| {
+pub async fn answer(approvals: &Approvals, actor: &Actor, req: AnswerApproval) -> Result<Value, ApiError> {
+    let held = approvals.team.store().read(|state| {
         state
             .flybot
             .approvals
@@ -127,9 +127,9 @@ pub async fn answer(host: &Host, actor: &Actor, req: AnswerApproval) -> Result<V
                 ));
             }
         };
-        return crate::rooms::hold::decide(host, actor, &req.id, allow).await;
+        return crate::rooms::hold::decide(approvals, actor, &req.id, allow).await;
     }
-    let (record, released) = host
+    let (record, released) = approvals.team
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
             let mut record = state
@@ -213,7 +213,7 @@ pub async fn answer(host: &Host, actor: &Actor, req: AnswerApproval) -> Result<V
             Ok((record, released))
         })
         .await?;
-    let waits = &host.turn_parts().waits;
+    let waits = &approvals.waits;
     let outcome = match record.status {
         ApprovalStatus::Rejected => ApprovalOutcome::Rejected,
         ApprovalStatus::AllowedOnce | ApprovalStatus::Waiting | ApprovalStatus::Cancelled => {

@@ -3,7 +3,7 @@
 //! writer, so two removals cannot both pass the last-member check.
 
 use super::owner::{acting_member, ensure_owner, journal_actor};
-use crate::host::Host;
+use crate::team::Team;
 use crate::ids::{new_id, new_secret, secret_hash};
 use flybot_core::access::{Actor, enforced, host_owner_id};
 use flybot_core::names::clean_name;
@@ -22,7 +22,7 @@ fn no_randomness() -> ApiError {
 /// `auth-invite {name?}` → `{invitation: {id, code}}`. While no one has signed
 /// in, the invitation signs in as the host's owner (the bootstrap invite);
 /// afterwards it makes a new member.
-pub async fn invite(host: &Host, actor: &Actor, req: AuthInvite) -> Result<Value, ApiError> {
+pub async fn invite(team: &Team, actor: &Actor, req: AuthInvite) -> Result<Value, ApiError> {
     let name = req
         .name
         .as_deref()
@@ -30,7 +30,7 @@ pub async fn invite(host: &Host, actor: &Actor, req: AuthInvite) -> Result<Value
         .transpose()?;
     let code = new_secret().ok_or_else(no_randomness)?;
     let code_hash = secret_hash(&code);
-    let invitation = host
+    let invitation = team
         .mutate(journal_actor(actor), |change| {
             let bootstrap = !enforced(change.state());
             let member_id = bootstrap.then(|| ensure_owner(change));
@@ -62,12 +62,12 @@ pub async fn invite(host: &Host, actor: &Actor, req: AuthInvite) -> Result<Value
 }
 
 /// `auth-redeem {code, name}` → `{session: {id, token}, member: {id, name}}`.
-pub async fn redeem(host: &Host, req: AuthRedeem) -> Result<Value, ApiError> {
+pub async fn redeem(team: &Team, req: AuthRedeem) -> Result<Value, ApiError> {
     let name = clean_name("name", &req.name)?;
     let token = new_secret().ok_or_else(no_randomness)?;
     let code_hash = secret_hash(req.code.trim());
     let token_hash = secret_hash(&token);
-    let (session, member) = host
+    let (session, member) = team
         .mutate("redeem", |change| {
             let state = change.state();
             let Some(invitation) = state
@@ -136,8 +136,8 @@ pub async fn redeem(host: &Host, req: AuthRedeem) -> Result<Value, ApiError> {
 }
 
 /// `auth-whoami` → `{member, session, singleOwner}`.
-pub fn whoami(host: &Host, actor: &Actor) -> Value {
-    host.store().read(|state| {
+pub fn whoami(team: &Team, actor: &Actor) -> Value {
+    team.store().read(|state| {
         let member_id = actor.member_id(state);
         let member = member_id
             .as_ref()
@@ -157,7 +157,7 @@ pub fn whoami(host: &Host, actor: &Actor) -> Value {
 
 /// `auth-revoke {sessionId?}`: signs out the caller's session, or another
 /// session of the same member.
-pub async fn revoke(host: &Host, actor: &Actor, req: AuthRevoke) -> Result<Value, ApiError> {
+pub async fn revoke(team: &Team, actor: &Actor, req: AuthRevoke) -> Result<Value, ApiError> {
     let Actor::Member {
         member_id,
         session_id,
@@ -169,7 +169,7 @@ pub async fn revoke(host: &Host, actor: &Actor, req: AuthRevoke) -> Result<Value
         ));
     };
     let target = req.session_id.unwrap_or_else(|| session_id.clone());
-    host.mutate(member_id, |change| {
+    team.mutate(member_id, |change| {
         let Some(session) = change.state().auth_sessions.get(&target) else {
             return Err(ApiError::not_found("session", &target));
         };
@@ -186,8 +186,8 @@ pub async fn revoke(host: &Host, actor: &Actor, req: AuthRevoke) -> Result<Value
 }
 
 /// `auth-revoke-invite {id}`: kills an invitation nobody has redeemed.
-pub async fn revoke_invite(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiError> {
-    let invitation = host
+pub async fn revoke_invite(team: &Team, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+    let invitation = team
         .mutate(super::owner::journal_actor(actor), |change| {
             let state = change.state();
             let Some(invitation) = state.invitations.get(&req.id).cloned() else {
@@ -230,12 +230,12 @@ pub async fn revoke_invite(host: &Host, actor: &Actor, req: ById) -> Result<Valu
 /// owner removes anyone. Refused while the member owns a Bot (`has_bots`) or
 /// when it is the last member.
 pub async fn remove_member(
-    host: &Host,
+    team: &Team,
     actor: &Actor,
     req: AuthRemoveMember,
 ) -> Result<Value, ApiError> {
     let target = req.member_id;
-    host.mutate(journal_actor(actor), |change| {
+    team.mutate(journal_actor(actor), |change| {
         let me = acting_member(change, actor);
         let state = change.state();
         let Some(member) = state.members.get(&target).cloned() else {

@@ -2,7 +2,8 @@
 //! Creation is silent (#645): no turn, no message; only `bot.created`.
 
 use super::owner::{acting_member, journal_actor};
-use crate::host::{Host, HostEvent};
+use crate::board::Board;
+use crate::events::HostEvent;
 use crate::ids::new_id;
 use crate::view::bot_view;
 use flybot_core::access::{Actor, may_manage_bot};
@@ -64,9 +65,9 @@ pub fn insert_new_bot(
     bot
 }
 
-fn announce(host: &Host, bot: &Bot) {
+fn announce(board: &Board, bot: &Bot) {
     if !bot.run {
-        host.emit(HostEvent::BotCreated {
+        board.team().emit(HostEvent::BotCreated {
             bot_id: bot.id.clone(),
             owner_id: bot.owner_id.clone(),
         });
@@ -74,16 +75,22 @@ fn announce(host: &Host, bot: &Bot) {
 }
 
 /// `create-bot {name, model?, instructions?}` → `{bot}`; the owner is the actor.
-pub async fn create(host: &Host, actor: &Actor, req: CreateBot) -> Result<Value, ApiError> {
+pub async fn create(
+    board: &Board,
+    default_model: &str,
+    actor: &Actor,
+    req: CreateBot,
+) -> Result<Value, ApiError> {
     let name = clean_name("name", &req.name)?;
     let model = match &req.model {
         Some(model) => clean_model(model)?,
-        None => host.config().default_model.clone(),
+        None => default_model.to_owned(),
     };
     let instructions = clean_instructions(req.instructions.as_deref().unwrap_or(""))?;
     let external = req.external.as_ref().map(checked_external).transpose()?;
     let role = req.role.as_deref().map(clean_role).transpose()?.flatten();
-    let bot = host
+    let bot = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             check_bot_name_free(change.state(), &name, None)?;
             let owner = acting_member(change, actor);
@@ -100,7 +107,7 @@ pub async fn create(host: &Host, actor: &Actor, req: CreateBot) -> Result<Value,
             Ok(bot)
         })
         .await?;
-    announce(host, &bot);
+    announce(board, &bot);
     Ok(json!({"bot": bot_view(&bot)}))
 }
 
@@ -113,7 +120,7 @@ fn clean_role(raw: &str) -> Result<Option<String>, ApiError> {
 }
 
 /// `update-bot {id, name?, model?, instructions?, role?}` → `{bot}`.
-pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value, ApiError> {
+pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<Value, ApiError> {
     let name = req
         .name
         .as_deref()
@@ -127,7 +134,8 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value,
         .transpose()?;
     let external = req.external.as_ref().map(checked_external).transpose()?;
     let role = req.role.as_deref().map(clean_role).transpose()?;
-    let bot = host
+    let bot = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             let mut bot = managed_bot(change.state(), actor, &req.id)?;
             let before = bot.clone();
@@ -165,13 +173,14 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateBot) -> Result<Value,
 
 /// `duplicate-bot {id, name?}` → `{bot}`: a copy owned by the actor, with
 /// its own id and own chat.
-pub async fn duplicate(host: &Host, actor: &Actor, req: DuplicateBot) -> Result<Value, ApiError> {
+pub async fn duplicate(board: &Board, actor: &Actor, req: DuplicateBot) -> Result<Value, ApiError> {
     let name = req
         .name
         .as_deref()
         .map(|n| clean_name("name", n))
         .transpose()?;
-    let bot = host
+    let bot = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             let source = managed_bot(change.state(), actor, &req.id)?;
             let name = match name {
@@ -199,7 +208,7 @@ pub async fn duplicate(host: &Host, actor: &Actor, req: DuplicateBot) -> Result<
             Ok(copy)
         })
         .await?;
-    announce(host, &bot);
+    announce(board, &bot);
     Ok(json!({"bot": bot_view(&bot)}))
 }
 
@@ -224,8 +233,9 @@ fn free_copy_name(state: &TeamState, name: &str) -> String {
 /// `delete-bot {id}` → `{bot, deleted}`. Its unfinished tasks fail (a result
 /// waiting for a person's decision stays), its Sessions are recorded in
 /// `retiredSessions` (#1453), and it leaves rooms, grants and the Main list.
-pub async fn delete(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiError> {
-    let (bot, effects) = host
+pub async fn delete(board: &Board, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+    let (bot, effects) = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             let bot = managed_bot(change.state(), actor, &req.id)?;
             let effects = remove_bot(change, &bot);
@@ -233,8 +243,8 @@ pub async fn delete(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiE
         })
         .await?;
     // Its claims' workers go with its failed cards (#1729).
-    host.apply_task_effects(&effects.effects);
-    super::tasks::announce(host, &effects);
+    board.apply_effects(&effects.effects);
+    board.announce(&effects);
     Ok(json!({"bot": bot_view(&bot), "deleted": true}))
 }
 
@@ -311,8 +321,9 @@ fn remove_bot(change: &mut Change<'_>, bot: &Bot) -> flybot_core::tasks::Outcome
 }
 
 /// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).
-pub async fn set_main(host: &Host, actor: &Actor, req: SetMain) -> Result<Value, ApiError> {
-    let (ids, bot) = host
+pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<Value, ApiError> {
+    let (ids, bot) = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             let ids = flybot_core::main_bots::set_main(
                 change.state(),

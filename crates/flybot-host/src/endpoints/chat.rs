@@ -3,7 +3,8 @@
 //! `cancel` (Stop, with or without `keepInbox`). Owner-scoped: a caller
 //! reaches only the Bots it may see.
 
-use crate::host::Host;
+use crate::team::Team;
+use flybot_agent::session::Sessions;
 use crate::turns::bot_of_session;
 use flybot_agent::session::{AbortedBy, LogEntry, SendOutcome, SessionEvent};
 use flybot_core::access::{Actor, bot_visible};
@@ -48,12 +49,12 @@ pub struct Cancel {
 
 /// The Bot named by `bot_id` or owning `session_id`, if the actor sees it.
 fn chat_bot(
-    host: &Host,
+    team: &Team,
     actor: &Actor,
     bot_id: Option<&str>,
     session_id: Option<&str>,
 ) -> Result<Bot, ApiError> {
-    host.store().read(|state| {
+    team.store().read(|state| {
         let bot = match (bot_id, session_id) {
             (Some(id), None) => state
                 .bots
@@ -86,7 +87,7 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 }
 
 /// `send {botId, text}` → `{sessionId, queued: "held"|"queued"|"interrupted"}`.
-pub async fn send(host: &Host, actor: &Actor, req: Send) -> Result<Value, ApiError> {
+pub async fn send(team: &Team, sessions: &Sessions, actor: &Actor, req: Send) -> Result<Value, ApiError> {
     let text = req.text.trim();
     if text.is_empty() {
         return Err(ApiError::invalid(
@@ -100,10 +101,9 @@ pub async fn send(host: &Host, actor: &Actor, req: Send) -> Result<Value, ApiErr
             format!("The line is longer than {MAX_LINE} characters; send it in parts."),
         ));
     }
-    let bot = chat_bot(host, actor, Some(&req.bot_id), None)?;
-    let member = host.store().read(|state| actor.member_id(state));
-    let outcome = host
-        .sessions()
+    let bot = chat_bot(team, actor, Some(&req.bot_id), None)?;
+    let member = team.store().read(|state| actor.member_id(state));
+    let outcome = sessions
         .send_line(&bot.session_id, text, member)
         .map_err(io_refusal)?;
     let queued = match outcome {
@@ -115,15 +115,14 @@ pub async fn send(host: &Host, actor: &Actor, req: Send) -> Result<Value, ApiErr
 }
 
 /// `messages {botId | sessionId, after?}` → `{sessionId, running, messages}`.
-pub fn messages(host: &Host, actor: &Actor, req: Messages) -> Result<Value, ApiError> {
+pub fn messages(team: &Team, sessions: &Sessions, actor: &Actor, req: Messages) -> Result<Value, ApiError> {
     let bot = chat_bot(
-        host,
+        team,
         actor,
         req.bot_id.as_deref(),
         req.session_id.as_deref(),
     )?;
-    let entries = host
-        .sessions()
+    let entries = sessions
         .transcript(&bot.session_id, req.after.unwrap_or(0))
         .map_err(io_refusal)?;
     let messages: Vec<Value> = entries.iter().filter_map(short_form).collect();
@@ -131,22 +130,21 @@ pub fn messages(host: &Host, actor: &Actor, req: Messages) -> Result<Value, ApiE
     Ok(json!({
         "sessionId": bot.session_id,
         "botId": bot.id,
-        "running": host.sessions().is_running(&bot.session_id),
+        "running": sessions.is_running(&bot.session_id),
         "messages": messages,
         "last": last,
     }))
 }
 
 /// `cancel {botId | sessionId, keepInbox?}` → `{wasRunning, dropped}`.
-pub fn cancel(host: &Host, actor: &Actor, req: Cancel) -> Result<Value, ApiError> {
+pub fn cancel(team: &Team, sessions: &Sessions, actor: &Actor, req: Cancel) -> Result<Value, ApiError> {
     let bot = chat_bot(
-        host,
+        team,
         actor,
         req.bot_id.as_deref(),
         req.session_id.as_deref(),
     )?;
-    let outcome = host
-        .sessions()
+    let outcome = sessions
         .cancel(&bot.session_id, AbortedBy::User, req.keep_inbox)
         .map_err(io_refusal)?;
     Ok(

@@ -5,7 +5,8 @@
 //! (the core `evictions` rule).
 
 use super::owner::journal_actor;
-use crate::host::Host;
+use crate::team::Team;
+use crate::rooms::RoomLogs;
 use flybot_core::access::{Actor, may_manage_bot};
 use flybot_protocol::ApiError;
 use flybot_protocol::channel::SetGrants;
@@ -17,14 +18,14 @@ const GRANTS_MAX: usize = 64;
 
 /// `set-grants {botId, grants: [{grantee, roomId?}]}` → `{botId, grants}`;
 /// replaces the Bot's whole list, an empty list revoking every grant.
-pub async fn set(host: &Host, actor: &Actor, req: SetGrants) -> Result<Value, ApiError> {
+pub async fn set(team: &Team, logs: &RoomLogs, actor: &Actor, req: SetGrants) -> Result<Value, ApiError> {
     if req.grants.len() > GRANTS_MAX {
         return Err(ApiError::invalid(
             "grants",
             format!("A Bot carries at most {GRANTS_MAX} grants."),
         ));
     }
-    let grants = host
+    let grants = team
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
             let bot = state
@@ -67,7 +68,7 @@ pub async fn set(host: &Host, actor: &Actor, req: SetGrants) -> Result<Value, Ap
             let bot_id = bot.id.clone();
             if current != clean {
                 change.set_grants(&bot_id, &clean);
-                evict_unshared(host, change);
+                evict_unshared(logs, change);
             }
             Ok(clean)
         })
@@ -77,7 +78,7 @@ pub async fn set(host: &Host, actor: &Actor, req: SetGrants) -> Result<Value, Ap
 
 /// Removes from every room the Bots the core `evictions` rule answers after
 /// a grant change: their windows end at the room's next line (#50, #90).
-fn evict_unshared(host: &Host, change: &mut flybot_store::Change<'_>) {
+fn evict_unshared(logs: &RoomLogs, change: &mut flybot_store::Change<'_>) {
     let rooms: Vec<_> = change.state().rooms.values().cloned().collect();
     for before in rooms {
         let gone = flybot_core::rooms::reach::evictions(change.state(), &before);
@@ -89,7 +90,7 @@ fn evict_unshared(host: &Host, change: &mut flybot_store::Change<'_>) {
         if room.admin.as_ref().is_some_and(|a| gone.contains(a)) {
             room.admin = None;
         }
-        let seq = host.rooms().last_seq(&room.id) + 1;
+        let seq = logs.last_seq(&room.id) + 1;
         let seats = flybot_core::rooms::participants::reseat_bots(
             &before,
             &room.members,

@@ -30,10 +30,4 @@ pub fn acting_member(change: &mut Change<'_>, actor: &Actor) -> String {
     }
 }
 
-/// The label a journal line records for the actor.
-pub fn journal_actor(actor: &Actor) -> &str {
-    match actor {
-        Actor::SingleOwner => "owner",
-        Actor::Member { member_id, .. } => member_id,
-    }
-}
+pub use crate::actor::journal_actor;

@@ -5,7 +5,7 @@
 //! the caller may open through `tasks`.
 
 use super::owner::{acting_member, journal_actor};
-use crate::host::Host;
+use crate::board::Board;
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::projects::{self, ProjectWrites};
@@ -24,17 +24,18 @@ fn write(change: &mut Change<'_>, writes: &ProjectWrites) {
 }
 
 /// `projects` → `{projects: [{..., canManage}]}`.
-pub fn list(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
-    Ok(host
+pub fn list(board: &Board, actor: &Actor) -> Result<Value, ApiError> {
+    Ok(board
+        .team()
         .store()
         .read(|state| json!({"projects": projects::list(state, actor)})))
 }
 
 /// `project-create {name}` → `{project}`; `ownerUserId` is the caller (an
 /// install with no session falls back to the host's owner).
-pub async fn create(host: &Host, actor: &Actor, req: ProjectCreate) -> Result<Value, ApiError> {
+pub async fn create(board: &Board, actor: &Actor, req: ProjectCreate) -> Result<Value, ApiError> {
     let id = new_id("project");
-    let project = host
+    let project = board.team()
         .mutate(journal_actor(actor), |change| {
             let owner = acting_member(change, actor);
             let (project, writes) = projects::create(&req.name, &owner, &id, change.now_ms())?;
@@ -46,15 +47,15 @@ pub async fn create(host: &Host, actor: &Actor, req: ProjectCreate) -> Result<Va
 }
 
 /// `project-read {project}` → `{project, canManage}`.
-pub fn read(host: &Host, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    host.store()
+pub fn read(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
+    board.team().store()
         .read(|state| projects::read(state, actor, &req.project))
 }
 
 /// `project-bind {roomId, project}` → `{project}`; refused `bot/forbidden`
 /// unless the caller manages the Project named (and the one left).
-pub async fn bind(host: &Host, actor: &Actor, req: ProjectBind) -> Result<Value, ApiError> {
-    let project = host
+pub async fn bind(board: &Board, actor: &Actor, req: ProjectBind) -> Result<Value, ApiError> {
+    let project = board.team()
         .mutate(journal_actor(actor), |change| {
             let (bound, writes) = projects::bind(
                 change.state(),
@@ -71,8 +72,8 @@ pub async fn bind(host: &Host, actor: &Actor, req: ProjectBind) -> Result<Value,
 }
 
 /// `project-of {roomId}` → `{project}` (null when the room has none).
-pub fn of(host: &Host, _actor: &Actor, req: ProjectOf) -> Result<Value, ApiError> {
-    host.store().read(|state| {
+pub fn of(board: &Board, _actor: &Actor, req: ProjectOf) -> Result<Value, ApiError> {
+    board.team().store().read(|state| {
         if !state.rooms.contains_key(&req.room_id) {
             return Err(ApiError::not_found("room", &req.room_id));
         }
@@ -81,14 +82,14 @@ pub fn of(host: &Host, _actor: &Actor, req: ProjectOf) -> Result<Value, ApiError
 }
 
 /// `project-board {project}` → `{rows}`; `[]` when nothing is visible.
-pub fn board(host: &Host, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    host.store()
+pub fn board(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
+    board.team().store()
         .read(|state| projects::board(state, actor, &req.project).map(|rows| json!({"rows": rows})))
 }
 
 /// `project-delete {project}` → `{project, deleted}`; the owner only.
-pub async fn delete(host: &Host, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    let project = host
+pub async fn delete(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
+    let project = board.team()
         .mutate(journal_actor(actor), |change| {
             let (project, writes) = projects::delete(change.state(), actor, &req.project)?;
             write(change, &writes);

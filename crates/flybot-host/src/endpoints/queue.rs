@@ -3,8 +3,9 @@
 //! releases). `task-expire-leases` is the single-owner recovery read, and
 //! `task-lease`, `task-counters` and `task-audit` only read.
 
-use super::tasks::{answer, run_rule};
-use crate::host::Host;
+use super::owner::journal_actor;
+use super::tasks::answer;
+use crate::board::Board;
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::read::task_visible;
@@ -14,9 +15,9 @@ use flybot_protocol::task_requests::{TaskById, TaskClaim, TaskCounters, TaskEnqu
 use serde_json::{Value, json};
 
 /// `task-enqueue {botId, roomId, role, title, ...}` → `{task}`.
-pub async fn enqueue(host: &Host, actor: &Actor, req: TaskEnqueue) -> Result<Value, ApiError> {
+pub async fn enqueue(board: &Board, actor: &Actor, req: TaskEnqueue) -> Result<Value, ApiError> {
     let id = new_id("task");
-    let out = run_rule(host, actor, |s, now| {
+    let out = board.write(journal_actor(actor), |s, now| {
         queue::enqueue(s, actor, &req, &id, now)
     })
     .await?;
@@ -24,9 +25,9 @@ pub async fn enqueue(host: &Host, actor: &Actor, req: TaskEnqueue) -> Result<Val
 }
 
 /// `task-claim {botId, roomId?, id?}` → `{task}` (null when nothing was taken).
-pub async fn claim(host: &Host, actor: &Actor, req: TaskClaim) -> Result<Value, ApiError> {
+pub async fn claim(board: &Board, actor: &Actor, req: TaskClaim) -> Result<Value, ApiError> {
     let worker_id = new_id("worker");
-    let out = run_rule(host, actor, |s, now| {
+    let out = board.write(journal_actor(actor), |s, now| {
         claim::claim(
             s,
             actor,
@@ -42,8 +43,8 @@ pub async fn claim(host: &Host, actor: &Actor, req: TaskClaim) -> Result<Value, 
 }
 
 /// `task-release {botId, id, reason?, retryInSec?}` → `{task}`.
-pub async fn release(host: &Host, actor: &Actor, req: TaskRelease) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| {
+pub async fn release(board: &Board, actor: &Actor, req: TaskRelease) -> Result<Value, ApiError> {
+    let out = board.write(journal_actor(actor), |s, now| {
         claim::release(
             s,
             actor,
@@ -60,15 +61,15 @@ pub async fn release(host: &Host, actor: &Actor, req: TaskRelease) -> Result<Val
 
 /// `task-expire-leases {}` → `{expired: n, tasks}`: one owner per expired
 /// lease; a second read in the same tick answers 0.
-pub async fn expire_leases(host: &Host, actor: &Actor) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| Ok(lease::expire_leases(s, now))).await?;
+pub async fn expire_leases(board: &Board, actor: &Actor) -> Result<Value, ApiError> {
+    let out = board.write(journal_actor(actor), |s, now| Ok(lease::expire_leases(s, now))).await?;
     Ok(json!({"expired": out.writes.len(), "tasks": out.writes}))
 }
 
 /// `task-lease {id}` → `{lease}`.
-pub fn lease(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+pub fn lease(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
     let now = flybot_store::system_now_ms();
-    host.store().read(|state| {
+    board.team().store().read(|state| {
         let task = find(state, &req.id)?;
         if !task_visible(state, actor, task) {
             return Err(ApiError::not_found("task", &req.id));
@@ -78,8 +79,8 @@ pub fn lease(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiErro
 }
 
 /// `task-audit {id}` → `{audit}`: the card's audit text block (#1730).
-pub fn audit(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    host.store().read(|state| {
+pub fn audit(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    board.team().store().read(|state| {
         let task = find(state, &req.id)?;
         if !task_visible(state, actor, task) {
             return Err(ApiError::not_found("task", &req.id));
@@ -89,8 +90,8 @@ pub fn audit(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiErro
 }
 
 /// `task-counters {role?, run?}` → `{counters}` over the cards the caller sees.
-pub fn counters(host: &Host, actor: &Actor, req: TaskCounters) -> Result<Value, ApiError> {
-    host.store().read(|state| {
+pub fn counters(board: &Board, actor: &Actor, req: TaskCounters) -> Result<Value, ApiError> {
+    board.team().store().read(|state| {
         let counted = counters::counters(state, req.role.as_deref(), req.run.as_deref(), |t| {
             task_visible(state, actor, t)
         });

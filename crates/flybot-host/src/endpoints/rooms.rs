@@ -2,7 +2,8 @@
 //! nothing and opens no round (#645).
 
 use super::owner::{acting_member, journal_actor};
-use crate::host::Host;
+use crate::team::Team;
+use crate::rooms::RoomLogs;
 use crate::ids::new_id;
 use crate::view::room_view;
 use flybot_core::access::{Actor, may_manage_room, may_seat_bot};
@@ -50,7 +51,7 @@ fn clean_members(
     Ok(clean)
 }
 
-/// Checks participants: for now, people of this host as `{kind: "human", memberId}`.
+/// Checks participants: for now, people of this team as `{kind: "human", memberId}`.
 fn clean_participants(state: &TeamState, participants: &[Value]) -> Result<Vec<Value>, ApiError> {
     participants
         .iter()
@@ -94,9 +95,9 @@ fn needs_someone(members: &[String], participants: &[Value]) -> Result<(), ApiEr
 }
 
 /// `create-room {name, members, admin?, participants?}` → `{room}`.
-pub async fn create(host: &Host, actor: &Actor, req: CreateRoom) -> Result<Value, ApiError> {
+pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<Value, ApiError> {
     let name = clean_name("name", &req.name)?;
-    let room = host
+    let room = team
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
             let members = clean_members(state, actor, None, &req.members)?;
@@ -129,13 +130,13 @@ pub async fn create(host: &Host, actor: &Actor, req: CreateRoom) -> Result<Value
 }
 
 /// `update-room {id, name?, members?, admin?}` → `{room}`; `admin: ""` clears it.
-pub async fn update(host: &Host, actor: &Actor, req: UpdateRoom) -> Result<Value, ApiError> {
+pub async fn update(team: &Team, logs: &RoomLogs, actor: &Actor, req: UpdateRoom) -> Result<Value, ApiError> {
     let name = req
         .name
         .as_deref()
         .map(|n| clean_name("name", n))
         .transpose()?;
-    let room = host
+    let room = team
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
             let mut room = managed_room(state, actor, &req.id)?;
@@ -179,7 +180,7 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateRoom) -> Result<Value
             if room.members != before.members {
                 // Membership windows (#50): a Bot that left sees nothing
                 // more; one that comes back starts at the next line.
-                let seq = host.rooms().last_seq(&room.id) + 1;
+                let seq = logs.last_seq(&room.id) + 1;
                 let seats = flybot_core::rooms::participants::reseat_bots(
                     &before,
                     &room.members,
@@ -199,8 +200,8 @@ pub async fn update(host: &Host, actor: &Actor, req: UpdateRoom) -> Result<Value
 }
 
 /// `delete-room {id}` → `{room, deleted}`; grants scoped to it go too.
-pub async fn delete(host: &Host, actor: &Actor, req: ById) -> Result<Value, ApiError> {
-    let room = host
+pub async fn delete(team: &Team, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+    let room = team
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
             let room = managed_room(state, actor, &req.id)?;

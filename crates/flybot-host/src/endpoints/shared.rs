@@ -1,9 +1,9 @@
 //! Shared, non-isolatable surfaces (#49): deployment-wide preferences and the
 //! host's diagnostics. One member cannot change or read them for everyone
-//! once the host has more than one member: `bot/blocked-shared`.
+//! once the team has more than one member: `bot/blocked-shared`.
 
 use super::owner::journal_actor;
-use crate::host::Host;
+use crate::team::Team;
 use flybot_core::access::{Actor, shared_blocked};
 use flybot_protocol::channel::SetPrefs;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -24,7 +24,7 @@ fn blocked(what: &str) -> ApiError {
 }
 
 /// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed.
-pub async fn set_prefs(host: &Host, actor: &Actor, req: SetPrefs) -> Result<Value, ApiError> {
+pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Value, ApiError> {
     for (key, value) in &req.prefs {
         if key.is_empty() || key.len() > 100 || key.chars().any(char::is_control) {
             return Err(ApiError::invalid(
@@ -39,7 +39,7 @@ pub async fn set_prefs(host: &Host, actor: &Actor, req: SetPrefs) -> Result<Valu
             ));
         }
     }
-    let prefs = host
+    let prefs = team
         .mutate(journal_actor(actor), |change| {
             if shared_blocked(change.state()) {
                 return Err(blocked("Preferences"));
@@ -63,9 +63,9 @@ pub async fn set_prefs(host: &Host, actor: &Actor, req: SetPrefs) -> Result<Valu
     Ok(json!({"prefs": prefs}))
 }
 
-/// `diagnostics` → where the home is, whether this host writes, and sizes.
-pub fn diagnostics(host: &Host, _actor: &Actor) -> Result<Value, ApiError> {
-    let store = host.store();
+/// `diagnostics` → where the home is, whether this team writes, and sizes.
+pub fn diagnostics(team: &Team, home: &std::path::Path, _actor: &Actor) -> Result<Value, ApiError> {
+    let store = team.store();
     store.read(|state| {
         if shared_blocked(state) {
             return Err(blocked("Diagnostics"));
@@ -78,7 +78,7 @@ pub fn diagnostics(host: &Host, _actor: &Actor) -> Result<Value, ApiError> {
         };
         Ok(json!({"diagnostics": {
             "version": env!("CARGO_PKG_VERSION"),
-            "home": host.config().home.display().to_string(),
+            "home": home.display().to_string(),
             "store": writer,
             "revision": store.revision(),
             "savesQueued": store.saves_queued(),

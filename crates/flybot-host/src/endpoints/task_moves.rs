@@ -3,8 +3,9 @@
 //! but the requester is `bot/forbidden`, a move the machine does not draw is
 //! `bot/stale`, and both leave the record byte-identical.
 
-use super::tasks::{answer, decider_name, run_rule};
-use crate::host::Host;
+use super::owner::journal_actor;
+use super::tasks::{answer, decider_name};
+use crate::board::Board;
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::{input, machine, rework, target};
@@ -15,8 +16,8 @@ use flybot_protocol::task_requests::{
 use serde_json::Value;
 
 /// `task-accept {id}`: open → claimed.
-pub async fn accept(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| {
+pub async fn accept(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = board.write(journal_actor(actor), |s, now| {
         machine::accept(s, actor, &req.id, now)
     })
     .await?;
@@ -24,14 +25,14 @@ pub async fn accept(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, 
 }
 
 /// `task-start {id}`: claimed → working.
-pub async fn start(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| machine::start(s, actor, &req.id, now)).await?;
+pub async fn start(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = board.write(journal_actor(actor), |s, now| machine::start(s, actor, &req.id, now)).await?;
     Ok(answer(&out))
 }
 
 /// `task-return {id, summary}`: working → result-ready.
-pub async fn return_result(host: &Host, actor: &Actor, req: TaskReturn) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| {
+pub async fn return_result(board: &Board, actor: &Actor, req: TaskReturn) -> Result<Value, ApiError> {
+    let out = board.write(journal_actor(actor), |s, now| {
         machine::return_result(s, actor, &req.id, &req.summary, now)
     })
     .await?;
@@ -39,8 +40,8 @@ pub async fn return_result(host: &Host, actor: &Actor, req: TaskReturn) -> Resul
 }
 
 /// `task-accept-result {id}`: result-ready → accepted.
-pub async fn accept_result(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| {
+pub async fn accept_result(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = board.write(journal_actor(actor), |s, now| {
         let decider = decider_name(s, actor);
         machine::accept_result(s, actor, &req.id, &decider, now)
     })
@@ -49,8 +50,8 @@ pub async fn accept_result(host: &Host, actor: &Actor, req: TaskById) -> Result<
 }
 
 /// `task-cancel {id}`: any unfinished card, result-ready included (#202).
-pub async fn cancel(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| {
+pub async fn cancel(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+    let out = board.write(journal_actor(actor), |s, now| {
         machine::cancel(s, actor, &req.id, now)
     })
     .await?;
@@ -58,9 +59,9 @@ pub async fn cancel(host: &Host, actor: &Actor, req: TaskById) -> Result<Value, 
 }
 
 /// `task-wait-input {id, question}` (#207).
-pub async fn wait_input(host: &Host, actor: &Actor, req: TaskWaitInput) -> Result<Value, ApiError> {
+pub async fn wait_input(board: &Board, actor: &Actor, req: TaskWaitInput) -> Result<Value, ApiError> {
     let question_id = new_id("question");
-    let out = run_rule(host, actor, |s, now| {
+    let out = board.write(journal_actor(actor), |s, now| {
         input::wait_input(s, actor, &req.id, &req.question, &question_id, now)
     })
     .await?;
@@ -69,11 +70,11 @@ pub async fn wait_input(host: &Host, actor: &Actor, req: TaskWaitInput) -> Resul
 
 /// `task-answer-input {id, questionId, answer}` (#207).
 pub async fn answer_input(
-    host: &Host,
+    board: &Board,
     actor: &Actor,
     req: TaskAnswerInput,
 ) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| {
+    let out = board.write(journal_actor(actor), |s, now| {
         input::answer_input(s, actor, &req.id, &req.question_id, &req.answer, now)
     })
     .await?;
@@ -81,9 +82,9 @@ pub async fn answer_input(
 }
 
 /// `task-send-back {id, note}` → `{task, rework}` (#1730).
-pub async fn send_back(host: &Host, actor: &Actor, req: TaskSendBack) -> Result<Value, ApiError> {
+pub async fn send_back(board: &Board, actor: &Actor, req: TaskSendBack) -> Result<Value, ApiError> {
     let child_id = new_id("task");
-    let out = run_rule(host, actor, |s, now| {
+    let out = board.write(journal_actor(actor), |s, now| {
         let decider = decider_name(s, actor);
         rework::send_back(s, actor, &req.id, &req.note, &child_id, &decider, now)
     })
@@ -101,11 +102,11 @@ pub async fn send_back(host: &Host, actor: &Actor, req: TaskSendBack) -> Result<
 
 /// `task-post-result {id, ok, error?}`: how the decision comment went (#1154).
 pub async fn post_result(
-    host: &Host,
+    board: &Board,
     actor: &Actor,
     req: TaskPostResult,
 ) -> Result<Value, ApiError> {
-    let out = run_rule(host, actor, |s, now| {
+    let out = board.write(journal_actor(actor), |s, now| {
         target::post_result(s, actor, &req.id, req.ok, req.error.as_deref(), now)
     })
     .await?;

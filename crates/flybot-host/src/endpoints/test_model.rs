@@ -3,7 +3,7 @@
 //! time per Bot, a fixed failure code, `NO_MODEL` without a request. The
 //! provider's message is never returned or logged: it may echo a key.
 
-use crate::host::Host;
+use crate::team::Team;
 use flybot_agent::model::ModelError;
 use flybot_agent::model::connection_test::{TestVerdict, test_connection};
 use flybot_core::access::{Actor, may_manage_bot};
@@ -24,8 +24,8 @@ pub struct TestModel {
 
 /// → `{test: {ok: true, ref, ms}}`, `{test: {ok: true, ref, ms, unknown: true}}`
 /// (the stream had no finish), or `{test: {ok: false, ref, code, ms}}`.
-pub async fn test_model(host: &Host, actor: &Actor, req: TestModel) -> Result<Value, ApiError> {
-    let (name, model) = host.store().read(|state| {
+pub async fn test_model(team: &Team, models: &flybot_agent::model::config::ProviderRegistry, actor: &Actor, req: TestModel) -> Result<Value, ApiError> {
+    let (name, model) = team.store().read(|state| {
         let bot = state
             .bots
             .get(&req.bot_id)
@@ -39,7 +39,7 @@ pub async fn test_model(host: &Host, actor: &Actor, req: TestModel) -> Result<Va
         }
         Ok((bot.name.clone(), bot.model.clone()))
     })?;
-    let registry = host.config().models.clone();
+    let registry = models;
     let route = match registry.route(&model) {
         Ok(route) => route,
         Err(error) => return Ok(failed(&model, &error, 0)),

@@ -1,7 +1,7 @@
 //! `usage {botId?, since?}` (#903): the usage ledger's rows of the actor's
 //! own Bots, one per model call; unknown token counts read as null.
 
-use crate::host::Host;
+use crate::team::Team;
 use flybot_core::access::{Actor, may_manage_bot};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::usage::{CallFilter, CallRow};
@@ -39,8 +39,8 @@ fn row_json(row: &CallRow) -> Value {
 }
 
 /// `usage {botId?, since?}` → `{rows}`.
-pub async fn usage(host: &Host, actor: &Actor, req: Usage) -> Result<Value, ApiError> {
-    let own: BTreeSet<String> = host.store().read(|state| {
+pub async fn usage(team: &Team, usage: &crate::turns::usage::UsageCell, actor: &Actor, req: Usage) -> Result<Value, ApiError> {
+    let own: BTreeSet<String> = team.store().read(|state| {
         state
             .bots
             .values()
@@ -54,7 +54,7 @@ pub async fn usage(host: &Host, actor: &Actor, req: Usage) -> Result<Value, ApiE
             return Err(ApiError::not_found("Bot", bot_id));
         }
     }
-    let ledger = host.turn_parts().usage.ledger().await.ok_or_else(|| {
+    let ledger = usage.ledger().await.ok_or_else(|| {
         ApiError::new(
             ErrorCode::Invalid,
             "The usage ledger is not available on this host.",

@@ -4,148 +4,28 @@
 //! cards it opened are announced like any board write, so the task drive
 //! offers them and the beat re-plans nothing twice.
 
-use super::owner::{acting_member, journal_actor};
-use super::workflow_authors::author_of;
-use super::workflow_job::{
-    FACTS, HOLD, WORKFLOW, definition, drive, job_workflow, plan_answer, put_fact,
-};
-use super::workflow_run_bot::{CAPPED_BY, job_caps};
-use super::workflows::definitions;
-use crate::board::claims::announce;
-use crate::host::Host;
-use crate::ids::new_id;
+use crate::workflows::Workflows;
+use crate::workflows::job::{HOLD, put_fact};
+use crate::workflows::start::{edit_job, start};
 use flybot_core::access::Actor;
-use flybot_core::tasks::queue;
-use flybot_core::workflow::artifact::{Fact, parse_spec};
-use flybot_core::workflow::tools::{RunWorkflowArgs, check_run_workflow};
+use flybot_core::workflow::artifact::parse_spec;
 use flybot_protocol::ApiError;
-use flybot_protocol::state::{Task, TaskStatus};
 use flybot_protocol::workflow::{
-    WorkflowDefinition, WorkflowFactRecord, WorkflowHold, WorkflowRun,
+    WorkflowFactRecord, WorkflowHold, WorkflowRun,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// `workflow-run {workflow, roomId, botId, title, inputs?}` → the job and
 /// what opened: `{jobId, workflow, open, refused, done}`.
-pub async fn run(host: &Host, actor: &Actor, req: WorkflowRun) -> Result<Value, ApiError> {
-    start(host, actor, req, None).await
+pub async fn run(wf: &Workflows, actor: &Actor, req: WorkflowRun) -> Result<Value, ApiError> {
+    start(wf, actor, req, None).await
 }
 
-/// Starts a job; `caller_bot` is the Bot whose `run_workflow` call started
-/// it. The job records its caps (#1544, #1582): that Bot and the Bot that
-/// saved the workflow, for the run Bots its nodes open.
-pub async fn start(
-    host: &Host,
-    actor: &Actor,
-    req: WorkflowRun,
-    caller_bot: Option<&str>,
-) -> Result<Value, ApiError> {
-    let all: Vec<WorkflowDefinition> = definitions(host).into_iter().map(|(d, _)| d).collect();
-    let args = RunWorkflowArgs {
-        workflow: req.workflow.clone(),
-        title: req.title.clone(),
-        inputs: req.inputs.clone(),
-    };
-    let call = check_run_workflow(&args, &all).map_err(|why| ApiError::invalid("workflow", why))?;
-    let def = definition(host, &call.workflow)?;
-    let job_id = new_id("task");
-    let caps = job_caps(caller_bot, author_of(host, &def.id).as_deref());
-    let model = host.config().default_model.clone();
-    let (job, driven) = host
-        .mutate(journal_actor(actor), |change| {
-            let lead = queue::acting_bot(change.state(), actor, &req.bot_id)?.clone();
-            if !change.state().rooms.contains_key(&req.room_id) {
-                return Err(ApiError::not_found("room", &req.room_id));
-            }
-            let requester = acting_member(change, actor);
-            let now = change.now_ms();
-            let mut facts = Map::new();
-            for (raw, value) in &req.inputs {
-                if let Ok(spec) = parse_spec(raw)
-                    && let Some(fact) = call.facts.get(raw)
-                    && let Fact::Read { artifact, .. } = fact
-                {
-                    facts.insert(
-                        spec.key(),
-                        json!({"revision": artifact.revision, "value": value}),
-                    );
-                }
-            }
-            let mut job = Task {
-                id: job_id.clone(),
-                bot_id: lead.id.clone(),
-                title: call.title.clone(),
-                status: TaskStatus::Open,
-                requester_id: Some(requester),
-                room_id: Some(req.room_id.clone()),
-                created_at: now,
-                updated_at: now,
-                extra: Default::default(),
-            };
-            job.extra
-                .insert(WORKFLOW.into(), Value::from(def.id.clone()));
-            job.extra.insert(FACTS.into(), Value::Object(facts));
-            job.extra.insert(CAPPED_BY.into(), caps);
-            change.put_task(&job);
-            let driven = drive(change, actor, &def, &job_id, &model)?;
-            Ok((job, driven))
-        })
-        .await?;
-    let mut written = vec![job.id.clone()];
-    written.extend(driven.written);
-    announce(host, written);
-    Ok(plan_answer(&def, &job, &driven.plan))
-}
 
-/// Changes the job card with `edit`, then plans it again in the same change.
-async fn edit_job(
-    host: &Host,
-    actor: &Actor,
-    job_id: &str,
-    edit: impl FnOnce(&mut Task) -> Result<(), ApiError>,
-) -> Result<Value, ApiError> {
-    // A job card names a workflow and hangs under no other card.
-    let workflow = host.store().read(|state| {
-        state
-            .tasks
-            .get(job_id)
-            .and_then(job_workflow)
-            .map(str::to_owned)
-    });
-    let Some(workflow) = workflow else {
-        return Err(ApiError::not_found("workflow job", job_id));
-    };
-    let def = definition(host, &workflow)?;
-    let model = host.config().default_model.clone();
-    let (job, changed, driven) = host
-        .mutate(journal_actor(actor), |change| {
-            let mut job = change
-                .state()
-                .tasks
-                .get(job_id)
-                .cloned()
-                .ok_or_else(|| ApiError::not_found("workflow job", job_id))?;
-            queue::acting_bot(change.state(), actor, &job.bot_id)?;
-            let before = job.clone();
-            edit(&mut job)?;
-            let changed = job != before;
-            if changed {
-                job.updated_at = change.now_ms().max(job.updated_at + 1);
-                change.put_task(&job);
-            }
-            let driven = drive(change, actor, &def, job_id, &model)?;
-            Ok((job, changed, driven))
-        })
-        .await?;
-    let mut written: Vec<String> = changed.then(|| job.id.clone()).into_iter().collect();
-    written.extend(driven.written);
-    announce(host, written);
-    Ok(plan_answer(&def, &job, &driven.plan))
-}
 
 /// `workflow-fact {jobId, spec, ...}` → the plan after recording the fact.
 pub async fn record_fact(
-    host: &Host,
+    wf: &Workflows,
     actor: &Actor,
     req: WorkflowFactRecord,
 ) -> Result<Value, ApiError> {
@@ -168,7 +48,7 @@ pub async fn record_fact(
             ));
         }
     };
-    edit_job(host, actor, &req.job_id, |job| {
+    edit_job(wf, actor, &req.job_id, |job| {
         put_fact(job, spec.key(), record);
         Ok(())
     })
@@ -176,8 +56,8 @@ pub async fn record_fact(
 }
 
 /// `workflow-hold {jobId, holder?}` → the plan under the hold (#1337).
-pub async fn hold(host: &Host, actor: &Actor, req: WorkflowHold) -> Result<Value, ApiError> {
-    edit_job(host, actor, &req.job_id, |job| {
+pub async fn hold(wf: &Workflows, actor: &Actor, req: WorkflowHold) -> Result<Value, ApiError> {
+    edit_job(wf, actor, &req.job_id, |job| {
         match req
             .holder
             .as_deref()

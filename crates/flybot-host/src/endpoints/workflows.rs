@@ -7,77 +7,35 @@
 //! writes do not go through `Host::mutate` (the store's workflow files are
 //! their one writer).
 
-use crate::host::Host;
+use crate::workflows::Workflows;
+use crate::workflows::library::{check_writable, definitions, files, save_by, write_failed};
 use flybot_core::access::Actor;
-use flybot_core::tasks::roles::bot_role;
-use flybot_core::workflow::canonical::{copy_of_preset, is_writable_id, workflow_bytes};
+use flybot_core::workflow::canonical::{copy_of_preset, workflow_bytes};
 use flybot_core::workflow::columns::workflow_columns;
-use flybot_core::workflow::definition::is_workflow_id;
 use flybot_core::workflow::enter::preview_node;
 use flybot_core::workflow::layout::layout_workflow;
-use flybot_core::workflow::presets::{is_preset, preset, presets};
-use flybot_core::workflow::tools::read_only_sentence;
-use flybot_core::workflow::validate::validate;
-use flybot_protocol::state::TeamState;
+use flybot_core::workflow::presets::preset;
 use flybot_protocol::workflow::{
-    WorkflowCustomize, WorkflowDefinition, WorkflowSave, WorkflowSetDefault, WorkflowsRequest,
+    WorkflowCustomize, WorkflowSave, WorkflowSetDefault, WorkflowsRequest,
 };
-use flybot_protocol::{ApiError, ErrorCode};
-use flybot_store::workflows::WorkflowFiles;
+use flybot_protocol::ApiError;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
 
-/// Why the open view's preview has no readings: this host has no fact
+/// Why the open view's preview has no readings: this wf has no fact
 /// reader wired yet, and a reader that answered nothing passes no row.
 const NO_READER: &str = "no reader has answered for this workflow yet";
 
-fn files(host: &Host) -> WorkflowFiles {
-    WorkflowFiles::new(&host.config().home)
-}
 
-/// The roster's roles: the role each Bot carries (the task model's
-/// `bot_role`, #1720). A roster where no Bot carries a role is no team to
-/// check, as an empty roster is (#1272).
-pub fn team_roles(state: &TeamState) -> Option<BTreeSet<String>> {
-    let roles: BTreeSet<String> = state
-        .bots
-        .values()
-        .filter(|bot| !bot.run)
-        .filter_map(bot_role)
-        .map(str::to_owned)
-        .collect();
-    (!roles.is_empty()).then_some(roles)
-}
 
-fn write_failed(what: &str, error: &std::io::Error) -> ApiError {
-    tracing::warn!("could not write {what}: {error}");
-    ApiError::new(
-        ErrorCode::ReadOnly,
-        format!("This host could not write {what}; check that the home folder is writable."),
-    )
-}
 
-/// Every definition the host knows: the presets, then the home's files.
-pub fn definitions(host: &Host) -> Vec<(WorkflowDefinition, bool)> {
-    let mut all: Vec<(WorkflowDefinition, bool)> =
-        presets().into_iter().map(|def| (def, true)).collect();
-    all.extend(
-        files(host)
-            .list()
-            .into_iter()
-            .filter(|stored| !is_preset(&stored.definition.id))
-            .map(|stored| (stored.definition, false)),
-    );
-    all
-}
 
 /// `workflows {}` → `{workflows, default}`; `workflows {id, node?}` →
 /// `{workflow}` with definition, bytes, columns, layout and preview.
-pub fn list_or_open(host: &Host, _actor: &Actor, req: WorkflowsRequest) -> Result<Value, ApiError> {
-    let store = files(host);
+pub fn list_or_open(wf: &Workflows, _actor: &Actor, req: WorkflowsRequest) -> Result<Value, ApiError> {
+    let store = files(wf);
     let default = store.default_id();
     let Some(id) = req.id else {
-        let rows: Vec<Value> = definitions(host)
+        let rows: Vec<Value> = definitions(wf)
             .iter()
             .map(|(def, is_preset)| {
                 json!({
@@ -132,65 +90,26 @@ pub fn list_or_open(host: &Host, _actor: &Actor, req: WorkflowsRequest) -> Resul
     }}))
 }
 
-/// Refuses a definition that cannot be written under its id or cannot run.
-fn check_writable(host: &Host, def: &WorkflowDefinition) -> Result<(), ApiError> {
-    if is_preset(&def.id) {
-        return Err(
-            ApiError::new(ErrorCode::PresetReadOnly, read_only_sentence(&def.id))
-                .with("id", def.id.as_str()),
-        );
-    }
-    if !is_writable_id(&def.id) {
-        let why = if is_workflow_id(&def.id) {
-            format!("The id {} is reserved; choose another id.", def.id)
-        } else {
-            format!(
-                "The workflow id {:?} is not a file name this host writes; use lowercase letters, digits and hyphens.",
-                def.id
-            )
-        };
-        return Err(ApiError::invalid("definition.id", why));
-    }
-    let roles = host.store().read(team_roles);
-    validate(def, roles.as_ref()).map_err(|problems| {
-        let sentences: Vec<String> = problems.iter().map(|p| p.sentence()).collect();
-        ApiError::invalid("definition", sentences[0].clone()).with("problems", sentences)
-    })
-}
 
 /// `workflow-save {definition}` → `{id, changed}` (acceptance 7).
-pub fn save(host: &Host, _actor: &Actor, req: WorkflowSave) -> Result<Value, ApiError> {
-    save_by(host, req.definition, None)
+pub fn save(wf: &Workflows, _actor: &Actor, req: WorkflowSave) -> Result<Value, ApiError> {
+    save_by(wf, req.definition, None)
 }
 
-/// Saves `def` with `author` as the Bot that saved it (`None`: the owner's
-/// own edit, which records no author, #1544).
-pub fn save_by(
-    host: &Host,
-    def: WorkflowDefinition,
-    author: Option<&str>,
-) -> Result<Value, ApiError> {
-    check_writable(host, &def)?;
-    let changed = files(host)
-        .write(&def.id, &workflow_bytes(&def))
-        .map_err(|error| write_failed(&format!("workflows/{}.json", def.id), &error))?;
-    super::workflow_authors::record_author(host, &def.id, author);
-    Ok(json!({"id": def.id, "changed": changed}))
-}
 
 /// `workflow-customize {from, id, name}` → `{id, changed, definition}`: the
 /// source with a new id and name and nothing else (acceptance 6).
-pub fn customize(host: &Host, _actor: &Actor, req: WorkflowCustomize) -> Result<Value, ApiError> {
+pub fn customize(wf: &Workflows, _actor: &Actor, req: WorkflowCustomize) -> Result<Value, ApiError> {
     let source = match preset(&req.from) {
         Some(def) => def,
-        None => match files(host).read(&req.from) {
+        None => match files(wf).read(&req.from) {
             Ok(Some(stored)) => stored.definition,
             Ok(None) | Err(_) => return Err(ApiError::not_found("workflow", &req.from)),
         },
     };
     let name = flybot_core::names::clean_name("name", &req.name)?;
     let copy = copy_of_preset(&source, req.id.trim(), &name);
-    if matches!(files(host).read(&copy.id), Ok(Some(_))) {
+    if matches!(files(wf).read(&copy.id), Ok(Some(_))) {
         return Err(ApiError::invalid(
             "id",
             format!(
@@ -199,25 +118,25 @@ pub fn customize(host: &Host, _actor: &Actor, req: WorkflowCustomize) -> Result<
             ),
         ));
     }
-    check_writable(host, &copy)?;
-    let changed = files(host)
+    check_writable(wf, &copy)?;
+    let changed = files(wf)
         .write(&copy.id, &workflow_bytes(&copy))
         .map_err(|error| write_failed(&format!("workflows/{}.json", copy.id), &error))?;
-    super::workflow_authors::record_author(host, &copy.id, None);
+    crate::workflows::authors::record_author(wf, &copy.id, None);
     Ok(json!({"id": copy.id, "changed": changed, "definition": copy}))
 }
 
 /// `workflow-set-default {id}` → `{default, changed}`.
 pub fn set_default(
-    host: &Host,
+    wf: &Workflows,
     _actor: &Actor,
     req: WorkflowSetDefault,
 ) -> Result<Value, ApiError> {
-    let known = definitions(host).iter().any(|(def, _)| def.id == req.id);
+    let known = definitions(wf).iter().any(|(def, _)| def.id == req.id);
     if !known {
         return Err(ApiError::not_found("workflow", &req.id));
     }
-    let changed = files(host)
+    let changed = files(wf)
         .set_default(&req.id)
         .map_err(|error| write_failed("workflows/project.json", &error))?;
     Ok(json!({"default": req.id, "changed": changed}))

@@ -2,7 +2,6 @@
 //! fail says which one it was; the report keeps every raw status seen.
 
 use super::member::OpenCodeMember;
-use crate::actor::Caller;
 use crate::host::{Host, HostConfig};
 use crate::rooms::agent::AgentParticipant;
 use crate::rooms::opencode::launcher::{self, OpenCodeRuntime, Started};
@@ -63,16 +62,28 @@ pub struct PilotProbe {
 /// Rounds the pilot runs at most.
 const MAX_ROUNDS: usize = 10;
 
+/// One call on the host's channel, through its HTTP edge as a client makes
+/// it, as the host's single owner.
 async fn call(host: &Host, endpoint: &str, body: Value) -> Result<Value, String> {
-    let bytes = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-    crate::endpoints::call(host, &Caller::Actor(Actor::SingleOwner), endpoint, &bytes)
+    use tower::ServiceExt;
+    let request = axum::http::Request::post(format!("/api/bot/{endpoint}"))
+        .body(axum::body::Body::from(body.to_string()))
+        .map_err(|e| e.to_string())?;
+    let answer = crate::http::app(host.clone())
+        .oneshot(request)
         .await
-        .map_err(|e| {
-            format!(
-                "{endpoint}: {}",
-                serde_json::to_string(&e).unwrap_or_default()
-            )
-        })
+        .map_err(|e| e.to_string())?;
+    let bytes = axum::body::to_bytes(answer.into_body(), usize::MAX)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    if value["ok"] != Value::Bool(true) {
+        return Err(format!("{endpoint}: {}", value["error"]));
+    }
+    if let Some(object) = value.as_object_mut() {
+        object.remove("ok");
+    }
+    Ok(value)
 }
 
 fn str_at(value: &Value, pointer: &str) -> Result<String, String> {
@@ -359,7 +370,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 (line.author_id == coder && question_id.is_none(), asked)
             {
                 let endpoint =
-                    crate::rooms::opencode::seam::endpoint_for(TaskStatus::Working, &observation)?;
+                    crate::rooms::opencode::seam::move_for(TaskStatus::Working, &observation)?.endpoint();
                 let waiting = call(
                     &host,
                     endpoint,
@@ -370,10 +381,11 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 question_id = Some(str_at(&waiting, "/task/inputRequest/id")?);
             } else if line.author_id == ada && question_id.is_some() && !answered {
                 let qid = question_id.clone().unwrap_or_default();
-                let endpoint = crate::rooms::opencode::seam::endpoint_for(
+                let endpoint = crate::rooms::opencode::seam::move_for(
                     TaskStatus::Blocked,
                     &Observation::InputAnswered,
-                )?;
+                )?
+                .endpoint();
                 let resumed = call(
                     &host,
                     endpoint,
@@ -428,7 +440,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     // The last observation must be a valid result the table projects.
     let returned = latest_observation(&member)
         .filter(|o| matches!(o, Observation::ValidResult { .. }))
-        .map(|o| crate::rooms::opencode::seam::endpoint_for(TaskStatus::Working, &o))
+        .map(|o| crate::rooms::opencode::seam::move_for(TaskStatus::Working, &o).map(|m| m.endpoint()))
         .transpose()?;
     // The network guard: an outbound call from the real child fails the run.
     let egress = runtime

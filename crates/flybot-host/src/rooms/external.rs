@@ -8,7 +8,7 @@
 
 use super::agent::AgentParticipant;
 use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
-use crate::host::Host;
+use super::rounds::Rounds;
 use flybot_core::fences::{LineOrigin, authored_line};
 use flybot_interop::external::{ExternalSpec, parse_external};
 use flybot_interop::subprocess::{
@@ -77,12 +77,12 @@ impl ExternalSeats {
     /// Starts, once, the task that ends the processes of seats the team no
     /// longer has: a member removed, a room or a Bot deleted, a record that
     /// is no longer external.
-    fn watch(self: &Arc<Self>, host: &Host) {
+    fn watch(self: &Arc<Self>, store: &flybot_store::Store) {
         if self.reaper.set(()).is_err() {
             return;
         }
         let seats = Arc::downgrade(self);
-        let store = host.store().clone();
+        let store = store.clone();
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(REAP_EVERY).await;
@@ -121,27 +121,29 @@ fn runs_on_opencode(state: &TeamState, bot_id: &str) -> bool {
 /// through the agent runtime.
 pub struct RoutedParticipant {
     pub agent: AgentParticipant,
-    pub host: Host,
+    pub rounds: Rounds,
 }
 
-/// The participant a room runs its rounds through.
-pub fn participant(host: &Host) -> RoutedParticipant {
-    RoutedParticipant {
-        agent: AgentParticipant {
-            sessions: host.sessions().clone(),
-        },
-        host: host.clone(),
+impl RoutedParticipant {
+    /// The participant of the rooms `rounds` runs.
+    pub fn new(rounds: Rounds) -> RoutedParticipant {
+        RoutedParticipant {
+            agent: AgentParticipant {
+                sessions: rounds.sessions.clone(),
+            },
+            rounds,
+        }
     }
 }
 
 /// What the peer is told: the round, the standing section, who spoke last.
-fn turn_line(host: &Host, state: &TeamState, turn: &MemberTurn) -> HostLine {
+fn turn_line(logs: &super::RoomLogs, state: &TeamState, turn: &MemberTurn) -> HostLine {
     let note = state
         .rooms
         .get(&turn.room_id)
         .map(|room| super::runner::standing_of(state, room, &turn.bot_id))
         .unwrap_or_default();
-    let lines = host.rooms().lines(&turn.room_id).unwrap_or_default();
+    let lines = logs.lines(&turn.room_id).unwrap_or_default();
     let last = lines.iter().rev().find(|l| l.author_id != turn.bot_id);
     let from = last
         .map(|l| {
@@ -166,10 +168,10 @@ fn turn_line(host: &Host, state: &TeamState, turn: &MemberTurn) -> HostLine {
     }
 }
 
-fn launch_of(host: &Host, bot_id: &str, spec: SubprocessSpec) -> Result<Launch, String> {
+fn launch_of(home: &std::path::Path, bot_id: &str, spec: SubprocessSpec) -> Result<Launch, String> {
     let cwd = match spec.cwd {
         Some(cwd) => PathBuf::from(cwd),
-        None => flybot_store::workspaces::bot_workspace(&host.config().home, bot_id)
+        None => flybot_store::workspaces::bot_workspace(home, bot_id)
             .map_err(|e| format!("its working folder could not be made: {e}"))?,
     };
     if !cwd.is_dir() {
@@ -194,22 +196,22 @@ fn failed(code: &str, line: String) -> TurnOutcome {
 
 impl RoutedParticipant {
     fn external(&self, bot_id: &str) -> Option<Result<ExternalSpec, String>> {
-        self.host
-            .store()
+        self.rounds
+            .team
             .read(|state| state.bots.get(bot_id).and_then(external_of))
     }
 
     async fn run_external(&self, turn: MemberTurn, spec: SubprocessSpec) -> TurnOutcome {
-        let seats = self.host.externals().clone();
-        seats.watch(&self.host);
-        let launch = match launch_of(&self.host, &turn.bot_id, spec) {
+        let seats = self.rounds.externals.clone();
+        seats.watch(self.rounds.team.store());
+        let launch = match launch_of(&self.rounds.config.home, &turn.bot_id, spec) {
             Ok(launch) => launch,
             Err(why) => return failed("START", format!("Could not start: {why}.")),
         };
         let line = self
-            .host
-            .store()
-            .read(|state| turn_line(&self.host, state, &turn));
+            .rounds
+            .team
+            .read(|state| turn_line(&self.rounds.logs, state, &turn));
         let key = SeatKey {
             room_id: turn.room_id.clone(),
             bot_id: turn.bot_id.clone(),
@@ -221,7 +223,7 @@ impl RoutedParticipant {
             // A process's words are a peer's: fenced by origin (markers
             // inside stripped) before any internal Bot reads them.
             SeatOutcome::Text(text) => {
-                let name = self.host.store().read(|state| {
+                let name = self.rounds.team.read(|state| {
                     state
                         .bots
                         .get(&turn.bot_id)
@@ -244,7 +246,7 @@ impl RoutedParticipant {
     }
 
     fn seat_of(&self, session_id: &str) -> Option<SeatKey> {
-        lock(&self.host.externals().running)
+        lock(&self.rounds.externals.running)
             .get(session_id)
             .cloned()
     }
@@ -265,9 +267,9 @@ impl RoomParticipant for RoutedParticipant {
             match self.external(&turn.bot_id) {
                 Some(Ok(ExternalSpec::Subprocess(spec))) => self.run_external(turn, spec).await,
                 Some(Ok(ExternalSpec::OpenCode(spec))) => {
-                    let seats = self.host.externals().clone();
-                    seats.watch(&self.host);
-                    seats.opencode.turn(&self.host, turn, spec).await
+                    let seats = self.rounds.externals.clone();
+                    seats.watch(self.rounds.team.store());
+                    seats.opencode.turn(&self.rounds, turn, spec).await
                 }
                 Some(Err(why)) => {
                     failed("INVALID", format!("My external record is refused: {why}"))
@@ -278,7 +280,7 @@ impl RoomParticipant for RoutedParticipant {
     }
 
     fn snapshot(&self, session_id: &str) -> Snapshot {
-        if self.seat_of(session_id).is_some() || self.host.externals().opencode.running(session_id)
+        if self.seat_of(session_id).is_some() || self.rounds.externals.opencode.running(session_id)
         {
             return Snapshot { running: true };
         }
@@ -286,11 +288,11 @@ impl RoomParticipant for RoutedParticipant {
     }
 
     fn cancel(&self, session_id: &str) -> bool {
-        if self.host.externals().opencode.stop(session_id) {
+        if self.rounds.externals.opencode.stop(session_id) {
             return true;
         }
         match self.seat_of(session_id) {
-            Some(key) => self.host.externals().supervisor.stop(&key),
+            Some(key) => self.rounds.externals.supervisor.stop(&key),
             None => self.agent.cancel(session_id),
         }
     }
@@ -298,7 +300,7 @@ impl RoomParticipant for RoutedParticipant {
     fn steer(&self, session_id: &str, text: &str) -> bool {
         // A peer has no steer on its protocol: the line waits for the next
         // round, where the peer reads it.
-        if self.seat_of(session_id).is_some() || self.host.externals().opencode.running(session_id)
+        if self.seat_of(session_id).is_some() || self.rounds.externals.opencode.running(session_id)
         {
             return false;
         }

@@ -8,7 +8,8 @@
 //! marked stale instead of sent. Deleting either Bot makes its waiting
 //! holds stale at once.
 
-use crate::host::Host;
+use crate::approvals::Approvals;
+use crate::team::Team;
 use flybot_agent::session::{ItemKind, Source};
 use flybot_core::access::Actor;
 use flybot_core::rooms::hold::{
@@ -89,7 +90,7 @@ fn stale_word(reason: &StaleReason) -> &'static str {
 
 /// Holds `from_bot`'s message to `to_bot` at `hop`; answers the request id.
 pub async fn hold_send(
-    host: &Host,
+    team: &Team,
     from_bot: &str,
     to_bot: &str,
     text: &str,
@@ -104,7 +105,7 @@ pub async fn hold_send(
         via: VIA.to_owned(),
         hop,
     };
-    host.mutate(&format!("bot:{from_bot}"), |change| {
+    team.mutate(&format!("bot:{from_bot}"), |change| {
         let held = hold(change.state(), &req, &id, change.now_ms())?;
         put(
             change,
@@ -126,12 +127,15 @@ pub async fn hold_send(
 
 /// Decides the held send `id`: `allow` releases it after revalidating,
 /// otherwise it is rejected. Answers `{approval, delivered}`.
-pub async fn decide(host: &Host, actor: &Actor, id: &str, allow: bool) -> Result<Value, ApiError> {
-    let journal = match actor {
-        Actor::SingleOwner => "owner",
-        Actor::Member { member_id, .. } => member_id.as_str(),
-    };
-    let record = host
+pub async fn decide(
+    approvals: &Approvals,
+    actor: &Actor,
+    id: &str,
+    allow: bool,
+) -> Result<Value, ApiError> {
+    let journal = crate::actor::journal_actor(actor);
+    let record = approvals
+        .team
         .mutate(journal, |change| {
             let state = change.state();
             let mut record = state
@@ -159,12 +163,12 @@ pub async fn decide(host: &Host, actor: &Actor, id: &str, allow: bool) -> Result
         .await?;
     let mut delivered = false;
     if record.held.status == HoldStatus::Approved {
-        let target = host
-            .store()
+        let target = approvals
+            .team
             .read(|s| s.bots.get(&record.to_bot).map(|b| b.session_id.clone()));
         if let Some(session) = target {
-            delivered = host
-                .sessions()
+            delivered = approvals
+                .sessions
                 .deliver(
                     &session,
                     &record.text,

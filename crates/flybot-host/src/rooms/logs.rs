@@ -1,13 +1,19 @@
 //! The host's room logs and per-room round state: one `RoomLog` per room,
 //! the member each room is waiting on, the seen cursors (#1203), the late
 //! round count (#557) and a lock so one round runs per room at a time.
+//! A round is opened here (`open_round`) and run by the round driver
+//! (`super::rounds`), which owns the other end of the room's door: the logs
+//! never call the driver, so the tools that post into a room need no link
+//! to the agent runtime.
 
-use flybot_core::rooms::log::RoomLine;
+use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::sync::lock;
 use flybot_store::room_log::{NewLine, RoomLog};
 use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
 
 /// A room's state while the host runs.
 #[derive(Debug, Default, Clone)]
@@ -34,19 +40,37 @@ pub struct RoomLogs {
     home: PathBuf,
     logs: Mutex<HashMap<String, RoomLog>>,
     runs: Mutex<HashMap<String, RoomRun>>,
+    /// Where opened rounds go: the round driver's end.
+    door: mpsc::UnboundedSender<RoundStart>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+/// A round to run: the room and the seq of the line that opens it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundStart {
+    pub room_id: String,
+    pub opener_seq: u64,
 }
+
+/// The round driver's end of the rooms' door.
+pub type RoundStarts = mpsc::UnboundedReceiver<RoundStart>;
 
 impl RoomLogs {
+    /// Logs whose opened rounds nobody runs (a test of the logs alone, or a
+    /// round run by hand with `run_round`).
     pub fn new(home: PathBuf) -> Arc<RoomLogs> {
-        Arc::new(RoomLogs {
+        RoomLogs::with_rounds(home).0
+    }
+
+    /// Logs and the door's other end, for the round driver.
+    pub fn with_rounds(home: PathBuf) -> (Arc<RoomLogs>, RoundStarts) {
+        let (door, starts) = mpsc::unbounded_channel();
+        let logs = Arc::new(RoomLogs {
             home,
             logs: Mutex::new(HashMap::new()),
             runs: Mutex::new(HashMap::new()),
-        })
+            door,
+        });
+        (logs, starts)
     }
 
     fn with_log<T>(&self, room_id: &str, f: impl FnOnce(&mut RoomLog) -> T) -> io::Result<T> {
@@ -77,5 +101,71 @@ impl RoomLogs {
     pub fn run<T>(&self, room_id: &str, f: impl FnOnce(&mut RoomRun) -> T) -> T {
         let mut runs = lock(&self.runs);
         f(runs.entry(room_id.to_owned()).or_default())
+    }
+
+    /// Opens a round for the line at `opener_seq` when none runs, or keeps
+    /// the line for the round after the running one. Answers whether a
+    /// round opened.
+    pub fn open_round(&self, room_id: &str, opener_seq: u64) -> bool {
+        self.open_round_reporting(room_id, opener_seq, false)
+    }
+
+    /// `open_round`; `report_back` asks for the round's closing report in
+    /// the poster's chat (#913), noted with the same look at the room.
+    fn open_round_reporting(&self, room_id: &str, opener_seq: u64, report_back: bool) -> bool {
+        let start = self.run(room_id, |r| {
+            if report_back {
+                r.report_back.insert(opener_seq);
+            }
+            if r.running {
+                r.pending.push(opener_seq);
+                false
+            } else {
+                r.running = true;
+                true
+            }
+        });
+        if start {
+            self.start_round(room_id, opener_seq);
+        }
+        start
+    }
+
+    /// Hands a round the caller already marked running to the driver.
+    pub fn start_round(&self, room_id: &str, opener_seq: u64) {
+        let sent = self.door.send(RoundStart {
+            room_id: room_id.to_owned(),
+            opener_seq,
+        });
+        if sent.is_err() {
+            tracing::warn!("no round driver runs; the round of {room_id} waits");
+            self.run(room_id, |r| r.running = false);
+        }
+    }
+
+    /// A Bot's own line posted with `post_to_group` (#557): logged in its
+    /// voice at `hop`, then a round opens for it, or it waits for the next
+    /// one when a round runs. Answers the line's seq.
+    pub fn post_bot_line(
+        &self,
+        room_id: &str,
+        bot_id: &str,
+        text: &str,
+        hop: u32,
+        report_back: bool,
+    ) -> io::Result<u64> {
+        let line = self.append(
+            room_id,
+            NewLine {
+                author_id: bot_id.to_owned(),
+                author_kind: AuthorKind::LocalBot,
+                kind: LineKind::Chat,
+                text: text.to_owned(),
+                at: flybot_store::system_now_ms(),
+                hop,
+            },
+        )?;
+        self.open_round_reporting(room_id, line.seq, report_back);
+        Ok(line.seq)
     }
 }

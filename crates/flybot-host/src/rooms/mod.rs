@@ -11,7 +11,9 @@ pub mod logs;
 pub mod opencode;
 pub mod participant;
 pub mod retry;
+pub mod rounds;
 pub mod runner;
 
 pub use logs::RoomLogs;
+pub use rounds::Rounds;
 pub use participant::{MemberTurn, RoomParticipant, Snapshot, TurnOutcome};

@@ -5,7 +5,7 @@
 //! and otherwise recorded in `state.flybot.approvals` as `waiting` while the
 //! turn waits for the owner's `approval-answer`.
 
-use crate::host::{Host, HostLink};
+use crate::team::Team;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
 use flybot_protocol::state::{Bot, Extra, TeamState};
@@ -175,7 +175,7 @@ fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
 /// Marks a record still waiting as cancelled when its turn stops waiting
 /// without an answer (the turn was stopped or the host is stopping).
 struct WaitGuard {
-    host: Host,
+    team: Team,
     id: String,
     answered: bool,
 }
@@ -185,11 +185,11 @@ impl Drop for WaitGuard {
         if self.answered {
             return;
         }
-        let host = self.host.clone();
+        let team = self.team.clone();
         let id = std::mem::take(&mut self.id);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                let _ = host
+                let _ = team
                     .mutate("host", |change| {
                         let Some(mut record) = change
                             .state()
@@ -220,12 +220,9 @@ pub(crate) fn put(change: &mut flybot_store::Change<'_>, record: &ApprovalRecord
     }
 }
 
-async fn decide(link: HostLink, ask: ApprovalAsk) -> ApprovalOutcome {
-    let Some(host) = link.host() else {
-        return ApprovalOutcome::Rejected;
-    };
+async fn decide(team: Team, waits: Waits, ask: ApprovalAsk) -> ApprovalOutcome {
     let now = flybot_store::system_now_ms();
-    let record = match host.store().read(|state| plan(state, &ask, now)) {
+    let record = match team.read(|state| plan(state, &ask, now)) {
         Plan::Reject(why) => {
             tracing::info!(bot = %ask.bot_id, tool = %ask.tool, "approval rejected at once: {why}");
             return ApprovalOutcome::Rejected;
@@ -233,14 +230,13 @@ async fn decide(link: HostLink, ask: ApprovalAsk) -> ApprovalOutcome {
         Plan::Allow => return ApprovalOutcome::AllowedOnce,
         Plan::Wait(record) => *record,
     };
-    let waits = host.turn_parts().waits.clone();
     let answer = waits.add(&record.id);
     let mut guard = WaitGuard {
-        host: host.clone(),
+        team: team.clone(),
         id: record.id.clone(),
         answered: false,
     };
-    let written = host
+    let written = team
         .mutate(&format!("bot:{}", record.bot_id), |change| {
             put(change, &record);
             Ok(())
@@ -259,12 +255,13 @@ async fn decide(link: HostLink, ask: ApprovalAsk) -> ApprovalOutcome {
 
 /// The `Approver` every turn of this host runs with.
 pub(crate) struct HostApprover {
-    pub link: HostLink,
+    pub team: Team,
+    pub waits: Waits,
 }
 
 impl Approver for HostApprover {
     fn ask(&self, ask: ApprovalAsk) -> BoxFuture<'static, ApprovalOutcome> {
-        Box::pin(decide(self.link.clone(), ask))
+        Box::pin(decide(self.team.clone(), self.waits.clone(), ask))
     }
 }
 

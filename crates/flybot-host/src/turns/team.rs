@@ -1,10 +1,12 @@
 //! `HostTeam`: the host as the team tools see it (`TeamAccess`): the store,
-//! the Sessions (through the late host link), fresh ids, `bot.created`, and
+//! the room logs a Bot posts into, fresh ids, `bot.created`, and
 //! the process-local dedupe of repeated Bot-to-Bot lines (#641), and the
 //! core `reach()` verdict every send asks (#90).
 
-use crate::host::{HostEvent, HostLink};
-use flybot_agent::session::Sessions;
+use crate::events::HostEvent;
+use crate::rooms::RoomLogs;
+use crate::team::Team;
+use std::sync::Arc;
 use flybot_agent::tools::team::RecentLines;
 use flybot_agent::tools::{BoxFuture, TeamAccess};
 use flybot_core::rooms::reach::{Send as ReachSend, Verdict, reach};
@@ -13,18 +15,15 @@ use flybot_store::Store;
 use std::path::{Path, PathBuf};
 
 pub(crate) struct HostTeam {
-    pub store: Store,
+    pub team: Team,
     pub home: PathBuf,
-    pub link: HostLink,
+    pub logs: Arc<RoomLogs>,
     pub recent: RecentLines,
 }
 
 impl TeamAccess for HostTeam {
     fn store(&self) -> &Store {
-        &self.store
-    }
-    fn sessions(&self) -> Option<Sessions> {
-        self.link.host().map(|host| host.sessions().clone())
+        self.team.store()
     }
     fn home(&self) -> &Path {
         &self.home
@@ -36,18 +35,16 @@ impl TeamAccess for HostTeam {
         if bot.run {
             return;
         }
-        if let Some(host) = self.link.host() {
-            host.emit(HostEvent::BotCreated {
-                bot_id: bot.id.clone(),
-                owner_id: bot.owner_id.clone(),
-            });
-        }
+        self.team.emit(HostEvent::BotCreated {
+            bot_id: bot.id.clone(),
+            owner_id: bot.owner_id.clone(),
+        });
     }
     fn recent_lines(&self) -> &RecentLines {
         &self.recent
     }
     fn reach(&self, send: &ReachSend) -> Verdict {
-        self.store.read(|state| reach(state, send))
+        self.team.read(|state| reach(state, send))
     }
     fn hold_send<'a>(
         &'a self,
@@ -57,11 +54,7 @@ impl TeamAccess for HostTeam {
         hop: u32,
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let host = self
-                .link
-                .host()
-                .ok_or_else(|| "The host is stopping; try again later.".to_owned())?;
-            crate::rooms::hold::hold_send(&host, from_bot, to_bot, text, hop)
+            crate::rooms::hold::hold_send(&self.team, from_bot, to_bot, text, hop)
                 .await
                 .map_err(|e| e.message)
         })
@@ -74,11 +67,8 @@ impl TeamAccess for HostTeam {
         hop: u32,
         report_back: bool,
     ) -> Result<u64, String> {
-        let host = self
-            .link
-            .host()
-            .ok_or_else(|| "The host is stopping; try again later.".to_owned())?;
-        crate::endpoints::room_chat::post_bot_line(&host, room_id, bot_id, text, hop, report_back)
+        self.logs
+            .post_bot_line(room_id, bot_id, text, hop, report_back)
             .map_err(|e| {
                 tracing::warn!("post_to_group into {room_id} could not be logged: {e}");
                 "The group could not take the line; try again.".to_owned()

@@ -5,7 +5,6 @@
 //! step (or at `turn/end` when it failed or was cut). The Session log does
 //! not carry token counts, so they are stored as unknown (NULL), never as 0.
 
-use crate::host::Host;
 use flybot_agent::session::{LogEntry, SessionEvent};
 use flybot_store::usage::{
     CallRow, ModelCallEnd, TokenUsage, TurnEventSummary, UsageLedger, fold_calls,
@@ -125,8 +124,8 @@ pub(crate) fn summaries(entries: &[LogEntry], owner: &CallOwner<'_>) -> Vec<Turn
 }
 
 /// Folds the ended turn `turn_id` of `session_id` and records its rows.
-pub(crate) async fn record_turn(host: Host, session_id: String, turn_id: String) {
-    let found = host.store().read(|state| {
+pub(crate) async fn record_turn(recorder: &UsageRecorder, session_id: String, turn_id: String) {
+    let found = recorder.team.read(|state| {
         let bot_id = super::bot_id_of_session(state, &session_id)?;
         let model = state.bots.get(&bot_id)?.model.clone();
         Some((bot_id, model))
@@ -134,11 +133,11 @@ pub(crate) async fn record_turn(host: Host, session_id: String, turn_id: String)
     let Some((bot_id, model)) = found else {
         return;
     };
-    let (provider, model) = match host.config().models.route(&model) {
+    let (provider, model) = match recorder.models.route(&model) {
         Ok(route) => (route.provider_name.clone(), route.name.clone()),
         Err(_) => ("unknown".to_owned(), model),
     };
-    let Ok(entries) = host.sessions().transcript(&session_id, 0) else {
+    let Ok(entries) = recorder.sessions.transcript(&session_id, 0) else {
         return;
     };
     let owner = CallOwner {
@@ -149,7 +148,7 @@ pub(crate) async fn record_turn(host: Host, session_id: String, turn_id: String)
         model: &model,
     };
     let rows: Vec<CallRow> = fold_calls(&summaries(&entries, &owner));
-    let Some(ledger) = host.turn_parts().usage.ledger().await else {
+    let Some(ledger) = recorder.usage.ledger().await else {
         return;
     };
     for row in rows {
@@ -166,5 +165,44 @@ fn token_usage(usage: &flybot_agent::model::Usage) -> TokenUsage {
         output_tokens: usage.output_tokens,
         cached_tokens: usage.cached_tokens,
         reasoning_tokens: usage.reasoning_tokens,
+    }
+}
+
+/// Records every ended turn's model calls in the usage ledger (#903): it
+/// follows `turn.ended` on the bus until the host stops.
+#[derive(Clone)]
+pub(crate) struct UsageRecorder {
+    pub team: crate::team::Team,
+    pub sessions: flybot_agent::session::Sessions,
+    pub models: std::sync::Arc<flybot_agent::model::config::ProviderRegistry>,
+    pub usage: std::sync::Arc<UsageCell>,
+}
+
+impl UsageRecorder {
+    /// Opens the ledger in the background and follows the turns' ends.
+    pub(crate) fn start(self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let usage = self.usage.clone();
+        runtime.spawn(async move {
+            usage.ledger().await;
+        });
+        let bus = self.team.bus().clone();
+        crate::events::follow(
+            bus.subscribe_work(),
+            &bus,
+            |event| match event {
+                Ok(crate::events::HostEvent::TurnEnded {
+                    session_id,
+                    turn_id,
+                }) => Some((session_id, turn_id)),
+                _ => None,
+            },
+            move |(session_id, turn_id)| {
+                let recorder = self.clone();
+                async move { record_turn(&recorder, session_id, turn_id).await }
+            },
+        );
     }
 }

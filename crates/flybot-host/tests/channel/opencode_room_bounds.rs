@@ -256,7 +256,12 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
         t.ok(None, "send", json!({"roomId": room, "text": "@Coder go"}))
             .await;
         let lines = settled(&t, &room, 400).await;
-        let first = lines.iter().find(|(a, _, _)| *a == coder).unwrap();
+        // The person's accept and start post the claim line (#1253) in the
+        // Bot's voice first; the turn's answer (or refusal) comes after it.
+        let first = lines
+            .iter()
+            .find(|(a, kind, _)| *a == coder && kind != "claim")
+            .unwrap_or_else(|| panic!("{lines:#?}"));
         said.push(first.2.clone());
     }
     assert_eq!(said[0], "On it.");

@@ -293,3 +293,27 @@ async fn a_restart_with_a_live_lease_changes_nothing_1729() {
     let lease = again.ok(None, "task-lease", json!({"id": item})).await;
     assert_eq!(lease["lease"]["live"], true);
 }
+
+/// #1253, issue 11: a person's `task-claim` goes through the board's one
+/// write path, so it posts the same claim line in the member's voice as a
+/// Bot's own claim through `track_tasks`.
+#[tokio::test]
+async fn a_persons_claim_posts_the_members_claim_line_1253() {
+    let t = TestHost::new();
+    let c = crew(&t).await;
+    let item = enqueue(&t, &c, "Dev", "claim me", "normal").await;
+    let claimed = t
+        .ok(None, "task-claim", json!({"botId": c.dev1, "id": item}))
+        .await;
+    assert_eq!(claimed["task"]["id"], item);
+    let room = t.ok(None, "messages", json!({"roomId": c.room})).await;
+    let claims: Vec<&serde_json::Value> = room["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "claim")
+        .collect();
+    assert_eq!(claims.len(), 1, "{room:#}");
+    assert_eq!(claims[0]["authorId"], c.dev1);
+    assert_eq!(claims[0]["text"], "接了 claim me");
+}

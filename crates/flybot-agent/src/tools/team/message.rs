@@ -104,10 +104,8 @@ impl Tool for MessageBot {
                 )
             })
             .ok_or_else(|| no_bot(&args.to))?;
-        let sessions = team.sessions().ok_or_else(|| {
-            ToolError::Failed("The host is stopping; try again later.".to_owned())
-        })?;
-        let hops = current_hops(&sessions, &ctx.session_id) + 1;
+        let sessions = super::turn_sessions(ctx)?;
+        let hops = current_hops(sessions, &ctx.session_id) + 1;
         if hops > MAX_HOPS {
             return Err(ToolError::Refused(format!(
                 "This chain of Bot messages reached its limit of {MAX_HOPS} hops; answer in your own chat instead of messaging again."

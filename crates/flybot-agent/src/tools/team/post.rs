@@ -78,10 +78,8 @@ impl Tool for PostToGroup {
             })?;
             Ok::<_, ToolError>((me, target, speaking_in(state, &ctx.session_id)))
         })?;
-        let sessions = team.sessions().ok_or_else(|| {
-            ToolError::Failed("The host is stopping; try again later.".to_owned())
-        })?;
-        let hop = current_hops(&sessions, &ctx.session_id);
+        let sessions = super::turn_sessions(ctx)?;
+        let hop = current_hops(sessions, &ctx.session_id);
         may_post(here.as_deref(), Some(&target), hop)
             .map_err(|why| ToolError::Refused(why.sentence().to_owned()))?;
         team.post_to_group(&target, &me.id, text, hop + 1, args.report_back)

@@ -46,9 +46,6 @@ impl TeamAccess for TestTeam {
     fn store(&self) -> &Store {
         &self.store
     }
-    fn sessions(&self) -> Option<Sessions> {
-        Some(self.sessions.clone())
-    }
     fn home(&self) -> &Path {
         &self.home
     }
@@ -145,6 +142,7 @@ impl Fixture {
         let mut ctx =
             ToolContext::new(&format!("session-{bot_id}"), bot_id, self.team.home.clone());
         ctx.team = Some(self.team.clone() as Arc<dyn TeamAccess>);
+        ctx.sessions = Some(self.team.sessions.clone());
         ctx
     }
 

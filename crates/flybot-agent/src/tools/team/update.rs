@@ -121,9 +121,7 @@ impl Tool for StopBot {
                 "You cannot stop yourself; end your turn instead.".to_owned(),
             ));
         }
-        let sessions = team.sessions().ok_or_else(|| {
-            ToolError::Failed("The host is stopping; try again later.".to_owned())
-        })?;
+        let sessions = super::turn_sessions(ctx)?;
         let outcome = sessions
             .cancel(&target.session_id, AbortedBy::Parent, false)
             .map_err(|e| {

@@ -2,11 +2,13 @@
 //! runtime session), and the board moves its observations ask for, made
 //! through the host seam as the Bot's owner would make them.
 
-use crate::actor::Caller;
-use crate::host::Host;
-use flybot_protocol::state::{TaskStatus, TeamState};
+use super::seam::SeamMove;
+use crate::actor::journal_actor;
+use crate::board::Board;
+use crate::ids::new_id;
+use flybot_core::tasks::{input, machine};
+use flybot_protocol::state::{Task, TaskStatus, TeamState};
 use flybot_protocol::task::{TaskFields, WaitingFor};
-use serde_json::{Value, json};
 
 /// The card a turn is about: the room's working or blocked card, the one
 /// this Bot holds first, then the most recently moved.
@@ -54,27 +56,51 @@ pub fn card_is_open(state: &TeamState, task_id: &str) -> bool {
         .is_some_and(|t| !t.status.is_terminal())
 }
 
-/// Makes one seam move on the card as `bot_id`'s owner; answers the card.
+/// What a seam move says: the question, the answer, or the result's summary.
+pub enum MoveText<'a> {
+    Question(&'a str),
+    Answer { question_id: &'a str, answer: &'a str },
+    Summary(&'a str),
+}
+
+/// Makes one seam move on the card `task_id` as `bot_id`'s owner, through
+/// the board's one write path; answers the card.
 pub async fn make_move(
-    host: &Host,
+    board: &Board,
     bot_id: &str,
-    endpoint: &str,
-    body: Value,
-) -> Result<Value, String> {
-    let actor = host
-        .store()
+    task_id: &str,
+    seam_move: SeamMove,
+    text: MoveText<'_>,
+) -> Result<Option<Task>, String> {
+    let actor = board
+        .team()
         .read(|state| crate::board::track::bot_actor(state, bot_id));
-    let bytes = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-    crate::endpoints::call(host, &Caller::Actor(actor), endpoint, &bytes)
-        .await
-        .map(|answer| answer.get("task").cloned().unwrap_or(json!(null)))
-        .map_err(|e| format!("{endpoint} was refused: {}", e.message))
+    let question_id = new_id("question");
+    let written = board
+        .write(journal_actor(&actor), |s, now| match (seam_move, text) {
+            (SeamMove::WaitInput, MoveText::Question(question)) => {
+                input::wait_input(s, &actor, task_id, question, &question_id, now)
+            }
+            (SeamMove::AnswerInput, MoveText::Answer { question_id, answer }) => {
+                input::answer_input(s, &actor, task_id, question_id, answer, now)
+            }
+            (SeamMove::Return, MoveText::Summary(summary)) => {
+                machine::return_result(s, &actor, task_id, summary, now)
+            }
+            (SeamMove::WaitInput | SeamMove::AnswerInput | SeamMove::Return, _) => Err(
+                flybot_protocol::ApiError::invalid("text", "The move and its words do not match."),
+            ),
+        })
+        .await;
+    written
+        .map(|out| out.answer)
+        .map_err(|e| format!("{} was refused: {}", seam_move.endpoint(), e.message))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flybot_protocol::state::Task;
+    use serde_json::json;
 
     fn task(id: &str, bot: &str, room: &str, status: TaskStatus, at: u64) -> Task {
         serde_json::from_value(

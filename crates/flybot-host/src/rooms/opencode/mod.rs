@@ -21,7 +21,7 @@ use outcome::failed;
 pub use outcome::outcome_of;
 
 use super::participant::{MemberTurn, TurnOutcome};
-use crate::host::Host;
+use crate::rooms::Rounds;
 use card::{Card, card_by_id, card_for, card_is_open};
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
@@ -153,9 +153,9 @@ impl OpenCodeSeats {
         lock(&self.seats).clear();
     }
 
-    async fn endpoint_for(&self, host: &Host, model: &str) -> Result<ModelEndpoint, String> {
-        let route = host
-            .config()
+    async fn endpoint_for(&self, rounds: &Rounds, model: &str) -> Result<ModelEndpoint, String> {
+        let route = rounds
+            .config
             .models
             .route(model)
             .map_err(|_| format!("its model {model:?} is not one this host runs"))?;
@@ -175,7 +175,8 @@ impl OpenCodeSeats {
             .await
             .map_err(|e| format!("the mock model could not bind: {e}"))?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
-        let stop = host.clone().stopped_owned();
+        let bus = rounds.team.bus().clone();
+        let stop = async move { bus.stopped().await };
         tokio::spawn(crate::serve_mock_model(listener, mock, stop));
         let endpoint = ModelEndpoint {
             base_url: format!("http://{address}/v1"),
@@ -187,7 +188,7 @@ impl OpenCodeSeats {
 
     async fn open_seat(
         &self,
-        host: &Host,
+        rounds: &Rounds,
         turn: &MemberTurn,
         card: &Card,
         spec: &OpenCodeSpec,
@@ -209,16 +210,16 @@ impl OpenCodeSeats {
             ));
         }
         let start = |why: String| failed("START", format!("Could not start OpenCode: {why}."));
-        let (model, owner) = host.store().read(|state| {
+        let (model, owner) = rounds.team.read(|state| {
             let bot = state.bots.get(&turn.bot_id);
             (
                 bot.map(|b| b.model.clone()).unwrap_or_default(),
                 bot.map(|b| b.owner_id.clone()).unwrap_or_default(),
             )
         });
-        let endpoint = self.endpoint_for(host, &model).await.map_err(start)?;
-        let root = host
-            .config()
+        let endpoint = self.endpoint_for(rounds, &model).await.map_err(start)?;
+        let root = rounds
+            .config
             .home
             .join("interop")
             .join(&turn.bot_id)
@@ -238,7 +239,7 @@ impl OpenCodeSeats {
                 .map_err(|e| start(format!("its workspace could not be made: {e}")))?;
         }
         let runtime = launcher::start(
-            &host.config().opencode,
+            &rounds.config.opencode,
             &root.join("opencode"),
             &workspace,
             &endpoint,
@@ -290,23 +291,23 @@ impl OpenCodeSeats {
 
     /// One OpenCode member turn, start to board move. The turn's stop is
     /// registered first, so a person's stop while the seat starts ends it.
-    pub async fn turn(&self, host: &Host, turn: MemberTurn, spec: OpenCodeSpec) -> TurnOutcome {
+    pub async fn turn(&self, rounds: &Rounds, turn: MemberTurn, spec: OpenCodeSpec) -> TurnOutcome {
         let (stop_tx, mut stop) = watch::channel(false);
         lock(&self.running).insert(turn.session_id.clone(), stop_tx);
-        let outcome = self.turn_registered(host, &turn, spec, &mut stop).await;
+        let outcome = self.turn_registered(rounds, &turn, spec, &mut stop).await;
         lock(&self.running).remove(&turn.session_id);
         outcome
     }
 
     async fn turn_registered(
         &self,
-        host: &Host,
+        rounds: &Rounds,
         turn: &MemberTurn,
         spec: OpenCodeSpec,
         stop: &mut watch::Receiver<bool>,
     ) -> TurnOutcome {
-        let Some(card) = host
-            .store()
+        let Some(card) = rounds
+            .team
             .read(|state| card_for(state, &turn.room_id, &turn.bot_id))
         else {
             return failed(
@@ -314,13 +315,13 @@ impl OpenCodeSeats {
                 "I work on a card: create one in this room (task-create with this roomId), start it (task-accept, task-start) and ask me again.".to_owned(),
             );
         };
-        let seat = match self.open_seat(host, turn, &card, &spec).await {
+        let seat = match self.open_seat(rounds, turn, &card, &spec).await {
             Ok(seat) => seat,
             Err(outcome) => return outcome,
         };
         // The previous turn's projection first: the card as it left it.
         drop(seat.projecting.lock().await);
-        let Some(card) = host.store().read(|state| card_by_id(state, &card.id)) else {
+        let Some(card) = rounds.team.read(|state| card_by_id(state, &card.id)) else {
             return failed(
                 "NO_CARD",
                 "My card was deleted; start another and ask me again.".to_owned(),
@@ -343,12 +344,12 @@ impl OpenCodeSeats {
             return TurnOutcome::Stopped;
         }
         if card.status == TaskStatus::Blocked
-            && let Err(line) = resume(host, turn, &card).await
+            && let Err(line) = resume(rounds, turn, &card).await
         {
             return failed("BLOCKED", line);
         }
-        let before = host
-            .rooms()
+        let before = rounds
+            .logs
             .lines(&turn.room_id)
             .unwrap_or_default()
             .last()
@@ -358,16 +359,16 @@ impl OpenCodeSeats {
             let end = task.turn(&turn.text, stop, TURN_LIMIT).await;
             (end, task.last_observation().cloned())
         };
-        let name = host.store().read(|state| name_of(state, &turn.bot_id));
+        let name = rounds.team.read(|state| name_of(state, &turn.bot_id));
         if let (TurnEnd::Text { text, .. }, Some(observation)) = (&end, observation) {
             // The move follows the line the room posts for this turn, so
             // the room reads the question (or the result) before the card
             // moves, and #550 sees the question already shown.
             let guard = seat.projecting.clone().lock_owned().await;
-            let (host, seat, text) = (host.clone(), seat.clone(), text.clone());
+            let (rounds, seat, text) = (rounds.clone(), seat.clone(), text.clone());
             tokio::spawn(async move {
-                posted_after(&host, &seat, before).await;
-                project_result(&host, &seat, &card, &observation, &text).await;
+                posted_after(&rounds, &seat, before).await;
+                project_result(&rounds, &seat, &card, &observation, &text).await;
                 drop(guard);
             });
         }

@@ -4,9 +4,9 @@
 //! returns it, once the turn's line is in the room.
 
 use super::Seat;
-use super::card::{Card, make_move};
+use super::card::{Card, MoveText, make_move};
+use crate::rooms::Rounds;
 use super::{name_of, seam, verify};
-use crate::host::Host;
 use crate::rooms::participant::MemberTurn;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind};
@@ -14,7 +14,6 @@ use flybot_interop::projection::Observation;
 use flybot_protocol::state::TaskStatus;
 use flybot_protocol::task::WaitingFor;
 use flybot_store::room_log::NewLine;
-use serde_json::json;
 use std::time::Duration;
 
 /// How long the projection waits for the turn's line to be posted.
@@ -22,11 +21,11 @@ const POSTED_WITHIN: Duration = Duration::from_secs(5);
 
 /// Waits until the room holds a line by the seat's Bot after `before`
 /// (the round posts the turn's line right after the turn returns).
-pub(super) async fn posted_after(host: &Host, seat: &Seat, before: u64) {
+pub(super) async fn posted_after(rounds: &Rounds, seat: &Seat, before: u64) {
     let deadline = tokio::time::Instant::now() + POSTED_WITHIN;
     while tokio::time::Instant::now() < deadline {
-        let posted = host
-            .rooms()
+        let posted = rounds
+            .logs
             .lines(&seat.room_id)
             .unwrap_or_default()
             .iter()
@@ -41,16 +40,16 @@ pub(super) async fn posted_after(host: &Host, seat: &Seat, before: u64) {
 /// A blocked card before the turn: its own open question is answered by
 /// the line that called this turn (the table's `input-answered`, blocked →
 /// working); any other wait keeps the Bot out.
-pub(super) async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Result<(), String> {
+pub(super) async fn resume(rounds: &Rounds, turn: &MemberTurn, card: &Card) -> Result<(), String> {
     let (Some(WaitingFor::Input), Some(question_id)) = (card.waiting_for, &card.question_id) else {
         return Err(format!(
             "The card \"{}\" waits for an approval; I go on once it is working again.",
             card.title
         ));
     };
-    let endpoint = seam::endpoint_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
-    let answer = host
-        .rooms()
+    let seam_move = seam::move_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
+    let answer = rounds
+        .logs
         .lines(&turn.room_id)
         .unwrap_or_default()
         .iter()
@@ -59,10 +58,14 @@ pub(super) async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Resul
         .map(|l| readable_body(&l.text))
         .unwrap_or_default();
     make_move(
-        host,
+        &rounds.board,
         &turn.bot_id,
-        endpoint,
-        json!({"id": card.id, "questionId": question_id, "answer": answer}),
+        &card.id,
+        seam_move,
+        MoveText::Answer {
+            question_id,
+            answer: &answer,
+        },
     )
     .await
     .map(|_| ())
@@ -72,22 +75,23 @@ pub(super) async fn resume(host: &Host, turn: &MemberTurn, card: &Card) -> Resul
 /// blocks the card for input; a result is verified first and returns the
 /// card only when the check passes. Each step is said in the room.
 pub(super) async fn project_result(
-    host: &Host,
+    rounds: &Rounds,
     seat: &Seat,
     card: &Card,
     observation: &Observation,
     text: &str,
 ) {
-    let verifier = host.store().read(|state| name_of(state, &card.bot_id));
+    let verifier = rounds.team.read(|state| name_of(state, &card.bot_id));
     let said = match observation {
         Observation::WaitingForInput { .. } => {
             let question = text.lines().next().unwrap_or_default();
-            match seam::endpoint_for(TaskStatus::Working, observation) {
-                Ok(endpoint) => make_move(
-                    host,
+            match seam::move_for(TaskStatus::Working, observation) {
+                Ok(seam_move) => make_move(
+                    &rounds.board,
                     &seat.bot_id,
-                    endpoint,
-                    json!({"id": card.id, "question": question}),
+                    &card.id,
+                    seam_move,
+                    MoveText::Question(question),
                 )
                 .await
                 .err(),
@@ -106,12 +110,13 @@ pub(super) async fn project_result(
             {
                 Ok(None) => None,
                 Ok(Some(check)) if check.verified => {
-                    let moved = match seam::endpoint_for(TaskStatus::Working, observation) {
-                        Ok(endpoint) => make_move(
-                            host,
+                    let moved = match seam::move_for(TaskStatus::Working, observation) {
+                        Ok(seam_move) => make_move(
+                            &rounds.board,
                             &seat.bot_id,
-                            endpoint,
-                            json!({"id": card.id, "summary": check.sentence}),
+                            &card.id,
+                            seam_move,
+                            MoveText::Summary(&check.sentence),
                         )
                         .await
                         .err(),
@@ -131,7 +136,7 @@ pub(super) async fn project_result(
         _ => None,
     };
     if let Some(text) = said {
-        let _ = host.rooms().append(
+        let _ = rounds.logs.append(
             &seat.room_id,
             NewLine {
                 author_id: card.bot_id.clone(),

@@ -1,40 +1,26 @@
-//! `HostWorkflows`: `run_workflow` and `define_workflow` as the host runs
+//! `HostWorkflows`: `run_workflow` and `define_workflow` as the wf runs
 //! them (`WorkflowAccess`). A run starts in the room whose seat the calling
 //! Session is, under the room's task lead, through the same `start` as the
 //! `workflow-run` endpoint, with the calling Bot among the job's caps
 //! (#1544, #1582). A definition is checked by the pure
 //! `check_define_workflow` and saved with the calling Bot as its author.
 
-use super::workflow_run::start;
-use super::workflows::{save_by, team_roles};
-use crate::board::track::room_of_seat;
-use crate::host::{Host, HostLink};
+use super::Workflows;
+use super::library::{save_by, team_roles};
+use super::start::start;
+use crate::board::track::{bot_actor, room_of_seat};
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::tools::workflow::{WorkflowAccess, WorkflowCaller};
-use flybot_core::access::{Actor, enforced};
 use flybot_core::tasks::roles::task_lead;
 use flybot_core::workflow::tools::{DefineWorkflowArgs, RunWorkflowArgs, check_define_workflow};
-use flybot_protocol::state::TeamState;
 use flybot_protocol::workflow::WorkflowRun;
 use serde_json::Value;
 
-/// The host's side of the workflow tools.
+/// The wf's side of the workflow tools.
 pub(crate) struct HostWorkflows {
-    pub link: HostLink,
+    pub workflows: Workflows,
 }
 
-const NO_HOST: &str = "The host is stopping; try again later.";
-
-/// The Bot acts for itself as its owner would.
-fn bot_actor(state: &TeamState, bot_id: &str) -> Actor {
-    match state.bots.get(bot_id) {
-        Some(bot) if enforced(state) => Actor::Member {
-            member_id: bot.owner_id.clone(),
-            session_id: String::new(),
-        },
-        Some(_) | None => Actor::SingleOwner,
-    }
-}
 
 fn names(list: &Value) -> String {
     list.as_array()
@@ -68,9 +54,8 @@ fn run_line(answer: &Value) -> String {
     line
 }
 
-async fn run(host: Host, caller: WorkflowCaller, args: RunWorkflowArgs) -> Result<String, String> {
-    let (actor, room_id, lead) = host
-        .store()
+async fn run(wf: &Workflows, caller: WorkflowCaller, args: RunWorkflowArgs) -> Result<String, String> {
+    let (actor, room_id, lead) = wf.team()
         .read(|state| {
             let room_id = room_of_seat(state, &caller.bot_id, &caller.session_id)?;
             let lead = state
@@ -92,21 +77,21 @@ async fn run(host: Host, caller: WorkflowCaller, args: RunWorkflowArgs) -> Resul
         inputs: args.inputs,
         actor_id: None,
     };
-    let answer = start(&host, &actor, req, Some(&caller.bot_id))
+    let answer = start(&wf, &actor, req, Some(&caller.bot_id))
         .await
         .map_err(|error| error.message)?;
     Ok(run_line(&answer))
 }
 
 fn define(
-    host: &Host,
+    wf: &Workflows,
     caller: &WorkflowCaller,
     args: DefineWorkflowArgs,
 ) -> Result<String, String> {
-    let roles = host.store().read(team_roles);
+    let roles = wf.team().read(team_roles);
     check_define_workflow(&args, roles.as_ref()).map_err(|sentences| sentences.join(" "))?;
     let id = args.definition.id.clone();
-    let answer = save_by(host, args.definition, Some(&caller.bot_id)).map_err(|e| e.message)?;
+    let answer = save_by(wf, args.definition, Some(&caller.bot_id)).map_err(|e| e.message)?;
     Ok(if answer["changed"] == Value::Bool(true) {
         format!("Saved the workflow {id}.")
     } else {
@@ -121,8 +106,7 @@ impl WorkflowAccess for HostWorkflows {
         args: RunWorkflowArgs,
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let host = self.link.host().ok_or_else(|| NO_HOST.to_owned())?;
-            run(host, caller, args).await
+            run(&self.workflows, caller, args).await
         })
     }
 
@@ -132,8 +116,7 @@ impl WorkflowAccess for HostWorkflows {
         args: DefineWorkflowArgs,
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let host = self.link.host().ok_or_else(|| NO_HOST.to_owned())?;
-            define(&host, &caller, args)
+            define(&self.workflows, &caller, args)
         })
     }
 }

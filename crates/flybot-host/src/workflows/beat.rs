@@ -7,9 +7,9 @@
 //! replayed event opens nothing twice; the cards it opened are announced
 //! like any board write, and the task drive offers them.
 
-use super::workflow_job::{NODE, definition, drive, facts_of, job_workflow, plan_cards, put_fact};
-use crate::board::claims::announce;
-use crate::host::Host;
+use super::Workflows;
+use super::job::{NODE, definition, drive, facts_of, job_workflow, plan_cards, put_fact};
+use crate::events::{Written, follow_written};
 use flybot_core::access::{Actor, enforced};
 use flybot_core::workflow::artifact::Fact;
 use flybot_core::workflow::definition::{node, outputs_of};
@@ -103,17 +103,17 @@ fn record_accepted_outputs(
 
 /// Plans every open job the write touched, in one change, and announces
 /// the cards it wrote. Answers their ids.
-pub async fn replan(host: &Host, written: Option<&[String]>) -> Vec<String> {
-    let jobs = host.store().read(|state| jobs_written(state, written));
+pub async fn replan(wf: &Workflows, written: Option<&[String]>) -> Vec<String> {
+    let jobs = wf.team().read(|state| jobs_written(state, written));
     let defs: Vec<(String, WorkflowDefinition)> = jobs
         .iter()
-        .filter_map(|(job, workflow)| Some((job.clone(), definition(host, workflow).ok()?)))
+        .filter_map(|(job, workflow)| Some((job.clone(), definition(wf, workflow).ok()?)))
         .collect();
     if defs.is_empty() {
         return Vec::new();
     }
-    let model = host.config().default_model.clone();
-    let wrote = host
+    let model = wf.default_model.clone();
+    let wrote = wf.team()
         .mutate("workflow", |change| {
             let mut wrote = Vec::new();
             for (job_id, def) in &defs {
@@ -134,7 +134,7 @@ pub async fn replan(host: &Host, written: Option<&[String]>) -> Vec<String> {
         .await;
     match wrote {
         Ok(wrote) => {
-            announce(host, wrote.clone());
+            wf.board.announce_ids(wrote.clone());
             wrote
         }
         Err(error) => {
@@ -144,24 +144,18 @@ pub async fn replan(host: &Host, written: Option<&[String]>) -> Vec<String> {
     }
 }
 
-/// Runs the beat after every board write while the host lives.
-pub(crate) fn listen(host: &Host) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let mut events = host.subscribe();
-    let link = host.link();
-    runtime.spawn(async move {
-        use tokio::sync::broadcast::error::RecvError;
-        loop {
-            let written = match events.recv().await {
-                Ok(crate::HostEvent::TasksWritten { task_ids }) => Some(task_ids),
-                Ok(_) => continue,
-                Err(RecvError::Lagged(_)) => None,
-                Err(RecvError::Closed) => break,
+/// Runs the beat after every board write while the wf lives; a beat that
+/// fell behind re-plans every open job.
+pub(crate) fn follow(wf: &Workflows) {
+    let wf = wf.clone();
+    follow_written(&wf.team().bus().clone(), move |written| {
+        let wf = wf.clone();
+        async move {
+            let written = match written {
+                Written::Cards(ids) => Some(ids),
+                Written::Lagged => None,
             };
-            let Some(host) = link.host() else { break };
-            replan(&host, written.as_deref()).await;
+            replan(&wf, written.as_deref()).await;
         }
     });
 }

@@ -5,9 +5,9 @@
 //! and naming its workflow and node. The cards already under the job are
 //! the record, so a replay opens nothing twice.
 
-use super::workflow_run_bot::{RUN_BOT, open_run_bot};
-use super::workflows::definitions;
-use crate::host::Host;
+use super::Workflows;
+use super::library::definitions;
+use super::run_bot::{RUN_BOT, open_run_bot};
 use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::queue;
@@ -29,8 +29,8 @@ pub const FACTS: &str = "workflowFacts";
 pub const HOLD: &str = "hold";
 
 /// The definition named `id`, a preset or a saved file.
-pub fn definition(host: &Host, id: &str) -> Result<WorkflowDefinition, ApiError> {
-    definitions(host)
+pub fn definition(wf: &Workflows, id: &str) -> Result<WorkflowDefinition, ApiError> {
+    definitions(wf)
         .into_iter()
         .map(|(def, _)| def)
         .find(|def| def.id == id)

@@ -3,15 +3,14 @@
 //! the member's voice. Logged, never posted into the room's Session: no
 //! turn, no round. The same line for the same card stays quiet within
 //! `CLAIM_CUE_REPEAT_MS`; the last cue is kept on the card as `claimCue`.
-//! `write_rule` is the one path the host's own board writes take: the rule
-//! in one change, its worker effects, `tasks.written`, then the claim lines.
+//! `Board::write` posts them after every board write.
 
-use crate::host::{Host, HostEvent};
+use crate::rooms::RoomLogs;
+use crate::team::Team;
 use flybot_core::rooms::claim::{ClaimCue, claim_line, is_claim_move, should_post};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_core::tasks::Outcome;
-use flybot_protocol::ApiError;
-use flybot_protocol::state::{TaskStatus, TeamState};
+use flybot_protocol::state::TaskStatus;
 use flybot_store::room_log::NewLine;
 use std::collections::BTreeMap;
 
@@ -21,57 +20,8 @@ pub const CLAIM_CUE: &str = "claimCue";
 /// Statuses of the cards an outcome writes, as they were before it.
 pub type Before = BTreeMap<String, Option<TaskStatus>>;
 
-/// Runs `rule` as one change (a refusal writes nothing), then announces it
-/// and posts its claim lines.
-pub async fn write_rule(
-    host: &Host,
-    journal: &str,
-    rule: impl FnOnce(&TeamState, u64) -> Result<Outcome, ApiError>,
-) -> Result<Outcome, ApiError> {
-    let out = write_quietly(host, journal, rule).await?;
-    announce(host, out.writes.iter().map(|t| t.id.clone()).collect());
-    Ok(out)
-}
-
-/// `write_rule` without `tasks.written`: a call of several writes announces
-/// once, after the last, so the drive never wakes a member between two
-/// parts of one plan.
-pub async fn write_quietly(
-    host: &Host,
-    journal: &str,
-    rule: impl FnOnce(&TeamState, u64) -> Result<Outcome, ApiError>,
-) -> Result<Outcome, ApiError> {
-    let (out, before) = host
-        .mutate(journal, |change| {
-            let out = rule(change.state(), change.now_ms())?;
-            let before: Before = out
-                .writes
-                .iter()
-                .map(|t| {
-                    let was = change.state().tasks.get(&t.id).map(|old| old.status);
-                    (t.id.clone(), was)
-                })
-                .collect();
-            for task in &out.writes {
-                change.put_task(task);
-            }
-            Ok((out, before))
-        })
-        .await?;
-    host.apply_task_effects(&out.effects);
-    post_claim_lines(host, &before, &out).await;
-    Ok(out)
-}
-
-/// Tells the drive and the board's readers which cards were written.
-pub fn announce(host: &Host, task_ids: Vec<String>) {
-    if !task_ids.is_empty() {
-        host.emit(HostEvent::TasksWritten { task_ids });
-    }
-}
-
 /// Appends the claim line of every room card the outcome claimed.
-pub async fn post_claim_lines(host: &Host, before: &Before, out: &Outcome) {
+pub async fn post_claim_lines(team: &Team, logs: &RoomLogs, before: &Before, out: &Outcome) {
     let now = flybot_store::system_now_ms();
     for task in &out.writes {
         let was = before.get(&task.id).copied().flatten();
@@ -89,7 +39,7 @@ pub async fn post_claim_lines(host: &Host, before: &Before, out: &Outcome) {
         if !should_post(prev.as_ref(), &text, now) {
             continue;
         }
-        let appended = host.rooms().append(
+        let appended = logs.append(
             room_id,
             NewLine {
                 author_id: task.bot_id.clone(),
@@ -113,7 +63,7 @@ pub async fn post_claim_lines(host: &Host, before: &Before, out: &Outcome) {
             text,
         };
         let id = task.id.clone();
-        let kept = host
+        let kept = team
             .mutate("host", |change| {
                 if let Some(mut card) = change.state().tasks.get(&id).cloned() {
                     card.extra.insert(

@@ -1,0 +1,163 @@
+//! The host's event bus, made before any service: what a committed change or
+//! a finished piece of work announces (`HostEvent`), and the one way a
+//! service follows it (`follow_written`, `follow`). Services that would
+//! otherwise call each other in a circle (the board wakes the drive, a turn's
+//! end wakes the board and the usage ledger) meet here instead.
+
+use serde::Serialize;
+use std::future::Future;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, watch};
+
+/// Something that happened, for the live stream and the host's own services.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum HostEvent {
+    /// A Bot was made (create-bot, duplicate-bot, the first Main Bot); never
+    /// sent for a run Bot (#645, #1373).
+    #[serde(rename = "bot.created", rename_all = "camelCase")]
+    BotCreated { bot_id: String, owner_id: String },
+    /// A board write changed these cards: the task drive runs after it
+    /// (#1109), and a client polling the board may refresh.
+    #[serde(rename = "tasks.written", rename_all = "camelCase")]
+    TasksWritten { task_ids: Vec<String> },
+    /// A Session's work moved (a step, a tool call, a turn's end: #546,
+    /// #471, #353), so a client redraws the state view's `work`.
+    #[serde(rename = "work", rename_all = "camelCase")]
+    Work { session_id: String },
+    /// A Session's turn ended (its `turn/end` is on disk): the task drive
+    /// and the usage ledger follow it.
+    #[serde(rename = "turn.ended", rename_all = "camelCase")]
+    TurnEnded { session_id: String, turn_id: String },
+    /// A room's rounds ended: no person line is left waiting in it.
+    #[serde(rename = "round.ended", rename_all = "camelCase")]
+    RoundEnded { room_id: String },
+}
+
+impl HostEvent {
+    /// The event's name on the live stream.
+    pub fn name(&self) -> &'static str {
+        match self {
+            HostEvent::BotCreated { .. } => "bot.created",
+            HostEvent::TasksWritten { .. } => "tasks.written",
+            HostEvent::Work { .. } => "work",
+            HostEvent::TurnEnded { .. } => "turn.ended",
+            HostEvent::RoundEnded { .. } => "round.ended",
+        }
+    }
+}
+
+/// The bus: the board's and the roster's events, the work events apart (a
+/// Session's or a room's work moving and ending: a busy turn sends many, and
+/// they must not crowd the board's followers off), and the host's stop.
+#[derive(Clone)]
+pub struct Bus {
+    events: broadcast::Sender<HostEvent>,
+    work: broadcast::Sender<HostEvent>,
+    stopping: watch::Sender<bool>,
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus {
+            events: broadcast::channel(256).0,
+            work: broadcast::channel(256).0,
+            stopping: watch::channel(false).0,
+        }
+    }
+}
+
+impl Bus {
+    /// Announces `event`; nobody listening is fine, the event is advisory.
+    pub fn emit(&self, event: HostEvent) {
+        let bus = match &event {
+            HostEvent::Work { .. } | HostEvent::TurnEnded { .. } | HostEvent::RoundEnded { .. } => {
+                &self.work
+            }
+            HostEvent::BotCreated { .. } | HostEvent::TasksWritten { .. } => &self.events,
+        };
+        let _ = bus.send(event);
+    }
+
+    /// The board's and the roster's events.
+    pub fn subscribe(&self) -> broadcast::Receiver<HostEvent> {
+        self.events.subscribe()
+    }
+
+    /// `Work`, `TurnEnded` and `RoundEnded`.
+    pub fn subscribe_work(&self) -> broadcast::Receiver<HostEvent> {
+        self.work.subscribe()
+    }
+
+    /// Starts the host's stop: followers end and live streams close.
+    pub fn stop(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Resolves once the host has started stopping.
+    pub async fn stopped(&self) {
+        let mut stopping = self.stopping.subscribe();
+        // An error means every sender is gone, which is a stop too.
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    }
+}
+
+/// What a follower of board writes is handed: the cards one write changed,
+/// or `Lagged` when it fell behind and must look at the whole board.
+pub enum Written {
+    Cards(Vec<String>),
+    Lagged,
+}
+
+/// Runs `each` for every event of `events` (a receiver of `bus`) that `pick`
+/// selects, one at a time and in order, until the host stops. The caller
+/// subscribes before the call, so nothing announced after it is missed. Needs a tokio runtime; without one it does
+/// nothing (a host built outside a runtime only reads).
+pub fn follow<T, Fut>(
+    mut events: broadcast::Receiver<HostEvent>,
+    bus: &Bus,
+    pick: impl Fn(Result<HostEvent, RecvError>) -> Option<T> + Send + 'static,
+    mut each: impl FnMut(T) -> Fut + Send + 'static,
+) where
+    T: Send + 'static,
+    Fut: Future<Output = ()> + Send,
+{
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let stop = bus.clone();
+    runtime.spawn(async move {
+        let stopped = stop.stopped();
+        tokio::pin!(stopped);
+        loop {
+            let event = tokio::select! {
+                () = &mut stopped => break,
+                event = events.recv() => event,
+            };
+            if matches!(event, Err(RecvError::Closed)) {
+                break;
+            }
+            if let Some(item) = pick(event) {
+                each(item).await;
+            }
+        }
+    });
+}
+
+/// `follow` for board writes (`tasks.written`), the drive's, the questions'
+/// and the workflow beat's trigger.
+pub fn follow_written<Fut>(bus: &Bus, each: impl FnMut(Written) -> Fut + Send + 'static)
+where
+    Fut: Future<Output = ()> + Send,
+{
+    follow(
+        bus.subscribe(),
+        bus,
+        |event| match event {
+            Ok(HostEvent::TasksWritten { task_ids }) => Some(Written::Cards(task_ids)),
+            Err(RecvError::Lagged(_)) => Some(Written::Lagged),
+            Ok(_) | Err(RecvError::Closed) => None,
+        },
+        each,
+    );
+}

@@ -1,0 +1,112 @@
+//! `Rounds`: the round driver. It takes the rounds the room logs open
+//! (`RoomLogs::open_round`) and runs each room's rounds one after another
+//! until no person line is left waiting, each member's turn through the
+//! room's participant (the agent, a supervised subprocess, or OpenCode),
+//! dispatches onto the board (#1254), and the closing report into the
+//! poster's own chat (#913). It holds what a member's turn uses; nothing
+//! holds it but its own loop and the participants it makes.
+
+use super::RoomLogs;
+use super::external::{ExternalSeats, RoutedParticipant};
+use super::logs::{RoundStart, RoundStarts};
+use super::runner::{ClosingReport, run_round_with};
+use crate::HostConfig;
+use crate::board::Board;
+use crate::board::dispatch::HostRoundBoard;
+use crate::events::HostEvent;
+use crate::team::Team;
+use flybot_agent::session::{ItemKind, Sessions, Source};
+use std::sync::Arc;
+
+/// What a room's rounds and their member turns use. Cheap to clone.
+#[derive(Clone)]
+pub struct Rounds {
+    pub team: Team,
+    pub board: Board,
+    pub logs: Arc<RoomLogs>,
+    pub sessions: Sessions,
+    pub externals: Arc<ExternalSeats>,
+    pub config: Arc<HostConfig>,
+}
+
+impl Rounds {
+    /// Runs every round `starts` hands over until the host stops.
+    pub fn drive(self, mut starts: RoundStarts) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let bus = self.team.bus().clone();
+        runtime.spawn(async move {
+            let stopped = bus.stopped();
+            tokio::pin!(stopped);
+            loop {
+                let start = tokio::select! {
+                    () = &mut stopped => break,
+                    start = starts.recv() => start,
+                };
+                let Some(start) = start else { break };
+                tokio::spawn(self.clone().run_room(start));
+            }
+        });
+    }
+
+    /// The participant a room runs its rounds through.
+    pub fn participant(&self) -> RoutedParticipant {
+        RoutedParticipant::new(self.clone())
+    }
+
+    /// Runs rounds for the room until no person line is left waiting.
+    async fn run_room(self, start: RoundStart) {
+        let participant = self.participant();
+        let board = HostRoundBoard {
+            board: self.board.clone(),
+        };
+        let store = self.team.store().clone();
+        let read = move || store.read(|s| s.clone());
+        let now = flybot_store::system_now_ms;
+        let room_id = start.room_id;
+        let mut next = start.opener_seq;
+        loop {
+            let summary = run_round_with(
+                &self.logs,
+                &participant,
+                Some(&board),
+                &read,
+                &now,
+                &room_id,
+                next,
+            )
+            .await;
+            if let Some(report) = summary.report {
+                self.send_report(&report);
+            }
+            let more = self.logs.run(&room_id, |r| {
+                let newest = r.pending.iter().max().copied();
+                r.pending.clear();
+                if newest.is_none() {
+                    r.running = false;
+                }
+                newest
+            });
+            match more {
+                Some(seq) => next = seq,
+                None => break,
+            }
+        }
+        self.team.emit(HostEvent::RoundEnded { room_id });
+    }
+
+    /// The round's closing report (#913) into the poster's own chat.
+    fn send_report(&self, report: &ClosingReport) {
+        let session = self
+            .team
+            .read(|s| s.bots.get(&report.poster).map(|b| b.session_id.clone()));
+        let Some(session) = session else { return };
+        let delivered =
+            self.sessions
+                .deliver(&session, &report.text, Source::Host, ItemKind::NextTurn);
+        if let Err(e) = delivered {
+            tracing::warn!("a closing report could not reach {}: {e}", report.poster);
+        }
+    }
+}
