@@ -60,15 +60,15 @@ fn visible(host: &Host, actor: &Actor, event: &HostEvent) -> bool {
         }),
         HostEvent::Work { session_id } | HostEvent::TurnEnded { session_id, .. } => {
             host.store().read(|state| {
-            // A Bot's own chat, or a room seat's Session in a room it sees.
-            state
-                .bots
-                .values()
-                .any(|bot| bot.session_id == *session_id && bot_visible(state, actor, bot))
-                || state.rooms.values().any(|room| {
-                    room.sessions.values().any(|s| s == session_id)
-                        && flybot_core::access::room_visible(state, actor, room)
-                })
+                // A Bot's own chat, or a room seat's Session in a room it sees.
+                state
+                    .bots
+                    .values()
+                    .any(|bot| bot.session_id == *session_id && bot_visible(state, actor, bot))
+                    || state.rooms.values().any(|room| {
+                        room.sessions.values().any(|s| s == session_id)
+                            && flybot_core::access::room_visible(state, actor, room)
+                    })
             })
         }
         HostEvent::RoundEnded { room_id } => host.store().read(|state| {

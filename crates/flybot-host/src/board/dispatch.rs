@@ -33,10 +33,12 @@ impl RoundBoard for HostRoundBoard {
                 question_id: &question_id,
             };
             let journal = format!("bot:{poster}");
-            let written = self.board.write(&journal, |state, now| {
-                assign_from_dispatch(state, &room_id, &poster, &dispatch, &text, fresh, now)
-            })
-            .await;
+            let written = self
+                .board
+                .write(&journal, |state, now| {
+                    assign_from_dispatch(state, &room_id, &poster, &dispatch, &text, fresh, now)
+                })
+                .await;
             match written {
                 Ok(out) => !out.writes.is_empty(),
                 Err(e) => {

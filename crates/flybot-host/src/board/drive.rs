@@ -16,10 +16,10 @@
 use crate::events::{HostEvent, Written, follow, follow_written};
 use crate::team::Team;
 use flybot_agent::session::Sessions;
-use flybot_core::sync::lock;
 use flybot_agent::session::{ItemKind, Source};
 use flybot_core::rooms::board::format_room_board;
 use flybot_core::rooms::wake::{Backoff, after_wake, fingerprint, may_wake, offer_text, wake_text};
+use flybot_core::sync::lock;
 use flybot_core::tasks::drive::{next_work, queue_offers};
 use flybot_core::tasks::target::WRITE_BACK_WAKES_MAX;
 use flybot_protocol::state::{Task, TaskStatus};

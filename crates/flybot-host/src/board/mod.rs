@@ -16,5 +16,5 @@ pub mod track;
 pub mod write;
 
 pub use drive::TaskDrive;
-pub use write::Board;
 pub(crate) use track::HostTasks;
+pub use write::Board;

@@ -111,18 +111,13 @@ async fn write_card(
         task_id: &task_id,
         question_id: &question_id,
     };
-    let out = board.write_quietly(&call.journal, |s, now| {
-        track(s, ctx, &item, fresh, now)
-    })
-    .await?;
+    let out = board
+        .write_quietly(&call.journal, |s, now| track(s, ctx, &item, fresh, now))
+        .await?;
     Ok(out)
 }
 
-async fn queue_item(
-    board: &Board,
-    call: &Call<'_>,
-    item: QueueItem,
-) -> Result<Outcome, ApiError> {
+async fn queue_item(board: &Board, call: &Call<'_>, item: QueueItem) -> Result<Outcome, ApiError> {
     let room_id = call.room_id.clone().ok_or_else(|| {
         ApiError::invalid(
             "queue",
@@ -142,10 +137,11 @@ async fn queue_item(
         actor_id: None,
     };
     let id = new_id("task");
-    let out = board.write_quietly(&call.journal, |s, now| {
-        queue::enqueue(s, &call.actor, &req, &id, now)
-    })
-    .await?;
+    let out = board
+        .write_quietly(&call.journal, |s, now| {
+            queue::enqueue(s, &call.actor, &req, &id, now)
+        })
+        .await?;
     Ok(out)
 }
 
@@ -198,18 +194,19 @@ async fn run(board: &Board, caller: TaskCaller, call: TaskCall) -> Result<TaskRe
         TaskCall::Write(writes) => write_plan(board, &ctx, writes, &mut cards).await?,
         TaskCall::Claim { id } => {
             let worker = new_id("worker");
-            let out = board.write(&ctx.journal, |s, now| {
-                claim::claim(
-                    s,
-                    &ctx.actor,
-                    bot,
-                    ctx.room_id.as_deref(),
-                    id.as_deref(),
-                    &worker,
-                    now,
-                )
-            })
-            .await?;
+            let out = board
+                .write(&ctx.journal, |s, now| {
+                    claim::claim(
+                        s,
+                        &ctx.actor,
+                        bot,
+                        ctx.room_id.as_deref(),
+                        id.as_deref(),
+                        &worker,
+                        now,
+                    )
+                })
+                .await?;
             cards.extend(out.answer);
         }
         TaskCall::Release {
@@ -217,25 +214,27 @@ async fn run(board: &Board, caller: TaskCaller, call: TaskCall) -> Result<TaskRe
             reason,
             retry_in_sec,
         } => {
-            let out = board.write(&ctx.journal, |s, now| {
-                claim::release(
-                    s,
-                    &ctx.actor,
-                    bot,
-                    &task,
-                    reason.as_deref(),
-                    retry_in_sec,
-                    now,
-                )
-            })
-            .await?;
+            let out = board
+                .write(&ctx.journal, |s, now| {
+                    claim::release(
+                        s,
+                        &ctx.actor,
+                        bot,
+                        &task,
+                        reason.as_deref(),
+                        retry_in_sec,
+                        now,
+                    )
+                })
+                .await?;
             cards.extend(out.answer);
         }
         TaskCall::PostResult { task, ok, error } => {
-            let out = board.write(&ctx.journal, |s, now| {
-                target::post_result_by_bot(s, bot, &task, ok, error.as_deref(), now)
-            })
-            .await?;
+            let out = board
+                .write(&ctx.journal, |s, now| {
+                    target::post_result_by_bot(s, bot, &task, ok, error.as_deref(), now)
+                })
+                .await?;
             cards.extend(out.answer);
         }
     }
@@ -248,10 +247,6 @@ impl TaskAccess for HostTasks {
         caller: TaskCaller,
         call: TaskCall,
     ) -> BoxFuture<'a, Result<TaskReply, String>> {
-        Box::pin(async move {
-            run(&self.board, caller, call)
-                .await
-                .map_err(|e| e.message)
-        })
+        Box::pin(async move { run(&self.board, caller, call).await.map_err(|e| e.message) })
     }
 }

@@ -107,7 +107,11 @@ fn add_grant(extra: &mut Extra, kind: &str, label: &str, at: u64, owner_id: &str
 }
 
 /// `approval-answer {id, answer}` → `{approval, released}`.
-pub async fn answer(approvals: &Approvals, actor: &Actor, req: AnswerApproval) -> Result<Value, ApiError> {
+pub async fn answer(
+    approvals: &Approvals,
+    actor: &Actor,
+    req: AnswerApproval,
+) -> Result<Value, ApiError> {
     let held = approvals.team.store().read(|state| {
         state
             .flybot

@@ -3,8 +3,8 @@
 //! writer, so two removals cannot both pass the last-member check.
 
 use super::owner::{acting_member, ensure_owner, journal_actor};
-use crate::team::Team;
 use crate::ids::{new_id, new_secret, secret_hash};
+use crate::team::Team;
 use flybot_core::access::{Actor, enforced, host_owner_id};
 use flybot_core::names::clean_name;
 use flybot_protocol::channel::{AuthInvite, AuthRedeem, AuthRemoveMember, AuthRevoke, ById};

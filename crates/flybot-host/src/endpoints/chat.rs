@@ -4,8 +4,8 @@
 //! reaches only the Bots it may see.
 
 use crate::team::Team;
-use flybot_agent::session::Sessions;
 use crate::turns::bot_of_session;
+use flybot_agent::session::Sessions;
 use flybot_agent::session::{AbortedBy, LogEntry, SendOutcome, SessionEvent};
 use flybot_core::access::{Actor, bot_visible};
 use flybot_protocol::ApiError;
@@ -87,7 +87,12 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 }
 
 /// `send {botId, text}` → `{sessionId, queued: "held"|"queued"|"interrupted"}`.
-pub async fn send(team: &Team, sessions: &Sessions, actor: &Actor, req: Send) -> Result<Value, ApiError> {
+pub async fn send(
+    team: &Team,
+    sessions: &Sessions,
+    actor: &Actor,
+    req: Send,
+) -> Result<Value, ApiError> {
     let text = req.text.trim();
     if text.is_empty() {
         return Err(ApiError::invalid(
@@ -115,7 +120,12 @@ pub async fn send(team: &Team, sessions: &Sessions, actor: &Actor, req: Send) ->
 }
 
 /// `messages {botId | sessionId, after?}` → `{sessionId, running, messages}`.
-pub fn messages(team: &Team, sessions: &Sessions, actor: &Actor, req: Messages) -> Result<Value, ApiError> {
+pub fn messages(
+    team: &Team,
+    sessions: &Sessions,
+    actor: &Actor,
+    req: Messages,
+) -> Result<Value, ApiError> {
     let bot = chat_bot(
         team,
         actor,
@@ -137,7 +147,12 @@ pub fn messages(team: &Team, sessions: &Sessions, actor: &Actor, req: Messages) 
 }
 
 /// `cancel {botId | sessionId, keepInbox?}` → `{wasRunning, dropped}`.
-pub fn cancel(team: &Team, sessions: &Sessions, actor: &Actor, req: Cancel) -> Result<Value, ApiError> {
+pub fn cancel(
+    team: &Team,
+    sessions: &Sessions,
+    actor: &Actor,
+    req: Cancel,
+) -> Result<Value, ApiError> {
     let bot = chat_bot(
         team,
         actor,

@@ -5,8 +5,8 @@
 //! (the core `evictions` rule).
 
 use super::owner::journal_actor;
-use crate::team::Team;
 use crate::rooms::RoomLogs;
+use crate::team::Team;
 use flybot_core::access::{Actor, may_manage_bot};
 use flybot_protocol::ApiError;
 use flybot_protocol::channel::SetGrants;
@@ -18,7 +18,12 @@ const GRANTS_MAX: usize = 64;
 
 /// `set-grants {botId, grants: [{grantee, roomId?}]}` → `{botId, grants}`;
 /// replaces the Bot's whole list, an empty list revoking every grant.
-pub async fn set(team: &Team, logs: &RoomLogs, actor: &Actor, req: SetGrants) -> Result<Value, ApiError> {
+pub async fn set(
+    team: &Team,
+    logs: &RoomLogs,
+    actor: &Actor,
+    req: SetGrants,
+) -> Result<Value, ApiError> {
     if req.grants.len() > GRANTS_MAX {
         return Err(ApiError::invalid(
             "grants",

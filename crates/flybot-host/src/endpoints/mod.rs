@@ -52,7 +52,15 @@ pub async fn call(
         "auth-revoke-invite" => auth::revoke_invite(team, caller.require()?, parse(body)?).await,
         "auth-remove-member" => auth::remove_member(team, caller.require()?, parse(body)?).await,
         // The roster.
-        "create-bot" => bots::create(board, &host.config().default_model, caller.require()?, parse(body)?).await,
+        "create-bot" => {
+            bots::create(
+                board,
+                &host.config().default_model,
+                caller.require()?,
+                parse(body)?,
+            )
+            .await
+        }
         "update-bot" => bots::update(board, caller.require()?, parse(body)?).await,
         "duplicate-bot" => bots::duplicate(board, caller.require()?, parse(body)?).await,
         "delete-bot" => bots::delete(board, caller.require()?, parse(body)?).await,
@@ -114,7 +122,10 @@ pub async fn call(
         "task-audit" => queue::audit(board, caller.require()?, parse(body)?),
         "task-counters" => queue::counters(board, caller.require()?, parse(body)?),
         // Test connection (#409): one real request on the Bot's route.
-        "test-model" => test_model::test_model(team, &host.config().models, caller.require()?, parse(body)?).await,
+        "test-model" => {
+            test_model::test_model(team, &host.config().models, caller.require()?, parse(body)?)
+                .await
+        }
         // A Bot's own chat: the agent runtime (#642, #1509).
         // A room's channel (issue 5): the same names with a roomId.
         "send" if room_chat::names_room(body) => {
@@ -128,7 +139,9 @@ pub async fn call(
         "cancel" => chat::cancel(team, sessions, caller.require()?, parse(body)?),
         // Tool approvals (#540, #754): the owner answers a waiting turn.
         "approvals" => approvals::list(host.approvals(), caller.require()?, parse(body)?),
-        "approval-answer" => approvals::answer(host.approvals(), caller.require()?, parse(body)?).await,
+        "approval-answer" => {
+            approvals::answer(host.approvals(), caller.require()?, parse(body)?).await
+        }
         // The usage ledger (#903): rows of the actor's own Bots.
         "usage" => usage::usage(team, host.usage(), caller.require()?, parse(body)?).await,
         "state" => {

@@ -35,7 +35,8 @@ pub fn list(board: &Board, actor: &Actor) -> Result<Value, ApiError> {
 /// install with no session falls back to the host's owner).
 pub async fn create(board: &Board, actor: &Actor, req: ProjectCreate) -> Result<Value, ApiError> {
     let id = new_id("project");
-    let project = board.team()
+    let project = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             let owner = acting_member(change, actor);
             let (project, writes) = projects::create(&req.name, &owner, &id, change.now_ms())?;
@@ -48,14 +49,17 @@ pub async fn create(board: &Board, actor: &Actor, req: ProjectCreate) -> Result<
 
 /// `project-read {project}` → `{project, canManage}`.
 pub fn read(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    board.team().store()
+    board
+        .team()
+        .store()
         .read(|state| projects::read(state, actor, &req.project))
 }
 
 /// `project-bind {roomId, project}` → `{project}`; refused `bot/forbidden`
 /// unless the caller manages the Project named (and the one left).
 pub async fn bind(board: &Board, actor: &Actor, req: ProjectBind) -> Result<Value, ApiError> {
-    let project = board.team()
+    let project = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             let (bound, writes) = projects::bind(
                 change.state(),
@@ -83,13 +87,16 @@ pub fn of(board: &Board, _actor: &Actor, req: ProjectOf) -> Result<Value, ApiErr
 
 /// `project-board {project}` → `{rows}`; `[]` when nothing is visible.
 pub fn board(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    board.team().store()
+    board
+        .team()
+        .store()
         .read(|state| projects::board(state, actor, &req.project).map(|rows| json!({"rows": rows})))
 }
 
 /// `project-delete {project}` → `{project, deleted}`; the owner only.
 pub async fn delete(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    let project = board.team()
+    let project = board
+        .team()
         .mutate(journal_actor(actor), |change| {
             let (project, writes) = projects::delete(change.state(), actor, &req.project)?;
             write(change, &writes);

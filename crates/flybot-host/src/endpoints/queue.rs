@@ -17,52 +17,59 @@ use serde_json::{Value, json};
 /// `task-enqueue {botId, roomId, role, title, ...}` → `{task}`.
 pub async fn enqueue(board: &Board, actor: &Actor, req: TaskEnqueue) -> Result<Value, ApiError> {
     let id = new_id("task");
-    let out = board.write(journal_actor(actor), |s, now| {
-        queue::enqueue(s, actor, &req, &id, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            queue::enqueue(s, actor, &req, &id, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-claim {botId, roomId?, id?}` → `{task}` (null when nothing was taken).
 pub async fn claim(board: &Board, actor: &Actor, req: TaskClaim) -> Result<Value, ApiError> {
     let worker_id = new_id("worker");
-    let out = board.write(journal_actor(actor), |s, now| {
-        claim::claim(
-            s,
-            actor,
-            &req.bot_id,
-            req.room_id.as_deref(),
-            req.id.as_deref(),
-            &worker_id,
-            now,
-        )
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            claim::claim(
+                s,
+                actor,
+                &req.bot_id,
+                req.room_id.as_deref(),
+                req.id.as_deref(),
+                &worker_id,
+                now,
+            )
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-release {botId, id, reason?, retryInSec?}` → `{task}`.
 pub async fn release(board: &Board, actor: &Actor, req: TaskRelease) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| {
-        claim::release(
-            s,
-            actor,
-            &req.bot_id,
-            &req.id,
-            req.reason.as_deref(),
-            req.retry_in_sec,
-            now,
-        )
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            claim::release(
+                s,
+                actor,
+                &req.bot_id,
+                &req.id,
+                req.reason.as_deref(),
+                req.retry_in_sec,
+                now,
+            )
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-expire-leases {}` → `{expired: n, tasks}`: one owner per expired
 /// lease; a second read in the same tick answers 0.
 pub async fn expire_leases(board: &Board, actor: &Actor) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| Ok(lease::expire_leases(s, now))).await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            Ok(lease::expire_leases(s, now))
+        })
+        .await?;
     Ok(json!({"expired": out.writes.len(), "tasks": out.writes}))
 }
 

@@ -61,9 +61,6 @@ fn io_refusal(e: std::io::Error) -> ApiError {
     )
 }
 
-
-
-
 /// `send {roomId, text}` → `{roomId, seq, queued: "round"|"steer"|"stop"|"interrupt"|"next-round"}`.
 pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<Value, ApiError> {
     let text = req.text.trim();

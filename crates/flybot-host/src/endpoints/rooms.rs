@@ -2,9 +2,9 @@
 //! nothing and opens no round (#645).
 
 use super::owner::{acting_member, journal_actor};
-use crate::team::Team;
-use crate::rooms::RoomLogs;
 use crate::ids::new_id;
+use crate::rooms::RoomLogs;
+use crate::team::Team;
 use crate::view::room_view;
 use flybot_core::access::{Actor, may_manage_room, may_seat_bot};
 use flybot_core::names::clean_name;
@@ -130,7 +130,12 @@ pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<Value
 }
 
 /// `update-room {id, name?, members?, admin?}` → `{room}`; `admin: ""` clears it.
-pub async fn update(team: &Team, logs: &RoomLogs, actor: &Actor, req: UpdateRoom) -> Result<Value, ApiError> {
+pub async fn update(
+    team: &Team,
+    logs: &RoomLogs,
+    actor: &Actor,
+    req: UpdateRoom,
+) -> Result<Value, ApiError> {
     let name = req
         .name
         .as_deref()

@@ -17,54 +17,71 @@ use serde_json::Value;
 
 /// `task-accept {id}`: open → claimed.
 pub async fn accept(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| {
-        machine::accept(s, actor, &req.id, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            machine::accept(s, actor, &req.id, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-start {id}`: claimed → working.
 pub async fn start(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| machine::start(s, actor, &req.id, now)).await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            machine::start(s, actor, &req.id, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-return {id, summary}`: working → result-ready.
-pub async fn return_result(board: &Board, actor: &Actor, req: TaskReturn) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| {
-        machine::return_result(s, actor, &req.id, &req.summary, now)
-    })
-    .await?;
+pub async fn return_result(
+    board: &Board,
+    actor: &Actor,
+    req: TaskReturn,
+) -> Result<Value, ApiError> {
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            machine::return_result(s, actor, &req.id, &req.summary, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-accept-result {id}`: result-ready → accepted.
 pub async fn accept_result(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| {
-        let decider = decider_name(s, actor);
-        machine::accept_result(s, actor, &req.id, &decider, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            let decider = decider_name(s, actor);
+            machine::accept_result(s, actor, &req.id, &decider, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-cancel {id}`: any unfinished card, result-ready included (#202).
 pub async fn cancel(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| {
-        machine::cancel(s, actor, &req.id, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            machine::cancel(s, actor, &req.id, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-wait-input {id, question}` (#207).
-pub async fn wait_input(board: &Board, actor: &Actor, req: TaskWaitInput) -> Result<Value, ApiError> {
+pub async fn wait_input(
+    board: &Board,
+    actor: &Actor,
+    req: TaskWaitInput,
+) -> Result<Value, ApiError> {
     let question_id = new_id("question");
-    let out = board.write(journal_actor(actor), |s, now| {
-        input::wait_input(s, actor, &req.id, &req.question, &question_id, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            input::wait_input(s, actor, &req.id, &req.question, &question_id, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
@@ -74,21 +91,23 @@ pub async fn answer_input(
     actor: &Actor,
     req: TaskAnswerInput,
 ) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| {
-        input::answer_input(s, actor, &req.id, &req.question_id, &req.answer, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            input::answer_input(s, actor, &req.id, &req.question_id, &req.answer, now)
+        })
+        .await?;
     Ok(answer(&out))
 }
 
 /// `task-send-back {id, note}` → `{task, rework}` (#1730).
 pub async fn send_back(board: &Board, actor: &Actor, req: TaskSendBack) -> Result<Value, ApiError> {
     let child_id = new_id("task");
-    let out = board.write(journal_actor(actor), |s, now| {
-        let decider = decider_name(s, actor);
-        rework::send_back(s, actor, &req.id, &req.note, &child_id, &decider, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            let decider = decider_name(s, actor);
+            rework::send_back(s, actor, &req.id, &req.note, &child_id, &decider, now)
+        })
+        .await?;
     let mut body = answer(&out);
     if let Some(object) = body.as_object_mut() {
         let child = out.writes.iter().find(|t| t.id == child_id);
@@ -106,9 +125,10 @@ pub async fn post_result(
     actor: &Actor,
     req: TaskPostResult,
 ) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |s, now| {
-        target::post_result(s, actor, &req.id, req.ok, req.error.as_deref(), now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            target::post_result(s, actor, &req.id, req.ok, req.error.as_deref(), now)
+        })
+        .await?;
     Ok(answer(&out))
 }

@@ -12,8 +12,6 @@ use flybot_protocol::state::TeamState;
 use flybot_protocol::task_requests::{TaskCreate, TaskUpdate, TasksRead};
 use serde_json::{Value, json};
 
-
-
 /// `{"task": <the record>}`, or `{"task": null}` when a rule took nothing.
 pub fn answer(out: &Outcome) -> Value {
     json!({"task": out.answer})
@@ -58,10 +56,11 @@ pub async fn create(board: &Board, actor: &Actor, req: TaskCreate) -> Result<Val
 
 /// `task-update {id, priority?, progress?, note?, column?, ...contract}`.
 pub async fn update(board: &Board, actor: &Actor, req: TaskUpdate) -> Result<Value, ApiError> {
-    let out = board.write(journal_actor(actor), |state, now| {
-        let decider = decider_name(state, actor);
-        flybot_core::tasks::board::update(state, actor, &req, &decider, now)
-    })
-    .await?;
+    let out = board
+        .write(journal_actor(actor), |state, now| {
+            let decider = decider_name(state, actor);
+            flybot_core::tasks::board::update(state, actor, &req, &decider, now)
+        })
+        .await?;
     Ok(answer(&out))
 }

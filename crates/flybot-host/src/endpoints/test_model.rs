@@ -24,7 +24,12 @@ pub struct TestModel {
 
 /// → `{test: {ok: true, ref, ms}}`, `{test: {ok: true, ref, ms, unknown: true}}`
 /// (the stream had no finish), or `{test: {ok: false, ref, code, ms}}`.
-pub async fn test_model(team: &Team, models: &flybot_agent::model::config::ProviderRegistry, actor: &Actor, req: TestModel) -> Result<Value, ApiError> {
+pub async fn test_model(
+    team: &Team,
+    models: &flybot_agent::model::config::ProviderRegistry,
+    actor: &Actor,
+    req: TestModel,
+) -> Result<Value, ApiError> {
     let (name, model) = team.store().read(|state| {
         let bot = state
             .bots

@@ -39,7 +39,12 @@ fn row_json(row: &CallRow) -> Value {
 }
 
 /// `usage {botId?, since?}` → `{rows}`.
-pub async fn usage(team: &Team, usage: &crate::turns::usage::UsageCell, actor: &Actor, req: Usage) -> Result<Value, ApiError> {
+pub async fn usage(
+    team: &Team,
+    usage: &crate::turns::usage::UsageCell,
+    actor: &Actor,
+    req: Usage,
+) -> Result<Value, ApiError> {
     let own: BTreeSet<String> = team.store().read(|state| {
         state
             .bots

@@ -10,9 +10,7 @@ use crate::workflows::start::{edit_job, start};
 use flybot_core::access::Actor;
 use flybot_core::workflow::artifact::parse_spec;
 use flybot_protocol::ApiError;
-use flybot_protocol::workflow::{
-    WorkflowFactRecord, WorkflowHold, WorkflowRun,
-};
+use flybot_protocol::workflow::{WorkflowFactRecord, WorkflowHold, WorkflowRun};
 use serde_json::{Value, json};
 
 /// `workflow-run {workflow, roomId, botId, title, inputs?}` → the job and
@@ -20,8 +18,6 @@ use serde_json::{Value, json};
 pub async fn run(wf: &Workflows, actor: &Actor, req: WorkflowRun) -> Result<Value, ApiError> {
     start(wf, actor, req, None).await
 }
-
-
 
 /// `workflow-fact {jobId, spec, ...}` → the plan after recording the fact.
 pub async fn record_fact(

@@ -15,23 +15,23 @@ use flybot_core::workflow::columns::workflow_columns;
 use flybot_core::workflow::enter::preview_node;
 use flybot_core::workflow::layout::layout_workflow;
 use flybot_core::workflow::presets::preset;
+use flybot_protocol::ApiError;
 use flybot_protocol::workflow::{
     WorkflowCustomize, WorkflowSave, WorkflowSetDefault, WorkflowsRequest,
 };
-use flybot_protocol::ApiError;
 use serde_json::{Value, json};
 
 /// Why the open view's preview has no readings: this wf has no fact
 /// reader wired yet, and a reader that answered nothing passes no row.
 const NO_READER: &str = "no reader has answered for this workflow yet";
 
-
-
-
-
 /// `workflows {}` → `{workflows, default}`; `workflows {id, node?}` →
 /// `{workflow}` with definition, bytes, columns, layout and preview.
-pub fn list_or_open(wf: &Workflows, _actor: &Actor, req: WorkflowsRequest) -> Result<Value, ApiError> {
+pub fn list_or_open(
+    wf: &Workflows,
+    _actor: &Actor,
+    req: WorkflowsRequest,
+) -> Result<Value, ApiError> {
     let store = files(wf);
     let default = store.default_id();
     let Some(id) = req.id else {
@@ -90,16 +90,18 @@ pub fn list_or_open(wf: &Workflows, _actor: &Actor, req: WorkflowsRequest) -> Re
     }}))
 }
 
-
 /// `workflow-save {definition}` → `{id, changed}` (acceptance 7).
 pub fn save(wf: &Workflows, _actor: &Actor, req: WorkflowSave) -> Result<Value, ApiError> {
     save_by(wf, req.definition, None)
 }
 
-
 /// `workflow-customize {from, id, name}` → `{id, changed, definition}`: the
 /// source with a new id and name and nothing else (acceptance 6).
-pub fn customize(wf: &Workflows, _actor: &Actor, req: WorkflowCustomize) -> Result<Value, ApiError> {
+pub fn customize(
+    wf: &Workflows,
+    _actor: &Actor,
+    req: WorkflowCustomize,
+) -> Result<Value, ApiError> {
     let source = match preset(&req.from) {
         Some(def) => def,
         None => match files(wf).read(&req.from) {

@@ -370,7 +370,8 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 (line.author_id == coder && question_id.is_none(), asked)
             {
                 let endpoint =
-                    crate::rooms::opencode::seam::move_for(TaskStatus::Working, &observation)?.endpoint();
+                    crate::rooms::opencode::seam::move_for(TaskStatus::Working, &observation)?
+                        .endpoint();
                 let waiting = call(
                     &host,
                     endpoint,
@@ -440,7 +441,9 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     // The last observation must be a valid result the table projects.
     let returned = latest_observation(&member)
         .filter(|o| matches!(o, Observation::ValidResult { .. }))
-        .map(|o| crate::rooms::opencode::seam::move_for(TaskStatus::Working, &o).map(|m| m.endpoint()))
+        .map(|o| {
+            crate::rooms::opencode::seam::move_for(TaskStatus::Working, &o).map(|m| m.endpoint())
+        })
         .transpose()?;
     // The network guard: an outbound call from the real child fails the run.
     let egress = runtime

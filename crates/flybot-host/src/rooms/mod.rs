@@ -15,5 +15,5 @@ pub mod rounds;
 pub mod runner;
 
 pub use logs::RoomLogs;
-pub use rounds::Rounds;
 pub use participant::{MemberTurn, RoomParticipant, Snapshot, TurnOutcome};
+pub use rounds::Rounds;

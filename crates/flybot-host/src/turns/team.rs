@@ -6,13 +6,13 @@
 use crate::events::HostEvent;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
-use std::sync::Arc;
 use flybot_agent::tools::team::RecentLines;
 use flybot_agent::tools::{BoxFuture, TeamAccess};
 use flybot_core::rooms::reach::{Send as ReachSend, Verdict, reach};
 use flybot_protocol::state::Bot;
 use flybot_store::Store;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(crate) struct HostTeam {
     pub team: Team,

@@ -113,7 +113,8 @@ pub async fn replan(wf: &Workflows, written: Option<&[String]>) -> Vec<String> {
         return Vec::new();
     }
     let model = wf.default_model.clone();
-    let wrote = wf.team()
+    let wrote = wf
+        .team()
         .mutate("workflow", |change| {
             let mut wrote = Vec::new();
             for (job_id, def) in &defs {

@@ -40,7 +40,8 @@ pub async fn start(
     let job_id = new_id("task");
     let caps = job_caps(caller_bot, author_of(wf, &def.id).as_deref());
     let model = wf.default_model.clone();
-    let (job, driven) = wf.team()
+    let (job, driven) = wf
+        .team()
         .mutate(journal_actor(actor), |change| {
             let lead = queue::acting_bot(change.state(), actor, &req.bot_id)?.clone();
             if !change.state().rooms.contains_key(&req.room_id) {
@@ -106,7 +107,8 @@ pub async fn edit_job(
     };
     let def = definition(wf, &workflow)?;
     let model = wf.default_model.clone();
-    let (job, changed, driven) = wf.team()
+    let (job, changed, driven) = wf
+        .team()
         .mutate(journal_actor(actor), |change| {
             let mut job = change
                 .state()

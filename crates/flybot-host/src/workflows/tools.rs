@@ -21,7 +21,6 @@ pub(crate) struct HostWorkflows {
     pub workflows: Workflows,
 }
 
-
 fn names(list: &Value) -> String {
     list.as_array()
         .map(|cards| {
@@ -54,8 +53,13 @@ fn run_line(answer: &Value) -> String {
     line
 }
 
-async fn run(wf: &Workflows, caller: WorkflowCaller, args: RunWorkflowArgs) -> Result<String, String> {
-    let (actor, room_id, lead) = wf.team()
+async fn run(
+    wf: &Workflows,
+    caller: WorkflowCaller,
+    args: RunWorkflowArgs,
+) -> Result<String, String> {
+    let (actor, room_id, lead) = wf
+        .team()
         .read(|state| {
             let room_id = room_of_seat(state, &caller.bot_id, &caller.session_id)?;
             let lead = state
@@ -105,9 +109,7 @@ impl WorkflowAccess for HostWorkflows {
         caller: WorkflowCaller,
         args: RunWorkflowArgs,
     ) -> BoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            run(&self.workflows, caller, args).await
-        })
+        Box::pin(async move { run(&self.workflows, caller, args).await })
     }
 
     fn define<'a>(
@@ -115,8 +117,6 @@ impl WorkflowAccess for HostWorkflows {
         caller: WorkflowCaller,
         args: DefineWorkflowArgs,
     ) -> BoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            define(&self.workflows, &caller, args)
-        })
+        Box::pin(async move { define(&self.workflows, &caller, args) })
     }
 }

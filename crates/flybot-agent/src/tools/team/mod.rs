@@ -73,9 +73,9 @@ pub(crate) fn team(ctx: &ToolContext) -> Result<&Arc<dyn TeamAccess>, ToolError>
 
 /// The agent runtime running the call's turn, or the refusal outside one.
 pub(crate) fn turn_sessions(ctx: &ToolContext) -> Result<&crate::session::Sessions, ToolError> {
-    ctx.sessions.as_ref().ok_or_else(|| {
-        ToolError::Failed("The host is stopping; try again later.".to_owned())
-    })
+    ctx.sessions
+        .as_ref()
+        .ok_or_else(|| ToolError::Failed("The host is stopping; try again later.".to_owned()))
 }
 
 /// The one refusal for an unknown, retired, run or unreachable name (#1700).

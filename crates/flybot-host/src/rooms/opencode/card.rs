@@ -59,7 +59,10 @@ pub fn card_is_open(state: &TeamState, task_id: &str) -> bool {
 /// What a seam move says: the question, the answer, or the result's summary.
 pub enum MoveText<'a> {
     Question(&'a str),
-    Answer { question_id: &'a str, answer: &'a str },
+    Answer {
+        question_id: &'a str,
+        answer: &'a str,
+    },
     Summary(&'a str),
 }
 
@@ -81,9 +84,13 @@ pub async fn make_move(
             (SeamMove::WaitInput, MoveText::Question(question)) => {
                 input::wait_input(s, &actor, task_id, question, &question_id, now)
             }
-            (SeamMove::AnswerInput, MoveText::Answer { question_id, answer }) => {
-                input::answer_input(s, &actor, task_id, question_id, answer, now)
-            }
+            (
+                SeamMove::AnswerInput,
+                MoveText::Answer {
+                    question_id,
+                    answer,
+                },
+            ) => input::answer_input(s, &actor, task_id, question_id, answer, now),
             (SeamMove::Return, MoveText::Summary(summary)) => {
                 machine::return_result(s, &actor, task_id, summary, now)
             }

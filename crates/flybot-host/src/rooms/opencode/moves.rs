@@ -5,8 +5,8 @@
 
 use super::Seat;
 use super::card::{Card, MoveText, make_move};
-use crate::rooms::Rounds;
 use super::{name_of, seam, verify};
+use crate::rooms::Rounds;
 use crate::rooms::participant::MemberTurn;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind};
