@@ -1,10 +1,12 @@
 //! Who is calling (#48): the member behind the `x-flybot-member-session`
-//! header. `body.actorId` is never read.
+//! header (`body.actorId` is never read), and the member a change acts for
+//! (the host owner record made on first need, #47).
 
-use crate::ids::secret_hash;
-use flybot_core::access::{Actor, enforced};
-use flybot_protocol::state::TeamState;
+use crate::ids::{new_id, secret_hash};
+use flybot_core::access::{Actor, enforced, host_owner_id};
+use flybot_protocol::state::{Member, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
+use flybot_store::Change;
 
 pub const SESSION_HEADER: &str = "x-flybot-member-session";
 
@@ -60,5 +62,28 @@ pub fn journal_actor(actor: &Actor) -> &str {
     match actor {
         Actor::SingleOwner => "owner",
         Actor::Member { member_id, .. } => member_id,
+    }
+}
+
+/// The host owner's id, making the owner record if the home has none.
+pub fn ensure_owner(change: &mut Change<'_>) -> String {
+    if let Some(id) = host_owner_id(change.state()) {
+        return id;
+    }
+    let member = Member {
+        id: new_id("member"),
+        name: "Owner".to_owned(),
+        created_at: change.now_ms(),
+        extra: Default::default(),
+    };
+    change.put_member(&member);
+    member.id
+}
+
+/// The member the actor acts as (the single owner is the host's owner).
+pub fn acting_member(change: &mut Change<'_>, actor: &Actor) -> String {
+    match actor {
+        Actor::SingleOwner => ensure_owner(change),
+        Actor::Member { member_id, .. } => member_id.clone(),
     }
 }

@@ -25,7 +25,7 @@ pub async fn first_main_bot(team: &Team, default_model: &str) -> Result<(), ApiE
             if !state.members.is_empty() || !state.bots.is_empty() {
                 return Ok(None);
             }
-            let owner = crate::endpoints::ensure_owner(change);
+            let owner = crate::actor::ensure_owner(change);
             let bot = insert_new_bot(change, &owner, FIRST_MAIN_BOT, &model, "");
             change.set_main_bot_ids(std::slice::from_ref(&bot.id));
             change.set_designated_chief_id(Some(&bot.id));

@@ -1,4 +1,6 @@
-//! The task drive (#1109, #1172, #1205, #1247): after a board write and
+//! The task drive, the host half of `flybot_core::tasks::drive` (which
+//! picks the cards; this half wakes the Sessions) (#1109, #1172, #1205,
+//! #1247): after a board write and
 //! after a turn ends, each owner's next card wakes its own chat with
 //! `[Continue task]` (never a room Session, never a round); an unclaimed
 //! queue item is offered to one idle member of its role. A Session with a

@@ -8,10 +8,10 @@
 //! `flybot_core::rooms`; this module runs them on the host.
 
 pub mod claim_lines;
-pub mod dispatch;
 pub mod drive;
 pub mod handed;
 pub mod questions;
+pub mod round_board;
 pub mod track;
 pub mod write;
 

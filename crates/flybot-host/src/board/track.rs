@@ -1,4 +1,5 @@
-//! `HostTasks`: `track_tasks` as the host runs it (`TaskAccess`). The call's
+//! `HostTasks`: `track_tasks` as the host runs it (`TaskAccess`), the host
+//! half of `flybot_core::tasks::track` (which holds the rule). The call's
 //! room is the room whose seat the calling Session is (none in the Bot's
 //! own chat); an assignee's name is resolved among that room's members; each
 //! card write is one change through `Board::write`, so a refusal

@@ -8,7 +8,7 @@
 //! sends (#52, #754, `rooms::hold`) are listed and answered here too:
 //! allowed-once releases one after revalidating it, rejected drops it.
 
-use super::owner::journal_actor;
+use crate::actor::journal_actor;
 use crate::approvals::Approvals;
 use crate::rooms::hold::{HeldRecord, held_sends};
 use crate::turns::approver::{ApprovalRecord, ApprovalStatus, STANDING, put, standing_covers};

@@ -369,9 +369,11 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
             if let (true, Some(observation)) =
                 (line.author_id == coder && question_id.is_none(), asked)
             {
-                let endpoint =
-                    crate::rooms::opencode::seam::move_for(TaskStatus::Working, &observation)?
-                        .endpoint();
+                let endpoint = crate::rooms::opencode::observation_moves::move_for(
+                    TaskStatus::Working,
+                    &observation,
+                )?
+                .endpoint();
                 let waiting = call(
                     &host,
                     endpoint,
@@ -382,7 +384,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
                 question_id = Some(str_at(&waiting, "/task/inputRequest/id")?);
             } else if line.author_id == ada && question_id.is_some() && !answered {
                 let qid = question_id.clone().unwrap_or_default();
-                let endpoint = crate::rooms::opencode::seam::move_for(
+                let endpoint = crate::rooms::opencode::observation_moves::move_for(
                     TaskStatus::Blocked,
                     &Observation::InputAnswered,
                 )?
@@ -442,7 +444,8 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let returned = latest_observation(&member)
         .filter(|o| matches!(o, Observation::ValidResult { .. }))
         .map(|o| {
-            crate::rooms::opencode::seam::move_for(TaskStatus::Working, &o).map(|m| m.endpoint())
+            crate::rooms::opencode::observation_moves::move_for(TaskStatus::Working, &o)
+                .map(|m| m.endpoint())
         })
         .transpose()?;
     // The network guard: an outbound call from the real child fails the run.

@@ -1,4 +1,5 @@
-//! The round's hook onto the board (#1254): a dispatch line of the room's
+//! The round's hook onto the board (#1254), the host half of
+//! `flybot_core::rooms::dispatch` (which reads a line's shape): a dispatch line of the room's
 //! lead — exactly one named member, an issue and an imperative — is a board
 //! assign, not a round turn for that member. The runner finds the shape
 //! (core `dispatch_of`); the `RoundBoard` the runner is given writes it.

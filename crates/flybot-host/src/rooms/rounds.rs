@@ -12,7 +12,7 @@ use super::logs::{RoundStart, RoundStarts};
 use super::runner::{ClosingReport, run_round_with};
 use crate::HostConfig;
 use crate::board::Board;
-use crate::board::dispatch::HostRoundBoard;
+use crate::board::round_board::HostRoundBoard;
 use crate::events::HostEvent;
 use crate::team::Team;
 use flybot_agent::session::{ItemKind, Sessions, Source};

@@ -2,7 +2,7 @@
 //! runtime session), and the board moves its observations ask for, made
 //! through the host seam as the Bot's owner would make them.
 
-use super::seam::SeamMove;
+use super::observation_moves::SeamMove;
 use crate::actor::journal_actor;
 use crate::board::Board;
 use crate::ids::new_id;

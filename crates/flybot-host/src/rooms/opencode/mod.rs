@@ -10,13 +10,13 @@
 //! the card is returned. Only a person accepts it.
 
 pub mod card;
+mod card_moves;
 pub mod launcher;
-mod moves;
+pub mod observation_moves;
 mod outcome;
-pub mod seam;
 pub mod verify;
 
-use moves::{posted_after, project_result, resume};
+use card_moves::{posted_after, project_result, resume};
 use outcome::failed;
 pub use outcome::outcome_of;
 

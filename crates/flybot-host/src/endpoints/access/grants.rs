@@ -4,7 +4,7 @@
 //! Bots no longer granted from rooms with friends' Bots or several owners
 //! (the core `evictions` rule).
 
-use super::owner::journal_actor;
+use crate::actor::journal_actor;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_core::access::{Actor, may_manage_bot};

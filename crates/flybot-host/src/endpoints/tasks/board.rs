@@ -2,7 +2,7 @@
 //! `task-update`. Every write runs a pure rule of `flybot_core::tasks`
 //! through the board's one write path, `Board::write`.
 
-use super::owner::{acting_member, journal_actor};
+use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::ids::new_id;
 use flybot_core::access::Actor;

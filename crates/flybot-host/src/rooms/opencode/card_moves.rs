@@ -5,7 +5,7 @@
 
 use super::Seat;
 use super::card::{Card, MoveText, make_move};
-use super::{name_of, seam, verify};
+use super::{name_of, observation_moves, verify};
 use crate::rooms::Rounds;
 use crate::rooms::participant::MemberTurn;
 use flybot_core::fences::readable_body;
@@ -47,7 +47,7 @@ pub(super) async fn resume(rounds: &Rounds, turn: &MemberTurn, card: &Card) -> R
             card.title
         ));
     };
-    let seam_move = seam::move_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
+    let seam_move = observation_moves::move_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
     let answer = rounds
         .logs
         .lines(&turn.room_id)
@@ -85,7 +85,7 @@ pub(super) async fn project_result(
     let said = match observation {
         Observation::WaitingForInput { .. } => {
             let question = text.lines().next().unwrap_or_default();
-            match seam::move_for(TaskStatus::Working, observation) {
+            match observation_moves::move_for(TaskStatus::Working, observation) {
                 Ok(seam_move) => make_move(
                     &rounds.board,
                     &seat.bot_id,
@@ -110,7 +110,8 @@ pub(super) async fn project_result(
             {
                 Ok(None) => None,
                 Ok(Some(check)) if check.verified => {
-                    let moved = match seam::move_for(TaskStatus::Working, observation) {
+                    let moved = match observation_moves::move_for(TaskStatus::Working, observation)
+                    {
                         Ok(seam_move) => make_move(
                             &rounds.board,
                             &seat.bot_id,

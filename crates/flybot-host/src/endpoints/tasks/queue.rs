@@ -3,8 +3,8 @@
 //! releases). `task-expire-leases` is the single-owner recovery read, and
 //! `task-lease`, `task-counters` and `task-audit` only read.
 
-use super::owner::journal_actor;
-use super::tasks::answer;
+use super::board::answer;
+use crate::actor::journal_actor;
 use crate::board::Board;
 use crate::ids::new_id;
 use flybot_core::access::Actor;

@@ -2,7 +2,7 @@
 //! and removing a member. All of it runs inside `Host::mutate`, which is one
 //! writer, so two removals cannot both pass the last-member check.
 
-use super::owner::{acting_member, ensure_owner, journal_actor};
+use crate::actor::{acting_member, ensure_owner, journal_actor};
 use crate::ids::{new_id, new_secret, secret_hash};
 use crate::team::Team;
 use flybot_core::access::{Actor, enforced, host_owner_id};
@@ -188,7 +188,7 @@ pub async fn revoke(team: &Team, actor: &Actor, req: AuthRevoke) -> Result<Value
 /// `auth-revoke-invite {id}`: kills an invitation nobody has redeemed.
 pub async fn revoke_invite(team: &Team, actor: &Actor, req: ById) -> Result<Value, ApiError> {
     let invitation = team
-        .mutate(super::owner::journal_actor(actor), |change| {
+        .mutate(crate::actor::journal_actor(actor), |change| {
             let state = change.state();
             let Some(invitation) = state.invitations.get(&req.id).cloned() else {
                 return Err(ApiError::not_found("invitation", &req.id));

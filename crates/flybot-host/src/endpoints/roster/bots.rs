@@ -1,7 +1,7 @@
 //! The roster's Bot endpoints: create, update, duplicate, delete, set-main.
 //! Creation is silent (#645): no turn, no message; only `bot.created`.
 
-use super::owner::{acting_member, journal_actor};
+use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::events::HostEvent;
 use crate::ids::new_id;

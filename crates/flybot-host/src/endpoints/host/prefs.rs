@@ -2,7 +2,7 @@
 //! host's diagnostics. One member cannot change or read them for everyone
 //! once the team has more than one member: `bot/blocked-shared`.
 
-use super::owner::journal_actor;
+use crate::actor::journal_actor;
 use crate::team::Team;
 use flybot_core::access::{Actor, shared_blocked};
 use flybot_protocol::channel::SetPrefs;

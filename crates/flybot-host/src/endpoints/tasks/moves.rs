@@ -3,8 +3,8 @@
 //! but the requester is `bot/forbidden`, a move the machine does not draw is
 //! `bot/stale`, and both leave the record byte-identical.
 
-use super::owner::journal_actor;
-use super::tasks::{answer, decider_name};
+use super::board::{answer, decider_name};
+use crate::actor::journal_actor;
 use crate::board::Board;
 use crate::ids::new_id;
 use flybot_core::access::Actor;

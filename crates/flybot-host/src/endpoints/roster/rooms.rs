@@ -1,7 +1,7 @@
 //! The roster's room endpoints: create, update, delete. Creating a room posts
 //! nothing and opens no round (#645).
 
-use super::owner::{acting_member, journal_actor};
+use crate::actor::{acting_member, journal_actor};
 use crate::ids::new_id;
 use crate::rooms::RoomLogs;
 use crate::team::Team;

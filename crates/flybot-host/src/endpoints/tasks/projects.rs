@@ -4,7 +4,7 @@
 //! caller; the board is open to a non-owner, read-only, with only the cards
 //! the caller may open through `tasks`.
 
-use super::owner::{acting_member, journal_actor};
+use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::ids::new_id;
 use flybot_core::access::Actor;

@@ -1,4 +1,4 @@
-//! The host seam for an external runtime's observations (#198): each goes
+//! The host seam (the moves) for an external runtime's observations (#198): each goes
 //! through the projection table, and the move it allows is made by the
 //! board rule that draws that edge, through the board's one write path
 //! (`card::make_move`). Neither the pilot nor a room's OpenCode Bot writes a

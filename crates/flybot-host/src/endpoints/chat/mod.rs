@@ -1,0 +1,5 @@
+//! The conversations: a Bot's own chat (the agent runtime, #642, #1509) and
+//! a room's channel (issue 5): `send`, `messages` and `cancel`.
+
+pub mod own_chat;
+pub mod room_chat;

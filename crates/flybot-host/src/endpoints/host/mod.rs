@@ -1,0 +1,6 @@
+//! The host's own surfaces: shared preferences and diagnostics (#49), the
+//! usage ledger (#903) and Test connection (#409).
+
+pub mod prefs;
+pub mod test_model;
+pub mod usage;
