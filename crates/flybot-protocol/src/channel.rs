@@ -13,8 +13,6 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthInvite {
     pub name: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `auth-redeem {code, name}`.
@@ -23,25 +21,18 @@ pub struct AuthInvite {
 pub struct AuthRedeem {
     pub code: String,
     pub name: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `auth-whoami {}` and other bodies that take nothing.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Empty {
-    #[serde(default)]
-    pub actor_id: Option<Value>,
-}
+pub struct Empty {}
 
 /// `auth-revoke {sessionId?}`: the caller's own session when absent.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthRevoke {
     pub session_id: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `auth-revoke-invite {id}`, `delete-bot {id}`, `delete-room {id}`.
@@ -49,8 +40,6 @@ pub struct AuthRevoke {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ById {
     pub id: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `auth-remove-member {memberId}`.
@@ -58,8 +47,6 @@ pub struct ById {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthRemoveMember {
     pub member_id: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `create-bot {name, model?, instructions?}`.
@@ -75,8 +62,6 @@ pub struct CreateBot {
     /// validated by the host, kept in the Bot record.
     #[serde(default)]
     pub external: Option<Value>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `update-bot {id, name?, model?, instructions?}`.
@@ -92,8 +77,6 @@ pub struct UpdateBot {
     /// A new `external` record (#198); validated like create-bot's.
     #[serde(default)]
     pub external: Option<Value>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `duplicate-bot {id, name?}`.
@@ -102,8 +85,6 @@ pub struct UpdateBot {
 pub struct DuplicateBot {
     pub id: String,
     pub name: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `set-main {id, replace?}` (#613).
@@ -112,8 +93,6 @@ pub struct DuplicateBot {
 pub struct SetMain {
     pub id: String,
     pub replace: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `create-room {name, members, admin?, participants?}`.
@@ -126,8 +105,6 @@ pub struct CreateRoom {
     pub admin: Option<String>,
     #[serde(default)]
     pub participants: Vec<Value>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `update-room {id, name?, members?, admin?}`.
@@ -138,8 +115,6 @@ pub struct UpdateRoom {
     pub name: Option<String>,
     pub members: Option<Vec<String>>,
     pub admin: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `set-grants {botId, grants}` (#90): replaces the Bot's whole grant list.
@@ -148,8 +123,6 @@ pub struct UpdateRoom {
 pub struct SetGrants {
     pub bot_id: String,
     pub grants: Vec<Grant>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `set-prefs {prefs}`: merges keys into the deployment-wide preferences;
@@ -158,6 +131,4 @@ pub struct SetGrants {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SetPrefs {
     pub prefs: serde_json::Map<String, Value>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }

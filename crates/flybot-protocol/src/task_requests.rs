@@ -4,7 +4,6 @@
 
 use crate::task::{Column, Lease, Priority, TaskClass, TaskKind};
 use serde::Deserialize;
-use serde_json::Value;
 
 /// `tasks {archive?, limit?, botId?, roomId?}` (#1058, #1252).
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -15,8 +14,6 @@ pub struct TasksRead {
     pub limit: Option<usize>,
     pub bot_id: Option<String>,
     pub room_id: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// A handoff as a caller writes it; `at` defaults to the write's time.
@@ -71,8 +68,6 @@ pub struct TaskCreate {
     pub handoff: Option<HandoffInput>,
     pub evidence: Option<Vec<EvidenceInput>>,
     pub lease: Option<Lease>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 impl TaskCreate {
@@ -101,8 +96,6 @@ pub struct TaskUpdate {
     pub handoff: Option<HandoffInput>,
     pub evidence: Option<Vec<EvidenceInput>>,
     pub lease: Option<Lease>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 impl TaskUpdate {
@@ -123,8 +116,6 @@ impl TaskUpdate {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TaskById {
     pub id: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-return {id, summary}`.
@@ -133,8 +124,6 @@ pub struct TaskById {
 pub struct TaskReturn {
     pub id: String,
     pub summary: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-wait-input {id, question}` (#207).
@@ -143,8 +132,6 @@ pub struct TaskReturn {
 pub struct TaskWaitInput {
     pub id: String,
     pub question: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-answer-input {id, questionId, answer}` (#207).
@@ -154,8 +141,6 @@ pub struct TaskAnswerInput {
     pub id: String,
     pub question_id: String,
     pub answer: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-send-back {id, note}` (#1730).
@@ -164,8 +149,6 @@ pub struct TaskAnswerInput {
 pub struct TaskSendBack {
     pub id: String,
     pub note: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-post-result {id, ok, error?}`: the owning Bot reports its comment (#1154).
@@ -175,8 +158,6 @@ pub struct TaskPostResult {
     pub id: String,
     pub ok: bool,
     pub error: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-enqueue {botId, roomId, role, title, ...}`: the room's lead (`botId`)
@@ -193,8 +174,6 @@ pub struct TaskEnqueue {
     pub cap: Option<u32>,
     pub id: Option<String>,
     pub run: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-claim {botId, roomId?, id?}` (#1247).
@@ -204,8 +183,6 @@ pub struct TaskClaim {
     pub bot_id: String,
     pub room_id: Option<String>,
     pub id: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-release {botId, id, reason?, retryInSec?}` (#1247).
@@ -216,8 +193,6 @@ pub struct TaskRelease {
     pub id: String,
     pub reason: Option<String>,
     pub retry_in_sec: Option<u64>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `task-counters {role?, run?}` (#1729).
@@ -226,8 +201,6 @@ pub struct TaskRelease {
 pub struct TaskCounters {
     pub role: Option<String>,
     pub run: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `project-create {name}` (#1710): the owner is the caller.
@@ -235,8 +208,6 @@ pub struct TaskCounters {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectCreate {
     pub name: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `project-read`, `project-board`, `project-delete`: `{project}`.
@@ -244,8 +215,6 @@ pub struct ProjectCreate {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectById {
     pub project: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `project-bind {roomId, project}`: `project: null` unbinds (#1710).
@@ -254,8 +223,6 @@ pub struct ProjectById {
 pub struct ProjectBind {
     pub room_id: String,
     pub project: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `project-of {roomId}`.
@@ -263,6 +230,4 @@ pub struct ProjectBind {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectOf {
     pub room_id: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }

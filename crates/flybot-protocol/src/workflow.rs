@@ -139,8 +139,6 @@ pub struct WorkflowsRequest {
     /// With `id`: the node whose guard preview to show (the first guarded
     /// node when absent).
     pub node: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `workflow-save {definition}`.
@@ -148,8 +146,6 @@ pub struct WorkflowsRequest {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WorkflowSave {
     pub definition: WorkflowDefinition,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `workflow-customize {from, id, name}`: copies a preset or a file.
@@ -159,8 +155,6 @@ pub struct WorkflowCustomize {
     pub from: String,
     pub id: String,
     pub name: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `workflow-set-default {id}`: the project's default workflow.
@@ -168,8 +162,6 @@ pub struct WorkflowCustomize {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WorkflowSetDefault {
     pub id: String,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `workflow-run {workflow, roomId, botId, title, inputs?}`: starts a job on
@@ -184,8 +176,6 @@ pub struct WorkflowRun {
     /// The facts the job brings in, by artifact spec.
     #[serde(default)]
     pub inputs: std::collections::BTreeMap<String, Value>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `workflow-fact {jobId, spec, revision?, current?, value?, unreadable?}`:
@@ -201,8 +191,6 @@ pub struct WorkflowFactRecord {
     pub value: Option<Value>,
     /// Why nobody could read it; a fact with this is never a match.
     pub unreadable: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }
 
 /// `workflow-hold {jobId, holder?}`: who holds the job's pull request;
@@ -212,6 +200,4 @@ pub struct WorkflowFactRecord {
 pub struct WorkflowHold {
     pub job_id: String,
     pub holder: Option<String>,
-    #[serde(default)]
-    pub actor_id: Option<Value>,
 }

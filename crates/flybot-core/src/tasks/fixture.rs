@@ -125,7 +125,6 @@ pub fn enqueue_req(
         cap: None,
         id: None,
         run: None,
-        actor_id: None,
     }
 }
 

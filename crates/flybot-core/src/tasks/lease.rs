@@ -119,7 +119,6 @@ mod tests {
             cap: None,
             id: None,
             run: None,
-            actor_id: None,
         };
         let a = member("member-a");
         let step_out = enqueue(&state, &a, &req, "task-q", 10).unwrap();

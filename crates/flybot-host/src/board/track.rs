@@ -135,7 +135,6 @@ async fn queue_item(board: &Board, call: &Call<'_>, item: QueueItem) -> Result<O
         cap: None,
         id: None,
         run: None,
-        actor_id: None,
     };
     let id = new_id("task");
     let out = board

@@ -1,8 +1,11 @@
 //! Request bodies: a JSON object, parsed into the endpoint's typed request,
-//! refused with `bot/invalid` naming the field that is wrong.
+//! refused with `bot/invalid` naming the field that is wrong. A body's
+//! `actorId` is dropped here, once, for every endpoint: the actor is the
+//! session header's, never the body's (#48).
 
 use flybot_protocol::ApiError;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 /// Parses a body; an empty body reads as `{}`.
 pub fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
@@ -18,19 +21,25 @@ pub fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
         }
     };
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-        let path = error.path().to_string();
-        let inner = error.into_inner();
-        refusal(&path, &inner)
-    })?;
+    let mut object: serde_json::Map<String, Value> =
+        serde::Deserialize::deserialize(&mut deserializer)
+            .map_err(|error| refusal("body", &error))?;
     deserializer.end().map_err(|error| {
         ApiError::invalid(
             "body",
             format!("The body has text after the JSON object ({error})."),
         )
     })?;
-    Ok(value)
+    object.remove(IGNORED_ACTOR);
+    serde_path_to_error::deserialize(Value::Object(object)).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        refusal(&path, &inner)
+    })
 }
+
+/// The body field an older client sends for the actor; never read (#48).
+const IGNORED_ACTOR: &str = "actorId";
 
 fn refusal(path: &str, error: &serde_json::Error) -> ApiError {
     if error.is_syntax() || error.is_eof() {
@@ -78,5 +87,9 @@ mod tests {
     fn actor_id_is_accepted_and_ignored_48() {
         let req: CreateBot = parse(br#"{"name": "a", "actorId": "member-x"}"#).unwrap();
         assert_eq!(req.name, "a");
+        // Any endpoint's body, not only those that once declared it.
+        let room: crate::endpoints::chat::room_chat::RoomSend =
+            parse(br#"{"roomId": "r", "text": "hi", "actorId": {"forged": true}}"#).unwrap();
+        assert_eq!(room.room_id, "r");
     }
 }

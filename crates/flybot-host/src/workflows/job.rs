@@ -164,7 +164,6 @@ pub fn drive(
             cap: None,
             id: None,
             run: Some(job_id.to_owned()),
-            actor_id: None,
         };
         let id = new_id("task");
         let now = change.now_ms();

@@ -79,7 +79,6 @@ async fn run(
         bot_id: lead,
         title: args.title,
         inputs: args.inputs,
-        actor_id: None,
     };
     let answer = start(&wf, &actor, req, Some(&caller.bot_id))
         .await
