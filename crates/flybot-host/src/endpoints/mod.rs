@@ -21,14 +21,41 @@ pub use roster::bots::insert_new_bot;
 use serde_json::Value;
 
 /// Runs `endpoint` with `body` for `caller`; `Ok` is the answer without `ok`.
-pub async fn call(
-    host: &Host,
-    caller: &Caller,
-    endpoint: &str,
-    body: &[u8],
-) -> Result<Value, ApiError> {
-    let (team, board, wf) = (host.team(), host.board(), host.workflows());
-    let (rounds, sessions, logs) = (host.rounds(), host.sessions(), host.rooms());
+/// Each family answers the names it serves and `bot/unknown-endpoint` for
+/// the others, so the first family that knows the name answers.
+pub async fn call(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> Answer {
+    let answer = people(host, caller, endpoint, body).await;
+    if !is_unknown(&answer) {
+        return answer;
+    }
+    let answer = work(host, caller, endpoint, body).await;
+    if !is_unknown(&answer) {
+        return answer;
+    }
+    conversations(host, caller, endpoint, body).await
+}
+
+/// What an endpoint answers.
+type Answer = Result<Value, ApiError>;
+
+fn is_unknown(answer: &Answer) -> bool {
+    matches!(answer, Err(e) if e.code == ErrorCode::UnknownEndpoint)
+}
+
+fn unknown(endpoint: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::UnknownEndpoint,
+        format!(
+            "There is no endpoint named {}; check the spelling.",
+            printable(endpoint)
+        ),
+    )
+    .with("endpoint", printable(endpoint))
+}
+
+/// Sign-in, the roster and the host-wide surfaces.
+async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> Answer {
+    let (team, board, logs) = (host.team(), host.board(), host.rooms());
     match endpoint {
         // Sign-in (#48). Redeeming needs no session: it is how one is made.
         "auth-redeem" => access::sign_in::redeem(team, parse(body)?).await,
@@ -68,6 +95,14 @@ pub async fn call(
             let _: flybot_protocol::channel::Empty = parse(body)?;
             host::prefs::diagnostics(team, &host.config().home, caller.require()?)
         }
+        _ => Err(unknown(endpoint)),
+    }
+}
+
+/// The task board, projects, queues and workflows.
+async fn work(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> Answer {
+    let (board, wf) = (host.board(), host.workflows());
+    match endpoint {
         // Workflows as data (#1272, #1299).
         "workflows" => workflow::library::list_or_open(wf, caller.require()?, parse(body)?),
         "workflow-save" => workflow::library::save(wf, caller.require()?, parse(body)?),
@@ -118,6 +153,14 @@ pub async fn call(
         "task-lease" => tasks::queue::lease(board, caller.require()?, parse(body)?),
         "task-audit" => tasks::queue::audit(board, caller.require()?, parse(body)?),
         "task-counters" => tasks::queue::counters(board, caller.require()?, parse(body)?),
+        _ => Err(unknown(endpoint)),
+    }
+}
+
+/// Chat, rooms' channels, approvals, usage and the state view.
+async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> Answer {
+    let (team, rounds, sessions) = (host.team(), host.rounds(), host.sessions());
+    match endpoint {
         // Test connection (#409): one real request on the Bot's route.
         "test-model" => {
             host::test_model::test_model(
@@ -150,14 +193,7 @@ pub async fn call(
             let _: flybot_protocol::channel::Empty = parse(body)?;
             crate::view::state_view(team, sessions, host.config(), caller.require()?).await
         }
-        _ => Err(ApiError::new(
-            ErrorCode::UnknownEndpoint,
-            format!(
-                "There is no endpoint named {}; check the spelling.",
-                printable(endpoint)
-            ),
-        )
-        .with("endpoint", printable(endpoint))),
+        _ => Err(unknown(endpoint)),
     }
 }
 

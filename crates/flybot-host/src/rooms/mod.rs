@@ -11,6 +11,7 @@ pub mod logs;
 pub mod opencode;
 pub mod participant;
 pub mod retry;
+pub mod round_steps;
 pub mod rounds;
 pub mod runner;
 

@@ -9,7 +9,7 @@
 use super::RoomLogs;
 use super::external::{ExternalSeats, RoutedParticipant};
 use super::logs::{RoundStart, RoundStarts};
-use super::runner::{ClosingReport, run_round_with};
+use super::runner::{ClosingReport, RoundParts};
 use crate::HostConfig;
 use crate::board::Board;
 use crate::board::round_board::HostRoundBoard;
@@ -67,16 +67,14 @@ impl Rounds {
         let room_id = start.room_id;
         let mut next = start.opener_seq;
         loop {
-            let summary = run_round_with(
-                &self.logs,
-                &participant,
-                Some(&board),
-                &read,
-                &now,
-                &room_id,
-                next,
-            )
-            .await;
+            let parts = RoundParts {
+                logs: &self.logs,
+                participant: &participant,
+                board: Some(&board),
+                read: &read,
+                now: &now,
+            };
+            let summary = parts.run(&room_id, next).await;
             if let Some(report) = summary.report {
                 self.send_report(&report);
             }

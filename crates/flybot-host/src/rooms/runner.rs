@@ -3,24 +3,22 @@
 //! each reply is recorded and, unless it is a pass, stored as the member's
 //! line. A person's line that arrives while a member speaks is a steer into
 //! that turn, or a stop that cancels it (#1267); lines that arrived during
-//! the round open the next one, newest first.
+//! the round open the next one, newest first. The round's steps are
+//! `RoundParts`'s (`round_steps`).
 
-use super::dispatch::{RoundBoard, dispatch_in};
 use super::logs::RoomLogs;
-use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
-use super::retry::run_turn_retrying;
+use super::participant::RoomParticipant;
+pub use super::round_steps::RoundParts;
 use flybot_core::rooms::context::room_lines_text;
-use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::rooms::log::RoomLine;
 use flybot_core::rooms::mentions::Named;
 use flybot_core::rooms::participants::participants_of;
 use flybot_core::rooms::presence::format_room_presence;
-use flybot_core::rooms::report::closing_report;
-use flybot_core::rooms::round::{Opener, Reply, Round, Setup, is_quiet, next_late_rounds};
+use flybot_core::rooms::round::{Round, Setup};
 use flybot_core::rooms::standing::{Settings, route_note, standing_text, turn_message};
 use flybot_core::rooms::{board::format_room_board, participants::ParticipantKind};
 use flybot_core::tasks::roles::task_lead;
 use flybot_protocol::state::{Room, TeamState};
-use flybot_store::room_log::NewLine;
 
 /// What one round did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -60,7 +58,7 @@ pub fn setup_of(state: &TeamState, room: &Room) -> Setup {
     }
 }
 
-fn name_of(state: &TeamState, id: &str) -> String {
+pub(super) fn name_of(state: &TeamState, id: &str) -> String {
     state
         .bots
         .get(id)
@@ -171,190 +169,12 @@ pub async fn run_round(
     room_id: &str,
     opener_seq: u64,
 ) -> RoundSummary {
-    run_round_with(logs, participant, None, read, now, room_id, opener_seq).await
-}
-
-/// `run_round` with the board a dispatch is written to (#1254); without
-/// one a dispatch stays an ordinary call.
-pub async fn run_round_with(
-    logs: &RoomLogs,
-    participant: &dyn RoomParticipant,
-    board: Option<&dyn RoundBoard>,
-    read: &(dyn Fn() -> TeamState + Sync),
-    now: &(dyn Fn() -> u64 + Sync),
-    room_id: &str,
-    opener_seq: u64,
-) -> RoundSummary {
-    let mut summary = RoundSummary::default();
-    let state = read();
-    let Some(room) = state.rooms.get(room_id).cloned() else {
-        return summary;
+    let parts = RoundParts {
+        logs,
+        participant,
+        board: None,
+        read,
+        now,
     };
-    let lines = logs.lines(room_id).unwrap_or_default();
-    let Some(line) = lines.iter().find(|l| l.seq == opener_seq).cloned() else {
-        return summary;
-    };
-    let opener = match (line.author_kind, line.kind) {
-        (_, LineKind::Event) | (_, LineKind::Claim) | (AuthorKind::System, _) => Opener::Event,
-        (AuthorKind::Human, LineKind::Chat) => Opener::Person {
-            text: &line.text,
-            owner_line: true,
-        },
-        (AuthorKind::LocalBot, LineKind::Chat) | (AuthorKind::RemoteBot, LineKind::Chat) => {
-            Opener::Bot {
-                from: &line.author_id,
-                text: &line.text,
-            }
-        }
-    };
-    let late = logs.run(room_id, |r| {
-        r.late_rounds = next_late_rounds(r.late_rounds, &opener);
-        r.stopped = false;
-        r.late_rounds
-    });
-    let setup = setup_of(&state, &room);
-    // #1254: the lead's dispatch is the assignment; the round opens for
-    // nobody once the board took it (a failed write keeps the turn).
-    let opener = match (opener, board) {
-        (Opener::Bot { from, text }, Some(board)) => {
-            let quiet = is_quiet(late.saturating_sub(1));
-            match dispatch_in(&room, &setup, from, text, quiet) {
-                Some(d) if board.assign(room_id, from, d.clone(), text).await => Opener::Event,
-                _ => opener,
-            }
-        }
-        _ => opener,
-    };
-    let mut round = Round::open(setup, opener, late.saturating_sub(1));
-    while let Some(call) = round.next_turn() {
-        if logs.run(room_id, |r| r.stopped) {
-            round.record(&call.bot_id, Reply::Stopped);
-            continue;
-        }
-        let state = read();
-        let Some(room) = state.rooms.get(room_id).cloned() else {
-            break;
-        };
-        let Some(session_id) = room.sessions.get(&call.bot_id).cloned() else {
-            round.record(&call.bot_id, Reply::Failed);
-            continue;
-        };
-        if participant
-            .open(room_id, &call.bot_id, &session_id)
-            .is_err()
-        {
-            round.record(&call.bot_id, Reply::Failed);
-            continue;
-        }
-        let lines = logs.lines(room_id).unwrap_or_default();
-        let seen = logs.run(room_id, |r| r.seen.get(&call.bot_id).copied());
-        let ask = TurnAsk {
-            bot_id: &call.bot_id,
-            seen,
-            round_start: opener_seq,
-            forced: call.forced,
-            addressed: call.addressed || call.by.is_some(),
-            now: now(),
-        };
-        let text = turn_text(&state, &room, &lines, &round, &ask);
-        summary.max_prompt_chars = summary.max_prompt_chars.max(text.chars().count());
-        let last = lines.last().map_or(0, |l| l.seq);
-        logs.run(room_id, |r| {
-            r.speaking = Some((call.bot_id.clone(), session_id.clone()));
-            r.seen.insert(call.bot_id.clone(), last);
-        });
-        summary.turns += 1;
-        let turn = MemberTurn {
-            room_id: room_id.to_owned(),
-            bot_id: call.bot_id.clone(),
-            session_id,
-            text,
-        };
-        let outcome = run_turn_retrying(logs, participant, room_id, turn).await;
-        let superseded = logs.run(room_id, |r| {
-            r.speaking = None;
-            std::mem::take(&mut r.stopped)
-        });
-        match outcome {
-            TurnOutcome::Text(_) if superseded => {
-                round.record(&call.bot_id, Reply::Stopped);
-            }
-            TurnOutcome::Text(reply) => {
-                if round.record(&call.bot_id, Reply::Line(&reply)) {
-                    // #1254: a dispatch in the lead's own reply is written
-                    // to the board instead of calling the member here.
-                    if let Some(board) = board
-                        && let Some(d) =
-                            dispatch_in(&room, &round.setup, &call.bot_id, &reply, false)
-                    {
-                        let member = d.member.clone();
-                        if board.assign(room_id, &call.bot_id, d, &reply).await {
-                            round.uncall(&call.bot_id, &member);
-                        }
-                    }
-                    let stored = logs.append(
-                        room_id,
-                        NewLine {
-                            author_id: call.bot_id.clone(),
-                            author_kind: AuthorKind::LocalBot,
-                            kind: LineKind::Chat,
-                            text: reply,
-                            at: now(),
-                            hop: line.hop + 1,
-                        },
-                    );
-                    if stored.is_ok() {
-                        summary.lines += 1;
-                    }
-                }
-            }
-            TurnOutcome::Stopped => {
-                round.record(&call.bot_id, Reply::Stopped);
-            }
-            TurnOutcome::FailedWithLine {
-                code: _,
-                line: text,
-            } => {
-                // Never silence (#198): the member's own line says why.
-                round.record(&call.bot_id, Reply::Failed);
-                let _ = logs.append(
-                    room_id,
-                    NewLine {
-                        author_id: call.bot_id.clone(),
-                        author_kind: AuthorKind::LocalBot,
-                        kind: LineKind::Event,
-                        text,
-                        at: now(),
-                        hop: line.hop + 1,
-                    },
-                );
-            }
-            TurnOutcome::Failed { code } => {
-                round.record(&call.bot_id, Reply::Failed);
-                let friendly =
-                    flybot_core::fences::failure::room_failure_line(&format!("code: {code}"));
-                let _ = logs.append(
-                    room_id,
-                    NewLine {
-                        author_id: call.bot_id.clone(),
-                        author_kind: AuthorKind::LocalBot,
-                        kind: LineKind::Event,
-                        text: friendly.to_owned(),
-                        at: now(),
-                        hop: line.hop + 1,
-                    },
-                );
-            }
-        }
-    }
-    let wants_report = line.author_kind != AuthorKind::Human
-        && logs.run(room_id, |r| r.report_back.remove(&opener_seq));
-    if wants_report {
-        let state = read();
-        summary.report = Some(ClosingReport {
-            poster: line.author_id.clone(),
-            text: closing_report(&round, &line.author_id, |id| name_of(&state, id)),
-        });
-    }
-    summary
+    parts.run(room_id, opener_seq).await
 }

@@ -1,0 +1,266 @@
+//! The steps of one round (the runner's `run_round`): read the opener, let
+//! the lead's dispatch go to the board (#1254), run each called member's
+//! turn through the participant, store what it said (or why it said
+//! nothing, #198), and write the closing report the poster asked for
+//! (#913). `RoundParts` carries what every step uses.
+
+use super::dispatch::{RoundBoard, dispatch_in};
+use super::logs::RoomLogs;
+use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
+use super::retry::run_turn_retrying;
+use super::runner::{ClosingReport, RoundSummary, TurnAsk, setup_of, turn_text};
+use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::rooms::report::closing_report;
+use flybot_core::rooms::round::{Opener, Reply, Round, TurnCall, is_quiet, next_late_rounds};
+use flybot_protocol::state::{Room, TeamState};
+use flybot_store::room_log::NewLine;
+
+/// What a round runs with: the room logs, the members' participant, the
+/// board a dispatch is written to (none: a dispatch stays an ordinary
+/// call), and how the team and the clock are read.
+pub struct RoundParts<'a> {
+    pub logs: &'a RoomLogs,
+    pub participant: &'a dyn RoomParticipant,
+    pub board: Option<&'a dyn RoundBoard>,
+    pub read: &'a (dyn Fn() -> TeamState + Sync),
+    pub now: &'a (dyn Fn() -> u64 + Sync),
+}
+
+/// The opener as the core round reads it.
+fn opener_of(line: &RoomLine) -> Opener<'_> {
+    match (line.author_kind, line.kind) {
+        (_, LineKind::Event) | (_, LineKind::Claim) | (AuthorKind::System, _) => Opener::Event,
+        (AuthorKind::Human, LineKind::Chat) => Opener::Person {
+            text: &line.text,
+            owner_line: true,
+        },
+        (AuthorKind::LocalBot, LineKind::Chat) | (AuthorKind::RemoteBot, LineKind::Chat) => {
+            Opener::Bot {
+                from: &line.author_id,
+                text: &line.text,
+            }
+        }
+    }
+}
+
+impl RoundParts<'_> {
+    /// Runs the round the line at `opener_seq` opens.
+    pub async fn run(&self, room_id: &str, opener_seq: u64) -> RoundSummary {
+        let mut summary = RoundSummary::default();
+        let state = (self.read)();
+        let Some(room) = state.rooms.get(room_id).cloned() else {
+            return summary;
+        };
+        let lines = self.logs.lines(room_id).unwrap_or_default();
+        let Some(line) = lines.iter().find(|l| l.seq == opener_seq).cloned() else {
+            return summary;
+        };
+        let mut round = self.open(&state, &room, &line).await;
+        while let Some(call) = round.next_turn() {
+            if self.logs.run(room_id, |r| r.stopped) {
+                round.record(&call.bot_id, Reply::Stopped);
+                continue;
+            }
+            if !self
+                .member_turn(room_id, &mut round, &call, &line, &mut summary)
+                .await
+            {
+                break;
+            }
+        }
+        summary.report = self.closing_report(room_id, &round, &line);
+        summary
+    }
+
+    /// Opens the round: the late-round count, and the lead's dispatch
+    /// written to the board, which opens the round for nobody (#1254; a
+    /// failed write keeps the turn).
+    async fn open(&self, state: &TeamState, room: &Room, line: &RoomLine) -> Round {
+        let opener = opener_of(line);
+        let late = self.logs.run(&room.id, |r| {
+            r.late_rounds = next_late_rounds(r.late_rounds, &opener);
+            r.stopped = false;
+            r.late_rounds
+        });
+        let setup = setup_of(state, room);
+        let opener = match (opener, self.board) {
+            (Opener::Bot { from, text }, Some(board)) => {
+                let quiet = is_quiet(late.saturating_sub(1));
+                match dispatch_in(room, &setup, from, text, quiet) {
+                    Some(d) if board.assign(&room.id, from, d.clone(), text).await => Opener::Event,
+                    _ => opener,
+                }
+            }
+            _ => opener,
+        };
+        Round::open(setup, opener, late.saturating_sub(1))
+    }
+
+    /// Runs one called member's turn and records its reply. Answers false
+    /// when the room is gone and the round ends.
+    async fn member_turn(
+        &self,
+        room_id: &str,
+        round: &mut Round,
+        call: &TurnCall,
+        opener: &RoomLine,
+        summary: &mut RoundSummary,
+    ) -> bool {
+        let state = (self.read)();
+        let Some(room) = state.rooms.get(room_id).cloned() else {
+            return false;
+        };
+        let Some(turn) = self.seat_turn(&state, &room, round, call, opener.seq) else {
+            round.record(&call.bot_id, Reply::Failed);
+            return true;
+        };
+        summary.max_prompt_chars = summary.max_prompt_chars.max(turn.text.chars().count());
+        summary.turns += 1;
+        let outcome = run_turn_retrying(self.logs, self.participant, room_id, turn).await;
+        let superseded = self.logs.run(room_id, |r| {
+            r.speaking = None;
+            std::mem::take(&mut r.stopped)
+        });
+        let hop = opener.hop + 1;
+        match outcome {
+            TurnOutcome::Text(_) if superseded => {
+                round.record(&call.bot_id, Reply::Stopped);
+            }
+            TurnOutcome::Text(reply) => {
+                if self.said(round, &room, &call.bot_id, reply, hop).await {
+                    summary.lines += 1;
+                }
+            }
+            TurnOutcome::Stopped => {
+                round.record(&call.bot_id, Reply::Stopped);
+            }
+            // Never silence (#198): the member's own line says why.
+            TurnOutcome::FailedWithLine { code: _, line } => {
+                round.record(&call.bot_id, Reply::Failed);
+                self.event_line(room_id, &call.bot_id, line, hop);
+            }
+            TurnOutcome::Failed { code } => {
+                round.record(&call.bot_id, Reply::Failed);
+                let friendly =
+                    flybot_core::fences::failure::room_failure_line(&format!("code: {code}"));
+                self.event_line(room_id, &call.bot_id, friendly.to_owned(), hop);
+            }
+        }
+        true
+    }
+
+    /// The member's turn, opened on its seat and marked speaking; `None`
+    /// when it has no seat or its participant refused to open it.
+    fn seat_turn(
+        &self,
+        state: &TeamState,
+        room: &Room,
+        round: &Round,
+        call: &TurnCall,
+        round_start: u64,
+    ) -> Option<MemberTurn> {
+        let session_id = room.sessions.get(&call.bot_id).cloned()?;
+        self.participant
+            .open(&room.id, &call.bot_id, &session_id)
+            .ok()?;
+        let lines = self.logs.lines(&room.id).unwrap_or_default();
+        let seen = self
+            .logs
+            .run(&room.id, |r| r.seen.get(&call.bot_id).copied());
+        let ask = TurnAsk {
+            bot_id: &call.bot_id,
+            seen,
+            round_start,
+            forced: call.forced,
+            addressed: call.addressed || call.by.is_some(),
+            now: (self.now)(),
+        };
+        let text = turn_text(state, room, &lines, round, &ask);
+        let last = lines.last().map_or(0, |l| l.seq);
+        self.logs.run(&room.id, |r| {
+            r.speaking = Some((call.bot_id.clone(), session_id.clone()));
+            r.seen.insert(call.bot_id.clone(), last);
+        });
+        Some(MemberTurn {
+            room_id: room.id.clone(),
+            bot_id: call.bot_id.clone(),
+            session_id,
+            text,
+        })
+    }
+
+    /// Records a member's reply; unless it was a pass, a dispatch in the
+    /// lead's own reply goes to the board instead of calling the member
+    /// here (#1254), and the reply is stored as the member's line. Answers
+    /// whether a line was stored.
+    async fn said(
+        &self,
+        round: &mut Round,
+        room: &Room,
+        bot_id: &str,
+        reply: String,
+        hop: u32,
+    ) -> bool {
+        if !round.record(bot_id, Reply::Line(&reply)) {
+            return false;
+        }
+        if let Some(board) = self.board
+            && let Some(d) = dispatch_in(room, &round.setup, bot_id, &reply, false)
+        {
+            let member = d.member.clone();
+            if board.assign(&room.id, bot_id, d, &reply).await {
+                round.uncall(bot_id, &member);
+            }
+        }
+        let stored = self.logs.append(
+            &room.id,
+            NewLine {
+                author_id: bot_id.to_owned(),
+                author_kind: AuthorKind::LocalBot,
+                kind: LineKind::Chat,
+                text: reply,
+                at: (self.now)(),
+                hop,
+            },
+        );
+        stored.is_ok()
+    }
+
+    /// Appends an event line in the member's voice.
+    fn event_line(&self, room_id: &str, bot_id: &str, text: String, hop: u32) {
+        let _ = self.logs.append(
+            room_id,
+            NewLine {
+                author_id: bot_id.to_owned(),
+                author_kind: AuthorKind::LocalBot,
+                kind: LineKind::Event,
+                text,
+                at: (self.now)(),
+                hop,
+            },
+        );
+    }
+
+    /// The closing report for a Bot poster who asked for one (#913).
+    fn closing_report(
+        &self,
+        room_id: &str,
+        round: &Round,
+        opener: &RoomLine,
+    ) -> Option<ClosingReport> {
+        let wants_report = opener.author_kind != AuthorKind::Human
+            && self
+                .logs
+                .run(room_id, |r| r.report_back.remove(&opener.seq));
+        if !wants_report {
+            return None;
+        }
+        let state = (self.read)();
+        Some(ClosingReport {
+            poster: opener.author_id.clone(),
+            text: closing_report(round, &opener.author_id, |id| {
+                super::runner::name_of(&state, id)
+            }),
+        })
+    }
+}
