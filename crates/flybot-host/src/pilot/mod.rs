@@ -5,8 +5,11 @@
 //! workspace; Bot A verifies in a fresh copy and the task ends result-ready.
 //! Only a person's `task-accept-result` (or a rejection) ends it.
 
+mod cast;
+mod evidence;
 pub mod member;
 pub mod real;
 pub mod run;
+mod walk;
 
 pub use run::{PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_probed};
