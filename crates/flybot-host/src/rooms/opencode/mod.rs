@@ -90,6 +90,21 @@ impl Seat {
     }
 }
 
+/// The files of the seat's seed (none without one), written into its
+/// workspace the first time the seat opens.
+fn seed_workspace(workspace: &std::path::Path, spec: &OpenCodeSpec) -> Result<Files, String> {
+    let baseline = match &spec.seed {
+        Some(seed) => project::files_of(seed)
+            .map_err(|e| format!("its seed {} could not be read: {e}", seed.display()))?,
+        None => Files::new(),
+    };
+    if !workspace.exists() {
+        project::write_files(workspace, &baseline)
+            .map_err(|e| format!("its workspace could not be made: {e}"))?;
+    }
+    Ok(baseline)
+}
+
 /// The OpenCode members' seats, by (room, Bot, card).
 #[derive(Default)]
 pub struct OpenCodeSeats {
@@ -225,19 +240,7 @@ impl OpenCodeSeats {
             .join(&turn.bot_id)
             .join(&card.id);
         let workspace = root.join("workspace");
-        let baseline = match &spec.seed {
-            Some(seed) => project::files_of(seed).map_err(|e| {
-                start(format!(
-                    "its seed {} could not be read: {e}",
-                    seed.display()
-                ))
-            })?,
-            None => Files::new(),
-        };
-        if !workspace.exists() {
-            project::write_files(&workspace, &baseline)
-                .map_err(|e| start(format!("its workspace could not be made: {e}")))?;
-        }
+        let baseline = seed_workspace(&workspace, spec).map_err(start)?;
         let runtime = launcher::start(
             &rounds.config.opencode,
             &root.join("opencode"),
