@@ -34,6 +34,28 @@ pub fn clean_name(field: &str, raw: &str) -> Result<String, ApiError> {
     Ok(name.to_owned())
 }
 
+/// The longest line a person may send, in characters.
+pub const LINE_MAX: usize = 20_000;
+
+/// A person's line to a Bot or a room: trimmed, not empty, at most
+/// `LINE_MAX` characters.
+pub fn clean_line(raw: &str) -> Result<&str, ApiError> {
+    let text = raw.trim();
+    if text.is_empty() {
+        return Err(ApiError::invalid(
+            "text",
+            "The line is empty; write something to send.",
+        ));
+    }
+    if text.chars().count() > LINE_MAX {
+        return Err(ApiError::invalid(
+            "text",
+            format!("The line is longer than {LINE_MAX} characters; send it in parts."),
+        ));
+    }
+    Ok(text)
+}
+
 /// Refuses overlong instructions.
 pub fn clean_instructions(raw: &str) -> Result<String, ApiError> {
     if raw.chars().count() > INSTRUCTIONS_MAX {
@@ -103,5 +125,17 @@ mod tests {
     fn models_are_single_tokens() {
         assert_eq!(clean_model(" deepseek-chat ").unwrap(), "deepseek-chat");
         assert!(clean_model("rm -rf").is_err());
+    }
+
+    #[test]
+    fn a_line_is_trimmed_and_refused_empty_or_over_the_limit() {
+        assert_eq!(clean_line("  hi \n").unwrap(), "hi");
+        assert_eq!(clean_line(" \n ").unwrap_err().details["field"], "text");
+        let long = "x".repeat(LINE_MAX + 1);
+        assert!(clean_line(&long).unwrap_err().message.contains("20000"));
+        assert_eq!(
+            clean_line(&"é".repeat(LINE_MAX)).unwrap().chars().count(),
+            LINE_MAX
+        );
     }
 }

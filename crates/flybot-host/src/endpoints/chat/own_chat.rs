@@ -13,8 +13,6 @@ use flybot_protocol::state::Bot;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The longest line a person may send, in characters.
-const MAX_LINE: usize = 20_000;
 /// A tool call's arguments or result in the transcript, at most.
 const SHORT: usize = 200;
 
@@ -93,19 +91,7 @@ pub async fn send(
     actor: &Actor,
     req: Send,
 ) -> Result<Value, ApiError> {
-    let text = req.text.trim();
-    if text.is_empty() {
-        return Err(ApiError::invalid(
-            "text",
-            "The line is empty; write something to send.",
-        ));
-    }
-    if text.chars().count() > MAX_LINE {
-        return Err(ApiError::invalid(
-            "text",
-            format!("The line is longer than {MAX_LINE} characters; send it in parts."),
-        ));
-    }
+    let text = flybot_core::names::clean_line(&req.text)?;
     let bot = chat_bot(team, actor, Some(&req.bot_id), None)?;
     let member = team.store().read(|state| actor.member_id(state));
     let outcome = sessions

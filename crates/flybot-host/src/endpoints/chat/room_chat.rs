@@ -15,9 +15,6 @@ use flybot_store::room_log::NewLine;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The longest line a person may send, in characters.
-const MAX_LINE: usize = 20_000;
-
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RoomSend {
@@ -63,19 +60,7 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 
 /// `send {roomId, text}` → `{roomId, seq, queued: "round"|"steer"|"stop"|"interrupt"|"next-round"}`.
 pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<Value, ApiError> {
-    let text = req.text.trim();
-    if text.is_empty() {
-        return Err(ApiError::invalid(
-            "text",
-            "The line is empty; write something to send.",
-        ));
-    }
-    if text.chars().count() > MAX_LINE {
-        return Err(ApiError::invalid(
-            "text",
-            format!("The line is longer than {MAX_LINE} characters; send it in parts."),
-        ));
-    }
+    let text = flybot_core::names::clean_line(&req.text)?;
     let (room, member) = rounds.team.read(|state| {
         room_window(state, actor, &req.room_id)
             .map(|(room, _)| (room, actor.member_id(state).unwrap_or_default()))
