@@ -2,6 +2,7 @@
 //! version 2), the journal's lines, the channel's requests and its error codes.
 //! This crate holds data only; the rules that read it live in `flybot-core`.
 
+pub mod answers;
 pub mod channel;
 pub mod error;
 pub mod journal;

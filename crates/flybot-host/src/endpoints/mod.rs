@@ -38,6 +38,18 @@ pub async fn call(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> 
 /// What an endpoint answers.
 type Answer = Result<Value, ApiError>;
 
+/// A handler's typed answer as the envelope's fields.
+fn typed<T: serde::Serialize>(answer: Result<T, ApiError>) -> Answer {
+    answer.and_then(|answer| {
+        serde_json::to_value(answer).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Invalid,
+                format!("The answer could not be written as JSON ({e}); try again."),
+            )
+        })
+    })
+}
+
 fn is_unknown(answer: &Answer) -> bool {
     matches!(answer, Err(e) if e.code == ErrorCode::UnknownEndpoint)
 }
@@ -116,43 +128,71 @@ async fn work(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> Answ
         // Tasks and the board (#54, #207, #1058, #1154, #1730).
         "projects" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
-            tasks::projects::list(board, caller.require()?)
+            typed(tasks::projects::list(board, caller.require()?))
         }
-        "project-create" => tasks::projects::create(board, caller.require()?, parse(body)?).await,
-        "project-read" => tasks::projects::read(board, caller.require()?, parse(body)?),
-        "project-bind" => tasks::projects::bind(board, caller.require()?, parse(body)?).await,
-        "project-of" => tasks::projects::of(board, caller.require()?, parse(body)?),
-        "project-board" => tasks::projects::board(board, caller.require()?, parse(body)?),
-        "project-delete" => tasks::projects::delete(board, caller.require()?, parse(body)?).await,
-        "tasks" => tasks::board::list(board, caller.require()?, parse(body)?),
-        "task-create" => tasks::board::create(board, caller.require()?, parse(body)?).await,
-        "task-update" => tasks::board::update(board, caller.require()?, parse(body)?).await,
-        "task-accept" => tasks::moves::accept(board, caller.require()?, parse(body)?).await,
-        "task-start" => tasks::moves::start(board, caller.require()?, parse(body)?).await,
-        "task-return" => tasks::moves::return_result(board, caller.require()?, parse(body)?).await,
+        "project-create" => {
+            typed(tasks::projects::create(board, caller.require()?, parse(body)?).await)
+        }
+        "project-read" => typed(tasks::projects::read(
+            board,
+            caller.require()?,
+            parse(body)?,
+        )),
+        "project-bind" => {
+            typed(tasks::projects::bind(board, caller.require()?, parse(body)?).await)
+        }
+        "project-of" => typed(tasks::projects::of(board, caller.require()?, parse(body)?)),
+        "project-board" => typed(tasks::projects::board(
+            board,
+            caller.require()?,
+            parse(body)?,
+        )),
+        "project-delete" => {
+            typed(tasks::projects::delete(board, caller.require()?, parse(body)?).await)
+        }
+        "tasks" => typed(tasks::board::list(board, caller.require()?, parse(body)?)),
+        "task-create" => typed(tasks::board::create(board, caller.require()?, parse(body)?).await),
+        "task-update" => typed(tasks::board::update(board, caller.require()?, parse(body)?).await),
+        "task-accept" => typed(tasks::moves::accept(board, caller.require()?, parse(body)?).await),
+        "task-start" => typed(tasks::moves::start(board, caller.require()?, parse(body)?).await),
+        "task-return" => {
+            typed(tasks::moves::return_result(board, caller.require()?, parse(body)?).await)
+        }
         "task-accept-result" => {
-            tasks::moves::accept_result(board, caller.require()?, parse(body)?).await
+            typed(tasks::moves::accept_result(board, caller.require()?, parse(body)?).await)
         }
-        "task-cancel" => tasks::moves::cancel(board, caller.require()?, parse(body)?).await,
-        "task-wait-input" => tasks::moves::wait_input(board, caller.require()?, parse(body)?).await,
+        "task-cancel" => typed(tasks::moves::cancel(board, caller.require()?, parse(body)?).await),
+        "task-wait-input" => {
+            typed(tasks::moves::wait_input(board, caller.require()?, parse(body)?).await)
+        }
         "task-answer-input" => {
-            tasks::moves::answer_input(board, caller.require()?, parse(body)?).await
+            typed(tasks::moves::answer_input(board, caller.require()?, parse(body)?).await)
         }
-        "task-send-back" => tasks::moves::send_back(board, caller.require()?, parse(body)?).await,
+        "task-send-back" => {
+            typed(tasks::moves::send_back(board, caller.require()?, parse(body)?).await)
+        }
         "task-post-result" => {
-            tasks::moves::post_result(board, caller.require()?, parse(body)?).await
+            typed(tasks::moves::post_result(board, caller.require()?, parse(body)?).await)
         }
         // Pull queues, leases and their reads (#1247, #1729, #1730).
-        "task-enqueue" => tasks::queue::enqueue(board, caller.require()?, parse(body)?).await,
-        "task-claim" => tasks::queue::claim(board, caller.require()?, parse(body)?).await,
-        "task-release" => tasks::queue::release(board, caller.require()?, parse(body)?).await,
+        "task-enqueue" => {
+            typed(tasks::queue::enqueue(board, caller.require()?, parse(body)?).await)
+        }
+        "task-claim" => typed(tasks::queue::claim(board, caller.require()?, parse(body)?).await),
+        "task-release" => {
+            typed(tasks::queue::release(board, caller.require()?, parse(body)?).await)
+        }
         "task-expire-leases" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
-            tasks::queue::expire_leases(board, caller.require()?).await
+            typed(tasks::queue::expire_leases(board, caller.require()?).await)
         }
-        "task-lease" => tasks::queue::lease(board, caller.require()?, parse(body)?),
-        "task-audit" => tasks::queue::audit(board, caller.require()?, parse(body)?),
-        "task-counters" => tasks::queue::counters(board, caller.require()?, parse(body)?),
+        "task-lease" => typed(tasks::queue::lease(board, caller.require()?, parse(body)?)),
+        "task-audit" => typed(tasks::queue::audit(board, caller.require()?, parse(body)?)),
+        "task-counters" => typed(tasks::queue::counters(
+            board,
+            caller.require()?,
+            parse(body)?,
+        )),
         _ => Err(unknown(endpoint)),
     }
 }
@@ -174,14 +214,28 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
         // A Bot's own chat: the agent runtime (#642, #1509).
         // A room's channel (issue 5): the same names with a roomId.
         "send" if chat::room_chat::names_room(body) => {
-            chat::room_chat::send(rounds, caller.require()?, parse(body)?).await
+            typed(chat::room_chat::send(rounds, caller.require()?, parse(body)?).await)
         }
-        "messages" if chat::room_chat::names_room(body) => {
-            chat::room_chat::messages(rounds, caller.require()?, parse(body)?)
+        "messages" if chat::room_chat::names_room(body) => typed(chat::room_chat::messages(
+            rounds,
+            caller.require()?,
+            parse(body)?,
+        )),
+        "send" => {
+            typed(chat::own_chat::send(team, sessions, caller.require()?, parse(body)?).await)
         }
-        "send" => chat::own_chat::send(team, sessions, caller.require()?, parse(body)?).await,
-        "messages" => chat::own_chat::messages(team, sessions, caller.require()?, parse(body)?),
-        "cancel" => chat::own_chat::cancel(team, sessions, caller.require()?, parse(body)?),
+        "messages" => typed(chat::own_chat::messages(
+            team,
+            sessions,
+            caller.require()?,
+            parse(body)?,
+        )),
+        "cancel" => typed(chat::own_chat::cancel(
+            team,
+            sessions,
+            caller.require()?,
+            parse(body)?,
+        )),
         // Tool approvals (#540, #754): the owner answers a waiting turn.
         "approvals" => approvals::list(host.approvals(), caller.require()?, parse(body)?),
         "approval-answer" => {

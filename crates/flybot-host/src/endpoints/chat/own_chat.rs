@@ -9,6 +9,7 @@ use flybot_agent::session::Sessions;
 use flybot_agent::session::{AbortedBy, LogEntry, SendOutcome, SessionEvent};
 use flybot_core::access::{Actor, bot_visible};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{Cancelled, ChatMessages, LineQueued, LineSent};
 use flybot_protocol::state::Bot;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -90,7 +91,7 @@ pub async fn send(
     sessions: &Sessions,
     actor: &Actor,
     req: Send,
-) -> Result<Value, ApiError> {
+) -> Result<LineSent, ApiError> {
     let text = flybot_core::names::clean_line(&req.text)?;
     let bot = chat_bot(team, actor, Some(&req.bot_id), None)?;
     let member = team.store().read(|state| actor.member_id(state));
@@ -98,11 +99,15 @@ pub async fn send(
         .send_line(&bot.session_id, text, member)
         .map_err(io_refusal)?;
     let queued = match outcome {
-        SendOutcome::Held => "held",
-        SendOutcome::Queued => "queued",
-        SendOutcome::Interrupted => "interrupted",
+        SendOutcome::Held => LineQueued::Held,
+        SendOutcome::Queued => LineQueued::Queued,
+        SendOutcome::Interrupted => LineQueued::Interrupted,
     };
-    Ok(json!({"sessionId": bot.session_id, "botId": bot.id, "queued": queued}))
+    Ok(LineSent {
+        session_id: bot.session_id,
+        bot_id: bot.id,
+        queued,
+    })
 }
 
 /// `messages {botId | sessionId, after?}` → `{sessionId, running, messages}`.
@@ -111,7 +116,7 @@ pub fn messages(
     sessions: &Sessions,
     actor: &Actor,
     req: Messages,
-) -> Result<Value, ApiError> {
+) -> Result<ChatMessages, ApiError> {
     let bot = chat_bot(
         team,
         actor,
@@ -123,13 +128,13 @@ pub fn messages(
         .map_err(io_refusal)?;
     let messages: Vec<Value> = entries.iter().filter_map(short_form).collect();
     let last = entries.last().map_or(req.after.unwrap_or(0), |e| e.seq);
-    Ok(json!({
-        "sessionId": bot.session_id,
-        "botId": bot.id,
-        "running": sessions.is_running(&bot.session_id),
-        "messages": messages,
-        "last": last,
-    }))
+    Ok(ChatMessages {
+        running: sessions.is_running(&bot.session_id),
+        session_id: bot.session_id,
+        bot_id: bot.id,
+        messages,
+        last,
+    })
 }
 
 /// `cancel {botId | sessionId, keepInbox?}` → `{wasRunning, dropped}`.
@@ -138,7 +143,7 @@ pub fn cancel(
     sessions: &Sessions,
     actor: &Actor,
     req: Cancel,
-) -> Result<Value, ApiError> {
+) -> Result<Cancelled, ApiError> {
     let bot = chat_bot(
         team,
         actor,
@@ -148,9 +153,11 @@ pub fn cancel(
     let outcome = sessions
         .cancel(&bot.session_id, AbortedBy::User, req.keep_inbox)
         .map_err(io_refusal)?;
-    Ok(
-        json!({"sessionId": bot.session_id, "wasRunning": outcome.was_running, "dropped": outcome.dropped}),
-    )
+    Ok(Cancelled {
+        session_id: bot.session_id,
+        was_running: outcome.was_running,
+        dropped: outcome.dropped,
+    })
 }
 
 /// One transcript line as a client draws it; step starts are left out.

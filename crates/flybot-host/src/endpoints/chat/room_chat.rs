@@ -9,6 +9,7 @@ use flybot_core::access::Actor;
 use flybot_core::rooms::log::{AuthorKind, LineKind, from_start};
 use flybot_core::rooms::participants::{participants_of, window_start};
 use flybot_core::rooms::steer::{MidLine, mid_line, mid_line_note};
+use flybot_protocol::answers::{RoomLineSent, RoomMessages as RoomMessagesAnswer, RoomQueued};
 use flybot_protocol::state::{Room, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::room_log::NewLine;
@@ -59,7 +60,7 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 }
 
 /// `send {roomId, text}` → `{roomId, seq, queued: "round"|"steer"|"stop"|"interrupt"|"next-round"}`.
-pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<Value, ApiError> {
+pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<RoomLineSent, ApiError> {
     let text = flybot_core::names::clean_line(&req.text)?;
     let (room, member) = rounds.team.read(|state| {
         room_window(state, actor, &req.room_id)
@@ -89,7 +90,7 @@ pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<Value
     let queued = match speaking {
         Err(()) => {
             rounds.logs.start_round(&room.id, line.seq);
-            "round"
+            RoomQueued::Round
         }
         Ok(Some((_, session))) => match mid_line(text) {
             MidLine::Stop => {
@@ -99,7 +100,7 @@ pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<Value
                 });
                 let participant = rounds.participant();
                 crate::rooms::RoomParticipant::cancel(&participant, &session);
-                "stop"
+                RoomQueued::Stop
             }
             MidLine::Steer
                 if interrupt_long_wait(
@@ -110,30 +111,38 @@ pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<Value
             {
                 // #1650: the turn let go; the line opens the next round.
                 rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
-                "interrupt"
+                RoomQueued::Interrupt
             }
             MidLine::Steer => {
                 let participant = rounds.participant();
                 let note = format!("{}\n{text}", mid_line_note(&room.name));
                 if crate::rooms::RoomParticipant::steer(&participant, &session, &note) {
-                    "steer"
+                    RoomQueued::Steer
                 } else {
                     rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
-                    "next-round"
+                    RoomQueued::NextRound
                 }
             }
         },
         Ok(None) => {
             rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
-            "next-round"
+            RoomQueued::NextRound
         }
     };
-    Ok(json!({"roomId": room.id, "seq": line.seq, "queued": queued}))
+    Ok(RoomLineSent {
+        room_id: room.id,
+        seq: line.seq,
+        queued,
+    })
 }
 
 /// `messages {roomId, after?}` → `{roomId, running, speaking, messages}`:
 /// the lines from the actor's join on (#50); passes are not lines.
-pub fn messages(rounds: &Rounds, actor: &Actor, req: RoomMessages) -> Result<Value, ApiError> {
+pub fn messages(
+    rounds: &Rounds,
+    actor: &Actor,
+    req: RoomMessages,
+) -> Result<RoomMessagesAnswer, ApiError> {
     let (room, start, names) = rounds.team.read(|state| {
         room_window(state, actor, &req.room_id).map(|(room, start)| {
             let names: std::collections::BTreeMap<String, String> = state
@@ -168,5 +177,10 @@ pub fn messages(rounds: &Rounds, actor: &Actor, req: RoomMessages) -> Result<Val
     let (running, speaking) = rounds.logs.run(&room.id, |r| {
         (r.running, r.speaking.as_ref().map(|(bot, _)| bot.clone()))
     });
-    Ok(json!({"roomId": room.id, "running": running, "speaking": speaking, "messages": shown}))
+    Ok(RoomMessagesAnswer {
+        room_id: room.id,
+        running,
+        speaking,
+        messages: shown,
+    })
 }

@@ -8,13 +8,15 @@ use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::{Outcome, create, read};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{TaskAnswer, TaskRows};
 use flybot_protocol::state::TeamState;
 use flybot_protocol::task_requests::{TaskCreate, TaskUpdate, TasksRead};
-use serde_json::{Value, json};
 
 /// `{"task": <the record>}`, or `{"task": null}` when a rule took nothing.
-pub fn answer(out: &Outcome) -> Value {
-    json!({"task": out.answer})
+pub fn answer(out: &Outcome) -> TaskAnswer {
+    TaskAnswer {
+        task: out.answer.clone(),
+    }
 }
 
 /// The name a decision comment carries: the acting member's (#1172).
@@ -26,16 +28,16 @@ pub fn decider_name(state: &TeamState, actor: &Actor) -> String {
 }
 
 /// `tasks {archive?, limit?, botId?, roomId?}` → `{tasks: [rows]}`.
-pub fn list(board: &Board, actor: &Actor, req: TasksRead) -> Result<Value, ApiError> {
+pub fn list(board: &Board, actor: &Actor, req: TasksRead) -> Result<TaskRows, ApiError> {
     board
         .team()
         .read(|state| read::list(state, actor, &req))
-        .map(|rows| json!({"tasks": rows}))
+        .map(|tasks| TaskRows { tasks })
 }
 
 /// `task-create {botId, title, ...}` → `{task}`; the requester is the
 /// signed-in member or the single owner.
-pub async fn create(board: &Board, actor: &Actor, req: TaskCreate) -> Result<Value, ApiError> {
+pub async fn create(board: &Board, actor: &Actor, req: TaskCreate) -> Result<TaskAnswer, ApiError> {
     let id = new_id("task");
     let task = board
         .write_change(journal_actor(actor), |change| {
@@ -55,7 +57,7 @@ pub async fn create(board: &Board, actor: &Actor, req: TaskCreate) -> Result<Val
 }
 
 /// `task-update {id, priority?, progress?, note?, column?, ...contract}`.
-pub async fn update(board: &Board, actor: &Actor, req: TaskUpdate) -> Result<Value, ApiError> {
+pub async fn update(board: &Board, actor: &Actor, req: TaskUpdate) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |state, now| {
             let decider = decider_name(state, actor);

@@ -10,13 +10,13 @@ use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::{input, machine, rework, target};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{SentBack, TaskAnswer};
 use flybot_protocol::task_requests::{
     TaskAnswerInput, TaskById, TaskPostResult, TaskReturn, TaskSendBack, TaskWaitInput,
 };
-use serde_json::Value;
 
 /// `task-accept {id}`: open → claimed.
-pub async fn accept(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+pub async fn accept(board: &Board, actor: &Actor, req: TaskById) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             machine::accept(s, actor, &req.id, now)
@@ -26,7 +26,7 @@ pub async fn accept(board: &Board, actor: &Actor, req: TaskById) -> Result<Value
 }
 
 /// `task-start {id}`: claimed → working.
-pub async fn start(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+pub async fn start(board: &Board, actor: &Actor, req: TaskById) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             machine::start(s, actor, &req.id, now)
@@ -40,7 +40,7 @@ pub async fn return_result(
     board: &Board,
     actor: &Actor,
     req: TaskReturn,
-) -> Result<Value, ApiError> {
+) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             machine::return_result(s, actor, &req.id, &req.summary, now)
@@ -50,7 +50,11 @@ pub async fn return_result(
 }
 
 /// `task-accept-result {id}`: result-ready → accepted.
-pub async fn accept_result(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+pub async fn accept_result(
+    board: &Board,
+    actor: &Actor,
+    req: TaskById,
+) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             let decider = decider_name(s, actor);
@@ -61,7 +65,7 @@ pub async fn accept_result(board: &Board, actor: &Actor, req: TaskById) -> Resul
 }
 
 /// `task-cancel {id}`: any unfinished card, result-ready included (#202).
-pub async fn cancel(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+pub async fn cancel(board: &Board, actor: &Actor, req: TaskById) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             machine::cancel(s, actor, &req.id, now)
@@ -75,7 +79,7 @@ pub async fn wait_input(
     board: &Board,
     actor: &Actor,
     req: TaskWaitInput,
-) -> Result<Value, ApiError> {
+) -> Result<TaskAnswer, ApiError> {
     let question_id = new_id("question");
     let out = board
         .write(journal_actor(actor), |s, now| {
@@ -90,7 +94,7 @@ pub async fn answer_input(
     board: &Board,
     actor: &Actor,
     req: TaskAnswerInput,
-) -> Result<Value, ApiError> {
+) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             input::answer_input(s, actor, &req.id, &req.question_id, &req.answer, now)
@@ -100,7 +104,11 @@ pub async fn answer_input(
 }
 
 /// `task-send-back {id, note}` → `{task, rework}` (#1730).
-pub async fn send_back(board: &Board, actor: &Actor, req: TaskSendBack) -> Result<Value, ApiError> {
+pub async fn send_back(
+    board: &Board,
+    actor: &Actor,
+    req: TaskSendBack,
+) -> Result<SentBack, ApiError> {
     let child_id = new_id("task");
     let out = board
         .write(journal_actor(actor), |s, now| {
@@ -108,15 +116,10 @@ pub async fn send_back(board: &Board, actor: &Actor, req: TaskSendBack) -> Resul
             rework::send_back(s, actor, &req.id, &req.note, &child_id, &decider, now)
         })
         .await?;
-    let mut body = answer(&out);
-    if let Some(object) = body.as_object_mut() {
-        let child = out.writes.iter().find(|t| t.id == child_id);
-        object.insert(
-            "rework".into(),
-            serde_json::to_value(child).unwrap_or(Value::Null),
-        );
-    }
-    Ok(body)
+    Ok(SentBack {
+        task: out.answer.clone(),
+        rework: out.writes.iter().find(|t| t.id == child_id).cloned(),
+    })
 }
 
 /// `task-post-result {id, ok, error?}`: how the decision comment went (#1154).
@@ -124,7 +127,7 @@ pub async fn post_result(
     board: &Board,
     actor: &Actor,
     req: TaskPostResult,
-) -> Result<Value, ApiError> {
+) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             target::post_result(s, actor, &req.id, req.ok, req.error.as_deref(), now)

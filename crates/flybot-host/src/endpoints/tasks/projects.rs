@@ -10,9 +10,10 @@ use crate::ids::new_id;
 use flybot_core::access::Actor;
 use flybot_core::tasks::projects::{self, ProjectWrites};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{ProjectAnswer, ProjectDeleted, ProjectsAnswer, Rows};
 use flybot_protocol::task_requests::{ProjectBind, ProjectById, ProjectCreate, ProjectOf};
 use flybot_store::Change;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 fn write(change: &mut Change<'_>, writes: &ProjectWrites) {
     for (id, project) in &writes.put {
@@ -24,16 +25,19 @@ fn write(change: &mut Change<'_>, writes: &ProjectWrites) {
 }
 
 /// `projects` → `{projects: [{..., canManage}]}`.
-pub fn list(board: &Board, actor: &Actor) -> Result<Value, ApiError> {
-    Ok(board
-        .team()
-        .store()
-        .read(|state| json!({"projects": projects::list(state, actor)})))
+pub fn list(board: &Board, actor: &Actor) -> Result<ProjectsAnswer, ApiError> {
+    Ok(board.team().store().read(|state| ProjectsAnswer {
+        projects: projects::list(state, actor),
+    }))
 }
 
 /// `project-create {name}` → `{project}`; `ownerUserId` is the caller (an
 /// install with no session falls back to the host's owner).
-pub async fn create(board: &Board, actor: &Actor, req: ProjectCreate) -> Result<Value, ApiError> {
+pub async fn create(
+    board: &Board,
+    actor: &Actor,
+    req: ProjectCreate,
+) -> Result<ProjectAnswer, ApiError> {
     let id = new_id("project");
     let project = board
         .team()
@@ -44,7 +48,7 @@ pub async fn create(board: &Board, actor: &Actor, req: ProjectCreate) -> Result<
             Ok(project)
         })
         .await?;
-    Ok(json!({"project": project}))
+    Ok(ProjectAnswer { project })
 }
 
 /// `project-read {project}` → `{project, canManage}`.
@@ -57,7 +61,11 @@ pub fn read(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, Api
 
 /// `project-bind {roomId, project}` → `{project}`; refused `bot/forbidden`
 /// unless the caller manages the Project named (and the one left).
-pub async fn bind(board: &Board, actor: &Actor, req: ProjectBind) -> Result<Value, ApiError> {
+pub async fn bind(
+    board: &Board,
+    actor: &Actor,
+    req: ProjectBind,
+) -> Result<ProjectAnswer, ApiError> {
     let project = board
         .team()
         .mutate(journal_actor(actor), |change| {
@@ -72,29 +80,39 @@ pub async fn bind(board: &Board, actor: &Actor, req: ProjectBind) -> Result<Valu
             Ok(bound)
         })
         .await?;
-    Ok(json!({"project": project}))
+    Ok(ProjectAnswer {
+        project: project.unwrap_or(Value::Null),
+    })
 }
 
 /// `project-of {roomId}` → `{project}` (null when the room has none).
-pub fn of(board: &Board, _actor: &Actor, req: ProjectOf) -> Result<Value, ApiError> {
+pub fn of(board: &Board, _actor: &Actor, req: ProjectOf) -> Result<ProjectAnswer, ApiError> {
     board.team().store().read(|state| {
         if !state.rooms.contains_key(&req.room_id) {
             return Err(ApiError::not_found("room", &req.room_id));
         }
-        Ok(json!({"project": projects::project_of(state, &req.room_id)}))
+        Ok(ProjectAnswer {
+            project: projects::project_of(state, &req.room_id)
+                .cloned()
+                .unwrap_or(Value::Null),
+        })
     })
 }
 
 /// `project-board {project}` → `{rows}`; `[]` when nothing is visible.
-pub fn board(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
+pub fn board(board: &Board, actor: &Actor, req: ProjectById) -> Result<Rows, ApiError> {
     board
         .team()
         .store()
-        .read(|state| projects::board(state, actor, &req.project).map(|rows| json!({"rows": rows})))
+        .read(|state| projects::board(state, actor, &req.project).map(|rows| Rows { rows }))
 }
 
 /// `project-delete {project}` → `{project, deleted}`; the owner only.
-pub async fn delete(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
+pub async fn delete(
+    board: &Board,
+    actor: &Actor,
+    req: ProjectById,
+) -> Result<ProjectDeleted, ApiError> {
     let project = board
         .team()
         .mutate(journal_actor(actor), |change| {
@@ -103,5 +121,8 @@ pub async fn delete(board: &Board, actor: &Actor, req: ProjectById) -> Result<Va
             Ok(project)
         })
         .await?;
-    Ok(json!({"project": project, "deleted": true}))
+    Ok(ProjectDeleted {
+        project,
+        deleted: true,
+    })
 }

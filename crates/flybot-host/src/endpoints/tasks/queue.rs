@@ -11,11 +11,17 @@ use flybot_core::access::Actor;
 use flybot_core::tasks::read::task_visible;
 use flybot_core::tasks::{audit, claim, counters, find, lease, queue};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{
+    AuditAnswer, CountersAnswer, LeaseAnswer, LeasesExpired, TaskAnswer,
+};
 use flybot_protocol::task_requests::{TaskById, TaskClaim, TaskCounters, TaskEnqueue, TaskRelease};
-use serde_json::{Value, json};
 
 /// `task-enqueue {botId, roomId, role, title, ...}` → `{task}`.
-pub async fn enqueue(board: &Board, actor: &Actor, req: TaskEnqueue) -> Result<Value, ApiError> {
+pub async fn enqueue(
+    board: &Board,
+    actor: &Actor,
+    req: TaskEnqueue,
+) -> Result<TaskAnswer, ApiError> {
     let id = new_id("task");
     let out = board
         .write(journal_actor(actor), |s, now| {
@@ -26,7 +32,7 @@ pub async fn enqueue(board: &Board, actor: &Actor, req: TaskEnqueue) -> Result<V
 }
 
 /// `task-claim {botId, roomId?, id?}` → `{task}` (null when nothing was taken).
-pub async fn claim(board: &Board, actor: &Actor, req: TaskClaim) -> Result<Value, ApiError> {
+pub async fn claim(board: &Board, actor: &Actor, req: TaskClaim) -> Result<TaskAnswer, ApiError> {
     let worker_id = new_id("worker");
     let out = board
         .write(journal_actor(actor), |s, now| {
@@ -45,7 +51,11 @@ pub async fn claim(board: &Board, actor: &Actor, req: TaskClaim) -> Result<Value
 }
 
 /// `task-release {botId, id, reason?, retryInSec?}` → `{task}`.
-pub async fn release(board: &Board, actor: &Actor, req: TaskRelease) -> Result<Value, ApiError> {
+pub async fn release(
+    board: &Board,
+    actor: &Actor,
+    req: TaskRelease,
+) -> Result<TaskAnswer, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             claim::release(
@@ -64,44 +74,55 @@ pub async fn release(board: &Board, actor: &Actor, req: TaskRelease) -> Result<V
 
 /// `task-expire-leases {}` → `{expired: n, tasks}`: one owner per expired
 /// lease; a second read in the same tick answers 0.
-pub async fn expire_leases(board: &Board, actor: &Actor) -> Result<Value, ApiError> {
+pub async fn expire_leases(board: &Board, actor: &Actor) -> Result<LeasesExpired, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
             Ok(lease::expire_leases(s, now))
         })
         .await?;
-    Ok(json!({"expired": out.writes.len(), "tasks": out.writes}))
+    Ok(LeasesExpired {
+        expired: out.writes.len(),
+        tasks: out.writes,
+    })
 }
 
 /// `task-lease {id}` → `{lease}`.
-pub fn lease(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+pub fn lease(board: &Board, actor: &Actor, req: TaskById) -> Result<LeaseAnswer, ApiError> {
     let now = flybot_store::system_now_ms();
     board.team().store().read(|state| {
         let task = find(state, &req.id)?;
         if !task_visible(state, actor, task) {
             return Err(ApiError::not_found("task", &req.id));
         }
-        Ok(json!({"lease": lease::lease_view(state, &req.id, now)?}))
+        Ok(LeaseAnswer {
+            lease: lease::lease_view(state, &req.id, now)?,
+        })
     })
 }
 
 /// `task-audit {id}` → `{audit}`: the card's audit text block (#1730).
-pub fn audit(board: &Board, actor: &Actor, req: TaskById) -> Result<Value, ApiError> {
+pub fn audit(board: &Board, actor: &Actor, req: TaskById) -> Result<AuditAnswer, ApiError> {
     board.team().store().read(|state| {
         let task = find(state, &req.id)?;
         if !task_visible(state, actor, task) {
             return Err(ApiError::not_found("task", &req.id));
         }
-        Ok(json!({"audit": audit::audit(state, task)}))
+        Ok(AuditAnswer {
+            audit: audit::audit(state, task),
+        })
     })
 }
 
 /// `task-counters {role?, run?}` → `{counters}` over the cards the caller sees.
-pub fn counters(board: &Board, actor: &Actor, req: TaskCounters) -> Result<Value, ApiError> {
+pub fn counters(
+    board: &Board,
+    actor: &Actor,
+    req: TaskCounters,
+) -> Result<CountersAnswer<counters::Counters>, ApiError> {
     board.team().store().read(|state| {
         let counted = counters::counters(state, req.role.as_deref(), req.run.as_deref(), |t| {
             task_visible(state, actor, t)
         });
-        Ok(json!({"counters": counted}))
+        Ok(CountersAnswer { counters: counted })
     })
 }

@@ -1,0 +1,151 @@
+//! The channel's answers: what an endpoint answers inside `{ok: true, ...}`,
+//! one type per shape, so a handler says what it answers and a client reads
+//! the same names. Fields whose inner shape a core rule owns (a board row, a
+//! lease view, a project record) are carried as JSON values here.
+
+use crate::state::Task;
+use serde::Serialize;
+use serde_json::Value;
+
+/// `{task}`: the card a rule wrote or took (`null` when it took nothing).
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskAnswer {
+    pub task: Option<Task>,
+}
+
+/// `task-send-back` → `{task, rework}`: the card and its rework child (#1730).
+#[derive(Debug, Clone, Serialize)]
+pub struct SentBack {
+    pub task: Option<Task>,
+    pub rework: Option<Task>,
+}
+
+/// `tasks` → `{tasks}`: the board's rows.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskRows {
+    pub tasks: Vec<Value>,
+}
+
+/// `task-expire-leases` → `{expired, tasks}` (#1729).
+#[derive(Debug, Clone, Serialize)]
+pub struct LeasesExpired {
+    pub expired: usize,
+    pub tasks: Vec<Task>,
+}
+
+/// `task-lease` → `{lease}`: the lease view, or null.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeaseAnswer {
+    pub lease: Value,
+}
+
+/// `task-audit` → `{audit}`: the card's audit text block (#1730).
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditAnswer {
+    pub audit: String,
+}
+
+/// `task-counters` → `{counters}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CountersAnswer<C> {
+    pub counters: C,
+}
+
+/// `projects` → `{projects}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectsAnswer {
+    pub projects: Value,
+}
+
+/// `{project}`: a project record (null when none is bound).
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectAnswer {
+    pub project: Value,
+}
+
+/// `project-delete` → `{project, deleted}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectDeleted {
+    pub project: Value,
+    pub deleted: bool,
+}
+
+/// `{rows}`: a project's board (#1696) or the usage ledger's rows (#903).
+#[derive(Debug, Clone, Serialize)]
+pub struct Rows {
+    pub rows: Vec<Value>,
+}
+
+/// What `send {botId, text}` did with the line (#642, #1509).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineQueued {
+    Held,
+    Queued,
+    Interrupted,
+}
+
+/// `send {botId, text}` → `{sessionId, botId, queued}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineSent {
+    pub session_id: String,
+    pub bot_id: String,
+    pub queued: LineQueued,
+}
+
+/// `messages {botId | sessionId}` → `{sessionId, botId, running, messages, last}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatMessages {
+    pub session_id: String,
+    pub bot_id: String,
+    pub running: bool,
+    pub messages: Vec<Value>,
+    pub last: u64,
+}
+
+/// `cancel` → `{sessionId, wasRunning, dropped}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancelled {
+    pub session_id: String,
+    pub was_running: bool,
+    pub dropped: usize,
+}
+
+/// What a room's `send` did with a person's line (#1267, #1650).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoomQueued {
+    Round,
+    Steer,
+    Stop,
+    Interrupt,
+    NextRound,
+}
+
+/// `send {roomId, text}` → `{roomId, seq, queued}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomLineSent {
+    pub room_id: String,
+    pub seq: u64,
+    pub queued: RoomQueued,
+}
+
+/// `messages {roomId}` → `{roomId, running, speaking, messages}` (#50).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomMessages {
+    pub room_id: String,
+    pub running: bool,
+    pub speaking: Option<String>,
+    pub messages: Vec<Value>,
+}
+
+/// `set-prefs` → `{prefs}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrefsAnswer {
+    pub prefs: std::collections::BTreeMap<String, Value>,
+}
