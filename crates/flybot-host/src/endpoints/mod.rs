@@ -102,7 +102,7 @@ async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> An
         "delete-room" => roster::rooms::delete(team, caller.require()?, parse(body)?).await,
         "set-grants" => access::grants::set(team, logs, caller.require()?, parse(body)?).await,
         // Shared, non-isolatable surfaces (#49).
-        "set-prefs" => host::prefs::set_prefs(team, caller.require()?, parse(body)?).await,
+        "set-prefs" => typed(host::prefs::set_prefs(team, caller.require()?, parse(body)?).await),
         "diagnostics" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
             host::prefs::diagnostics(team, &host.config().home, caller.require()?)
@@ -242,7 +242,9 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
             approvals::answer(host.approvals(), caller.require()?, parse(body)?).await
         }
         // The usage ledger (#903): rows of the actor's own Bots.
-        "usage" => host::usage::usage(team, host.usage(), caller.require()?, parse(body)?).await,
+        "usage" => {
+            typed(host::usage::usage(team, host.usage(), caller.require()?, parse(body)?).await)
+        }
         "state" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
             crate::view::state_view(team, sessions, host.config(), caller.require()?).await

@@ -5,6 +5,7 @@
 use crate::actor::journal_actor;
 use crate::team::Team;
 use flybot_core::access::{Actor, shared_blocked};
+use flybot_protocol::answers::PrefsAnswer;
 use flybot_protocol::channel::SetPrefs;
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
@@ -24,7 +25,7 @@ fn blocked(what: &str) -> ApiError {
 }
 
 /// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed.
-pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Value, ApiError> {
+pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<PrefsAnswer, ApiError> {
     for (key, value) in &req.prefs {
         if key.is_empty() || key.len() > 100 || key.chars().any(char::is_control) {
             return Err(ApiError::invalid(
@@ -60,7 +61,7 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Valu
             Ok(change.state().prefs.clone())
         })
         .await?;
-    Ok(json!({"prefs": prefs}))
+    Ok(PrefsAnswer { prefs })
 }
 
 /// `diagnostics` → where the home is, whether this team writes, and sizes.

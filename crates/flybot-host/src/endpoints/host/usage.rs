@@ -3,6 +3,7 @@
 
 use crate::team::Team;
 use flybot_core::access::{Actor, may_manage_bot};
+use flybot_protocol::answers::Rows;
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::usage::{CallFilter, CallRow};
 use serde::Deserialize;
@@ -44,7 +45,7 @@ pub async fn usage(
     usage: &crate::turns::usage::UsageCell,
     actor: &Actor,
     req: Usage,
-) -> Result<Value, ApiError> {
+) -> Result<Rows, ApiError> {
     let own: BTreeSet<String> = team.store().read(|state| {
         state
             .bots
@@ -82,5 +83,5 @@ pub async fn usage(
         .filter(|row| own.contains(&row.bot_id))
         .map(row_json)
         .collect();
-    Ok(json!({"rows": rows}))
+    Ok(Rows { rows })
 }
