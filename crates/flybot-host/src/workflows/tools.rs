@@ -81,7 +81,7 @@ async fn run(
         inputs: args.inputs,
         actor_id: None,
     };
-    let answer = start(&wf, &actor, req, Some(&caller.bot_id))
+    let answer = start(wf, &actor, req, Some(&caller.bot_id))
         .await
         .map_err(|error| error.message)?;
     Ok(run_line(&answer))
