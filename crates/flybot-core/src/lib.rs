@@ -3,10 +3,12 @@
 //! tested without one.
 
 pub mod access;
+pub mod approvals;
 pub mod fences;
 pub mod main_bots;
 pub mod names;
 pub mod rooms;
+pub mod roster;
 pub mod sync;
 pub mod tasks;
 pub mod workflow;

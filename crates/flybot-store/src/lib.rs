@@ -16,6 +16,7 @@ mod lock;
 mod migrate;
 pub mod replay;
 pub mod room_log;
+mod roster_writes;
 pub mod sessions;
 mod store;
 pub mod usage;

@@ -4,12 +4,15 @@
 //! confer nothing. `decide` needs that owner's session. Release revalidates:
 //! a changed request, a gone sender or target, a Bot that changed owners or a
 //! reach that no longer holds marks the hold stale instead of sending it.
+//! A hold is kept as a `HeldRecord` among the approvals; `decide_held` and
+//! `stale_for_deleted_bot` answer the record to write.
 
 use super::reach::{Party, Send, SendKind, Verdict, reach};
 use crate::access::Actor;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// A send as it asks to go.
@@ -186,6 +189,112 @@ pub fn release(
         Verdict::Allow { .. } => Ok(()),
         Verdict::Deny(_) => Err(StaleReason::Unreachable),
     }
+}
+
+/// The `kind` of a held send's record among the approvals.
+pub const HELD_SEND: &str = "held-send";
+
+/// One held send in `state.flybot.approvals` (#52): the hold, its target and
+/// text, and how it was decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldRecord {
+    pub id: String,
+    pub kind: String,
+    #[serde(flatten)]
+    pub held: HeldSend,
+    pub to_bot: String,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale_reason: Option<String>,
+}
+
+impl HeldRecord {
+    /// The record when `value` is a held send.
+    pub fn from_value(value: &Value) -> Option<HeldRecord> {
+        let record: HeldRecord = serde_json::from_value(value.clone()).ok()?;
+        (record.kind == HELD_SEND).then_some(record)
+    }
+
+    /// The send as it asks to go now, from the record's own content.
+    fn request(&self) -> SendRequest {
+        SendRequest {
+            from_bot: self.held.from_bot.clone(),
+            to: Party::Bot(self.to_bot.clone()),
+            room_id: None,
+            text: self.text.clone(),
+            via: self.held.origin.via.clone(),
+            hop: self.held.origin.hop,
+        }
+    }
+}
+
+/// The held sends in `state`.
+pub fn held_sends(state: &TeamState) -> impl Iterator<Item = HeldRecord> + '_ {
+    state
+        .flybot
+        .approvals
+        .values()
+        .filter_map(HeldRecord::from_value)
+}
+
+/// The word a stale hold records as its `staleReason`.
+pub fn stale_word(reason: &StaleReason) -> &'static str {
+    match reason {
+        StaleReason::Changed => "changed",
+        StaleReason::SenderGone => "sender-gone",
+        StaleReason::TargetGone => "target-gone",
+        StaleReason::OwnerChanged => "owner-changed",
+        StaleReason::Unreachable => "unreachable",
+    }
+}
+
+/// Decides a held send (#52, #754): only its owner's session decides a
+/// waiting hold; an allow revalidates it at `now` and a hold that no longer
+/// holds is marked stale instead of approved. Answers the record as decided.
+pub fn decide_held(
+    state: &TeamState,
+    actor: &Actor,
+    mut record: HeldRecord,
+    allow: bool,
+    now: u64,
+) -> Result<HeldRecord, ApiError> {
+    may_decide(state, &record.held, Some(actor)).map_err(|e| e.with("id", record.id.as_str()))?;
+    record.decided_at = Some(now);
+    record.held.status = if !allow {
+        HoldStatus::Rejected
+    } else {
+        match release(state, &record.held, &record.request()) {
+            Ok(()) => HoldStatus::Approved,
+            Err(why) => {
+                record.stale_reason = Some(stale_word(&why).to_owned());
+                HoldStatus::Stale
+            }
+        }
+    };
+    Ok(record)
+}
+
+/// Every waiting hold from or to `bot_id`, marked stale at `now`: deleting
+/// either Bot means the send can never be released (#52).
+pub fn stale_for_deleted_bot(state: &TeamState, bot_id: &str, now: u64) -> Vec<HeldRecord> {
+    held_sends(state)
+        .filter(|r| is_waiting(r.held.status))
+        .filter(|r| r.held.from_bot == bot_id || r.to_bot == bot_id)
+        .map(|mut record| {
+            let why = if record.held.from_bot == bot_id {
+                StaleReason::SenderGone
+            } else {
+                StaleReason::TargetGone
+            };
+            record.held.status = HoldStatus::Stale;
+            record.stale_reason = Some(stale_word(&why).to_owned());
+            record.decided_at = Some(now);
+            record
+        })
+        .collect()
 }
 
 #[cfg(test)]

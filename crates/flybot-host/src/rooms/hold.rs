@@ -2,89 +2,27 @@
 //! `message_bot` to another owner's Bot (reach allowed it through a grant)
 //! is held for the sender's owner in `state.flybot.approvals` with its
 //! `requestId`, the sha256 version of its content and the owner and origin
-//! the server derived. Only that owner's session decides it; an allow
-//! revalidates (the content version, both Bots and their owners, reach)
-//! in the same change that records it, and a hold that no longer holds is
-//! marked stale instead of sent. Deleting either Bot makes its waiting
-//! holds stale at once.
+//! the server derived. Deciding it is core `approvals::answer_approval`
+//! (only that owner's session decides; an allow revalidates in the same
+//! change that records it, and a hold that no longer holds is marked stale
+//! instead of sent); deleting either Bot makes its waiting holds stale in
+//! core `roster::delete_bot`. This side holds a send and delivers a
+//! released one.
 
 use crate::approvals::Approvals;
 use crate::team::Team;
 use flybot_agent::session::{ItemKind, Source};
-use flybot_core::access::Actor;
-use flybot_core::rooms::hold::{
-    HeldSend, HoldStatus, SendRequest, StaleReason, hold, is_waiting, may_decide, release,
-};
+use flybot_core::rooms::hold::{HELD_SEND, HeldRecord, HoldStatus, SendRequest, hold};
 use flybot_core::rooms::reach::Party;
 use flybot_protocol::ApiError;
-use flybot_protocol::state::TeamState;
 use flybot_store::Change;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
-/// The `kind` of a held send's record among the approvals.
-pub const HELD_SEND: &str = "held-send";
 /// How a held send travels.
 const VIA: &str = "message_bot";
-
-/// One held send in `state.flybot.approvals`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeldRecord {
-    pub id: String,
-    pub kind: String,
-    #[serde(flatten)]
-    pub held: HeldSend,
-    pub to_bot: String,
-    pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stale_reason: Option<String>,
-}
-
-impl HeldRecord {
-    /// The record when `value` is a held send.
-    pub fn from_value(value: &Value) -> Option<HeldRecord> {
-        let record: HeldRecord = serde_json::from_value(value.clone()).ok()?;
-        (record.kind == HELD_SEND).then_some(record)
-    }
-
-    /// The send as it asks to go now, from the record's own content.
-    fn request(&self) -> SendRequest {
-        SendRequest {
-            from_bot: self.held.from_bot.clone(),
-            to: Party::Bot(self.to_bot.clone()),
-            room_id: None,
-            text: self.text.clone(),
-            via: self.held.origin.via.clone(),
-            hop: self.held.origin.hop,
-        }
-    }
-}
 
 fn put(change: &mut Change<'_>, record: &HeldRecord) {
     if let Ok(value) = serde_json::to_value(record) {
         change.put_approval(&record.id, &value);
-    }
-}
-
-/// The held sends in `state`.
-pub fn held_sends(state: &TeamState) -> impl Iterator<Item = HeldRecord> + '_ {
-    state
-        .flybot
-        .approvals
-        .values()
-        .filter_map(HeldRecord::from_value)
-}
-
-fn stale_word(reason: &StaleReason) -> &'static str {
-    match reason {
-        StaleReason::Changed => "changed",
-        StaleReason::SenderGone => "sender-gone",
-        StaleReason::TargetGone => "target-gone",
-        StaleReason::OwnerChanged => "owner-changed",
-        StaleReason::Unreachable => "unreachable",
     }
 }
 
@@ -125,83 +63,30 @@ pub async fn hold_send(
     Ok(id)
 }
 
-/// Decides the held send `id`: `allow` releases it after revalidating,
-/// otherwise it is rejected. Answers `{approval, delivered}`.
-pub async fn decide(
-    approvals: &Approvals,
-    actor: &Actor,
-    id: &str,
-    allow: bool,
-) -> Result<Value, ApiError> {
-    let journal = crate::actor::journal_actor(actor);
-    let record = approvals
+/// Delivers a held send its owner allowed and the revalidation approved
+/// (core `approvals::answer_approval` decided it); answers whether it was
+/// handed to the target's Session.
+pub fn deliver_released(approvals: &Approvals, record: &HeldRecord) -> bool {
+    if record.held.status != HoldStatus::Approved {
+        return false;
+    }
+    let target = approvals
         .team
-        .mutate(journal, |change| {
-            let state = change.state();
-            let mut record = state
-                .flybot
-                .approvals
-                .get(id)
-                .and_then(HeldRecord::from_value)
-                .ok_or_else(|| ApiError::not_found("approval", id))?;
-            may_decide(state, &record.held, Some(actor)).map_err(|e| e.with("id", id))?;
-            record.decided_at = Some(change.now_ms());
-            record.held.status = if !allow {
-                HoldStatus::Rejected
-            } else {
-                match release(state, &record.held, &record.request()) {
-                    Ok(()) => HoldStatus::Approved,
-                    Err(why) => {
-                        record.stale_reason = Some(stale_word(&why).to_owned());
-                        HoldStatus::Stale
-                    }
-                }
-            };
-            put(change, &record);
-            Ok(record)
-        })
-        .await?;
-    let mut delivered = false;
-    if record.held.status == HoldStatus::Approved {
-        let target = approvals
-            .team
-            .read(|s| s.bots.get(&record.to_bot).map(|b| b.session_id.clone()));
-        if let Some(session) = target {
-            delivered = approvals
-                .sessions
-                .deliver(
-                    &session,
-                    &record.text,
-                    Source::Bot {
-                        bot_id: record.held.from_bot.clone(),
-                        hops: record.held.origin.hop,
-                    },
-                    ItemKind::NextTurn,
-                )
-                .map_err(|e| tracing::warn!("a released send could not be delivered: {e}"))
-                .is_ok();
-        }
-    }
-    Ok(json!({"approval": record, "delivered": delivered}))
-}
-
-/// Marks every waiting hold from or to `bot_id` stale, in the change that
-/// deletes the Bot.
-pub fn invalidate_for_bot(change: &mut Change<'_>, bot_id: &str) {
-    let now = change.now_ms();
-    let gone: Vec<HeldRecord> = held_sends(change.state())
-        .filter(|r| is_waiting(r.held.status))
-        .filter(|r| r.held.from_bot == bot_id || r.to_bot == bot_id)
-        .collect();
-    for mut record in gone {
-        let why = if record.held.from_bot == bot_id {
-            StaleReason::SenderGone
-        } else {
-            StaleReason::TargetGone
-        };
-        record.held.status = HoldStatus::Stale;
-        record.stale_reason = Some(stale_word(&why).to_owned());
-        record.decided_at = Some(now);
-        put(change, &record);
-    }
+        .read(|s| s.bots.get(&record.to_bot).map(|b| b.session_id.clone()));
+    let Some(session) = target else {
+        return false;
+    };
+    approvals
+        .sessions
+        .deliver(
+            &session,
+            &record.text,
+            Source::Bot {
+                bot_id: record.held.from_bot.clone(),
+                hops: record.held.origin.hop,
+            },
+            ItemKind::NextTurn,
+        )
+        .map_err(|e| tracing::warn!("a released send could not be delivered: {e}"))
+        .is_ok()
 }

@@ -3,65 +3,20 @@
 //! on the room the ask came from for the Bot's owner), rejected at once when
 //! nobody can answer it (a hidden run Bot, an owner who is not a member),
 //! and otherwise recorded in `state.flybot.approvals` as `waiting` while the
-//! turn waits for the owner's `approval-answer`.
+//! turn waits for the owner's `approval-answer`. The record and the standing
+//! grants are core `approvals`.
 
 use crate::team::Team;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
-use flybot_protocol::state::{Bot, Extra, TeamState};
-use serde::{Deserialize, Serialize};
+use flybot_core::approvals::{ApprovalRecord, ApprovalStatus, standing_covers};
+use flybot_protocol::state::TeamState;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::oneshot;
 
-/// The `extra` key of standing grants, on a Bot and on a room.
-pub(crate) const STANDING: &str = "standingApprovals";
 /// A label's longest length, in characters.
 const LABEL_MAX: usize = 200;
-
-/// Where an approval stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum ApprovalStatus {
-    Waiting,
-    AllowedOnce,
-    Rejected,
-    /// The turn that asked ended before an answer (stopped, cut).
-    Cancelled,
-}
-
-/// One record of `state.flybot.approvals`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ApprovalRecord {
-    pub id: String,
-    pub bot_id: String,
-    pub session_id: String,
-    /// The tool's name: the approval's kind.
-    pub tool: String,
-    pub label: String,
-    pub status: ApprovalStatus,
-    pub request_id: String,
-    /// The Bot's owner when asked, from the roster (#754).
-    pub owner_id: String,
-    pub created_at: u64,
-    pub tool_call_id: String,
-    /// The room whose group Session asked; none for the Bot's own chat.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub room_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<u64>,
-    /// The answer given (`allowed-once`, `rejected`, `always-bot`, ...), or
-    /// the approval whose standing grant released this one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
-}
-
-impl ApprovalRecord {
-    pub fn from_value(value: &serde_json::Value) -> Option<ApprovalRecord> {
-        serde_json::from_value(value.clone()).ok()
-    }
-}
 
 /// The turns waiting on an answer, by approval id.
 #[derive(Default)]
@@ -87,36 +42,6 @@ impl ApprovalWaits {
             let _ = sender.send(outcome);
         }
     }
-}
-
-/// Whether a standing grant in `extra` covers `kind` for `owner_id`.
-fn grant_in(extra: &Extra, kind: &str, owner_id: &str) -> bool {
-    extra
-        .get(STANDING)
-        .and_then(|v| v.as_array())
-        .is_some_and(|grants| {
-            grants.iter().any(|g| {
-                g.get("kind").and_then(|k| k.as_str()) == Some(kind)
-                    && g.get("ownerId")
-                        .and_then(|o| o.as_str())
-                        .is_none_or(|o| o == owner_id)
-            })
-        })
-}
-
-/// Whether a standing grant covers an ask of `kind` by `bot` from `room_id`
-/// (#540): the Bot's own grant covers every Session of the Bot; a room's
-/// grant covers only asks from that room, for the Bot's owner.
-pub(crate) fn standing_covers(
-    state: &TeamState,
-    bot: &Bot,
-    room_id: Option<&str>,
-    kind: &str,
-) -> bool {
-    grant_in(&bot.extra, kind, &bot.owner_id)
-        || room_id
-            .and_then(|id| state.rooms.get(id))
-            .is_some_and(|room| grant_in(&room.extra, kind, &bot.owner_id))
 }
 
 /// The room whose group Session is `session_id`, if any.

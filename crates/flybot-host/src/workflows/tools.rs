@@ -80,7 +80,7 @@ async fn run(
         title: args.title,
         inputs: args.inputs,
     };
-    let answer = start(&wf, &actor, req, Some(&caller.bot_id))
+    let answer = start(wf, &actor, req, Some(&caller.bot_id))
         .await
         .map_err(|error| error.message)?;
     Ok(run_line(&answer))

@@ -1,11 +1,12 @@
-//! `update_bot` (rename, new instructions or model) and `stop_bot` (ends the
+//! `update_bot` (rename, new instructions or model: core
+//! `roster::update_bot`, the channel's rule) and `stop_bot` (ends the
 //! target's running turn). Both act only on a Bot of the caller's own owner;
 //! any other name, a retired one included, is "No Bot named …" (#1700).
 
 use super::{caller, find_team_bot, journal_actor, no_bot, refusal, team};
 use crate::session::AbortedBy;
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
-use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
+use flybot_core::roster::update_bot::{BotUpdate, edit_bot};
 use flybot_protocol::state::{Bot, TeamState};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -48,47 +49,25 @@ impl Tool for UpdateBot {
     }
     async fn call(&self, ctx: &ToolContext, args: UpdateBotArgs) -> ToolResult {
         let team = team(ctx)?;
-        let new_name = args
-            .new_name
-            .as_deref()
-            .map(|n| clean_name("new_name", n))
-            .transpose()
-            .map_err(refusal)?;
-        let model = args
-            .model
-            .as_deref()
-            .map(clean_model)
-            .transpose()
-            .map_err(refusal)?;
-        let instructions = args
-            .instructions
-            .as_deref()
-            .map(clean_instructions)
-            .transpose()
-            .map_err(refusal)?;
+        let update = BotUpdate::clean(
+            "new_name",
+            args.new_name.as_deref(),
+            args.model.as_deref(),
+            args.instructions.as_deref(),
+        )
+        .map_err(refusal)?;
         let bot = team
             .store()
             .mutate(&journal_actor(ctx), |change| {
-                let mut bot = match own_bot(change.state(), ctx, &args.name) {
+                let bot = match own_bot(change.state(), ctx, &args.name) {
                     Ok(bot) => bot,
                     Err(refused) => return Ok(Err(refused)),
                 };
-                let before = bot.clone();
-                if let Some(name) = new_name {
-                    check_bot_name_free(change.state(), &name, Some(&bot.id))?;
-                    bot.name = name;
-                }
-                if let Some(model) = model {
-                    bot.model = model;
-                }
-                if let Some(instructions) = instructions {
-                    bot.instructions = instructions;
-                }
-                if bot != before {
-                    bot.updated_at = change.now_ms();
-                    change.put_bot(&bot);
-                }
-                Ok(Ok::<Bot, ToolError>(bot))
+                // The channel's `update-bot` rule, after this tool's own
+                // lookup by name (#1700).
+                let updated = edit_bot(change.state(), &bot, update, change.now_ms())?;
+                change.apply_roster(&updated.writes);
+                Ok(Ok::<Bot, ToolError>(updated.bot))
             })
             .await
             .map_err(refusal)??;

@@ -2,12 +2,13 @@
 //! Chief included: a Bot with no grant reaches no other owner. `reach()`
 //! itself is judged on every send and delivery; a changed list evicts the
 //! Bots no longer granted from rooms with friends' Bots or several owners
-//! (the core `evictions` rule).
+//! (the core `roster::room_seats::evict_unshared` rule).
 
 use crate::actor::journal_actor;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_core::access::{Actor, may_manage_bot};
+use flybot_core::roster::room_seats::evict_unshared;
 use flybot_protocol::ApiError;
 use flybot_protocol::channel::SetGrants;
 use flybot_protocol::state::Grant;
@@ -73,38 +74,23 @@ pub async fn set(
             let bot_id = bot.id.clone();
             if current != clean {
                 change.set_grants(&bot_id, &clean);
-                evict_unshared(logs, change);
+                // Bots no longer shared leave at each room's next line (#50).
+                let evicted = evict_unshared(
+                    change.state(),
+                    |room_id| logs.last_seq(room_id) + 1,
+                    change.now_ms(),
+                );
+                for eviction in &evicted.evicted {
+                    tracing::info!(
+                        "grants: {:?} evicted from room {}",
+                        eviction.bots,
+                        eviction.room_id
+                    );
+                }
+                change.apply_roster(&evicted.writes);
             }
             Ok(clean)
         })
         .await?;
     Ok(json!({"botId": req.bot_id, "grants": grants}))
-}
-
-/// Removes from every room the Bots the core `evictions` rule answers after
-/// a grant change: their windows end at the room's next line (#50, #90).
-fn evict_unshared(logs: &RoomLogs, change: &mut flybot_store::Change<'_>) {
-    let rooms: Vec<_> = change.state().rooms.values().cloned().collect();
-    for before in rooms {
-        let gone = flybot_core::rooms::reach::evictions(change.state(), &before);
-        if gone.is_empty() {
-            continue;
-        }
-        let mut room = before.clone();
-        room.members.retain(|m| !gone.contains(m));
-        if room.admin.as_ref().is_some_and(|a| gone.contains(a)) {
-            room.admin = None;
-        }
-        let seq = logs.last_seq(&room.id) + 1;
-        let seats = flybot_core::rooms::participants::reseat_bots(
-            &before,
-            &room.members,
-            room.admin.as_deref(),
-            seq,
-        );
-        room.participants = flybot_core::rooms::participants::to_values(&seats);
-        room.updated_at = change.now_ms();
-        tracing::info!("grants: {gone:?} evicted from room {}", room.id);
-        change.put_room(&room);
-    }
 }

@@ -228,7 +228,7 @@ pub async fn revoke_invite(team: &Team, actor: &Actor, req: ById) -> Result<Valu
 
 /// `auth-remove-member {memberId}`: a member removes itself, or the host's
 /// owner removes anyone. Refused while the member owns a Bot (`has_bots`) or
-/// when it is the last member.
+/// when it is the last member: core `roster::members::remove_member`.
 pub async fn remove_member(
     team: &Team,
     actor: &Actor,
@@ -237,53 +237,8 @@ pub async fn remove_member(
     let target = req.member_id;
     team.mutate(journal_actor(actor), |change| {
         let me = acting_member(change, actor);
-        let state = change.state();
-        let Some(member) = state.members.get(&target).cloned() else {
-            return Err(ApiError::not_found("member", &target));
-        };
-        if me != target && host_owner_id(state).as_ref() != Some(&me) {
-            return Err(ApiError::forbidden(
-                "Only the host's owner can remove another member; a member can remove itself.",
-            ));
-        }
-        let owned = state.bots.values().filter(|b| b.owner_id == target).count();
-        if owned > 0 {
-            return Err(ApiError::forbidden(format!(
-                "{} still owns {owned} Bot(s); delete them first, then remove the member.",
-                member.name
-            ))
-            .with("reason", "has_bots")
-            .with("bots", owned));
-        }
-        if state.members.len() == 1 {
-            return Err(ApiError::forbidden(format!(
-                "{} is the host's only member; a host keeps at least one.",
-                member.name
-            ))
-            .with("reason", "last_member"));
-        }
-        let sessions: Vec<String> = state
-            .auth_sessions
-            .values()
-            .filter(|s| s.member_id == target)
-            .map(|s| s.id.clone())
-            .collect();
-        let invitations: Vec<Invitation> = state
-            .invitations
-            .values()
-            .filter(|i| i.member_id.as_ref() == Some(&target) && i.status == InvitationStatus::Open)
-            .cloned()
-            .collect();
-        for id in sessions {
-            change.remove_auth_session(&id);
-        }
-        for invitation in invitations {
-            change.put_invitation(&Invitation {
-                status: InvitationStatus::Revoked,
-                ..invitation
-            });
-        }
-        change.remove_member(&target);
+        let writes = flybot_core::roster::members::remove_member(change.state(), &me, &target)?;
+        change.apply_roster(&writes);
         Ok(())
     })
     .await?;

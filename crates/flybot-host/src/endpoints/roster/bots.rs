@@ -6,29 +6,16 @@ use crate::board::Board;
 use crate::events::HostEvent;
 use crate::ids::new_id;
 use crate::view::bot_view;
-use flybot_core::access::{Actor, may_manage_bot};
+use flybot_core::access::Actor;
 use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
+use flybot_core::roster::delete_bot::delete_bot;
+use flybot_core::roster::managed_bot;
+use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
 use flybot_protocol::ApiError;
 use flybot_protocol::channel::{ById, CreateBot, DuplicateBot, SetMain, UpdateBot};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_store::Change;
 use serde_json::{Value, json};
-
-/// The Bot `id`, if the actor may change it.
-fn managed_bot(state: &TeamState, actor: &Actor, id: &str) -> Result<Bot, ApiError> {
-    let bot = state
-        .bots
-        .get(id)
-        .ok_or_else(|| ApiError::not_found("Bot", id))?;
-    if !may_manage_bot(actor, bot) {
-        return Err(ApiError::forbidden(format!(
-            "{} belongs to another member; only its owner can change it.",
-            bot.name
-        ))
-        .with("botId", id));
-    }
-    Ok(bot.clone())
-}
 
 /// A Bot's `external` record as written (#198): refused with `bot/invalid`
 /// naming the field; kept as sent once valid.
@@ -111,61 +98,23 @@ pub async fn create(
     Ok(json!({"bot": bot_view(&bot)}))
 }
 
-/// A queue role (#1247): a short name such as `Dev`; empty clears it.
-fn clean_role(raw: &str) -> Result<Option<String>, ApiError> {
-    if raw.trim().is_empty() {
-        return Ok(None);
-    }
-    clean_name("role", raw).map(Some)
-}
-
-/// `update-bot {id, name?, model?, instructions?, role?}` → `{bot}`.
+/// `update-bot {id, name?, model?, instructions?, role?}` → `{bot}`; the
+/// rule is core `roster::update_bot`, shared with the `update_bot` tool.
 pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<Value, ApiError> {
-    let name = req
-        .name
-        .as_deref()
-        .map(|n| clean_name("name", n))
-        .transpose()?;
-    let model = req.model.as_deref().map(clean_model).transpose()?;
-    let instructions = req
-        .instructions
-        .as_deref()
-        .map(clean_instructions)
-        .transpose()?;
-    let external = req.external.as_ref().map(checked_external).transpose()?;
-    let role = req.role.as_deref().map(clean_role).transpose()?;
+    let mut update = BotUpdate::clean(
+        "name",
+        req.name.as_deref(),
+        req.model.as_deref(),
+        req.instructions.as_deref(),
+    )?;
+    update.external = req.external.as_ref().map(checked_external).transpose()?;
+    update.role = req.role.as_deref().map(clean_role).transpose()?;
     let bot = board
         .team()
         .mutate(journal_actor(actor), |change| {
-            let mut bot = managed_bot(change.state(), actor, &req.id)?;
-            let before = bot.clone();
-            if let Some(name) = name {
-                check_bot_name_free(change.state(), &name, Some(&bot.id))?;
-                bot.name = name;
-            }
-            if let Some(model) = model {
-                bot.model = model;
-            }
-            if let Some(instructions) = instructions {
-                bot.instructions = instructions;
-            }
-            if let Some(external) = external {
-                bot.extra.insert("external".to_owned(), external);
-            }
-            match role {
-                Some(Some(role)) => {
-                    bot.extra.insert("role".to_owned(), Value::from(role));
-                }
-                Some(None) => {
-                    bot.extra.remove("role");
-                }
-                None => {}
-            }
-            if bot != before {
-                bot.updated_at = change.now_ms();
-                change.put_bot(&bot);
-            }
-            Ok(bot)
+            let updated = update_bot(change.state(), actor, &req.id, update, change.now_ms())?;
+            change.apply_roster(&updated.writes);
+            Ok(updated.bot)
         })
         .await?;
     Ok(json!({"bot": bot_view(&bot)}))
@@ -182,7 +131,7 @@ pub async fn duplicate(board: &Board, actor: &Actor, req: DuplicateBot) -> Resul
     let bot = board
         .team()
         .mutate(journal_actor(actor), |change| {
-            let source = managed_bot(change.state(), actor, &req.id)?;
+            let source = managed_bot(change.state(), actor, &req.id)?.clone();
             let name = match name {
                 Some(name) => {
                     check_bot_name_free(change.state(), &name, None)?;
@@ -232,92 +181,21 @@ fn free_copy_name(state: &TeamState, name: &str) -> String {
 
 /// `delete-bot {id}` → `{bot, deleted}`. Its unfinished tasks fail (a result
 /// waiting for a person's decision stays), its Sessions are recorded in
-/// `retiredSessions` (#1453), and it leaves rooms, grants and the Main list.
+/// `retiredSessions` (#1453), and it leaves rooms, grants and the Main list:
+/// core `roster::delete_bot`.
 pub async fn delete(board: &Board, actor: &Actor, req: ById) -> Result<Value, ApiError> {
-    let (bot, effects) = board
+    let deleted = board
         .team()
         .mutate(journal_actor(actor), |change| {
-            let bot = managed_bot(change.state(), actor, &req.id)?;
-            let effects = remove_bot(change, &bot);
-            Ok((bot, effects))
+            let deleted = delete_bot(change.state(), actor, &req.id, change.now_ms())?;
+            change.apply_roster(&deleted.writes);
+            Ok(deleted)
         })
         .await?;
     // Its claims' workers go with its failed cards (#1729).
-    board.apply_effects(&effects.effects);
-    board.announce(&effects);
-    Ok(json!({"bot": bot_view(&bot), "deleted": true}))
-}
-
-fn remove_bot(change: &mut Change<'_>, bot: &Bot) -> flybot_core::tasks::Outcome {
-    let now = change.now_ms();
-    let state = change.state();
-    // Its open cards fail (a result waiting for a decision stays) and their
-    // overall cards settle (#54, #1099).
-    let failing = flybot_core::tasks::deleted_bot::fail_tasks_of(state, bot, now);
-    let mut retired = vec![bot.session_id.clone()];
-    let mut rooms = Vec::new();
-    for room in state.rooms.values() {
-        let seated = room.members.contains(&bot.id);
-        if let Some(session) = room.sessions.get(&bot.id) {
-            retired.push(session.clone());
-        }
-        if seated || room.sessions.contains_key(&bot.id) {
-            let mut room = room.clone();
-            room.members.retain(|m| m != &bot.id);
-            room.sessions.remove(&bot.id);
-            if room.admin.as_ref() == Some(&bot.id) {
-                room.admin = None;
-            }
-            room.updated_at = now;
-            rooms.push(room);
-        }
-    }
-    let grants: Vec<(String, Vec<flybot_protocol::state::Grant>)> = state
-        .grants
-        .iter()
-        .filter(|(_, list)| list.iter().any(|g| g.grantee == bot.id))
-        .map(|(id, list)| {
-            (
-                id.clone(),
-                list.iter()
-                    .filter(|g| g.grantee != bot.id)
-                    .cloned()
-                    .collect(),
-            )
-        })
-        .collect();
-    let main: Vec<String> = state
-        .main_bot_ids
-        .iter()
-        .filter(|m| *m != &bot.id)
-        .cloned()
-        .collect();
-    let main_changed = main.len() != state.main_bot_ids.len();
-    let chief_gone = state.designated_chief_id.as_ref() == Some(&bot.id);
-
-    for task in &failing.writes {
-        change.put_task(task);
-    }
-    // Its waiting held sends, either way, can never be released (#52).
-    crate::rooms::hold::invalidate_for_bot(change, &bot.id);
-    for session in retired {
-        change.put_retired_session(&session, &bot.id);
-    }
-    for room in rooms {
-        change.put_room(&room);
-    }
-    for (id, list) in grants {
-        change.set_grants(&id, &list);
-    }
-    change.set_grants(&bot.id, &[]);
-    if main_changed {
-        change.set_main_bot_ids(&main);
-    }
-    if chief_gone {
-        change.set_designated_chief_id(None);
-    }
-    change.remove_bot(&bot.id);
-    failing
+    board.apply_effects(&deleted.failed_tasks.effects);
+    board.announce(&deleted.failed_tasks);
+    Ok(json!({"bot": bot_view(&deleted.bot), "deleted": true}))
 }
 
 /// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).

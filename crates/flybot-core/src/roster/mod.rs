@@ -1,0 +1,59 @@
+//! The roster's rules (#47, #48, #49, #50, #90): changing and deleting a
+//! Bot, removing a member, changing a room's member Bots and the grant
+//! evictions, each a function of the team, the actor, its input and `now`
+//! that answers the records to write (`RosterWrites`) or the refusal, and
+//! writes nothing itself. The channel's endpoint and the Bot's tool call the
+//! same rule; the host puts the writes inside one `Host::mutate`, so a
+//! refusal leaves the team byte-identical.
+
+pub mod delete_bot;
+pub mod members;
+pub mod room_seats;
+pub mod update_bot;
+pub mod update_room;
+pub mod writes;
+
+#[cfg(test)]
+pub(crate) mod fixture;
+
+pub use writes::{RosterWrite, RosterWrites};
+
+use crate::access::{Actor, may_manage_bot, may_manage_room};
+use flybot_protocol::ApiError;
+use flybot_protocol::state::{Bot, Room, TeamState};
+
+/// The Bot `id`, if the actor may change it (#49).
+pub fn managed_bot<'a>(state: &'a TeamState, actor: &Actor, id: &str) -> Result<&'a Bot, ApiError> {
+    let bot = state
+        .bots
+        .get(id)
+        .ok_or_else(|| ApiError::not_found("Bot", id))?;
+    if !may_manage_bot(actor, bot) {
+        return Err(ApiError::forbidden(format!(
+            "{} belongs to another member; only its owner can change it.",
+            bot.name
+        ))
+        .with("botId", id));
+    }
+    Ok(bot)
+}
+
+/// The room `id`, if the actor may change it (#49).
+pub fn managed_room<'a>(
+    state: &'a TeamState,
+    actor: &Actor,
+    id: &str,
+) -> Result<&'a Room, ApiError> {
+    let room = state
+        .rooms
+        .get(id)
+        .ok_or_else(|| ApiError::not_found("room", id))?;
+    if !may_manage_room(actor, room) {
+        return Err(ApiError::forbidden(format!(
+            "The room {} belongs to another member; only its owner can change it.",
+            room.name
+        ))
+        .with("roomId", id));
+    }
+    Ok(room)
+}

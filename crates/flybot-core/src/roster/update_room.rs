@@ -1,0 +1,298 @@
+//! A room's members and its change (`create-room`'s checks, `update-room`):
+//! member Bots are known Bots the actor may seat (its own, or granted to it,
+//! #90), at most `ROOM_MEMBERS_MAX`; the admin is one of them; a room keeps
+//! at least one member Bot or person. A changed member list reseats the
+//! room at its next line (#50, `room_seats`).
+
+use super::room_seats::{reseat, set_member_bots};
+use super::{RosterWrite, RosterWrites, managed_room};
+use crate::access::{Actor, may_seat_bot};
+use flybot_protocol::ApiError;
+use flybot_protocol::state::{Room, TeamState};
+use serde_json::{Value, json};
+
+/// The most Bots one room seats.
+pub const ROOM_MEMBERS_MAX: usize = 32;
+
+/// Checks a member list: known Bots the actor may seat, no repeats.
+pub fn clean_members(
+    state: &TeamState,
+    actor: &Actor,
+    room_id: Option<&str>,
+    members: &[String],
+) -> Result<Vec<String>, ApiError> {
+    let mut clean: Vec<String> = Vec::with_capacity(members.len());
+    for id in members {
+        let Some(bot) = state.bots.get(id).filter(|b| !b.run) else {
+            return Err(
+                ApiError::invalid("members", format!("No Bot has the id {id}."))
+                    .with("botId", id.as_str()),
+            );
+        };
+        if !may_seat_bot(state, actor, bot, room_id) {
+            return Err(ApiError::forbidden(format!(
+                "{} belongs to another member and is not granted to you; ask its owner for a grant.",
+                bot.name
+            ))
+            .with("botId", id.as_str()));
+        }
+        if !clean.contains(id) {
+            clean.push(id.clone());
+        }
+    }
+    if clean.len() > ROOM_MEMBERS_MAX {
+        return Err(ApiError::invalid(
+            "members",
+            format!("A room seats at most {ROOM_MEMBERS_MAX} Bots."),
+        ));
+    }
+    Ok(clean)
+}
+
+/// Checks participants: for now, people of this team as `{kind: "human", memberId}`.
+pub fn clean_participants(
+    state: &TeamState,
+    participants: &[Value],
+) -> Result<Vec<Value>, ApiError> {
+    participants
+        .iter()
+        .map(|p| {
+            let kind = p.get("kind").and_then(Value::as_str);
+            let member = p.get("memberId").and_then(Value::as_str);
+            let only_known_keys = p
+                .as_object()
+                .is_some_and(|o| o.keys().all(|k| k == "kind" || k == "memberId"));
+            match (kind, member) {
+                (Some("human"), Some(id)) if only_known_keys && state.members.contains_key(id) => {
+                    Ok(json!({"kind": "human", "memberId": id}))
+                }
+                _ => Err(ApiError::invalid(
+                    "participants",
+                    "A participant is {\"kind\": \"human\", \"memberId\": \"<a member's id>\"}.",
+                )),
+            }
+        })
+        .collect()
+}
+
+/// The admin, when set, is one of the room's member Bots.
+pub fn check_admin(admin: Option<&String>, members: &[String]) -> Result<(), ApiError> {
+    match admin {
+        Some(admin) if !members.contains(admin) => Err(ApiError::invalid(
+            "admin",
+            "The admin must be one of the room's member Bots.",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A room keeps at least one member Bot or person.
+pub fn needs_someone(members: &[String], participants: &[Value]) -> Result<(), ApiError> {
+    if members.is_empty() && participants.is_empty() {
+        return Err(ApiError::invalid(
+            "members",
+            "A room needs at least one member Bot or participant.",
+        ));
+    }
+    Ok(())
+}
+
+/// `update-room {id, name?, members?, admin?}`, the name already cleaned;
+/// `admin: ""` clears the admin.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoomUpdate {
+    pub id: String,
+    pub name: Option<String>,
+    pub members: Option<Vec<String>>,
+    pub admin: Option<String>,
+}
+
+/// A room as an update leaves it, and the writes (none when nothing changed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdatedRoom {
+    pub room: Room,
+    pub writes: RosterWrites,
+}
+
+/// `update-room`: the room changed by `update` at `now`. A Bot that comes
+/// gets a Session id from `new_session_id`; a changed member list reseats
+/// the room at `next_seq(room id)`, read only then (#50).
+pub fn update_room(
+    state: &TeamState,
+    actor: &Actor,
+    update: RoomUpdate,
+    next_seq: impl Fn(&str) -> u64,
+    mut new_session_id: impl FnMut() -> String,
+    now: u64,
+) -> Result<UpdatedRoom, ApiError> {
+    let before = managed_room(state, actor, &update.id)?;
+    let mut room = before.clone();
+    if let Some(name) = update.name {
+        room.name = name;
+    }
+    if let Some(members) = &update.members {
+        set_member_bots(
+            &mut room,
+            clean_members(state, actor, Some(&before.id), members)?,
+        );
+        for member in &room.members {
+            if !room.sessions.contains_key(member) {
+                room.sessions.insert(member.clone(), new_session_id());
+            }
+        }
+    }
+    if let Some(admin) = update.admin {
+        room.admin = (!admin.is_empty()).then_some(admin);
+    }
+    check_admin(room.admin.as_ref(), &room.members)?;
+    needs_someone(&room.members, &people(&room))?;
+    if room.members != before.members {
+        reseat(before, &mut room, next_seq(&before.id));
+    }
+    let mut writes = RosterWrites::default();
+    if room != *before {
+        room.updated_at = now;
+        writes.push(RosterWrite::PutRoom(room.clone()));
+    }
+    Ok(UpdatedRoom { room, writes })
+}
+
+/// The people seated in `room` the windows keep (#50): the owner's derived
+/// seat and Bots that left do not count.
+fn people(room: &Room) -> Vec<Value> {
+    room.participants
+        .iter()
+        .filter(|p| {
+            let id = p.get("memberId").or_else(|| p.get("id"));
+            p.get("kind").and_then(Value::as_str) == Some("human")
+                && id.and_then(Value::as_str) != Some(room.owner_id.as_str())
+                && p.get("leftSeq").is_none()
+        })
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{member, shape, team};
+    use super::*;
+    use flybot_protocol::ErrorCode;
+    use flybot_protocol::state::Grant;
+    use std::cell::Cell;
+
+    fn members(ids: &[&str]) -> RoomUpdate {
+        RoomUpdate {
+            id: "room-1".into(),
+            members: Some(ids.iter().map(|id| (*id).to_owned()).collect()),
+            ..RoomUpdate::default()
+        }
+    }
+
+    #[test]
+    fn update_room_reseats_once_at_the_next_seq_and_gives_a_coming_bot_a_session_50() {
+        let mut state = team();
+        state.grants.insert(
+            "bot-rev".into(),
+            vec![Grant {
+                grantee: "member-a".into(),
+                room_id: Some("room-1".into()),
+            }],
+        );
+        let reads = Cell::new(0);
+        let next_seq = |_: &str| {
+            reads.set(reads.get() + 1);
+            12
+        };
+        let updated = update_room(
+            &state,
+            &member("member-a"),
+            members(&["bot-b", "bot-rev"]),
+            next_seq,
+            || "session-new".to_owned(),
+            60,
+        )
+        .unwrap();
+        assert_eq!(reads.get(), 1);
+        assert_eq!(
+            shape(&updated.writes),
+            ["room room-1 members [\"bot-b\", \"bot-rev\"] admin None at 60"]
+        );
+        assert_eq!(updated.room.sessions["bot-rev"], "session-new");
+        assert_eq!(updated.room.sessions["bot-a"], "room-session-a");
+        let left = updated
+            .room
+            .participants
+            .iter()
+            .find(|p| p["id"] == "bot-a");
+        assert_eq!(left.unwrap()["leftSeq"], 12);
+    }
+
+    #[test]
+    fn update_room_without_a_member_change_reads_no_seq_50() {
+        let state = team();
+        let rename = RoomUpdate {
+            id: "room-1".into(),
+            name: Some("Ship".into()),
+            ..RoomUpdate::default()
+        };
+        let no_seq = |_: &str| -> u64 { panic!("the member Bots did not change") };
+        let no_id = || -> String { panic!("no Bot came") };
+        let updated = update_room(&state, &member("member-a"), rename, no_seq, no_id, 60).unwrap();
+        assert_eq!(updated.room.name, "Ship");
+        assert!(updated.room.participants.is_empty());
+    }
+
+    #[test]
+    fn update_room_refusals_write_nothing_49_90() {
+        let state = team();
+        let no_seq = |_: &str| -> u64 { panic!("a refusal reseats nothing") };
+        let ungranted = update_room(
+            &state,
+            &member("member-a"),
+            members(&["bot-rev"]),
+            no_seq,
+            || "s".to_owned(),
+            60,
+        )
+        .unwrap_err();
+        assert_eq!(ungranted.code, ErrorCode::Forbidden);
+        assert_eq!(ungranted.details["botId"], "bot-rev");
+        let admin = RoomUpdate {
+            admin: Some("bot-rev".into()),
+            ..members(&["bot-a"])
+        };
+        let not_member = update_room(
+            &state,
+            &member("member-a"),
+            admin,
+            no_seq,
+            || "s".into(),
+            60,
+        )
+        .unwrap_err();
+        assert_eq!(not_member.details["field"], "admin");
+        let empty = update_room(
+            &state,
+            &member("member-a"),
+            members(&[]),
+            no_seq,
+            || "s".into(),
+            60,
+        )
+        .unwrap_err();
+        assert_eq!(
+            empty.message,
+            "A room needs at least one member Bot or participant."
+        );
+        let foreign = update_room(
+            &state,
+            &member("member-b"),
+            members(&["bot-a"]),
+            no_seq,
+            || "s".into(),
+            60,
+        )
+        .unwrap_err();
+        assert_eq!(foreign.details["roomId"], "room-1");
+    }
+}
