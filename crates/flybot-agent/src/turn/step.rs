@@ -4,7 +4,9 @@
 
 use super::request::{fit_messages, turns_of};
 use super::{ApprovalAsk, ApprovalOutcome, MAX_STEPS, TurnEnvironment, TurnSetup};
-use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, Usage};
+use crate::model::{
+    FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, ToolSpec, Usage,
+};
 use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
 use crate::tools::ToolError;
@@ -128,31 +130,10 @@ async fn steps(
 ) -> EndReason {
     let specs = setup.tools.specs();
     for step in 1..=MAX_STEPS {
-        let mut events = Vec::new();
-        if step > 1 {
-            let steers: Vec<InboxItem> = turn
-                .cell
-                .take_steers()
-                .into_iter()
-                .filter(|item| turn.env.admit(&turn.cell.session_id, item))
-                .collect();
-            events.extend(turn.user_messages(steers));
-        }
-        events.push(SessionEvent::StepStart {
-            turn_id: turn.turn_id.to_owned(),
-            step,
-        });
-        if let Err(reason) = turn.log(events) {
+        if let Err(reason) = turn.start_step(step) {
             return reason;
         }
-        let turns = turn.cell.with_log(|log| turns_of(log.entries()));
-        let request = ModelRequest {
-            model: setup.model.clone(),
-            messages: fit_messages(&setup.system_prompt, &specs, turns, setup.window),
-            tools: specs.clone(),
-            max_tokens: Some(setup.window.reply_tokens),
-            thinking: setup.thinking,
-        };
+        let request = turn.request(setup, &specs);
         let answer = tokio::select! {
             answer = collect(setup, request) => answer,
             reason = cancelled(cancel) => return reason,
@@ -166,66 +147,128 @@ async fn steps(
                 };
             }
         };
-        let mut said = vec![SessionEvent::StepEnd {
-            turn_id: turn.turn_id.to_owned(),
-            usage,
-        }];
-        if !text.is_empty() {
-            turn.said_something = true;
-            said.push(SessionEvent::AssistantMessage {
-                turn_id: turn.turn_id.to_owned(),
-                text,
-            });
-        }
-        for call in &calls {
-            said.push(SessionEvent::ToolCall {
-                turn_id: turn.turn_id.to_owned(),
-                tool_call_id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-        }
-        turn.calls += calls.len() as u32;
-        if let Err(reason) = turn.log(said) {
+        if let Err(reason) = turn.log_answer(text, &calls, usage) {
             return reason;
         }
         if calls.is_empty() {
-            return match finish {
-                FinishReason::MaxTokens => EndReason::MaxTokens,
-                FinishReason::ContentFilter => EndReason::Blocked {
-                    reason: "The provider's content filter stopped the answer.".to_owned(),
-                },
-                FinishReason::Stop | FinishReason::ToolCalls => EndReason::Completed,
-            };
+            return finished(finish);
         }
-        for call in calls {
-            turn.cell.open_wait(&call);
-            let result = tokio::select! {
-                result = run_call(turn, setup, &call) => result,
-                reason = cancelled(cancel) => {
-                    turn.cell.close_wait(&call.id);
-                    return reason;
-                }
-            };
-            turn.cell.close_wait(&call.id);
-            let (text, is_error) = match result {
-                Ok(text) => (text, false),
-                Err(error) => (error.to_string(), true),
-            };
-            let result = SessionEvent::ToolResult {
-                turn_id: turn.turn_id.to_owned(),
-                tool_call_id: call.id.clone(),
-                text,
-                is_error,
-            };
-            if let Err(reason) = turn.log(vec![result]) {
-                return reason;
-            }
+        if let Err(reason) = run_calls(turn, setup, calls, cancel).await {
+            return reason;
         }
     }
     EndReason::Blocked {
         reason: format!("The turn reached its limit of {MAX_STEPS} steps."),
     }
+}
+
+impl Turn<'_> {
+    /// Logs the step's start, after the steer items the inbox admits (from
+    /// the second step on; the first step's input is the turn's own).
+    fn start_step(&self, step: u32) -> Result<(), EndReason> {
+        let mut events = Vec::new();
+        if step > 1 {
+            let steers: Vec<InboxItem> = self
+                .cell
+                .take_steers()
+                .into_iter()
+                .filter(|item| self.env.admit(&self.cell.session_id, item))
+                .collect();
+            events.extend(self.user_messages(steers));
+        }
+        events.push(SessionEvent::StepStart {
+            turn_id: self.turn_id.to_owned(),
+            step,
+        });
+        self.log(events)
+    }
+
+    /// The model request for this step: the Session's turns fitted into the
+    /// window, with the tools the mask leaves.
+    fn request(&self, setup: &TurnSetup, specs: &[ToolSpec]) -> ModelRequest {
+        let turns = self.cell.with_log(|log| turns_of(log.entries()));
+        ModelRequest {
+            model: setup.model.clone(),
+            messages: fit_messages(&setup.system_prompt, specs, turns, setup.window),
+            tools: specs.to_vec(),
+            max_tokens: Some(setup.window.reply_tokens),
+            thinking: setup.thinking,
+        }
+    }
+
+    /// Logs the step's end, the answer's text and the tool calls it made.
+    fn log_answer(
+        &mut self,
+        text: String,
+        calls: &[ToolCall],
+        usage: Usage,
+    ) -> Result<(), EndReason> {
+        let mut said = vec![SessionEvent::StepEnd {
+            turn_id: self.turn_id.to_owned(),
+            usage,
+        }];
+        if !text.is_empty() {
+            self.said_something = true;
+            said.push(SessionEvent::AssistantMessage {
+                turn_id: self.turn_id.to_owned(),
+                text,
+            });
+        }
+        for call in calls {
+            said.push(SessionEvent::ToolCall {
+                turn_id: self.turn_id.to_owned(),
+                tool_call_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+        }
+        self.calls += calls.len() as u32;
+        self.log(said)
+    }
+}
+
+/// How a turn ends when the model's answer made no tool call.
+fn finished(finish: FinishReason) -> EndReason {
+    match finish {
+        FinishReason::MaxTokens => EndReason::MaxTokens,
+        FinishReason::ContentFilter => EndReason::Blocked {
+            reason: "The provider's content filter stopped the answer.".to_owned(),
+        },
+        FinishReason::Stop | FinishReason::ToolCalls => EndReason::Completed,
+    }
+}
+
+/// Runs the answer's tool calls in order, logging each result; a cancel ends
+/// the turn at once, closing the wait of the call it interrupted.
+async fn run_calls(
+    turn: &Turn<'_>,
+    setup: &TurnSetup,
+    calls: Vec<ToolCall>,
+    cancel: &mut watch::Receiver<Option<EndReason>>,
+) -> Result<(), EndReason> {
+    for call in calls {
+        turn.cell.open_wait(&call);
+        let result = tokio::select! {
+            result = run_call(turn, setup, &call) => result,
+            reason = cancelled(cancel) => {
+                turn.cell.close_wait(&call.id);
+                return Err(reason);
+            }
+        };
+        turn.cell.close_wait(&call.id);
+        let (text, is_error) = match result {
+            Ok(text) => (text, false),
+            Err(error) => (error.to_string(), true),
+        };
+        let result = SessionEvent::ToolResult {
+            turn_id: turn.turn_id.to_owned(),
+            tool_call_id: call.id.clone(),
+            text,
+            is_error,
+        };
+        turn.log(vec![result])?;
+    }
+    Ok(())
 }
 
 /// One call: resolve it through the mask, ask for approval if it needs one,

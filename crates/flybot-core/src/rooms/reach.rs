@@ -101,111 +101,152 @@ fn seated(room: &Room, id: &str) -> bool {
 /// `reach()` (#90): default deny, Chief included.
 pub fn reach(state: &TeamState, send: &Send) -> Verdict {
     let room = send.room_id.as_deref().and_then(|r| state.rooms.get(r));
-    let allow = |room_id: Option<String>| Verdict::Allow { room_id };
     match (&send.from, &send.to) {
-        (Party::Bot(a), Party::Bot(b)) => {
-            let (Some(ba), Some(bb)) = (state.bots.get(a), state.bots.get(b)) else {
-                let missing = if state.bots.contains_key(a) { b } else { a };
-                return Verdict::Deny(Denied::UnknownBot(missing.clone()));
-            };
-            if ba.owner_id == bb.owner_id {
-                return allow(send.room_id.clone());
-            }
-            if room.is_some_and(|r| seated(r, a) && seated(r, b)) {
-                return allow(send.room_id.clone());
-            }
-            let r = send.room_id.as_deref();
-            let a_to_b = has_grant(state, a, &bb.owner_id, r) || has_grant(state, a, b, r);
-            let b_to_a = has_grant(state, b, &ba.owner_id, r) || has_grant(state, b, a, r);
-            if a_to_b && b_to_a {
-                allow(send.room_id.clone())
-            } else {
-                Verdict::Deny(Denied::NoGrant)
-            }
-        }
+        (Party::Bot(a), Party::Bot(b)) => bot_to_bot(state, send, room, a, b),
         (Party::Remote { handle, owner }, Party::Bot(b)) => {
-            if !state.bots.contains_key(b) {
-                return Verdict::Deny(Denied::UnknownBot(b.clone()));
-            }
-            let r = send.room_id.as_deref();
-            if has_grant(state, b, handle, r) || has_grant(state, b, owner, r) {
-                allow(send.room_id.clone())
-            } else {
-                Verdict::Deny(Denied::NoGrant)
-            }
+            remote_to_bot(state, send, handle, owner, b)
         }
         (Party::Bot(a), Party::Remote { handle, owner }) => {
-            if !state.bots.contains_key(a) {
-                return Verdict::Deny(Denied::UnknownBot(a.clone()));
-            }
-            let r = send.room_id.as_deref();
-            if has_grant(state, a, handle, r) || has_grant(state, a, owner, r) {
-                return allow(send.room_id.clone());
-            }
-            let denied = Verdict::Deny(Denied::NotShared {
-                bot: a.clone(),
-                with: owner.clone(),
-            });
-            if let Some(room) = room {
-                let seats = participants_of(room);
-                let code_joined = live_seat(&seats, a).is_some_and(|p| p.via_code);
-                return if code_joined && live_seat(&seats, handle).is_some() {
-                    allow(send.room_id.clone())
-                } else {
-                    denied
-                };
-            }
-            if send.room_id.is_some() {
-                return denied;
-            }
-            // #948: a room-only identity (no grant at all, joined by number)
-            // reaches the one room where the exact target is still seated.
-            if !has_any_grant(state, a) {
-                let rooms = rooms_where(state, |seats| {
-                    live_seat(seats, a).is_some_and(|p| p.via_code)
-                        && live_seat(seats, handle).is_some()
-                });
-                if let [only] = rooms.as_slice() {
-                    return allow(Some(only.clone()));
-                }
-            }
-            // #1126: a user-mention finds the one live room where this Bot is
-            // a member and the exact target is still a remote seat.
-            if send.kind == SendKind::UserMention {
-                let rooms = rooms_where(state, |seats| {
-                    live_seat(seats, a).is_some()
-                        && live_seat(seats, handle)
-                            .is_some_and(|p| p.kind == ParticipantKind::RemoteBot)
-                });
-                if let [only] = rooms.as_slice() {
-                    return allow(Some(only.clone()));
-                }
-            }
-            denied
+            bot_to_remote(state, send, room, a, handle, owner)
         }
-        (Party::Person(m), Party::Bot(b)) => match state.bots.get(b) {
-            None => Verdict::Deny(Denied::UnknownBot(b.clone())),
-            Some(bot) if bot.owner_id == *m => allow(send.room_id.clone()),
-            Some(_) if has_grant(state, b, m, send.room_id.as_deref()) => {
-                allow(send.room_id.clone())
-            }
-            Some(_) if room.is_some_and(|r| seated(r, m) && seated(r, b)) => {
-                allow(send.room_id.clone())
-            }
-            Some(_) => Verdict::Deny(Denied::NoGrant),
-        },
-        (Party::Bot(a), Party::Person(m)) => match state.bots.get(a) {
-            None => Verdict::Deny(Denied::UnknownBot(a.clone())),
-            Some(bot) if bot.owner_id == *m => allow(send.room_id.clone()),
-            Some(_) if room.is_some_and(|r| seated(r, m) && seated(r, a)) => {
-                allow(send.room_id.clone())
-            }
-            Some(_) => Verdict::Deny(Denied::NoGrant),
-        },
+        (Party::Person(m), Party::Bot(b)) => person_to_bot(state, send, room, m, b),
+        (Party::Bot(a), Party::Person(m)) => bot_to_person(state, send, room, a, m),
         (Party::Person(_), Party::Person(_))
         | (Party::Person(_), Party::Remote { .. })
         | (Party::Remote { .. }, Party::Person(_))
         | (Party::Remote { .. }, Party::Remote { .. }) => Verdict::Deny(Denied::NoGrant),
+    }
+}
+
+/// The send may go in the room it names (or none).
+fn allowed(send: &Send) -> Verdict {
+    Verdict::Allow {
+        room_id: send.room_id.clone(),
+    }
+}
+
+/// Two local Bots: the same owner, a room both sit in, or a grant each way.
+fn bot_to_bot(state: &TeamState, send: &Send, room: Option<&Room>, a: &str, b: &str) -> Verdict {
+    let (Some(ba), Some(bb)) = (state.bots.get(a), state.bots.get(b)) else {
+        let missing = if state.bots.contains_key(a) { b } else { a };
+        return Verdict::Deny(Denied::UnknownBot(missing.to_owned()));
+    };
+    if ba.owner_id == bb.owner_id {
+        return allowed(send);
+    }
+    if room.is_some_and(|r| seated(r, a) && seated(r, b)) {
+        return allowed(send);
+    }
+    let r = send.room_id.as_deref();
+    let a_to_b = has_grant(state, a, &bb.owner_id, r) || has_grant(state, a, b, r);
+    let b_to_a = has_grant(state, b, &ba.owner_id, r) || has_grant(state, b, a, r);
+    if a_to_b && b_to_a {
+        allowed(send)
+    } else {
+        Verdict::Deny(Denied::NoGrant)
+    }
+}
+
+/// A friend's Bot toward a local Bot: the local Bot is granted to the friend's
+/// Bot or to its owner.
+fn remote_to_bot(state: &TeamState, send: &Send, handle: &str, owner: &str, b: &str) -> Verdict {
+    if !state.bots.contains_key(b) {
+        return Verdict::Deny(Denied::UnknownBot(b.to_owned()));
+    }
+    let r = send.room_id.as_deref();
+    if has_grant(state, b, handle, r) || has_grant(state, b, owner, r) {
+        allowed(send)
+    } else {
+        Verdict::Deny(Denied::NoGrant)
+    }
+}
+
+/// A local Bot toward a friend's Bot: a grant, a room both joined (the local
+/// Bot by the room's number), or with no room named the one room #948 or
+/// #1126 finds.
+fn bot_to_remote(
+    state: &TeamState,
+    send: &Send,
+    room: Option<&Room>,
+    a: &str,
+    handle: &str,
+    owner: &str,
+) -> Verdict {
+    if !state.bots.contains_key(a) {
+        return Verdict::Deny(Denied::UnknownBot(a.to_owned()));
+    }
+    let r = send.room_id.as_deref();
+    if has_grant(state, a, handle, r) || has_grant(state, a, owner, r) {
+        return allowed(send);
+    }
+    let denied = Verdict::Deny(Denied::NotShared {
+        bot: a.to_owned(),
+        with: owner.to_owned(),
+    });
+    if let Some(room) = room {
+        let seats = participants_of(room);
+        let code_joined = live_seat(&seats, a).is_some_and(|p| p.via_code);
+        return if code_joined && live_seat(&seats, handle).is_some() {
+            allowed(send)
+        } else {
+            denied
+        };
+    }
+    if send.room_id.is_some() {
+        return denied;
+    }
+    match found_room(state, send.kind, a, handle) {
+        Some(room_id) => Verdict::Allow {
+            room_id: Some(room_id),
+        },
+        None => denied,
+    }
+}
+
+/// The one room a send naming no room belongs to, when exactly one fits.
+fn found_room(state: &TeamState, kind: SendKind, a: &str, handle: &str) -> Option<String> {
+    // #948: a room-only identity (no grant at all, joined by number)
+    // reaches the one room where the exact target is still seated.
+    if !has_any_grant(state, a) {
+        let rooms = rooms_where(state, |seats| {
+            live_seat(seats, a).is_some_and(|p| p.via_code) && live_seat(seats, handle).is_some()
+        });
+        if let [only] = rooms.as_slice() {
+            return Some(only.clone());
+        }
+    }
+    // #1126: a user-mention finds the one live room where this Bot is
+    // a member and the exact target is still a remote seat.
+    if kind == SendKind::UserMention {
+        let rooms = rooms_where(state, |seats| {
+            live_seat(seats, a).is_some()
+                && live_seat(seats, handle).is_some_and(|p| p.kind == ParticipantKind::RemoteBot)
+        });
+        if let [only] = rooms.as_slice() {
+            return Some(only.clone());
+        }
+    }
+    None
+}
+
+/// A person toward a local Bot: its owner, a grant, or a room both sit in.
+fn person_to_bot(state: &TeamState, send: &Send, room: Option<&Room>, m: &str, b: &str) -> Verdict {
+    match state.bots.get(b) {
+        None => Verdict::Deny(Denied::UnknownBot(b.to_owned())),
+        Some(bot) if bot.owner_id == *m => allowed(send),
+        Some(_) if has_grant(state, b, m, send.room_id.as_deref()) => allowed(send),
+        Some(_) if room.is_some_and(|r| seated(r, m) && seated(r, b)) => allowed(send),
+        Some(_) => Verdict::Deny(Denied::NoGrant),
+    }
+}
+
+/// A local Bot toward a person: its owner, or a room both sit in.
+fn bot_to_person(state: &TeamState, send: &Send, room: Option<&Room>, a: &str, m: &str) -> Verdict {
+    match state.bots.get(a) {
+        None => Verdict::Deny(Denied::UnknownBot(a.to_owned())),
+        Some(bot) if bot.owner_id == *m => allowed(send),
+        Some(_) if room.is_some_and(|r| seated(r, m) && seated(r, a)) => allowed(send),
+        Some(_) => Verdict::Deny(Denied::NoGrant),
     }
 }
 

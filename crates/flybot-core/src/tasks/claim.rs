@@ -12,7 +12,7 @@ use super::roles::{bot_name, bot_role};
 use super::text::one_line;
 use super::{Card, Effect, Outcome, Stamps, find};
 use crate::access::Actor;
-use flybot_protocol::state::{Task, TaskStatus, TeamState};
+use flybot_protocol::state::{Bot, Task, TaskStatus, TeamState};
 use flybot_protocol::task::{Evidence, Lease, TaskFields, priority_of};
 use flybot_protocol::{ApiError, ErrorCode};
 use serde_json::Value;
@@ -28,6 +28,17 @@ pub fn holds_work(state: &TeamState, bot_id: &str) -> bool {
 /// Orders queue items: highest priority, then oldest (compareForQueue).
 fn queue_key(task: &Task) -> (u8, u64, &str) {
     (priority_of(task).rank(), task.created_at, task.id.as_str())
+}
+
+/// The member claiming: its Bot and role, the room it asks about (any of its
+/// rooms when `None`) and the time.
+struct Claimer<'a> {
+    state: &'a TeamState,
+    bot: &'a Bot,
+    bot_id: &'a str,
+    role: &'a str,
+    room_id: Option<&'a str>,
+    now: u64,
 }
 
 /// `task-claim {botId, roomId?, id?}`: answers the claimed card, or no card
@@ -49,75 +60,105 @@ pub fn claim(
         )
         .with("botId", bot_id)
     })?;
-    let in_room = |task: &Task| {
-        task.room_id.as_deref().is_some_and(|r| {
-            room_id.is_none_or(|wanted| wanted == r)
-                && state
-                    .rooms
-                    .get(r)
-                    .is_some_and(|room| room.members.iter().any(|m| m == bot_id))
-        })
+    let claimer = Claimer {
+        state,
+        bot,
+        bot_id,
+        role,
+        room_id,
+        now,
     };
-    let picked: Option<&Task> = match item_id {
-        Some(item_id) => {
-            let item = find(state, item_id)?;
-            let fields = TaskFields::read(item);
-            let Some(item_role) = fields.queue_role.as_deref() else {
-                return Err(ApiError::invalid("id", "That card is not a queue item."));
-            };
-            if item_role != role {
-                return Err(ApiError::new(
-                    ErrorCode::NotInRole,
-                    format!(
-                        "{} is a {role}, not a {item_role}; only a {item_role} claims this item.",
-                        bot.name
-                    ),
-                )
-                .with("role", item_role));
-            }
-            if let Some(refusal) = live_lease_refusal(state, item, &fields, now) {
-                return Err(refusal);
-            }
-            if !in_room(item) {
-                return Err(ApiError::forbidden(format!(
-                    "{} is not a member of the item's room.",
-                    bot.name
-                )));
-            }
-            if item.status != TaskStatus::Open || fields.retry_at.is_some_and(|at| at > now) {
-                return Err(ApiError::new(
-                    ErrorCode::Stale,
-                    format!(
-                        "\"{}\" is {} and not offered now; reload the queue.",
-                        item.title,
-                        status_word(item.status)
-                    ),
-                )
-                .with("taskId", item_id));
-            }
-            Some(item)
-        }
-        // Read the two queue fields straight from the record: the pick scans
-        // every card, and lifting each one's fields would dominate a claim.
-        None => state
-            .tasks
-            .values()
-            .filter(|t| t.status == TaskStatus::Open)
-            .filter(|t| t.extra.get("queueRole").and_then(Value::as_str) == Some(role))
-            .filter(|t| {
-                t.extra
-                    .get("retryAt")
-                    .and_then(Value::as_u64)
-                    .is_none_or(|at| at <= now)
-            })
-            .filter(|t| in_room(t))
-            .min_by(|a, b| queue_key(a).cmp(&queue_key(b))),
+    let picked = match item_id {
+        Some(item_id) => Some(claimer.named_item(item_id)?),
+        None => claimer.next_item(),
     };
     // One member holds one card in progress, so a member already holding
     // one gets nothing.
     let Some(item) = picked.filter(|_| !holds_work(state, bot_id)) else {
         return Ok(Outcome::default());
     };
+    Ok(taken(item, bot_id, worker_id, now))
+}
+
+impl<'a> Claimer<'a> {
+    /// Whether the card sits in a room the member is in (the asked room,
+    /// when one is asked).
+    fn shares_room(&self, task: &Task) -> bool {
+        task.room_id.as_deref().is_some_and(|r| {
+            self.room_id.is_none_or(|wanted| wanted == r)
+                && self
+                    .state
+                    .rooms
+                    .get(r)
+                    .is_some_and(|room| room.members.iter().any(|m| m == self.bot_id))
+        })
+    }
+
+    /// The item the member names, which must be a queue item of its role,
+    /// not under a live lease, in its room and offered now.
+    fn named_item(&self, item_id: &str) -> Result<&'a Task, ApiError> {
+        let item = find(self.state, item_id)?;
+        let fields = TaskFields::read(item);
+        let Some(item_role) = fields.queue_role.as_deref() else {
+            return Err(ApiError::invalid("id", "That card is not a queue item."));
+        };
+        if item_role != self.role {
+            return Err(ApiError::new(
+                ErrorCode::NotInRole,
+                format!(
+                    "{} is a {}, not a {item_role}; only a {item_role} claims this item.",
+                    self.bot.name, self.role
+                ),
+            )
+            .with("role", item_role));
+        }
+        if let Some(refusal) = live_lease_refusal(self.state, item, &fields, self.now) {
+            return Err(refusal);
+        }
+        if !self.shares_room(item) {
+            return Err(ApiError::forbidden(format!(
+                "{} is not a member of the item's room.",
+                self.bot.name
+            )));
+        }
+        if item.status != TaskStatus::Open || fields.retry_at.is_some_and(|at| at > self.now) {
+            return Err(ApiError::new(
+                ErrorCode::Stale,
+                format!(
+                    "\"{}\" is {} and not offered now; reload the queue.",
+                    item.title,
+                    status_word(item.status)
+                ),
+            )
+            .with("taskId", item_id));
+        }
+        Ok(item)
+    }
+
+    /// The highest-priority, oldest open item of the member's role offered
+    /// now in its rooms.
+    fn next_item(&self) -> Option<&'a Task> {
+        // Read the two queue fields straight from the record: the pick scans
+        // every card, and lifting each one's fields would dominate a claim.
+        self.state
+            .tasks
+            .values()
+            .filter(|t| t.status == TaskStatus::Open)
+            .filter(|t| t.extra.get("queueRole").and_then(Value::as_str) == Some(self.role))
+            .filter(|t| {
+                t.extra
+                    .get("retryAt")
+                    .and_then(Value::as_u64)
+                    .is_none_or(|at| at <= self.now)
+            })
+            .filter(|t| self.shares_room(t))
+            .min_by(|a, b| queue_key(a).cmp(&queue_key(b)))
+    }
+}
+
+/// The item claimed by the member: its owner and holder, under a fresh lease
+/// and a fresh worker (#1729).
+fn taken(item: &Task, bot_id: &str, worker_id: &str, now: u64) -> Outcome {
     let mut stamps = Stamps::new(now);
     let mut card = Card::of(item);
     card.task.bot_id = bot_id.to_owned();
@@ -137,7 +178,7 @@ pub fn claim(
     });
     let id = item.id.clone();
     out.write(card.into_task());
-    Ok(out.answer_with(&id))
+    out.answer_with(&id)
 }
 
 /// Puts a claimed item back in its queue: open, owned by its enqueuer again,

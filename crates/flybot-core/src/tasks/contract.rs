@@ -7,7 +7,7 @@ use super::rework::REASON_MAX;
 use super::roles::role_known;
 use flybot_protocol::state::{TaskStatus, TeamState};
 use flybot_protocol::task::{Evidence, Handoff, Lease, TaskClass, TaskFields};
-use flybot_protocol::task_requests::ContractInput;
+use flybot_protocol::task_requests::{ContractInput, EvidenceInput, HandoffInput};
 use flybot_protocol::{ApiError, ErrorCode};
 
 /// A card keeps at most eight evidence pointers (#1720).
@@ -61,113 +61,22 @@ pub fn write_contract(
     input: &ContractInput,
     now: u64,
 ) -> Result<Checked, ApiError> {
-    let rework_of = match &input.rework_of {
-        Some(of) if of == task_id => {
-            return Err(ApiError::invalid(
-                "reworkOf",
-                "A card cannot rework itself.",
-            ));
-        }
-        Some(of) if !state.tasks.contains_key(of) => {
-            return Err(ApiError::invalid(
-                "reworkOf",
-                format!("reworkOf names no card: {of}."),
-            ));
-        }
-        other => other.clone(),
-    };
-    let handoff = match &input.handoff {
-        None => None,
-        Some(h) => {
-            for (field, role) in [("handoff.from", &h.from), ("handoff.to", &h.to)] {
-                let role = role.trim();
-                if role.is_empty() || role.chars().count() > 64 {
-                    return Err(ApiError::invalid(
-                        field,
-                        "A handoff names both roles, each 1 to 64 characters.",
-                    ));
-                }
-                if !role_known(state, role) {
-                    return Err(unknown_role(role));
-                }
-            }
-            if h.reason.chars().count() > REASON_MAX {
-                return Err(ApiError::invalid(
-                    "handoff.reason",
-                    format!("A handoff reason is at most {REASON_MAX} characters."),
-                ));
-            }
-            Some(Handoff {
-                from: h.from.trim().to_owned(),
-                to: h.to.trim().to_owned(),
-                at: h.at.unwrap_or(now),
-                reason: h.reason.trim().to_owned(),
-            })
-        }
-    };
-    let evidence = match &input.evidence {
-        None => None,
-        Some(list) if list.len() > EVIDENCE_MAX => {
-            return Err(ApiError::invalid(
-                "evidence",
-                format!("A card keeps at most {EVIDENCE_MAX} evidence pointers."),
-            ));
-        }
-        Some(list) => {
-            let mut checked = Vec::with_capacity(list.len());
-            for (i, e) in list.iter().enumerate() {
-                let field = format!("evidence[{i}]");
-                let sha_ok = e.sha.as_deref().is_none_or(|s| {
-                    (7..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit())
-                });
-                let check_ok = e.check.as_deref().is_none_or(|c| {
-                    !c.trim().is_empty() && c.chars().count() <= 200 && !c.contains('\n')
-                });
-                let any = e.sha.is_some() || e.pr.is_some() || e.check.is_some();
-                if !(sha_ok && check_ok && any && e.pr != Some(0)) {
-                    return Err(ApiError::invalid(
-                        &field,
-                        "Evidence is {sha?, pr?, check?, at?}: a 7–64 hex sha, a pull request number, or a one-line check of at most 200 characters.",
-                    ));
-                }
-                checked.push(Evidence {
-                    sha: e.sha.clone(),
-                    pr: e.pr,
-                    check: e.check.as_ref().map(|c| c.trim().to_owned()),
-                    at: e.at.unwrap_or(now),
-                });
-            }
-            Some(checked)
-        }
-    };
-    let lease = match &input.lease {
-        None => None,
-        Some(lease) => {
-            if !state.bots.contains_key(&lease.holder) {
-                return Err(ApiError::invalid(
-                    "lease.holder",
-                    format!(
-                        "A lease holder is a Bot; no Bot has the id {}.",
-                        lease.holder
-                    ),
-                ));
-            }
-            if lease.expires_at <= lease.taken_at {
-                return Err(ApiError::invalid(
-                    "lease.expiresAt",
-                    "A lease expires after it is taken.",
-                ));
-            }
-            let claimed = matches!(status, Some(TaskStatus::Claimed | TaskStatus::Working));
-            if !claimed {
-                return Err(ApiError::invalid(
-                    "lease",
-                    "A lease sits on a claimed card only.",
-                ));
-            }
-            Some(lease.clone())
-        }
-    };
+    let rework_of = checked_rework_of(state, task_id, input.rework_of.as_ref())?;
+    let handoff = input
+        .handoff
+        .as_ref()
+        .map(|h| checked_handoff(state, h, now))
+        .transpose()?;
+    let evidence = input
+        .evidence
+        .as_deref()
+        .map(|list| checked_evidence(list, now))
+        .transpose()?;
+    let lease = input
+        .lease
+        .as_ref()
+        .map(|lease| checked_lease(state, status, lease))
+        .transpose()?;
     Ok(Checked {
         task_class: input.task_class,
         rework_of,
@@ -175,6 +84,126 @@ pub fn write_contract(
         evidence,
         lease,
     })
+}
+
+/// `reworkOf` names another card that exists.
+fn checked_rework_of(
+    state: &TeamState,
+    task_id: &str,
+    rework_of: Option<&String>,
+) -> Result<Option<String>, ApiError> {
+    match rework_of {
+        Some(of) if of == task_id => Err(ApiError::invalid(
+            "reworkOf",
+            "A card cannot rework itself.",
+        )),
+        Some(of) if !state.tasks.contains_key(of) => Err(ApiError::invalid(
+            "reworkOf",
+            format!("reworkOf names no card: {of}."),
+        )),
+        other => Ok(other.cloned()),
+    }
+}
+
+/// A handoff names two roles a Bot carries (or `requester`), each 1 to 64
+/// characters, and a reason of at most `REASON_MAX`.
+fn checked_handoff(state: &TeamState, h: &HandoffInput, now: u64) -> Result<Handoff, ApiError> {
+    for (field, role) in [("handoff.from", &h.from), ("handoff.to", &h.to)] {
+        let role = role.trim();
+        if role.is_empty() || role.chars().count() > 64 {
+            return Err(ApiError::invalid(
+                field,
+                "A handoff names both roles, each 1 to 64 characters.",
+            ));
+        }
+        if !role_known(state, role) {
+            return Err(unknown_role(role));
+        }
+    }
+    if h.reason.chars().count() > REASON_MAX {
+        return Err(ApiError::invalid(
+            "handoff.reason",
+            format!("A handoff reason is at most {REASON_MAX} characters."),
+        ));
+    }
+    Ok(Handoff {
+        from: h.from.trim().to_owned(),
+        to: h.to.trim().to_owned(),
+        at: h.at.unwrap_or(now),
+        reason: h.reason.trim().to_owned(),
+    })
+}
+
+/// At most `EVIDENCE_MAX` pointers, each checked in turn.
+fn checked_evidence(list: &[EvidenceInput], now: u64) -> Result<Vec<Evidence>, ApiError> {
+    if list.len() > EVIDENCE_MAX {
+        return Err(ApiError::invalid(
+            "evidence",
+            format!("A card keeps at most {EVIDENCE_MAX} evidence pointers."),
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, e)| checked_pointer(i, e, now))
+        .collect()
+}
+
+/// One evidence pointer: a 7–64 hex sha, a pull request number or a one-line
+/// check, at least one of them.
+fn checked_pointer(i: usize, e: &EvidenceInput, now: u64) -> Result<Evidence, ApiError> {
+    let sha_ok = e
+        .sha
+        .as_deref()
+        .is_none_or(|s| (7..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit()));
+    let check_ok = e
+        .check
+        .as_deref()
+        .is_none_or(|c| !c.trim().is_empty() && c.chars().count() <= 200 && !c.contains('\n'));
+    let any = e.sha.is_some() || e.pr.is_some() || e.check.is_some();
+    if !(sha_ok && check_ok && any && e.pr != Some(0)) {
+        return Err(ApiError::invalid(
+            &format!("evidence[{i}]"),
+            "Evidence is {sha?, pr?, check?, at?}: a 7–64 hex sha, a pull request number, or a one-line check of at most 200 characters.",
+        ));
+    }
+    Ok(Evidence {
+        sha: e.sha.clone(),
+        pr: e.pr,
+        check: e.check.as_ref().map(|c| c.trim().to_owned()),
+        at: e.at.unwrap_or(now),
+    })
+}
+
+/// A lease is held by a Bot, expires after it is taken, and sits on a claimed
+/// card only.
+fn checked_lease(
+    state: &TeamState,
+    status: Option<TaskStatus>,
+    lease: &Lease,
+) -> Result<Lease, ApiError> {
+    if !state.bots.contains_key(&lease.holder) {
+        return Err(ApiError::invalid(
+            "lease.holder",
+            format!(
+                "A lease holder is a Bot; no Bot has the id {}.",
+                lease.holder
+            ),
+        ));
+    }
+    if lease.expires_at <= lease.taken_at {
+        return Err(ApiError::invalid(
+            "lease.expiresAt",
+            "A lease expires after it is taken.",
+        ));
+    }
+    let claimed = matches!(status, Some(TaskStatus::Claimed | TaskStatus::Working));
+    if !claimed {
+        return Err(ApiError::invalid(
+            "lease",
+            "A lease sits on a claimed card only.",
+        ));
+    }
+    Ok(lease.clone())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::roles::{members_with_role, task_lead};
 use super::text::{TEXT_MAX, nonblank, title};
 use super::{Card, Outcome, Stamps, find};
 use crate::access::{Actor, may_manage_bot};
-use flybot_protocol::state::{Bot, Task, TaskStatus, TeamState};
+use flybot_protocol::state::{Bot, Room, Task, TaskStatus, TeamState};
 use flybot_protocol::task::{TaskFields, TaskSource};
 use flybot_protocol::task_requests::TaskEnqueue;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -49,6 +49,21 @@ fn queued_in(task: &Task, fields: &TaskFields, room_id: &str, role: &str) -> boo
         && fields.queue_role.as_deref() == Some(role)
 }
 
+/// The request's own fields, checked before the team is read.
+struct CheckedItem<'r> {
+    title: String,
+    note: Option<String>,
+    role: &'r str,
+}
+
+/// The queue an item goes in: the room's lead who enqueues, the room and the
+/// role.
+struct RoleQueue<'a> {
+    lead: &'a Bot,
+    room: &'a Room,
+    role: &'a str,
+}
+
 /// `task-enqueue`: the room's lead records one item for `role` (`id` is the
 /// host's fresh id; `req.id` re-offers an item, keeping its id).
 pub fn enqueue(
@@ -58,6 +73,48 @@ pub fn enqueue(
     id: &str,
     now: u64,
 ) -> Result<Outcome, ApiError> {
+    let item = checked_item(req)?;
+    let (lead, room) = lead_and_room(state, actor, req)?;
+    let queue = RoleQueue {
+        lead,
+        room,
+        role: item.role,
+    };
+    require_role_carried(state, &queue)?;
+    let reoffer = reoffered_item(state, req, &queue)?;
+    let cap = req
+        .cap
+        .or_else(|| reoffer.as_ref().and_then(|c| c.fields.queue_cap))
+        .unwrap_or(ROLE_QUEUE_CAP);
+    let own_id = reoffer.as_ref().map_or(id, |c| c.task.id.as_str());
+    require_queue_room(state, &queue, own_id, cap)?;
+    let mut stamps = Stamps::new(now);
+    let mut card = match reoffer {
+        Some(mut card) => {
+            card.task.title = item.title;
+            card.task.updated_at = stamps.for_task(&card.task);
+            card
+        }
+        None => new_item(&queue, id, item.title, req, now, &mut stamps),
+    };
+    if req.priority.is_some() {
+        card.fields.priority = req.priority;
+    }
+    if item.note.is_some() {
+        card.fields.note = item.note;
+    }
+    if req.cap.is_some() {
+        card.fields.queue_cap = req.cap;
+    }
+    let answer = card.task.id.clone();
+    let mut out = Outcome::default();
+    out.write(card.into_task());
+    Ok(out.answer_with(&answer))
+}
+
+/// The title, the note, the role (1 to 64 characters) and the cap (1 to
+/// `QUEUE_CAP_MAX`), in the order the refusals name them.
+fn checked_item(req: &TaskEnqueue) -> Result<CheckedItem<'_>, ApiError> {
     let title = title(&req.title)?;
     let note = req
         .note
@@ -74,6 +131,16 @@ pub fn enqueue(
             format!("A queue cap is 1 to {QUEUE_CAP_MAX}."),
         ));
     }
+    Ok(CheckedItem { title, note, role })
+}
+
+/// The enqueuing Bot, which the actor must manage and which must be the
+/// room's task lead, and the room.
+fn lead_and_room<'a>(
+    state: &'a TeamState,
+    actor: &Actor,
+    req: &TaskEnqueue,
+) -> Result<(&'a Bot, &'a Room), ApiError> {
     let lead = acting_bot(state, actor, &req.bot_id)?;
     let room = state
         .rooms
@@ -86,101 +153,110 @@ pub fn enqueue(
         ))
         .with("botId", lead.id.as_str()));
     }
-    if members_with_role(state, room, role).next().is_none() {
-        return Err(ApiError::new(
-            ErrorCode::NoMemberWithRole,
-            format!(
-                "No member of {} carries the role {role}; add a {role} to the room or pick another role.",
-                room.name
-            ),
-        )
-        .with("role", role)
-        .with("roomId", room.id.as_str()));
+    Ok((lead, room))
+}
+
+/// A queue is only for a role some member of the room carries.
+fn require_role_carried(state: &TeamState, queue: &RoleQueue<'_>) -> Result<(), ApiError> {
+    let (room, role) = (queue.room, queue.role);
+    if members_with_role(state, room, role).next().is_some() {
+        return Ok(());
     }
-    let reoffer = match &req.id {
-        None => None,
-        Some(item_id) => {
-            let item = find(state, item_id)?;
-            let fields = TaskFields::read(item);
-            if !queued_in(item, &fields, &room.id, role) {
-                return Err(ApiError::new(
-                    ErrorCode::Stale,
-                    "Only an unclaimed item of this room and role is re-offered.",
-                )
-                .with("taskId", item_id.as_str()));
-            }
-            Some(Card {
-                task: item.clone(),
-                fields,
-            })
-        }
+    Err(ApiError::new(
+        ErrorCode::NoMemberWithRole,
+        format!(
+            "No member of {} carries the role {role}; add a {role} to the room or pick another role.",
+            room.name
+        ),
+    )
+    .with("role", role)
+    .with("roomId", room.id.as_str()))
+}
+
+/// The item `req.id` re-offers, which must still be an unclaimed item of this
+/// room and role; none for a new item.
+fn reoffered_item(
+    state: &TeamState,
+    req: &TaskEnqueue,
+    queue: &RoleQueue<'_>,
+) -> Result<Option<Card>, ApiError> {
+    let Some(item_id) = &req.id else {
+        return Ok(None);
     };
-    let cap = req
-        .cap
-        .or_else(|| reoffer.as_ref().and_then(|c| c.fields.queue_cap))
-        .unwrap_or(ROLE_QUEUE_CAP);
-    let own_id = reoffer.as_ref().map_or(id, |c| c.task.id.as_str());
-    // A re-offer is never counted against itself.
+    let item = find(state, item_id)?;
+    let fields = TaskFields::read(item);
+    if !queued_in(item, &fields, &queue.room.id, queue.role) {
+        return Err(ApiError::new(
+            ErrorCode::Stale,
+            "Only an unclaimed item of this room and role is re-offered.",
+        )
+        .with("taskId", item_id.as_str()));
+    }
+    Ok(Some(Card {
+        task: item.clone(),
+        fields,
+    }))
+}
+
+/// The role's queue must hold fewer than `cap` items besides `own_id`: a
+/// re-offer is never counted against itself (#1729).
+fn require_queue_room(
+    state: &TeamState,
+    queue: &RoleQueue<'_>,
+    own_id: &str,
+    cap: u32,
+) -> Result<(), ApiError> {
+    let role = queue.role;
     let held = state
         .tasks
         .values()
         .filter(|t| t.id != own_id && t.status == TaskStatus::Open)
-        .filter(|t| queued_in(t, &TaskFields::read(t), &room.id, role))
+        .filter(|t| queued_in(t, &TaskFields::read(t), &queue.room.id, role))
         .count();
-    if held >= cap as usize {
-        return Err(ApiError::new(
-            ErrorCode::QueueFull,
-            format!("The {role} queue already holds {held} items, its cap is {cap}."),
-        )
-        .with("role", role)
-        .with("cap", cap));
+    if held < cap as usize {
+        return Ok(());
     }
-    let mut stamps = Stamps::new(now);
-    let mut out = Outcome::default();
-    let mut card = match reoffer {
-        Some(mut card) => {
-            card.task.title = title;
-            card.task.updated_at = stamps.for_task(&card.task);
-            card
-        }
-        None => {
-            let mut card = Card {
-                task: Task {
-                    id: id.to_owned(),
-                    // ownerBotId stays the enqueuer until a claim (#1247).
-                    bot_id: lead.id.clone(),
-                    title,
-                    status: TaskStatus::Open,
-                    requester_id: Some(lead.owner_id.clone()),
-                    room_id: Some(room.id.clone()),
-                    created_at: now,
-                    updated_at: now.saturating_sub(1),
-                    extra: Default::default(),
-                },
-                fields: TaskFields {
-                    source: Some(TaskSource::Conversation),
-                    queue_role: Some(role.to_owned()),
-                    queue_by: Some(lead.id.clone()),
-                    run: req.run.clone(),
-                    ..TaskFields::default()
-                },
-            };
-            step(&mut card, TaskStatus::Open, &lead.id, &mut stamps, None);
-            card
-        }
+    Err(ApiError::new(
+        ErrorCode::QueueFull,
+        format!("The {role} queue already holds {held} items, its cap is {cap}."),
+    )
+    .with("role", role)
+    .with("cap", cap))
+}
+
+/// A new open item in the queue, still the enqueuer's (#1247).
+fn new_item(
+    queue: &RoleQueue<'_>,
+    id: &str,
+    title: String,
+    req: &TaskEnqueue,
+    now: u64,
+    stamps: &mut Stamps,
+) -> Card {
+    let lead = queue.lead;
+    let mut card = Card {
+        task: Task {
+            id: id.to_owned(),
+            // ownerBotId stays the enqueuer until a claim (#1247).
+            bot_id: lead.id.clone(),
+            title,
+            status: TaskStatus::Open,
+            requester_id: Some(lead.owner_id.clone()),
+            room_id: Some(queue.room.id.clone()),
+            created_at: now,
+            updated_at: now.saturating_sub(1),
+            extra: Default::default(),
+        },
+        fields: TaskFields {
+            source: Some(TaskSource::Conversation),
+            queue_role: Some(queue.role.to_owned()),
+            queue_by: Some(lead.id.clone()),
+            run: req.run.clone(),
+            ..TaskFields::default()
+        },
     };
-    if req.priority.is_some() {
-        card.fields.priority = req.priority;
-    }
-    if note.is_some() {
-        card.fields.note = note;
-    }
-    if req.cap.is_some() {
-        card.fields.queue_cap = req.cap;
-    }
-    let answer = card.task.id.clone();
-    out.write(card.into_task());
-    Ok(out.answer_with(&answer))
+    step(&mut card, TaskStatus::Open, &lead.id, stamps, None);
+    card
 }
 
 #[cfg(test)]

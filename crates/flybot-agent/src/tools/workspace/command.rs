@@ -17,12 +17,13 @@ use super::path::WorkingFolder;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::pin::{Pin, pin};
 use std::process::{ExitStatus, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
 /// The timeout unless the call asks for another.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -217,6 +218,56 @@ pub async fn run_command(
     args: &RunCommandArgs,
     limits: CommandLimits,
 ) -> Result<CommandOutcome> {
+    let (program, arguments, cwd) = program_and_folder(folder, args)?;
+    let mut command = confined_command(folder, program, arguments, &cwd);
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .map_err(|e| WorkspaceError::io("start", cwd.join(program), program, e))?;
+    // With `process_group(0)` the group's id is the leader's pid.
+    let mut group = GroupGuard { pgid: child.id() };
+
+    let capture = Mutex::new(Capture {
+        kept: Vec::new(),
+        cap: limits.output_cap,
+        dropped: 0,
+    });
+    let outputs = read_outputs(child.stdout.take(), child.stderr.take(), &capture);
+    let mut outputs = pin!(outputs);
+    let mut outputs_done = false;
+    let (status, timed_out) = wait_then_stop_group(
+        &mut child,
+        &mut group,
+        &mut outputs,
+        &mut outputs_done,
+        limits,
+    )
+    .await;
+    let status =
+        status.map_err(|e| WorkspaceError::io("wait for", cwd.join(program), program, e))?;
+    if !outputs_done {
+        let _ = tokio::time::timeout(DRAIN_AFTER_KILL, outputs.as_mut()).await;
+    }
+
+    let (output, dropped_bytes) = captured_output(&capture);
+    use std::os::unix::process::ExitStatusExt;
+    Ok(CommandOutcome {
+        exit_code: status.code(),
+        signal: status.signal(),
+        timed_out,
+        timeout: limits.timeout,
+        output,
+        dropped_bytes,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The program, its arguments and the folder to run in: a program must be
+/// named, and the folder must be a folder inside the working folder.
+fn program_and_folder<'a>(
+    folder: &WorkingFolder,
+    args: &'a RunCommandArgs,
+) -> Result<(&'a str, &'a [String], PathBuf)> {
     let Some((program, arguments)) = args.argv.split_first() else {
         return Err(Refusal::EmptyCommand.into());
     };
@@ -231,11 +282,21 @@ pub async fn run_command(
         }
         .into());
     }
+    Ok((program, arguments, cwd))
+}
 
+/// The command as it will start: in `cwd`, with a minimal environment, no
+/// stdin, piped output, and as the leader of its own process group.
+fn confined_command(
+    folder: &WorkingFolder,
+    program: &str,
+    arguments: &[String],
+    cwd: &Path,
+) -> Command {
     let mut command = Command::new(program);
     command
         .args(arguments)
-        .current_dir(&cwd)
+        .current_dir(cwd)
         // Not the host's environment: it holds the provider keys.
         .env_clear()
         .env(
@@ -249,43 +310,44 @@ pub async fn run_command(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let started = Instant::now();
-    let mut child = command
-        .spawn()
-        .map_err(|e| WorkspaceError::io("start", cwd.join(program), program, e))?;
-    // With `process_group(0)` the group's id is the leader's pid.
-    let mut group = GroupGuard { pgid: child.id() };
+    command
+}
 
-    let capture = Mutex::new(Capture {
-        kept: Vec::new(),
-        cap: limits.output_cap,
-        dropped: 0,
-    });
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let outputs = async {
-        let read_out = async {
-            if let Some(pipe) = stdout {
-                pump(pipe, &capture).await;
-            }
-        };
-        let read_err = async {
-            if let Some(pipe) = stderr {
-                pump(pipe, &capture).await;
-            }
-        };
-        tokio::join!(read_out, read_err);
+/// Reads both pipes to their ends into the shared capture.
+async fn read_outputs(
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    capture: &Mutex<Capture>,
+) {
+    let read_out = async {
+        if let Some(pipe) = stdout {
+            pump(pipe, capture).await;
+        }
     };
-    let mut outputs = pin!(outputs);
-    let mut outputs_done = false;
+    let read_err = async {
+        if let Some(pipe) = stderr {
+            pump(pipe, capture).await;
+        }
+    };
+    tokio::join!(read_out, read_err);
+}
 
+/// Waits for the program up to the timeout (then SIGTERM and the grace),
+/// kills what is left of its group and reaps it. Answers its status and
+/// whether the timeout stopped it.
+async fn wait_then_stop_group<O: Future<Output = ()>>(
+    child: &mut Child,
+    group: &mut GroupGuard,
+    outputs: &mut Pin<&mut O>,
+    outputs_done: &mut bool,
+    limits: CommandLimits,
+) -> (std::io::Result<ExitStatus>, bool) {
     let mut timed_out = false;
-    let mut status =
-        wait_reading(&mut child, &mut outputs, &mut outputs_done, limits.timeout).await;
+    let mut status = wait_reading(child, outputs, outputs_done, limits.timeout).await;
     if status.is_none() {
         timed_out = true;
         group.signal("TERM");
-        status = wait_reading(&mut child, &mut outputs, &mut outputs_done, limits.grace).await;
+        status = wait_reading(child, outputs, outputs_done, limits.grace).await;
     }
     // Whatever is left of the group goes: after a timeout the program
     // itself if it ignored SIGTERM, after an exit its background children.
@@ -295,27 +357,16 @@ pub async fn run_command(
         None => child.wait().await,
     };
     group.disarm();
-    let status =
-        status.map_err(|e| WorkspaceError::io("wait for", cwd.join(program), program, e))?;
-    if !outputs_done {
-        let _ = tokio::time::timeout(DRAIN_AFTER_KILL, outputs.as_mut()).await;
-    }
+    (status, timed_out)
+}
 
-    let (output, dropped_bytes) = match capture.lock() {
+/// The output kept so far, as text, and the bytes dropped past the cap.
+fn captured_output(capture: &Mutex<Capture>) -> (String, u64) {
+    match capture.lock() {
         Ok(capture) => (
             String::from_utf8_lossy(&capture.kept).into_owned(),
             capture.dropped,
         ),
         Err(_) => (String::new(), 0),
-    };
-    use std::os::unix::process::ExitStatusExt;
-    Ok(CommandOutcome {
-        exit_code: status.code(),
-        signal: status.signal(),
-        timed_out,
-        timeout: limits.timeout,
-        output,
-        dropped_bytes,
-        elapsed: started.elapsed(),
-    })
+    }
 }
