@@ -41,15 +41,13 @@ impl Kit {
 
     /// Calls as `member`.
     pub fn as_member<'k>(&'k self, member: &'k Member) -> Caller<'k> {
-        self.with_token(&member.token)
+        self.with_token(Some(&member.token))
     }
 
-    /// Calls with `token` as the session header, whatever it is.
-    pub fn with_token<'k>(&'k self, token: &'k str) -> Caller<'k> {
-        Caller {
-            kit: self,
-            token: Some(token),
-        }
+    /// Calls with `token` as the session header, whatever it is, or with
+    /// none.
+    pub fn with_token<'k>(&'k self, token: Option<&'k str>) -> Caller<'k> {
+        Caller { kit: self, token }
     }
 
     /// `anyone().ok(..)`: calls and expects success; answers the body.
@@ -60,6 +58,11 @@ impl Kit {
     /// `anyone().post(..)`: answers (status, body).
     pub async fn post(&self, endpoint: &str, body: Value) -> (u16, Value) {
         self.anyone().post(endpoint, body).await
+    }
+
+    /// `anyone().post_bytes(..)`.
+    pub async fn post_bytes(&self, endpoint: &str, body: Vec<u8>) -> (u16, Value) {
+        self.anyone().post_bytes(endpoint, body).await
     }
 
     /// `anyone().refused(..)`.
@@ -77,6 +80,17 @@ impl Kit {
         let invite = self.ok("auth-invite", json!({})).await;
         self.redeem(invite["invitation"]["code"].as_str().unwrap(), name)
             .await
+    }
+
+    /// The first name signs in as the host owner and invites the others,
+    /// who sign in too.
+    pub async fn members<const N: usize>(&self, names: [&str; N]) -> [Member; N] {
+        let owner = self.owner(names[0]).await;
+        let mut members = vec![owner.clone()];
+        for name in &names[1..] {
+            members.push(self.as_member(&owner).invite(name).await);
+        }
+        members.try_into().unwrap()
     }
 
     /// Redeems an invitation code as `name`.
