@@ -151,18 +151,19 @@ impl Kit {
     }
 
     /// After a decision on a targeted card the task drive wakes the card's
-    /// Bot in the background and counts that reminder on the card (#1172).
-    /// Awaits the count, the Bot's idle chat and a quiet home, so a
-    /// refusal's unchanged-home check is not raced by the drive.
+    /// Bot in the background with a reminder to post the decision comment
+    /// (#1172). Awaits the reminder in the Bot's chat, the chat going idle
+    /// and a quiet home, so a refusal's unchanged-home check is not raced by
+    /// the drive.
     pub async fn reminder_settled(&self, task_id: &str) {
-        self.until("the decision reminder is counted", || {
-            self.record(task_id)["writeBack"]["wakes"]
-                .as_u64()
-                .is_some_and(|wakes| wakes >= 1)
-        })
-        .await;
         let bot = self.record(task_id)["botId"].as_str().unwrap().to_owned();
         let session = self.host.store().read(|s| s.bots[&bot].session_id.clone());
+        self.until("the decision reminder reaches the Bot's chat", || {
+            self.user_texts(&session)
+                .iter()
+                .any(|text| text.contains("Post the decision comment"))
+        })
+        .await;
         self.idle(&session).await;
         self.settled().await;
     }

@@ -77,11 +77,15 @@ impl Kit {
     }
 
     /// Stops this host cleanly and opens a second one on the same home, as
-    /// a restart would.
-    pub async fn restarted(&self) -> Host {
+    /// a restart would (on the default config).
+    pub async fn restart(self) -> Kit {
         self.host.shut_down().await.unwrap();
         let store = Store::open(self.home(), StoreOptions::default()).unwrap();
-        Host::new(store, HostConfig::new(self.home().to_owned()))
+        let config = HostConfig::new(self.home().to_owned());
+        Kit {
+            host: Host::new(store, config),
+            home: self.home,
+        }
     }
 }
 

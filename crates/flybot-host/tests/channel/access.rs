@@ -163,7 +163,10 @@ async fn grants_are_validated_90() {
             "bot/invalid",
         )
         .await;
-    let answer = kit.with_token(me).refused("set-grants",
+    let answer = kit
+        .with_token(me)
+        .refused(
+            "set-grants",
             json!({"botId": bob_bot, "grants": [{"grantee": bob.member_id, "roomId": "room-none"}]}),
             "bot/invalid",
         )

@@ -22,7 +22,6 @@ mod roster;
 mod support;
 mod task_board;
 mod task_contract;
-mod task_kit;
 mod task_queue;
 mod tasks;
 mod team_tools;
