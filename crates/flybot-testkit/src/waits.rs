@@ -23,6 +23,9 @@ pub const LIMIT: Duration = Duration::from_secs(30);
 /// while the host waits on its writer thread.
 const TICK: Duration = Duration::from_millis(20);
 
+/// How many looks in a row must find the home unchanged for `settled`.
+const QUIET_LOOKS: u32 = 3;
+
 /// Awaits `wait`, failing the test with `what` if it takes over `LIMIT`.
 pub async fn within<T>(what: &str, wait: impl Future<Output = T>) -> T {
     let (fire, fired) = tokio::sync::oneshot::channel::<()>();
@@ -150,18 +153,18 @@ impl Kit {
     }
 
     /// Awaits a quiet home: the journal, the snapshot, the revision and the
-    /// team are the same on both sides of a write barrier, so a background
-    /// change (the task drive's count of a wake) is not racing a check that
-    /// the home did not move.
+    /// team stay the same across `QUIET_LOOKS` write barriers in a row, with
+    /// the runtime's other tasks let run between them. A background change
+    /// (the task drive's wake, the workflow beat's next card) shows in the
+    /// team the moment it is made, so it cannot pass between two looks.
     pub async fn settled(&self) {
         within("the home stops moving", async {
             let mut last = self.fingerprint().await;
-            loop {
+            let mut quiet = 0;
+            while quiet < QUIET_LOOKS {
                 tokio::task::yield_now().await;
                 let now = self.fingerprint().await;
-                if now == last {
-                    return;
-                }
+                quiet = if now == last { quiet + 1 } else { 0 };
                 last = now;
             }
         })
