@@ -10,7 +10,6 @@ mod chat;
 mod edge;
 mod external_members;
 mod model_client;
-mod model_support;
 mod opencode_room;
 mod opencode_room_bounds;
 mod opencode_room_real;

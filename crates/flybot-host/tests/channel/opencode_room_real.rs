@@ -3,7 +3,6 @@
 //! loopback: the steps of `opencode_room`, and a seat dropped mid-card
 //! that picks up its one session.
 
-use crate::model_support::MockServer;
 use crate::opencode_room::{
     card, check_the_collaboration, follow_the_pilot, journal_text, set_up, walk_the_pilot,
 };
@@ -13,6 +12,7 @@ use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::locate::README_PATH;
 use flybot_interop::pilot::script;
+use flybot_testkit::mock_server::MockServer;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
