@@ -27,7 +27,7 @@ mod waits;
 pub use cards::{STATUSES, move_body};
 pub use channel::{Caller, Member};
 pub use roster::{Bot, Room};
-pub use waits::{Events, LIMIT, within};
+pub use waits::{Events, LIMIT, within, within_for};
 
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::{MockModel, Scenario};
@@ -36,6 +36,7 @@ use flybot_store::{Store, StoreOptions};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 use tempfile::TempDir;
 
 /// A running host on its own temporary home, removed when the kit drops.
@@ -44,6 +45,8 @@ pub struct Kit {
     /// (the store, the Sessions, the room logs, the task drive).
     pub host: Host,
     home: TempDir,
+    /// How long any one wait may take (`LIMIT` unless `patient`).
+    limit: Duration,
 }
 
 impl Kit {
@@ -68,7 +71,15 @@ impl Kit {
         Kit {
             host: Host::new(store, config),
             home,
+            limit: LIMIT,
         }
+    }
+
+    /// Lets every wait of this kit take up to `limit` (a real OpenCode on a
+    /// busy machine is slower than the 30 s a mock needs at most).
+    pub fn patient(mut self, limit: Duration) -> Kit {
+        self.limit = limit;
+        self
     }
 
     /// The home folder.
@@ -85,6 +96,7 @@ impl Kit {
         Kit {
             host: Host::new(store, config),
             home: self.home,
+            limit: self.limit,
         }
     }
 }

@@ -28,18 +28,23 @@ const QUIET_LOOKS: u32 = 3;
 
 /// Awaits `wait`, failing the test with `what` if it takes over `LIMIT`.
 pub async fn within<T>(what: &str, wait: impl Future<Output = T>) -> T {
+    within_for(LIMIT, what, wait).await
+}
+
+/// Awaits `wait`, failing the test with `what` if it takes over `limit`.
+pub async fn within_for<T>(limit: Duration, what: &str, wait: impl Future<Output = T>) -> T {
     let (fire, fired) = tokio::sync::oneshot::channel::<()>();
     // Dropping `_done` when this function returns ends the watchdog early.
     let (_done, done) = mpsc::channel::<()>();
     std::thread::spawn(move || {
-        if done.recv_timeout(LIMIT) == Err(mpsc::RecvTimeoutError::Timeout) {
+        if done.recv_timeout(limit) == Err(mpsc::RecvTimeoutError::Timeout) {
             let _ = fire.send(());
         }
     });
     tokio::select! {
         biased;
         out = wait => out,
-        Ok(()) = fired => panic!("waited {LIMIT:?} and never saw: {what}"),
+        Ok(()) = fired => panic!("waited {limit:?} and never saw: {what}"),
     }
 }
 
@@ -86,6 +91,11 @@ impl Events {
 }
 
 impl Kit {
+    /// Awaits `wait` within this kit's limit (`LIMIT` unless `patient`).
+    pub async fn within<T>(&self, what: &str, wait: impl Future<Output = T>) -> T {
+        within_for(self.limit, what, wait).await
+    }
+
     /// Subscribes to the host's events. Subscribe before the action whose
     /// event a test awaits, so the event cannot pass unseen.
     pub fn events(&self) -> Events {
@@ -106,7 +116,7 @@ impl Kit {
     /// the first `Some` that `look` answers.
     pub async fn until_some<T>(&self, what: &str, mut look: impl AsyncFnMut() -> Option<T>) -> T {
         let mut events = self.events();
-        within(what, async {
+        self.within(what, async {
             loop {
                 if let Some(found) = look().await {
                     return found;
@@ -127,7 +137,7 @@ impl Kit {
     /// Awaits the Session having no turn, no queued input and no held line.
     pub async fn idle(&self, session: &str) {
         let what = format!("Session {session} goes idle");
-        within(&what, self.host.sessions().wait_idle(session))
+        self.within(&what, self.host.sessions().wait_idle(session))
             .await
             .unwrap();
     }
@@ -158,7 +168,7 @@ impl Kit {
     /// (the task drive's wake, the workflow beat's next card) shows in the
     /// team the moment it is made, so it cannot pass between two looks.
     pub async fn settled(&self) {
-        within("the home stops moving", async {
+        self.within("the home stops moving", async {
             let mut last = self.fingerprint().await;
             let mut quiet = 0;
             while quiet < QUIET_LOOKS {
