@@ -82,6 +82,16 @@ impl Kit {
         self
     }
 
+    /// A kit around a host something else built on `home` (the pilot
+    /// builds its own), so a test reaches it through the same channel.
+    pub fn around(host: Host, home: TempDir) -> Kit {
+        Kit {
+            host,
+            home,
+            limit: LIMIT,
+        }
+    }
+
     /// The home folder.
     pub fn home(&self) -> &Path {
         self.home.path()
