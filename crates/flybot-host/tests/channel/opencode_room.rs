@@ -213,7 +213,7 @@ pub(crate) fn check_the_collaboration(kit: &Kit, p: &Pilot, lines: &[(String, St
     );
     assert_eq!(lines[verified].1, "event", "the check calls nobody");
     // The evidence record: the diff, the digests, both test runs.
-    let record = evidence_record(&kit, p);
+    let record = evidence_record(kit, p);
     assert_eq!(record["verification"]["verified"], true, "{record}");
     assert_eq!(record["verification"]["by"], "Ada");
     assert_eq!(record["evidence"]["tests"]["passed"], true);

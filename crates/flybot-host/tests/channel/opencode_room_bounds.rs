@@ -121,10 +121,12 @@ async fn capability_failure_an_opencode_bot_without_a_card_or_a_runtime_says_so(
     // No OpenCode installed: the turn says how to install it, nothing runs.
     let kit = host_on(OpenCodeRuntime::Missing).await;
     let p = set_up(&kit, "mock").await;
-    kit.ok("send",
-        json!({"roomId": p.room.id, "text": format!("@Ada please delegate the fixture task {} to @Coder.", p.task)}),
-    )
-    .await;
+    let text = format!(
+        "@Ada please delegate the fixture task {} to @Coder.",
+        p.task
+    );
+    kit.ok("send", json!({"roomId": p.room.id, "text": text}))
+        .await;
     let lines = settled(&kit, &p.room).await;
     let failure = lines
         .iter()
@@ -150,10 +152,9 @@ async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubm
     settled(&kit, &p.room).await;
     card_when(&kit, &p.task, "blocked").await;
     kit.host.externals().opencode().stop_all();
-    kit.ok("send",
-        json!({"roomId": p.room.id, "text": "@Ada Coder asked you a question here; please answer it."}),
-    )
-    .await;
+    let text = "@Ada Coder asked you a question here; please answer it.";
+    kit.ok("send", json!({"roomId": p.room.id, "text": text}))
+        .await;
     let lines = settled(&kit, &p.room).await;
     let last = lines.last().unwrap();
     assert_eq!(last.0, p.coder, "{lines:#?}");

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 /// The cards under `job`, as (node, record).
 fn under(kit: &Kit, job: &str) -> Vec<(String, Value)> {
-    cards_under(&kit, job)
+    cards_under(kit, job)
         .into_iter()
         .map(|card| (card["node"].as_str().unwrap().to_owned(), card))
         .collect()
@@ -25,7 +25,7 @@ async fn opened(kit: &Kit, job: &str, node: &str) -> Value {
 
 /// Waits until `job` has a card for `node`; answers the card's id.
 async fn opened_id(kit: &Kit, job: &str, node: &str) -> String {
-    opened(&kit, job, node).await["id"]
+    opened(kit, job, node).await["id"]
         .as_str()
         .unwrap()
         .to_owned()

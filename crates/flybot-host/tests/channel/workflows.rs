@@ -28,12 +28,12 @@ fn path(kit: &Kit, id: &str) -> PathBuf {
 }
 
 fn file(kit: &Kit, id: &str) -> Option<Vec<u8>> {
-    std::fs::read(path(&kit, id)).ok()
+    std::fs::read(path(kit, id)).ok()
 }
 
 /// When the saved file for `id` was last written.
 fn modified(kit: &Kit, id: &str) -> SystemTime {
-    std::fs::metadata(path(&kit, id))
+    std::fs::metadata(path(kit, id))
         .unwrap()
         .modified()
         .unwrap()
@@ -283,7 +283,7 @@ pub(crate) async fn desk(kit: &Kit) -> (String, String) {
         ("Eddie", "Editor"),
         ("Pat", "Publisher"),
     ] {
-        give_role(&kit, name, role).await;
+        give_role(kit, name, role).await;
     }
     let ids: Vec<String> = kit.host.store().read(|s| {
         s.bots
