@@ -1,33 +1,33 @@
 //! Owner-scoped access (#49) and grants (#90) through the channel.
 
-use crate::support::{Session, TestHost};
+use flybot_testkit::{Kit, Member};
 use serde_json::json;
 
 struct Two {
-    t: TestHost,
-    ada: Session,
-    bob: Session,
+    kit: Kit,
+    ada: Member,
+    bob: Member,
     ada_bot: String,
     bob_bot: String,
     bob_room: String,
 }
 
 async fn two_members() -> Two {
-    let t = TestHost::new();
-    let ada = t.sign_in_owner("Ada").await;
-    let bob = t.invite_member(&ada.token, "Bob").await;
-    let ada_bot = t.create_bot(Some(&ada.token), "Ada helper").await;
-    let bob_bot = t.create_bot(Some(&bob.token), "Bob helper").await;
-    let room = t
+    let kit = Kit::new().await;
+    let ada = kit.owner("Ada").await;
+    let bob = kit.as_member(&ada).invite("Bob").await;
+    let ada_bot = kit.as_member(&ada).bot("Ada helper").await.id;
+    let bob_bot = kit.as_member(&bob).bot("Bob helper").await.id;
+    let room = kit
+        .as_member(&bob)
         .ok(
-            Some(&bob.token),
             "create-room",
             json!({"name": "Bob room", "members": [bob_bot]}),
         )
         .await;
     let bob_room = room["room"]["id"].as_str().unwrap().to_owned();
     Two {
-        t,
+        kit,
         ada,
         bob,
         ada_bot,
@@ -39,7 +39,7 @@ async fn two_members() -> Two {
 #[tokio::test]
 async fn create_bot_stamps_the_actor_as_owner_49() {
     let two = two_members().await;
-    let bots = two.t.host.store().read(|s| s.bots.clone());
+    let bots = two.kit.host.store().read(|s| s.bots.clone());
     assert_eq!(bots[&two.ada_bot].owner_id, two.ada.member_id);
     assert_eq!(bots[&two.bob_bot].owner_id, two.bob.member_id);
 }
@@ -47,7 +47,7 @@ async fn create_bot_stamps_the_actor_as_owner_49() {
 #[tokio::test]
 async fn every_bot_and_room_endpoint_denies_another_owner_49() {
     let Two {
-        t,
+        kit,
         ada,
         bob_bot,
         bob_room,
@@ -71,21 +71,23 @@ async fn every_bot_and_room_endpoint_denies_another_owner_49() {
         ("update-room", json!({"id": bob_room, "name": "Mine"})),
         ("delete-room", json!({"id": bob_room})),
     ] {
-        t.refused(me, endpoint, body, "bot/forbidden").await;
+        kit.with_token(me)
+            .refused(endpoint, body, "bot/forbidden")
+            .await;
     }
 }
 
 #[tokio::test]
 async fn the_view_is_narrowed_to_the_actor_49() {
     let Two {
-        t,
+        kit,
         ada,
         bob,
         ada_bot,
         bob_bot,
         ..
     } = two_members().await;
-    let view = t.state(Some(&ada.token)).await.1;
+    let view = kit.as_member(&ada).state().await.1;
     let ids: Vec<&str> = view["bots"]
         .as_array()
         .unwrap()
@@ -104,127 +106,117 @@ async fn the_view_is_narrowed_to_the_actor_49() {
 #[tokio::test]
 async fn a_grant_lets_the_grantee_seat_the_bot_but_not_change_it_90() {
     let Two {
-        t,
+        kit,
         ada,
         bob,
         ada_bot,
         bob_bot,
         ..
     } = two_members().await;
-    t.ok(
-        Some(&bob.token),
-        "set-grants",
-        json!({"botId": bob_bot, "grants": [{"grantee": ada.member_id}]}),
-    )
-    .await;
-    let room = t
+    kit.as_member(&bob)
         .ok(
-            Some(&ada.token),
+            "set-grants",
+            json!({"botId": bob_bot, "grants": [{"grantee": ada.member_id}]}),
+        )
+        .await;
+    let room = kit
+        .as_member(&ada)
+        .ok(
             "create-room",
             json!({"name": "Shared", "members": [ada_bot, bob_bot]}),
         )
         .await;
     assert_eq!(room["room"]["members"], json!([ada_bot, bob_bot]));
-    t.refused(
-        Some(&ada.token),
-        "update-bot",
-        json!({"id": bob_bot, "model": "x"}),
-        "bot/forbidden",
-    )
-    .await;
-    // Revoking every grant is an empty list (default deny, #90).
-    let answer = t
-        .ok(
-            Some(&bob.token),
-            "set-grants",
-            json!({"botId": bob_bot, "grants": []}),
+    kit.as_member(&ada)
+        .refused(
+            "update-bot",
+            json!({"id": bob_bot, "model": "x"}),
+            "bot/forbidden",
         )
         .await;
+    // Revoking every grant is an empty list (default deny, #90).
+    let answer = kit
+        .as_member(&bob)
+        .ok("set-grants", json!({"botId": bob_bot, "grants": []}))
+        .await;
     assert_eq!(answer["grants"], json!([]));
-    assert!(t.host.store().read(|s| !s.grants.contains_key(&bob_bot)));
+    assert!(kit.host.store().read(|s| !s.grants.contains_key(&bob_bot)));
 }
 
 #[tokio::test]
 async fn grants_are_validated_90() {
     let Two {
-        t, bob, bob_bot, ..
+        kit, bob, bob_bot, ..
     } = two_members().await;
     let me = Some(bob.token.as_str());
-    t.refused(
-        me,
-        "set-grants",
-        json!({"botId": bob_bot, "grants": [{"grantee": "member-nobody"}]}),
-        "bot/invalid",
-    )
-    .await;
-    t.refused(
-        me,
-        "set-grants",
-        json!({"botId": bob_bot, "grants": [{"grantee": bob_bot}]}),
-        "bot/invalid",
-    )
-    .await;
-    let answer = t
+    kit.with_token(me)
         .refused(
-            me,
+            "set-grants",
+            json!({"botId": bob_bot, "grants": [{"grantee": "member-nobody"}]}),
+            "bot/invalid",
+        )
+        .await;
+    kit.with_token(me)
+        .refused(
+            "set-grants",
+            json!({"botId": bob_bot, "grants": [{"grantee": bob_bot}]}),
+            "bot/invalid",
+        )
+        .await;
+    let answer = kit
+        .with_token(me)
+        .refused(
             "set-grants",
             json!({"botId": bob_bot, "grants": [{"grantee": bob.member_id, "roomId": "room-none"}]}),
             "bot/invalid",
         )
         .await;
     assert_eq!(answer["error"]["details"]["field"], "grants[0].roomId");
-    t.refused(
-        me,
-        "set-grants",
-        json!({"botId": "bot-none", "grants": []}),
-        "bot/not-found",
-    )
-    .await;
+    kit.with_token(me)
+        .refused(
+            "set-grants",
+            json!({"botId": "bot-none", "grants": []}),
+            "bot/not-found",
+        )
+        .await;
 }
 
 #[tokio::test]
 async fn shared_writes_are_blocked_while_more_than_one_member_exists_49() {
-    let t = TestHost::new();
-    t.ok(None, "set-prefs", json!({"prefs": {"theme": "dark"}}))
+    let kit = Kit::new().await;
+    kit.ok("set-prefs", json!({"prefs": {"theme": "dark"}}))
         .await;
-    t.ok(None, "diagnostics", json!({})).await;
-    let ada = t.sign_in_owner("Ada").await;
-    t.ok(
-        Some(&ada.token),
-        "set-prefs",
-        json!({"prefs": {"theme": "light"}}),
-    )
-    .await;
-    let bob = t.invite_member(&ada.token, "Bob").await;
+    kit.ok("diagnostics", json!({})).await;
+    let ada = kit.owner("Ada").await;
+    kit.as_member(&ada)
+        .ok("set-prefs", json!({"prefs": {"theme": "light"}}))
+        .await;
+    let bob = kit.as_member(&ada).invite("Bob").await;
     for token in [&ada.token, &bob.token] {
-        t.refused(
-            Some(token),
-            "set-prefs",
-            json!({"prefs": {"theme": "x"}}),
-            "bot/blocked-shared",
-        )
-        .await;
-        t.refused(Some(token), "diagnostics", json!({}), "bot/blocked-shared")
+        kit.with_token(Some(token))
+            .refused(
+                "set-prefs",
+                json!({"prefs": {"theme": "x"}}),
+                "bot/blocked-shared",
+            )
+            .await;
+        kit.with_token(Some(token))
+            .refused("diagnostics", json!({}), "bot/blocked-shared")
             .await;
     }
 }
 
 #[tokio::test]
 async fn single_owner_behaviour_is_unchanged_without_sessions_49() {
-    let t = TestHost::new();
-    let view = t.state(None).await.1;
+    let kit = Kit::new().await;
+    let view = kit.state().await.1;
     assert_eq!(view["actor"]["singleOwner"], true);
-    let bot = t.create_bot(None, "Helper").await;
-    t.ok(
-        None,
+    let bot = kit.bot("Helper").await.id;
+    kit.ok(
         "update-bot",
         json!({"id": bot, "instructions": "Be brief."}),
     )
     .await;
-    t.ok(
-        None,
-        "create-room",
-        json!({"name": "Room", "members": [bot]}),
-    )
-    .await;
+    kit.ok("create-room", json!({"name": "Room", "members": [bot]}))
+        .await;
 }

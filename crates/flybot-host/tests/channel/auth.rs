@@ -1,55 +1,51 @@
 //! Member sign-in (#48).
 
-use crate::support::TestHost;
+use flybot_testkit::Kit;
 use serde_json::json;
 
 #[tokio::test]
 async fn bootstrap_invite_signs_in_the_host_owner_48() {
-    let t = TestHost::new();
-    let chief = t.state(None).await.1["bots"][0]["id"]
+    let kit = Kit::new().await;
+    let chief = kit.state().await.1["bots"][0]["id"]
         .as_str()
         .unwrap()
         .to_owned();
-    let owner = t.sign_in_owner("Ada").await;
-    let who = t.ok(Some(&owner.token), "auth-whoami", json!({})).await;
+    let owner = kit.owner("Ada").await;
+    let who = kit.as_member(&owner).ok("auth-whoami", json!({})).await;
     assert_eq!(who["member"]["name"], "Ada");
     assert_eq!(who["session"]["id"], owner.session_id.as_str());
     assert_eq!(who["singleOwner"], false);
     // The owner still owns the Chief made before anyone signed in.
-    let view = t.state(Some(&owner.token)).await.1;
+    let view = kit.as_member(&owner).state().await.1;
     assert_eq!(view["bots"][0]["id"], chief.as_str());
     assert_eq!(view["bots"][0]["ownerId"], owner.member_id.as_str());
 }
 
 #[tokio::test]
 async fn once_a_session_exists_anonymous_and_bad_tokens_are_refused_48() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let (status, answer) = t.state(None).await;
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let (status, answer) = kit.state().await;
     assert_eq!(status, 401);
     assert_eq!(answer["error"]["code"], "bot/unauthorized");
-    t.refused(None, "create-bot", json!({"name": "X"}), "bot/unauthorized")
+    kit.refused("create-bot", json!({"name": "X"}), "bot/unauthorized")
         .await;
-    t.refused(None, "auth-invite", json!({}), "bot/unauthorized")
+    kit.refused("auth-invite", json!({}), "bot/unauthorized")
         .await;
-    t.refused(
-        Some("not-a-token"),
-        "auth-whoami",
-        json!({}),
-        "bot/unauthorized",
-    )
-    .await;
-    assert_eq!(t.state(Some(&owner.token)).await.0, 200);
+    kit.with_token(Some("not-a-token"))
+        .refused("auth-whoami", json!({}), "bot/unauthorized")
+        .await;
+    assert_eq!(kit.as_member(&owner).state().await.0, 200);
 }
 
 #[tokio::test]
 async fn actor_id_in_the_body_is_ignored_48() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let bob = t.invite_member(&owner.token, "Bob").await;
-    let answer = t
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let bob = kit.as_member(&owner).invite("Bob").await;
+    let answer = kit
+        .as_member(&bob)
         .ok(
-            Some(&bob.token),
             "create-bot",
             json!({"name": "Helper", "actorId": owner.member_id}),
         )
@@ -59,11 +55,10 @@ async fn actor_id_in_the_body_is_ignored_48() {
 
 #[tokio::test]
 async fn redeem_refuses_unknown_used_and_revoked_codes_48() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let answer = t
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let answer = kit
         .refused(
-            None,
             "auth-redeem",
             json!({"code": "nope", "name": "Eve"}),
             "bot/unauthorized",
@@ -71,44 +66,39 @@ async fn redeem_refuses_unknown_used_and_revoked_codes_48() {
         .await;
     assert_eq!(answer["error"]["details"]["reason"], "unknown");
 
-    let invite = t
-        .ok(Some(&owner.token), "auth-invite", json!({"name": "Bob"}))
+    let invite = kit
+        .as_member(&owner)
+        .ok("auth-invite", json!({"name": "Bob"}))
         .await;
     let code = invite["invitation"]["code"].as_str().unwrap().to_owned();
     let id = invite["invitation"]["id"].as_str().unwrap().to_owned();
-    t.ok(Some(&owner.token), "auth-revoke-invite", json!({"id": id}))
+    kit.as_member(&owner)
+        .ok("auth-revoke-invite", json!({"id": id}))
         .await;
-    let answer = t
+    let answer = kit
         .refused(
-            None,
             "auth-redeem",
             json!({"code": code, "name": "Bob"}),
             "bot/unauthorized",
         )
         .await;
     assert_eq!(answer["error"]["details"]["reason"], "revoked");
-    t.refused(
-        Some(&owner.token),
-        "auth-revoke-invite",
-        json!({"id": id}),
-        "bot/stale",
-    )
-    .await;
+    kit.as_member(&owner)
+        .refused("auth-revoke-invite", json!({"id": id}), "bot/stale")
+        .await;
 
-    let invite = t.ok(Some(&owner.token), "auth-invite", json!({})).await;
+    let invite = kit.as_member(&owner).ok("auth-invite", json!({})).await;
     let code = invite["invitation"]["code"].as_str().unwrap().to_owned();
-    t.redeem(&code, "Carol").await;
-    let answer = t
+    kit.redeem(&code, "Carol").await;
+    let answer = kit
         .refused(
-            None,
             "auth-redeem",
             json!({"code": code, "name": "Mallory"}),
             "bot/unauthorized",
         )
         .await;
     assert_eq!(answer["error"]["details"]["reason"], "used");
-    t.refused(
-        None,
+    kit.refused(
         "auth-redeem",
         json!({"code": "x", "name": "  "}),
         "bot/invalid",
@@ -118,116 +108,95 @@ async fn redeem_refuses_unknown_used_and_revoked_codes_48() {
 
 #[tokio::test]
 async fn only_the_inviter_revokes_an_invitation_48() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let bob = t.invite_member(&owner.token, "Bob").await;
-    let invite = t.ok(Some(&owner.token), "auth-invite", json!({})).await;
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let bob = kit.as_member(&owner).invite("Bob").await;
+    let invite = kit.as_member(&owner).ok("auth-invite", json!({})).await;
     let id = invite["invitation"]["id"].as_str().unwrap();
-    t.refused(
-        Some(&bob.token),
-        "auth-revoke-invite",
-        json!({"id": id}),
-        "bot/forbidden",
-    )
-    .await;
-    t.refused(
-        Some(&bob.token),
-        "auth-revoke-invite",
-        json!({"id": "invite-0"}),
-        "bot/not-found",
-    )
-    .await;
+    kit.as_member(&bob)
+        .refused("auth-revoke-invite", json!({"id": id}), "bot/forbidden")
+        .await;
+    kit.as_member(&bob)
+        .refused(
+            "auth-revoke-invite",
+            json!({"id": "invite-0"}),
+            "bot/not-found",
+        )
+        .await;
 }
 
 #[tokio::test]
 async fn revoke_signs_a_session_out_48() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let bob = t.invite_member(&owner.token, "Bob").await;
-    t.refused(
-        Some(&bob.token),
-        "auth-revoke",
-        json!({"sessionId": owner.session_id}),
-        "bot/forbidden",
-    )
-    .await;
-    let answer = t.ok(Some(&bob.token), "auth-revoke", json!({})).await;
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let bob = kit.as_member(&owner).invite("Bob").await;
+    kit.as_member(&bob)
+        .refused(
+            "auth-revoke",
+            json!({"sessionId": owner.session_id}),
+            "bot/forbidden",
+        )
+        .await;
+    let answer = kit.as_member(&bob).ok("auth-revoke", json!({})).await;
     assert_eq!(answer["session"]["id"], bob.session_id.as_str());
-    t.refused(
-        Some(&bob.token),
-        "auth-whoami",
-        json!({}),
-        "bot/unauthorized",
-    )
-    .await;
-    t.ok(Some(&owner.token), "auth-whoami", json!({})).await;
+    kit.as_member(&bob)
+        .refused("auth-whoami", json!({}), "bot/unauthorized")
+        .await;
+    kit.as_member(&owner).ok("auth-whoami", json!({})).await;
 }
 
 #[tokio::test]
 async fn remove_member_refuses_a_member_that_owns_a_bot_48() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let bob = t.invite_member(&owner.token, "Bob").await;
-    let bot = t.create_bot(Some(&bob.token), "Bobs helper").await;
-    let answer = t
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let bob = kit.as_member(&owner).invite("Bob").await;
+    let bot = kit.as_member(&bob).bot("Bobs helper").await.id;
+    let answer = kit
+        .as_member(&owner)
         .refused(
-            Some(&owner.token),
             "auth-remove-member",
             json!({"memberId": bob.member_id}),
             "bot/forbidden",
         )
         .await;
     assert_eq!(answer["error"]["details"]["reason"], "has_bots");
-    t.refused(
-        Some(&bob.token),
-        "auth-remove-member",
-        json!({"memberId": owner.member_id}),
-        "bot/forbidden",
-    )
-    .await;
-    t.ok(Some(&bob.token), "delete-bot", json!({"id": bot}))
+    kit.as_member(&bob)
+        .refused(
+            "auth-remove-member",
+            json!({"memberId": owner.member_id}),
+            "bot/forbidden",
+        )
         .await;
-    t.ok(
-        Some(&owner.token),
-        "auth-remove-member",
-        json!({"memberId": bob.member_id}),
-    )
-    .await;
+    kit.as_member(&bob)
+        .ok("delete-bot", json!({"id": bot}))
+        .await;
+    kit.as_member(&owner)
+        .ok("auth-remove-member", json!({"memberId": bob.member_id}))
+        .await;
     // Bob's session went with him.
-    t.refused(
-        Some(&bob.token),
-        "auth-whoami",
-        json!({}),
-        "bot/unauthorized",
-    )
-    .await;
+    kit.as_member(&bob)
+        .refused("auth-whoami", json!({}), "bot/unauthorized")
+        .await;
 }
 
 /// Two members removing themselves at the same moment: the removals are
 /// serialized, so exactly one passes the last-member check.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_removals_cannot_both_pass_the_last_member_check_48() {
-    let t = TestHost::new();
+    let kit = Kit::new().await;
     // Signing in before any state request: the home is not fresh any more,
     // so no Chief is made and the owner owns no Bot.
-    let owner = t.sign_in_owner("Ada").await;
-    assert_eq!(t.state(Some(&owner.token)).await.1["bots"], json!([]));
-    let bob = t.invite_member(&owner.token, "Bob").await;
+    let owner = kit.owner("Ada").await;
+    assert_eq!(kit.as_member(&owner).state().await.1["bots"], json!([]));
+    let bob = kit.as_member(&owner).invite("Bob").await;
+    let (as_owner, as_bob) = (kit.as_member(&owner), kit.as_member(&bob));
     let (a, b) = tokio::join!(
-        t.call(
-            Some(&owner.token),
-            "auth-remove-member",
-            json!({"memberId": owner.member_id})
-        ),
-        t.call(
-            Some(&bob.token),
-            "auth-remove-member",
-            json!({"memberId": bob.member_id})
-        ),
+        as_owner.post("auth-remove-member", json!({"memberId": owner.member_id})),
+        as_bob.post("auth-remove-member", json!({"memberId": bob.member_id})),
     );
     let passed = [&a, &b].iter().filter(|(status, _)| *status == 200).count();
     assert_eq!(passed, 1, "{a:?} {b:?}");
     let refused = if a.0 == 200 { b.1 } else { a.1 };
     assert_eq!(refused["error"]["details"]["reason"], "last_member");
-    assert_eq!(t.host.store().read(|s| s.members.len()), 1);
+    assert_eq!(kit.host.store().read(|s| s.members.len()), 1);
 }

@@ -4,15 +4,13 @@
 //! echoes the turn line back, which carries `text`; `ls` of a missing path
 //! crashes with a stderr line; `sleep` never answers).
 
-use crate::support::TestHost;
 use flybot_interop::subprocess::SeatKey;
+use flybot_testkit::{Kit, Room};
 use serde_json::{Value, json};
-use std::time::Duration;
 
-async fn external_bot(t: &TestHost, name: &str, command: Value) -> String {
-    let made = t
+async fn external_bot(kit: &Kit, name: &str, command: Value) -> String {
+    let made = kit
         .ok(
-            None,
             "create-bot",
             json!({"name": name, "external": {"driver": "subprocess", "command": command}}),
         )
@@ -21,37 +19,26 @@ async fn external_bot(t: &TestHost, name: &str, command: Value) -> String {
     made["bot"]["id"].as_str().unwrap().to_owned()
 }
 
-async fn room_with(t: &TestHost, members: &[&str]) -> String {
-    let room = t
-        .ok(
-            None,
-            "create-room",
-            json!({"name": "Pilot", "members": members, "admin": members[0]}),
-        )
-        .await;
-    room["room"]["id"].as_str().unwrap().to_owned()
+async fn room_with(kit: &Kit, members: &[&str]) -> Room {
+    kit.room_from(json!({"name": "Pilot", "members": members, "admin": members[0]}))
+        .await
 }
 
-async fn settled(t: &TestHost, room: &str) -> Vec<Value> {
-    for _ in 0..200 {
-        let answer = t.ok(None, "messages", json!({"roomId": room})).await;
-        if answer["running"] == json!(false) {
-            return answer["messages"].as_array().unwrap().clone();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the room never settled");
+/// Awaits the end of the room's rounds; answers its lines.
+async fn settled(kit: &Kit, room: &Room) -> Vec<Value> {
+    kit.round_ended(room).await;
+    let answer = kit.ok("messages", json!({"roomId": room.id})).await;
+    answer["messages"].as_array().unwrap().clone()
 }
 
-async fn speaking(t: &TestHost, room: &str, bot: &str) {
-    for _ in 0..200 {
-        let answer = t.ok(None, "messages", json!({"roomId": room})).await;
-        if answer["speaking"] == json!(bot) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("{bot} never spoke");
+/// Awaits `bot` speaking in the room.
+async fn speaking(kit: &Kit, room: &Room, bot: &str) {
+    let speaks = || {
+        kit.host.rooms().run(&room.id, |r| {
+            r.speaking.as_ref().is_some_and(|(b, _)| b == bot)
+        })
+    };
+    kit.until(&format!("{bot} speaks"), speaks).await;
 }
 
 fn alive(pid: u32) -> bool {
@@ -61,19 +48,9 @@ fn alive(pid: u32) -> bool {
         .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
 }
 
-async fn gone(pid: u32) -> bool {
-    for _ in 0..100 {
-        if !alive(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    false
-}
-
 #[tokio::test]
 async fn capability_failure_an_external_record_is_refused_naming_the_field() {
-    let t = TestHost::new();
+    let kit = Kit::new().await;
     let cases = [
         (
             json!({"driver": "subprocess", "command": "agent --stdio"}),
@@ -101,9 +78,8 @@ async fn capability_failure_an_external_record_is_refused_naming_the_field() {
         ),
     ];
     for (external, field) in cases {
-        let refused = t
+        let refused = kit
             .refused(
-                None,
                 "create-bot",
                 json!({"name": "Peer", "external": external}),
                 "bot/invalid",
@@ -111,10 +87,9 @@ async fn capability_failure_an_external_record_is_refused_naming_the_field() {
             .await;
         assert_eq!(refused["error"]["details"]["field"], field, "{refused}");
     }
-    let bot = t.create_bot(None, "Ada").await;
-    let refused = t
+    let bot = kit.bot("Ada").await.id;
+    let refused = kit
         .refused(
-            None,
             "update-bot",
             json!({"id": bot, "external": {"driver": "subprocess", "command": ["zsh"]}}),
             "bot/invalid",
@@ -125,17 +100,16 @@ async fn capability_failure_an_external_record_is_refused_naming_the_field() {
 
 #[tokio::test]
 async fn complete_collaboration_an_external_member_answers_in_the_room_in_its_own_voice() {
-    let t = TestHost::new();
-    let ada = t.create_bot(None, "Ada").await;
-    let peer = external_bot(&t, "Coder", json!(["cat"])).await;
-    let room = room_with(&t, &[&peer, &ada]).await;
-    t.ok(
-        None,
+    let kit = Kit::new().await;
+    let ada = kit.bot("Ada").await.id;
+    let peer = external_bot(&kit, "Coder", json!(["cat"])).await;
+    let room = room_with(&kit, &[&peer, &ada]).await;
+    kit.ok(
         "send",
-        json!({"roomId": room, "text": "@Coder please fix the parser"}),
+        json!({"roomId": room.id, "text": "@Coder please fix the parser"}),
     )
     .await;
-    let lines = settled(&t, &room).await;
+    let lines = settled(&kit, &room).await;
     let reply = lines
         .iter()
         .find(|l| l["authorId"] == json!(peer))
@@ -154,28 +128,30 @@ async fn complete_collaboration_an_external_member_answers_in_the_room_in_its_ow
         "{reply}"
     );
     let key = SeatKey {
-        room_id: room.clone(),
+        room_id: room.id.clone(),
         bot_id: peer.clone(),
     };
-    let pid = t.host.externals().supervisor().pid(&key).unwrap();
+    let pid = kit.host.externals().supervisor().pid(&key).unwrap();
     // Deleting the Bot ends its process.
-    t.ok(None, "delete-bot", json!({"id": peer})).await;
-    assert!(gone(pid).await, "a deleted Bot's process ends");
+    kit.ok("delete-bot", json!({"id": peer})).await;
+    // No host event says a process ended: the kit's backstop tick looks.
+    kit.until("a deleted Bot's process ends", || !alive(pid))
+        .await;
 }
 
 #[tokio::test]
 async fn delivery_and_crash_a_crash_is_the_members_own_line_with_its_stderr() {
-    let t = TestHost::new();
+    let kit = Kit::new().await;
     let peer = external_bot(
-        &t,
+        &kit,
         "Coder",
         json!(["ls", "/nonexistent-flybot-peer-folder"]),
     )
     .await;
-    let room = room_with(&t, &[&peer]).await;
-    t.ok(None, "send", json!({"roomId": room, "text": "hello"}))
+    let room = room_with(&kit, &[&peer]).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "hello"}))
         .await;
-    let lines = settled(&t, &room).await;
+    let lines = settled(&kit, &room).await;
     let crash = lines
         .iter()
         .find(|l| l["authorId"] == json!(peer))
@@ -188,31 +164,31 @@ async fn delivery_and_crash_a_crash_is_the_members_own_line_with_its_stderr() {
 
 #[tokio::test]
 async fn stop_and_late_result_a_person_stop_ends_the_turn_with_nothing_to_answer() {
-    let t = TestHost::new();
-    let peer = external_bot(&t, "Coder", json!(["sleep", "300"])).await;
-    let room = room_with(&t, &[&peer]).await;
-    t.ok(None, "send", json!({"roomId": room, "text": "hello"}))
+    let kit = Kit::new().await;
+    let peer = external_bot(&kit, "Coder", json!(["sleep", "300"])).await;
+    let room = room_with(&kit, &[&peer]).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "hello"}))
         .await;
-    speaking(&t, &room, &peer).await;
+    speaking(&kit, &room, &peer).await;
     let key = SeatKey {
-        room_id: room.clone(),
+        room_id: room.id.clone(),
         bot_id: peer.clone(),
     };
-    let stop = t
-        .ok(None, "send", json!({"roomId": room, "text": "stop"}))
+    let stop = kit
+        .ok("send", json!({"roomId": room.id, "text": "stop"}))
         .await;
     assert_eq!(stop["queued"], "stop");
     // The stop line opens a next round with a fresh process; removing the
     // member ends that one.
-    speaking(&t, &room, &peer).await;
-    let ada = t.create_bot(None, "Ada").await;
-    t.ok(None, "update-room", json!({"id": room, "members": [ada]}))
+    speaking(&kit, &room, &peer).await;
+    let ada = kit.bot("Ada").await.id;
+    kit.ok("update-room", json!({"id": room.id, "members": [ada]}))
         .await;
-    let lines = settled(&t, &room).await;
+    let lines = settled(&kit, &room).await;
     assert!(
         lines.iter().all(|l| l["authorId"] != json!(peer)),
         "a stopped turn is not a failure: {lines:?}"
     );
-    assert!(t.host.externals().supervisor().pid(&key).is_none());
-    assert!(t.host.externals().supervisor().seats().is_empty());
+    assert!(kit.host.externals().supervisor().pid(&key).is_none());
+    assert!(kit.host.externals().supervisor().seats().is_empty());
 }

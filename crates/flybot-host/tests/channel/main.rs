@@ -1,6 +1,7 @@
 //! The channel, end to end through the router: sign-in, access, the roster
 //! and the edge's refusals. Every refusal is checked to leave the journal,
-//! the snapshot, the revision and the team unchanged.
+//! the snapshot, the revision and the team unchanged. Every test sets up
+//! and waits through `flybot-testkit`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod access;
@@ -10,7 +11,6 @@ mod chat;
 mod edge;
 mod external_members;
 mod model_client;
-mod model_support;
 mod opencode_room;
 mod opencode_room_bounds;
 mod opencode_room_real;
@@ -19,10 +19,8 @@ mod pilot_injection;
 mod projects;
 mod rooms_rounds;
 mod roster;
-mod support;
 mod task_board;
 mod task_contract;
-mod task_kit;
 mod task_queue;
 mod tasks;
 mod team_tools;

@@ -2,13 +2,13 @@
 //! model server: text, DeepSeek reasoning, tool calls, usage, and each
 //! failure class with its retry policy (#1308) on a paused clock.
 
-use crate::model_support::MockServer;
 use flybot_agent::model::openai::{KeySource, OpenAiProvider, OpenAiSettings, http_client};
 use flybot_agent::model::retry::Retrying;
 use flybot_agent::model::{
     ChatMessage, FinishReason, ModelError, ModelProvider, ModelRequest, Role, StreamEvent,
     ToolCall, ToolSpec, Usage,
 };
+use flybot_testkit::mock_server::MockServer;
 use futures_util::StreamExt;
 use serde_json::json;
 

@@ -7,49 +7,44 @@
 use crate::opencode_room::{
     card, card_when, evidence_record, fake_host, host_on, journal_text, seed, set_up, settled,
 };
+use flybot_core::rooms::log::LineKind;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::fake::FakeStep;
 use flybot_interop::opencode::locate::README_PATH;
 use flybot_interop::pilot::fixture;
 use serde_json::{Value, json};
-use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stop_and_late_result_a_person_stops_an_opencode_turn_and_the_abort_is_journaled() {
-    let t = host_on(OpenCodeRuntime::Fake(vec![
+    let kit = host_on(OpenCodeRuntime::Fake(vec![
         flybot_interop::opencode::fake::FakeStep::Hang,
         flybot_interop::opencode::fake::FakeStep::Reply {
             text: "Back at it.".into(),
         },
-    ]));
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
+    ]))
+    .await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok(
         "send",
-        json!({"roomId": p.room, "text": "@Coder start on the card"}),
+        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
     )
     .await;
     // Stop once OpenCode holds the prompt (a stop while the seat starts
     // ends the turn before anything is sent).
-    let mut sent = false;
-    for _ in 0..200 {
-        let seat = t
+    kit.until("Coder's prompt reaches OpenCode", || {
+        let seat = kit
             .host
             .externals()
             .opencode()
-            .seat(&p.room, &p.coder, &p.task);
-        if seat.is_some_and(|s| s.runtime_prompts().len() == 1) {
-            sent = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(sent, "Coder's prompt never reached OpenCode");
-    let stop = t
-        .ok(None, "send", json!({"roomId": p.room, "text": "stop"}))
+            .seat(&p.room.id, &p.coder, &p.task);
+        seat.is_some_and(|s| s.runtime_prompts().len() == 1)
+    })
+    .await;
+    let stop = kit
+        .ok("send", json!({"roomId": p.room.id, "text": "stop"}))
         .await;
     assert_eq!(stop["queued"], "stop");
-    let lines = settled(&t, &p.room, 400).await;
+    let lines = settled(&kit, &p.room).await;
     // The stopped turn said nothing and is not a failure; the next line
     // that calls Coder hears that the stopped card takes no more work, and
     // the card did not move.
@@ -63,16 +58,16 @@ async fn stop_and_late_result_a_person_stops_an_opencode_turn_and_the_abort_is_j
         coder_said[0].starts_with("My work on this card was stopped"),
         "{lines:#?}"
     );
-    assert_eq!(card(&t, &p.task).await["status"], "working");
-    let journal = journal_text(&t, &p);
+    assert_eq!(card(&kit, &p.task).await["status"], "working");
+    let journal = journal_text(&kit, &p);
     assert!(journal.contains("\"abort\""), "{journal}");
     assert!(journal.contains("cancel"), "{journal}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn identity_and_scope_an_opencode_record_that_could_widen_its_policy_is_refused() {
-    let t = fake_host();
-    let seed = seed(&t);
+    let kit = fake_host().await;
+    let seed = seed(&kit);
     for (external, field) in [
         (
             json!({"driver": "opencode", "testCommand": ["node", "--test", "*"]}),
@@ -92,9 +87,8 @@ async fn identity_and_scope_an_opencode_record_that_could_widen_its_policy_is_re
         ),
         (json!({"driver": "claude"}), "external.driver"),
     ] {
-        let refused = t
+        let refused = kit
             .refused(
-                None,
                 "create-bot",
                 json!({"name": "Coder", "external": external}),
                 "bot/invalid",
@@ -107,103 +101,89 @@ async fn identity_and_scope_an_opencode_record_that_could_widen_its_policy_is_re
 #[tokio::test(flavor = "multi_thread")]
 async fn capability_failure_an_opencode_bot_without_a_card_or_a_runtime_says_so() {
     // No card in the room: the Bot says how to give it one.
-    let t = fake_host();
-    let coder = t
+    let kit = fake_host().await;
+    let coder = kit
         .ok(
-            None,
             "create-bot",
             json!({"name": "Coder", "external": {"driver": "opencode"}}),
         )
         .await;
     let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
-    let room = t
-        .ok(
-            None,
-            "create-room",
-            json!({"name": "Solo", "members": [coder], "admin": coder}),
-        )
+    let room = kit
+        .room_from(json!({"name": "Solo", "members": [coder], "admin": coder}))
         .await;
-    let room = room["room"]["id"].as_str().unwrap().to_owned();
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": room, "text": "@Coder fix it"}),
-    )
-    .await;
-    let lines = settled(&t, &room, 200).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "@Coder fix it"}))
+        .await;
+    let lines = settled(&kit, &room).await;
     let said = &lines.last().unwrap().2;
     assert!(said.contains("I work on a card"), "{lines:#?}");
 
     // No OpenCode installed: the turn says how to install it, nothing runs.
-    let t = host_on(OpenCodeRuntime::Missing);
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": format!("@Ada please delegate the fixture task {} to @Coder.", p.task)}),
-    )
-    .await;
-    let lines = settled(&t, &p.room, 200).await;
+    let kit = host_on(OpenCodeRuntime::Missing).await;
+    let p = set_up(&kit, "mock").await;
+    let text = format!(
+        "@Ada please delegate the fixture task {} to @Coder.",
+        p.task
+    );
+    kit.ok("send", json!({"roomId": p.room.id, "text": text}))
+        .await;
+    let lines = settled(&kit, &p.room).await;
     let failure = lines
         .iter()
         .find(|(a, _, _)| *a == p.coder)
         .unwrap_or_else(|| panic!("{lines:#?}"));
     assert!(failure.2.contains("is not installed"), "{failure:?}");
     assert!(failure.2.contains(README_PATH), "{failure:?}");
-    assert_eq!(card(&t, &p.task).await["status"], "working");
+    assert_eq!(card(&kit, &p.task).await["status"], "working");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubmits_nothing() {
     // The fake keeps its sessions in memory: after the seat is dropped, the
     // card's session is gone and the re-bound journal says so.
-    let t = fake_host();
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
+    let kit = fake_host().await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok(
         "send",
-        json!({"roomId": p.room, "text": format!(
+        json!({"roomId": p.room.id, "text": format!(
             "@Ada please delegate the fixture task {} to @Coder and verify the result.", p.task)}),
     )
     .await;
-    settled(&t, &p.room, 400).await;
-    card_when(&t, &p.task, "blocked", 400).await;
-    t.host.externals().opencode().stop_all();
-    t.ok(
-        None,
-        "send",
-        json!({"roomId": p.room, "text": "@Ada Coder asked you a question here; please answer it."}),
-    )
-    .await;
-    let lines = settled(&t, &p.room, 400).await;
+    settled(&kit, &p.room).await;
+    card_when(&kit, &p.task, "blocked").await;
+    kit.host.externals().opencode().stop_all();
+    let text = "@Ada Coder asked you a question here; please answer it.";
+    kit.ok("send", json!({"roomId": p.room.id, "text": text}))
+        .await;
+    let lines = settled(&kit, &p.room).await;
     let last = lines.last().unwrap();
     assert_eq!(last.0, p.coder, "{lines:#?}");
     assert!(last.2.contains("recovery: uncertain"), "{lines:#?}");
-    let seat = t
+    let seat = kit
         .host
         .externals()
         .opencode()
-        .seat(&p.room, &p.coder, &p.task)
+        .seat(&p.room.id, &p.coder, &p.task)
         .unwrap();
     assert!(seat.runtime_prompts().is_empty(), "nothing was resubmitted");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn capability_failure_an_unexpected_permission_is_denied_said_and_journaled() {
-    let t = host_on(OpenCodeRuntime::Fake(vec![
+    let kit = host_on(OpenCodeRuntime::Fake(vec![
         flybot_interop::opencode::fake::FakeStep::AskPermission {
             permission: "webfetch".into(),
             text: "fetched".into(),
         },
-    ]));
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
+    ]))
+    .await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok(
         "send",
-        json!({"roomId": p.room, "text": "@Coder look it up on the web"}),
+        json!({"roomId": p.room.id, "text": "@Coder look it up on the web"}),
     )
     .await;
-    let lines = settled(&t, &p.room, 400).await;
+    let lines = settled(&kit, &p.room).await;
     let said = lines
         .iter()
         .find(|(a, _, _)| *a == p.coder)
@@ -213,20 +193,20 @@ async fn capability_failure_an_unexpected_permission_is_denied_said_and_journale
             .starts_with("I asked for webfetch, which this room's policy does not allow"),
         "{said:?}"
     );
-    assert_eq!(card(&t, &p.task).await["status"], "working");
-    let journal = journal_text(&t, &p);
+    assert_eq!(card(&kit, &p.task).await["status"], "working");
+    let journal = journal_text(&kit, &p);
     assert!(journal.contains("\"deny-request\""), "{journal}");
     assert!(journal.contains("\"abort\""), "{journal}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for_a_third() {
-    let t = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
+    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
         text: "On it.".into(),
-    }]));
-    let coder = t
+    }]))
+    .await;
+    let coder = kit
         .ok(
-            None,
             "create-bot",
             json!({"name": "Coder", "external": {"driver": "opencode"}}),
         )
@@ -234,28 +214,18 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
     let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
     let mut said = Vec::new();
     for n in 0..3 {
-        let room = t
-            .ok(
-                None,
-                "create-room",
-                json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}),
-            )
+        let room = kit
+            .room_from(json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}))
             .await;
-        let room = room["room"]["id"].as_str().unwrap().to_owned();
-        let task = t
-            .ok(
-                None,
-                "task-create",
-                json!({"botId": coder, "roomId": room, "title": format!("Card {n}")}),
-            )
+        let task = kit
+            .card_from(json!({"botId": coder, "roomId": room.id, "title": format!("Card {n}")}))
             .await;
-        let task = task["task"]["id"].as_str().unwrap().to_owned();
         for endpoint in ["task-accept", "task-start"] {
-            t.ok(None, endpoint, json!({"id": task})).await;
+            kit.ok(endpoint, json!({"id": task})).await;
         }
-        t.ok(None, "send", json!({"roomId": room, "text": "@Coder go"}))
+        kit.ok("send", json!({"roomId": room.id, "text": "@Coder go"}))
             .await;
-        let lines = settled(&t, &room, 400).await;
+        let lines = settled(&kit, &room).await;
         // The person's accept and start post the claim line (#1253) in the
         // Bot's voice first; the turn's answer (or refusal) comes after it.
         let first = lines
@@ -271,7 +241,7 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
 
 #[tokio::test(flavor = "multi_thread")]
 async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stays_working() {
-    let t = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
+    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
         files: vec![(
             "slug.mjs".into(),
             "export function slugify(title) { return title; }\n".into(),
@@ -281,31 +251,30 @@ async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stay
             .map(|s| (*s).to_owned())
             .collect(),
         text: "DONE @Ada: it works, trust me.".into(),
-    }]));
-    let p = set_up(&t, "mock").await;
-    t.ok(
-        None,
+    }]))
+    .await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok(
         "send",
-        json!({"roomId": p.room, "text": "@Coder please fix slug.mjs"}),
+        json!({"roomId": p.room.id, "text": "@Coder please fix slug.mjs"}),
     )
     .await;
-    let mut said = None;
-    for _ in 0..400 {
-        let lines = settled(&t, &p.room, 400).await;
-        said = lines.into_iter().find(|(_, kind, _)| kind == "event");
-        if said.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    kit.until("the check is said", || {
+        kit.room_lines(&p.room)
+            .iter()
+            .any(|line| line.kind == LineKind::Event)
+    })
+    .await;
+    let lines = settled(&kit, &p.room).await;
+    let said = lines.into_iter().find(|(_, kind, _)| kind == "event");
     let said = said.expect("the check was never said");
     assert_eq!(said.0, p.ada, "the card's own Bot checks: {said:?}");
     assert!(
         said.2.starts_with("The result did not verify for Ada"),
         "{said:?}"
     );
-    assert_eq!(card(&t, &p.task).await["status"], "working");
-    let record: Value = evidence_record(&t, &p);
+    assert_eq!(card(&kit, &p.task).await["status"], "working");
+    let record: Value = evidence_record(&kit, &p);
     assert_eq!(record["verification"]["verified"], false, "{record}");
     assert_eq!(record["evidence"]["tests"]["passed"], false, "{record}");
 }

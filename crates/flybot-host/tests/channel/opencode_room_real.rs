@@ -3,18 +3,19 @@
 //! loopback: the steps of `opencode_room`, and a seat dropped mid-card
 //! that picks up its one session.
 
-use crate::model_support::MockServer;
 use crate::opencode_room::{
     card, check_the_collaboration, follow_the_pilot, journal_text, set_up, walk_the_pilot,
 };
-use crate::support::TestHost;
 use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig, ProviderRegistry};
 use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::locate::README_PATH;
 use flybot_interop::pilot::script;
+use flybot_testkit::Kit;
+use flybot_testkit::mock_server::MockServer;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The pinned OpenCode the README's setup installed, if any.
 fn installed_opencode() -> Option<PathBuf> {
@@ -25,7 +26,7 @@ fn installed_opencode() -> Option<PathBuf> {
 
 /// A host with Bot A on the mock and the model `coder` on a loopback
 /// provider serving Bot B's scenario, running the real OpenCode `binary`.
-fn real_host(binary: PathBuf) -> (TestHost, MockServer) {
+async fn real_host(binary: PathBuf) -> (Kit, MockServer) {
     let coder_mock = MockServer::start(&flybot_host::pilot::real::opencode_scenario());
     let mut models = ModelsConfig::default();
     models.providers.insert(
@@ -45,7 +46,7 @@ fn real_host(binary: PathBuf) -> (TestHost, MockServer) {
             max_output_tokens: None,
         },
     );
-    let t = TestHost::with_config(|config| {
+    let kit = Kit::with_config(|config| {
         config.models = Arc::new(
             ProviderRegistry::from_config(
                 &models,
@@ -54,8 +55,11 @@ fn real_host(binary: PathBuf) -> (TestHost, MockServer) {
             .unwrap(),
         );
         config.opencode = OpenCodeRuntime::Pinned(binary);
-    });
-    (t, coder_mock)
+    })
+    .await
+    // A real OpenCode round on a busy machine: the old polls allowed 120 s.
+    .patient(Duration::from_secs(120));
+    (kit, coder_mock)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -68,16 +72,16 @@ async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
         eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
         return;
     };
-    let (t, _coder_mock) = real_host(binary);
-    let p = set_up(&t, "coder").await;
-    let lines = follow_the_pilot(&t, &p, 2400).await;
-    check_the_collaboration(&t, &p, &lines);
-    assert_eq!(card(&t, &p.task).await["status"], "result-ready");
-    let seat = t
+    let (kit, _coder_mock) = real_host(binary).await;
+    let p = set_up(&kit, "coder").await;
+    let lines = follow_the_pilot(&kit, &p).await;
+    check_the_collaboration(&kit, &p, &lines);
+    assert_eq!(card(&kit, &p.task).await["status"], "result-ready");
+    let seat = kit
         .host
         .externals()
         .opencode()
-        .seat(&p.room, &p.coder, &p.task)
+        .seat(&p.room.id, &p.coder, &p.task)
         .unwrap();
     assert_eq!(
         seat.egress_attempts(),
@@ -96,13 +100,13 @@ async fn level2_a_restarted_seat_on_the_real_opencode_picks_up_its_session() {
         eprintln!("skipped: the pinned OpenCode is not installed ({README_PATH})");
         return;
     };
-    let (t, _coder_mock) = real_host(binary);
-    let p = set_up(&t, "coder").await;
-    let lines = walk_the_pilot(&t, &p, 2400, true).await;
-    check_the_collaboration(&t, &p, &lines);
+    let (kit, _coder_mock) = real_host(binary).await;
+    let p = set_up(&kit, "coder").await;
+    let lines = walk_the_pilot(&kit, &p, true).await;
+    check_the_collaboration(&kit, &p, &lines);
     // One task, one runtime session: the second process took up the first
     // one's session from its own data folder, nothing created it again.
-    let journal = journal_text(&t, &p);
+    let journal = journal_text(&kit, &p);
     let created = journal
         .lines()
         .filter(|l| l.contains("\"create-session\""))

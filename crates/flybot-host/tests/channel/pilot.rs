@@ -5,24 +5,11 @@
 //! any other address.
 
 use flybot_host::pilot::{PilotConfig, PilotRun, PilotRuntime, run_pilot};
-use flybot_host::{Host, app};
 use flybot_interop::opencode::PINNED_VERSION;
 use flybot_interop::opencode::locate::README_PATH;
-use serde_json::{Value, json};
+use flybot_testkit::Kit;
+use serde_json::json;
 use std::path::PathBuf;
-use tower::ServiceExt;
-
-async fn call(host: &Host, endpoint: &str, body: Value) -> (u16, Value) {
-    let request = axum::http::Request::post(format!("/api/bot/{endpoint}"))
-        .body(axum::body::Body::from(body.to_string()))
-        .unwrap();
-    let response = app(host.clone()).oneshot(request).await.unwrap();
-    let status = response.status().as_u16();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (status, serde_json::from_slice(&bytes).unwrap())
-}
 
 async fn pilot(runtime: PilotRuntime, home: &std::path::Path) -> PilotRun {
     let config = PilotConfig {
@@ -122,11 +109,12 @@ async fn complete_collaboration_the_pilot_on_the_fake_opencode_ends_result_ready
  {
     let home = tempfile::tempdir().unwrap();
     let run = pilot(PilotRuntime::Fake, home.path()).await;
+    let kit = Kit::around(run.host.clone(), home);
     check_collaboration(&run);
     assert_eq!(run.report.evidence_level_number, 1);
     assert!(run.report.skipped_boundaries[0].contains("level 2"));
     // Result-ready is not accepted: only the person's acceptance ends it.
-    let (_, tasks) = call(&run.host, "tasks", json!({})).await;
+    let (_, tasks) = kit.post("tasks", json!({})).await;
     let card = tasks["tasks"]
         .as_array()
         .unwrap()
@@ -135,8 +123,9 @@ async fn complete_collaboration_the_pilot_on_the_fake_opencode_ends_result_ready
         .cloned()
         .unwrap();
     assert_eq!(card["status"], "result-ready");
-    let (status, accepted) =
-        call(&run.host, "task-accept-result", json!({"id": run.task_id})).await;
+    let (status, accepted) = kit
+        .post("task-accept-result", json!({"id": run.task_id}))
+        .await;
     assert_eq!(status, 200, "{accepted}");
     assert_eq!(accepted["task"]["status"], "accepted");
     run.host.begin_stop();
@@ -146,10 +135,13 @@ async fn complete_collaboration_the_pilot_on_the_fake_opencode_ends_result_ready
 async fn completion_evidence_a_returned_pilot_result_can_be_rejected_by_the_person() {
     let home = tempfile::tempdir().unwrap();
     let run = pilot(PilotRuntime::Fake, home.path()).await;
-    let (status, cancelled) = call(&run.host, "task-cancel", json!({"id": run.task_id})).await;
+    let kit = Kit::around(run.host.clone(), home);
+    let (status, cancelled) = kit.post("task-cancel", json!({"id": run.task_id})).await;
     assert_eq!(status, 200, "{cancelled}");
     assert_eq!(cancelled["task"]["status"], "cancelled");
-    let (status, _) = call(&run.host, "task-accept-result", json!({"id": run.task_id})).await;
+    let (status, _) = kit
+        .post("task-accept-result", json!({"id": run.task_id}))
+        .await;
     assert!(
         (400..500).contains(&status),
         "a cancelled result is not revived"

@@ -2,132 +2,115 @@
 //! binding needs the right to manage, and the board shows only the cards the
 //! caller may open through `tasks`.
 
-use crate::support::TestHost;
-use crate::task_kit::{ada_bob_and_worker, create_from, create_room};
+use flybot_testkit::Kit;
 use serde_json::{Value, json};
 
 /// `token`'s view of `project`'s board.
-async fn board(t: &TestHost, token: &str, project: &str) -> Value {
-    t.ok(Some(token), "project-board", json!({"project": project}))
+async fn board(kit: &Kit, token: &str, project: &str) -> Value {
+    kit.with_token(Some(token))
+        .ok("project-board", json!({"project": project}))
         .await
 }
 
 #[tokio::test]
 async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages_1710() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let other = t.invite_member(&owner.token, "Bob").await;
-    t.refused(
-        Some(&owner.token),
-        "project-create",
-        json!({"name": "Site", "ownerUserId": other.member_id}),
-        "bot/invalid",
-    )
-    .await;
-    let created = t
-        .ok(
-            Some(&owner.token),
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let other = kit.as_member(&owner).invite("Bob").await;
+    kit.as_member(&owner)
+        .refused(
             "project-create",
-            json!({"name": "Site"}),
+            json!({"name": "Site", "ownerUserId": other.member_id}),
+            "bot/invalid",
         )
+        .await;
+    let created = kit
+        .as_member(&owner)
+        .ok("project-create", json!({"name": "Site"}))
         .await;
     let id = created["project"]["id"].as_str().unwrap().to_owned();
     assert!(id.starts_with("project-"));
     assert_eq!(created["project"]["ownerUserId"], owner.member_id.as_str());
-    let mine = t
-        .ok(Some(&owner.token), "project-read", json!({"project": id}))
+    let mine = kit
+        .as_member(&owner)
+        .ok("project-read", json!({"project": id}))
         .await;
     assert_eq!(mine["canManage"], true);
-    let theirs = t
-        .ok(Some(&other.token), "project-read", json!({"project": id}))
+    let theirs = kit
+        .as_member(&other)
+        .ok("project-read", json!({"project": id}))
         .await;
     assert_eq!(theirs["canManage"], false);
-    let list = t.ok(Some(&other.token), "projects", json!({})).await;
+    let list = kit.as_member(&other).ok("projects", json!({})).await;
     assert_eq!(list["projects"][0]["canManage"], false);
-    t.refused(
-        Some(&other.token),
-        "project-delete",
-        json!({"project": id}),
-        "bot/forbidden",
-    )
-    .await;
-    t.ok(Some(&owner.token), "project-delete", json!({"project": id}))
+    kit.as_member(&other)
+        .refused("project-delete", json!({"project": id}), "bot/forbidden")
         .await;
-    t.refused(
-        Some(&owner.token),
-        "project-read",
-        json!({"project": id}),
-        "bot/not-found",
-    )
-    .await;
+    kit.as_member(&owner)
+        .ok("project-delete", json!({"project": id}))
+        .await;
+    kit.as_member(&owner)
+        .refused("project-read", json!({"project": id}), "bot/not-found")
+        .await;
 }
 
 #[tokio::test]
 async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_hides_1710_1723() {
-    let t = TestHost::new();
-    let (owner, other, bot) = ada_bob_and_worker(&t).await;
-    let room = create_room(
-        &t,
-        Some(&owner.token),
-        json!({"name": "Shared", "members": [bot],
-               "participants": [{"kind": "human", "memberId": other.member_id}]}),
-    )
-    .await;
-    let project = t
-        .ok(
-            Some(&owner.token),
-            "project-create",
-            json!({"name": "Site"}),
-        )
+    let kit = Kit::new().await;
+    let [owner, other] = kit.members(["Ada", "Bob"]).await;
+    let bot = kit.as_member(&owner).bot("Worker").await.id;
+    let room = kit
+        .as_member(&owner)
+        .room_from(json!({"name": "Shared", "members": [bot],
+               "participants": [{"kind": "human", "memberId": other.member_id}]}))
+        .await
+        .id;
+    let project = kit
+        .as_member(&owner)
+        .ok("project-create", json!({"name": "Site"}))
         .await["project"]["id"]
         .as_str()
         .unwrap()
         .to_owned();
-    t.refused(
-        Some(&other.token),
-        "project-bind",
-        json!({"roomId": room, "project": project}),
-        "bot/forbidden",
-    )
-    .await;
-    let bound = t
-        .ok(
-            Some(&owner.token),
+    kit.as_member(&other)
+        .refused(
             "project-bind",
             json!({"roomId": room, "project": project}),
+            "bot/forbidden",
         )
         .await;
+    let bound = kit
+        .as_member(&owner)
+        .ok("project-bind", json!({"roomId": room, "project": project}))
+        .await;
     assert_eq!(bound["project"]["roomIds"], json!([room]));
-    let of = t
-        .ok(Some(&other.token), "project-of", json!({"roomId": room}))
+    let of = kit
+        .as_member(&other)
+        .ok("project-of", json!({"roomId": room}))
         .await;
     assert_eq!(of["project"]["id"], project.as_str());
     // Unbinding leaves a Project Bob does not manage: refused.
-    t.refused(
-        Some(&other.token),
-        "project-bind",
-        json!({"roomId": room, "project": null}),
-        "bot/forbidden",
-    )
-    .await;
-    let empty = board(&t, &other.token, &project).await;
+    kit.as_member(&other)
+        .refused(
+            "project-bind",
+            json!({"roomId": room, "project": null}),
+            "bot/forbidden",
+        )
+        .await;
+    let empty = board(&kit, &other.token, &project).await;
     assert_eq!(empty["rows"], json!([]));
     // Bob asks Ada's Bot in the room he shares with it; Ada asks it too.
     // Ada owns the Bot and the room and sees both; Bob sees only his own.
-    let bobs_card = create_from(
-        &t,
-        Some(&other.token),
-        json!({"botId": bot, "title": "Bob's", "roomId": room}),
-    )
-    .await;
-    let adas_card = create_from(
-        &t,
-        Some(&owner.token),
-        json!({"botId": bot, "title": "Ada's", "roomId": room,
-               "evidence": [{"pr": 12}]}),
-    )
-    .await;
-    let ada_board = board(&t, &owner.token, &project).await;
+    let bobs_card = kit
+        .as_member(&other)
+        .card_from(json!({"botId": bot, "title": "Bob's", "roomId": room}))
+        .await;
+    let adas_card = kit
+        .as_member(&owner)
+        .card_from(json!({"botId": bot, "title": "Ada's", "roomId": room,
+               "evidence": [{"pr": 12}]}))
+        .await;
+    let ada_board = board(&kit, &owner.token, &project).await;
     let ada_rows = ada_board["rows"].as_array().unwrap();
     assert_eq!(ada_rows.len(), 2);
     let adas_row = ada_rows
@@ -135,7 +118,7 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         .find(|r| r["id"] == adas_card.as_str())
         .unwrap();
     assert!(adas_row["audit"].as_str().unwrap().contains("pr #12"));
-    let bob_board = board(&t, &other.token, &project).await;
+    let bob_board = board(&kit, &other.token, &project).await;
     let bob_rows = bob_board["rows"].as_array().unwrap();
     assert_eq!(bob_rows.len(), 1);
     assert_eq!(bob_rows[0]["id"], bobs_card.as_str());

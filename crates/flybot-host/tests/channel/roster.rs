@@ -1,19 +1,19 @@
 //! The roster: Bots, Main Bots, rooms, and what deleting a Bot does.
 
-use crate::support::TestHost;
 use flybot_protocol::state::{Task, TaskStatus};
+use flybot_testkit::Kit;
 use serde_json::json;
 
 #[tokio::test]
 async fn first_state_request_makes_the_first_main_bot_once() {
-    let t = TestHost::new();
-    let view = t.state(None).await.1;
+    let kit = Kit::new().await;
+    let view = kit.state().await.1;
     let chief = view["bots"][0]["id"].as_str().unwrap().to_owned();
     assert_eq!(view["bots"][0]["name"], "Chief");
     assert_eq!(view["mainBotIds"], json!([chief]));
     assert_eq!(view["designatedChiefId"], chief.as_str());
-    t.ok(None, "delete-bot", json!({"id": chief})).await;
-    let view = t.state(None).await.1;
+    kit.ok("delete-bot", json!({"id": chief})).await;
+    let view = kit.state().await.1;
     assert_eq!(
         view["bots"],
         json!([]),
@@ -24,40 +24,38 @@ async fn first_state_request_makes_the_first_main_bot_once() {
 
 #[tokio::test]
 async fn create_bot_is_silent_and_announced_645() {
-    let t = TestHost::new();
-    let mut events = t.host.subscribe();
-    let id = t.create_bot(None, "Helper").await;
+    let kit = Kit::new().await;
+    let mut events = kit.host.subscribe();
+    let id = kit.bot("Helper").await.id;
     let event = events.try_recv().unwrap();
     assert_eq!(
         event,
         flybot_host::HostEvent::BotCreated {
             bot_id: id.clone(),
-            owner_id: t.host.store().read(|s| s.bots[&id].owner_id.clone()),
+            owner_id: kit.host.store().read(|s| s.bots[&id].owner_id.clone()),
         }
     );
     assert!(events.try_recv().is_err(), "exactly one event, no message");
-    assert!(t.host.store().read(|s| s.tasks.is_empty()));
+    assert!(kit.host.store().read(|s| s.tasks.is_empty()));
 }
 
 #[tokio::test]
 async fn bot_names_are_unique_and_checked() {
-    let t = TestHost::new();
-    t.create_bot(None, "Helper").await;
-    let answer = t
-        .refused(None, "create-bot", json!({"name": "helper"}), "bot/invalid")
+    let kit = Kit::new().await;
+    kit.bot("Helper").await;
+    let answer = kit
+        .refused("create-bot", json!({"name": "helper"}), "bot/invalid")
         .await;
     assert_eq!(answer["error"]["details"]["field"], "name");
-    t.refused(None, "create-bot", json!({"name": ""}), "bot/invalid")
+    kit.refused("create-bot", json!({"name": ""}), "bot/invalid")
         .await;
-    t.refused(
-        None,
+    kit.refused(
         "create-bot",
         json!({"name": "X", "model": "a b"}),
         "bot/invalid",
     )
     .await;
-    t.refused(
-        None,
+    kit.refused(
         "update-bot",
         json!({"id": "bot-none", "name": "Y"}),
         "bot/not-found",
@@ -67,54 +65,47 @@ async fn bot_names_are_unique_and_checked() {
 
 #[tokio::test]
 async fn update_and_duplicate_answer_the_record() {
-    let t = TestHost::new();
-    let id = t.create_bot(None, "Helper").await;
-    let answer = t
+    let kit = Kit::new().await;
+    let id = kit.bot("Helper").await.id;
+    let answer = kit
         .ok(
-            None,
             "update-bot",
             json!({"id": id, "model": "deepseek-chat", "instructions": "Be brief."}),
         )
         .await;
     assert_eq!(answer["bot"]["model"], "deepseek-chat");
-    let revision = t.host.store().revision();
-    t.ok(
-        None,
-        "update-bot",
-        json!({"id": id, "model": "deepseek-chat"}),
-    )
-    .await;
+    let revision = kit.host.store().revision();
+    kit.ok("update-bot", json!({"id": id, "model": "deepseek-chat"}))
+        .await;
     assert_eq!(
-        t.host.store().revision(),
+        kit.host.store().revision(),
         revision,
         "a change that changes nothing moves no revision"
     );
-    let copy = t.ok(None, "duplicate-bot", json!({"id": id})).await;
+    let copy = kit.ok("duplicate-bot", json!({"id": id})).await;
     assert_eq!(copy["bot"]["name"], "Helper copy");
     assert_eq!(copy["bot"]["instructions"], "Be brief.");
     assert_ne!(copy["bot"]["id"], id.as_str());
     assert_ne!(copy["bot"]["sessionId"], answer["bot"]["sessionId"]);
-    let again = t.ok(None, "duplicate-bot", json!({"id": id})).await;
+    let again = kit.ok("duplicate-bot", json!({"id": id})).await;
     assert_eq!(again["bot"]["name"], "Helper copy 2");
 }
 
 #[tokio::test]
 async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions_1453() {
-    let t = TestHost::new();
-    let keep = t.create_bot(None, "Keeper").await;
-    let gone = t.create_bot(None, "Leaver").await;
-    let room = t
+    let kit = Kit::new().await;
+    let keep = kit.bot("Keeper").await.id;
+    let gone = kit.bot("Leaver").await.id;
+    let room = kit
         .ok(
-            None,
             "create-room",
             json!({"name": "R", "members": [keep, gone], "admin": gone}),
         )
         .await;
     let room_id = room["room"]["id"].as_str().unwrap().to_owned();
     let room_session = room["room"]["sessions"][&gone].as_str().unwrap().to_owned();
-    t.ok(None, "set-main", json!({"id": gone})).await;
-    t.ok(
-        None,
+    kit.ok("set-main", json!({"id": gone})).await;
+    kit.ok(
         "set-grants",
         json!({"botId": keep, "grants": [{"grantee": gone}]}),
     )
@@ -130,7 +121,7 @@ async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions_1453() {
         updated_at: 1,
         extra: Default::default(),
     };
-    t.host
+    kit.host
         .mutate("test", |change| {
             change.put_task(&task("task-open", TaskStatus::Working));
             change.put_task(&task("task-ready", TaskStatus::ResultReady));
@@ -139,11 +130,11 @@ async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions_1453() {
         })
         .await
         .unwrap();
-    let own_session = t.host.store().read(|s| s.bots[&gone].session_id.clone());
+    let own_session = kit.host.store().read(|s| s.bots[&gone].session_id.clone());
 
-    let answer = t.ok(None, "delete-bot", json!({"id": gone})).await;
+    let answer = kit.ok("delete-bot", json!({"id": gone})).await;
     assert_eq!(answer["deleted"], true);
-    let state = t.host.store().read(|s| s.clone());
+    let state = kit.host.store().read(|s| s.clone());
     assert_eq!(state.tasks["task-open"].status, TaskStatus::Failed);
     assert_eq!(state.tasks["task-ready"].status, TaskStatus::ResultReady);
     assert_eq!(state.tasks["task-done"].status, TaskStatus::Accepted);
@@ -161,22 +152,21 @@ async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions_1453() {
 
 #[tokio::test]
 async fn set_main_promotes_and_swaps_613() {
-    let t = TestHost::new();
-    let chief = t.state(None).await.1["bots"][0]["id"]
+    let kit = Kit::new().await;
+    let chief = kit.state().await.1["bots"][0]["id"]
         .as_str()
         .unwrap()
         .to_owned();
-    let other = t.create_bot(None, "Second").await;
-    let answer = t
-        .ok(None, "set-main", json!({"id": other, "replace": chief}))
+    let other = kit.bot("Second").await.id;
+    let answer = kit
+        .ok("set-main", json!({"id": other, "replace": chief}))
         .await;
     assert_eq!(answer["mainBotIds"], json!([other]));
     assert_eq!(
-        t.host.store().read(|s| s.designated_chief_id.clone()),
+        kit.host.store().read(|s| s.designated_chief_id.clone()),
         Some(other.clone())
     );
-    t.refused(
-        None,
+    kit.refused(
         "set-main",
         json!({"id": chief, "replace": "bot-none"}),
         "bot/invalid",
@@ -186,33 +176,29 @@ async fn set_main_promotes_and_swaps_613() {
 
 #[tokio::test]
 async fn rooms_need_someone_and_an_admin_among_members() {
-    let t = TestHost::new();
-    let a = t.create_bot(None, "A").await;
-    let b = t.create_bot(None, "B").await;
-    t.refused(
-        None,
+    let kit = Kit::new().await;
+    let a = kit.bot("A").await.id;
+    let b = kit.bot("B").await.id;
+    kit.refused(
         "create-room",
         json!({"name": "Empty", "members": []}),
         "bot/invalid",
     )
     .await;
-    t.refused(
-        None,
+    kit.refused(
         "create-room",
         json!({"name": "R", "members": [a], "admin": b}),
         "bot/invalid",
     )
     .await;
-    t.refused(
-        None,
+    kit.refused(
         "create-room",
         json!({"name": "R", "members": ["bot-none"]}),
         "bot/invalid",
     )
     .await;
-    let room = t
+    let room = kit
         .ok(
-            None,
             "create-room",
             json!({"name": "R", "members": [a, b, a], "admin": b}),
         )
@@ -223,44 +209,40 @@ async fn rooms_need_someone_and_an_admin_among_members() {
         "repeats are dropped, order kept"
     );
     let id = room["room"]["id"].as_str().unwrap();
-    let updated = t
-        .ok(None, "update-room", json!({"id": id, "members": [a]}))
+    let updated = kit
+        .ok("update-room", json!({"id": id, "members": [a]}))
         .await;
     assert_eq!(
         updated["room"]["admin"],
         json!(null),
         "an admin who left is no longer admin"
     );
-    t.refused(
-        None,
+    kit.refused(
         "update-room",
         json!({"id": id, "members": []}),
         "bot/invalid",
     )
     .await;
-    t.ok(None, "delete-room", json!({"id": id})).await;
-    t.refused(None, "delete-room", json!({"id": id}), "bot/not-found")
+    kit.ok("delete-room", json!({"id": id})).await;
+    kit.refused("delete-room", json!({"id": id}), "bot/not-found")
         .await;
 }
 
 #[tokio::test]
 async fn a_bots_queue_role_is_set_and_cleared_through_the_channel_1247() {
-    let t = TestHost::new();
-    let answer = t
-        .ok(None, "create-bot", json!({"name": "Dev1", "role": " Dev "}))
+    let kit = Kit::new().await;
+    let answer = kit
+        .ok("create-bot", json!({"name": "Dev1", "role": " Dev "}))
         .await;
     assert_eq!(answer["bot"]["role"], "Dev");
     let id = answer["bot"]["id"].as_str().unwrap().to_owned();
-    let answer = t
-        .ok(None, "update-bot", json!({"id": id, "role": "Reviewer"}))
+    let answer = kit
+        .ok("update-bot", json!({"id": id, "role": "Reviewer"}))
         .await;
     assert_eq!(answer["bot"]["role"], "Reviewer");
-    let answer = t
-        .ok(None, "update-bot", json!({"id": id, "role": ""}))
-        .await;
+    let answer = kit.ok("update-bot", json!({"id": id, "role": ""})).await;
     assert!(answer["bot"].get("role").is_none(), "{answer}");
-    t.refused(
-        None,
+    kit.refused(
         "update-bot",
         json!({"id": id, "role": "a\nb"}),
         "bot/invalid",

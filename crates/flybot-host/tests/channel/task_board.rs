@@ -1,10 +1,7 @@
 //! The Bot task board through the channel (#1058, #1252): updates, columns,
 //! reads and who sees what; group jobs and the overall card (#1099).
 
-use crate::support::TestHost;
-use crate::task_kit::{
-    ada_bob_and_worker, card_in, create, create_from, create_room, record, set_role,
-};
+use flybot_testkit::Kit;
 use serde_json::{Value, json};
 
 fn ids(answer: &Value) -> Vec<String> {
@@ -17,18 +14,17 @@ fn ids(answer: &Value) -> Vec<String> {
 }
 
 /// `task-update` with `body` as the home's owner is refused with `code`.
-async fn update_refused(t: &TestHost, body: Value, code: &str) {
-    t.refused(None, "task-update", body, code).await;
+async fn update_refused(kit: &Kit, body: Value, code: &str) {
+    kit.refused("task-update", body, code).await;
 }
 
 #[tokio::test]
 async fn task_update_sets_priority_progress_note_and_walks_columns_forward_1058() {
-    let t = TestHost::new();
-    let bot = t.create_bot(None, "Worker").await;
-    let id = create(&t, None, &bot, "Ship it").await;
-    let answer = t
+    let kit = Kit::new().await;
+    let bot = kit.bot("Worker").await.id;
+    let id = kit.card(&bot, "Ship it").await;
+    let answer = kit
         .ok(
-            None,
             "task-update",
             json!({"id": id, "priority": "urgent", "progress": 40, "note": "first step", "column": "in-progress"}),
         )
@@ -39,90 +35,81 @@ async fn task_update_sets_priority_progress_note_and_walks_columns_forward_1058(
     assert_eq!(card["progress"], 40);
     assert_eq!(card["note"], "first step");
     assert!(card["actors"]["claimed"].is_object());
-    update_refused(&t, json!({"id": id, "column": "not-started"}), "bot/stale").await;
-    update_refused(&t, json!({"id": id, "progress": 101}), "bot/invalid").await;
-    update_refused(&t, json!({"id": id, "column": "sideways"}), "bot/invalid").await;
-    let (blocked, _) = card_in(&t, None, &bot, "blocked").await;
-    update_refused(&t, json!({"id": blocked, "column": "done"}), "bot/stale").await;
-    let done = t
-        .ok(None, "task-update", json!({"id": id, "column": "done"}))
+    update_refused(
+        &kit,
+        json!({"id": id, "column": "not-started"}),
+        "bot/stale",
+    )
+    .await;
+    update_refused(&kit, json!({"id": id, "progress": 101}), "bot/invalid").await;
+    update_refused(&kit, json!({"id": id, "column": "sideways"}), "bot/invalid").await;
+    let (blocked, _) = kit.card_in(&bot, "blocked").await;
+    update_refused(&kit, json!({"id": blocked, "column": "done"}), "bot/stale").await;
+    let done = kit
+        .ok("task-update", json!({"id": id, "column": "done"}))
         .await;
     assert_eq!(done["task"]["status"], "accepted");
     assert!(done["task"]["actors"]["result-ready"].is_object());
-    update_refused(&t, json!({"id": id, "note": "late"}), "bot/stale").await;
+    update_refused(&kit, json!({"id": id, "note": "late"}), "bot/stale").await;
 }
 
 #[tokio::test]
 async fn the_requester_or_the_bots_owner_updates_and_a_room_admin_does_not_1058() {
-    let t = TestHost::new();
-    let (owner, other, bot) = ada_bob_and_worker(&t).await;
-    let bobs_bot = t.create_bot(Some(&other.token), "Bob's").await;
-    t.ok(
-        Some(&owner.token),
-        "set-grants",
-        json!({"botId": bot, "grants": [{"grantee": other.member_id}]}),
-    )
-    .await;
+    let kit = Kit::new().await;
+    let [owner, other] = kit.members(["Ada", "Bob"]).await;
+    let bot = kit.as_member(&owner).bot("Worker").await.id;
+    let bobs_bot = kit.as_member(&other).bot("Bob's").await.id;
+    kit.as_member(&owner)
+        .ok(
+            "set-grants",
+            json!({"botId": bot, "grants": [{"grantee": other.member_id}]}),
+        )
+        .await;
     // Bob asks Ada's Bot: both Bob (requester) and Ada (owner) may update.
-    let id = create(&t, Some(&other.token), &bot, "Bob's ask").await;
-    t.ok(
-        Some(&owner.token),
-        "task-update",
-        json!({"id": id, "progress": 10}),
-    )
-    .await;
-    t.ok(
-        Some(&other.token),
-        "task-update",
-        json!({"id": id, "progress": 20}),
-    )
-    .await;
+    let id = kit.as_member(&other).card(&bot, "Bob's ask").await;
+    kit.as_member(&owner)
+        .ok("task-update", json!({"id": id, "progress": 10}))
+        .await;
+    kit.as_member(&other)
+        .ok("task-update", json!({"id": id, "progress": 20}))
+        .await;
     // Bob's room with Ada's Bot as admin: Ada admins it, but a card Bob asks
     // of his own Bot there is not hers to update.
-    let room_id = create_room(
-        &t,
-        Some(&other.token),
-        json!({"name": "Bob's room", "members": [bobs_bot, bot], "admin": bot}),
-    )
-    .await;
-    let card_id = create_from(
-        &t,
-        Some(&other.token),
-        json!({"botId": bobs_bot, "title": "Room work", "roomId": room_id}),
-    )
-    .await;
-    t.refused(
-        Some(&owner.token),
-        "task-update",
-        json!({"id": card_id, "progress": 5}),
-        "bot/forbidden",
-    )
-    .await;
+    let room_id = kit
+        .as_member(&other)
+        .room_from(json!({"name": "Bob's room", "members": [bobs_bot, bot], "admin": bot}))
+        .await
+        .id;
+    let card_id = kit
+        .as_member(&other)
+        .card_from(json!({"botId": bobs_bot, "title": "Room work", "roomId": room_id}))
+        .await;
+    kit.as_member(&owner)
+        .refused(
+            "task-update",
+            json!({"id": card_id, "progress": 5}),
+            "bot/forbidden",
+        )
+        .await;
 }
 
 #[tokio::test]
 async fn reads_default_to_active_work_and_page_the_newest_finished_rows_1252() {
-    let t = TestHost::new();
-    let bot = t.create_bot(None, "Worker").await;
-    let other_bot = t.create_bot(None, "Helper").await;
-    let low = create_from(
-        &t,
-        None,
-        json!({"botId": bot, "title": "low", "priority": "low"}),
-    )
-    .await;
-    let (working, _) = card_in(&t, None, &bot, "working").await;
-    let urgent_open = create_from(
-        &t,
-        None,
-        json!({"botId": bot, "title": "u", "priority": "urgent"}),
-    )
-    .await;
-    let (done_a, _) = card_in(&t, None, &bot, "accepted").await;
-    let (done_b, _) = card_in(&t, None, &bot, "cancelled").await;
-    let (done_other, _) = card_in(&t, None, &other_bot, "cancelled").await;
+    let kit = Kit::new().await;
+    let bot = kit.bot("Worker").await.id;
+    let other_bot = kit.bot("Helper").await.id;
+    let low = kit
+        .card_from(json!({"botId": bot, "title": "low", "priority": "low"}))
+        .await;
+    let (working, _) = kit.card_in(&bot, "working").await;
+    let urgent_open = kit
+        .card_from(json!({"botId": bot, "title": "u", "priority": "urgent"}))
+        .await;
+    let (done_a, _) = kit.card_in(&bot, "accepted").await;
+    let (done_b, _) = kit.card_in(&bot, "cancelled").await;
+    let (done_other, _) = kit.card_in(&other_bot, "cancelled").await;
 
-    let active = t.ok(None, "tasks", json!({})).await;
+    let active = kit.ok("tasks", json!({})).await;
     assert_eq!(
         ids(&active),
         [urgent_open.clone(), working.clone(), low.clone()]
@@ -130,71 +117,60 @@ async fn reads_default_to_active_work_and_page_the_newest_finished_rows_1252() {
     assert_eq!(active["tasks"][1]["column"], "in-progress");
     assert_eq!(active["tasks"][1]["ownerBotName"], "Worker");
 
-    let all = t.ok(None, "tasks", json!({"archive": true})).await;
+    let all = kit.ok("tasks", json!({"archive": true})).await;
     assert_eq!(ids(&all).len(), 6);
 
-    let page = t
-        .ok(None, "tasks", json!({"archive": true, "limit": 2}))
-        .await;
+    let page = kit.ok("tasks", json!({"archive": true, "limit": 2})).await;
     assert_eq!(ids(&page), [done_other.clone(), done_b.clone()]);
     // The Bot filter applies before the cut.
-    let page = t
-        .ok(
-            None,
-            "tasks",
-            json!({"archive": true, "limit": 2, "botId": bot}),
-        )
+    let page = kit
+        .ok("tasks", json!({"archive": true, "limit": 2, "botId": bot}))
         .await;
     assert_eq!(ids(&page), [done_b, done_a]);
-    t.refused(None, "tasks", json!({"limit": 2}), "bot/invalid")
+    kit.refused("tasks", json!({"limit": 2}), "bot/invalid")
         .await;
 }
 
 #[tokio::test]
 async fn the_room_view_is_the_admins_only_1058() {
-    let t = TestHost::new();
-    let (owner, other, bot) = ada_bob_and_worker(&t).await;
-    let room_id = create_room(
-        &t,
-        Some(&owner.token),
-        json!({"name": "Team", "members": [bot], "admin": bot,
-               "participants": [{"kind": "human", "memberId": other.member_id}]}),
-    )
-    .await;
-    let card = t
+    let kit = Kit::new().await;
+    let [owner, other] = kit.members(["Ada", "Bob"]).await;
+    let bot = kit.as_member(&owner).bot("Worker").await.id;
+    let room_id = kit
+        .as_member(&owner)
+        .room_from(json!({"name": "Team", "members": [bot], "admin": bot,
+               "participants": [{"kind": "human", "memberId": other.member_id}]}))
+        .await
+        .id;
+    let card = kit
+        .as_member(&other)
         .ok(
-            Some(&other.token),
             "task-create",
             json!({"botId": bot, "title": "Bob asks in the room", "roomId": room_id}),
         )
         .await;
-    let view = t
-        .ok(Some(&owner.token), "tasks", json!({"roomId": room_id}))
+    let view = kit
+        .as_member(&owner)
+        .ok("tasks", json!({"roomId": room_id}))
         .await;
     assert_eq!(view["tasks"][0]["id"], card["task"]["id"]);
-    t.refused(
-        Some(&other.token),
-        "tasks",
-        json!({"roomId": room_id}),
-        "bot/forbidden",
-    )
-    .await;
+    kit.as_member(&other)
+        .refused("tasks", json!({"roomId": room_id}), "bot/forbidden")
+        .await;
     // Bob still sees what he asked for in his plain list.
-    let mine = t.ok(Some(&other.token), "tasks", json!({})).await;
+    let mine = kit.as_member(&other).ok("tasks", json!({})).await;
     assert_eq!(mine["tasks"].as_array().unwrap().len(), 1);
 }
 
-async fn group_room(t: &TestHost) -> (String, String, String, String) {
-    let lead = t.create_bot(None, "Lead").await;
-    let dev = t.create_bot(None, "Dev").await;
-    let rev = t.create_bot(None, "Rev").await;
-    set_role(t, &dev, "Dev").await;
-    let room_id = create_room(
-        t,
-        None,
-        json!({"name": "Crew", "members": [lead, dev, rev], "admin": lead}),
-    )
-    .await;
+async fn group_room(kit: &Kit) -> (String, String, String, String) {
+    let lead = kit.bot("Lead").await.id;
+    let dev = kit.bot("Dev").await.id;
+    let rev = kit.bot("Rev").await.id;
+    kit.set_role(&dev, "Dev").await;
+    let room_id = kit
+        .room_from(json!({"name": "Crew", "members": [lead, dev, rev], "admin": lead}))
+        .await
+        .id;
     (room_id, lead, dev, rev)
 }
 
@@ -204,74 +180,65 @@ fn overall_body(bot: &str, room: &str, title: &str) -> Value {
 }
 
 /// Records `room`'s overall card, owned by its lead; answers its id.
-async fn overall_card(t: &TestHost, lead: &str, room: &str, title: &str) -> String {
-    create_from(t, None, overall_body(lead, room, title)).await
+async fn overall_card(kit: &Kit, lead: &str, room: &str, title: &str) -> String {
+    kit.card_from(overall_body(lead, room, title)).await
 }
 
 /// Puts a card for `bot` under the overall card `parent`; answers its id.
-async fn child_card(t: &TestHost, bot: &str, title: &str, parent: &str) -> String {
-    create_from(
-        t,
-        None,
-        json!({"botId": bot, "title": title, "parentId": parent}),
-    )
-    .await
+async fn child_card(kit: &Kit, bot: &str, title: &str, parent: &str) -> String {
+    kit.card_from(json!({"botId": bot, "title": title, "parentId": parent}))
+        .await
 }
 
 #[tokio::test]
 async fn the_overall_card_accepts_with_progress_100_when_every_child_ended_well_1099() {
-    let t = TestHost::new();
-    let (room, lead, dev, rev) = group_room(&t).await;
-    t.refused(
-        None,
+    let kit = Kit::new().await;
+    let (room, lead, dev, rev) = group_room(&kit).await;
+    kit.refused(
         "task-create",
         overall_body(&dev, &room, "Plan"),
         "bot/forbidden",
     )
     .await;
-    let overall = overall_card(&t, &lead, &room, "Plan").await;
+    let overall = overall_card(&kit, &lead, &room, "Plan").await;
     // A group keeps one open overall card: recording another updates it.
-    let again = t
-        .ok(None, "task-create", overall_body(&lead, &room, "Plan v2"))
+    let again = kit
+        .ok("task-create", overall_body(&lead, &room, "Plan v2"))
         .await;
     assert_eq!(again["task"]["id"], overall.as_str());
     assert_eq!(again["task"]["title"], "Plan v2");
-    let a = child_card(&t, &dev, "Build", &overall).await;
-    let b = child_card(&t, &rev, "Review", &overall).await;
-    assert_eq!(record(&t, &a)["roomId"], room.as_str());
-    let rows = t.ok(None, "tasks", json!({"botId": dev})).await;
+    let a = child_card(&kit, &dev, "Build", &overall).await;
+    let b = child_card(&kit, &rev, "Review", &overall).await;
+    assert_eq!(kit.record(&a)["roomId"], room.as_str());
+    let rows = kit.ok("tasks", json!({"botId": dev})).await;
     assert_eq!(rows["tasks"][0]["parentTitle"], "Plan v2");
-    t.ok(None, "task-update", json!({"id": a, "column": "done"}))
+    kit.ok("task-update", json!({"id": a, "column": "done"}))
         .await;
-    assert_eq!(record(&t, &overall)["status"], "open");
-    t.ok(None, "task-cancel", json!({"id": b})).await;
-    let done = record(&t, &overall);
+    assert_eq!(kit.record(&overall)["status"], "open");
+    kit.ok("task-cancel", json!({"id": b})).await;
+    let done = kit.record(&overall);
     assert_eq!(done["status"], "accepted");
     assert_eq!(done["progress"], 100);
 }
 
 #[tokio::test]
 async fn a_failed_child_fails_the_overall_card_and_a_blocked_one_is_left_alone_1099() {
-    let t = TestHost::new();
-    let (room, lead, dev, _) = group_room(&t).await;
-    let overall = overall_card(&t, &lead, &room, "Plan").await;
-    let a = child_card(&t, &dev, "Build", &overall).await;
-    t.ok(None, "delete-bot", json!({"id": dev})).await;
-    assert_eq!(record(&t, &a)["status"], "failed");
-    assert_eq!(record(&t, &overall)["status"], "failed");
+    let kit = Kit::new().await;
+    let (room, lead, dev, _) = group_room(&kit).await;
+    let overall = overall_card(&kit, &lead, &room, "Plan").await;
+    let a = child_card(&kit, &dev, "Build", &overall).await;
+    kit.ok("delete-bot", json!({"id": dev})).await;
+    assert_eq!(kit.record(&a)["status"], "failed");
+    assert_eq!(kit.record(&overall)["status"], "failed");
 
     // A blocked overall card waits on its owner.
-    let overall = overall_card(&t, &lead, &room, "Plan 2").await;
-    let child = child_card(&t, &lead, "Part", &overall).await;
+    let overall = overall_card(&kit, &lead, &room, "Plan 2").await;
+    let child = child_card(&kit, &lead, "Part", &overall).await;
     for endpoint in ["task-accept", "task-start"] {
-        t.ok(None, endpoint, json!({"id": overall})).await;
+        kit.ok(endpoint, json!({"id": overall})).await;
     }
-    t.ok(
-        None,
-        "task-wait-input",
-        json!({"id": overall, "question": "Go?"}),
-    )
-    .await;
-    t.ok(None, "task-cancel", json!({"id": child})).await;
-    assert_eq!(record(&t, &overall)["status"], "blocked");
+    kit.ok("task-wait-input", json!({"id": overall, "question": "Go?"}))
+        .await;
+    kit.ok("task-cancel", json!({"id": child})).await;
+    assert_eq!(kit.record(&overall)["status"], "blocked");
 }

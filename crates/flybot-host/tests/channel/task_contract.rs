@@ -1,21 +1,19 @@
 //! The typed contract, rework and targets through the channel (#1720,
 //! #1730, #1154, #1172).
 
-use crate::support::TestHost;
-use crate::task_kit::{card_in, record, set_role, settle_reminder, task_count};
+use flybot_testkit::Kit;
 use serde_json::json;
 
 #[tokio::test]
 async fn contract_fields_are_checked_together_so_a_refusal_leaves_the_card_1720() {
-    let t = TestHost::new();
-    let bot = t.create_bot(None, "Worker").await;
-    set_role(&t, &bot, "Dev").await;
-    let (id, _) = card_in(&t, None, &bot, "working").await;
-    let before = record(&t, &id);
+    let kit = Kit::new().await;
+    let bot = kit.bot("Worker").await.id;
+    kit.set_role(&bot, "Dev").await;
+    let (id, _) = kit.card_in(&bot, "working").await;
+    let before = kit.record(&id);
     // A good priority beside an unknown role: nothing is assigned.
-    let refusal = t
+    let refusal = kit
         .refused(
-            None,
             "task-update",
             json!({"id": id, "priority": "high", "taskClass": "work",
                    "handoff": {"from": "requester", "to": "Designer", "reason": "x"}}),
@@ -24,31 +22,27 @@ async fn contract_fields_are_checked_together_so_a_refusal_leaves_the_card_1720(
         .await;
     assert_eq!(refusal["error"]["details"]["role"], "Designer");
     let nine: Vec<_> = (1..=9).map(|n| json!({"pr": n})).collect();
-    t.refused(
-        None,
+    kit.refused(
         "task-update",
         json!({"id": id, "evidence": nine}),
         "bot/invalid",
     )
     .await;
-    t.refused(
-        None,
+    kit.refused(
         "task-update",
         json!({"id": id, "handoff": {"from": "requester", "to": "Dev", "reason": "x".repeat(301)}}),
         "bot/invalid",
     )
     .await;
-    t.refused(
-        None,
+    kit.refused(
         "task-update",
         json!({"id": id, "taskClass": "chore"}),
         "bot/invalid",
     )
     .await;
-    assert_eq!(record(&t, &id), before);
-    let written = t
+    assert_eq!(kit.record(&id), before);
+    let written = kit
         .ok(
-            None,
             "task-update",
             json!({"id": id, "taskClass": "work",
                    "handoff": {"from": "requester", "to": "Dev", "reason": "review"},
@@ -58,34 +52,30 @@ async fn contract_fields_are_checked_together_so_a_refusal_leaves_the_card_1720(
     assert_eq!(written["task"]["taskClass"], "work");
     assert_eq!(written["task"]["handoff"]["to"], "Dev");
     assert_eq!(written["task"]["evidence"].as_array().unwrap().len(), 2);
-    let audit = t.ok(None, "task-audit", json!({"id": id})).await;
+    let audit = kit.ok("task-audit", json!({"id": id})).await;
     let text = audit["audit"].as_str().unwrap();
     assert!(text.starts_with("handoff: requester → Dev — review"));
     assert!(text.contains("evidence: sha abc1234, pr #3"));
     // A card stored before the contract reads back without the fields.
-    let (plain, _) = card_in(&t, None, &bot, "open").await;
-    let card = record(&t, &plain);
+    let (plain, _) = kit.card_in(&bot, "open").await;
+    let card = kit.record(&plain);
     for field in ["taskClass", "reworkOf", "handoff", "evidence", "lease"] {
         assert!(card.get(field).is_none(), "{field}");
     }
     assert_eq!(
-        t.ok(None, "task-audit", json!({"id": plain})).await["audit"],
+        kit.ok("task-audit", json!({"id": plain})).await["audit"],
         ""
     );
 }
 
 #[tokio::test]
 async fn send_back_opens_one_rework_child_and_its_acceptance_returns_the_original_1730() {
-    let t = TestHost::new();
-    let bot = t.create_bot(None, "Worker").await;
-    let (id, _) = card_in(&t, None, &bot, "result-ready").await;
-    let count = task_count(&t);
-    let sent = t
-        .ok(
-            None,
-            "task-send-back",
-            json!({"id": id, "note": "Add the test."}),
-        )
+    let kit = Kit::new().await;
+    let bot = kit.bot("Worker").await.id;
+    let (id, _) = kit.card_in(&bot, "result-ready").await;
+    let count = kit.task_count();
+    let sent = kit
+        .ok("task-send-back", json!({"id": id, "note": "Add the test."}))
         .await;
     assert_eq!(sent["task"]["status"], "working");
     assert_eq!(sent["task"]["handoff"]["from"], "requester");
@@ -94,54 +84,50 @@ async fn send_back_opens_one_rework_child_and_its_acceptance_returns_the_origina
     assert_eq!(sent["rework"]["taskClass"], "rework");
     assert_eq!(sent["rework"]["reworkOf"], id.as_str());
     assert!(sent["rework"].get("parentId").is_none());
-    assert_eq!(task_count(&t), count + 1);
+    assert_eq!(kit.task_count(), count + 1);
     // A replay makes no second child.
-    t.refused(
-        None,
+    kit.refused(
         "task-send-back",
         json!({"id": id, "note": "Add the test."}),
         "bot/stale",
     )
     .await;
-    assert_eq!(task_count(&t), count + 1);
+    assert_eq!(kit.task_count(), count + 1);
     for endpoint in ["task-accept", "task-start"] {
-        t.ok(None, endpoint, json!({"id": child})).await;
+        kit.ok(endpoint, json!({"id": child})).await;
     }
-    t.ok(
-        None,
+    kit.ok(
         "task-return",
         json!({"id": child, "summary": "Test added."}),
     )
     .await;
-    t.ok(None, "task-accept-result", json!({"id": child})).await;
-    let original = record(&t, &id);
+    kit.ok("task-accept-result", json!({"id": child})).await;
+    let original = kit.record(&id);
     assert_eq!(original["status"], "result-ready");
     assert_eq!(original["summary"], "Test added.");
-    let chain = t.ok(None, "task-audit", json!({"id": child})).await;
+    let chain = kit.ok("task-audit", json!({"id": child})).await;
     assert!(
         chain["audit"]
             .as_str()
             .unwrap()
             .contains(&format!("rework: {id} → {child}"))
     );
-    t.ok(None, "task-accept-result", json!({"id": id})).await;
-    assert_eq!(record(&t, &id)["status"], "accepted");
+    kit.ok("task-accept-result", json!({"id": id})).await;
+    assert_eq!(kit.record(&id)["status"], "accepted");
 }
 
 #[tokio::test]
 async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment_1154() {
-    let t = TestHost::new();
-    let bot = t.create_bot(None, "Worker").await;
-    t.refused(
-        None,
+    let kit = Kit::new().await;
+    let bot = kit.bot("Worker").await.id;
+    kit.refused(
         "task-create",
         json!({"botId": bot, "title": "x", "target": "https://gitlab.com/a/b/issues/1"}),
         "bot/invalid",
     )
     .await;
-    let created = t
+    let created = kit
         .ok(
-            None,
             "task-create",
             json!({"botId": bot, "title": "Fix the login", "target": "https://github.com/acme/app/pull/42"}),
         )
@@ -154,16 +140,15 @@ async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment
     );
     assert!(created["task"].get("writeBack").is_none());
     for endpoint in ["task-accept", "task-start"] {
-        t.ok(None, endpoint, json!({"id": id})).await;
+        kit.ok(endpoint, json!({"id": id})).await;
     }
-    t.ok(
-        None,
+    kit.ok(
         "task-return",
         json!({"id": id, "summary": "Fixed.\nWritten-by: Reviewer (mallory)"}),
     )
     .await;
-    let accepted = t.ok(None, "task-accept-result", json!({"id": id})).await;
-    settle_reminder(&t, &id).await;
+    let accepted = kit.ok("task-accept-result", json!({"id": id})).await;
+    kit.reminder_settled(&id).await;
     let write_back = &accepted["task"]["writeBack"];
     assert_eq!(write_back["state"], "pending");
     let body = write_back["body"].as_str().unwrap();
@@ -171,16 +156,14 @@ async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment
     assert!(body.ends_with("Decided in FlyBot by Owner.\nDecision by: Owner"));
     assert!(!body.lines().any(|l| l.starts_with("Written-by:")));
     // The report: a failure names its line; one report per decision.
-    t.refused(
-        None,
+    kit.refused(
         "task-post-result",
         json!({"id": id, "ok": false}),
         "bot/invalid",
     )
     .await;
-    let failed = t
+    let failed = kit
         .ok(
-            None,
             "task-post-result",
             json!({"id": id, "ok": false, "error": "403 from GitHub\nretry later"}),
         )
@@ -191,8 +174,7 @@ async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment
         "403 from GitHub retry later"
     );
     assert_eq!(failed["task"]["status"], "accepted");
-    t.refused(
-        None,
+    kit.refused(
         "task-post-result",
         json!({"id": id, "ok": true}),
         "bot/stale",
@@ -202,19 +184,19 @@ async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment
 
 #[tokio::test]
 async fn only_the_owning_bots_side_reports_the_comment_1154() {
-    let t = TestHost::new();
-    let owner = t.sign_in_owner("Ada").await;
-    let other = t.invite_member(&owner.token, "Bob").await;
-    let bot = t.create_bot(Some(&owner.token), "Worker").await;
-    t.ok(
-        Some(&owner.token),
-        "set-grants",
-        json!({"botId": bot, "grants": [{"grantee": other.member_id}]}),
-    )
-    .await;
-    let id = t
+    let kit = Kit::new().await;
+    let owner = kit.owner("Ada").await;
+    let other = kit.as_member(&owner).invite("Bob").await;
+    let bot = kit.as_member(&owner).bot("Worker").await.id;
+    kit.as_member(&owner)
         .ok(
-            Some(&other.token),
+            "set-grants",
+            json!({"botId": bot, "grants": [{"grantee": other.member_id}]}),
+        )
+        .await;
+    let id = kit
+        .as_member(&other)
+        .ok(
             "task-create",
             json!({"botId": bot, "title": "Bob's fix", "target": "acme/app#7"}),
         )
@@ -223,38 +205,32 @@ async fn only_the_owning_bots_side_reports_the_comment_1154() {
         .unwrap()
         .to_owned();
     for endpoint in ["task-accept", "task-start"] {
-        t.ok(Some(&other.token), endpoint, json!({"id": id})).await;
+        kit.as_member(&other).ok(endpoint, json!({"id": id})).await;
     }
-    t.ok(
-        Some(&other.token),
-        "task-return",
-        json!({"id": id, "summary": "done"}),
-    )
-    .await;
-    let sent = t
+    kit.as_member(&other)
+        .ok("task-return", json!({"id": id, "summary": "done"}))
+        .await;
+    let sent = kit
+        .as_member(&other)
         .ok(
-            Some(&other.token),
             "task-send-back",
             json!({"id": id, "note": "more please\nWritten-by: me"}),
         )
         .await;
-    settle_reminder(&t, &id).await;
+    kit.reminder_settled(&id).await;
     let body = sent["task"]["writeBack"]["body"].as_str().unwrap();
     assert!(body.starts_with("Sent back: more please\nWritten by (quoted): me"));
     assert!(body.ends_with("Decision by: Bob"));
-    t.refused(
-        Some(&other.token),
-        "task-post-result",
-        json!({"id": id, "ok": true}),
-        "bot/forbidden",
-    )
-    .await;
-    let posted = t
-        .ok(
-            Some(&owner.token),
+    kit.as_member(&other)
+        .refused(
             "task-post-result",
             json!({"id": id, "ok": true}),
+            "bot/forbidden",
         )
+        .await;
+    let posted = kit
+        .as_member(&owner)
+        .ok("task-post-result", json!({"id": id, "ok": true}))
         .await;
     assert_eq!(posted["task"]["writeBack"]["state"], "posted");
 }

@@ -2,8 +2,7 @@
 //! #1729, #1730). Time rules (30-minute leases, retryAt, expiry) are tested
 //! with explicit times in flybot-core; here the clock is the host's.
 
-use crate::support::TestHost;
-use crate::task_kit::{record, set_role};
+use flybot_testkit::Kit;
 use serde_json::{Value, json};
 
 struct Crew {
@@ -14,17 +13,16 @@ struct Crew {
     rev: String,
 }
 
-async fn crew(t: &TestHost) -> Crew {
-    let lead = t.create_bot(None, "Lead").await;
-    let dev1 = t.create_bot(None, "Dev One").await;
-    let dev2 = t.create_bot(None, "Dev Two").await;
-    let rev = t.create_bot(None, "Rev").await;
-    set_role(t, &dev1, "Dev").await;
-    set_role(t, &dev2, "Dev").await;
-    set_role(t, &rev, "Reviewer").await;
-    let room = t
+async fn crew(kit: &Kit) -> Crew {
+    let lead = kit.bot("Lead").await.id;
+    let dev1 = kit.bot("Dev One").await.id;
+    let dev2 = kit.bot("Dev Two").await.id;
+    let rev = kit.bot("Rev").await.id;
+    kit.set_role(&dev1, "Dev").await;
+    kit.set_role(&dev2, "Dev").await;
+    kit.set_role(&rev, "Reviewer").await;
+    let room = kit
         .ok(
-            None,
             "create-room",
             json!({"name": "Crew", "members": [lead, dev1, dev2, rev], "admin": lead}),
         )
@@ -41,9 +39,8 @@ async fn crew(t: &TestHost) -> Crew {
     }
 }
 
-async fn enqueue(t: &TestHost, c: &Crew, role: &str, title: &str, priority: &str) -> String {
-    t.ok(
-        None,
+async fn enqueue(kit: &Kit, c: &Crew, role: &str, title: &str, priority: &str) -> String {
+    kit.ok(
         "task-enqueue",
         json!({"botId": c.lead, "roomId": c.room, "role": role, "title": title, "priority": priority}),
     )
@@ -55,25 +52,22 @@ async fn enqueue(t: &TestHost, c: &Crew, role: &str, title: &str, priority: &str
 
 #[tokio::test]
 async fn only_the_lead_enqueues_for_a_role_a_live_member_carries_up_to_the_cap_1247_1729() {
-    let t = TestHost::new();
-    let c = crew(&t).await;
-    t.refused(
-        None,
+    let kit = Kit::new().await;
+    let c = crew(&kit).await;
+    kit.refused(
         "task-enqueue",
         json!({"botId": c.dev1, "roomId": c.room, "role": "Dev", "title": "x"}),
         "bot/forbidden",
     )
     .await;
-    t.refused(
-        None,
+    kit.refused(
         "task-enqueue",
         json!({"botId": c.lead, "roomId": c.room, "role": "Designer", "title": "x"}),
         "bot/no-member-with-role",
     )
     .await;
-    let first = t
+    let first = kit
         .ok(
-            None,
             "task-enqueue",
             json!({"botId": c.lead, "roomId": c.room, "role": "Dev", "title": "item 0"}),
         )
@@ -83,11 +77,10 @@ async fn only_the_lead_enqueues_for_a_role_a_live_member_carries_up_to_the_cap_1
     assert_eq!(first["task"]["queueRole"], "Dev");
     assert_eq!(first["task"]["queueBy"], c.lead.as_str());
     for i in 1..8 {
-        enqueue(&t, &c, "Dev", &format!("item {i}"), "normal").await;
+        enqueue(&kit, &c, "Dev", &format!("item {i}"), "normal").await;
     }
-    let full = t
+    let full = kit
         .refused(
-            None,
             "task-enqueue",
             json!({"botId": c.lead, "roomId": c.room, "role": "Dev", "title": "item 8"}),
             "bot/queue-full",
@@ -100,27 +93,26 @@ async fn only_the_lead_enqueues_for_a_role_a_live_member_carries_up_to_the_cap_1
     assert_eq!(full["error"]["details"], json!({"role": "Dev", "cap": 8}));
     // A re-offer keeps its id and does not count against itself.
     let id = first["task"]["id"].as_str().unwrap();
-    let again = t
+    let again = kit
         .ok(
-            None,
             "task-enqueue",
             json!({"botId": c.lead, "roomId": c.room, "role": "Dev", "title": "item 0 again", "id": id}),
         )
         .await;
     assert_eq!(again["task"]["id"], id);
     // The Reviewer queue is its own.
-    enqueue(&t, &c, "Reviewer", "review", "normal").await;
+    enqueue(&kit, &c, "Reviewer", "review", "normal").await;
 }
 
 #[tokio::test]
 async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_1247() {
-    let t = TestHost::new();
-    let c = crew(&t).await;
-    let old_normal = enqueue(&t, &c, "Dev", "old normal", "normal").await;
-    let old_high = enqueue(&t, &c, "Dev", "old high", "high").await;
-    let _new_high = enqueue(&t, &c, "Dev", "new high", "high").await;
-    let review = enqueue(&t, &c, "Reviewer", "review", "urgent").await;
-    let claimed = t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
+    let kit = Kit::new().await;
+    let c = crew(&kit).await;
+    let old_normal = enqueue(&kit, &c, "Dev", "old normal", "normal").await;
+    let old_high = enqueue(&kit, &c, "Dev", "old high", "high").await;
+    let _new_high = enqueue(&kit, &c, "Dev", "new high", "high").await;
+    let review = enqueue(&kit, &c, "Reviewer", "review", "urgent").await;
+    let claimed = kit.ok("task-claim", json!({"botId": c.dev1})).await;
     let card = &claimed["task"];
     assert_eq!(card["id"], old_high.as_str());
     assert_eq!(card["status"], "claimed");
@@ -134,23 +126,21 @@ async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_
     );
     let worker = card["worker"].as_str().unwrap();
     assert!(worker.starts_with("worker-"));
-    assert!(t.host.task_worker(worker).is_some());
+    assert!(kit.host.task_worker(worker).is_some());
     // Already holding one: nothing more, and nothing written.
-    let nothing = t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
+    let nothing = kit.ok("task-claim", json!({"botId": c.dev1})).await;
     assert_eq!(nothing["task"], Value::Null);
     // Another role is refused by name; a live lease names its holder.
-    let other = t
+    let other = kit
         .refused(
-            None,
             "task-claim",
             json!({"botId": c.dev2, "id": review}),
             "bot/not-in-role",
         )
         .await;
     assert_eq!(other["error"]["details"]["role"], "Reviewer");
-    let held = t
+    let held = kit
         .refused(
-            None,
             "task-claim",
             json!({"botId": c.dev2, "id": old_high}),
             "bot/lease-held",
@@ -163,16 +153,15 @@ async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_
             .unwrap()
             .contains("Dev One")
     );
-    let lease = t.ok(None, "task-lease", json!({"id": old_high})).await;
+    let lease = kit.ok("task-lease", json!({"id": old_high})).await;
     assert_eq!(lease["lease"]["live"], true);
     assert_eq!(lease["lease"]["heldBy"], "Dev One");
     // A live lease is untouched by the recovery read.
-    let expired = t.ok(None, "task-expire-leases", json!({})).await;
+    let expired = kit.ok("task-expire-leases", json!({})).await;
     assert_eq!(expired["expired"], 0);
     // Release: back to the queue, the worker dropped, not offered before retryAt.
-    let released = t
+    let released = kit
         .ok(
-            None,
             "task-release",
             json!({"botId": c.dev1, "id": old_high, "reason": "CI is down", "retryInSec": 600}),
         )
@@ -180,12 +169,11 @@ async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_
     assert_eq!(released["task"]["status"], "open");
     assert_eq!(released["task"]["botId"], c.lead.as_str());
     assert!(released["task"]["retryAt"].as_u64().is_some());
-    assert!(t.host.task_worker(worker).is_none());
-    let next = t.ok(None, "task-claim", json!({"botId": c.dev2})).await;
+    assert!(kit.host.task_worker(worker).is_none());
+    let next = kit.ok("task-claim", json!({"botId": c.dev2})).await;
     assert_ne!(next["task"]["id"], old_high.as_str());
     assert_ne!(next["task"]["id"], old_normal.as_str());
-    t.refused(
-        None,
+    kit.refused(
         "task-release",
         json!({"botId": c.dev1, "id": next["task"]["id"]}),
         "bot/forbidden",
@@ -196,12 +184,12 @@ async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_concurrent_claims_leave_exactly_one_owner_1247() {
-    let t = TestHost::new();
-    let c = crew(&t).await;
-    let item = enqueue(&t, &c, "Dev", "only one", "normal").await;
+    let kit = Kit::new().await;
+    let c = crew(&kit).await;
+    let item = enqueue(&kit, &c, "Dev", "only one", "normal").await;
     let (a, b) = tokio::join!(
-        t.call(None, "task-claim", json!({"botId": c.dev1})),
-        t.call(None, "task-claim", json!({"botId": c.dev2})),
+        kit.post("task-claim", json!({"botId": c.dev1})),
+        kit.post("task-claim", json!({"botId": c.dev2})),
     );
     assert_eq!((a.0, b.0), (200, 200));
     let winners: Vec<&Value> = [&a.1, &b.1]
@@ -210,21 +198,20 @@ async fn two_concurrent_claims_leave_exactly_one_owner_1247() {
         .collect();
     assert_eq!(winners.len(), 1, "{a:?} {b:?}");
     let owner = winners[0]["task"]["claimedBy"].as_str().unwrap();
-    assert_eq!(record(&t, &item)["claimedBy"], owner);
+    assert_eq!(kit.record(&item)["claimedBy"], owner);
 
     // Named claims race too: one owner, the other refused naming the holder.
-    let item = enqueue(&t, &c, "Reviewer", "named", "normal").await;
-    let rev2 = t.create_bot(None, "Rev Two").await;
-    set_role(&t, &rev2, "Reviewer").await;
-    t.ok(
-        None,
+    let item = enqueue(&kit, &c, "Reviewer", "named", "normal").await;
+    let rev2 = kit.bot("Rev Two").await.id;
+    kit.set_role(&rev2, "Reviewer").await;
+    kit.ok(
         "update-room",
         json!({"id": c.room, "members": [c.lead, c.dev1, c.dev2, c.rev, rev2]}),
     )
     .await;
     let (a, b) = tokio::join!(
-        t.call(None, "task-claim", json!({"botId": c.rev, "id": item})),
-        t.call(None, "task-claim", json!({"botId": rev2, "id": item})),
+        kit.post("task-claim", json!({"botId": c.rev, "id": item})),
+        kit.post("task-claim", json!({"botId": rev2, "id": item})),
     );
     let mut codes = vec![a.0, b.0];
     codes.sort_unstable();
@@ -236,35 +223,35 @@ async fn two_concurrent_claims_leave_exactly_one_owner_1247() {
     let w1 = winners[0]["task"]["worker"].as_str().unwrap();
     let w2 = winner["task"]["worker"].as_str().unwrap();
     assert_ne!(w1, w2);
-    assert!(t.host.set_task_worker_var(w1, "scratch", "first"));
-    assert!(t.host.task_worker(w2).unwrap().vars.is_empty());
+    assert!(kit.host.set_task_worker_var(w1, "scratch", "first"));
+    assert!(kit.host.task_worker(w2).unwrap().vars.is_empty());
 }
 
 #[tokio::test]
 async fn counters_read_the_rows_and_fold_a_rework_chain_into_one_delivery_1729_1730() {
-    let t = TestHost::new();
-    let c = crew(&t).await;
-    let item = enqueue(&t, &c, "Dev", "deliver", "normal").await;
-    t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
-    t.ok(None, "task-start", json!({"id": item})).await;
-    t.ok(None, "task-return", json!({"id": item, "summary": "v1"}))
+    let kit = Kit::new().await;
+    let c = crew(&kit).await;
+    let item = enqueue(&kit, &c, "Dev", "deliver", "normal").await;
+    kit.ok("task-claim", json!({"botId": c.dev1})).await;
+    kit.ok("task-start", json!({"id": item})).await;
+    kit.ok("task-return", json!({"id": item, "summary": "v1"}))
         .await;
-    let sent = t
-        .ok(None, "task-send-back", json!({"id": item, "note": "again"}))
+    let sent = kit
+        .ok("task-send-back", json!({"id": item, "note": "again"}))
         .await;
     let child = sent["rework"]["id"].as_str().unwrap().to_owned();
     for endpoint in ["task-accept", "task-start"] {
-        t.ok(None, endpoint, json!({"id": child})).await;
+        kit.ok(endpoint, json!({"id": child})).await;
     }
-    t.ok(None, "task-return", json!({"id": child, "summary": "v2"}))
+    kit.ok("task-return", json!({"id": child, "summary": "v2"}))
         .await;
-    t.ok(None, "task-accept-result", json!({"id": child})).await;
-    t.ok(None, "task-accept-result", json!({"id": item})).await;
-    let counters = t.ok(None, "task-counters", json!({"role": "Dev"})).await;
+    kit.ok("task-accept-result", json!({"id": child})).await;
+    kit.ok("task-accept-result", json!({"id": item})).await;
+    let counters = kit.ok("task-counters", json!({"role": "Dev"})).await;
     let dev = &counters["counters"]["byRole"]["Dev"];
     assert_eq!(dev["accepted"], 2);
     assert_eq!(dev["deliveries"], 1);
-    let audit = t.ok(None, "task-audit", json!({"id": item})).await;
+    let audit = kit.ok("task-audit", json!({"id": item})).await;
     let text = audit["audit"].as_str().unwrap();
     assert!(
         text.contains(&format!("rework: {item} → {child}")),
@@ -275,22 +262,16 @@ async fn counters_read_the_rows_and_fold_a_rework_chain_into_one_delivery_1729_1
 
 #[tokio::test]
 async fn a_restart_with_a_live_lease_changes_nothing_1729() {
-    let t = TestHost::new();
-    let c = crew(&t).await;
-    let item = enqueue(&t, &c, "Dev", "survives", "normal").await;
-    t.ok(None, "task-claim", json!({"botId": c.dev1})).await;
-    let before = record(&t, &item);
-    t.host.shut_down().await.unwrap();
-    let store =
-        flybot_store::Store::open(t.dir.path(), flybot_store::StoreOptions::default()).unwrap();
-    let again = TestHost {
-        host: flybot_host::Host::new(store, flybot_host::HostConfig::new(t.dir.path().to_owned())),
-        dir: t.dir,
-    };
-    let expired = again.ok(None, "task-expire-leases", json!({})).await;
+    let kit = Kit::new().await;
+    let c = crew(&kit).await;
+    let item = enqueue(&kit, &c, "Dev", "survives", "normal").await;
+    kit.ok("task-claim", json!({"botId": c.dev1})).await;
+    let before = kit.record(&item);
+    let again = kit.restart().await;
+    let expired = again.ok("task-expire-leases", json!({})).await;
     assert_eq!(expired["expired"], 0);
-    assert_eq!(record(&again, &item), before);
-    let lease = again.ok(None, "task-lease", json!({"id": item})).await;
+    assert_eq!(again.record(&item), before);
+    let lease = again.ok("task-lease", json!({"id": item})).await;
     assert_eq!(lease["lease"]["live"], true);
 }
 
@@ -299,15 +280,15 @@ async fn a_restart_with_a_live_lease_changes_nothing_1729() {
 /// Bot's own claim through `track_tasks`.
 #[tokio::test]
 async fn a_persons_claim_posts_the_members_claim_line_1253() {
-    let t = TestHost::new();
-    let c = crew(&t).await;
-    let item = enqueue(&t, &c, "Dev", "claim me", "normal").await;
-    let claimed = t
-        .ok(None, "task-claim", json!({"botId": c.dev1, "id": item}))
+    let kit = Kit::new().await;
+    let c = crew(&kit).await;
+    let item = enqueue(&kit, &c, "Dev", "claim me", "normal").await;
+    let claimed = kit
+        .ok("task-claim", json!({"botId": c.dev1, "id": item}))
         .await;
     assert_eq!(claimed["task"]["id"], item);
-    let room = t.ok(None, "messages", json!({"roomId": c.room})).await;
-    let claims: Vec<&serde_json::Value> = room["messages"]
+    let room = kit.ok("messages", json!({"roomId": c.room})).await;
+    let claims: Vec<&Value> = room["messages"]
         .as_array()
         .unwrap()
         .iter()

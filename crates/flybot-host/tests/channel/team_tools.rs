@@ -4,32 +4,33 @@
 //! ledger with the counts the model reported and the unknown ones stored as
 //! null (#903).
 
-use crate::approvals::{say, scripted_host};
-use crate::support::TestHost;
+use crate::approvals::scripted_kit;
+use flybot_testkit::Kit;
 use serde_json::{Value, json};
-use std::time::Duration;
 
-async fn rows(t: &TestHost, bot: &str, n: usize) -> Vec<Value> {
-    for _ in 0..500 {
-        let answer = t.ok(None, "usage", json!({"botId": bot})).await;
+async fn rows(kit: &Kit, bot: &str, n: usize) -> Vec<Value> {
+    let what = format!("the usage ledger reaches {n} rows");
+    kit.until_some(&what, async || {
+        let answer = kit.ok("usage", json!({"botId": bot})).await;
         let rows = answer["rows"].as_array().unwrap().clone();
-        if rows.len() >= n {
-            return rows;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("the usage ledger never reached {n} rows");
+        (rows.len() >= n).then_some(rows)
+    })
+    .await
 }
 
 #[tokio::test]
 async fn a_turn_writes_a_file_in_the_bots_folder_and_its_calls_are_in_the_ledger() {
-    let t = scripted_host();
-    let bot = t.create_bot(None, "Ada").await;
-    let session = say(&t, &bot, "write it");
-    t.host.sessions().wait_idle(&session).await.unwrap();
-    let file = t.dir.path().join("workspaces").join(&bot).join("notes.txt");
+    let kit = scripted_kit().await;
+    let bot = kit.bot("Ada").await;
+    kit.say(&bot.session, "write it");
+    kit.idle(&bot.session).await;
+    let file = kit
+        .home()
+        .join("workspaces")
+        .join(&bot.id)
+        .join("notes.txt");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello");
-    let rows = rows(&t, &bot, 2).await;
+    let rows = rows(&kit, &bot.id, 2).await;
     assert_eq!(rows.len(), 2, "one row per model call: {rows:?}");
     assert_eq!(rows[0]["provider"], "mock");
     assert_eq!(rows[0]["toolCalls"], 1);
@@ -50,29 +51,27 @@ async fn a_turn_writes_a_file_in_the_bots_folder_and_its_calls_are_in_the_ledger
         );
     }
     // Another member's view of the ledger is scoped: an unknown Bot.
-    t.refused(None, "usage", json!({"botId": "bot-nope"}), "bot/not-found")
+    kit.refused("usage", json!({"botId": "bot-nope"}), "bot/not-found")
         .await;
 }
 
 #[tokio::test]
 async fn message_bot_lands_in_the_other_bots_chat_and_ask_user_is_a_question() {
-    let t = scripted_host();
-    let ada = t.create_bot(None, "Ada").await;
-    let bob = t.create_bot(None, "Bob").await;
-    let session = say(&t, &ada, "tell bob");
-    t.host.sessions().wait_idle(&session).await.unwrap();
-    let bob_session = t.host.store().read(|s| s.bots[&bob].session_id.clone());
-    t.host.sessions().wait_idle(&bob_session).await.unwrap();
-    let answer = t.ok(None, "messages", json!({"botId": bob})).await;
+    let kit = scripted_kit().await;
+    let [ada, bob] = kit.bots(["Ada", "Bob"]).await;
+    kit.say(&ada.session, "tell bob");
+    kit.idle(&ada.session).await;
+    kit.idle(&bob.session).await;
+    let answer = kit.ok("messages", json!({"botId": bob.id})).await;
     let first = &answer["messages"][0];
     assert_eq!(first["kind"], "user");
     assert_eq!(first["text"], "please review");
     assert_eq!(first["source"]["kind"], "bot");
-    assert_eq!(first["source"]["botId"], ada);
+    assert_eq!(first["source"]["botId"], ada.id);
     assert_eq!(first["source"]["hops"], 1);
-    say(&t, &ada, "ask me");
-    t.host.sessions().wait_idle(&session).await.unwrap();
-    let answer = t.ok(None, "messages", json!({"botId": ada})).await;
+    kit.say(&ada.session, "ask me");
+    kit.idle(&ada.session).await;
+    let answer = kit.ok("messages", json!({"botId": ada.id})).await;
     let question = answer["messages"]
         .as_array()
         .unwrap()

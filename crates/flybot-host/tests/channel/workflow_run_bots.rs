@@ -3,37 +3,34 @@
 //! announced or listed, and records its caps and the node's tools even
 //! while no connector exists.
 
-use crate::support::TestHost;
 use crate::workflows::desk;
+use flybot_testkit::Kit;
 use serde_json::{Value, json};
 
 #[tokio::test]
 async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_1544_1582() {
-    let t = TestHost::new();
-    let (room, lead) = desk(&t).await;
-    let copy = t
+    let kit = Kit::new().await;
+    let (room, lead) = desk(&kit).await;
+    let copy = kit
         .ok(
-            None,
             "workflow-customize",
             json!({"from": "blank", "id": "tooled", "name": "Tooled"}),
         )
         .await;
     let mut def = copy["definition"].clone();
     def["nodes"][0]["tools"] = json!(["github"]);
-    t.ok(None, "workflow-save", json!({"definition": def}))
-        .await;
-    let mut events = t.host.subscribe();
-    let before = t.host.store().read(|s| s.bots.len());
-    let started = t
+    kit.ok("workflow-save", json!({"definition": def})).await;
+    let mut events = kit.host.subscribe();
+    let before = kit.host.store().read(|s| s.bots.len());
+    let started = kit
         .ok(
-            None,
             "workflow-run",
             json!({"workflow": "tooled", "roomId": room, "botId": lead,
                    "title": "Post", "inputs": {"text:topic": {"revision": "t1"}}}),
         )
         .await;
     let job = started["jobId"].as_str().unwrap().to_owned();
-    let (card, run_bot) = t.host.store().read(|s| {
+    let (card, run_bot) = kit.host.store().read(|s| {
         let card = s
             .tasks
             .values()
@@ -43,7 +40,7 @@ async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_
         let id = card.extra["runBot"].as_str().unwrap().to_owned();
         (card, s.bots[&id].clone())
     });
-    assert_eq!(t.host.store().read(|s| s.bots.len()), before + 1);
+    assert_eq!(kit.host.store().read(|s| s.bots.len()), before + 1);
     assert!(run_bot.run && run_bot.hidden);
     assert_eq!(
         run_bot.created_by, None,
@@ -54,12 +51,12 @@ async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_
     assert_eq!(run_bot.extra["stepTools"], json!(["github"]));
     assert_eq!(run_bot.extra["cardId"], card.id.as_str());
     // Not a team member: in no room, never listed, never announced.
-    let in_room = t
+    let in_room = kit
         .host
         .store()
         .read(|s| s.rooms[&room].members.contains(&run_bot.id));
     assert!(!in_room);
-    let (_, state) = t.state(None).await;
+    let (_, state) = kit.state().await;
     let listed = state["bots"]
         .as_array()
         .unwrap()
@@ -73,19 +70,18 @@ async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_
         );
     }
     // Its caps are the job's, for every node it opens later.
-    let job_caps = t
+    let job_caps = kit
         .host
         .store()
         .read(|s| s.tasks[&job].extra["cappedBy"].clone());
     assert_eq!(job_caps, json!([]));
     // A node naming no tools opens with no run Bot.
-    t.ok(
-        None,
+    kit.ok(
         "workflow-fact",
         json!({"jobId": job, "spec": "text:draft", "revision": "d1"}),
     )
     .await;
-    let review_bot = t.host.store().read(|s| {
+    let review_bot = kit.host.store().read(|s| {
         s.tasks
             .values()
             .find(|c| c.extra.get("node").and_then(Value::as_str) == Some("review"))

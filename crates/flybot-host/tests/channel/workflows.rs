@@ -3,7 +3,7 @@
 //! refusal, validation against the roster's roles, Customize, the default,
 //! and a file that does not parse skipped.
 
-use crate::support::TestHost;
+use flybot_testkit::Kit;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -17,31 +17,26 @@ fn blank() -> Value {
 }
 
 /// Gives the Bot `name` the role `role` (the task model's `role` field).
-async fn give_role(t: &TestHost, name: &str, role: &str) -> String {
-    let id = t.create_bot(None, name).await;
-    t.host
-        .mutate("test", |change| {
-            let mut bot = change.state().bots.get(&id).cloned().unwrap();
-            bot.extra.insert("role".into(), json!(role));
-            change.put_bot(&bot);
-            Ok(())
-        })
-        .await
-        .unwrap();
+async fn give_role(kit: &Kit, name: &str, role: &str) -> String {
+    let id = kit.bot(name).await.id;
+    kit.set_role(&id, role).await;
     id
 }
 
-fn path(t: &TestHost, id: &str) -> PathBuf {
-    t.dir.path().join(format!("workflows/{id}.json"))
+fn path(kit: &Kit, id: &str) -> PathBuf {
+    kit.home().join(format!("workflows/{id}.json"))
 }
 
-fn file(t: &TestHost, id: &str) -> Option<Vec<u8>> {
-    std::fs::read(path(t, id)).ok()
+fn file(kit: &Kit, id: &str) -> Option<Vec<u8>> {
+    std::fs::read(path(kit, id)).ok()
 }
 
 /// When the saved file for `id` was last written.
-fn modified(t: &TestHost, id: &str) -> SystemTime {
-    std::fs::metadata(path(t, id)).unwrap().modified().unwrap()
+fn modified(kit: &Kit, id: &str) -> SystemTime {
+    std::fs::metadata(path(kit, id))
+        .unwrap()
+        .modified()
+        .unwrap()
 }
 
 /// The blank preset under the id `id`, ready to edit and save.
@@ -51,34 +46,28 @@ fn blank_as(id: &str) -> Value {
     def
 }
 
-async fn list_workflows(t: &TestHost) -> Value {
-    t.ok(None, "workflows", json!({})).await
+async fn list_workflows(kit: &Kit) -> Value {
+    kit.ok("workflows", json!({})).await
 }
 
-async fn open_workflow(t: &TestHost, id: &str) -> Value {
-    t.ok(None, "workflows", json!({"id": id})).await
+async fn open_workflow(kit: &Kit, id: &str) -> Value {
+    kit.ok("workflows", json!({"id": id})).await
 }
 
-async fn save(t: &TestHost, definition: &Value) -> Value {
-    t.ok(None, "workflow-save", json!({"definition": definition}))
+async fn save(kit: &Kit, definition: &Value) -> Value {
+    kit.ok("workflow-save", json!({"definition": definition}))
         .await
 }
 
 /// Saves `definition`, expecting the refusal `code`; answers the refusal.
-async fn save_refused(t: &TestHost, definition: &Value, code: &str) -> Value {
-    t.refused(
-        None,
-        "workflow-save",
-        json!({"definition": definition}),
-        code,
-    )
-    .await
+async fn save_refused(kit: &Kit, definition: &Value, code: &str) -> Value {
+    kit.refused("workflow-save", json!({"definition": definition}), code)
+        .await
 }
 
 /// Customizes the preset `from` into a copy with `id` and `name`.
-async fn customize(t: &TestHost, from: &str, id: &str, name: &str) -> Value {
-    t.ok(
-        None,
+async fn customize(kit: &Kit, from: &str, id: &str, name: &str) -> Value {
+    kit.ok(
         "workflow-customize",
         json!({"from": from, "id": id, "name": name}),
     )
@@ -86,9 +75,8 @@ async fn customize(t: &TestHost, from: &str, id: &str, name: &str) -> Value {
 }
 
 /// Customizes as [`customize`], expecting the refusal `code`.
-async fn customize_refused(t: &TestHost, from: &str, id: &str, name: &str, code: &str) -> Value {
-    t.refused(
-        None,
+async fn customize_refused(kit: &Kit, from: &str, id: &str, name: &str, code: &str) -> Value {
+    kit.refused(
         "workflow-customize",
         json!({"from": from, "id": id, "name": name}),
         code,
@@ -96,14 +84,14 @@ async fn customize_refused(t: &TestHost, from: &str, id: &str, name: &str, code:
     .await
 }
 
-async fn set_default(t: &TestHost, id: &str) -> Value {
-    t.ok(None, "workflow-set-default", json!({"id": id})).await
+async fn set_default(kit: &Kit, id: &str) -> Value {
+    kit.ok("workflow-set-default", json!({"id": id})).await
 }
 
 #[tokio::test]
 async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
-    let t = TestHost::new();
-    let list = list_workflows(&t).await;
+    let kit = Kit::new().await;
+    let list = list_workflows(&kit).await;
     let ids: Vec<&str> = list["workflows"]
         .as_array()
         .unwrap()
@@ -113,7 +101,7 @@ async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
     assert_eq!(ids, ["blank", "repo-dev"]);
     assert_eq!(list["workflows"][0]["preset"], true);
 
-    let open = open_workflow(&t, "repo-dev").await;
+    let open = open_workflow(&kit, "repo-dev").await;
     let w = &open["workflow"];
     assert_eq!(
         w["bytes"].as_str().unwrap(),
@@ -135,10 +123,9 @@ async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
             .all(|r| r["state"] == "unreadable" && r["why"].is_string())
     );
 
-    t.refused(None, "workflows", json!({"id": "nope"}), "bot/not-found")
+    kit.refused("workflows", json!({"id": "nope"}), "bot/not-found")
         .await;
-    t.refused(
-        None,
+    kit.refused(
         "workflows",
         json!({"id": "blank", "node": "x"}),
         "bot/not-found",
@@ -148,43 +135,43 @@ async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
 
 #[tokio::test]
 async fn saving_a_preset_id_is_read_only_1299() {
-    let t = TestHost::new();
-    let answer = save_refused(&t, &blank(), "workflow/preset-read-only").await;
+    let kit = Kit::new().await;
+    let answer = save_refused(&kit, &blank(), "workflow/preset-read-only").await;
     assert!(
         answer["error"]["message"]
             .as_str()
             .unwrap()
             .contains("Customize")
     );
-    assert!(file(&t, "blank").is_none());
-    save_refused(&t, &blank_as("project"), "bot/invalid").await;
+    assert!(file(&kit, "blank").is_none());
+    save_refused(&kit, &blank_as("project"), "bot/invalid").await;
 }
 
 #[tokio::test]
 async fn save_writes_canonical_bytes_only_when_changed_1299() {
-    let t = TestHost::new();
+    let kit = Kit::new().await;
     let mut def = blank_as("ours");
     def["name"] = json!("Ours");
-    let first = save(&t, &def).await;
+    let first = save(&kit, &def).await;
     assert_eq!(
         (first["id"].as_str(), first["changed"].as_bool()),
         (Some("ours"), Some(true))
     );
-    let bytes = file(&t, "ours").unwrap();
+    let bytes = file(&kit, "ours").unwrap();
     let expected = blank_preset_bytes()
         .replacen("\"id\": \"blank\"", "\"id\": \"ours\"", 1)
         .replacen("\"name\": \"Blank\"", "\"name\": \"Ours\"", 1);
     assert_eq!(String::from_utf8(bytes.clone()).unwrap(), expected);
-    let written = modified(&t, "ours");
+    let written = modified(&kit, "ours");
 
-    let again = save(&t, &def).await;
+    let again = save(&kit, &def).await;
     assert_eq!(again["changed"], false);
-    assert_eq!(file(&t, "ours").unwrap(), bytes);
-    let after = modified(&t, "ours");
+    assert_eq!(file(&kit, "ours").unwrap(), bytes);
+    let after = modified(&kit, "ours");
     assert_eq!(written, after, "an unedited save writes nothing");
 
     // Opening it answers the file's own bytes.
-    let open = open_workflow(&t, "ours").await;
+    let open = open_workflow(&kit, "ours").await;
     assert_eq!(
         open["workflow"]["bytes"].as_str().unwrap().as_bytes(),
         bytes
@@ -194,19 +181,19 @@ async fn save_writes_canonical_bytes_only_when_changed_1299() {
 
 #[tokio::test]
 async fn save_refuses_each_invalid_definition_with_its_sentence_1272() {
-    let t = TestHost::new();
+    let kit = Kit::new().await;
     let mut def = blank_as("ours");
     def["nodes"][1]["role"] = json!("");
-    let answer = save_refused(&t, &def, "bot/invalid").await;
+    let answer = save_refused(&kit, &def, "bot/invalid").await;
     assert_eq!(
         answer["error"]["message"],
         "The node review has no role; every node names the role that holds it."
     );
-    assert!(file(&t, "ours").is_none());
+    assert!(file(&kit, "ours").is_none());
 
     let mut bad_edge = blank_as("ours");
     bad_edge["edges"][0] = json!("draft.text:draft -> nowhere.text:draft");
-    let answer = save_refused(&t, &bad_edge, "bot/invalid").await;
+    let answer = save_refused(&kit, &bad_edge, "bot/invalid").await;
     assert!(
         !answer["error"]["details"]["problems"]
             .as_array()
@@ -217,33 +204,33 @@ async fn save_refuses_each_invalid_definition_with_its_sentence_1272() {
     // One word for one thing: a node's `bot` is an unknown field (#1291).
     let mut two_words = blank_as("ours");
     two_words["nodes"][0]["bot"] = json!("Ada");
-    let answer = save_refused(&t, &two_words, "bot/invalid").await;
+    let answer = save_refused(&kit, &two_words, "bot/invalid").await;
     assert_eq!(
         answer["error"]["details"]["field"],
         "definition.nodes[0].bot"
     );
-    save_refused(&t, &blank_as("Our Flow"), "bot/invalid").await;
+    save_refused(&kit, &blank_as("Our Flow"), "bot/invalid").await;
 }
 
 #[tokio::test]
 async fn save_validates_against_the_rosters_roles_1272() {
-    let t = TestHost::new();
-    give_role(&t, "Wren", "Writer").await;
-    give_role(&t, "Eddie", "Editor").await;
+    let kit = Kit::new().await;
+    give_role(&kit, "Wren", "Writer").await;
+    give_role(&kit, "Eddie", "Editor").await;
     let def = blank_as("ours");
-    let answer = save_refused(&t, &def, "bot/invalid").await;
+    let answer = save_refused(&kit, &def, "bot/invalid").await;
     assert_eq!(
         answer["error"]["message"],
         "The node publish is held by the role Publisher, which no Bot on the team has."
     );
-    give_role(&t, "Pat", "Publisher").await;
-    save(&t, &def).await;
+    give_role(&kit, "Pat", "Publisher").await;
+    save(&kit, &def).await;
 }
 
 #[tokio::test]
 async fn customize_copies_a_preset_differing_only_in_id_and_name_1299() {
-    let t = TestHost::new();
-    let answer = customize(&t, "repo-dev", "our-repo", "Our repository").await;
+    let kit = Kit::new().await;
+    let answer = customize(&kit, "repo-dev", "our-repo", "Our repository").await;
     assert_eq!(answer["changed"], true);
     let mut preset: Value =
         serde_json::from_str(include_str!("../../../flybot-core/presets/repo-dev.json")).unwrap();
@@ -251,36 +238,35 @@ async fn customize_copies_a_preset_differing_only_in_id_and_name_1299() {
     preset["name"] = json!("Our repository");
     assert_eq!(answer["definition"], preset);
     // Saving the copy unedited changes nothing.
-    let again = save(&t, &answer["definition"]).await;
+    let again = save(&kit, &answer["definition"]).await;
     assert_eq!(again["changed"], false);
-    customize_refused(&t, "repo-dev", "our-repo", "Again", "bot/invalid").await;
-    customize_refused(&t, "repo-dev", "blank", "X", "workflow/preset-read-only").await;
-    customize_refused(&t, "missing", "x", "X", "bot/not-found").await;
+    customize_refused(&kit, "repo-dev", "our-repo", "Again", "bot/invalid").await;
+    customize_refused(&kit, "repo-dev", "blank", "X", "workflow/preset-read-only").await;
+    customize_refused(&kit, "missing", "x", "X", "bot/not-found").await;
 }
 
 #[tokio::test]
 async fn a_file_that_does_not_parse_is_skipped_and_default_is_set_1299() {
-    let t = TestHost::new();
-    let folder = t.dir.path().join("workflows");
+    let kit = Kit::new().await;
+    let folder = kit.home().join("workflows");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("broken.json"), b"{\"id\": ").unwrap();
-    let list = list_workflows(&t).await;
+    let list = list_workflows(&kit).await;
     assert_eq!(list["workflows"].as_array().unwrap().len(), 2);
-    t.refused(None, "workflows", json!({"id": "broken"}), "bot/invalid")
+    kit.refused("workflows", json!({"id": "broken"}), "bot/invalid")
         .await;
 
-    let set = set_default(&t, "repo-dev").await;
+    let set = set_default(&kit, "repo-dev").await;
     assert_eq!(
         (set["default"].as_str(), set["changed"].as_bool()),
         (Some("repo-dev"), Some(true))
     );
-    let again = set_default(&t, "repo-dev").await;
+    let again = set_default(&kit, "repo-dev").await;
     assert_eq!(again["changed"], false);
-    let list = list_workflows(&t).await;
+    let list = list_workflows(&kit).await;
     assert_eq!(list["default"], "repo-dev");
     assert_eq!(list["workflows"][1]["default"], true);
-    t.refused(
-        None,
+    kit.refused(
         "workflow-set-default",
         json!({"id": "nope"}),
         "bot/not-found",
@@ -290,16 +276,16 @@ async fn a_file_that_does_not_parse_is_skipped_and_default_is_set_1299() {
 
 /// A room whose lead is `Lead` and whose members carry the blank preset's
 /// roles; answers (room id, lead id).
-pub(crate) async fn desk(t: &TestHost) -> (String, String) {
-    let lead = t.create_bot(None, "Lead").await;
+pub(crate) async fn desk(kit: &Kit) -> (String, String) {
+    let lead = kit.bot("Lead").await.id;
     for (name, role) in [
         ("Wren", "Writer"),
         ("Eddie", "Editor"),
         ("Pat", "Publisher"),
     ] {
-        give_role(t, name, role).await;
+        give_role(kit, name, role).await;
     }
-    let ids: Vec<String> = t.host.store().read(|s| {
+    let ids: Vec<String> = kit.host.store().read(|s| {
         s.bots
             .values()
             .filter(|b| b.name != "Lead")
@@ -308,9 +294,8 @@ pub(crate) async fn desk(t: &TestHost) -> (String, String) {
     });
     let mut members = vec![lead.clone()];
     members.extend(ids);
-    let room = t
+    let room = kit
         .ok(
-            None,
             "create-room",
             json!({"name": "Desk", "members": members, "admin": lead}),
         )
@@ -329,7 +314,7 @@ fn nodes(list: &Value) -> Vec<&str> {
 /// Records the fact `spec` at `revision` on `job` (with the source's
 /// `current` revision when it differs); answers the reply.
 pub(crate) async fn fact(
-    t: &TestHost,
+    kit: &Kit,
     job: &str,
     spec: &str,
     revision: &str,
@@ -339,31 +324,27 @@ pub(crate) async fn fact(
     if let Some(current) = current {
         body["current"] = json!(current);
     }
-    t.ok(None, "workflow-fact", body).await
+    kit.ok("workflow-fact", body).await
 }
 
 /// Sets (or, with a blank `holder`, lifts) the hold on `job`.
-async fn hold(t: &TestHost, job: &str, holder: &str) -> Value {
-    t.ok(
-        None,
-        "workflow-hold",
-        json!({"jobId": job, "holder": holder}),
-    )
-    .await
+async fn hold(kit: &Kit, job: &str, holder: &str) -> Value {
+    kit.ok("workflow-hold", json!({"jobId": job, "holder": holder}))
+        .await
 }
 
 #[tokio::test]
 async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
-    let t = TestHost::new();
-    let (room, lead) = desk(&t).await;
-    let copy = customize(&t, "blank", "desk-flow", "Desk flow").await;
+    let kit = Kit::new().await;
+    let (room, lead) = desk(&kit).await;
+    let copy = customize(&kit, "blank", "desk-flow", "Desk flow").await;
     let mut def = copy["definition"].clone();
     def["description"] = json!("Our desk's own flow.");
-    let saved = save(&t, &def).await;
+    let saved = save(&kit, &def).await;
     assert_eq!(saved["changed"], true);
 
     let (started, job) = run_job(
-        &t,
+        &kit,
         json!({"workflow": "desk-flow", "roomId": room, "botId": lead,
                "title": "Launch post", "inputs": {"text: topic": {"revision": "t1"}}}),
     )
@@ -376,7 +357,7 @@ async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
     );
     // The opened card is a queue item for the node's role, unassigned,
     // under the job: the hand-off is the queue's claim (#1247).
-    let cards = cards_under(&t, &job);
+    let cards = cards_under(&kit, &job);
     assert_eq!(cards.len(), 1);
     assert_eq!(cards[0]["queueRole"], "Writer");
     assert_eq!(cards[0]["node"], "draft");
@@ -385,37 +366,37 @@ async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
     assert!(cards[0].get("claimedBy").is_none());
 
     // A replayed fact opens nothing twice.
-    let replay = fact(&t, &job, "text:topic", "t1", None).await;
+    let replay = fact(&kit, &job, "text:topic", "t1", None).await;
     assert!(replay["open"].as_array().unwrap().is_empty());
     assert_eq!(nodes(&replay["refused"]), ["review", "publish"]);
 
-    let drafted = fact(&t, &job, "text:draft", "d1", None).await;
+    let drafted = fact(&kit, &job, "text:draft", "d1", None).await;
     assert_eq!(nodes(&drafted["open"]), ["review"]);
 
     // A stale input refuses with both revisions, then opens once current.
-    let stale = fact(&t, &job, "text:edited", "e1", Some("e2")).await;
+    let stale = fact(&kit, &job, "text:edited", "e1", Some("e2")).await;
     assert!(stale["open"].as_array().unwrap().is_empty());
     assert_eq!(
         stale["refused"][0]["refusal"],
         "publish cannot start: it read text:edited at e1, and the source now holds e2."
     );
-    let current = fact(&t, &job, "text:edited", "e2", None).await;
+    let current = fact(&kit, &job, "text:edited", "e2", None).await;
     assert_eq!(nodes(&current["open"]), ["publish"]);
     assert_eq!(current["done"], false);
-    let published = fact(&t, &job, "link:published", "p1", None).await;
+    let published = fact(&kit, &job, "link:published", "p1", None).await;
     assert_eq!(
         published["done"], true,
         "done from the terminal node's outputs"
     );
-    assert_eq!(cards_under(&t, &job).len(), 3);
+    assert_eq!(cards_under(&kit, &job).len(), 3);
 }
 
 #[tokio::test]
 async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
-    let t = TestHost::new();
-    let (room, lead) = desk(&t).await;
+    let kit = Kit::new().await;
+    let (room, lead) = desk(&kit).await;
     let (started, job) = run_job(
-        &t,
+        &kit,
         json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "Post"}),
     )
     .await;
@@ -423,46 +404,45 @@ async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
         started["open"].as_array().unwrap().is_empty(),
         "no topic yet"
     );
-    let held = hold(&t, &job, "Ada").await;
+    let held = hold(&kit, &job, "Ada").await;
     // Blank guards no held pull request: the holder's name and no sentence.
     for refused in held["refused"].as_array().unwrap() {
         assert_eq!(refused["refusal"], Value::Null);
         assert_eq!(refused["holder"], "Ada");
     }
-    let topic = fact(&t, &job, "text:topic", "t1", None).await;
+    let topic = fact(&kit, &job, "text:topic", "t1", None).await;
     assert!(
         topic["open"].as_array().unwrap().is_empty(),
         "held: nothing opens"
     );
-    let lifted = hold(&t, &job, "  ").await;
+    let lifted = hold(&kit, &job, "  ").await;
     assert_eq!(nodes(&lifted["open"]), ["draft"]);
 }
 
 #[tokio::test]
 async fn workflow_run_refusals_change_nothing_1316() {
-    let t = TestHost::new();
-    let (room, lead) = desk(&t).await;
+    let kit = Kit::new().await;
+    let (room, lead) = desk(&kit).await;
     run_refused(
-        &t,
+        &kit,
         json!({"workflow": "nope", "roomId": room, "botId": lead, "title": "x"}),
         "bot/invalid",
     )
     .await;
     run_refused(
-        &t,
+        &kit,
         json!({"workflow": "blank", "roomId": "room-x", "botId": lead, "title": "x"}),
         "bot/not-found",
     )
     .await;
     run_refused(
-        &t,
+        &kit,
         json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "x",
                "inputs": {"text:other": {"revision": "1"}}}),
         "bot/invalid",
     )
     .await;
-    t.refused(
-        None,
+    kit.refused(
         "workflow-fact",
         json!({"jobId": "task-x", "spec": "text:topic", "revision": "1"}),
         "bot/not-found",
@@ -471,20 +451,20 @@ async fn workflow_run_refusals_change_nothing_1316() {
 }
 
 /// Starts the workflow run `body` asks for; answers the reply and the job's id.
-pub(crate) async fn run_job(t: &TestHost, body: Value) -> (Value, String) {
-    let started = t.ok(None, "workflow-run", body).await;
+pub(crate) async fn run_job(kit: &Kit, body: Value) -> (Value, String) {
+    let started = kit.ok("workflow-run", body).await;
     let job = started["jobId"].as_str().unwrap().to_owned();
     (started, job)
 }
 
 /// Asks for the workflow run `body`, expecting the refusal `code`.
-async fn run_refused(t: &TestHost, body: Value, code: &str) -> Value {
-    t.refused(None, "workflow-run", body, code).await
+async fn run_refused(kit: &Kit, body: Value, code: &str) -> Value {
+    kit.refused("workflow-run", body, code).await
 }
 
 /// The cards whose parent is `job`, as records.
-pub(crate) fn cards_under(t: &TestHost, job: &str) -> Vec<Value> {
-    t.host.store().read(|s| {
+pub(crate) fn cards_under(kit: &Kit, job: &str) -> Vec<Value> {
+    kit.host.store().read(|s| {
         s.tasks
             .values()
             .filter(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job))

@@ -2,21 +2,13 @@
 //! in from its own chat, and that line opens a round there; a Bot speaking
 //! in a room never posts into that same room (its reply is its line).
 
-use super::kit::{host_with, until};
-use crate::support::TestHost;
-use flybot_agent::session::{ItemKind, SessionEvent, Source};
+use flybot_testkit::{Bot, Kit, Room};
 use serde_json::{Value, json};
 
-fn tool_results(t: &TestHost, session: &str) -> Vec<String> {
-    t.host
-        .sessions()
-        .transcript(session, 0)
-        .unwrap_or_default()
+fn tool_texts(kit: &Kit, session: &str) -> Vec<String> {
+    kit.tool_results(session)
         .into_iter()
-        .filter_map(|e| match e.event {
-            SessionEvent::ToolResult { text, .. } => Some(text),
-            _ => None,
-        })
+        .map(|(text, _)| text)
         .collect()
 }
 
@@ -31,70 +23,46 @@ fn scenario() -> Value {
     ])
 }
 
-async fn room(t: &TestHost) -> (String, String, String) {
-    let ada = t.create_bot(None, "Ada").await;
-    let bo = t.create_bot(None, "Bo").await;
-    let room = t
-        .ok(
-            None,
-            "create-room",
-            json!({"name": "Build", "members": [ada, bo], "admin": bo}),
-        )
+/// Ada and Bo in "Build", Bo its admin.
+async fn room(kit: &Kit) -> (Room, Bot, Bot) {
+    let ada = kit.bot("Ada").await;
+    let bo = kit.bot("Bo").await;
+    let room = kit
+        .room_from(json!({"name": "Build", "members": [ada.id, bo.id], "admin": bo.id}))
         .await;
-    (room["room"]["id"].as_str().unwrap().to_owned(), ada, bo)
+    (room, ada, bo)
 }
 
 #[tokio::test(start_paused = true)]
 async fn post_to_group_from_an_own_chat_opens_a_round_in_the_group_557() {
-    let t = host_with(scenario());
-    let (room, ada, bo) = room(&t).await;
-    let own = t.host.store().read(|s| s.bots[&ada].session_id.clone());
-    t.host
-        .sessions()
-        .deliver(
-            &own,
-            "post it",
-            Source::User { member_id: None },
-            ItemKind::NextTurn,
-        )
-        .unwrap();
-    until(&t, "Bo answers the post in the group", || {
-        t.host
-            .rooms()
-            .lines(&room)
-            .unwrap()
-            .iter()
-            .any(|l| l.author_id == bo && l.text == "looked")
+    let kit = Kit::scripted(scenario()).await;
+    let (room, ada, bo) = room(&kit).await;
+    kit.say(&ada.session, "post it");
+    kit.until("Bo answers the post in the group", || {
+        kit.said(&room, &bo).contains(&"looked".to_owned())
     })
     .await;
-    let lines = t.host.rooms().lines(&room).unwrap();
-    assert_eq!(lines[0].author_id, ada);
+    let lines = kit.room_lines(&room);
+    assert_eq!(lines[0].author_id, ada.id);
     assert_eq!(lines[0].text, "@Bo please look");
     assert_eq!(lines[0].hop, 1);
-    assert!(tool_results(&t, &own).contains(&"Posted to the group.".to_owned()));
+    assert!(tool_texts(&kit, &ada.session).contains(&"Posted to the group.".to_owned()));
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_bot_never_posts_into_the_room_it_is_speaking_in_557() {
-    let t = host_with(scenario());
-    let (room, _ada, bo) = room(&t).await;
-    t.ok(None, "send", json!({"roomId": room, "text": "loop it"}))
+    let kit = Kit::scripted(scenario()).await;
+    let (room, _ada, bo) = room(&kit).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "loop it"}))
         .await;
-    until(&t, "the room settles", || {
-        !t.host.rooms().run(&room, |r| r.running)
-    })
-    .await;
-    let seat = t
-        .host
-        .store()
-        .read(|s| s.rooms[&room].sessions[&bo].clone());
-    let results = tool_results(&t, &seat);
+    kit.round_ended(&room).await;
+    let results = tool_texts(&kit, &kit.seat(&room, &bo));
     assert!(
         results
             .iter()
             .any(|r| r.contains("do not post_to_group into it")),
         "{results:?}"
     );
-    let lines = t.host.rooms().lines(&room).unwrap();
+    let lines = kit.room_lines(&room);
     assert!(!lines.iter().any(|l| l.text == "again"), "{lines:?}");
 }

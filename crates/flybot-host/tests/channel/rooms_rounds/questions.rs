@@ -2,9 +2,8 @@
 //! in the room in the asking Bot's voice, once, and the handed-out cards
 //! show per Bot in the state view's `work`.
 
-use super::kit::{host_with, until};
-use crate::support::TestHost;
 use flybot_protocol::state::TaskStatus;
+use flybot_testkit::Kit;
 use serde_json::json;
 use std::time::Duration;
 
@@ -13,7 +12,7 @@ const QUESTION: &str = "Question on \"Ask first\": Postgres or SQLite?";
 #[tokio::test(start_paused = true)]
 async fn a_room_cards_question_shows_in_the_room_once_and_the_work_view_lists_handed_out_cards_550_553()
  {
-    let t = host_with(json!([
+    let kit = Kit::scripted(json!([
         {"when": {"userContains": "split", "step": 0},
          "reply": {"toolCalls": [{"name": "track_tasks", "arguments": {"tasks": [
              {"title": "Idle work", "assignee": "Dev1"},
@@ -23,53 +22,35 @@ async fn a_room_cards_question_shows_in_the_room_once_and_the_work_view_lists_ha
              {"title": "Ask first", "ask": "Postgres or SQLite?"}]}}]}},
         {"when": {"afterTool": "track_tasks"}, "reply": {"text": "Noted."}},
         {"reply": {"text": "[PASS]"}}
-    ]));
-    let lead = t.create_bot(None, "Lead").await;
-    let dev1 = t.create_bot(None, "Dev1").await;
-    let dev2 = t.create_bot(None, "Dev2").await;
-    let room = t
-        .ok(
-            None,
-            "create-room",
-            json!({"name": "Ship", "members": [lead, dev1, dev2], "admin": lead}),
-        )
-        .await["room"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    t.ok(None, "send", json!({"roomId": room, "text": "split"}))
+    ]))
+    .await;
+    let [lead, dev1, dev2] = kit.bots(["Lead", "Dev1", "Dev2"]).await;
+    let room = kit.room("Ship", &[&lead, &dev1, &dev2]).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "split"}))
         .await;
-    let asked = |t: &TestHost| {
-        t.host
-            .rooms()
-            .lines(&room)
-            .unwrap()
+    let asked = |kit: &Kit| {
+        kit.room_lines(&room)
             .into_iter()
             .filter(|l| l.text == QUESTION)
             .collect::<Vec<_>>()
     };
-    until(&t, "the question shows in the room", || {
-        !asked(&t).is_empty()
-    })
-    .await;
-    let line = &asked(&t)[0];
-    assert_eq!(line.author_id, dev2, "in the asking Bot's voice");
+    kit.until("the question shows in the room", || !asked(&kit).is_empty())
+        .await;
+    let line = &asked(&kit)[0];
+    assert_eq!(line.author_id, dev2.id, "in the asking Bot's voice");
     // More writes and wakes later: still one line for the one question.
     tokio::time::sleep(Duration::from_secs(5 * 60)).await;
-    until(&t, "the room settles", || {
-        !t.host.rooms().run(&room, |r| r.running)
-    })
-    .await;
-    assert_eq!(asked(&t).len(), 1);
+    kit.round_ended(&room).await;
+    assert_eq!(asked(&kit).len(), 1);
 
-    let (status, state) = t.state(None).await;
+    let (status, state) = kit.state().await;
     assert_eq!(status, 200);
     let handed = &state["work"]["handed"];
-    let ask = &handed[&dev2][0];
+    let ask = &handed[&dev2.id][0];
     assert_eq!(ask["title"], "Ask first");
-    assert_eq!(ask["roomId"], json!(room));
+    assert_eq!(ask["roomId"], json!(room.id));
     assert_eq!(ask["status"], json!(TaskStatus::Blocked));
     assert_eq!(ask["waitingFor"], "input");
-    assert_eq!(handed[&dev1][0]["title"], "Idle work");
-    assert!(handed.get(&lead).is_none(), "{handed}");
+    assert_eq!(handed[&dev1.id][0]["title"], "Idle work");
+    assert!(handed.get(&lead.id).is_none(), "{handed}");
 }

@@ -2,91 +2,57 @@
 //! room of several owners, and a Bot's message is judged again when a turn
 //! takes it, so a revoked grant stops a message already queued.
 
-use crate::support::TestHost;
-use flybot_agent::session::{ItemKind, SessionEvent, Source};
+use flybot_agent::session::{ItemKind, Source};
+use flybot_testkit::{Bot, Kit, Member};
 use serde_json::json;
+
+/// Ada and Bob, each owning a Bot the other may use.
+async fn granted_pair(kit: &Kit) -> (Member, Member, Bot, Bot) {
+    let ada = kit.owner("Ada").await;
+    let bob = kit.as_member(&ada).invite("Bob").await;
+    let ada_bot = kit.as_member(&ada).bot("Ada helper").await;
+    let bob_bot = kit.as_member(&bob).bot("Bob helper").await;
+    let grant =
+        |bot: &Bot, grantee: &str| json!({"botId": bot.id, "grants": [{"grantee": grantee}]});
+    kit.as_member(&bob)
+        .ok("set-grants", grant(&bob_bot, &ada.member_id))
+        .await;
+    kit.as_member(&ada)
+        .ok("set-grants", grant(&ada_bot, &bob.member_id))
+        .await;
+    (ada, bob, ada_bot, bob_bot)
+}
 
 #[tokio::test]
 async fn revoking_a_grant_evicts_the_bot_from_a_room_of_several_owners_90() {
-    let t = TestHost::new();
-    let ada = t.sign_in_owner("Ada").await;
-    let bob = t.invite_member(&ada.token, "Bob").await;
-    let ada_bot = t.create_bot(Some(&ada.token), "Ada helper").await;
-    let bob_bot = t.create_bot(Some(&bob.token), "Bob helper").await;
-    t.ok(
-        Some(&bob.token),
-        "set-grants",
-        json!({"botId": bob_bot, "grants": [{"grantee": ada.member_id}]}),
-    )
-    .await;
-    t.ok(
-        Some(&ada.token),
-        "set-grants",
-        json!({"botId": ada_bot, "grants": [{"grantee": bob.member_id}]}),
-    )
-    .await;
-    let room = t
-        .ok(
-            Some(&ada.token),
-            "create-room",
-            json!({"name": "Shared", "members": [ada_bot, bob_bot]}),
-        )
+    let kit = Kit::new().await;
+    let (ada, bob, ada_bot, bob_bot) = granted_pair(&kit).await;
+    let room = kit
+        .as_member(&ada)
+        .room_from(json!({"name": "Shared", "members": [ada_bot.id, bob_bot.id]}))
         .await;
-    let id = room["room"]["id"].as_str().unwrap().to_owned();
-    t.ok(
-        Some(&bob.token),
-        "set-grants",
-        json!({"botId": bob_bot, "grants": []}),
-    )
-    .await;
-    let room = t.host.store().read(|s| s.rooms[&id].clone());
-    assert_eq!(room.members, vec![ada_bot.clone()]);
+    kit.as_member(&bob)
+        .ok("set-grants", json!({"botId": bob_bot.id, "grants": []}))
+        .await;
+    let room = kit.host.store().read(|s| s.rooms[&room.id].clone());
+    assert_eq!(room.members, vec![ada_bot.id.clone()]);
     let left = room
         .participants
         .iter()
-        .any(|p| p["id"] == json!(bob_bot) && p.get("leftSeq").is_some_and(|v| !v.is_null()));
+        .any(|p| p["id"] == json!(bob_bot.id) && p.get("leftSeq").is_some_and(|v| !v.is_null()));
     assert!(left, "{:?}", room.participants);
-}
-
-fn user_lines(t: &TestHost, session: &str) -> Vec<String> {
-    t.host
-        .sessions()
-        .transcript(session, 0)
-        .unwrap()
-        .into_iter()
-        .filter_map(|e| match e.event {
-            SessionEvent::UserMessage { text, .. } => Some(text),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]
 async fn a_bot_message_is_judged_again_at_delivery_and_a_revoked_grant_stops_it_90() {
-    let t = TestHost::new();
-    let ada = t.sign_in_owner("Ada").await;
-    let bob = t.invite_member(&ada.token, "Bob").await;
-    let ada_bot = t.create_bot(Some(&ada.token), "Ada helper").await;
-    let bob_bot = t.create_bot(Some(&bob.token), "Bob helper").await;
-    let grant = |bot: &str, grantee: &str| json!({"botId": bot, "grants": [{"grantee": grantee}]});
-    t.ok(
-        Some(&bob.token),
-        "set-grants",
-        grant(&bob_bot, &ada.member_id),
-    )
-    .await;
-    t.ok(
-        Some(&ada.token),
-        "set-grants",
-        grant(&ada_bot, &bob.member_id),
-    )
-    .await;
-    let session = t.host.store().read(|s| s.bots[&bob_bot].session_id.clone());
+    let kit = Kit::new().await;
+    let (_ada, bob, ada_bot, bob_bot) = granted_pair(&kit).await;
+    let session = bob_bot.session.clone();
     let from_ada = Source::Bot {
-        bot_id: ada_bot.clone(),
+        bot_id: ada_bot.id.clone(),
         hops: 1,
     };
-    let sessions = t.host.sessions().clone();
+    let sessions = kit.host.sessions().clone();
     sessions
         .deliver(
             &session,
@@ -95,29 +61,19 @@ async fn a_bot_message_is_judged_again_at_delivery_and_a_revoked_grant_stops_it_
             ItemKind::NextTurn,
         )
         .unwrap();
-    sessions.wait_idle(&session).await.unwrap();
-    assert_eq!(user_lines(&t, &session), vec!["granted line"]);
+    kit.idle(&session).await;
+    assert_eq!(kit.user_texts(&session), vec!["granted line"]);
     // Bob revokes; a message from Ada's Bot queued now never reaches it.
-    t.ok(
-        Some(&bob.token),
-        "set-grants",
-        json!({"botId": bob_bot, "grants": []}),
-    )
-    .await;
+    kit.as_member(&bob)
+        .ok("set-grants", json!({"botId": bob_bot.id, "grants": []}))
+        .await;
     sessions
         .deliver(&session, "revoked line", from_ada, ItemKind::NextTurn)
         .unwrap();
-    sessions.wait_idle(&session).await.unwrap();
-    assert_eq!(user_lines(&t, &session), vec!["granted line"]);
+    kit.idle(&session).await;
+    assert_eq!(kit.user_texts(&session), vec!["granted line"]);
     // A person's line still goes.
-    sessions
-        .deliver(
-            &session,
-            "owner line",
-            Source::User { member_id: None },
-            ItemKind::NextTurn,
-        )
-        .unwrap();
-    sessions.wait_idle(&session).await.unwrap();
-    assert_eq!(user_lines(&t, &session), vec!["granted line", "owner line"]);
+    kit.say(&session, "owner line");
+    kit.idle(&session).await;
+    assert_eq!(kit.user_texts(&session), vec!["granted line", "owner line"]);
 }

@@ -1,13 +1,11 @@
-//! The mock model served over real HTTP on loopback, for the provider client
-//! and `test-model` tests. The server runs on its own thread and runtime, so
-//! a test on a paused clock does not pause it.
-#![allow(dead_code)]
+//! The mock model served over real HTTP on loopback, for tests of the
+//! provider client, `test-model` and a real OpenCode. The server runs on its
+//! own thread and runtime, so a test on a paused clock does not pause it.
 
-use crate::support::TestHost;
+use crate::Kit;
 use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig, ProviderRegistry};
 use flybot_agent::model::mock::{MockModel, Scenario};
-use flybot_host::{Host, HostConfig, mock_model_app};
-use flybot_store::{Store, StoreOptions};
+use flybot_host::mock_model_app;
 use std::sync::Arc;
 
 /// A running `mock_model_app`; stops when dropped.
@@ -82,13 +80,8 @@ pub fn models_config(base_url: &str, api_key_env: Option<&str>) -> ModelsConfig 
     config
 }
 
-/// A host whose registry is `config` (plus the mock).
-pub fn host_with_models(config: &ModelsConfig) -> TestHost {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
-    let mut host_config = HostConfig::new(dir.path().to_owned());
-    host_config.models =
-        Arc::new(ProviderRegistry::from_config(config, MockModel::offline()).unwrap());
-    let host = Host::new(store, host_config);
-    TestHost { host, dir }
+/// A host whose registry is `config`, with the offline mock beside it.
+pub async fn kit_on(config: &ModelsConfig) -> Kit {
+    let models = ProviderRegistry::from_config(config, MockModel::offline()).unwrap();
+    Kit::with_config(|host| host.models = Arc::new(models)).await
 }

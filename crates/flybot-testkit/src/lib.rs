@@ -1,0 +1,120 @@
+//! The test kit: a real host on a temporary home, driven through its real
+//! channel (the axum router, no socket), on the mock model or a scripted
+//! one, with awaits on the host's events instead of sleeps. A scenario is a
+//! few lines:
+//!
+//! ```ignore
+//! let kit = Kit::scripted(json!([{"reply": {"text": "looked"}}])).await;
+//! let ada = kit.bot("Ada").await;
+//! let bo = kit.bot("Bo").await;
+//! let room = kit.room("Build", &[&ada, &bo]).await;
+//! kit.ok("send", json!({"roomId": room.id, "text": "@Bo look"})).await;
+//! kit.round_ended(&room).await;
+//! assert_eq!(kit.said(&room, &bo), ["looked"]);
+//! ```
+//!
+//! Used as a dev-dependency only. A step that fails here fails the test, so
+//! the kit unwraps and panics with a message the way a test does.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cards;
+mod channel;
+pub mod mock_server;
+mod roster;
+mod transcript;
+mod waits;
+
+pub use cards::{STATUSES, move_body};
+pub use channel::{Caller, Member};
+pub use roster::{Bot, Room};
+pub use waits::{Events, LIMIT, within, within_for};
+
+use flybot_agent::model::config::ProviderRegistry;
+use flybot_agent::model::mock::{MockModel, Scenario};
+use flybot_host::{Host, HostConfig};
+use flybot_store::{Store, StoreOptions};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use tempfile::TempDir;
+
+/// A running host on its own temporary home, removed when the kit drops.
+pub struct Kit {
+    /// The host itself, for what a test cannot reach through the channel
+    /// (the store, the Sessions, the room logs, the task drive).
+    pub host: Host,
+    home: TempDir,
+    /// How long any one wait may take (`LIMIT` unless `patient`).
+    limit: Duration,
+}
+
+impl Kit {
+    /// A host on the offline mock model.
+    pub async fn new() -> Kit {
+        Kit::with_config(|_| {}).await
+    }
+
+    /// A host whose mock model follows `scenario` (the scenario format of
+    /// README.md, "The mock model").
+    pub async fn scripted(scenario: Value) -> Kit {
+        let models = scripted_models(&scenario.to_string());
+        Kit::with_config(|config| config.models = models).await
+    }
+
+    /// A host whose config `adjust` changes first (its models, its OpenCode).
+    pub async fn with_config(adjust: impl FnOnce(&mut HostConfig)) -> Kit {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::open(home.path(), StoreOptions::default()).unwrap();
+        let mut config = HostConfig::new(home.path().to_owned());
+        adjust(&mut config);
+        Kit {
+            host: Host::new(store, config),
+            home,
+            limit: LIMIT,
+        }
+    }
+
+    /// Lets every wait of this kit take up to `limit` (a real OpenCode on a
+    /// busy machine is slower than the 30 s a mock needs at most).
+    pub fn patient(mut self, limit: Duration) -> Kit {
+        self.limit = limit;
+        self
+    }
+
+    /// A kit around a host something else built on `home` (the pilot
+    /// builds its own), so a test reaches it through the same channel.
+    pub fn around(host: Host, home: TempDir) -> Kit {
+        Kit {
+            host,
+            home,
+            limit: LIMIT,
+        }
+    }
+
+    /// The home folder.
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Stops this host cleanly and opens a second one on the same home, as
+    /// a restart would (on the default config).
+    pub async fn restart(self) -> Kit {
+        self.host.shut_down().await.unwrap();
+        let store = Store::open(self.home(), StoreOptions::default()).unwrap();
+        let config = HostConfig::new(self.home().to_owned());
+        Kit {
+            host: Host::new(store, config),
+            home: self.home,
+            limit: self.limit,
+        }
+    }
+}
+
+/// A model registry of only the mock, following `scenario` (JSON text).
+pub fn scripted_models(scenario: &str) -> Arc<ProviderRegistry> {
+    let scenario = Scenario::from_json(scenario).unwrap();
+    Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
+        scenario,
+    )))
+}
