@@ -19,7 +19,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 pub const LIMIT: Duration = Duration::from_secs(30);
 
 /// The backstop between two looks at a condition no event announces (a
-/// round's end today). Short, so a paused clock steps no further than this
+/// subprocess's exit). Short, so a paused clock steps no further than this
 /// while the host waits on its writer thread.
 const TICK: Duration = Duration::from_millis(20);
 
@@ -145,9 +145,8 @@ impl Kit {
     /// Awaits the end of the rounds running in `room`: no round runs and no
     /// line waits for the next one.
     pub async fn round_ended(&self, room: &Room) {
-        // TODO(lead): await HostEvent::RoundEnded once it lands; until then
-        // the room's running flag, looked at on every Work and TasksWritten
-        // event and on the backstop tick.
+        // The room's running flag, looked at on every host event: the
+        // driver's `round.ended` wakes this look the moment the rounds end.
         let what = format!("the rounds in room {} end", room.name);
         let rooms = self.host.rooms();
         self.until(&what, || !rooms.run(&room.id, |r| r.running))
@@ -156,7 +155,7 @@ impl Kit {
 
     /// Awaits `count` ended turns in the Session's log.
     pub async fn turns_ended(&self, session: &str, count: usize) {
-        // TODO(lead): await HostEvent::TurnEnded once it lands.
+        // Looked at on every host event: `turn.ended` wakes it.
         let what = format!("{count} turns end in Session {session}");
         self.until(&what, || self.end_reasons(session).len() >= count)
             .await;
