@@ -14,8 +14,8 @@ use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
+#[cfg(feature = "fake-runtime")]
 use flybot_interop::opencode::config::ModelEndpoint;
-use flybot_interop::opencode::fake::FakeOpenCode;
 use flybot_interop::opencode::{
     JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
 };
@@ -35,6 +35,7 @@ use std::time::Instant;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PilotRuntime {
     /// The scripted fake OpenCode (evidence level 1).
+    #[cfg(feature = "fake-runtime")]
     Fake,
     /// The real pinned `opencode serve` (evidence level 2): its binary and
     /// how it was found.
@@ -56,6 +57,7 @@ pub struct PilotConfig {
 /// owner's line there) that must never reach Bot B.
 #[derive(Debug, Clone, Default)]
 pub struct PilotProbe {
+    #[cfg(feature = "fake-runtime")]
     pub fake_steps: Option<Vec<flybot_interop::opencode::fake::FakeStep>>,
     pub private_markers: Vec<String>,
 }
@@ -94,9 +96,11 @@ struct Runtime {
 async fn start_runtime(
     config: &PilotConfig,
     workspace: &std::path::Path,
-    probe: &PilotProbe,
+    // Only the fake reads the probe (its scripted steps).
+    #[cfg_attr(not(feature = "fake-runtime"), allow(unused_variables))] probe: &PilotProbe,
 ) -> Result<Runtime, String> {
     let (runtime, model, versions, level) = match &config.runtime {
+        #[cfg(feature = "fake-runtime")]
         PilotRuntime::Fake => (
             OpenCodeRuntime::Fake(probe.fake_steps.clone().unwrap_or_else(script::fake_steps)),
             // The fake calls no model.
@@ -492,7 +496,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let network = json!({
         "clientRequests": client.requests_sent(),
         "resolvedLoopback": client.resolved().is_ok_and(|addrs| !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())),
-        "runtimeServed": runtime.started.fake.as_ref().map(FakeOpenCode::requests),
+        "runtimeServed": runtime.started.fake_requests(),
         "egressAttempts": runtime.started.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
     });
     let ends: Vec<Value> = member
@@ -525,12 +529,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         skipped_boundaries: skipped_boundaries(runtime.level),
         wall_ms: started.elapsed().as_millis() as u64,
     };
-    let runtime_prompts = runtime
-        .started
-        .fake
-        .as_ref()
-        .map(|f| f.prompts().into_iter().map(|(_, text)| text).collect())
-        .unwrap_or_default();
+    let runtime_prompts = runtime.started.fake_prompts();
     Ok(PilotRun {
         report,
         host,
