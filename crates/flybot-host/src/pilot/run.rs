@@ -16,6 +16,7 @@ use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
 #[cfg(feature = "fake-runtime")]
 use flybot_interop::opencode::config::ModelEndpoint;
+use flybot_interop::opencode::pin::PINNED_DOC_SHA256;
 use flybot_interop::opencode::{
     JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
 };
@@ -214,7 +215,10 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let client = OpenCodeClient::new(&runtime.started.base).map_err(|e| e.to_string())?;
     let doc = client.doc().await.map_err(|e| format!("GET /doc: {e}"))?;
     let check = check_doc_against(&doc, &runtime.started.pin);
-    let schema = json!({"sha256": check.digest, "pinned": check.pinned,
+    // `pinned`: the runtime serves the pinned OpenCode's own document (the
+    // fake's matches only the fake's own digest, which is not the pin).
+    let pinned = check.digest == PINNED_DOC_SHA256.trim();
+    let schema = json!({"sha256": check.digest, "pinned": pinned,
         "missing": check.missing.iter().map(|c| c.name()).collect::<Vec<_>>()});
 
     // The host, with Bot A on the mock model and its scenario.
