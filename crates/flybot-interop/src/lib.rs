@@ -8,7 +8,6 @@ pub mod budgets;
 pub mod cancel;
 pub mod canonical;
 pub mod digest;
-pub mod dm;
 pub mod egress;
 pub mod envelope;
 pub mod external;

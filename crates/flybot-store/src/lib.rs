@@ -4,7 +4,6 @@
 
 pub mod apply;
 mod atomic;
-pub mod bench;
 pub mod change;
 pub mod decisions;
 mod housekeeping;

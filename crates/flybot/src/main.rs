@@ -1,16 +1,8 @@
 //! The `flybot` command line: `serve` runs a host on a home folder, `replay`
-//! rebuilds a team from a kept journal, `bench` prints performance figures.
+//! rebuilds a team from a kept journal; the mock model, the envelope codec
+//! and the pilot. The benchmarks are the `flybot-bench` crate's binary.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-mod bench;
-mod bench_envelope;
-mod bench_model;
-mod bench_pilot;
-mod bench_room;
-mod bench_store;
-mod bench_tasks;
-mod bench_turn;
-mod bench_workflow;
 mod config;
 mod envelope_cmd;
 mod mock_model;
@@ -60,11 +52,6 @@ enum Command {
     /// the fixture task to Bot B (OpenCode) in a room; writes the evidence
     /// report.
     Pilot(pilot_cmd::PilotArgs),
-    /// Print performance figures.
-    Bench {
-        #[command(subcommand)]
-        what: bench::BenchWhat,
-    },
 }
 
 fn main() -> ExitCode {
@@ -81,7 +68,6 @@ fn main() -> ExitCode {
         Command::Replay { journal, to, out } => replay(&journal, to, out.as_deref()),
         Command::MockModel { command } => mock_model::run(command),
         Command::Envelope { command } => envelope_cmd::run(command),
-        Command::Bench { what } => bench::run(what),
         Command::Pilot(args) => pilot_cmd::run(args),
     };
     match outcome {

@@ -6,8 +6,9 @@ use crate::host::Host;
 use crate::rooms::opencode::launcher::{self, OpenCodeRuntime, Started};
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::RoomLine;
+#[cfg(feature = "fake-runtime")]
 use flybot_interop::opencode::config::ModelEndpoint;
-use flybot_interop::opencode::fake::FakeOpenCode;
+use flybot_interop::opencode::pin::PINNED_DOC_SHA256;
 use flybot_interop::opencode::{OpenCodeClient, TurnEnd, check_doc_against};
 use flybot_interop::pilot::fixture;
 use flybot_interop::pilot::report::{EvidenceLevel, PilotReport, skipped_boundaries};
@@ -21,6 +22,7 @@ use std::time::Instant;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PilotRuntime {
     /// The scripted fake OpenCode (evidence level 1).
+    #[cfg(feature = "fake-runtime")]
     Fake,
     /// The real pinned `opencode serve` (evidence level 2): its binary and
     /// how it was found.
@@ -42,6 +44,7 @@ pub struct PilotConfig {
 /// owner's line there) that must never reach Bot B.
 #[derive(Debug, Clone, Default)]
 pub struct PilotProbe {
+    #[cfg(feature = "fake-runtime")]
     pub fake_steps: Option<Vec<flybot_interop::opencode::fake::FakeStep>>,
     pub private_markers: Vec<String>,
 }
@@ -89,9 +92,11 @@ pub(super) struct Runtime {
 async fn start_runtime(
     config: &PilotConfig,
     workspace: &std::path::Path,
-    probe: &PilotProbe,
+    // Only the fake reads the probe (its scripted steps).
+    #[cfg_attr(not(feature = "fake-runtime"), allow(unused_variables))] probe: &PilotProbe,
 ) -> Result<Runtime, String> {
     let (runtime, model, versions, level) = match &config.runtime {
+        #[cfg(feature = "fake-runtime")]
         PilotRuntime::Fake => (
             OpenCodeRuntime::Fake(probe.fake_steps.clone().unwrap_or_else(script::fake_steps)),
             // The fake calls no model.
@@ -202,7 +207,10 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let client = OpenCodeClient::new(&runtime.started.base).map_err(|e| e.to_string())?;
     let doc = client.doc().await.map_err(|e| format!("GET /doc: {e}"))?;
     let check = check_doc_against(&doc, &runtime.started.pin);
-    let schema = json!({"sha256": check.digest, "pinned": check.pinned,
+    // `pinned`: the runtime serves the pinned OpenCode's own document (the
+    // fake's matches only the fake's own digest, which is not the pin).
+    let pinned = check.digest == PINNED_DOC_SHA256.trim();
+    let schema = json!({"sha256": check.digest, "pinned": pinned,
         "missing": check.missing.iter().map(|c| c.name()).collect::<Vec<_>>()});
     let (cast, statuses) = super::cast::set_up(&config, &probe).await?;
     let member = super::cast::bind_member(&config, &runtime, &client, &check, &cast)?;
@@ -237,12 +245,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         skipped_boundaries: skipped_boundaries(runtime.level),
         wall_ms: started.elapsed().as_millis() as u64,
     };
-    let runtime_prompts = runtime
-        .started
-        .fake
-        .as_ref()
-        .map(|f| f.prompts().into_iter().map(|(_, text)| text).collect())
-        .unwrap_or_default();
+    let runtime_prompts = runtime.started.fake_prompts();
     Ok(PilotRun {
         report,
         host: cast.host,
@@ -277,7 +280,7 @@ async fn raw_status(
     let network = json!({
         "clientRequests": client.requests_sent(),
         "resolvedLoopback": client.resolved().is_ok_and(|addrs| !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())),
-        "runtimeServed": runtime.started.fake.as_ref().map(FakeOpenCode::requests),
+        "runtimeServed": runtime.started.fake_requests(),
         "egressAttempts": runtime.started.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
     });
     let ends: Vec<Value> = member

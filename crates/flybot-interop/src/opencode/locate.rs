@@ -1,8 +1,10 @@
 //! Where the pinned OpenCode is: `--opencode PATH`, then `$FLYBOT_OPENCODE`,
 //! then the folder the README's setup installs it into,
 //! `<repo>/.tools/opencode/node_modules/.bin/opencode`. The answer says
-//! which one was used.
+//! which one was used, and `locate_pinned` refuses any other version.
 
+use super::PINNED_VERSION;
+use super::process::version_of;
 use std::path::{Path, PathBuf};
 
 /// The README's install folder, relative to the repository.
@@ -41,6 +43,48 @@ pub fn locate(flag: Option<&Path>, env: Option<&Path>, roots: &[PathBuf]) -> Opt
             binary,
             found_by: "the README's install folder (.tools/opencode)",
         })
+}
+
+/// Why no pinned OpenCode can be used, in the sentence a person reads.
+#[derive(Debug, thiserror::Error)]
+pub enum NotPinned {
+    #[error(
+        "OpenCode {PINNED_VERSION} is not installed: run the README's setup (it installs it into {README_PATH}), or pass --opencode PATH or set FLYBOT_OPENCODE"
+    )]
+    Missing,
+    #[error("{} could not be run", binary.display())]
+    CouldNotRun {
+        binary: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is OpenCode {version:?}, not the pinned {PINNED_VERSION}; nothing was started", binary.display())]
+    OtherVersion { binary: PathBuf, version: String },
+}
+
+/// `locate`, then the found binary's `--version` (run in `scratch`) must be
+/// the pinned one; nothing else is started before that check.
+pub async fn locate_pinned(
+    flag: Option<&Path>,
+    env: Option<&Path>,
+    roots: &[PathBuf],
+    scratch: &Path,
+) -> Result<Located, NotPinned> {
+    let found = locate(flag, env, roots).ok_or(NotPinned::Missing)?;
+    let version =
+        version_of(&found.binary, scratch)
+            .await
+            .map_err(|source| NotPinned::CouldNotRun {
+                binary: found.binary.clone(),
+                source,
+            })?;
+    if version != PINNED_VERSION {
+        return Err(NotPinned::OtherVersion {
+            binary: found.binary,
+            version,
+        });
+    }
+    Ok(found)
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! explicit per-Bot grants each way, a direct message delivered and
 //! journaled by the recipient home, and the same-owner enrollment refused.
 
+use crate::dm::{DmHome, DmRefusal, SyntheticTransport};
 use crate::kit::*;
 use flybot_interop::budgets::PROPOSED;
-use flybot_interop::dm::{DmHome, DmRefusal, SyntheticTransport};
 use flybot_interop::envelope::EnvelopeKind;
 use flybot_interop::journal::{CorrelationKey, Decision, Journal, TaskBinding, TransportContext};
 use tempfile::TempDir;

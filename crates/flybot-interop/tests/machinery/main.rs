@@ -7,6 +7,7 @@
 mod codec_vectors;
 mod completion_evidence;
 mod delivery_and_crash;
+mod dm;
 mod dm_experiment;
 mod identity_and_scope;
 mod kit;

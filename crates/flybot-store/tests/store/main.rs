@@ -4,7 +4,6 @@
 // Helpers outside `#[test]` functions fail a test by panicking, like the tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod bench;
 mod durability;
 mod migrate;
 mod one_writer;

@@ -79,7 +79,7 @@ fn the_live_stream_carries_revisions_and_new_bots() {
 fn help_explains_the_commands() {
     let out = crate::support::flybot().arg("--help").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    for word in ["serve", "replay", "bench"] {
+    for word in ["serve", "replay", "pilot"] {
         assert!(text.contains(word), "{text}");
     }
     let out = crate::support::flybot()

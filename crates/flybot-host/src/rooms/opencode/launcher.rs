@@ -2,12 +2,14 @@
 //! the model it points that OpenCode at. The pinned `opencode serve` is
 //! found when the host starts (`$FLYBOT_OPENCODE`, then the README's
 //! install folder) and its version is checked before each start; the
-//! scripted fake is a mock for tests and offline demos, named as such.
+//! scripted fake is a mock for tests and offline demos, named as such, and
+//! only in a build with the `fake-runtime` feature.
 
 use flybot_agent::model::config::ModelRoute;
 use flybot_interop::egress::EgressTrap;
 use flybot_interop::opencode::PINNED_VERSION;
 use flybot_interop::opencode::config::ModelEndpoint;
+#[cfg(feature = "fake-runtime")]
 use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, FakeStep, fake_doc_digest};
 use flybot_interop::opencode::locate::{README_PATH, locate};
 use flybot_interop::opencode::pin::PINNED_DOC_SHA256;
@@ -24,6 +26,7 @@ pub enum OpenCodeRuntime {
     Missing,
     /// The scripted fake OpenCode: a mock for tests and demos. Each card
     /// gets a fresh fake running these steps.
+    #[cfg(feature = "fake-runtime")]
     Fake(Vec<FakeStep>),
 }
 
@@ -47,8 +50,29 @@ pub struct Started {
     /// The real child's proxy trap: every outbound attempt it made.
     pub trap: Option<EgressTrap>,
     /// The fake's record of what it was sent (the fake only).
+    #[cfg(feature = "fake-runtime")]
     pub fake: Option<FakeOpenCode>,
     _process: Option<OpenCodeProcess>,
+}
+
+impl Started {
+    /// How many requests the fake OpenCode served (none on the real one).
+    pub fn fake_requests(&self) -> Option<u64> {
+        #[cfg(feature = "fake-runtime")]
+        if let Some(fake) = &self.fake {
+            return Some(fake.requests());
+        }
+        None
+    }
+
+    /// Every prompt the fake OpenCode received (empty on the real one).
+    pub fn fake_prompts(&self) -> Vec<String> {
+        #[cfg(feature = "fake-runtime")]
+        if let Some(fake) = &self.fake {
+            return fake.prompts().into_iter().map(|(_, text)| text).collect();
+        }
+        Vec::new()
+    }
 }
 
 /// The model endpoint OpenCode is pointed at for a Bot's model: the
@@ -81,6 +105,7 @@ pub async fn start(
         OpenCodeRuntime::Missing => Err(format!(
             "OpenCode {PINNED_VERSION} is not installed here: run the README's setup (it installs it into {README_PATH}) or set FLYBOT_OPENCODE, then restart the host"
         )),
+        #[cfg(feature = "fake-runtime")]
         OpenCodeRuntime::Fake(steps) => {
             let gaps = FakeGaps::default();
             let fake = FakeOpenCode::new(steps.clone(), gaps.clone(), workspace.to_owned());
@@ -126,6 +151,7 @@ pub async fn start(
                 pin: PINNED_DOC_SHA256.trim().to_owned(),
                 version,
                 trap: Some(trap),
+                #[cfg(feature = "fake-runtime")]
                 fake: None,
                 _process: Some(process),
             })

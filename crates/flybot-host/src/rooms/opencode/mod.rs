@@ -78,11 +78,7 @@ impl Seat {
 
     /// Every prompt the fake OpenCode received (empty on the real one).
     pub fn runtime_prompts(&self) -> Vec<String> {
-        self.runtime
-            .fake
-            .as_ref()
-            .map(|f| f.prompts().into_iter().map(|(_, text)| text).collect())
-            .unwrap_or_default()
+        self.runtime.fake_prompts()
     }
 
     pub fn workspace(&self) -> &std::path::Path {

@@ -1,4 +1,4 @@
-//! `flybot bench room` (issue 5): the prompt characters a member's turn
+//! `flybot-bench room` (issue 5): the prompt characters a member's turn
 //! carries after 10, 100 and 1,000 room lines (it must stop growing once the
 //! budget is reached), the model calls per person's line in a 6-Bot room for
 //! a routed line and for an `@all` line, and the host's own time per round
@@ -116,15 +116,19 @@ fn line(i: usize, at: u64) -> NewLine {
 }
 
 pub fn run() -> anyhow::Result<()> {
-    let home = tempfile::tempdir()?;
     let state = team();
     let room = state
         .rooms
         .get("room-bench")
         .cloned()
         .ok_or_else(|| anyhow::anyhow!("no room"))?;
+    prompt_chars(&state, &room)?;
+    rounds(&room)
+}
 
-    // Prompt characters after 10, 100 and 1,000 lines.
+/// Prompt characters after 10, 100 and 1,000 lines.
+fn prompt_chars(state: &TeamState, room: &Room) -> anyhow::Result<()> {
+    let home = tempfile::tempdir()?;
     let logs = RoomLogs::new(home.path().to_path_buf());
     let mut appended = 0;
     for target in [10usize, 100, 1_000] {
@@ -134,7 +138,7 @@ pub fn run() -> anyhow::Result<()> {
         }
         let lines = logs.lines(&room.id)?;
         let round = Round::open(
-            setup_of(&state, &room),
+            setup_of(state, room),
             Opener::Person {
                 text: "status?",
                 owner_line: true,
@@ -150,9 +154,7 @@ pub fn run() -> anyhow::Result<()> {
                 addressed: false,
                 now: 0,
             };
-            turn_text(&state, &room, &lines, &round, &ask)
-                .chars()
-                .count()
+            turn_text(state, room, &lines, &round, &ask).chars().count()
         };
         println!(
             "prompt chars after {target:>5} room lines: first look {:>5}, seen none of them {:>5}",
@@ -160,8 +162,11 @@ pub fn run() -> anyhow::Result<()> {
             chars(Some(0))
         );
     }
+    Ok(())
+}
 
-    // Model calls per person's line in a 6-Bot room, and host time per round.
+/// Model calls per person's line in a 6-Bot room, and host time per round.
+fn rounds(room: &Room) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -1,9 +1,10 @@
-//! `flybot bench tasks`: what the board read costs on a team of 10,000 cards
+//! `flybot-bench tasks`: what the board read costs on a team of 10,000 cards
 //! (the default read and `{archive: true, limit: 50}`; goal under 2 ms, so a
 //! window polling every 1.5 s costs nothing), and 1,000 claims racing on 8
 //! role queues through the store's single writer. Prints median and p99;
 //! nothing asserts a duration.
 
+use crate::figures::{ms, percentile};
 use flybot_core::access::Actor;
 use flybot_core::tasks::claim::claim;
 use flybot_core::tasks::read::list;
@@ -13,7 +14,7 @@ use flybot_protocol::task_requests::TasksRead;
 use flybot_store::{Store, StoreOptions};
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const TASKS: usize = 10_000;
 const ACTIVE: usize = 300;
@@ -146,16 +147,6 @@ async fn claims_race() -> anyhow::Result<()> {
     );
     store.close().await?;
     Ok(())
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn percentile(samples: &mut [Duration], percent: usize) -> Duration {
-    samples.sort_unstable();
-    let index = (samples.len().saturating_sub(1) * percent) / 100;
-    samples.get(index).copied().unwrap_or_default()
 }
 
 fn member() -> Member {

@@ -1,12 +1,14 @@
-//! `flybot bench store`: what a durable change costs next to the disk's own
-//! floor (one 4 KiB write and fsync), on a team of 100 Bots and N tasks.
+//! What a durable change costs next to the disk's own floor (one 4 KiB
+//! write and fsync), on a team of 100 Bots and N tasks, through the store's
+//! public API: the figures `flybot-bench store` prints first.
 
-use crate::load::write_snapshot;
-use crate::store::{Store, StoreError, StoreOptions};
+use crate::figures::percentile;
+use anyhow::Context;
 use flybot_protocol::state::{Bot, Member, STATE_VERSION, Task, TaskStatus, TeamState};
+use flybot_store::{Store, StoreOptions, atomic_write};
 use serde::Serialize;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const BOTS: usize = 100;
@@ -31,18 +33,15 @@ pub struct StoreBenchReport {
 }
 
 /// Runs the bench in a new folder under `dir` (removed afterwards).
-pub async fn store_bench(dir: &Path, tasks: usize) -> Result<StoreBenchReport, StoreError> {
+pub async fn store_bench(dir: &Path, tasks: usize) -> anyhow::Result<StoreBenchReport> {
     let home = dir.join(format!("store-bench-{tasks}-tasks"));
-    let io = |source| StoreError::Io {
-        path: home.clone(),
-        source,
-    };
     if home.exists() {
-        std::fs::remove_dir_all(&home).map_err(io)?;
+        std::fs::remove_dir_all(&home)?;
     }
-    std::fs::create_dir_all(&home).map_err(io)?;
-    let team = bench_team(tasks);
-    write_snapshot(&home, &team).map_err(|why| io(std::io::Error::other(why)))?;
+    std::fs::create_dir_all(&home)?;
+    // The team starts as a snapshot, as a long-lived home's does.
+    let snapshot = serde_json::to_vec_pretty(&bench_team(tasks))?;
+    atomic_write(&home.join("state.json"), &snapshot)?;
     // The first open anchors the journal; the measured one is a plain start.
     Store::open(&home, StoreOptions::default())?.close().await?;
 
@@ -56,6 +55,24 @@ pub async fn store_bench(dir: &Path, tasks: usize) -> Result<StoreBenchReport, S
         touch_task(&store, i % tasks.max(1)).await?;
         one.push(started.elapsed());
     }
+    let mut rounds = concurrent_rounds(&store, tasks).await?;
+    store.close().await?;
+    let floor = fsync_floor(&home.join("fsync-floor.bin"))
+        .with_context(|| format!("the fsync floor in {}", home.display()))?;
+    let _ = std::fs::remove_dir_all(&home);
+    Ok(StoreBenchReport {
+        tasks,
+        load_ms,
+        change_median_us: micros(&mut one, 50),
+        change_p99_us: micros(&mut one, 99),
+        concurrent32_median_us: micros(&mut rounds, 50),
+        concurrent32_p99_us: micros(&mut rounds, 99),
+        fsync_floor_median_us: floor,
+    })
+}
+
+/// `ROUNDS` times, 32 changes made at once, until the last is answered.
+async fn concurrent_rounds(store: &Store, tasks: usize) -> anyhow::Result<Vec<Duration>> {
     let mut rounds = Vec::with_capacity(ROUNDS);
     for round in 0..ROUNDS {
         let started = Instant::now();
@@ -66,25 +83,14 @@ pub async fn store_bench(dir: &Path, tasks: usize) -> Result<StoreBenchReport, S
             set.spawn(async move { touch_task(&store, index).await });
         }
         while let Some(done) = set.join_next().await {
-            done.map_err(|e| io(std::io::Error::other(e.to_string())))??;
+            done??;
         }
         rounds.push(started.elapsed());
     }
-    store.close().await?;
-    let floor = fsync_floor(&home.join("fsync-floor.bin")).map_err(io)?;
-    let _ = std::fs::remove_dir_all(&home);
-    Ok(StoreBenchReport {
-        tasks,
-        load_ms,
-        change_median_us: percentile_us(&mut one, 50),
-        change_p99_us: percentile_us(&mut one, 99),
-        concurrent32_median_us: percentile_us(&mut rounds, 50),
-        concurrent32_p99_us: percentile_us(&mut rounds, 99),
-        fsync_floor_median_us: floor,
-    })
+    Ok(rounds)
 }
 
-async fn touch_task(store: &Store, index: usize) -> Result<(), StoreError> {
+async fn touch_task(store: &Store, index: usize) -> anyhow::Result<()> {
     let id = task_id(index);
     store
         .mutate("host", |change| {
@@ -97,10 +103,7 @@ async fn touch_task(store: &Store, index: usize) -> Result<(), StoreError> {
             Ok(())
         })
         .await
-        .map_err(|e| StoreError::Io {
-            path: PathBuf::new(),
-            source: std::io::Error::other(e.to_string()),
-        })
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn fsync_floor(path: &Path) -> std::io::Result<u64> {
@@ -116,15 +119,11 @@ fn fsync_floor(path: &Path) -> std::io::Result<u64> {
         file.sync_data()?;
         samples.push(started.elapsed());
     }
-    Ok(percentile_us(&mut samples, 50))
+    Ok(micros(&mut samples, 50))
 }
 
-fn percentile_us(samples: &mut [Duration], percent: usize) -> u64 {
-    samples.sort();
-    let Some(last) = samples.len().checked_sub(1) else {
-        return 0;
-    };
-    samples[last * percent / 100].as_micros() as u64
+fn micros(samples: &mut [Duration], percent: usize) -> u64 {
+    percentile(samples, percent).as_micros() as u64
 }
 
 fn task_id(index: usize) -> String {
@@ -185,4 +184,32 @@ fn bench_team(tasks: usize) -> TeamState {
         );
     }
     team
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_store_bench_reports_every_figure() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = store_bench(dir.path(), 20).await.unwrap();
+        assert_eq!(report.tasks, 20);
+        assert!(report.change_median_us > 0 && report.change_p99_us >= report.change_median_us);
+        assert!(report.concurrent32_p99_us >= report.concurrent32_median_us);
+        assert!(report.fsync_floor_median_us > 0);
+        assert!(!dir.path().join("store-bench-20-tasks").exists());
+    }
+
+    /// `cargo test -p flybot-bench --release -- --ignored --nocapture`
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "measures the disk; run by hand"]
+    async fn store_bench_figures() {
+        for tasks in [1_000, 10_000] {
+            let dir = tempfile::tempdir().unwrap();
+            let report = store_bench(dir.path(), tasks).await.unwrap();
+            eprintln!("{}", serde_json::to_string(&report).unwrap());
+        }
+    }
 }

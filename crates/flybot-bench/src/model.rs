@@ -1,4 +1,4 @@
-//! `flybot bench model`: the SSE parse throughput of the OpenAI-compatible
+//! `flybot-bench model`: the SSE parse throughput of the OpenAI-compatible
 //! client, streaming a long answer from the mock model served on loopback
 //! (`mock_model_app`, the server of `flybot mock-model serve`), in events and
 //! megabytes per second; and the SSE line parser alone on the same bytes.
@@ -19,7 +19,8 @@ const ANSWER_CHARS: usize = 2_000_000;
 const DELTA_CHARS: usize = 8;
 const RUNS: usize = 5;
 
-pub fn run() -> anyhow::Result<()> {
+/// The mock's scenario for one long streamed answer, and the request for it.
+fn long_answer() -> anyhow::Result<(Scenario, ModelRequest)> {
     let text: String = "the quick brown fox jumps over the lazy dog "
         .chars()
         .cycle()
@@ -39,6 +40,11 @@ pub fn run() -> anyhow::Result<()> {
         max_tokens: None,
         thinking: None,
     };
+    Ok((scenario, request))
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let (scenario, request) = long_answer()?;
     // The bytes the server sends for this answer (SSE framing, no HTTP).
     let MockOutcome::Answer(events) = MockModel::with_scenario(scenario.clone()).plan(&request)
     else {
@@ -90,7 +96,14 @@ pub fn run() -> anyhow::Result<()> {
         best.as_secs_f64() * 1e3
     );
     println!("  {events_per_s:.0} events/s, {mb_per_s:.1} MB/s");
+    parser_figures(&wire, render)?;
+    drop(server);
+    Ok(())
+}
 
+/// The SSE line parser alone on the same bytes, and the mock server's own
+/// rendering time (`render`), which the loopback figure includes.
+fn parser_figures(wire: &str, render: Duration) -> anyhow::Result<()> {
     let mut parser_best = Duration::MAX;
     let mut payloads = 0;
     for _ in 0..=RUNS {
@@ -107,7 +120,6 @@ pub fn run() -> anyhow::Result<()> {
         "  (the mock server's rendering of the same answer alone: {:.1} ms, part of the loopback figure)",
         render.as_secs_f64() * 1e3
     );
-    drop(server);
     Ok(())
 }
 

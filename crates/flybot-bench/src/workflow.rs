@@ -1,4 +1,4 @@
-//! `flybot bench workflow`: what `validate` and `plan_job` cost on a
+//! `flybot-bench workflow`: what `validate` and `plan_job` cost on a
 //! 200-node definition with 400 edges and 1,000 cards on the board (goal:
 //! under 5 ms each). Prints median and p99; nothing asserts a duration.
 

@@ -1,16 +1,16 @@
 //! The contract's DM experiment: a synthetic cross-home transport for the
-//! offline harness. Each home has its own owner and its own execution
-//! journal; Bots are enrolled pairwise, and an enrollment of two Bots of
-//! the same owner is refused (Bot Social's "cannot befriend your own bot").
-//! Every direction needs its own explicit per-Bot grant, given by that
-//! Bot's owner; a common operator or equal names merge nothing. A direct
-//! message is delivered only through the transport's authenticated context
-//! into the recipient home's `Journal::receive`; a room-scoped event is
-//! refused, never treated as a DM task. The phase-1 room pilot does not use
-//! this path.
+//! offline harness, test support that only `dm_experiment` uses. Each home
+//! has its own owner and its own execution journal; Bots are enrolled
+//! pairwise, and an enrollment of two Bots of the same owner is refused (Bot
+//! Social's "cannot befriend your own bot"). Every direction needs its own
+//! explicit per-Bot grant, given by that Bot's owner; a common operator or
+//! equal names merge nothing. A direct message is delivered only through the
+//! transport's authenticated context into the recipient home's
+//! `Journal::receive`; a room-scoped event is refused, never treated as a DM
+//! task. The phase-1 room pilot does not use this path.
 
-use crate::envelope::Refusal;
-use crate::journal::{IngressRecord, Journal, TransportContext};
+use flybot_interop::envelope::Refusal;
+use flybot_interop::journal::{IngressRecord, Journal, TransportContext};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Why the transport did not deliver.

@@ -1,4 +1,4 @@
-//! `flybot bench envelope`: envelopes per second through the whole ingress
+//! `flybot-bench envelope`: envelopes per second through the whole ingress
 //! codec (byte limit, parse, field rules, RFC 8785 canonicalization and
 //! SHA-256) for a small envelope and one just under 32 KiB. Prints
 //! figures; nothing asserts a duration.

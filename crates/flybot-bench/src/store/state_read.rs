@@ -1,59 +1,18 @@
-//! `flybot bench store`: the store's figures (load, one durable change, 32 at
-//! once, the disk's fsync floor) at 1,000 and 10,000 tasks, and the median
-//! latency of `GET /api/bot/state` for the same team on loopback. Prints
-//! figures and ratios; nothing asserts a duration.
+//! The state read figure: a team served by a real host on loopback, read
+//! over one keep-alive connection.
 
-use anyhow::Context;
 use flybot_host::{Host, HostConfig};
 use flybot_protocol::state::{Bot, Member, Task, TaskStatus};
-use flybot_store::bench::store_bench;
 use flybot_store::{Store, StoreOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-const BOTS: usize = 100;
-const STATE_READS: usize = 100;
-
-pub fn run() -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Runtime::new().context("could not start the async runtime")?;
-    let dir = tempfile::tempdir().context("could not make a temporary folder")?;
-    runtime.block_on(async {
-        println!("store bench: a team of {BOTS} Bots; times in microseconds unless named");
-        for tasks in [1_000, 10_000] {
-            let r = store_bench(dir.path(), tasks).await?;
-            println!(
-                "{tasks:>6} tasks: load {:.1} ms | one change median {} p99 {} | 32 at once median {} p99 {} | fsync floor median {}",
-                r.load_ms,
-                r.change_median_us,
-                r.change_p99_us,
-                r.concurrent32_median_us,
-                r.concurrent32_p99_us,
-                r.fsync_floor_median_us,
-            );
-            println!(
-                "{tasks:>6} tasks: one change / fsync floor = {:.2}x (goal <= 3x); 32 at once / one change = {:.2}x (goal <= 2x)",
-                ratio(r.change_median_us, r.fsync_floor_median_us),
-                ratio(r.concurrent32_median_us, r.change_median_us),
-            );
-            let (median, p99, bytes) = state_read_latency(&dir.path().join(format!("state-{tasks}")), tasks).await?;
-            println!(
-                "{tasks:>6} tasks: GET /api/bot/state median {:.2} ms p99 {:.2} ms ({} KiB answer, {STATE_READS} reads)",
-                median.as_secs_f64() * 1000.0,
-                p99.as_secs_f64() * 1000.0,
-                bytes / 1024
-            );
-        }
-        Ok(())
-    })
-}
-
-fn ratio(a: u64, b: u64) -> f64 {
-    a as f64 / b.max(1) as f64
-}
+pub const BOTS: usize = 100;
+pub const STATE_READS: usize = 100;
 
 /// Serves a team of 100 Bots and `tasks` tasks on loopback and times state reads.
-async fn state_read_latency(
+pub async fn state_read_latency(
     home: &std::path::Path,
     tasks: usize,
 ) -> anyhow::Result<(Duration, Duration, usize)> {

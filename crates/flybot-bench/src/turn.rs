@@ -1,4 +1,4 @@
-//! `flybot bench turn`: the host's own time per turn of 3 tool calls against
+//! `flybot-bench turn`: the host's own time per turn of 3 tool calls against
 //! a zero-latency scripted model, minus the model's own time, and turns per
 //! second on one core (a current-thread runtime). Goal: under 1 ms of host
 //! time per turn. The Session log is fsynced per event batch, so the figure

@@ -1,0 +1,77 @@
+//! `flybot-bench`: prints FlyBot's performance figures, one area per
+//! subcommand; nothing here asserts a duration. It builds its own fixtures
+//! on the crates' test support (the scripted model, the fake OpenCode),
+//! which is why it is a binary of its own and not a `flybot` subcommand.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod envelope;
+mod figures;
+mod model;
+mod pilot;
+mod room;
+mod store;
+mod tasks;
+mod turn;
+mod workflow;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Prints FlyBot's performance figures.
+#[derive(Parser)]
+#[command(name = "flybot-bench", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    what: BenchWhat,
+}
+
+#[derive(Subcommand)]
+enum BenchWhat {
+    /// The store's durable change latency and the state read over HTTP.
+    Store,
+    /// The workflow engine: validate and plan_job on a 200-node definition.
+    Workflow,
+    /// The task board read on 10,000 cards and 1,000 claims racing on 8 queues.
+    Tasks,
+    /// The OpenAI-compatible client's SSE parse throughput against the mock
+    /// model served on loopback.
+    Model,
+    /// Host time per turn of 3 tool calls against a zero-latency model.
+    Turn,
+    /// A room: prompt characters by room size, model calls per line, host
+    /// time per round (issue 5).
+    Room,
+    /// Envelopes per second through check + canonicalize + digest, small and
+    /// 32 KiB (issue 6).
+    Envelope,
+    /// The room pilot's wall time with the fake OpenCode, and with the real
+    /// pinned one when it is installed (issue 6).
+    Pilot,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("FLYBOT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let outcome = match Cli::parse().what {
+        BenchWhat::Store => store::run(),
+        BenchWhat::Workflow => workflow::run(),
+        BenchWhat::Tasks => tasks::run(),
+        BenchWhat::Model => model::run(),
+        BenchWhat::Turn => turn::run(),
+        BenchWhat::Room => room::run(),
+        BenchWhat::Envelope => envelope::run(),
+        BenchWhat::Pilot => pilot::run(),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("flybot-bench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
