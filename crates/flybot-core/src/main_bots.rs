@@ -16,16 +16,7 @@ pub fn set_main(
     id: &str,
     replace: Option<&str>,
 ) -> Result<Vec<String>, ApiError> {
-    let bot = state
-        .bots
-        .get(id)
-        .ok_or_else(|| ApiError::not_found("Bot", id))?;
-    if !may_manage_bot(actor, bot) {
-        return Err(ApiError::forbidden(format!(
-            "{} belongs to another member; only its owner can make it a Main Bot.",
-            bot.name
-        )));
-    }
+    let bot = crate::roster::managed_bot_for(state, actor, id, "make it a Main Bot")?;
     let mut ids = state.main_bot_ids.clone();
     let Some(replace) = replace else {
         if !ids.iter().any(|m| m == id) {

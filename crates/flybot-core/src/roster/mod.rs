@@ -24,13 +24,24 @@ use flybot_protocol::state::{Bot, Room, TeamState};
 
 /// The Bot `id`, if the actor may change it (#49).
 pub fn managed_bot<'a>(state: &'a TeamState, actor: &Actor, id: &str) -> Result<&'a Bot, ApiError> {
+    managed_bot_for(state, actor, id, "change it")
+}
+
+/// The Bot `id`, if the actor manages it; the refusal says what only its
+/// owner can do (`doing`, such as "grant it") (#49).
+pub fn managed_bot_for<'a>(
+    state: &'a TeamState,
+    actor: &Actor,
+    id: &str,
+    doing: &str,
+) -> Result<&'a Bot, ApiError> {
     let bot = state
         .bots
         .get(id)
         .ok_or_else(|| ApiError::not_found("Bot", id))?;
     if !may_manage_bot(actor, bot) {
         return Err(ApiError::forbidden(format!(
-            "{} belongs to another member; only its owner can change it.",
+            "{} belongs to another member; only its owner can {doing}.",
             bot.name
         ))
         .with("botId", id));

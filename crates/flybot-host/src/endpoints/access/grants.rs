@@ -7,7 +7,8 @@
 use crate::actor::journal_actor;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
-use flybot_core::access::{Actor, may_manage_bot};
+use flybot_core::access::Actor;
+use flybot_core::roster::managed_bot_for;
 use flybot_core::roster::room_seats::evict_unshared;
 use flybot_protocol::ApiError;
 use flybot_protocol::channel::SetGrants;
@@ -34,16 +35,7 @@ pub async fn set(
     let grants = team
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
-            let bot = state
-                .bots
-                .get(&req.bot_id)
-                .ok_or_else(|| ApiError::not_found("Bot", &req.bot_id))?;
-            if !may_manage_bot(actor, bot) {
-                return Err(ApiError::forbidden(format!(
-                    "{} belongs to another member; only its owner can grant it.",
-                    bot.name
-                )));
-            }
+            let bot = managed_bot_for(state, actor, &req.bot_id, "grant it")?;
             let mut clean: Vec<Grant> = Vec::new();
             for (i, grant) in req.grants.iter().enumerate() {
                 let field = format!("grants[{i}]");

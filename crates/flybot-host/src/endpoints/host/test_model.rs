@@ -6,7 +6,8 @@
 use crate::team::Team;
 use flybot_agent::model::ModelError;
 use flybot_agent::model::connection_test::{TestVerdict, test_connection};
-use flybot_core::access::{Actor, may_manage_bot};
+use flybot_core::access::Actor;
+use flybot_core::roster::managed_bot_for;
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -31,17 +32,7 @@ pub async fn test_model(
     req: TestModel,
 ) -> Result<Value, ApiError> {
     let (name, model) = team.store().read(|state| {
-        let bot = state
-            .bots
-            .get(&req.bot_id)
-            .ok_or_else(|| ApiError::not_found("Bot", &req.bot_id))?;
-        if !may_manage_bot(actor, bot) {
-            return Err(ApiError::forbidden(format!(
-                "{} belongs to another member; only its owner can test its model.",
-                bot.name
-            ))
-            .with("botId", req.bot_id.as_str()));
-        }
+        let bot = managed_bot_for(state, actor, &req.bot_id, "test its model")?;
         Ok((bot.name.clone(), bot.model.clone()))
     })?;
     let registry = models;
