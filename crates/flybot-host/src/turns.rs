@@ -16,6 +16,7 @@ use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
+use flybot_protocol::FailureCode;
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_store::Store;
 use std::path::PathBuf;
@@ -174,7 +175,7 @@ impl TurnEnvironment for HostTurns {
             .models
             .route(&bot.model)
             .map_err(|e| EndReason::Error {
-                code: e.code().to_owned(),
+                code: e.code(),
                 message: e.to_string(),
             })?;
         let mut prompt = system_prompt(PromptInput {
@@ -191,7 +192,7 @@ impl TurnEnvironment for HostTurns {
             flybot_store::workspaces::bot_workspace(&self.home, &bot.id).map_err(|e| {
                 tracing::warn!("the working folder of {} could not be made: {e}", bot.id);
                 EndReason::Error {
-                    code: "WORKSPACE".to_owned(),
+                    code: FailureCode::Workspace,
                     message: "The Bot's working folder could not be made on this host.".to_owned(),
                 }
             })?;

@@ -331,8 +331,7 @@ pub async fn run_round_with(
             }
             TurnOutcome::Failed { code } => {
                 round.record(&call.bot_id, Reply::Failed);
-                let friendly =
-                    flybot_core::fences::failure::room_failure_line(&format!("code: {code}"));
+                let friendly = flybot_core::fences::failure::room_failure_line(&code);
                 let _ = logs.append(
                     room_id,
                     NewLine {
