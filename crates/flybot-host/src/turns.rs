@@ -23,6 +23,7 @@ use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
+use flybot_protocol::FailureCode;
 use flybot_protocol::state::{Bot, TeamState};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -173,7 +174,7 @@ impl TurnEnvironment for HostTurns {
             .models
             .route(&bot.model)
             .map_err(|e| EndReason::Error {
-                code: e.code().to_owned(),
+                code: e.code(),
                 message: e.to_string(),
             })?;
         let mut prompt = system_prompt(PromptInput {
@@ -190,7 +191,7 @@ impl TurnEnvironment for HostTurns {
             flybot_store::workspaces::bot_workspace(&self.home, &bot.id).map_err(|e| {
                 tracing::warn!("the working folder of {} could not be made: {e}", bot.id);
                 EndReason::Error {
-                    code: "WORKSPACE".to_owned(),
+                    code: FailureCode::Workspace,
                     message: "The Bot's working folder could not be made on this host.".to_owned(),
                 }
             })?;

@@ -1,10 +1,12 @@
 //! The serde types every FlyBot crate shares: the saved team (`state.json`
-//! version 2), the journal's lines, the channel's requests and its error codes.
+//! version 2), the journal's lines, the channel's requests, its error codes and
+//! the codes a failed turn ends with.
 //! This crate holds data only; the rules that read it live in `flybot-core`.
 
 pub mod answers;
 pub mod channel;
 pub mod error;
+pub mod failure;
 pub mod journal;
 pub mod state;
 pub mod task;
@@ -12,4 +14,5 @@ pub mod task_requests;
 pub mod workflow;
 
 pub use error::{ApiError, ErrorCode};
+pub use failure::FailureCode;
 pub use state::TeamState;

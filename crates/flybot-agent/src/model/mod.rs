@@ -5,7 +5,6 @@
 mod classify;
 pub mod config;
 pub mod connection_test;
-pub mod failure_copy;
 pub mod mock;
 mod mock_scenario;
 pub mod openai;
@@ -14,6 +13,7 @@ pub mod openai_wire;
 pub mod retry;
 pub mod sse;
 
+use flybot_protocol::FailureCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::pin::Pin;
@@ -159,20 +159,20 @@ pub enum ModelError {
 }
 
 impl ModelError {
-    /// The fixed code a turn end and `test-model` report.
-    pub fn code(&self) -> &'static str {
+    /// The fixed code a turn end and `test-model` report (#1347).
+    pub fn code(&self) -> FailureCode {
         match self {
-            ModelError::RateLimited { .. } => "RATE_LIMITED",
-            ModelError::RateLimitExhausted { .. } => "RATE_LIMITED",
-            ModelError::Budget => "QUOTA",
-            ModelError::Auth => "AUTH",
-            ModelError::MissingKey => "NO_KEY",
-            ModelError::NoModel => "NO_MODEL",
-            ModelError::Provider { .. } => "PROVIDER_ERROR",
-            ModelError::Timeout => "TIMEOUT",
-            ModelError::Transport(_) => "TRANSPORT",
-            ModelError::BadResponse(_) => "BAD_RESPONSE",
-            ModelError::Cancelled => "CANCELLED",
+            ModelError::RateLimited { .. } => FailureCode::RateLimited,
+            ModelError::RateLimitExhausted { .. } => FailureCode::RateLimited,
+            ModelError::Budget => FailureCode::Quota,
+            ModelError::Auth => FailureCode::Auth,
+            ModelError::MissingKey => FailureCode::NoKey,
+            ModelError::NoModel => FailureCode::NoModel,
+            ModelError::Provider { .. } => FailureCode::ProviderError,
+            ModelError::Timeout => FailureCode::Timeout,
+            ModelError::Transport(_) => FailureCode::Transport,
+            ModelError::BadResponse(_) => FailureCode::BadResponse,
+            ModelError::Cancelled => FailureCode::Cancelled,
         }
     }
 }

@@ -274,6 +274,11 @@ mod tests {
     use super::*;
 
     /// Feeds the payloads; answers every event (errors as their code).
+    /// The failure's wire code, leaked so the cases compare with literals.
+    fn code_of(error: ModelError) -> &'static str {
+        Box::leak(error.code().to_string().into_boxed_str())
+    }
+
     fn run(payloads: &[&str], body_ends: bool) -> Vec<Result<StreamEvent, &'static str>> {
         let mut assembler = Assembler::default();
         let mut out = VecDeque::new();
@@ -291,9 +296,9 @@ mod tests {
         if failed.is_none() && body_ends {
             failed = assembler.body_ended(&mut out).err();
         }
-        let mut events: Vec<_> = out.into_iter().map(|e| e.map_err(|e| e.code())).collect();
+        let mut events: Vec<_> = out.into_iter().map(|e| e.map_err(code_of)).collect();
         if let Some(error) = failed {
-            events.push(Err(error.code()));
+            events.push(Err(code_of(error)));
         }
         events
     }

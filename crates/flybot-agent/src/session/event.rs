@@ -2,6 +2,7 @@
 //! spec's spellings. Each line is a `LogEntry`: a sequence number (the
 //! `after` cursor of `messages`), a time, and one event.
 
+use flybot_protocol::FailureCode;
 use serde::{Deserialize, Serialize};
 
 /// One line of the log.
@@ -49,9 +50,9 @@ pub enum AbortedBy {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum EndReason {
     Completed,
-    /// A model or host failure, by its fixed code.
+    /// A model or host failure, by its fixed code (#1347).
     Error {
-        code: String,
+        code: FailureCode,
         message: String,
     },
     Aborted {

@@ -3,6 +3,7 @@
 //! streak per place.
 
 use super::event::EndReason;
+use flybot_protocol::FailureCode;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -70,11 +71,13 @@ impl EndedTurns {
     ) {
         let failed = match reason {
             EndReason::Completed => None,
-            EndReason::Error { code, message } => Some(if code == "AUTH" || message.is_empty() {
-                code.clone()
-            } else {
-                message.clone()
-            }),
+            EndReason::Error { code, message } => {
+                Some(if *code == FailureCode::Auth || message.is_empty() {
+                    code.as_str().to_owned()
+                } else {
+                    message.clone()
+                })
+            }
             EndReason::MaxTokens => Some("The answer reached its token limit.".to_owned()),
             EndReason::Blocked { reason } => Some(reason.clone()),
             EndReason::Aborted { .. } | EndReason::Interrupted => return,

@@ -10,6 +10,7 @@ use crate::model::{
 use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
 use crate::tools::ToolError;
+use flybot_protocol::FailureCode;
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
@@ -48,7 +49,7 @@ impl Turn<'_> {
     fn log(&self, events: Vec<SessionEvent>) -> Result<(), EndReason> {
         let at = self.env.now_ms();
         self.cell.append(at, events).map_err(|e| EndReason::Error {
-            code: "LOG".to_owned(),
+            code: FailureCode::Log,
             message: format!("The Session log could not be written: {e}"),
         })?;
         self.env.changed(&self.cell.session_id);
@@ -142,7 +143,7 @@ async fn steps(
             Ok(answer) => answer,
             Err(error) => {
                 return EndReason::Error {
-                    code: error.code().to_owned(),
+                    code: error.code(),
                     message: error.to_string(),
                 };
             }

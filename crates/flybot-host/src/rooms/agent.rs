@@ -4,6 +4,7 @@
 
 use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
 use flybot_agent::session::{AbortedBy, EndReason, ItemKind, SessionEvent, Sessions, Source};
+use flybot_protocol::FailureCode;
 
 /// The agent runtime behind the room boundary.
 #[derive(Clone)]
@@ -23,7 +24,7 @@ fn last_seq(sessions: &Sessions, session_id: &str) -> u64 {
 fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutcome {
     let Ok(entries) = sessions.transcript(session_id, after) else {
         return TurnOutcome::Failed {
-            code: "LOG".to_owned(),
+            code: FailureCode::Log,
         };
     };
     let mut text: Option<String> = None;
@@ -40,10 +41,10 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
                     EndReason::Aborted { .. } => TurnOutcome::Stopped,
                     EndReason::Error { code, .. } => TurnOutcome::Failed { code: code.clone() },
                     EndReason::Interrupted => TurnOutcome::Failed {
-                        code: "INTERRUPTED".to_owned(),
+                        code: FailureCode::Interrupted,
                     },
                     EndReason::Blocked { .. } => TurnOutcome::Failed {
-                        code: "BLOCKED".to_owned(),
+                        code: FailureCode::Blocked,
                     },
                 };
             }
@@ -57,7 +58,7 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
         }
     }
     TurnOutcome::Failed {
-        code: "NO_END".to_owned(),
+        code: FailureCode::NoEnd,
     }
 }
 
@@ -80,12 +81,12 @@ impl RoomParticipant for AgentParticipant {
             );
             if delivered.is_err() {
                 return TurnOutcome::Failed {
-                    code: "LOG".to_owned(),
+                    code: FailureCode::Log,
                 };
             }
             if self.sessions.wait_idle(&turn.session_id).await.is_err() {
                 return TurnOutcome::Failed {
-                    code: "LOG".to_owned(),
+                    code: FailureCode::Log,
                 };
             }
             outcome_after(&self.sessions, &turn.session_id, after)

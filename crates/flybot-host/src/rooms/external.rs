@@ -14,6 +14,7 @@ use flybot_interop::external::{ExternalSpec, parse_external};
 use flybot_interop::subprocess::{
     Graces, HostLine, Launch, SeatKey, SeatOutcome, SubprocessSpec, Supervisor,
 };
+use flybot_protocol::FailureCode;
 use flybot_protocol::state::{Bot, TeamState};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -187,11 +188,8 @@ fn launch_of(home: &std::path::Path, bot_id: &str, spec: SubprocessSpec) -> Resu
     })
 }
 
-fn failed(code: &str, line: String) -> TurnOutcome {
-    TurnOutcome::FailedWithLine {
-        code: code.to_owned(),
-        line,
-    }
+fn failed(code: FailureCode, line: String) -> TurnOutcome {
+    TurnOutcome::FailedWithLine { code, line }
 }
 
 impl RoutedParticipant {
@@ -206,7 +204,7 @@ impl RoutedParticipant {
         seats.watch(self.rounds.team.store());
         let launch = match launch_of(&self.rounds.config.home, &turn.bot_id, spec) {
             Ok(launch) => launch,
-            Err(why) => return failed("START", format!("Could not start: {why}.")),
+            Err(why) => return failed(FailureCode::Start, format!("Could not start: {why}.")),
         };
         let line = self
             .rounds
@@ -240,7 +238,7 @@ impl RoutedParticipant {
                     "PROTOCOL" => format!("My process broke the line protocol: {detail}"),
                     _ => format!("I could not answer ({detail})."),
                 };
-                failed(code, line)
+                failed(FailureCode::from_wire(code), line)
             }
         }
     }
@@ -271,9 +269,10 @@ impl RoomParticipant for RoutedParticipant {
                     seats.watch(self.rounds.team.store());
                     seats.opencode.turn(&self.rounds, turn, spec).await
                 }
-                Some(Err(why)) => {
-                    failed("INVALID", format!("My external record is refused: {why}"))
-                }
+                Some(Err(why)) => failed(
+                    FailureCode::Invalid,
+                    format!("My external record is refused: {why}"),
+                ),
                 None => self.agent.run_turn(turn).await,
             }
         })

@@ -2,6 +2,7 @@
 //! `snapshot` and `cancel`. The internal agent is the first implementation;
 //! external participants plug into the same trait.
 
+use flybot_protocol::FailureCode;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -24,10 +25,10 @@ pub enum TurnOutcome {
     /// Stopped by the person (#1267): nothing it said is posted.
     Stopped,
     /// A model or host failure, by its fixed code (#1347).
-    Failed { code: String },
+    Failed { code: FailureCode },
     /// An external member's failure (#198): a crash with its stderr tail, a
     /// timeout, a refused record; `line` is posted as the member's own line.
-    FailedWithLine { code: String, line: String },
+    FailedWithLine { code: FailureCode, line: String },
 }
 
 /// What a seat is doing now.

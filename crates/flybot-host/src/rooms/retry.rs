@@ -6,10 +6,8 @@
 use super::logs::RoomLogs;
 use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
 use flybot_core::rooms::steer::rate_limit_retry;
+use flybot_protocol::FailureCode;
 use std::time::Duration;
-
-/// The failure code of a rate-limited turn.
-pub const RATE_LIMITED: &str = "RATE_LIMITED";
 
 /// Runs `turn`, asking again while it ends rate-limited and the rule allows.
 pub async fn run_turn_retrying(
@@ -21,7 +19,12 @@ pub async fn run_turn_retrying(
     let mut attempt = 0;
     loop {
         let outcome = participant.run_turn(turn.clone()).await;
-        let limited = matches!(&outcome, TurnOutcome::Failed { code } if code == RATE_LIMITED);
+        let limited = matches!(
+            &outcome,
+            TurnOutcome::Failed {
+                code: FailureCode::RateLimited
+            }
+        );
         if !limited {
             return outcome;
         }

@@ -141,8 +141,7 @@ impl RoundParts<'_> {
             }
             TurnOutcome::Failed { code } => {
                 round.record(&call.bot_id, Reply::Failed);
-                let friendly =
-                    flybot_core::fences::failure::room_failure_line(&format!("code: {code}"));
+                let friendly = flybot_core::fences::failure::room_failure_line(&code);
                 self.event_line(room_id, &call.bot_id, friendly.to_owned(), hop);
             }
         }

@@ -31,6 +31,7 @@ use flybot_interop::opencode::{
     JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
 };
 use flybot_interop::project::{self, Files};
+use flybot_protocol::FailureCode;
 use flybot_protocol::state::{TaskStatus, TeamState};
 use launcher::Started;
 use std::collections::HashMap;
@@ -214,13 +215,18 @@ impl OpenCodeSeats {
             .count();
         if busy >= CONCURRENT_CARDS {
             return Err(failed(
-                "BUDGET",
+                FailureCode::Budget,
                 format!(
                     "I already work {CONCURRENT_CARDS} cards, the most at once; finish or cancel one and ask me again."
                 ),
             ));
         }
-        let start = |why: String| failed("START", format!("Could not start OpenCode: {why}."));
+        let start = |why: String| {
+            failed(
+                FailureCode::Start,
+                format!("Could not start OpenCode: {why}."),
+            )
+        };
         let (model, owner) = rounds.team.read(|state| {
             let bot = state.bots.get(&turn.bot_id);
             (
@@ -310,7 +316,7 @@ impl OpenCodeSeats {
             .read(|state| card_for(state, &turn.room_id, &turn.bot_id))
         else {
             return failed(
-                "NO_CARD",
+                FailureCode::NoCard,
                 "I work on a card: create one in this room (task-create with this roomId), start it (task-accept, task-start) and ask me again.".to_owned(),
             );
         };
@@ -322,13 +328,13 @@ impl OpenCodeSeats {
         drop(seat.projecting.lock().await);
         let Some(card) = rounds.team.read(|state| card_by_id(state, &card.id)) else {
             return failed(
-                "NO_CARD",
+                FailureCode::NoCard,
                 "My card was deleted; start another and ask me again.".to_owned(),
             );
         };
         if !matches!(card.status, TaskStatus::Working | TaskStatus::Blocked) {
             return failed(
-                "CARD",
+                FailureCode::Card,
                 format!(
                     "The card \"{}\" is {} now; I work it again once it is sent back.",
                     card.title,
@@ -345,7 +351,7 @@ impl OpenCodeSeats {
         if card.status == TaskStatus::Blocked
             && let Err(line) = resume(rounds, turn, &card).await
         {
-            return failed("BLOCKED", line);
+            return failed(FailureCode::Blocked, line);
         }
         let before = rounds
             .logs

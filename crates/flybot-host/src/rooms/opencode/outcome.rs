@@ -3,12 +3,10 @@
 use crate::rooms::participant::TurnOutcome;
 use flybot_core::fences::{LineOrigin, authored_line};
 use flybot_interop::opencode::TurnEnd;
+use flybot_protocol::FailureCode;
 
-pub(super) fn failed(code: &str, line: String) -> TurnOutcome {
-    TurnOutcome::FailedWithLine {
-        code: code.to_owned(),
-        line,
-    }
+pub(super) fn failed(code: FailureCode, line: String) -> TurnOutcome {
+    TurnOutcome::FailedWithLine { code, line }
 }
 
 /// The room line for a turn's end. OpenCode's words are a peer's: fenced
@@ -23,22 +21,22 @@ pub fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
             text.lines().next().unwrap_or_default(),
         )),
         TurnEnd::Refused { permission } => failed(
-            "REFUSED",
+            FailureCode::Refused,
             format!(
                 "I asked for {permission}, which this room's policy does not allow; the request was denied and my turn stopped."
             ),
         ),
         TurnEnd::Stopped { .. } => TurnOutcome::Stopped,
-        TurnEnd::Failed { detail } => failed("FAILED", format!("My turn failed: {detail}.")),
+        TurnEnd::Failed { detail } => failed(FailureCode::Failed, format!("My turn failed: {detail}.")),
         // A person's stop cancels the card's execution (a new generation,
         // the turn tombstoned): its session takes no more work.
         TurnEnd::Blocked { reason } if reason.contains("Cancelled") => failed(
-            "BLOCKED",
+            FailureCode::Blocked,
             "My work on this card was stopped, so its session takes no more turns; cancel the card and start a new one to go on.".to_owned(),
         ),
-        TurnEnd::Blocked { reason } => failed("BLOCKED", reason.clone()),
+        TurnEnd::Blocked { reason } => failed(FailureCode::Blocked, reason.clone()),
         TurnEnd::Uncertain { detail } => failed(
-            "UNCERTAIN",
+            FailureCode::Uncertain,
             format!(
                 "recovery: uncertain ({detail}); nothing is resubmitted until a person decides."
             ),
