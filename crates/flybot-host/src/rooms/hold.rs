@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 /// The `kind` of a held send's record among the approvals.
 pub const HELD_SEND: &str = "held-send";
 /// How a held send travels.
-const VIA: &str = "message_bot";
+const VIA: &str = flybot_protocol::tool_names::MESSAGE_BOT;
 
 /// One held send in `state.flybot.approvals`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

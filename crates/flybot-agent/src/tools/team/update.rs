@@ -7,6 +7,7 @@ use crate::session::AbortedBy;
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
 use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -41,7 +42,7 @@ pub struct UpdateBot;
 impl Tool for UpdateBot {
     type Args = UpdateBotArgs;
     fn name(&self) -> &'static str {
-        "update_bot"
+        tool_names::UPDATE_BOT
     }
     fn description(&self) -> &'static str {
         "Change a Bot of your team: its name, its instructions or its model."
@@ -108,7 +109,7 @@ pub struct StopBot;
 impl Tool for StopBot {
     type Args = StopBotArgs;
     fn name(&self) -> &'static str {
-        "stop_bot"
+        tool_names::STOP_BOT
     }
     fn description(&self) -> &'static str {
         "Stop another Bot's running turn; its queued messages are dropped."
