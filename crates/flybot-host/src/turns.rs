@@ -23,8 +23,8 @@ use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
-use flybot_protocol::FailureCode;
 use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::{FailureCode, tool_names};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -110,7 +110,7 @@ fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
             }
         }
         mask.guard.insert(
-            "run_command".to_owned(),
+            tool_names::RUN_COMMAND.to_owned(),
             "A run Bot cannot run commands: nobody can approve them for it.".to_owned(),
         );
         // Every tool whose effect reaches past its own Session (#1445).
@@ -122,7 +122,7 @@ fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
     }
     let opted_in = bot.extra.get(DECISIONS_OPT_IN).and_then(|v| v.as_bool()) == Some(true);
     if !opted_in {
-        mask.restrict.insert("record_decision".to_owned());
+        mask.restrict.insert(tool_names::RECORD_DECISION.to_owned());
     }
     mask.restrict.retain(|name| offered.contains(name));
     mask

@@ -11,6 +11,7 @@ pub mod journal;
 pub mod state;
 pub mod task;
 pub mod task_requests;
+pub mod tool_names;
 pub mod workflow;
 
 pub use error::{ApiError, ErrorCode};

@@ -4,15 +4,19 @@
 //! Bots in `cappedBy` (the caller travels there, never in `createdBy`).
 //! The caps are recorded even while no connector exists.
 
-/// Tools a run Bot never has (#1445): they reach past its own Session.
+use flybot_protocol::tool_names;
+
+/// Tools a run Bot never has (#1445): they reach past its own Session. The
+/// spec's list names tools this build does not offer too; those stay spelled
+/// here, the ones it offers are their `tool_names` constants.
 pub const EPHEMERAL_DENIED_TOOLS: [&str; 21] = [
-    "message_bot",
-    "stop_bot",
-    "create_bot",
-    "update_bot",
+    tool_names::MESSAGE_BOT,
+    tool_names::STOP_BOT,
+    tool_names::CREATE_BOT,
+    tool_names::UPDATE_BOT,
     "create_group",
     "post_group",
-    "ask_user",
+    tool_names::ASK_USER,
     "grant_capability",
     "revoke_capability",
     "request_secret",
@@ -22,8 +26,8 @@ pub const EPHEMERAL_DENIED_TOOLS: [&str; 21] = [
     "schedule_delete",
     "send_message",
     "social_post",
-    "run_workflow",
-    "define_workflow",
+    tool_names::RUN_WORKFLOW,
+    tool_names::DEFINE_WORKFLOW,
     "read_browser",
     "recall",
     "create_child_bot",
@@ -31,7 +35,7 @@ pub const EPHEMERAL_DENIED_TOOLS: [&str; 21] = [
 
 /// The read-only tools and the run Bot's own memory writes (#1445).
 pub const EPHEMERAL_ALLOWED_TOOLS: [&str; 9] = [
-    "list_bots",
+    tool_names::LIST_BOTS,
     "list_models",
     "list_capabilities",
     "bot_schedules",

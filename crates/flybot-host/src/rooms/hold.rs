@@ -18,7 +18,7 @@ use flybot_protocol::ApiError;
 use flybot_store::Change;
 
 /// How a held send travels.
-const VIA: &str = "message_bot";
+const VIA: &str = flybot_protocol::tool_names::MESSAGE_BOT;
 
 fn put(change: &mut Change<'_>, record: &HeldRecord) {
     if let Ok(value) = serde_json::to_value(record) {

@@ -5,6 +5,7 @@
 
 use super::{RETIRED, caller, find_team_bot, journal_actor, no_bot, refusal, team};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -20,7 +21,7 @@ pub struct ArchiveBot;
 impl Tool for ArchiveBot {
     type Args = ArchiveBotArgs;
     fn name(&self) -> &'static str {
-        "archive_bot"
+        tool_names::ARCHIVE_BOT
     }
     fn description(&self) -> &'static str {
         "Main Bot only: retire a Bot of your team for good. Its chat stays readable; it can no longer be messaged."

@@ -3,6 +3,7 @@
 //! it as a `question` line the owner answers in the chat.
 
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -21,7 +22,7 @@ pub struct AskUser;
 impl Tool for AskUser {
     type Args = AskUserArgs;
     fn name(&self) -> &'static str {
-        "ask_user"
+        tool_names::ASK_USER
     }
     fn description(&self) -> &'static str {
         "Ask your owner a question you cannot answer yourself. End your turn after asking; the answer comes as their next message."

@@ -7,6 +7,7 @@ use super::{caller, journal_actor, refusal, team};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
 use flybot_protocol::state::Bot;
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -28,7 +29,7 @@ pub struct CreateBot;
 impl Tool for CreateBot {
     type Args = CreateBotArgs;
     fn name(&self) -> &'static str {
-        "create_bot"
+        tool_names::CREATE_BOT
     }
     fn description(&self) -> &'static str {
         "Create a new Bot for your owner's team. It starts on your model unless you name one, and it starts no turn until someone messages it."

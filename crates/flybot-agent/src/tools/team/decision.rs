@@ -5,6 +5,7 @@
 
 use super::{caller, looks_like_secret, team};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -37,7 +38,7 @@ pub struct RecordDecision;
 impl Tool for RecordDecision {
     type Args = RecordDecisionArgs;
     fn name(&self) -> &'static str {
-        "record_decision"
+        tool_names::RECORD_DECISION
     }
     fn description(&self) -> &'static str {
         "Write down a choice you made: an option you used or rejected, and why, so a reviewer can see it later. Never put keys or passwords in it."

@@ -4,6 +4,7 @@
 
 use super::{caller, is_retired, may_reach, pending_approvals, team};
 use crate::tools::{Tool, ToolContext, ToolResult};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -17,7 +18,7 @@ pub struct ListBots;
 impl Tool for ListBots {
     type Args = ListBotsArgs;
     fn name(&self) -> &'static str {
-        "list_bots"
+        tool_names::LIST_BOTS
     }
     fn description(&self) -> &'static str {
         "List the Bots of your team you can message: name, model, whether it is a Main Bot, and how many of its requests wait for the owner's approval."

@@ -10,6 +10,7 @@ use crate::session::{ItemKind, SessionEvent, Sessions, Source};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_core::rooms::reach::{Party, Send, SendKind, Verdict};
 use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -71,7 +72,7 @@ pub(super) fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
 impl Tool for MessageBot {
     type Args = MessageBotArgs;
     fn name(&self) -> &'static str {
-        "message_bot"
+        tool_names::MESSAGE_BOT
     }
     fn description(&self) -> &'static str {
         "Send a message to another Bot of your team; it lands in that Bot's own chat and starts its turn. Use it to hand over work or ask a question."

@@ -36,13 +36,14 @@ pub use update::{StopBot, UpdateBot};
 use super::{DynTool, TeamAccess, ToolContext, ToolError};
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::tool_names;
 use std::sync::Arc;
 
 /// The `extra` key a retired Bot carries (#638): terminal, never cleared.
 pub const RETIRED: &str = "retired";
 
 /// The team tools a run Bot keeps (#1445): the read-only ones.
-pub const RUN_BOT_TEAM_TOOLS: [&str; 1] = ["list_bots"];
+pub const RUN_BOT_TEAM_TOOLS: [&str; 1] = [tool_names::LIST_BOTS];
 
 /// Every team tool, ready for a `ToolSet`.
 pub fn team_tools() -> Vec<Arc<dyn DynTool>> {

@@ -11,6 +11,7 @@ use super::{caller, team};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_core::rooms::round::may_post;
 use flybot_protocol::state::TeamState;
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -55,7 +56,7 @@ fn speaking_in(state: &TeamState, session_id: &str) -> Option<String> {
 impl Tool for PostToGroup {
     type Args = PostToGroupArgs;
     fn name(&self) -> &'static str {
-        "post_to_group"
+        tool_names::POST_TO_GROUP
     }
     fn description(&self) -> &'static str {
         "Post a line into a group you are a member of; the group's Bots answer it in a round. Not for the group you are speaking in now: your reply is your line there."

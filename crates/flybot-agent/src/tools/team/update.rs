@@ -8,6 +8,7 @@ use crate::session::AbortedBy;
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_core::roster::update_bot::{BotUpdate, edit_bot};
 use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -42,7 +43,7 @@ pub struct UpdateBot;
 impl Tool for UpdateBot {
     type Args = UpdateBotArgs;
     fn name(&self) -> &'static str {
-        "update_bot"
+        tool_names::UPDATE_BOT
     }
     fn description(&self) -> &'static str {
         "Change a Bot of your team: its name, its instructions or its model."
@@ -87,7 +88,7 @@ pub struct StopBot;
 impl Tool for StopBot {
     type Args = StopBotArgs;
     fn name(&self) -> &'static str {
-        "stop_bot"
+        tool_names::STOP_BOT
     }
     fn description(&self) -> &'static str {
         "Stop another Bot's running turn; its queued messages are dropped."

@@ -16,6 +16,7 @@ pub use args::{CardArg, ColumnArg, PostResultArg, PriorityArg, ReleaseArg, Track
 use super::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_protocol::state::Task;
 use flybot_protocol::task::{Column, TaskFields, WaitingFor, column_of};
+use flybot_protocol::tool_names;
 
 /// The `track_tasks` tool.
 pub struct TrackTasks;
@@ -44,7 +45,7 @@ impl Tool for TrackTasks {
     type Args = TrackTasksArgs;
 
     fn name(&self) -> &'static str {
-        "track_tasks"
+        tool_names::TRACK_TASKS
     }
 
     fn description(&self) -> &'static str {

@@ -13,6 +13,7 @@ pub use access::{WorkflowAccess, WorkflowCaller};
 
 use super::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_core::workflow::tools::{DefineWorkflowArgs, RunWorkflowArgs};
+use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -66,7 +67,7 @@ impl Tool for RunWorkflow {
     type Args = RunWorkflowToolArgs;
 
     fn name(&self) -> &'static str {
-        "run_workflow"
+        tool_names::RUN_WORKFLOW
     }
 
     fn description(&self) -> &'static str {
@@ -93,7 +94,7 @@ impl Tool for DefineWorkflow {
     type Args = DefineWorkflowToolArgs;
 
     fn name(&self) -> &'static str {
-        "define_workflow"
+        tool_names::DEFINE_WORKFLOW
     }
 
     fn description(&self) -> &'static str {

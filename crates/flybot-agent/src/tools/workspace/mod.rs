@@ -30,6 +30,7 @@ pub use path::WorkingFolder;
 pub use search::{SearchFilesArgs, SearchMode, SearchResults, search_files};
 
 use super::{DynTool, Tool, ToolContext, ToolError, ToolResult};
+use flybot_protocol::tool_names;
 use std::sync::Arc;
 
 /// The model's view of a workspace failure: a refusal stays a refusal, a
@@ -80,7 +81,7 @@ pub struct ReadFile;
 impl Tool for ReadFile {
     type Args = ReadFileArgs;
     fn name(&self) -> &'static str {
-        "read_file"
+        tool_names::READ_FILE
     }
     fn description(&self) -> &'static str {
         "Read a text file in your working folder, optionally only some lines."
@@ -96,7 +97,7 @@ pub struct WriteFile;
 impl Tool for WriteFile {
     type Args = WriteFileArgs;
     fn name(&self) -> &'static str {
-        "write_file"
+        tool_names::WRITE_FILE
     }
     fn description(&self) -> &'static str {
         "Create or overwrite a text file in your working folder; missing folders are created."
@@ -112,7 +113,7 @@ pub struct EditFile;
 impl Tool for EditFile {
     type Args = EditFileArgs;
     fn name(&self) -> &'static str {
-        "edit_file"
+        tool_names::EDIT_FILE
     }
     fn description(&self) -> &'static str {
         "Replace one exact piece of text in a file in your working folder; the text must occur exactly once."
@@ -128,7 +129,7 @@ pub struct ListFiles;
 impl Tool for ListFiles {
     type Args = ListFilesArgs;
     fn name(&self) -> &'static str {
-        "list_files"
+        tool_names::LIST_FILES
     }
     fn description(&self) -> &'static str {
         "List the files and folders in your working folder or a folder inside it, optionally the whole tree."
@@ -144,7 +145,7 @@ pub struct SearchFiles;
 impl Tool for SearchFiles {
     type Args = SearchFilesArgs;
     fn name(&self) -> &'static str {
-        "search_files"
+        tool_names::SEARCH_FILES
     }
     fn description(&self) -> &'static str {
         "Find the lines holding a text or a wildcard pattern in the text files of your working folder."
@@ -170,7 +171,7 @@ pub struct RunCommand {
 impl Tool for RunCommand {
     type Args = RunCommandArgs;
     fn name(&self) -> &'static str {
-        "run_command"
+        tool_names::RUN_COMMAND
     }
     fn description(&self) -> &'static str {
         "Run a program with its arguments in your working folder, with a timeout; answers the exit code and the combined output (cut at 64 KiB)."

@@ -221,7 +221,7 @@ fn short_form(entry: &LogEntry) -> Option<Value> {
 /// The question of an `ask_user` call, the one tool the chat draws as its
 /// own line.
 fn question_of(name: &str, arguments: &str) -> Option<String> {
-    if name != "ask_user" {
+    if name != flybot_protocol::tool_names::ASK_USER {
         return None;
     }
     let args: Value = serde_json::from_str(arguments).ok()?;

@@ -1,0 +1,47 @@
+//! The name each tool is called by: what the model sees, what a Session
+//! log's `tool/call` and an approval record carry, and what a mask or a
+//! rule compares. The tools themselves live in `flybot-agent` (each one's
+//! `name()` answers its constant here); the names live here so that
+//! `flybot-core`'s run-Bot rule (#1445), the agent and the host spell them
+//! once.
+
+/// `list_bots`: the team, as the caller may see it.
+pub const LIST_BOTS: &str = "list_bots";
+/// `message_bot`: a Bot-to-Bot message (#641).
+pub const MESSAGE_BOT: &str = "message_bot";
+/// `post_to_group`: a line in a room the Bot is a member of.
+pub const POST_TO_GROUP: &str = "post_to_group";
+/// `create_bot` (#410, #645).
+pub const CREATE_BOT: &str = "create_bot";
+/// `update_bot`.
+pub const UPDATE_BOT: &str = "update_bot";
+/// `stop_bot`.
+pub const STOP_BOT: &str = "stop_bot";
+/// `archive_bot` (#638, #1700).
+pub const ARCHIVE_BOT: &str = "archive_bot";
+/// `ask_user`: a question to the Bot's owner, the one tool the chat draws
+/// as its own line.
+pub const ASK_USER: &str = "ask_user";
+/// `record_decision` (#396): offered only to a Bot that opted in.
+pub const RECORD_DECISION: &str = "record_decision";
+
+/// `read_file`, in the Bot's working folder.
+pub const READ_FILE: &str = "read_file";
+/// `write_file`, in the Bot's working folder.
+pub const WRITE_FILE: &str = "write_file";
+/// `edit_file`, in the Bot's working folder.
+pub const EDIT_FILE: &str = "edit_file";
+/// `list_files`, in the Bot's working folder.
+pub const LIST_FILES: &str = "list_files";
+/// `search_files`, in the Bot's working folder.
+pub const SEARCH_FILES: &str = "search_files";
+/// `run_command`: a program in the Bot's working folder, approved first.
+pub const RUN_COMMAND: &str = "run_command";
+
+/// `track_tasks`: the Bot's own cards on the board.
+pub const TRACK_TASKS: &str = "track_tasks";
+
+/// `run_workflow` (#1272).
+pub const RUN_WORKFLOW: &str = "run_workflow";
+/// `define_workflow` (#1272).
+pub const DEFINE_WORKFLOW: &str = "define_workflow";
