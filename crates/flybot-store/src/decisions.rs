@@ -1,7 +1,9 @@
 //! `decisions.jsonl` (#396): one line per decision a Bot records, bounded at
-//! the newest 2,000 lines and 1 MB, trimmed as the host appends.
+//! the newest 2,000 lines and 1 MB, trimmed as the host appends. It is
+//! opened through the JSONL appender, so a torn last line is cut first.
 
-use std::io::{self, Write};
+use crate::jsonl::JsonlAppender;
+use std::io;
 use std::path::{Path, PathBuf};
 
 pub const MAX_DECISION_LINES: usize = 2000;
@@ -25,23 +27,16 @@ fn append_bounded(
     let path = decisions_path(home);
     let mut text = serde_json::to_vec(line).map_err(io::Error::other)?;
     text.push(b'\n');
-    let existing = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
+    let mut file = JsonlAppender::open(&path)?;
+    let existing = file.read_all()?;
     let lines = existing
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .count();
     if lines < max_lines && existing.len() + text.len() <= max_bytes {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)?;
-        file.write_all(&text)?;
-        return file.sync_data();
+        return file.append(&text);
     }
+    drop(file);
     let mut kept: Vec<&[u8]> = existing
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
@@ -80,6 +75,26 @@ pub fn read_decisions(home: &Path) -> io::Result<Vec<serde_json::Value>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_torn_tail_is_cut_and_the_next_decision_reads_back_396() {
+        let home = tempfile::tempdir().unwrap();
+        append_decision(home.path(), &json!({"n": 1})).unwrap();
+        for torn in [&b"{\"n\":"[..], &b"{\"n\":\n"[..]] {
+            let mut raw = std::fs::read(decisions_path(home.path())).unwrap();
+            raw.extend_from_slice(torn);
+            std::fs::write(decisions_path(home.path()), raw).unwrap();
+            append_decision(home.path(), &json!({"n": 2})).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(decisions_path(home.path())).unwrap(),
+            b"{\"n\":1}\n{\"n\":2}\n{\"n\":2}\n"
+        );
+        assert_eq!(
+            read_decisions(home.path()).unwrap(),
+            vec![json!({"n": 1}), json!({"n": 2}), json!({"n": 2})]
+        );
+    }
 
     #[test]
     fn the_file_keeps_the_newest_lines_only() {

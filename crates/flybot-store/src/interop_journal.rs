@@ -6,8 +6,9 @@
 //! `flybot-interop`; this module only moves bytes.
 
 use crate::atomic::atomic_write;
+use crate::jsonl::JsonlAppender;
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -21,7 +22,7 @@ const LOCK_FILE: &str = "journal.lock";
 #[derive(Debug)]
 pub struct InteropFiles {
     dir: PathBuf,
-    journal: File,
+    journal: JsonlAppender,
     _lock: File,
 }
 
@@ -57,13 +58,7 @@ impl InteropFiles {
             }
             Err(TryLockError::Error(e)) => return Err(e),
         }
-        let mut journal = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .mode(0o600)
-            .open(dir.join(JOURNAL_FILE))?;
-        drop_torn_tail(&mut journal)?;
+        let journal = JsonlAppender::open(&dir.join(JOURNAL_FILE))?;
         Ok(InteropFiles {
             dir: dir.to_path_buf(),
             journal,
@@ -77,9 +72,7 @@ impl InteropFiles {
 
     /// Every complete line of the journal, oldest first.
     pub fn read_lines(&mut self) -> io::Result<Vec<Vec<u8>>> {
-        let mut bytes = Vec::new();
-        self.journal.seek(SeekFrom::Start(0))?;
-        self.journal.read_to_end(&mut bytes)?;
+        let bytes = self.journal.read_all()?;
         Ok(bytes
             .split(|b| *b == b'\n')
             .filter(|line| !line.is_empty())
@@ -99,8 +92,7 @@ impl InteropFiles {
         let mut line = Vec::with_capacity(record.len() + 1);
         line.extend_from_slice(record);
         line.push(b'\n');
-        self.journal.write_all(&line)?;
-        self.journal.sync_data()
+        self.journal.append(&line)
     }
 
     /// Replaces a side file of the folder atomically (`name` is a plain
@@ -137,23 +129,6 @@ impl InteropFiles {
     }
 }
 
-/// Cuts the file back to its last newline: a crash mid-append leaves a
-/// partial record that was never acknowledged.
-fn drop_torn_tail(file: &mut File) -> io::Result<()> {
-    let mut bytes = Vec::new();
-    file.seek(SeekFrom::Start(0))?;
-    file.read_to_end(&mut bytes)?;
-    let keep = bytes
-        .iter()
-        .rposition(|b| *b == b'\n')
-        .map_or(0, |at| at + 1);
-    if keep < bytes.len() {
-        file.set_len(keep as u64)?;
-        file.sync_all()?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +150,25 @@ mod tests {
         assert_eq!(lines, vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]);
         files.append(b"{\"c\":3}").unwrap();
         assert_eq!(files.read_lines().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_last_record_that_is_not_json_is_cut_and_the_next_append_reads_back() {
+        let home = tempfile::tempdir().unwrap();
+        {
+            let mut files = InteropFiles::open(home.path()).unwrap();
+            files.append(b"{\"a\":1}").unwrap();
+        }
+        let path = home.path().join(INTEROP_DIR).join(JOURNAL_FILE);
+        let mut raw = fs::read(&path).unwrap();
+        raw.extend_from_slice(b"{\"torn\":\n");
+        fs::write(&path, raw).unwrap();
+        let mut files = InteropFiles::open(home.path()).unwrap();
+        files.append(b"{\"b\":2}").unwrap();
+        assert_eq!(
+            files.read_lines().unwrap(),
+            vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]
+        );
     }
 
     #[test]

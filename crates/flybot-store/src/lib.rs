@@ -10,6 +10,7 @@ mod housekeeping;
 pub mod inflight;
 pub mod interop_journal;
 mod journal;
+pub mod jsonl;
 mod load;
 mod lock;
 mod migrate;

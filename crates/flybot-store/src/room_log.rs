@@ -1,13 +1,14 @@
 //! Room logs: `rooms/<id>.jsonl`, one [`RoomLine`] per line, appended and
 //! flushed per line. Every line passes through `prepare_room_line` before it
 //! is stored (#1251), so the stored line and the next member turn cannot
-//! disagree. A torn last line (a crash mid-append) is cut off on open.
+//! disagree. A torn last line (a crash mid-append) is cut off on open and
+//! before every append (the JSONL appender).
 
+use crate::jsonl::{JsonlAppender, cut_torn_tail_at};
 use flybot_core::rooms::context::prepare_room_line;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The folder that holds the room logs.
@@ -43,19 +44,13 @@ impl RoomLog {
             ));
         }
         let path = rooms_dir(home).join(format!("{room_id}.jsonl"));
+        cut_torn_tail_at(&path)?;
         let bytes = match fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e),
         };
-        let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-        if whole != bytes.len() {
-            OpenOptions::new()
-                .write(true)
-                .open(&path)?
-                .set_len(whole as u64)?;
-        }
-        let lines = bytes[..whole]
+        let lines = bytes
             .split(|b| *b == b'\n')
             .filter_map(|l| serde_json::from_slice::<RoomLine>(l).ok())
             .collect();
@@ -84,20 +79,7 @@ impl RoomLog {
         };
         let mut bytes = serde_json::to_vec(&stored).map_err(io::Error::other)?;
         bytes.push(b'\n');
-        if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        let fresh = !self.path.exists();
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&self.path)?;
-        file.write_all(&bytes)?;
-        file.sync_data()?;
-        if fresh && let Some(dir) = self.path.parent() {
-            File::open(dir)?.sync_all()?;
-        }
+        JsonlAppender::open(&self.path)?.append(&bytes)?;
         self.lines.push(stored.clone());
         Ok(stored)
     }
@@ -107,6 +89,8 @@ impl RoomLog {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use std::fs::OpenOptions;
+    use std::io::Write;
 
     fn person(text: &str) -> NewLine {
         NewLine {
@@ -147,6 +131,34 @@ mod tests {
             3
         );
         assert!(RoomLog::open(home.path(), "../x").is_err());
+    }
+
+    #[test]
+    fn a_torn_tail_written_after_open_is_cut_before_the_next_append_50() {
+        let home = tempfile::tempdir().unwrap();
+        let mut log = RoomLog::open(home.path(), "room-1").unwrap();
+        log.append(person("one")).unwrap();
+        let path = rooms_dir(home.path()).join("room-1.jsonl");
+        for torn in [&b"{\"seq\":2"[..], &b"{\"seq\":\n"[..]] {
+            OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap()
+                .write_all(torn)
+                .unwrap();
+            let next = log.append(person("next")).unwrap();
+            let again = RoomLog::open(home.path(), "room-1").unwrap();
+            assert_eq!(again.lines().last(), Some(&next));
+            assert_eq!(again.lines().len() as u64, next.seq);
+        }
+        let bytes = fs::read(&path).unwrap();
+        assert_eq!(
+            bytes
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count(),
+            3
+        );
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! Session logs: `sessions/<id>.jsonl`, one event per line, appended and
-//! flushed to disk per batch. A torn last line (a crash mid-append) is
-//! skipped on read and cut off before the next append, so the log stays
-//! readable and never loses an acknowledged batch.
+//! flushed to disk per batch through the JSONL appender. A torn last line (a
+//! crash mid-append) is skipped on read and cut off before the next append,
+//! so the log stays readable and never loses an acknowledged batch.
 
+use crate::jsonl::JsonlAppender;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// The folder that holds the Session logs.
@@ -60,23 +60,7 @@ impl SessionLogFile {
             serde_json::to_writer(&mut bytes, event).map_err(io::Error::other)?;
             bytes.push(b'\n');
         }
-        if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        let fresh = !self.path.exists();
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .mode(0o600)
-            .open(&self.path)?;
-        cut_torn_tail(&file)?;
-        file.write_all(&bytes)?;
-        file.sync_data()?;
-        if fresh && let Some(dir) = self.path.parent() {
-            File::open(dir)?.sync_all()?;
-        }
-        Ok(())
+        JsonlAppender::open(&self.path)?.append(&bytes)
     }
 
     /// Every whole event, in order; an unreadable line is skipped.
@@ -97,37 +81,12 @@ impl SessionLogFile {
     }
 }
 
-/// Truncates a last line that has no newline (a crash mid-append).
-fn cut_torn_tail(file: &File) -> io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(());
-    }
-    let mut reader = file;
-    let mut back = len;
-    let mut byte = [0u8; 1];
-    loop {
-        reader.seek(SeekFrom::Start(back - 1))?;
-        reader.read_exact(&mut byte)?;
-        if byte[0] == b'\n' {
-            break;
-        }
-        back -= 1;
-        if back == 0 {
-            break;
-        }
-    }
-    if back != len {
-        file.set_len(back)?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::{Value, json};
+    use std::fs::OpenOptions;
+    use std::io::Write;
 
     #[test]
     fn appends_read_back_in_order_and_a_torn_line_is_dropped() {
@@ -145,6 +104,21 @@ mod tests {
             read,
             vec![json!({"n": 1}), json!({"n": 2}), json!({"n": 4})]
         );
+    }
+
+    #[test]
+    fn a_last_line_that_is_not_json_is_cut_and_the_next_append_reads_back() {
+        let home = tempfile::tempdir().unwrap();
+        let log = SessionLogFile::new(home.path(), "session-a").unwrap();
+        log.append(&[json!({"n": 1})]).unwrap();
+        let mut file = OpenOptions::new().append(true).open(log.path()).unwrap();
+        file.write_all(b"{\"n\": \n").unwrap();
+        drop(file);
+        log.append(&[json!({"n": 2})]).unwrap();
+        let read: Vec<Value> = log.read().unwrap();
+        assert_eq!(read, vec![json!({"n": 1}), json!({"n": 2})]);
+        let bytes = std::fs::read(log.path()).unwrap();
+        assert_eq!(bytes, b"{\"n\":1}\n{\"n\":2}\n");
     }
 
     #[test]
