@@ -7,5 +7,6 @@ pub mod fences;
 pub mod main_bots;
 pub mod names;
 pub mod rooms;
+pub mod sync;
 pub mod tasks;
 pub mod workflow;

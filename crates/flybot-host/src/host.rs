@@ -3,6 +3,7 @@
 //! nothing on refusal (the store rolls a refused change back).
 
 use flybot_agent::model::config::ProviderRegistry;
+use flybot_core::sync::lock;
 use flybot_core::tasks::Effect;
 use flybot_core::tasks::workers::{WorkerPool, WorkerState};
 use flybot_protocol::ApiError;
@@ -189,32 +190,20 @@ impl Host {
         if effects.is_empty() {
             return;
         }
-        let mut pool = self
-            .inner
-            .workers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut pool = lock(&self.inner.workers);
         pool.apply(effects);
     }
 
     /// The state of a claim's worker; an unknown id answers `None`, so one
     /// claim never sees another's files or vars (#1729).
     pub fn task_worker(&self, worker_id: &str) -> Option<WorkerState> {
-        let pool = self
-            .inner
-            .workers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let pool = lock(&self.inner.workers);
         pool.get(worker_id).cloned()
     }
 
     /// Sets one variable of a live worker; answers whether it exists.
     pub fn set_task_worker_var(&self, worker_id: &str, key: &str, value: &str) -> bool {
-        let mut pool = self
-            .inner
-            .workers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut pool = lock(&self.inner.workers);
         match pool.get_mut(worker_id) {
             Some(worker) => {
                 worker.vars.insert(key.to_owned(), value.to_owned());

@@ -17,12 +17,13 @@ use crate::host::{Host, HostLink};
 use flybot_agent::session::{ItemKind, Source};
 use flybot_core::rooms::board::format_room_board;
 use flybot_core::rooms::wake::{Backoff, after_wake, fingerprint, may_wake, offer_text, wake_text};
+use flybot_core::sync::lock;
 use flybot_core::tasks::drive::{next_work, queue_offers};
 use flybot_core::tasks::target::WRITE_BACK_WAKES_MAX;
 use flybot_protocol::state::{Task, TaskStatus};
 use flybot_protocol::task::{TaskFields, WriteBackState};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Which pass woke a Session; each keeps its own wait.
@@ -84,7 +85,7 @@ impl TaskDrive {
     }
 
     fn lock(&self) -> MutexGuard<'_, DriveState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// The drive's clock: the wall clock at start plus tokio's elapsed time.

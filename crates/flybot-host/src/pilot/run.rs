@@ -12,6 +12,7 @@ use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_core::access::Actor;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::sync::lock;
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
@@ -161,24 +162,12 @@ fn end_view(end: &TurnEnd) -> Value {
 
 /// Bot B's last turn's observation (the projection table's input).
 fn latest_observation(member: &OpenCodeMember) -> Option<Observation> {
-    member
-        .observations
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .last()
-        .cloned()
-        .flatten()
+    lock(&member.observations).last().cloned().flatten()
 }
 
 /// Bot B's `index`-th turn's observation.
 fn observation_at(member: &OpenCodeMember, index: usize) -> Option<Observation> {
-    member
-        .observations
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(index)
-        .cloned()
-        .flatten()
+    lock(&member.observations).get(index).cloned().flatten()
 }
 
 /// A finished pilot: its report, and the host still running, so a person
@@ -495,13 +484,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         "runtimeServed": runtime.started.fake.as_ref().map(FakeOpenCode::requests),
         "egressAttempts": runtime.started.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
     });
-    let ends: Vec<Value> = member
-        .ends
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .map(end_view)
-        .collect();
+    let ends: Vec<Value> = lock(&member.ends).iter().map(end_view).collect();
     let report = PilotReport {
         evidence_level: runtime.level,
         evidence_level_number: runtime.level.number(),

@@ -3,11 +3,12 @@
 //! round count (#557) and a lock so one round runs per room at a time.
 
 use flybot_core::rooms::log::RoomLine;
+use flybot_core::sync::lock;
 use flybot_store::room_log::{NewLine, RoomLog};
 use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// A room's state while the host runs.
 #[derive(Debug, Default, Clone)]
@@ -34,10 +35,6 @@ pub struct RoomLogs {
     home: PathBuf,
     logs: Mutex<HashMap<String, RoomLog>>,
     runs: Mutex<HashMap<String, RoomRun>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl RoomLogs {

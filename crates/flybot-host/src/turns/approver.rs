@@ -8,10 +8,11 @@
 use crate::host::{Host, HostLink};
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
+use flybot_core::sync::lock;
 use flybot_protocol::state::{Bot, Extra, TeamState};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// The `extra` key of standing grants, on a Bot and on a room.
@@ -77,7 +78,7 @@ impl ApprovalWaits {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<ApprovalOutcome>>> {
-        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.waiting)
     }
 
     /// Hands `outcome` to the turn waiting on `id`, if one still waits.
