@@ -8,9 +8,10 @@ use crate::model::{
 use crate::session::EndReason;
 use crate::tools::{ToolContext, ToolSet};
 use crate::turn::{TurnEnvironment, TurnSetup, Window};
+use flybot_core::sync::lock;
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// One scripted answer.
 #[derive(Debug, Clone)]
@@ -37,18 +38,12 @@ impl ScriptedModel {
     }
 
     pub fn push(&self, answer: Answer) {
-        self.script
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push_back(answer);
+        lock(&self.script).push_back(answer);
     }
 
     /// Every request seen, in order.
     pub fn requests(&self) -> Vec<ModelRequest> {
-        self.requests
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.requests).clone()
     }
 }
 
@@ -58,19 +53,9 @@ impl ModelProvider for ScriptedModel {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
-        let step = self
-            .requests
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len();
-        self.requests
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(request);
-        let answer = self
-            .script
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let step = lock(&self.requests).len();
+        lock(&self.requests).push(request);
+        let answer = lock(&self.script)
             .pop_front()
             .unwrap_or_else(|| Answer::Text("done".to_owned()));
         let events: Vec<Result<StreamEvent, ModelError>> = match answer {
@@ -124,7 +109,7 @@ impl TestEnv {
 
 impl TurnEnvironment for TestEnv {
     fn now_ms(&self) -> u64 {
-        let mut clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut clock = lock(&self.clock);
         *clock += 1;
         *clock
     }

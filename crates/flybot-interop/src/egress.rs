@@ -5,7 +5,8 @@
 //! outbound network asserts the record is empty. Loopback traffic (the
 //! mock model, the driver) bypasses it through `NO_PROXY`.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use flybot_core::sync::lock;
+use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -48,10 +49,7 @@ impl EgressTrap {
                         .next()
                         .unwrap_or("(no request line)")
                         .to_owned();
-                    record
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(first);
+                    lock(&record).push(first);
                     let _ = stream
                         .write_all(
                             b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
@@ -70,9 +68,6 @@ impl EgressTrap {
 
     /// Every connection attempted through the trap, by its request line.
     pub fn attempts(&self) -> Vec<String> {
-        self.seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.seen).clone()
     }
 }

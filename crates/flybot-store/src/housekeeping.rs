@@ -4,8 +4,9 @@
 //! the lock.
 
 use crate::load::write_snapshot;
-use crate::store::{Inner, StoreStatus, lock};
+use crate::store::{Inner, StoreStatus};
 use crate::writer::WriterMsg;
+use flybot_core::sync::lock;
 use std::sync::atomic::Ordering;
 use std::sync::{Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};

@@ -7,6 +7,7 @@ use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
 use crate::writer::{self, JournalInfo, WriterConfig, WriterMsg};
+use flybot_core::sync::lock;
 use flybot_protocol::journal::{ChangeLine, Op};
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -581,12 +582,4 @@ pub fn read_only_error(reason: &ReadOnlyReason) -> ApiError {
         )
         .with("reason", why.as_str()),
     }
-}
-
-/// Locks a mutex, taking the data even if a panicking thread poisoned it: the
-/// team is only changed through `Change`, which never leaves it half-written.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -24,9 +24,10 @@ use super::mock::{MOCK_MODEL, MockModel};
 use super::openai::{KeySource, OpenAiProvider, OpenAiSettings, http_client};
 use super::retry::Retrying;
 use super::{ModelError, ModelProvider};
+use flybot_core::sync::lock;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// The context window the mock declares.
 pub const MOCK_CONTEXT_WINDOW: u32 = 128_000;
@@ -252,10 +253,7 @@ impl ProviderRegistry {
     /// Marks a connection test running for `bot_id`; `None` when one already
     /// is (#409). The mark goes when the slot drops.
     pub fn begin_test(&self, bot_id: &str) -> Option<TestSlot<'_>> {
-        let mut running = self
-            .tests_running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut running = lock(&self.tests_running);
         running.insert(bot_id.to_owned()).then(|| TestSlot {
             registry: self,
             bot_id: bot_id.to_owned(),
@@ -287,11 +285,7 @@ pub struct TestSlot<'a> {
 
 impl Drop for TestSlot<'_> {
     fn drop(&mut self) {
-        let mut running = self
-            .registry
-            .tests_running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut running = lock(&self.registry.tests_running);
         running.remove(&self.bot_id);
     }
 }

@@ -45,6 +45,7 @@ use super::{
     FinishReason, ModelError, ModelProvider, ModelRequest, ModelStream, StreamEvent, ToolCall,
     Usage,
 };
+use flybot_core::sync::lock;
 use std::sync::Mutex;
 
 /// The model's name in the registry and in the usage ledger.
@@ -86,10 +87,7 @@ impl MockModel {
     /// Decides the answer to `request`; counts a rule's use.
     pub fn plan(&self, request: &ModelRequest) -> MockOutcome {
         if let Some(scenario) = &self.scenario {
-            let mut uses = self
-                .uses
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut uses = lock(&self.uses);
             for (index, rule) in scenario.rules.iter().enumerate() {
                 let used = uses.get(index).copied().unwrap_or(0);
                 if rule.times.is_some_and(|times| used >= times) || !rule.when.matches(request) {

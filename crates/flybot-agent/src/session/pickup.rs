@@ -8,6 +8,7 @@
 use super::event::{EndReason, LogEntry, SessionEvent, Source};
 use super::inbox::{InboxItem, ItemKind};
 use super::runtime::Sessions;
+use flybot_core::sync::lock;
 use flybot_store::inflight::read_inflight;
 use std::io;
 
@@ -79,16 +80,12 @@ impl Sessions {
                 cell.append(self.now_ms(), vec![end])?;
             }
             let id = self.new_id("msg");
-            cell.state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .inbox
-                .push(InboxItem {
-                    id,
-                    text: PICKUP_TEXT.to_owned(),
-                    source: Source::Host,
-                    kind: ItemKind::NextTurn,
-                });
+            lock(&cell.state).inbox.push(InboxItem {
+                id,
+                text: PICKUP_TEXT.to_owned(),
+                source: Source::Host,
+                kind: ItemKind::NextTurn,
+            });
             pickup.turns.push(note.session_id.clone());
         }
         for note in &notes.queued {
@@ -97,10 +94,7 @@ impl Sessions {
                 continue;
             };
             let cell = self.cell(&note.session_id)?;
-            let mut state = cell
-                .state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut state = lock(&cell.state);
             if state.inbox.items().all(|queued| queued.id != item.id) {
                 state.inbox.push(item);
                 pickup.queued += 1;

@@ -11,12 +11,13 @@ use super::settle::Held;
 use super::work::{EndedTurns, RunningWork, step_of};
 use crate::model::ToolCall;
 use crate::turn::{TurnEnvironment, run_turn};
+use flybot_core::sync::lock;
 use flybot_store::inflight::{Inflight, QueuedNote, TurnNote, write_inflight};
 use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
@@ -25,10 +26,6 @@ use tokio::time::Instant;
 pub const INTERRUPT_AFTER: Duration = Duration::from_secs(60);
 /// The cancel reason of the steering interrupt.
 pub const INTERRUPT_REASON: &str = "ds-bot/interrupt-long-wait";
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// A running turn.
 pub(crate) struct Running {

@@ -6,6 +6,7 @@
 use super::event::Source;
 use super::inbox::{InboxItem, ItemKind};
 use super::runtime::{Cell, CellState, Sessions};
+use flybot_core::sync::lock;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,10 +55,7 @@ pub(crate) fn hold(
     tokio::spawn(async move {
         tokio::time::sleep(SETTLE).await;
         let flushed = {
-            let mut state = cell
-                .state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut state = lock(&cell.state);
             // A cancel or an earlier flush may have taken the window already.
             if state.held.as_ref().is_some_and(|held| held.id == id) {
                 flush(&sessions, &mut state);

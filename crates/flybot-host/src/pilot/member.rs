@@ -7,6 +7,7 @@
 use crate::rooms::agent::AgentParticipant;
 use crate::rooms::opencode::outcome_of;
 use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture};
+use flybot_core::sync::lock;
 use flybot_interop::opencode::{JournaledTask, TurnEnd};
 use flybot_interop::projection::Observation;
 use std::sync::Mutex;
@@ -43,7 +44,7 @@ impl RoomParticipant for OpenCodeMember {
             if turn.bot_id != self.bot_id {
                 return self.agent.run_turn(turn).await;
             }
-            *self.running.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            *lock(&self.running) = true;
             self.stop.send_replace(false);
             let mut stop = self.stop.subscribe();
             let (end, observation) = {
@@ -51,16 +52,10 @@ impl RoomParticipant for OpenCodeMember {
                 let end = task.turn(&turn.text, &mut stop, TURN_LIMIT).await;
                 (end, task.last_observation().cloned())
             };
-            self.observations
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(observation);
-            *self.running.lock().unwrap_or_else(|e| e.into_inner()) = false;
+            lock(&self.observations).push(observation);
+            *lock(&self.running) = false;
             let outcome = outcome_of(&self.name, &end);
-            self.ends
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(end);
+            lock(&self.ends).push(end);
             outcome
         })
     }
@@ -70,7 +65,7 @@ impl RoomParticipant for OpenCodeMember {
     }
 
     fn cancel(&self, session_id: &str) -> bool {
-        if *self.running.lock().unwrap_or_else(|e| e.into_inner()) {
+        if *lock(&self.running) {
             self.stop.send_replace(true);
             return true;
         }

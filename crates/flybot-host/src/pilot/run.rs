@@ -161,10 +161,7 @@ fn end_view(end: &TurnEnd) -> Value {
 
 /// Bot B's last turn's observation (the projection table's input).
 pub(super) fn latest_observation(member: &OpenCodeMember) -> Option<Observation> {
-    member
-        .observations
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    flybot_core::sync::lock(&member.observations)
         .last()
         .cloned()
         .flatten()
@@ -172,10 +169,7 @@ pub(super) fn latest_observation(member: &OpenCodeMember) -> Option<Observation>
 
 /// Bot B's `index`-th turn's observation.
 pub(super) fn observation_at(member: &OpenCodeMember, index: usize) -> Option<Observation> {
-    member
-        .observations
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    flybot_core::sync::lock(&member.observations)
         .get(index)
         .cloned()
         .flatten()
@@ -283,10 +277,7 @@ async fn raw_status(
         "runtimeServed": runtime.started.fake_requests(),
         "egressAttempts": runtime.started.trap.as_ref().map(flybot_interop::egress::EgressTrap::attempts),
     });
-    let ends: Vec<Value> = member
-        .ends
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    let ends: Vec<Value> = flybot_core::sync::lock(&member.ends)
         .iter()
         .map(end_view)
         .collect();

@@ -10,6 +10,7 @@ use super::agent::AgentParticipant;
 use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
 use super::rounds::Rounds;
 use flybot_core::fences::{LineOrigin, authored_line};
+use flybot_core::sync::lock;
 use flybot_interop::external::{ExternalSpec, parse_external};
 use flybot_interop::subprocess::{
     Graces, HostLine, Launch, SeatKey, SeatOutcome, SubprocessSpec, Supervisor,
@@ -18,7 +19,7 @@ use flybot_protocol::FailureCode;
 use flybot_protocol::state::{Bot, TeamState};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// The room-turn limit of an external member.
@@ -35,10 +36,6 @@ pub struct ExternalSeats {
     /// Session id → the seat its running turn is on (stop, steer).
     running: Mutex<HashMap<String, SeatKey>>,
     reaper: OnceLock<()>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The Bot's subprocess record, when it has one (a record that no longer

@@ -12,7 +12,7 @@ use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
 use flybot_core::approvals::{ApprovalRecord, ApprovalStatus, standing_covers};
 use flybot_protocol::state::TeamState;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// A label's longest length, in characters.
@@ -32,7 +32,7 @@ impl ApprovalWaits {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<ApprovalOutcome>>> {
-        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+        flybot_core::sync::lock(&self.waiting)
     }
 
     /// Hands `outcome` to the turn waiting on `id`, if one still waits.

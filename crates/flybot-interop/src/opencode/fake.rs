@@ -9,12 +9,13 @@ use axum::extract::{Path, State};
 use axum::response::sse::{Event, Sse};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use flybot_core::sync::lock;
 use futures_util::Stream;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
 
 /// One scripted prompt's behaviour.
@@ -76,10 +77,6 @@ pub struct FakeOpenCode {
     events: broadcast::Sender<Value>,
     gaps: FakeGaps,
     workspace: PathBuf,
-}
-
-fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn now_ms() -> u64 {

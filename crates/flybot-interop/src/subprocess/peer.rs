@@ -4,10 +4,11 @@
 
 use super::group::ProcessGroup;
 use super::wire::{HostLine, MAX_LINE_BYTES, PeerLine, encode, parse_peer_line};
+use flybot_core::sync::lock;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
@@ -148,9 +149,7 @@ impl Peer {
                     if read == 0 {
                         break;
                     }
-                    tail.lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(&buffer[..read]);
+                    lock(&tail).push(&buffer[..read]);
                 }
             });
         }
@@ -170,7 +169,7 @@ impl Peer {
 
     /// The last stderr characters, on one line.
     pub fn stderr_tail(&self) -> String {
-        one_line_tail(&self.stderr.lock().unwrap_or_else(PoisonError::into_inner).0)
+        one_line_tail(&lock(&self.stderr).0)
     }
 
     /// Whether the process has left, without waiting.

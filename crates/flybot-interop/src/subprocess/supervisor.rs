@@ -6,8 +6,9 @@
 
 use super::peer::{Graces, Launch, Peer, PeerAnswer, StopEnd};
 use super::wire::HostLine;
+use flybot_core::sync::lock;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -66,10 +67,6 @@ pub struct Supervisor {
     turn_limit: Duration,
     /// Stops that were started and have not ended yet.
     stops: Arc<Mutex<Vec<tokio::task::JoinHandle<StopEnd>>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Supervisor {

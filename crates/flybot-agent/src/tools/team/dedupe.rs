@@ -3,8 +3,9 @@
 //! collapsed. Process-local, capped at 500 entries, on tokio's clock (so a
 //! test runs it on a paused clock).
 
+use flybot_core::sync::lock;
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -29,7 +30,7 @@ impl RecentLines {
     /// less than 60 s ago (a repeat to drop).
     pub fn first_in_window(&self, sender: &str, session_id: &str, text: &str) -> bool {
         let now = Instant::now();
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut seen = lock(&self.seen);
         seen.retain(|_, at| now.duration_since(*at) < DEDUPE_WINDOW);
         let key = key(sender, session_id, text);
         if seen.contains_key(&key) {

@@ -23,6 +23,7 @@ pub use outcome::outcome_of;
 use super::participant::{MemberTurn, TurnOutcome};
 use crate::rooms::Rounds;
 use card::{Card, card_by_id, card_for, card_is_open};
+use flybot_core::sync::lock;
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
@@ -36,7 +37,7 @@ use flybot_protocol::state::{TaskStatus, TeamState};
 use launcher::Started;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -45,10 +46,6 @@ const TURN_LIMIT: Duration = Duration::from_secs(600);
 /// Cards one OpenCode Bot works at once (the contract's two concurrent
 /// tasks).
 const CONCURRENT_CARDS: usize = 2;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// One card's seat: its runtime, its journaled session, its workspace.
 pub struct Seat {
