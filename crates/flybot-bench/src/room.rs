@@ -82,6 +82,10 @@ fn team() -> TeamState {
                 created_by: None,
                 run: false,
                 hidden: false,
+                role: None,
+                external: None,
+                record_decisions: None,
+                retired: None,
                 extra: Default::default(),
             },
         );

@@ -12,7 +12,6 @@ use flybot_protocol::state::{Bot, Member, Room, Task, TaskStatus, TeamState};
 use flybot_protocol::task::{Priority, TaskFields};
 use flybot_protocol::task_requests::TasksRead;
 use flybot_store::{Store, StoreOptions};
-use serde_json::Value;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -159,10 +158,6 @@ fn member() -> Member {
 }
 
 fn bot(id: String, role: Option<String>) -> Bot {
-    let mut extra = flybot_protocol::state::Extra::new();
-    if let Some(role) = role {
-        extra.insert("role".into(), Value::from(role));
-    }
     Bot {
         name: id.clone(),
         session_id: format!("session-{id}"),
@@ -175,7 +170,11 @@ fn bot(id: String, role: Option<String>) -> Bot {
         created_by: Some(OWNER.to_owned()),
         run: false,
         hidden: false,
-        extra,
+        role,
+        external: None,
+        record_decisions: None,
+        retired: None,
+        extra: Default::default(),
     }
 }
 

@@ -161,6 +161,10 @@ mod tests {
             created_by: None,
             run: false,
             hidden: false,
+            role: None,
+            external: None,
+            record_decisions: None,
+            retired: None,
             extra: Default::default(),
         }
     }

@@ -18,7 +18,7 @@ use crate::workflows::Workflows;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::prompt::{PromptInput, system_prompt};
 use flybot_agent::session::EndReason;
-use flybot_agent::tools::team::{DECISIONS_OPT_IN, RUN_BOT_TEAM_TOOLS, RecentLines, team_tools};
+use flybot_agent::tools::team::{RUN_BOT_TEAM_TOOLS, RecentLines, team_tools};
 use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
@@ -120,8 +120,7 @@ fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
                 .insert(name.to_owned(), NOT_A_TEAM_MEMBER.to_owned());
         }
     }
-    let opted_in = bot.extra.get(DECISIONS_OPT_IN).and_then(|v| v.as_bool()) == Some(true);
-    if !opted_in {
+    if !bot.records_decisions() {
         mask.restrict.insert(tool_names::RECORD_DECISION.to_owned());
     }
     mask.restrict.retain(|name| offered.contains(name));

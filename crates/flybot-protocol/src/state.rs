@@ -70,30 +70,52 @@ pub struct Member {
 }
 
 /// A Bot of the team. `owner_id` names the member that owns it (#47).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// Its JSON (camelCase keys, `createdBy` and `false` flags left out) is
+/// written and read in `bot_record`. The typed fields after `hidden` are keys
+/// the record carried in `extra` before they were typed: they keep their
+/// keys, are written in key order among `extra`'s own, so a Bot's bytes are
+/// what they were, and a value of another shape stays in `extra`, read as
+/// absent as before.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Bot {
     pub id: String,
     pub name: String,
     pub owner_id: String,
-    #[serde(default)]
     pub model: String,
-    #[serde(default)]
     pub instructions: String,
     /// The Bot's own chat Session.
     pub session_id: String,
     pub created_at: u64,
     pub updated_at: u64,
     /// The member whose call created the Bot, or the Bot that made it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_by: Option<String>,
     /// A workflow run Bot (#1373): hidden and announced to nobody.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub run: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden: bool,
-    #[serde(flatten)]
+    /// `role`: the Bot's queue role (#1247), a short name such as `Dev`.
+    pub role: Option<String>,
+    /// `external`: the record of an external member (#198), a subprocess or
+    /// OpenCode. Kept as written: `flybot-interop` checks it at each turn, so
+    /// a record that no longer validates is refused then, never run.
+    pub external: Option<Value>,
+    /// `recordDecisions`: the Bot opted in to `record_decision` (#396).
+    pub record_decisions: Option<bool>,
+    /// `retired`: the Bot was archived (#638); terminal, never cleared.
+    pub retired: Option<bool>,
     pub extra: Extra,
+}
+
+impl Bot {
+    /// Whether the Bot opted in to `record_decision` (#396).
+    pub fn records_decisions(&self) -> bool {
+        self.record_decisions == Some(true)
+    }
+
+    /// Whether the Bot is retired (#638).
+    pub fn is_retired(&self) -> bool {
+        self.retired == Some(true)
+    }
 }
 
 /// A group room: Bots (and later people) that talk in rounds.

@@ -131,7 +131,7 @@ impl Kit {
         self.host
             .mutate("test", move |change| {
                 let mut record = change.state().bots[&bot].clone();
-                record.extra.insert("role".into(), Value::from(role));
+                record.role = Some(role);
                 change.put_bot(&record);
                 Ok(())
             })

@@ -162,6 +162,10 @@ fn bench_team(tasks: usize) -> TeamState {
                 created_by: Some(owner.clone()),
                 run: false,
                 hidden: false,
+                role: None,
+                external: None,
+                record_decisions: None,
+                retired: None,
                 extra: Default::default(),
             },
         );

@@ -58,6 +58,10 @@ async fn fill_team(store: &Store, tasks: usize) -> anyhow::Result<()> {
                     created_by: None,
                     run: false,
                     hidden: false,
+                    role: None,
+                    external: None,
+                    record_decisions: None,
+                    retired: None,
                     extra: Default::default(),
                 });
             }

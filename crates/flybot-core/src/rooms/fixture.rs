@@ -4,11 +4,8 @@
 #![allow(dead_code)]
 
 use flybot_protocol::state::{Bot, Member, Room, TeamState};
-use serde_json::Value;
 
 pub fn bot(id: &str, name: &str, owner: &str, role: &str) -> Bot {
-    let mut extra = flybot_protocol::state::Extra::new();
-    extra.insert("role".into(), Value::from(role));
     Bot {
         id: id.into(),
         name: name.into(),
@@ -21,7 +18,11 @@ pub fn bot(id: &str, name: &str, owner: &str, role: &str) -> Bot {
         created_by: Some(owner.into()),
         run: false,
         hidden: false,
-        extra,
+        role: Some(role.into()),
+        external: None,
+        record_decisions: None,
+        retired: None,
+        extra: Default::default(),
     }
 }
 

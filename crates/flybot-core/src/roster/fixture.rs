@@ -26,6 +26,10 @@ pub fn bot(id: &str, name: &str, owner: &str) -> Bot {
         created_by: Some(owner.into()),
         run: false,
         hidden: false,
+        role: None,
+        external: None,
+        record_decisions: None,
+        retired: None,
         extra: Default::default(),
     }
 }

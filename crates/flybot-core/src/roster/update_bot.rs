@@ -11,11 +11,6 @@ use flybot_protocol::ApiError;
 use flybot_protocol::state::{Bot, TeamState};
 use serde_json::Value;
 
-/// The `extra` key of a Bot's queue role (#1247).
-const ROLE: &str = "role";
-/// The `extra` key of a Bot's subprocess record (#198).
-const EXTERNAL: &str = "external";
-
 /// What an update changes, each field cleaned; `None` keeps a field.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BotUpdate {
@@ -52,7 +47,7 @@ pub fn clean_role(raw: &str) -> Result<Option<String>, ApiError> {
     if raw.trim().is_empty() {
         return Ok(None);
     }
-    clean_name(ROLE, raw).map(Some)
+    clean_name("role", raw).map(Some)
 }
 
 /// A Bot as an update leaves it, and the writes (none when nothing changed).
@@ -95,16 +90,10 @@ pub fn edit_bot(
         edited.instructions = instructions;
     }
     if let Some(external) = update.external {
-        edited.extra.insert(EXTERNAL.to_owned(), external);
+        edited.external = Some(external);
     }
-    match update.role {
-        Some(Some(role)) => {
-            edited.extra.insert(ROLE.to_owned(), Value::from(role));
-        }
-        Some(None) => {
-            edited.extra.remove(ROLE);
-        }
-        None => {}
+    if let Some(role) = update.role {
+        edited.role = role;
     }
     let mut writes = RosterWrites::default();
     if edited != *bot {
@@ -182,13 +171,13 @@ mod tests {
             ..BotUpdate::default()
         };
         let with_role = edit_bot(&state, &state.bots["bot-b"], set, 70).unwrap().bot;
-        assert_eq!(with_role.extra["role"], "Dev");
+        assert_eq!(with_role.role.as_deref(), Some("Dev"));
         let clear = BotUpdate {
             role: clean_role("  ").map(Some).unwrap(),
             ..BotUpdate::default()
         };
         let cleared = edit_bot(&state, &with_role, clear, 80).unwrap();
-        assert!(!cleared.bot.extra.contains_key("role"));
+        assert_eq!(cleared.bot.role, None);
         assert_eq!(shape(&cleared.writes), ["bot bot-b Bo at 80"]);
     }
 

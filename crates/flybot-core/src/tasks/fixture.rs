@@ -5,7 +5,6 @@
 use crate::access::Actor;
 use flybot_protocol::state::{Bot, Member, Room, Task, TaskStatus, TeamState};
 use flybot_protocol::task::TaskFields;
-use serde_json::Value;
 
 pub fn task(id: &str, status: TaskStatus) -> Task {
     Task {
@@ -29,10 +28,6 @@ pub fn with_fields(mut task: Task, f: impl FnOnce(&mut TaskFields)) -> Task {
 }
 
 pub fn bot(id: &str, owner: &str, role: Option<&str>) -> Bot {
-    let mut extra = flybot_protocol::state::Extra::new();
-    if let Some(role) = role {
-        extra.insert("role".into(), Value::from(role));
-    }
     Bot {
         id: id.into(),
         name: format!("Name {id}"),
@@ -45,7 +40,11 @@ pub fn bot(id: &str, owner: &str, role: Option<&str>) -> Bot {
         created_by: Some(owner.into()),
         run: false,
         hidden: false,
-        extra,
+        role: role.map(str::to_owned),
+        external: None,
+        record_decisions: None,
+        retired: None,
+        extra: Default::default(),
     }
 }
 

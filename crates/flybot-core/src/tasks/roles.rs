@@ -11,11 +11,7 @@ pub const REQUESTER_ROLE: &str = "requester";
 
 /// The role a Bot carries, if any.
 pub fn bot_role(bot: &Bot) -> Option<&str> {
-    bot.extra
-        .get("role")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
+    bot.role.as_deref().map(str::trim).filter(|r| !r.is_empty())
 }
 
 /// Whether some Bot carries `role`, or it is `requester`.

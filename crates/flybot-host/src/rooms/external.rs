@@ -41,9 +41,8 @@ pub struct ExternalSeats {
 /// The Bot's subprocess record, when it has one (a record that no longer
 /// validates is refused at its turn, never run).
 pub fn external_of(bot: &Bot) -> Option<Result<ExternalSpec, String>> {
-    bot.extra
-        .get("external")
-        .filter(|v| !v.is_null())
+    bot.external
+        .as_ref()
         .map(|v| parse_external(v).map_err(|r| r.message))
 }
 

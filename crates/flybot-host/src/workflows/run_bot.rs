@@ -47,6 +47,10 @@ pub fn open_run_bot(
         created_by: None,
         run: true,
         hidden: true,
+        role: None,
+        external: None,
+        record_decisions: None,
+        retired: None,
         extra: Default::default(),
     };
     let caps = job

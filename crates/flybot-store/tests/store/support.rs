@@ -38,6 +38,10 @@ pub fn bot(id: &str, owner: &str) -> Bot {
         created_by: None,
         run: false,
         hidden: false,
+        role: None,
+        external: None,
+        record_decisions: None,
+        retired: None,
         extra: Default::default(),
     }
 }

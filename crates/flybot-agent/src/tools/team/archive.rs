@@ -3,7 +3,7 @@
 //! way back. A Main Bot, the caller itself, an unknown name and an already
 //! retired one all answer the same "No Bot named …" line.
 
-use super::{RETIRED, caller, find_team_bot, journal_actor, no_bot, refusal, team};
+use super::{caller, find_team_bot, journal_actor, no_bot, refusal, team};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_protocol::tool_names;
 use schemars::JsonSchema;
@@ -51,7 +51,7 @@ impl Tool for ArchiveBot {
                     Ok(bot) => bot,
                     Err(refused) => return Ok(Err(refused)),
                 };
-                bot.extra.insert(RETIRED.to_owned(), true.into());
+                bot.retired = Some(true);
                 bot.hidden = true;
                 bot.updated_at = change.now_ms();
                 change.put_bot(&bot);

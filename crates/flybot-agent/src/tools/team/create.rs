@@ -72,6 +72,10 @@ impl Tool for CreateBot {
                     created_by: Some(maker.id.clone()),
                     run: false,
                     hidden: false,
+                    role: None,
+                    external: None,
+                    record_decisions: None,
+                    retired: None,
                     extra: Default::default(),
                 };
                 change.put_bot(&bot);

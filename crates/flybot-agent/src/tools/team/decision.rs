@@ -9,8 +9,6 @@ use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The Bot's `extra` flag that turns the tool on.
-pub const DECISIONS_OPT_IN: &str = "recordDecisions";
 /// The longest field, in characters.
 const MAX_FIELD: usize = 1_000;
 
@@ -45,10 +43,9 @@ impl Tool for RecordDecision {
     }
     async fn call(&self, ctx: &ToolContext, args: RecordDecisionArgs) -> ToolResult {
         let team = team(ctx)?;
-        let opted_in = team.store().read(|state| {
-            caller(state, ctx, false)
-                .map(|me| me.extra.get(DECISIONS_OPT_IN).and_then(|v| v.as_bool()) == Some(true))
-        })?;
+        let opted_in = team
+            .store()
+            .read(|state| caller(state, ctx, false).map(|me| me.records_decisions()))?;
         if !opted_in {
             return Err(ToolError::Refused(
                 "Recording decisions is off for this Bot; its owner can turn it on.".to_owned(),

@@ -26,7 +26,7 @@ mod tests;
 pub use archive::ArchiveBot;
 pub use ask::AskUser;
 pub use create::CreateBot;
-pub use decision::{DECISIONS_OPT_IN, RecordDecision};
+pub use decision::RecordDecision;
 pub use dedupe::{DEDUPE_WINDOW, RecentLines};
 pub use list::ListBots;
 pub use message::{MAX_HOPS, MAX_UNREAD_REQUESTS, MessageBot};
@@ -38,9 +38,6 @@ use flybot_protocol::ApiError;
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::tool_names;
 use std::sync::Arc;
-
-/// The `extra` key a retired Bot carries (#638): terminal, never cleared.
-pub const RETIRED: &str = "retired";
 
 /// The team tools a run Bot keeps (#1445): the read-only ones.
 pub const RUN_BOT_TEAM_TOOLS: [&str; 1] = [tool_names::LIST_BOTS];
@@ -62,7 +59,7 @@ pub fn team_tools() -> Vec<Arc<dyn DynTool>> {
 
 /// Whether `bot` is retired (#638).
 pub fn is_retired(bot: &Bot) -> bool {
-    bot.extra.get(RETIRED).and_then(|v| v.as_bool()) == Some(true)
+    bot.is_retired()
 }
 
 /// The team access of a call, or the refusal for a turn without a host.

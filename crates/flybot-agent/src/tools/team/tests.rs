@@ -94,6 +94,10 @@ fn bot(id: &str, owner: &str, model: &str) -> Bot {
         created_by: None,
         run: false,
         hidden: false,
+        role: None,
+        external: None,
+        record_decisions: None,
+        retired: None,
         extra: Default::default(),
     }
 }
@@ -488,7 +492,7 @@ async fn record_decision_is_opt_in_refuses_secrets_and_appends_396() {
     );
     assert!(off.contains("off for this Bot"), "{off}");
     let mut a = f.get_bot("a");
-    a.extra.insert(DECISIONS_OPT_IN.into(), true.into());
+    a.record_decisions = Some(true);
     f.team
         .store
         .mutate("test", |c| {

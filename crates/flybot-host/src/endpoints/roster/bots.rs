@@ -46,6 +46,10 @@ pub fn insert_new_bot(
         created_by: Some(owner_id.to_owned()),
         run: false,
         hidden: false,
+        role: None,
+        external: None,
+        record_decisions: None,
+        retired: None,
         extra: Default::default(),
     };
     change.put_bot(&bot);
@@ -83,12 +87,12 @@ pub async fn create(
             let owner = acting_member(change, actor);
             let mut bot = insert_new_bot(change, &owner, &name, &model, &instructions);
             if let Some(external) = external {
-                bot.extra.insert("external".to_owned(), external);
+                bot.external = Some(external);
             }
             if let Some(role) = role {
-                bot.extra.insert("role".to_owned(), Value::from(role));
+                bot.role = Some(role);
             }
-            if bot.extra.contains_key("external") || bot.extra.contains_key("role") {
+            if bot.external.is_some() || bot.role.is_some() {
                 change.put_bot(&bot);
             }
             Ok(bot)
