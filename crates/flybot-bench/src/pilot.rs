@@ -2,7 +2,7 @@
 //! and with the real pinned one when it is installed (README path,
 //! `$FLYBOT_OPENCODE`).
 
-use flybot_host::pilot::{PilotConfig, PilotRuntime, run_pilot};
+use flybot_host::pilot::{PilotConfig, PilotRuntime, run_pilot_blocking};
 use flybot_interop::opencode::locate::locate_pinned;
 use flybot_interop::pilot::report::PilotReport;
 use std::path::PathBuf;
@@ -39,18 +39,7 @@ fn pilot_once(runtime: PilotRuntime) -> anyhow::Result<PilotReport> {
         home: home.path().to_owned(),
         command: vec!["flybot-bench".into(), "pilot".into()],
     };
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let report = tokio.block_on(async {
-        let run = run_pilot(config)
-            .await
-            .map_err(|e| anyhow::anyhow!("the pilot stopped: {e}"))?;
-        run.host.begin_stop();
-        anyhow::Ok(run.report)
-    })?;
-    tokio.shutdown_timeout(std::time::Duration::from_secs(5));
-    Ok(report)
+    run_pilot_blocking(config).map_err(|e| anyhow::anyhow!(e))
 }
 
 fn measure(name: &str, runtime: &PilotRuntime) -> anyhow::Result<()> {

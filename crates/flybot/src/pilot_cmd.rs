@@ -6,7 +6,7 @@
 //! is in a build with the `fake-runtime` feature only.
 
 use anyhow::{Context, bail};
-use flybot_host::pilot::{PilotConfig, PilotRuntime, run_pilot};
+use flybot_host::pilot::{PilotConfig, PilotRuntime, run_pilot_blocking};
 use flybot_interop::opencode::locate::locate_pinned;
 use flybot_interop::pilot::report::PilotReport;
 use std::path::{Path, PathBuf};
@@ -97,19 +97,7 @@ fn pilot_once(runtime: PilotRuntime, command: Vec<String>) -> anyhow::Result<Pil
         home: home.path().to_owned(),
         command,
     };
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let report = tokio.block_on(async {
-        let run = run_pilot(config)
-            .await
-            .map_err(|e| anyhow::anyhow!("the pilot stopped: {e}"))?;
-        run.host.begin_stop();
-        anyhow::Ok(run.report)
-    })?;
-    // Child processes and servers end with the runtime, before the home goes.
-    tokio.shutdown_timeout(std::time::Duration::from_secs(5));
-    Ok(report)
+    run_pilot_blocking(config).map_err(|e| anyhow::anyhow!(e))
 }
 
 pub fn run(args: PilotArgs) -> anyhow::Result<()> {

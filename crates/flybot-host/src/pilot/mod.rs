@@ -12,4 +12,7 @@ pub mod real;
 pub mod run;
 mod walk;
 
-pub use run::{PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_probed};
+pub use run::{
+    PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_blocking,
+    run_pilot_probed,
+};

@@ -186,6 +186,26 @@ pub struct PilotRun {
     _runtime: Runtime,
 }
 
+/// Runs the pilot on its own multi-threaded runtime and answers its report
+/// once its child processes and servers have ended (for a command line,
+/// which then removes the home).
+pub fn run_pilot_blocking(config: PilotConfig) -> Result<PilotReport, String> {
+    let tokio = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("the pilot's runtime could not start: {e}"))?;
+    let report = tokio.block_on(async {
+        let run = run_pilot(config)
+            .await
+            .map_err(|e| format!("the pilot stopped: {e}"))?;
+        run.host.begin_stop();
+        Ok::<_, String>(run.report)
+    })?;
+    // Child processes and servers end with the runtime, before the home goes.
+    tokio.shutdown_timeout(std::time::Duration::from_secs(5));
+    Ok(report)
+}
+
 /// Runs the pilot and answers its report.
 pub async fn run_pilot(config: PilotConfig) -> Result<PilotRun, String> {
     run_pilot_probed(config, PilotProbe::default()).await
