@@ -3,6 +3,7 @@
 //! the codes a failed turn ends with.
 //! This crate holds data only; the rules that read it live in `flybot-core`.
 
+pub mod approval;
 mod bot_record;
 pub mod channel;
 pub mod error;

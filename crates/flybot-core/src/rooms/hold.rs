@@ -7,9 +7,11 @@
 
 use super::reach::{Party, Send, SendKind, Verdict, reach};
 use crate::access::Actor;
+// The hold's record is data `state.flybot.approvals` holds, so it lives in
+// flybot-protocol; the rules that make and judge it are here.
+pub use flybot_protocol::approval::{HeldSend, HoldOrigin, HoldStatus};
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// A send as it asks to go.
@@ -24,27 +26,6 @@ pub struct SendRequest {
     pub hop: u32,
 }
 
-/// Where a hold came from, as the server saw it (#52).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HoldOrigin {
-    pub via: String,
-    pub hop: u32,
-    pub audience: String,
-}
-
-/// A hold's status; the waiting ones are one rule (#754).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HoldStatus {
-    Pending,
-    /// Bot Social's own spelling of a wait.
-    PendingApproval,
-    Approved,
-    Rejected,
-    Stale,
-}
-
 /// `isApprovalWaiting` (#754): decide, the chat view, the in-flight filter
 /// and the cleanup all ask this.
 pub fn is_waiting(status: HoldStatus) -> bool {
@@ -52,21 +33,6 @@ pub fn is_waiting(status: HoldStatus) -> bool {
         HoldStatus::Pending | HoldStatus::PendingApproval => true,
         HoldStatus::Approved | HoldStatus::Rejected | HoldStatus::Stale => false,
     }
-}
-
-/// A held send (#52).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeldSend {
-    pub request_id: String,
-    /// sha256 (hex) over the request content.
-    pub version: String,
-    /// The sender Bot's owner when held, from the roster.
-    pub owner_id: String,
-    pub origin: HoldOrigin,
-    pub from_bot: String,
-    pub status: HoldStatus,
-    pub created_at: u64,
 }
 
 fn audience(to: &Party) -> String {

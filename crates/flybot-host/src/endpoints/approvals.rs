@@ -10,11 +10,12 @@
 
 use super::owner::journal_actor;
 use crate::host::Host;
-use crate::rooms::hold::{HeldRecord, held_sends};
+use crate::rooms::hold::held_sends;
 use crate::turns::approver::{ApprovalRecord, ApprovalStatus, STANDING, put, standing_covers};
 use flybot_agent::turn::ApprovalOutcome;
 use flybot_core::access::Actor;
 use flybot_core::rooms::hold::is_waiting;
+use flybot_protocol::approval::Approval;
 use flybot_protocol::state::Extra;
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
@@ -60,7 +61,8 @@ fn records(state: &flybot_protocol::state::TeamState) -> impl Iterator<Item = Ap
         .flybot
         .approvals
         .values()
-        .filter_map(ApprovalRecord::from_value)
+        .filter_map(Approval::as_tool)
+        .cloned()
 }
 
 /// `approvals {botId?}` → `{approvals}`: the actor's own waiting ones.
@@ -113,7 +115,7 @@ pub async fn answer(host: &Host, actor: &Actor, req: AnswerApproval) -> Result<V
             .flybot
             .approvals
             .get(&req.id)
-            .and_then(HeldRecord::from_value)
+            .and_then(Approval::as_held_send)
             .is_some()
     });
     if held {
@@ -136,7 +138,8 @@ pub async fn answer(host: &Host, actor: &Actor, req: AnswerApproval) -> Result<V
                 .flybot
                 .approvals
                 .get(&req.id)
-                .and_then(ApprovalRecord::from_value)
+                .and_then(Approval::as_tool)
+                .cloned()
                 .ok_or_else(|| ApiError::not_found("approval", &req.id))?;
             if actor.member_id(state).as_deref() != Some(record.owner_id.as_str()) {
                 return Err(ApiError::forbidden(

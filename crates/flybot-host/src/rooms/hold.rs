@@ -12,60 +12,33 @@ use crate::host::Host;
 use flybot_agent::session::{ItemKind, Source};
 use flybot_core::access::Actor;
 use flybot_core::rooms::hold::{
-    HeldSend, HoldStatus, SendRequest, StaleReason, hold, is_waiting, may_decide, release,
+    HoldStatus, SendRequest, StaleReason, hold, is_waiting, may_decide, release,
 };
 use flybot_core::rooms::reach::Party;
 use flybot_protocol::ApiError;
+pub use flybot_protocol::approval::HeldRecord;
+use flybot_protocol::approval::{Approval, HeldSendKind};
 use flybot_protocol::state::TeamState;
 use flybot_store::Change;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// The `kind` of a held send's record among the approvals.
-pub const HELD_SEND: &str = "held-send";
 /// How a held send travels.
 const VIA: &str = flybot_protocol::tool_names::MESSAGE_BOT;
 
-/// One held send in `state.flybot.approvals`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeldRecord {
-    pub id: String,
-    pub kind: String,
-    #[serde(flatten)]
-    pub held: HeldSend,
-    pub to_bot: String,
-    pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stale_reason: Option<String>,
-}
-
-impl HeldRecord {
-    /// The record when `value` is a held send.
-    pub fn from_value(value: &Value) -> Option<HeldRecord> {
-        let record: HeldRecord = serde_json::from_value(value.clone()).ok()?;
-        (record.kind == HELD_SEND).then_some(record)
-    }
-
-    /// The send as it asks to go now, from the record's own content.
-    fn request(&self) -> SendRequest {
-        SendRequest {
-            from_bot: self.held.from_bot.clone(),
-            to: Party::Bot(self.to_bot.clone()),
-            room_id: None,
-            text: self.text.clone(),
-            via: self.held.origin.via.clone(),
-            hop: self.held.origin.hop,
-        }
+/// The send `record` asks to make now, from the record's own content.
+fn request_of(record: &HeldRecord) -> SendRequest {
+    SendRequest {
+        from_bot: record.held.from_bot.clone(),
+        to: Party::Bot(record.to_bot.clone()),
+        room_id: None,
+        text: record.text.clone(),
+        via: record.held.origin.via.clone(),
+        hop: record.held.origin.hop,
     }
 }
 
 fn put(change: &mut Change<'_>, record: &HeldRecord) {
-    if let Ok(value) = serde_json::to_value(record) {
-        change.put_approval(&record.id, &value);
-    }
+    change.put_approval(&record.id, record);
 }
 
 /// The held sends in `state`.
@@ -74,7 +47,8 @@ pub fn held_sends(state: &TeamState) -> impl Iterator<Item = HeldRecord> + '_ {
         .flybot
         .approvals
         .values()
-        .filter_map(HeldRecord::from_value)
+        .filter_map(Approval::as_held_send)
+        .cloned()
 }
 
 fn stale_word(reason: &StaleReason) -> &'static str {
@@ -110,12 +84,13 @@ pub async fn hold_send(
             change,
             &HeldRecord {
                 id: id.clone(),
-                kind: HELD_SEND.to_owned(),
+                kind: HeldSendKind::HeldSend,
                 held,
                 to_bot: to_bot.to_owned(),
                 text: text.to_owned(),
                 decided_at: None,
                 stale_reason: None,
+                extra: Default::default(),
             },
         );
         Ok(())
@@ -138,14 +113,15 @@ pub async fn decide(host: &Host, actor: &Actor, id: &str, allow: bool) -> Result
                 .flybot
                 .approvals
                 .get(id)
-                .and_then(HeldRecord::from_value)
+                .and_then(Approval::as_held_send)
+                .cloned()
                 .ok_or_else(|| ApiError::not_found("approval", id))?;
             may_decide(state, &record.held, Some(actor)).map_err(|e| e.with("id", id))?;
             record.decided_at = Some(change.now_ms());
             record.held.status = if !allow {
                 HoldStatus::Rejected
             } else {
-                match release(state, &record.held, &record.request()) {
+                match release(state, &record.held, &request_of(&record)) {
                     Ok(()) => HoldStatus::Approved,
                     Err(why) => {
                         record.stale_reason = Some(stale_word(&why).to_owned());

@@ -9,8 +9,9 @@ use crate::host::{Host, HostLink};
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
 use flybot_core::sync::lock;
+use flybot_protocol::approval::Approval;
+pub(crate) use flybot_protocol::approval::{ApprovalRecord, ApprovalStatus};
 use flybot_protocol::state::{Bot, Extra, TeamState};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
@@ -19,50 +20,6 @@ use tokio::sync::oneshot;
 pub(crate) const STANDING: &str = "standingApprovals";
 /// A label's longest length, in characters.
 const LABEL_MAX: usize = 200;
-
-/// Where an approval stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum ApprovalStatus {
-    Waiting,
-    AllowedOnce,
-    Rejected,
-    /// The turn that asked ended before an answer (stopped, cut).
-    Cancelled,
-}
-
-/// One record of `state.flybot.approvals`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ApprovalRecord {
-    pub id: String,
-    pub bot_id: String,
-    pub session_id: String,
-    /// The tool's name: the approval's kind.
-    pub tool: String,
-    pub label: String,
-    pub status: ApprovalStatus,
-    pub request_id: String,
-    /// The Bot's owner when asked, from the roster (#754).
-    pub owner_id: String,
-    pub created_at: u64,
-    pub tool_call_id: String,
-    /// The room whose group Session asked; none for the Bot's own chat.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub room_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<u64>,
-    /// The answer given (`allowed-once`, `rejected`, `always-bot`, ...), or
-    /// the approval whose standing grant released this one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
-}
-
-impl ApprovalRecord {
-    pub fn from_value(value: &serde_json::Value) -> Option<ApprovalRecord> {
-        serde_json::from_value(value.clone()).ok()
-    }
-}
 
 /// The turns waiting on an answer, by approval id.
 #[derive(Default)]
@@ -170,6 +127,7 @@ fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
         room_id,
         decided_at: None,
         answer: None,
+        extra: Default::default(),
     }))
 }
 
@@ -197,7 +155,8 @@ impl Drop for WaitGuard {
                             .flybot
                             .approvals
                             .get(&id)
-                            .and_then(ApprovalRecord::from_value)
+                            .and_then(Approval::as_tool)
+                            .cloned()
                         else {
                             return Ok(());
                         };
@@ -216,9 +175,7 @@ impl Drop for WaitGuard {
 
 /// Writes `record` into `state.flybot.approvals`.
 pub(crate) fn put(change: &mut flybot_store::Change<'_>, record: &ApprovalRecord) {
-    if let Ok(value) = serde_json::to_value(record) {
-        change.put_approval(&record.id, &value);
-    }
+    change.put_approval(&record.id, record);
 }
 
 async fn decide(link: HostLink, ask: ApprovalAsk) -> ApprovalOutcome {

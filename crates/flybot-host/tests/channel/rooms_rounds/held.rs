@@ -83,7 +83,9 @@ fn from_ada(t: &TestHost, p: &Pair) -> Vec<String> {
 }
 
 fn record(t: &TestHost, id: &str) -> Value {
-    t.host.store().read(|s| s.flybot.approvals[id].clone())
+    t.host
+        .store()
+        .read(|s| serde_json::to_value(&s.flybot.approvals[id]).unwrap())
 }
 
 #[tokio::test]
