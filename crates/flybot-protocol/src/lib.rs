@@ -4,6 +4,7 @@
 //! This crate holds data only; the rules that read it live in `flybot-core`.
 
 pub mod answers;
+pub mod approval;
 mod bot_record;
 pub mod channel;
 pub mod error;

@@ -3,6 +3,7 @@
 //! Every record keeps the fields this build does not know in `extra`, so a file
 //! written by a newer build loses nothing when this one writes it back.
 
+use crate::approval::Approval;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -206,8 +207,9 @@ pub struct Grant {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FlybotSection {
+    /// Tool approvals and held sends, by id (#540, #754, #52).
     #[serde(default)]
-    pub approvals: BTreeMap<String, Value>,
+    pub approvals: BTreeMap<String, Approval>,
     #[serde(flatten)]
     pub extra: Extra,
 }

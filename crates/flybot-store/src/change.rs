@@ -4,6 +4,7 @@
 //! refusal part-way through rolls the team back to the byte.
 
 use crate::apply::{apply_op, value_at};
+use flybot_protocol::approval::Approval;
 use flybot_protocol::journal::Op;
 use flybot_protocol::state::{AuthSession, Bot, Grant, Invitation, Member, Room, Task, TeamState};
 use serde::Serialize;
@@ -146,10 +147,17 @@ impl<'a> Change<'a> {
     pub fn remove_project(&mut self, id: &str) {
         self.delete(key2("projects", id));
     }
-    pub fn put_approval(&mut self, id: &str, approval: &Value) {
+    /// Writes an approval record: a tool approval, a held send, or a JSON
+    /// value, read the way the store reads a stored record.
+    pub fn put_approval<A>(&mut self, id: &str, approval: &A)
+    where
+        A: ?Sized,
+        for<'r> &'r A: Into<Approval>,
+    {
+        let approval: Approval = approval.into();
         self.set(
             vec!["flybot".into(), "approvals".into(), id.into()],
-            approval,
+            &approval,
         );
     }
 }

@@ -64,7 +64,8 @@ pub fn answer_approval(
         .flybot
         .approvals
         .get(id)
-        .and_then(HeldRecord::from_value)
+        .and_then(flybot_protocol::approval::Approval::as_held_send)
+        .cloned()
     else {
         return answer_tool_approval(state, actor, id, answer, now);
     };
@@ -102,7 +103,8 @@ fn answer_tool_approval(
         .flybot
         .approvals
         .get(id)
-        .and_then(ApprovalRecord::from_value)
+        .and_then(flybot_protocol::approval::Approval::as_tool)
+        .cloned()
         .ok_or_else(|| ApiError::not_found("approval", id))?;
     if actor.member_id(state).as_deref() != Some(record.owner_id.as_str()) {
         return Err(
@@ -249,6 +251,7 @@ mod tests {
             room_id: room_id.map(str::to_owned),
             decided_at: None,
             answer: None,
+            extra: Default::default(),
         }
     }
 

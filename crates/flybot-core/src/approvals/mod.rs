@@ -6,57 +6,16 @@
 pub mod answer;
 
 use flybot_protocol::state::{Bot, Extra, Room, TeamState};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 pub use answer::{Answer, Answered, answer_approval};
 
 /// The `extra` key of standing grants, on a Bot and on a room.
 pub const STANDING: &str = "standingApprovals";
 
-/// Where an approval stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApprovalStatus {
-    Waiting,
-    AllowedOnce,
-    Rejected,
-    /// The turn that asked ended before an answer (stopped, cut).
-    Cancelled,
-}
-
-/// One tool approval of `state.flybot.approvals`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApprovalRecord {
-    pub id: String,
-    pub bot_id: String,
-    pub session_id: String,
-    /// The tool's name: the approval's kind.
-    pub tool: String,
-    pub label: String,
-    pub status: ApprovalStatus,
-    pub request_id: String,
-    /// The Bot's owner when asked, from the roster (#754).
-    pub owner_id: String,
-    pub created_at: u64,
-    pub tool_call_id: String,
-    /// The room whose group Session asked; none for the Bot's own chat.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub room_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<u64>,
-    /// The answer given (`allowed-once`, `rejected`, `always-bot`, ...), or
-    /// the approval whose standing grant released this one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
-}
-
-impl ApprovalRecord {
-    pub fn from_value(value: &Value) -> Option<ApprovalRecord> {
-        serde_json::from_value(value.clone()).ok()
-    }
-}
+// The records are data `state.flybot.approvals` holds, so they live in
+// flybot-protocol; the rules that make and answer them are here.
+pub use flybot_protocol::approval::{Approval, ApprovalRecord, ApprovalStatus};
 
 /// The tool approvals in `state`.
 pub fn tool_approvals(state: &TeamState) -> impl Iterator<Item = ApprovalRecord> + '_ {
@@ -64,7 +23,8 @@ pub fn tool_approvals(state: &TeamState) -> impl Iterator<Item = ApprovalRecord>
         .flybot
         .approvals
         .values()
-        .filter_map(ApprovalRecord::from_value)
+        .filter_map(Approval::as_tool)
+        .cloned()
 }
 
 /// Whether a standing grant in `extra` covers `kind` for `owner_id`.

@@ -9,10 +9,11 @@
 
 use super::reach::{Party, Send, SendKind, Verdict, reach};
 use crate::access::Actor;
+// The hold's record is data `state.flybot.approvals` holds, so it lives in
+// flybot-protocol; the rules that make and judge it are here.
+pub use flybot_protocol::approval::{HeldSend, HoldOrigin, HoldStatus};
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// A send as it asks to go.
@@ -27,27 +28,6 @@ pub struct SendRequest {
     pub hop: u32,
 }
 
-/// Where a hold came from, as the server saw it (#52).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HoldOrigin {
-    pub via: String,
-    pub hop: u32,
-    pub audience: String,
-}
-
-/// A hold's status; the waiting ones are one rule (#754).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HoldStatus {
-    Pending,
-    /// Bot Social's own spelling of a wait.
-    PendingApproval,
-    Approved,
-    Rejected,
-    Stale,
-}
-
 /// `isApprovalWaiting` (#754): decide, the chat view, the in-flight filter
 /// and the cleanup all ask this.
 pub fn is_waiting(status: HoldStatus) -> bool {
@@ -55,21 +35,6 @@ pub fn is_waiting(status: HoldStatus) -> bool {
         HoldStatus::Pending | HoldStatus::PendingApproval => true,
         HoldStatus::Approved | HoldStatus::Rejected | HoldStatus::Stale => false,
     }
-}
-
-/// A held send (#52).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeldSend {
-    pub request_id: String,
-    /// sha256 (hex) over the request content.
-    pub version: String,
-    /// The sender Bot's owner when held, from the roster.
-    pub owner_id: String,
-    pub origin: HoldOrigin,
-    pub from_bot: String,
-    pub status: HoldStatus,
-    pub created_at: u64,
 }
 
 fn audience(to: &Party) -> String {
@@ -191,43 +156,17 @@ pub fn release(
     }
 }
 
-/// The `kind` of a held send's record among the approvals.
-pub const HELD_SEND: &str = "held-send";
+pub use flybot_protocol::approval::HeldRecord;
 
-/// One held send in `state.flybot.approvals` (#52): the hold, its target and
-/// text, and how it was decided.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeldRecord {
-    pub id: String,
-    pub kind: String,
-    #[serde(flatten)]
-    pub held: HeldSend,
-    pub to_bot: String,
-    pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stale_reason: Option<String>,
-}
-
-impl HeldRecord {
-    /// The record when `value` is a held send.
-    pub fn from_value(value: &Value) -> Option<HeldRecord> {
-        let record: HeldRecord = serde_json::from_value(value.clone()).ok()?;
-        (record.kind == HELD_SEND).then_some(record)
-    }
-
-    /// The send as it asks to go now, from the record's own content.
-    fn request(&self) -> SendRequest {
-        SendRequest {
-            from_bot: self.held.from_bot.clone(),
-            to: Party::Bot(self.to_bot.clone()),
-            room_id: None,
-            text: self.text.clone(),
-            via: self.held.origin.via.clone(),
-            hop: self.held.origin.hop,
-        }
+/// The send a held record asks to make now, from the record's own content.
+fn request_of(record: &HeldRecord) -> SendRequest {
+    SendRequest {
+        from_bot: record.held.from_bot.clone(),
+        to: Party::Bot(record.to_bot.clone()),
+        room_id: None,
+        text: record.text.clone(),
+        via: record.held.origin.via.clone(),
+        hop: record.held.origin.hop,
     }
 }
 
@@ -237,7 +176,8 @@ pub fn held_sends(state: &TeamState) -> impl Iterator<Item = HeldRecord> + '_ {
         .flybot
         .approvals
         .values()
-        .filter_map(HeldRecord::from_value)
+        .filter_map(flybot_protocol::approval::Approval::as_held_send)
+        .cloned()
 }
 
 /// The word a stale hold records as its `staleReason`.
@@ -266,7 +206,7 @@ pub fn decide_held(
     record.held.status = if !allow {
         HoldStatus::Rejected
     } else {
-        match release(state, &record.held, &record.request()) {
+        match release(state, &record.held, &request_of(&record)) {
             Ok(()) => HoldStatus::Approved,
             Err(why) => {
                 record.stale_reason = Some(stale_word(&why).to_owned());

@@ -133,8 +133,9 @@ pub fn shape(writes: &crate::roster::RosterWrites) -> Vec<String> {
 
 /// A waiting held send `id` from `from` to `to` (#52).
 pub fn held(state: &TeamState, id: &str, from: &str, to: &str) -> crate::rooms::hold::HeldRecord {
-    use crate::rooms::hold::{HELD_SEND, HeldRecord, SendRequest, hold};
+    use crate::rooms::hold::{HeldRecord, SendRequest, hold};
     use crate::rooms::reach::Party;
+    use flybot_protocol::approval::HeldSendKind;
     let req = SendRequest {
         from_bot: from.into(),
         to: Party::Bot(to.into()),
@@ -148,12 +149,13 @@ pub fn held(state: &TeamState, id: &str, from: &str, to: &str) -> crate::rooms::
     };
     HeldRecord {
         id: id.into(),
-        kind: HELD_SEND.into(),
+        kind: HeldSendKind::HeldSend,
         held,
         to_bot: to.into(),
         text: "ship it".into(),
         decided_at: None,
         stale_reason: None,
+        extra: Default::default(),
     }
 }
 
@@ -162,5 +164,5 @@ pub fn put_approval(state: &mut TeamState, id: &str, record: &impl serde::Serial
     let Ok(value) = serde_json::to_value(record) else {
         panic!("an approval record always serialises");
     };
-    state.flybot.approvals.insert(id.into(), value);
+    state.flybot.approvals.insert(id.into(), value.into());
 }

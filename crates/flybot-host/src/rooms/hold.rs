@@ -12,18 +12,17 @@
 use crate::approvals::Approvals;
 use crate::team::Team;
 use flybot_agent::session::{ItemKind, Source};
-use flybot_core::rooms::hold::{HELD_SEND, HeldRecord, HoldStatus, SendRequest, hold};
+use flybot_core::rooms::hold::{HeldRecord, HoldStatus, SendRequest, hold};
 use flybot_core::rooms::reach::Party;
 use flybot_protocol::ApiError;
+use flybot_protocol::approval::HeldSendKind;
 use flybot_store::Change;
 
 /// How a held send travels.
 const VIA: &str = flybot_protocol::tool_names::MESSAGE_BOT;
 
 fn put(change: &mut Change<'_>, record: &HeldRecord) {
-    if let Ok(value) = serde_json::to_value(record) {
-        change.put_approval(&record.id, &value);
-    }
+    change.put_approval(&record.id, record);
 }
 
 /// Holds `from_bot`'s message to `to_bot` at `hop`; answers the request id.
@@ -49,12 +48,13 @@ pub async fn hold_send(
             change,
             &HeldRecord {
                 id: id.clone(),
-                kind: HELD_SEND.to_owned(),
+                kind: HeldSendKind::HeldSend,
                 held,
                 to_bot: to_bot.to_owned(),
                 text: text.to_owned(),
                 decided_at: None,
                 stale_reason: None,
+                extra: Default::default(),
             },
         );
         Ok(())

@@ -9,7 +9,7 @@
 use crate::team::Team;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
-use flybot_core::approvals::{ApprovalRecord, ApprovalStatus, standing_covers};
+use flybot_core::approvals::{Approval, ApprovalRecord, ApprovalStatus, standing_covers};
 use flybot_protocol::state::TeamState;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -94,6 +94,7 @@ fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
         room_id,
         decided_at: None,
         answer: None,
+        extra: Default::default(),
     }))
 }
 
@@ -121,7 +122,8 @@ impl Drop for WaitGuard {
                             .flybot
                             .approvals
                             .get(&id)
-                            .and_then(ApprovalRecord::from_value)
+                            .and_then(Approval::as_tool)
+                            .cloned()
                         else {
                             return Ok(());
                         };
@@ -140,9 +142,7 @@ impl Drop for WaitGuard {
 
 /// Writes `record` into `state.flybot.approvals`.
 pub(crate) fn put(change: &mut flybot_store::Change<'_>, record: &ApprovalRecord) {
-    if let Ok(value) = serde_json::to_value(record) {
-        change.put_approval(&record.id, &value);
-    }
+    change.put_approval(&record.id, record);
 }
 
 async fn decide(team: Team, waits: Waits, ask: ApprovalAsk) -> ApprovalOutcome {

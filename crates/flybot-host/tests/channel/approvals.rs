@@ -298,7 +298,12 @@ async fn always_bot_answers_this_ask_and_releases_the_bots_other_waiting_ask() {
         s.flybot
             .approvals
             .values()
-            .map(|a| a["status"].as_str().unwrap().to_owned())
+            .map(|a| {
+                serde_json::to_value(a).unwrap()["status"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
             .collect()
     });
     assert_eq!(statuses, ["allowed-once", "allowed-once"]);

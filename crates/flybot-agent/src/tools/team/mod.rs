@@ -34,7 +34,9 @@ pub use secret::looks_like_secret;
 pub use update::{StopBot, UpdateBot};
 
 use super::{DynTool, TeamAccess, ToolContext, ToolError};
+use flybot_core::rooms::hold::is_waiting;
 use flybot_protocol::ApiError;
+use flybot_protocol::approval::{Approval, ApprovalStatus};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::tool_names;
 use std::sync::Arc;
@@ -133,11 +135,22 @@ pub fn pending_approvals(state: &TeamState, bot_id: &str) -> usize {
         .flybot
         .approvals
         .values()
-        .filter(|record| {
-            let of_bot = record.get("botId").or_else(|| record.get("fromBot"));
-            let status = record.get("status").and_then(|s| s.as_str());
-            of_bot.and_then(|b| b.as_str()) == Some(bot_id)
-                && matches!(status, Some("waiting" | "pending" | "pending_approval"))
+        .filter(|approval| match approval {
+            Approval::Tool(record) => {
+                record.bot_id == bot_id && record.status == ApprovalStatus::Waiting
+            }
+            Approval::HeldSend(record) => {
+                record.held.from_bot == bot_id && is_waiting(record.held.status)
+            }
+            // A record this build cannot read still counts when it names the
+            // Bot and a waiting status, as every record did before they were
+            // typed.
+            Approval::Unknown(record) => {
+                let of_bot = record.get("botId").or_else(|| record.get("fromBot"));
+                let status = record.get("status").and_then(|s| s.as_str());
+                of_bot.and_then(|b| b.as_str()) == Some(bot_id)
+                    && matches!(status, Some("waiting" | "pending" | "pending_approval"))
+            }
         })
         .count()
 }

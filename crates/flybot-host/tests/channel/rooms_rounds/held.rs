@@ -73,7 +73,9 @@ fn from_ada(kit: &Kit, p: &Pair) -> Vec<String> {
 }
 
 fn record(kit: &Kit, id: &str) -> Value {
-    kit.host.store().read(|s| s.flybot.approvals[id].clone())
+    kit.host
+        .store()
+        .read(|s| serde_json::to_value(&s.flybot.approvals[id]).unwrap())
 }
 
 #[tokio::test]
