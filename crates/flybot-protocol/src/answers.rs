@@ -149,3 +149,45 @@ pub struct RoomMessages {
 pub struct PrefsAnswer {
     pub prefs: std::collections::BTreeMap<String, Value>,
 }
+
+/// `{bot}`: a Bot as the channel shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BotAnswer {
+    pub bot: Value,
+}
+
+/// `{room}`: a room as the channel shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoomAnswer {
+    pub room: Value,
+}
+
+/// `delete-bot` → `{bot, deleted}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BotDeleted {
+    pub bot: Value,
+    pub deleted: bool,
+}
+
+/// `delete-room` → `{room, deleted}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoomDeleted {
+    pub room: Value,
+    pub deleted: bool,
+}
+
+/// `set-main` → `{mainBotIds, bot}` (#613).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MainSet {
+    pub main_bot_ids: Vec<String>,
+    pub bot: Value,
+}
+
+/// `set-grants` → `{botId, grants}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantsAnswer {
+    pub bot_id: String,
+    pub grants: Vec<crate::state::Grant>,
+}

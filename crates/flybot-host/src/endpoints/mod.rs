@@ -85,22 +85,23 @@ async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> An
         }
         // The roster.
         "create-bot" => {
-            roster::bots::create(
-                board,
-                &host.config().default_model,
-                caller.require()?,
-                parse(body)?,
-            )
-            .await
+            let model = &host.config().default_model;
+            typed(roster::bots::create(board, model, caller.require()?, parse(body)?).await)
         }
-        "update-bot" => roster::bots::update(board, caller.require()?, parse(body)?).await,
-        "duplicate-bot" => roster::bots::duplicate(board, caller.require()?, parse(body)?).await,
-        "delete-bot" => roster::bots::delete(board, caller.require()?, parse(body)?).await,
-        "set-main" => roster::bots::set_main(board, caller.require()?, parse(body)?).await,
-        "create-room" => roster::rooms::create(team, caller.require()?, parse(body)?).await,
-        "update-room" => roster::rooms::update(team, logs, caller.require()?, parse(body)?).await,
-        "delete-room" => roster::rooms::delete(team, caller.require()?, parse(body)?).await,
-        "set-grants" => access::grants::set(team, logs, caller.require()?, parse(body)?).await,
+        "update-bot" => typed(roster::bots::update(board, caller.require()?, parse(body)?).await),
+        "duplicate-bot" => {
+            typed(roster::bots::duplicate(board, caller.require()?, parse(body)?).await)
+        }
+        "delete-bot" => typed(roster::bots::delete(board, caller.require()?, parse(body)?).await),
+        "set-main" => typed(roster::bots::set_main(board, caller.require()?, parse(body)?).await),
+        "create-room" => typed(roster::rooms::create(team, caller.require()?, parse(body)?).await),
+        "update-room" => {
+            typed(roster::rooms::update(team, logs, caller.require()?, parse(body)?).await)
+        }
+        "delete-room" => typed(roster::rooms::delete(team, caller.require()?, parse(body)?).await),
+        "set-grants" => {
+            typed(access::grants::set(team, logs, caller.require()?, parse(body)?).await)
+        }
         // Shared, non-isolatable surfaces (#49).
         "set-prefs" => typed(host::prefs::set_prefs(team, caller.require()?, parse(body)?).await),
         "diagnostics" => {

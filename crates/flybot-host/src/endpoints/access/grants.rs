@@ -11,9 +11,9 @@ use flybot_core::access::Actor;
 use flybot_core::roster::managed_bot_for;
 use flybot_core::roster::room_seats::evict_unshared;
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::GrantsAnswer;
 use flybot_protocol::channel::SetGrants;
 use flybot_protocol::state::Grant;
-use serde_json::{Value, json};
 
 /// The most grants one Bot carries.
 const GRANTS_MAX: usize = 64;
@@ -25,7 +25,7 @@ pub async fn set(
     logs: &RoomLogs,
     actor: &Actor,
     req: SetGrants,
-) -> Result<Value, ApiError> {
+) -> Result<GrantsAnswer, ApiError> {
     if req.grants.len() > GRANTS_MAX {
         return Err(ApiError::invalid(
             "grants",
@@ -84,5 +84,8 @@ pub async fn set(
             Ok(clean)
         })
         .await?;
-    Ok(json!({"botId": req.bot_id, "grants": grants}))
+    Ok(GrantsAnswer {
+        bot_id: req.bot_id,
+        grants,
+    })
 }

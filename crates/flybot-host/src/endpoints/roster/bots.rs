@@ -12,10 +12,11 @@ use flybot_core::roster::delete_bot::delete_bot;
 use flybot_core::roster::managed_bot;
 use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{BotAnswer, BotDeleted, MainSet};
 use flybot_protocol::channel::{ById, CreateBot, DuplicateBot, SetMain, UpdateBot};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_store::Change;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// A Bot's `external` record as written (#198): refused with `bot/invalid`
 /// naming the field; kept as sent once valid.
@@ -71,7 +72,7 @@ pub async fn create(
     default_model: &str,
     actor: &Actor,
     req: CreateBot,
-) -> Result<Value, ApiError> {
+) -> Result<BotAnswer, ApiError> {
     let name = clean_name("name", &req.name)?;
     let model = match &req.model {
         Some(model) => clean_model(model)?,
@@ -99,12 +100,14 @@ pub async fn create(
         })
         .await?;
     announce(board, &bot);
-    Ok(json!({"bot": bot_view(&bot)}))
+    Ok(BotAnswer {
+        bot: bot_view(&bot),
+    })
 }
 
 /// `update-bot {id, name?, model?, instructions?, role?}` → `{bot}`; the
 /// rule is core `roster::update_bot`, shared with the `update_bot` tool.
-pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<Value, ApiError> {
+pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<BotAnswer, ApiError> {
     let mut update = BotUpdate::clean(
         "name",
         req.name.as_deref(),
@@ -121,12 +124,18 @@ pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<Valu
             Ok(updated.bot)
         })
         .await?;
-    Ok(json!({"bot": bot_view(&bot)}))
+    Ok(BotAnswer {
+        bot: bot_view(&bot),
+    })
 }
 
 /// `duplicate-bot {id, name?}` → `{bot}`: a copy owned by the actor, with
 /// its own id and own chat.
-pub async fn duplicate(board: &Board, actor: &Actor, req: DuplicateBot) -> Result<Value, ApiError> {
+pub async fn duplicate(
+    board: &Board,
+    actor: &Actor,
+    req: DuplicateBot,
+) -> Result<BotAnswer, ApiError> {
     let name = req
         .name
         .as_deref()
@@ -162,7 +171,9 @@ pub async fn duplicate(board: &Board, actor: &Actor, req: DuplicateBot) -> Resul
         })
         .await?;
     announce(board, &bot);
-    Ok(json!({"bot": bot_view(&bot)}))
+    Ok(BotAnswer {
+        bot: bot_view(&bot),
+    })
 }
 
 /// `<name> copy`, then `<name> copy 2`, ... whichever is free.
@@ -187,7 +198,7 @@ fn free_copy_name(state: &TeamState, name: &str) -> String {
 /// waiting for a person's decision stays), its Sessions are recorded in
 /// `retiredSessions` (#1453), and it leaves rooms, grants and the Main list:
 /// core `roster::delete_bot`.
-pub async fn delete(board: &Board, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+pub async fn delete(board: &Board, actor: &Actor, req: ById) -> Result<BotDeleted, ApiError> {
     let deleted = board
         .team()
         .mutate(journal_actor(actor), |change| {
@@ -199,11 +210,14 @@ pub async fn delete(board: &Board, actor: &Actor, req: ById) -> Result<Value, Ap
     // Its claims' workers go with its failed cards (#1729).
     board.apply_effects(&deleted.failed_tasks.effects);
     board.announce(&deleted.failed_tasks);
-    Ok(json!({"bot": bot_view(&deleted.bot), "deleted": true}))
+    Ok(BotDeleted {
+        bot: bot_view(&deleted.bot),
+        deleted: true,
+    })
 }
 
 /// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).
-pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<Value, ApiError> {
+pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<MainSet, ApiError> {
     let (ids, bot) = board
         .team()
         .mutate(journal_actor(actor), |change| {
@@ -232,5 +246,8 @@ pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<Valu
             Ok((ids, bot))
         })
         .await?;
-    Ok(json!({"mainBotIds": ids, "bot": bot_view(&bot)}))
+    Ok(MainSet {
+        main_bot_ids: ids,
+        bot: bot_view(&bot),
+    })
 }

@@ -13,12 +13,12 @@ use flybot_core::roster::update_room::{
     RoomUpdate, check_admin, clean_members, clean_participants, needs_someone, update_room,
 };
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{RoomAnswer, RoomDeleted};
 use flybot_protocol::channel::{ById, CreateRoom, UpdateRoom};
 use flybot_protocol::state::Room;
-use serde_json::{Value, json};
 
 /// `create-room {name, members, admin?, participants?}` → `{room}`.
-pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<Value, ApiError> {
+pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<RoomAnswer, ApiError> {
     let name = clean_name("name", &req.name)?;
     let room = team
         .mutate(journal_actor(actor), |change| {
@@ -49,7 +49,9 @@ pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<Value
             Ok(room)
         })
         .await?;
-    Ok(json!({"room": room_view(&room)}))
+    Ok(RoomAnswer {
+        room: room_view(&room),
+    })
 }
 
 /// `update-room {id, name?, members?, admin?}` → `{room}`; `admin: ""`
@@ -60,7 +62,7 @@ pub async fn update(
     logs: &RoomLogs,
     actor: &Actor,
     req: UpdateRoom,
-) -> Result<Value, ApiError> {
+) -> Result<RoomAnswer, ApiError> {
     let update = RoomUpdate {
         name: req
             .name
@@ -85,11 +87,13 @@ pub async fn update(
             Ok(updated.room)
         })
         .await?;
-    Ok(json!({"room": room_view(&room)}))
+    Ok(RoomAnswer {
+        room: room_view(&room),
+    })
 }
 
 /// `delete-room {id}` → `{room, deleted}`; grants scoped to it go too.
-pub async fn delete(team: &Team, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+pub async fn delete(team: &Team, actor: &Actor, req: ById) -> Result<RoomDeleted, ApiError> {
     let room = team
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
@@ -114,5 +118,8 @@ pub async fn delete(team: &Team, actor: &Actor, req: ById) -> Result<Value, ApiE
             Ok(room)
         })
         .await?;
-    Ok(json!({"room": room_view(&room), "deleted": true}))
+    Ok(RoomDeleted {
+        room: room_view(&room),
+        deleted: true,
+    })
 }
