@@ -2,9 +2,10 @@
 //! envelope `{ok: true, ...}` / `{ok: false, error: {code, message, details}}`.
 //! Every refusal is a 4xx with the spec's code; nothing here panics on input.
 
-use crate::actor::{Caller, SESSION_HEADER, resolve};
+use crate::actor::{Caller, resolve};
 use crate::endpoints;
 use crate::host::Host;
+use crate::web::guard::{Credential, check_write};
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::{Path, State};
@@ -26,6 +27,7 @@ pub fn app(host: Host) -> Router {
         .route("/api/bot/state", get(state))
         .route("/api/bot/live", get(crate::live::live))
         .route("/api/bot/{endpoint}", post(endpoint))
+        .merge(crate::web::routes())
         .fallback(unknown_path)
         .with_state(host)
 }
@@ -69,12 +71,11 @@ impl IntoResponse for Answer {
     }
 }
 
-/// Reads the session header into a caller.
+/// Reads the session header, else the page's cookie, into a caller.
 pub fn caller_of(host: &Host, headers: &HeaderMap) -> Caller {
-    let token = headers
-        .get(SESSION_HEADER)
-        .map(|v| v.to_str().unwrap_or("").trim());
-    host.store().read(|state| resolve(state, token))
+    let credential = Credential::of(headers);
+    host.store()
+        .read(|state| resolve(state, credential.token()))
 }
 
 async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
@@ -103,6 +104,9 @@ async fn endpoint(
             .with("limit", BODY_LIMIT)));
         }
     };
+    if let Err(refusal) = check_write(&headers, &Credential::of(&headers)) {
+        return Answer(Err(refusal));
+    }
     let caller = caller_of(&host, &headers);
     Answer(endpoints::call(&host, &caller, &name, &bytes).await)
 }
@@ -110,7 +114,7 @@ async fn endpoint(
 async fn unknown_path() -> Answer {
     Answer(Err(ApiError::new(
         ErrorCode::UnknownEndpoint,
-        "There is nothing here; the channel is POST /api/bot/<endpoint>, GET /api/bot/state and GET /api/bot/live.",
+        "There is nothing here; the page is at /, and the channel is POST /api/bot/<endpoint>, GET /api/bot/state and GET /api/bot/live.",
     )))
 }
 

@@ -17,6 +17,7 @@ pub mod rooms;
 pub mod team;
 mod turns;
 mod view;
+mod web;
 pub mod workflows;
 
 pub use events::HostEvent;

@@ -1,0 +1,172 @@
+//! Who a request comes from and whether a write may pass: the member's
+//! session from the `x-flybot-member-session` header or, for the page, the
+//! HttpOnly `flybot_session` cookie (#48); a cookie-borne write must carry
+//! the session's CSRF token in `x-flybot-csrf`, and no write is taken from a
+//! page of another site (its `Origin` or `Sec-Fetch-Site` says so).
+
+use crate::actor::SESSION_HEADER;
+use crate::ids::secret_hash;
+use axum::http::{HeaderMap, header};
+use flybot_protocol::{ApiError, ErrorCode};
+
+/// The cookie that holds a page's session token.
+pub const SESSION_COOKIE: &str = "flybot_session";
+/// The header a page's write carries its CSRF token in.
+pub const CSRF_HEADER: &str = "x-flybot-csrf";
+
+/// Where a request's session token came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    Header(String),
+    Cookie(String),
+    None,
+}
+
+impl Credential {
+    /// The header's token first, else the cookie's.
+    pub fn of(headers: &HeaderMap) -> Credential {
+        if let Some(value) = headers.get(SESSION_HEADER) {
+            return Credential::Header(value.to_str().unwrap_or("").trim().to_owned());
+        }
+        match cookie(headers, SESSION_COOKIE) {
+            Some(token) => Credential::Cookie(token),
+            None => Credential::None,
+        }
+    }
+
+    /// The token, wherever it came from.
+    pub fn token(&self) -> Option<&str> {
+        match self {
+            Credential::Header(token) | Credential::Cookie(token) => Some(token),
+            Credential::None => None,
+        }
+    }
+}
+
+/// The CSRF token of a session: derived from its token, so the host keeps
+/// nothing more and a new sign-in gets a new one.
+pub fn csrf_of(token: &str) -> String {
+    secret_hash(&format!("flybot-csrf\0{token}"))[..32].to_owned()
+}
+
+/// Refuses a write the page's guard does not cover: one sent from another
+/// site, or one signed by the cookie without the session's CSRF token.
+pub fn check_write(headers: &HeaderMap, credential: &Credential) -> Result<(), ApiError> {
+    if from_another_site(headers) {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "This write came from another site's page; FlyBot only takes writes from its own page or a direct client.",
+        )
+        .with("reason", "cross-site"));
+    }
+    if let Credential::Cookie(token) = credential {
+        let sent = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+        if sent != Some(csrf_of(token).as_str()) {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "This write carries the sign-in cookie without the page's CSRF token; reload the page and try again.",
+            )
+            .with("reason", "csrf"));
+        }
+    }
+    Ok(())
+}
+
+/// A browser says where a request came from: `Sec-Fetch-Site`, and `Origin`
+/// (which must name the host the request was sent to). A direct client such
+/// as curl sends neither and passes.
+fn from_another_site(headers: &HeaderMap) -> bool {
+    let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if matches!(fetch_site, Some("cross-site" | "same-site")) {
+        return true;
+    }
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin = origin.to_str().unwrap_or("");
+    let origin_host = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    origin_host.is_none() || origin_host != host
+}
+
+/// The value of cookie `name`, if the request sends it.
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|line| line.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
+}
+
+/// The `Set-Cookie` line that keeps `token` for the page; `None` clears it.
+pub fn session_cookie(token: Option<&str>) -> String {
+    match token {
+        Some(token) => format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"),
+        None => format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (key, value) in pairs {
+            map.append(
+                *key,
+                HeaderValue::from_str(value).unwrap_or(HeaderValue::from_static("")),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn the_header_wins_over_the_cookie_48() {
+        let both = headers(&[(SESSION_HEADER, "h"), ("cookie", "a=1; flybot_session=c")]);
+        assert_eq!(Credential::of(&both), Credential::Header("h".into()));
+        let cookie_only = headers(&[("cookie", "a=1; flybot_session=c")]);
+        assert_eq!(Credential::of(&cookie_only), Credential::Cookie("c".into()));
+        assert_eq!(Credential::of(&headers(&[])), Credential::None);
+    }
+
+    #[test]
+    fn a_cookie_write_needs_its_csrf_token() {
+        let credential = Credential::Cookie("tok".into());
+        let bare = headers(&[]);
+        let refused = check_write(&bare, &credential).err().map(|e| e.code);
+        assert_eq!(refused, Some(ErrorCode::Forbidden));
+        let wrong = headers(&[(CSRF_HEADER, "nope")]);
+        assert!(check_write(&wrong, &credential).is_err());
+        let right = headers(&[(CSRF_HEADER, &csrf_of("tok"))]);
+        assert!(check_write(&right, &credential).is_ok());
+        assert_ne!(csrf_of("tok"), csrf_of("tok2"));
+    }
+
+    #[test]
+    fn a_write_from_another_site_is_refused_and_curl_passes() {
+        let none = Credential::None;
+        assert!(check_write(&headers(&[]), &none).is_ok());
+        let same = headers(&[
+            ("origin", "http://127.0.0.1:7450"),
+            ("host", "127.0.0.1:7450"),
+        ]);
+        assert!(check_write(&same, &none).is_ok());
+        let other = headers(&[
+            ("origin", "http://evil.example"),
+            ("host", "127.0.0.1:7450"),
+        ]);
+        assert!(check_write(&other, &none).is_err());
+        let null = headers(&[("origin", "null"), ("host", "127.0.0.1:7450")]);
+        assert!(check_write(&null, &none).is_err());
+        let fetch = headers(&[("sec-fetch-site", "cross-site")]);
+        assert!(check_write(&fetch, &none).is_err());
+    }
+}
