@@ -77,10 +77,10 @@ pub async fn sign_out(State(host): State<Host>, headers: HeaderMap) -> Response 
         return Answer(Err(refusal)).into_response();
     }
     let caller = caller_of(&host, &headers);
-    if let Caller::Actor(Actor::Member { .. }) = caller {
-        if let Err(refusal) = endpoints::call(&host, &caller, "auth-revoke", b"{}").await {
-            return Answer(Err(refusal)).into_response();
-        }
+    if let Caller::Actor(Actor::Member { .. }) = caller
+        && let Err(refusal) = endpoints::call(&host, &caller, "auth-revoke", b"{}").await
+    {
+        return Answer(Err(refusal)).into_response();
     }
     with_cookie(Answer(Ok(json!({"signedOut": true}))).into_response(), None)
 }
