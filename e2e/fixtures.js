@@ -1,0 +1,43 @@
+// The tests' fixtures: `host` is a fresh `flybot serve` (temporary home,
+// free port, offline mock) per test, stopped after it; every page is
+// watched for uncaught errors and Content-Security-Policy refusals, which
+// fail the test (a page that throws is broken even when it looks right).
+'use strict';
+
+const base = require('@playwright/test');
+const { startHost } = require('./harness');
+
+const test = base.test.extend({
+  host: async ({}, use) => {
+    const host = await startHost();
+    await use(host);
+    await host.stop();
+  },
+
+  pageProblems: [
+    async ({ context }, use) => {
+      const problems = [];
+      const watch = (page) => {
+        page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+        page.on('console', (message) => {
+          if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) {
+            problems.push(`CSP: ${message.text()}`);
+          }
+        });
+      };
+      context.pages().forEach(watch);
+      context.on('page', watch);
+      await use(problems);
+      base.expect(problems, 'the page threw or broke its CSP').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+/** Opens the page at `hash` (e.g. '#/board') and waits for the sidebar. */
+async function open(page, host, hash = '') {
+  await page.goto(`${host.url}/${hash}`);
+  await base.expect(page.getByRole('navigation').first()).toBeVisible();
+}
+
+module.exports = { test, expect: base.expect, open };
