@@ -1,0 +1,230 @@
+// A room (#/room/<id>): its members and who is speaking now, the round's
+// lines as they arrive, a composer with @mention completion, Stop for the
+// round, the standing notice, add and remove members, admin and task lead.
+//
+// Lines come from `messages {roomId, after}` → {running, speaking, messages}
+// (endpoints/chat/room_chat.rs): the log in the actor's membership window
+// (#50). They are fetched again on the live `room.line {roomId}` and
+// `round.ended {roomId}`, and on `work {sessionId}` when the Session is one
+// of this room's seats (room.sessions maps member Bot → group Session). The
+// speaking seat's running answer streams from `text.delta` into a draft row
+// until its line lands. Every line is set as text, never HTML (#130).
+// Stop sends the stop word, which cancels the speaking member's turn and
+// posts nothing it said (#1267); the channel has no round-stop endpoint.
+
+import { h, replace, when } from '../dom.js';
+import { readable } from '../work/text.js';
+import { composer } from '../work/composer.js';
+import { drawPeople } from '../work/room_people.js';
+import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
+
+const KIND_LABEL = { claim: 'claimed a card', event: 'room' };
+
+export async function show(main, ctx, { roomId }) {
+  const { api, live, team } = ctx;
+  const roomOf = () => team.state?.rooms.find((r) => r.id === roomId) || null;
+  if (!roomOf()) await team.refresh().catch(() => {});
+  if (!roomOf()) {
+    replace(main, h('section', { class: 'w-screen' }, h('h1', {}, 'Room not found'), h('p', {}, 'This room does not exist or is not shared with you.')));
+    return null;
+  }
+
+  let last = null;
+  let running = false;
+  let speaking = null;
+  let loading = null;
+  let again = false;
+  let disposed = false;
+  const drafts = new Map(); // sessionId → draft element
+
+  const heading = h('h1', { class: 'w-title' });
+  const status = h('p', { class: 'w-room-status', role: 'status' });
+  const stop = h('button', { type: 'button', class: 'w-stop', disabled: true, onclick: () => stopRound() }, 'Stop round');
+  const peopleToggle = h('button', { type: 'button', class: 'w-people-toggle', 'aria-expanded': 'false', 'aria-controls': `people-${roomId}` }, 'Members');
+  const lines = h('ol', { class: 'w-lines' });
+  const empty = h('p', { class: 'w-muted w-empty' }, 'No lines yet. Write the first one below; @all calls everyone.');
+  const streaming = h('div', { class: 'w-drafts', 'aria-live': 'polite' });
+  const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, empty, lines, streaming);
+  const side = h('aside', { class: 'w-room-side', id: `people-${roomId}`, 'aria-label': 'Members and notice' });
+  const errors = alertLine();
+  const box = composer({
+    members: () => (roomOf()?.members || []).map((id) => ({ id, name: botName(id) })),
+    onSend: async (text) => {
+      clearRefusal(errors.parentElement);
+      try {
+        await api.call('send', { roomId, text });
+        load();
+        return true;
+      } catch (error) {
+        showRefusal(errors.parentElement, error);
+        return false;
+      }
+    },
+  });
+
+  peopleToggle.addEventListener('click', () => {
+    const open = peopleToggle.getAttribute('aria-expanded') !== 'true';
+    peopleToggle.setAttribute('aria-expanded', String(open));
+    side.classList.toggle('w-open', open);
+  });
+
+  function botName(id) {
+    const s = team.state;
+    return s?.bots.find((b) => b.id === id)?.name || s?.members.find((m) => m.id === id)?.name || id;
+  }
+
+  function seatOf(sessionId) {
+    const room = roomOf();
+    if (!room) return null;
+    return Object.entries(room.sessions || {}).find(([, s]) => s === sessionId)?.[0] || null;
+  }
+
+  function lineRow(line) {
+    const kind = line.authorKind === 'system' || line.kind === 'event' ? 'event' : line.kind;
+    return h(
+      'li',
+      { class: `w-line w-line-${kind} w-author-${line.authorKind}`, dataset: { seq: line.seq } },
+      h(
+        'div',
+        { class: 'w-line-head' },
+        h('span', { class: 'w-line-author' }, line.authorKind === 'system' ? 'Room' : line.author),
+        KIND_LABEL[line.kind] && line.authorKind !== 'system' ? h('span', { class: 'w-muted' }, KIND_LABEL[line.kind]) : null,
+        h('time', { class: 'w-muted', datetime: new Date(line.at).toISOString() }, when(line.at)),
+      ),
+      h('p', { class: 'w-line-text' }, readable(line.text)),
+    );
+  }
+
+  function drawHead() {
+    const room = roomOf();
+    if (!room) return;
+    heading.textContent = room.name;
+    const count = room.members.length;
+    status.textContent = speaking
+      ? `${botName(speaking)} is speaking.`
+      : running
+        ? 'A round is running.'
+        : `No round running · ${count} member${count === 1 ? '' : 's'}.`;
+    stop.disabled = !running;
+    side.hidden = false;
+    drawPeople(side, {
+      api,
+      state: team.state,
+      room,
+      speaking,
+      onChanged: () => team.refresh(),
+    });
+  }
+
+  async function load() {
+    if (loading) {
+      again = true;
+      return loading;
+    }
+    loading = (async () => {
+      do {
+        again = false;
+        try {
+          const answer = await api.call('messages', { roomId, ...(last === null ? {} : { after: last }) });
+          if (disposed) return;
+          const fresh = answer.messages.filter((l) => last === null || l.seq > last);
+          const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+          for (const line of fresh) {
+            lines.append(lineRow(line));
+            last = Math.max(last ?? 0, line.seq);
+            const seat = line.authorKind === 'local-bot' ? roomOf()?.sessions?.[line.authorId] : null;
+            if (seat) dropDraft(seat);
+          }
+          empty.hidden = lines.childElementCount > 0;
+          running = answer.running;
+          speaking = answer.speaking;
+          if (!running) for (const id of [...drafts.keys()]) dropDraft(id);
+          drawHead();
+          if (fresh.length && (nearBottom || last === fresh.at(-1)?.seq)) log.scrollTop = log.scrollHeight;
+        } catch (error) {
+          if (!disposed) showRefusal(errors.parentElement, error);
+        }
+      } while (again && !disposed);
+    })();
+    try {
+      await loading;
+    } finally {
+      loading = null;
+    }
+  }
+
+  function dropDraft(sessionId) {
+    drafts.get(sessionId)?.remove();
+    drafts.delete(sessionId);
+  }
+
+  function delta({ sessionId, text }) {
+    const seat = seatOf(sessionId);
+    if (!seat || !text) return;
+    let draft = drafts.get(sessionId);
+    if (!draft) {
+      draft = h(
+        'div',
+        { class: 'w-line w-draft' },
+        h('div', { class: 'w-line-head' }, h('span', { class: 'w-line-author' }, botName(seat)), h('span', { class: 'w-muted' }, 'writing…')),
+        h('p', { class: 'w-line-text' }),
+      );
+      drafts.set(sessionId, draft);
+      streaming.append(draft);
+    }
+    const p = draft.querySelector('.w-line-text');
+    p.textContent = readable(p.textContent + text);
+    if (log.scrollHeight - log.scrollTop - log.clientHeight < 120) log.scrollTop = log.scrollHeight;
+  }
+
+  async function stopRound() {
+    stop.disabled = true;
+    clearRefusal(errors.parentElement);
+    try {
+      // #1267: a line that is only a stop word cancels the speaking turn.
+      await api.call('send', { roomId, text: 'stop' });
+      status.textContent = 'Stopping the round…';
+      load();
+    } catch (error) {
+      showRefusal(errors.parentElement, error);
+      stop.disabled = !running;
+    }
+  }
+
+  function reload() {
+    last = null;
+    replace(lines);
+    for (const id of [...drafts.keys()]) dropDraft(id);
+    load();
+  }
+
+  const offs = [
+    live.on('room.line', (d) => d.roomId === roomId && load()),
+    live.on('round.ended', (d) => d.roomId === roomId && load()),
+    live.on('work', (d) => seatOf(d.sessionId) && load()),
+    live.on('turn.ended', (d) => seatOf(d.sessionId) && load()),
+    live.on('text.delta', delta),
+    live.on('resync', reload),
+    live.on('reconnected', reload),
+    team.onChange(() => drawHead()),
+  ];
+
+  replace(
+    main,
+    h(
+      'section',
+      { class: 'w-screen w-room', 'aria-labelledby': 'room-title' },
+      h('header', { class: 'w-head' }, h('div', { class: 'w-head-text' }, heading, status), h('div', { class: 'w-head-actions' }, peopleToggle, stop)),
+      h('div', { class: 'w-room-body' }, h('div', { class: 'w-room-main' }, log, h('div', { class: 'w-composer-wrap' }, errors, box.element)), side),
+    ),
+  );
+  heading.id = 'room-title';
+  drawHead();
+  await load();
+  log.scrollTop = log.scrollHeight;
+
+  return () => {
+    disposed = true;
+    for (const off of offs) off();
+  };
+}

@@ -1,0 +1,104 @@
+// A room's side panel: the standing notice (#894), the members in speaking
+// order with who is speaking now, who is admin (speaks first) and who is
+// the task lead (#1182: room.taskLead while that Bot is a member, else the
+// admin), and the controls that change them through `update-room`:
+// add and remove a member Bot, make admin, make task lead, save the notice.
+// A refusal is the envelope's sentence beside the field it names.
+
+import { h, replace } from '../dom.js';
+import { attempt, field, alertLine, select } from './ui.js';
+
+/** The Bot that divides the room's board (core tasks::roles::task_lead). */
+export function taskLead(room) {
+  const picked = room.taskLead && room.members.includes(room.taskLead) ? room.taskLead : null;
+  return picked || room.admin || null;
+}
+
+function nameOf(state, id) {
+  return state.bots.find((b) => b.id === id)?.name || state.members.find((m) => m.id === id)?.name || id;
+}
+
+/**
+ * Draws the panel into `el` for `room` with `speaking` (a Bot id or null).
+ * `onChanged()` runs after a write was accepted.
+ */
+export function drawPeople(el, { api, state, room, speaking, onChanged }) {
+  const lead = taskLead(room);
+  const update = (scope, button, body) =>
+    attempt(scope, button, async () => {
+      await api.call('update-room', { id: room.id, ...body });
+      await onChanged();
+    });
+
+  const list = h('ul', { class: 'w-people' });
+  for (const id of room.members) {
+    const name = nameOf(state, id);
+    const badges = [
+      id === speaking ? h('span', { class: 'w-badge w-badge-live' }, 'speaking') : null,
+      id === room.admin ? h('span', { class: 'w-badge' }, 'admin') : null,
+      id === lead ? h('span', { class: 'w-badge' }, 'task lead') : null,
+    ];
+    const row = h('li', { class: 'w-person' });
+    const actions = h(
+      'div',
+      { class: 'w-person-actions' },
+      id === room.admin
+        ? h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { admin: '' }) }, `Clear admin`)
+        : h('button', { type: 'button', class: 'w-quiet', 'aria-label': `Make ${name} admin`, onclick: (e) => update(row, e.currentTarget, { admin: id }) }, 'Make admin'),
+      id === lead
+        ? null
+        : h('button', { type: 'button', class: 'w-quiet', 'aria-label': `Make ${name} task lead`, onclick: (e) => update(row, e.currentTarget, { taskLead: id }) }, 'Make lead'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'w-quiet w-danger',
+          'aria-label': `Remove ${name}`,
+          onclick: (e) => update(row, e.currentTarget, { members: room.members.filter((m) => m !== id), ...(room.admin === id ? { admin: '' } : {}) }),
+        },
+        'Remove',
+      ),
+    );
+    replace(row, h('div', { class: 'w-person-line' }, h('span', { class: 'w-person-name' }, name), ...badges), actions, alertLine());
+    list.append(row);
+  }
+  for (const p of room.participants || []) {
+    if (p.kind === 'human') list.append(h('li', { class: 'w-person' }, h('div', { class: 'w-person-line' }, h('span', { class: 'w-person-name' }, nameOf(state, p.memberId)), h('span', { class: 'w-badge' }, 'person'))));
+  }
+
+  const others = state.bots.filter((b) => !room.members.includes(b.id) && !b.retired);
+  const pick = select([['', 'Choose a Bot'], ...others.map((b) => [b.id, b.name])], '', { name: 'members' });
+  const addForm = h('form', {
+    class: 'w-inline-form',
+    onsubmit: (event) => {
+      event.preventDefault();
+      if (!pick.value) return;
+      update(addForm, addForm.querySelector('button'), { members: [...room.members, pick.value] });
+    },
+  });
+  replace(addForm, field('Add a member', pick, { name: 'members' }), h('button', { type: 'submit' }, 'Add member'), alertLine());
+
+  const notice = h('textarea', { rows: 3, name: 'notice' });
+  notice.value = room.notice || '';
+  const noticeForm = h('form', {
+    class: 'w-notice-form',
+    onsubmit: (event) => {
+      event.preventDefault();
+      update(noticeForm, noticeForm.querySelector('button'), { notice: notice.value.trim() });
+    },
+  });
+  replace(
+    noticeForm,
+    field('Standing notice', notice, { name: 'notice', hint: 'Every member reads it at the top of its turn (#894).' }),
+    h('button', { type: 'submit' }, 'Save notice'),
+    alertLine(),
+  );
+
+  replace(
+    el,
+    h('h2', { class: 'w-side-title' }, 'Members'),
+    list,
+    others.length ? addForm : h('p', { class: 'w-muted' }, 'Every Bot you have is in this room.'),
+    noticeForm,
+  );
+}

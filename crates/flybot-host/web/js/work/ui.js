@@ -1,0 +1,132 @@
+// Small building blocks the work screens share: a labelled field with its
+// own error line, a refusal shown as the envelope's sentence beside the field
+// `details.field` names (else in the form's alert), and a modal dialog.
+
+import { h, replace } from '../dom.js';
+
+let serial = 0;
+/** A fresh element id with `prefix`. */
+export function uid(prefix = 'w') {
+  serial += 1;
+  return `${prefix}-${serial}`;
+}
+
+/**
+ * A label, the control and an error line under it. `name` is the request
+ * field the control feeds (a refusal naming it lands here).
+ */
+export function field(label, control, { name = null, hint = null } = {}) {
+  const id = control.id || uid('f');
+  control.id = id;
+  const error = h('p', { class: 'w-field-error', id: `${id}-error`, hidden: true });
+  const described = [hint ? `${id}-hint` : null, `${id}-error`].filter(Boolean).join(' ');
+  control.setAttribute('aria-describedby', described);
+  const wrap = h(
+    'div',
+    { class: 'w-field', dataset: { field: name || '' } },
+    h('label', { for: id }, label),
+    hint ? h('p', { class: 'w-hint', id: `${id}-hint` }, hint) : null,
+    control,
+    error,
+  );
+  return wrap;
+}
+
+/** The alert line a form shows a refusal in when it names no field of it. */
+export function alertLine() {
+  return h('p', { class: 'w-alert', role: 'alert', hidden: true });
+}
+
+/** Clears every error a `showRefusal` put in `scope`. */
+export function clearRefusal(scope) {
+  for (const el of scope.querySelectorAll('.w-field-error, .w-alert')) {
+    el.hidden = true;
+    el.textContent = '';
+  }
+  for (const el of scope.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+}
+
+/**
+ * Shows `error` (an ApiError, or any Error) in `scope`: beside the field its
+ * `details.field` names when the scope has one, else in the scope's alert.
+ */
+export function showRefusal(scope, error) {
+  clearRefusal(scope);
+  const message = error?.message || String(error);
+  const name = error?.field || error?.details?.field;
+  const wrap = name ? scope.querySelector(`.w-field[data-field="${CSS.escape(name)}"]`) : null;
+  if (wrap) {
+    const line = wrap.querySelector('.w-field-error');
+    line.textContent = message;
+    line.hidden = false;
+    const control = wrap.querySelector('input, select, textarea');
+    control?.setAttribute('aria-invalid', 'true');
+    control?.focus();
+    return;
+  }
+  let alert = scope.querySelector('.w-alert');
+  if (!alert) {
+    alert = alertLine();
+    scope.prepend(alert);
+  }
+  alert.textContent = message;
+  alert.hidden = false;
+}
+
+/**
+ * Runs `work()` with `button` disabled; a refusal is shown in `scope`.
+ * Resolves to the answer, or null when refused.
+ */
+export async function attempt(scope, button, work) {
+  clearRefusal(scope);
+  if (button) button.disabled = true;
+  try {
+    return await work();
+  } catch (error) {
+    showRefusal(scope, error);
+    return null;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/**
+ * A modal <dialog> titled `title` holding `body`; Escape or Close shuts it
+ * and it is removed from the page then. Returns {dialog, close}.
+ */
+export function openDialog(title, body, { onClose = null, wide = false } = {}) {
+  const titleId = uid('dlg');
+  const close = () => dialog.close();
+  const dialog = h(
+    'dialog',
+    { class: `w-dialog${wide ? ' w-dialog-wide' : ''}`, 'aria-labelledby': titleId },
+    h(
+      'div',
+      { class: 'w-dialog-head' },
+      h('h2', { id: titleId }, title),
+      h('button', { type: 'button', class: 'w-quiet', onclick: close }, 'Close'),
+    ),
+    h('div', { class: 'w-dialog-body' }, body),
+  );
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    onClose?.();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  return { dialog, close, body: dialog.querySelector('.w-dialog-body') };
+}
+
+/** Replaces the body of an open dialog. */
+export function redrawDialog(handle, body) {
+  replace(handle.body, body);
+}
+
+/** A <select> with `options` as [value, label] pairs and `value` chosen. */
+export function select(options, value = '', attrs = {}) {
+  return h(
+    'select',
+    attrs,
+    options.map(([v, label]) => h('option', { value: v, selected: v === value }, label)),
+  );
+}
