@@ -1,0 +1,50 @@
+// An approval card (#540, #754): a tool call waiting for the owner's word —
+// Allow once / Reject / Always for this Bot — or a held send — Allow once /
+// Reject. Used inline in the chat and in the Inbox. A refusal (stale, an
+// answer from someone who is not the owner) is shown on the card.
+
+import { h } from '../dom.js';
+import * as approvals from './approvals.js';
+
+/** The card for `approval`; `names.bot(id)` gives a Bot's name. */
+export function approvalCard(approval, names) {
+  const held = approvals.isHeldSend(approval);
+  const botName = names.bot(approvals.botOf(approval)) || 'A Bot';
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const title = held
+    ? `${botName} wants to send a message${approval.toBot ? ` to ${names.bot(approval.toBot) || approval.toBot}` : ''}`
+    : `${botName} asks to use ${approval.tool}`;
+  const buttons = [];
+  const button = (label, verdict, primary) => {
+    const b = h('button', { type: 'button', class: primary ? 'primary' : null }, label);
+    b.addEventListener('click', async () => {
+      for (const other of buttons) other.disabled = true;
+      error.textContent = '';
+      try {
+        await approvals.answer(approval.id, verdict);
+        card.remove();
+      } catch (refusal) {
+        error.textContent = refusal.message;
+        for (const other of buttons) other.disabled = false;
+      }
+    });
+    buttons.push(b);
+    return b;
+  };
+  const body = held ? approval.text : approval.label;
+  const card = h(
+    'section',
+    { class: 'approval', role: 'group', 'aria-label': title, dataset: { approval: approval.id } },
+    h('p', {}, h('strong', {}, title)),
+    body ? h('span', { class: 'label' }, body) : null,
+    h(
+      'div',
+      { class: 'actions' },
+      button('Allow once', 'allowed-once', true),
+      button('Reject', 'rejected'),
+      held ? null : button('Always for this Bot', 'always-bot'),
+    ),
+    error,
+  );
+  return card;
+}

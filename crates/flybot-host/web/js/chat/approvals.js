@@ -1,0 +1,69 @@
+// Everything waiting on this person's answer, from `approvals {}`: tool
+// approvals (#540: {id, botId, sessionId, tool, label, status, ...}) and
+// held sends (#754: {id, kind: "held-send", fromBot, toBot?, text, ...}).
+// Shared by the sidebar's waiting badges, the Inbox and the chat's cards;
+// reloaded when an approval is asked or answered and when the revision moves.
+
+import * as api from '../api.js';
+import * as live from '../live.js';
+import { team } from '../team.js';
+
+let list = [];
+let timer = null;
+let started = false;
+const listeners = new Set();
+
+async function load() {
+  try {
+    const answer = await api.call('approvals', {});
+    list = answer.approvals || [];
+  } catch {
+    return;
+  }
+  for (const fn of listeners) fn(list);
+}
+
+/** Reloads soon (several triggers in a burst make one request). */
+export function reload(delay = 150) {
+  clearTimeout(timer);
+  timer = setTimeout(load, delay);
+}
+
+function start() {
+  if (started) return;
+  started = true;
+  for (const name of ['approval.asked', 'approval.answered', 'reconnected', 'resync']) live.on(name, () => reload(0));
+  team.onChange(() => reload());
+  load();
+}
+
+/** The waiting list now. */
+export function waiting() {
+  return list;
+}
+
+/** The Bot an approval belongs to: a tool approval's Bot, a held send's sender. */
+export function botOf(approval) {
+  return approval.botId || approval.fromBot || null;
+}
+
+/** Whether an approval is a held send (#754) rather than a tool approval. */
+export function isHeldSend(approval) {
+  return approval.kind === 'held-send';
+}
+
+/** Calls `fn(list)` after each reload; returns the unsubscribe. */
+export function onApprovals(fn) {
+  start();
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+/** Answers one: "allowed-once", "rejected", "always-bot" or "always-room". */
+export async function answer(id, verdict) {
+  const result = await api.call('approval-answer', { id, answer: verdict });
+  list = list.filter((a) => a.id !== id);
+  for (const fn of listeners) fn(list);
+  reload();
+  return result;
+}

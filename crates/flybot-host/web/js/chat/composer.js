@@ -1,0 +1,50 @@
+// The chat's composer: a textarea labelled "Message" (Enter sends,
+// Shift+Enter starts a new line) and a "Send" button. `onSend(text)` may
+// throw an ApiError; its sentence is shown above the box and the text kept.
+
+import { h } from '../dom.js';
+
+export function composer({ placeholder, onSend }) {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const box = h('textarea', { id: 'chat-message', rows: '1', placeholder, autocomplete: 'off' });
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
+  const form = h('form', {}, h('label', { for: 'chat-message', class: 'sr-only' }, 'Message'), box, send);
+  const grow = () => {
+    box.style.height = 'auto';
+    box.style.height = `${Math.min(box.scrollHeight + 2, 192)}px`;
+  };
+  const submit = async () => {
+    const text = box.value;
+    if (!text.trim()) return;
+    error.textContent = '';
+    box.value = '';
+    grow();
+    try {
+      await onSend(text);
+    } catch (refusal) {
+      error.textContent = refusal.message;
+      if (!box.value) box.value = text;
+      grow();
+    }
+    box.focus();
+  };
+  box.addEventListener('input', grow);
+  box.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit();
+  });
+  const element = h(
+    'div',
+    { class: 'composer' },
+    error,
+    form,
+    h('p', { class: 'hint' }, 'Enter sends; Shift+Enter starts a new line.'),
+  );
+  return { element, focus: () => box.focus() };
+}

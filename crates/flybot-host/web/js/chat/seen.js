@@ -1,0 +1,70 @@
+// Unread lines per Bot: the page keeps, in localStorage, the newest
+// transcript seq the person has seen in each Bot's chat, and in memory the
+// newest seq of a line the Bot wrote (an answer, a question, a failure).
+// A Bot is unread while the second is above the first. The chat screen
+// marks what it shows as seen; the sidebar draws the badge.
+
+const KEY = 'flybot.seen.';
+const newest = new Map();
+const listeners = new Set();
+
+function read(botId) {
+  try {
+    const value = Number(localStorage.getItem(KEY + botId));
+    return Number.isFinite(value) ? value : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function changed(botId) {
+  for (const fn of listeners) fn(botId);
+}
+
+/** Whether the Bot wrote something the person has not seen yet. */
+export function unread(botId) {
+  return (newest.get(botId) || 0) > read(botId);
+}
+
+/** Whether the person ever opened this Bot's chat on this browser. */
+export function known(botId) {
+  try {
+    return localStorage.getItem(KEY + botId) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** The newest seq seen in `botId`'s chat (0 when never opened). */
+export function seenSeq(botId) {
+  return read(botId);
+}
+
+/** The chat showed everything up to `seq`. */
+export function markSeen(botId, seq) {
+  if (seq > read(botId)) {
+    try {
+      localStorage.setItem(KEY + botId, String(seq));
+    } catch {}
+  }
+  if ((newest.get(botId) || 0) < seq) newest.set(botId, seq);
+  changed(botId);
+}
+
+/** Notes the transcript entries fetched for `botId` (any screen may). */
+export function noteEntries(botId, entries) {
+  let top = newest.get(botId) || 0;
+  for (const entry of entries) {
+    if (entry.kind !== 'user' && entry.seq > top) top = entry.seq;
+  }
+  if (top !== (newest.get(botId) || 0)) {
+    newest.set(botId, top);
+    changed(botId);
+  }
+}
+
+/** Calls `fn(botId)` when a Bot's unread state may have moved. */
+export function onSeen(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}

@@ -1,0 +1,45 @@
+// The page's frame: a sidebar (nav) beside the main pane (main#main). At
+// phone width the sidebar folds behind a "Menu" button in a top bar; it
+// closes again when the person picks a place or presses Escape.
+
+import { h } from './dom.js';
+import * as sidebar from './sidebar.js';
+
+/** Draws the frame into `app`; the router then draws screens into #main. */
+export function draw(app, ctx) {
+  const nav = h('nav', { class: 'sidebar', id: 'sidebar', 'aria-label': 'FlyBot' });
+  const menu = h('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'sidebar' }, 'Menu');
+  const conn = h('span', { class: 'conn', role: 'status' }, 'Connecting…');
+  const top = h('header', { class: 'topbar' }, menu, h('strong', {}, 'FlyBot'), conn);
+  const main = h('main', { id: 'main', tabindex: '-1' });
+
+  const setOpen = (open) => {
+    nav.classList.toggle('open', open);
+    menu.setAttribute('aria-expanded', String(open));
+    menu.textContent = open ? 'Close menu' : 'Menu';
+  };
+  menu.addEventListener('click', () => {
+    const open = !nav.classList.contains('open');
+    setOpen(open);
+    if (open) nav.querySelector('a, button')?.focus();
+  });
+  nav.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && nav.classList.contains('open')) {
+      setOpen(false);
+      menu.focus();
+    }
+  });
+  window.addEventListener('hashchange', () => setOpen(false));
+
+  // One connection indicator for the top bar; the sidebar draws its own.
+  const show = (live) => {
+    conn.textContent = live ? 'Live' : 'Reconnecting…';
+    conn.className = `conn ${live ? 'live' : 'lost'}`;
+  };
+  if (ctx.live.isLive?.()) show(true);
+  ctx.live.on('status', ({ live }) => show(live));
+
+  app.replaceChildren(h('div', { class: 'shell' }, top, nav, main));
+  sidebar.draw(nav, ctx);
+  return main;
+}

@@ -1,0 +1,255 @@
+// A Bot's chat (#/bot/<id>): its history from `messages {botId, after}`,
+// newest at the bottom, older lines revealed with "Load earlier"; the
+// answer streaming in from `text.delta`; tool calls as rows with their step
+// (#546) and result; approval cards inline (#540); Stop while a turn runs;
+// failed turns with their sentence (#1347). New lines are appended in place
+// (the transcript only grows), so nothing redraws or flickers, and the view
+// stays at the bottom when it was there.
+
+import { h, replace } from '../dom.js';
+import { entryNode, attachResult } from '../chat/transcript.js';
+import { approvalCard } from '../chat/approval_card.js';
+import { composer } from '../chat/composer.js';
+import * as approvals from '../chat/approvals.js';
+import * as seen from '../chat/seen.js';
+
+const PAGE = 80;
+
+export async function show(main, ctx, { botId }) {
+  const state = ctx.team.state;
+  const bot = () => (ctx.team.state?.bots || []).find((b) => b.id === botId);
+  if (!bot()) {
+    main.className = '';
+    replace(main, h('h1', {}, 'No such Bot'), h('p', {}, 'This Bot does not exist or is not yours to see.'), h('a', { href: '#/bots/new' }, 'New Bot'));
+    return;
+  }
+  const names = {
+    me: state.actor?.memberId,
+    bot: (id) => (ctx.team.state?.bots || []).find((b) => b.id === id)?.name,
+    member: (id) => (ctx.team.state?.members || []).find((m) => m.id === id)?.name,
+    self: () => bot()?.name || 'Bot',
+  };
+
+  const title = h('h1', {}, bot().name);
+  const model = h('span', { class: 'model' });
+  const stop = h('button', { type: 'button', class: 'danger', hidden: true }, 'Stop');
+  const head = h('div', { class: 'chat-head' }, title, model, stop, h('a', { class: 'button', href: `#/bot/${botId}/edit` }, 'Edit Bot'));
+  const older = h('button', { type: 'button', class: 'older', hidden: true }, 'Load earlier');
+  const lines = h('div', { class: 'lines' });
+  const inner = h('div', { class: 'log-inner' });
+  const pending = h('div', { class: 'log-inner' });
+  const streaming = h('div', { class: 'log-inner', 'aria-live': 'polite' });
+  const working = h('p', { class: 'working', role: 'status' });
+  const cards = h('div', { class: 'log-inner' });
+  const empty = h('p', { class: 'muted' }, `This is the start of your chat with ${bot().name}.`);
+  inner.append(older, empty, lines);
+  const log = h('div', { class: 'log', role: 'log', 'aria-label': `Chat with ${bot().name}`, tabindex: '0' }, inner, pending, streaming, h('div', { class: 'log-inner' }, working), cards);
+  const input = composer({
+    placeholder: `Write to ${bot().name}…`,
+    onSend: async (text) => {
+      const line = h('div', { class: 'msg user pending' }, h('span', { class: 'who' }, 'You'), text);
+      line.dataset.text = text.trim();
+      keepBottom(() => pending.append(line), true);
+      try {
+        await ctx.api.call('send', { botId, text });
+      } catch (refusal) {
+        line.remove();
+        throw refusal;
+      }
+    },
+  });
+  main.className = 'main-chat';
+  replace(main, head, log, input.element);
+
+  let gone = false;
+  let entries = [];
+  let last = 0;
+  let shownFrom = 0;
+  let running = false;
+  const calls = new Map();
+  const stream = { turnId: null, text: '', node: null };
+
+  const atBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 48;
+  function keepBottom(change, force = false) {
+    const stay = force || atBottom();
+    change();
+    if (stay) log.scrollTop = log.scrollHeight;
+  }
+
+  const nodeFor = (entry) => {
+    if (entry.kind === 'tool-result' && calls.has(entry.toolCallId)) {
+      attachResult(calls.get(entry.toolCallId), entry);
+      return null;
+    }
+    const node = entryNode(entry, names);
+    if (node && entry.kind === 'tool-call') calls.set(entry.toolCallId, node);
+    return node;
+  };
+
+  const drawOlder = () => {
+    const from = Math.max(0, shownFrom - PAGE);
+    const before = log.scrollHeight;
+    const nodes = entries.slice(from, shownFrom).map(nodeFor).filter(Boolean);
+    // Results of calls drawn later in the page were attached to those rows above.
+    lines.prepend(...nodes);
+    shownFrom = from;
+    older.hidden = shownFrom === 0;
+    log.scrollTop += log.scrollHeight - before;
+  };
+  older.addEventListener('click', () => {
+    drawOlder();
+    if (older.hidden) lines.firstChild?.focus?.();
+  });
+
+  const setStream = (text) => {
+    stream.text = text;
+    if (!text) {
+      stream.node?.remove();
+      stream.node = null;
+      return;
+    }
+    if (!stream.node) {
+      stream.node = h('div', { class: 'msg assistant' }, h('span', { class: 'who' }, names.self()), h('span', {}));
+      streaming.append(stream.node);
+    }
+    stream.node.lastChild.textContent = text;
+  };
+
+  const showRunning = () => {
+    const work = ctx.team.state?.work?.bots?.[botId];
+    const now = running || Boolean(work);
+    stop.hidden = !now;
+    if (!now) working.textContent = '';
+    else if (!stream.text) working.textContent = work?.step ? `Working: ${work.step}` : 'Working…';
+    else working.textContent = '';
+  };
+
+  const add = (fresh) => {
+    keepBottom(() => {
+      if (!entries.length && fresh.length > PAGE) {
+        // First load: draw the newest page, keep the rest for "Load earlier".
+        entries = fresh;
+        shownFrom = Math.max(0, entries.length - PAGE);
+        // Index tool calls before the page so their results can attach.
+        lines.append(...entries.slice(shownFrom).map(nodeFor).filter(Boolean));
+        older.hidden = shownFrom === 0;
+      } else {
+        entries.push(...fresh);
+        lines.append(...fresh.map(nodeFor).filter(Boolean));
+      }
+      empty.hidden = entries.length > 0;
+      for (const entry of fresh) {
+        if (entry.kind === 'user') {
+          const match = [...pending.children].find((p) => p.dataset.text === (entry.text || '').trim());
+          (match || null)?.remove();
+        }
+        if (entry.turnId === stream.turnId && (entry.kind === 'assistant' || entry.kind === 'tool-call' || entry.kind === 'turn-end')) {
+          const rest = entry.kind === 'assistant' && stream.text.startsWith(entry.text) ? stream.text.slice(entry.text.length) : '';
+          setStream(entry.kind === 'turn-end' ? '' : rest);
+        }
+      }
+      showRunning();
+    });
+  };
+
+  let fetching = null;
+  let again = false;
+  const fetchNew = async () => {
+    if (fetching) {
+      again = true;
+      return fetching;
+    }
+    fetching = (async () => {
+      do {
+        again = false;
+        try {
+          const answer = await ctx.api.call('messages', { botId, after: last });
+          if (gone) return;
+          const fresh = (answer.messages || []).filter((m) => m.seq > last);
+          last = Math.max(last, answer.last || 0);
+          running = answer.running;
+          seen.noteEntries(botId, fresh);
+          add(fresh);
+          seen.markSeen(botId, last);
+        } catch (refusal) {
+          if (gone) return;
+          working.textContent = refusal.message;
+        }
+      } while (again && !gone);
+    })();
+    try {
+      await fetching;
+    } finally {
+      fetching = null;
+    }
+  };
+
+  const drawCards = (list) => {
+    const mine = list.filter((a) => approvals.botOf(a) === botId);
+    const have = new Set([...cards.children].map((c) => c.dataset.approval));
+    const want = new Set(mine.map((a) => a.id));
+    for (const card of [...cards.children]) if (!want.has(card.dataset.approval)) card.remove();
+    keepBottom(() => {
+      for (const approval of mine) if (!have.has(approval.id)) cards.append(approvalCard(approval, names));
+    });
+  };
+
+  const drawHead = () => {
+    const b = bot();
+    if (!b) return;
+    title.textContent = b.name;
+    model.textContent = `Model: ${b.model}`;
+    showRunning();
+  };
+
+  const sessionId = bot().sessionId;
+  const offs = [
+    ctx.live.on('work', (event) => event.sessionId === sessionId && fetchNew()),
+    ctx.live.on('turn.ended', (event) => {
+      if (event.sessionId !== sessionId) return;
+      running = false;
+      fetchNew();
+    }),
+    ctx.live.on('text.delta', (event) => {
+      if (event.sessionId !== sessionId) return;
+      keepBottom(() => {
+        if (stream.turnId !== event.turnId) {
+          stream.turnId = event.turnId;
+          setStream('');
+        }
+        running = true;
+        setStream(stream.text + (event.text || ''));
+        showRunning();
+      });
+    }),
+    ctx.live.on('reconnected', () => fetchNew()),
+    ctx.live.on('resync', () => fetchNew()),
+    ctx.team.onChange(drawHead),
+    approvals.onApprovals(drawCards),
+  ];
+  stop.addEventListener('click', async () => {
+    stop.disabled = true;
+    try {
+      await ctx.api.call('cancel', { botId });
+      running = false;
+      setStream('');
+    } catch (refusal) {
+      working.textContent = refusal.message;
+    } finally {
+      stop.disabled = false;
+      fetchNew();
+    }
+  });
+
+  drawHead();
+  drawCards(approvals.waiting());
+  await fetchNew();
+  log.scrollTop = log.scrollHeight;
+  input.focus();
+
+  return () => {
+    gone = true;
+    for (const off of offs) off();
+    main.className = '';
+  };
+}

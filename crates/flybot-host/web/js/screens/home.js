@@ -1,0 +1,26 @@
+// Home (an empty address): straight to the first Main Bot's chat, or a
+// short welcome with "New Bot" when there is none.
+
+import { h, replace } from '../dom.js';
+
+export async function show(main, ctx) {
+  const state = ctx.team.state || (await ctx.team.refresh());
+  const visible = new Set((state.bots || []).filter((b) => !b.hidden && !b.retired).map((b) => b.id));
+  const first = (state.mainBotIds || []).find((id) => visible.has(id)) || [...visible][0];
+  if (first) {
+    history.replaceState(null, '', `#/bot/${first}`);
+    ctx.navigate(`#/bot/${first}`);
+    return;
+  }
+  main.className = '';
+  replace(
+    main,
+    h(
+      'section',
+      { class: 'welcome' },
+      h('h1', {}, 'Welcome to FlyBot'),
+      h('p', {}, 'A Bot is a helper with its own chat, model and instructions. Make your first one to start.'),
+      h('a', { class: 'button primary', href: '#/bots/new' }, 'New Bot'),
+    ),
+  );
+}

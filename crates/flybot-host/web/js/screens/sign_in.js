@@ -1,0 +1,49 @@
+// Sign-in, when the host has members and this browser has no session:
+// an invitation code (from a member's "Invite" in Settings) and a name,
+// POST /web/sign-in. A refusal is shown as the host's sentence.
+
+import { h, replace } from '../dom.js';
+
+export async function show(app, ctx, { onSignedIn }) {
+  const code = h('input', { id: 'signin-code', name: 'code', autocomplete: 'one-time-code', required: true, spellcheck: 'false' });
+  const name = h('input', { id: 'signin-name', name: 'name', autocomplete: 'name', required: true });
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  const form = h(
+    'form',
+    { class: 'sign-in', novalidate: true },
+    h('h1', {}, 'Sign in to FlyBot'),
+    h('p', { class: 'muted' }, 'This host has members. Enter the invitation code a member gave you and the name your team will see.'),
+    h('div', { class: 'field' }, h('label', { for: 'signin-code' }, 'Invitation code'), code),
+    h('div', { class: 'field' }, h('label', { for: 'signin-name' }, 'Your name'), name),
+    error,
+    h('div', { class: 'actions' }, submit),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    if (!code.value.trim()) {
+      error.textContent = 'Enter the invitation code.';
+      code.focus();
+      return;
+    }
+    if (!name.value.trim()) {
+      error.textContent = 'Enter your name.';
+      name.focus();
+      return;
+    }
+    submit.disabled = true;
+    try {
+      const answer = await ctx.api.web('sign-in', { code: code.value.trim(), name: name.value.trim() });
+      ctx.api.setCsrf(answer.csrf);
+      onSignedIn?.();
+    } catch (refusal) {
+      error.textContent = refusal.message;
+      (refusal.field === 'name' ? name : code).focus();
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  replace(app, h('main', { id: 'main' }, form));
+  code.focus();
+}

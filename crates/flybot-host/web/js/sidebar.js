@@ -1,0 +1,214 @@
+// The sidebar: Main Bots first, then the person's other Bots, then rooms,
+// each row with its badges — busy (a turn running, state.work.bots),
+// waiting (an approval or held send, `approvals`), unread (chat/seen.js) and
+// failed (the Bot's last ended turn failed, state.work.ended) — then the
+// places: Inbox with its count, Board, Workflows, Usage, Settings. When the
+// default model is the offline mock it says so once, with how to change it.
+// Rows are updated in place (keyed by their address) so nothing flickers
+// and focus stays where it was.
+
+import { h, replace } from './dom.js';
+import { team } from './team.js';
+import * as seen from './chat/seen.js';
+import * as approvals from './chat/approvals.js';
+
+const CHECK_AT_START = 60;
+
+/** Input waits this person answers: blocked cards waiting for input (#207). */
+export function inputWaits(state) {
+  const me = state?.actor?.memberId;
+  const single = state?.actor?.singleOwner;
+  return (state?.tasks || []).filter(
+    (t) => t.status === 'blocked' && t.waitingFor === 'input' && (single || !t.requesterId || t.requesterId === me),
+  );
+}
+
+function openBotId() {
+  const match = location.hash.match(/^#\/bot\/([^/]+)$/);
+  return match ? match[1] : null;
+}
+
+function lastEnded(state, botId) {
+  let last = null;
+  for (const turn of state.work?.ended || []) {
+    if (turn.botId === botId && (!last || turn.at >= last.at)) last = turn;
+  }
+  return last;
+}
+
+function badges(state, bot, waitingBots) {
+  const out = [];
+  if (state.work?.bots?.[bot.id]) out.push(['busy', 'busy', 'A turn is running']);
+  if (waitingBots.has(bot.id)) out.push(['waiting', 'waiting', 'Waits for your answer']);
+  if (bot.id !== openBotId() && seen.unread(bot.id)) out.push(['unread', 'new', 'Unread lines']);
+  if (lastEnded(state, bot.id)?.failed) out.push(['failed', 'failed', 'Its last turn failed']);
+  return out;
+}
+
+function row(href, name, marks) {
+  const link = h('a', { href }, h('span', { class: 'row-name' }, name));
+  for (const [kind, text, title] of marks) {
+    link.append(h('span', { class: `badge ${kind}`, title }, h('span', { 'aria-hidden': 'true' }, text), h('span', { class: 'sr-only' }, `, ${title.toLowerCase()}`)));
+  }
+  return link;
+}
+
+/** Keeps `list`'s rows equal to `items` ([href, name, marks]), reusing rows. */
+function sync(list, items, empty) {
+  const current = new Map([...list.children].map((li) => [li.dataset.href, li]));
+  const keep = new Set();
+  let previous = null;
+  for (const [href, name, marks] of items) {
+    keep.add(href);
+    let li = current.get(href);
+    const key = JSON.stringify([name, marks]);
+    if (!li) {
+      li = h('li', { dataset: { href } });
+    }
+    if (li.dataset.key !== key) {
+      const hadFocus = li.contains(document.activeElement);
+      replace(li, row(href, name, marks));
+      li.dataset.key = key;
+      if (hadFocus) li.firstChild.focus();
+    }
+    const link = li.firstChild;
+    if (location.hash === href) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+    const next = previous ? previous.nextSibling : list.firstChild;
+    if (next !== li) list.insertBefore(li, next);
+    previous = li;
+  }
+  for (const [href, li] of current) if (!keep.has(href)) li.remove();
+  if (!items.length && empty) list.replaceChildren(h('li', { class: 'empty' }, empty));
+}
+
+function offlineNotice() {
+  return h(
+    'p',
+    { class: 'notice' },
+    'Your Bots answer with the offline mock model, not a real one. To use a real model, add a ',
+    h('code', {}, '[providers.<name>]'),
+    ' and a ',
+    h('code', {}, '[models.<name>]'),
+    ' section and ',
+    h('code', {}, 'defaultModel'),
+    ' to config.toml in the FlyBot home, put the key in the environment variable the provider names, and restart flybot serve.',
+  );
+}
+
+/** Draws the sidebar into `nav` and keeps it current. */
+export function draw(nav, ctx) {
+  const conn = h('span', { class: 'conn', role: 'status' }, 'Connecting…');
+  const notice = h('div');
+  const mainList = h('ul', { 'aria-labelledby': 'side-main' });
+  const botList = h('ul', { 'aria-labelledby': 'side-bots' });
+  const roomList = h('ul', { 'aria-labelledby': 'side-rooms' });
+  const places = h('ul');
+  nav.replaceChildren(
+    h('div', { class: 'brand' }, h('strong', {}, 'FlyBot'), conn),
+    notice,
+    h('a', { class: 'button primary new-bot', href: '#/bots/new' }, 'New Bot'),
+    h('h2', { id: 'side-main' }, 'Main Bots'),
+    mainList,
+    h('h2', { id: 'side-bots' }, 'Bots'),
+    botList,
+    h('h2', { id: 'side-rooms' }, 'Rooms'),
+    roomList,
+    h('div', { class: 'places' }, places),
+  );
+
+  const showLive = (live) => {
+    conn.textContent = live ? 'Live' : 'Reconnecting…';
+    conn.className = `conn ${live ? 'live' : 'lost'}`;
+  };
+  if (ctx.live.isLive?.()) showLive(true);
+  ctx.live.on('status', ({ live }) => showLive(live));
+
+  const unreadRooms = new Set();
+  let offlineShown = null;
+
+  const redraw = () => {
+    const state = team.state;
+    if (!state) return;
+    if (offlineShown !== Boolean(state.model?.offline)) {
+      offlineShown = Boolean(state.model?.offline);
+      notice.replaceChildren(...(offlineShown ? [offlineNotice()] : []));
+    }
+    const waiting = approvals.waiting();
+    const waitingBots = new Set(waiting.map(approvals.botOf));
+    const mainIds = state.mainBotIds || [];
+    const bots = (state.bots || []).filter((b) => !b.hidden && !b.retired);
+    const byId = new Map(bots.map((b) => [b.id, b]));
+    const item = (bot) => [`#/bot/${bot.id}`, bot.name, badges(state, bot, waitingBots)];
+    sync(mainList, mainIds.map((id) => byId.get(id)).filter(Boolean).map(item), 'No Main Bot yet.');
+    sync(botList, bots.filter((b) => !mainIds.includes(b.id)).map(item), 'No other Bots yet.');
+    sync(
+      roomList,
+      (state.rooms || []).map((room) => [
+        `#/room/${room.id}`,
+        room.name,
+        unreadRooms.has(room.id) ? [['unread', 'new', 'New lines']] : [],
+      ]),
+      'No rooms yet.',
+    );
+    const count = waiting.length + inputWaits(state).length;
+    sync(places, [
+      ['#/inbox', 'Inbox', count ? [['count', String(count), `${count} waiting`]] : []],
+      ['#/board', 'Board', []],
+      ['#/workflows', 'Workflows', []],
+      ['#/usage', 'Usage', []],
+      ['#/settings', 'Settings', []],
+    ]);
+  };
+
+  // Unread: ask each Bot's chat for lines after the last one seen.
+  const checking = new Map();
+  const check = (botId) => {
+    clearTimeout(checking.get(botId));
+    checking.set(
+      botId,
+      setTimeout(async () => {
+        checking.delete(botId);
+        if (botId === openBotId()) return;
+        try {
+          const answer = await ctx.api.call('messages', { botId, after: seen.seenSeq(botId) });
+          seen.noteEntries(botId, answer.messages || []);
+        } catch {}
+      }, 400),
+    );
+  };
+  const botOfSession = (sessionId) => (team.state?.bots || []).find((b) => b.sessionId === sessionId)?.id;
+  ctx.live.on('work', ({ sessionId }) => {
+    const botId = botOfSession(sessionId);
+    if (botId) check(botId);
+  });
+  ctx.live.on('room.line', ({ roomId }) => {
+    if (location.hash !== `#/room/${roomId}`) {
+      unreadRooms.add(roomId);
+      redraw();
+    }
+  });
+  window.addEventListener('hashchange', () => {
+    const room = location.hash.match(/^#\/room\/([^/]+)$/);
+    if (room) unreadRooms.delete(room[1]);
+    redraw();
+  });
+
+  team.onChange(redraw);
+  approvals.onApprovals(redraw);
+  seen.onSeen(redraw);
+  redraw();
+  (async () => {
+    const bots = (team.state?.bots || []).slice(0, CHECK_AT_START);
+    for (let i = 0; i < bots.length; i += 4) {
+      await Promise.all(
+        bots.slice(i, i + 4).map((b) =>
+          ctx.api
+            .call('messages', { botId: b.id, after: seen.seenSeq(b.id) })
+            .then((a) => seen.noteEntries(b.id, a.messages || []))
+            .catch(() => {}),
+        ),
+      );
+    }
+  })();
+}
