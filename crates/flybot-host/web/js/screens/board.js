@@ -1,0 +1,200 @@
+// The task board (#/board, #1058): the board's three columns, read from the
+// status as core tasks::board / protocol task::column_of does (open and
+// claimed are Not started; working, blocked and result-ready In progress;
+// accepted, cancelled and failed Done), each card with its priority,
+// progress, Bot, assignee and room. The default read is active work
+// (`tasks {}`); the archive view reads `tasks {archive: true}` (#1252).
+// Filters: Bot (`tasks {botId}`), room (the card's roomId) and project
+// (`project-board {project}`). A card opens its detail with the audit text
+// and the moves its requester may make (work/card.js). The board reloads on
+// the live `tasks.written` and on a reconnect.
+
+import { h, replace } from '../dom.js';
+import { cardTile, cardDetail, isTerminal } from '../work/card.js';
+import { taskForm } from '../work/task_form.js';
+import { openDialog, redrawDialog, alertLine, showRefusal, clearRefusal, select, field } from '../work/ui.js';
+
+const COLUMNS = [
+  ['not-started', 'Not started'],
+  ['in-progress', 'In progress'],
+  ['done', 'Done'],
+];
+
+const COLUMN_OF = {
+  open: 'not-started',
+  claimed: 'not-started',
+  working: 'in-progress',
+  blocked: 'in-progress',
+  'result-ready': 'in-progress',
+  accepted: 'done',
+  cancelled: 'done',
+  failed: 'done',
+};
+
+export async function show(main, ctx) {
+  const { api, live, team } = ctx;
+  const filters = { botId: '', roomId: '', project: '', archive: false };
+  let rows = [];
+  let detail = null; // {handle, id}
+  let disposed = false;
+  let loading = null;
+  let again = false;
+
+  const errors = alertLine();
+  const count = h('p', { class: 'w-muted w-board-count', role: 'status' });
+  const board = h('div', { class: 'w-board' });
+  const archive = h('button', { type: 'button', 'aria-pressed': 'false', onclick: () => toggleArchive() }, 'Show archive');
+  const newTask = h('button', { type: 'button', class: 'w-primary', onclick: () => openNew() }, 'New task');
+  const filterBar = h('form', { class: 'w-filters', 'aria-label': 'Filters', onsubmit: (e) => e.preventDefault() });
+
+  let shape = '';
+  function drawFilters() {
+    const s = team.state || { bots: [], rooms: [], projects: [] };
+    const now = JSON.stringify([s.bots.map((b) => [b.id, b.name]), s.rooms.map((r) => [r.id, r.name]), (s.projects || []).map((p) => [p.id, p.name])]);
+    if (now === shape) return;
+    shape = now;
+    const bot = select([['', 'All Bots'], ...s.bots.map((b) => [b.id, b.name])], filters.botId, { name: 'botId' });
+    const room = select([['', 'All rooms'], ...s.rooms.map((r) => [r.id, r.name])], filters.roomId, { name: 'roomId' });
+    const project = select([['', 'All projects'], ...(s.projects || []).map((p) => [p.id, p.name])], filters.project, { name: 'project' });
+    bot.addEventListener('change', () => { filters.botId = bot.value; load(); });
+    room.addEventListener('change', () => { filters.roomId = room.value; draw(); });
+    project.addEventListener('change', () => { filters.project = project.value; load(); });
+    replace(filterBar, field('Bot', bot, { name: 'botId' }), field('Room', room, { name: 'roomId' }), field('Project', project, { name: 'project' }));
+  }
+
+  function toggleArchive() {
+    filters.archive = !filters.archive;
+    archive.setAttribute('aria-pressed', String(filters.archive));
+    archive.textContent = filters.archive ? 'Hide archive' : 'Show archive';
+    load();
+  }
+
+  async function fetchRows() {
+    if (filters.project) {
+      const answer = await api.call('project-board', { project: filters.project });
+      return answer.rows.filter((t) => (filters.archive || !isTerminal(t)) && (!filters.botId || t.botId === filters.botId));
+    }
+    const body = {};
+    if (filters.archive) body.archive = true;
+    if (filters.botId) body.botId = filters.botId;
+    return (await api.call('tasks', body)).tasks;
+  }
+
+  async function load() {
+    if (loading) {
+      again = true;
+      return loading;
+    }
+    loading = (async () => {
+      do {
+        again = false;
+        try {
+          rows = await fetchRows();
+          if (disposed) return;
+          clearRefusal(errors.parentElement);
+          draw();
+        } catch (error) {
+          if (!disposed) showRefusal(errors.parentElement, error);
+        }
+      } while (again && !disposed);
+    })();
+    try {
+      await loading;
+    } finally {
+      loading = null;
+    }
+  }
+
+  function draw() {
+    const state = team.state;
+    const shown = rows.filter((t) => !filters.roomId || t.roomId === filters.roomId);
+    const columns = COLUMNS.map(([key, label]) => {
+      const cards = shown.filter((t) => (t.column || COLUMN_OF[t.status]) === key);
+      const headId = `col-${key}`;
+      let emptyText = 'No cards.';
+      if (key === 'done' && !filters.archive) {
+        const finished = state?.finishedTasks || 0;
+        emptyText = finished ? `${finished} finished card${finished === 1 ? '' : 's'} in the archive.` : 'Finished cards go to the archive.';
+      }
+      return h(
+        'section',
+        { class: `w-column w-column-${key}`, 'aria-labelledby': headId },
+        h('h2', { id: headId, class: 'w-column-title' }, label, h('span', { class: 'w-column-count' }, String(cards.length))),
+        cards.length
+          ? h('ul', { class: 'w-cards' }, cards.map((t) => cardTile(t, state, openCard)))
+          : h('p', { class: 'w-muted w-column-empty' }, emptyText),
+      );
+    });
+    replace(board, columns);
+    count.textContent = `${shown.length} card${shown.length === 1 ? '' : 's'}${filters.archive ? ', finished ones included' : ''}.`;
+    if (detail) refreshDetail();
+  }
+
+  async function openCard(task) {
+    const handle = openDialog(task.title || '(untitled)', h('p', { class: 'w-muted' }, 'Loading…'), {
+      wide: true,
+      onClose: () => {
+        detail = null;
+        board.querySelector(`[data-task-id="${CSS.escape(task.id)}"] .w-card-open`)?.focus();
+      },
+    });
+    detail = { handle, id: task.id };
+    await refreshDetail();
+  }
+
+  async function refreshDetail() {
+    if (!detail) return;
+    const { handle, id } = detail;
+    let task = rows.find((t) => t.id === id);
+    if (!task) {
+      // A move can take the card out of the current read (accepted, cancelled).
+      try {
+        task = (await api.call('tasks', { archive: true })).tasks.find((t) => t.id === id);
+      } catch {}
+    }
+    if (!task || detail?.handle !== handle) return;
+    const body = await cardDetail(task, { api, state: team.state, onMoved: () => load() });
+    if (detail?.handle === handle) redrawDialog(handle, body);
+  }
+
+  function openNew() {
+    const handle = openDialog('New task', taskForm({
+      api,
+      state: team.state,
+      botId: filters.botId,
+      roomId: filters.roomId,
+      onCreated: async () => {
+        handle.close();
+        await load();
+      },
+    }), { onClose: () => newTask.focus() });
+    handle.dialog.querySelector('select, input')?.focus();
+  }
+
+  const offs = [
+    live.on('tasks.written', () => load()),
+    live.on('resync', () => load()),
+    live.on('reconnected', () => load()),
+    team.onChange(() => drawFilters()),
+  ];
+
+  replace(
+    main,
+    h(
+      'section',
+      { class: 'w-screen w-board-screen', 'aria-labelledby': 'board-title' },
+      h('header', { class: 'w-head' }, h('div', { class: 'w-head-text' }, h('h1', { id: 'board-title', class: 'w-title' }, 'Board'), count), h('div', { class: 'w-head-actions' }, archive, newTask)),
+      filterBar,
+      h('div', {}, errors),
+      board,
+    ),
+  );
+  drawFilters();
+  await load();
+
+  return () => {
+    disposed = true;
+    for (const off of offs) off();
+    detail?.handle.close();
+  };
+}
