@@ -231,6 +231,12 @@ function allText(request) {
     .join('\n');
 }
 
+/** The Bot a request is for: its system prompt opens "## You are <Name>". */
+function botOf(request) {
+  const match = lastOf(request, 'system').match(/## You are (\S+)/);
+  return match ? match[1] : null;
+}
+
 /** One streamed answer the test writes: `send(text)` each piece, `end()`. */
 class HeldAnswer {
   constructor(request, response, id) {
@@ -371,5 +377,6 @@ module.exports = {
   stopChild,
   lastOf,
   allText,
+  botOf,
   REPO,
 };

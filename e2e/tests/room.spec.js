@@ -1,0 +1,82 @@
+// Issue 12, "Tests in a real browser": "a room with three Bots, an @all
+// line answered by each in order, Stop in the middle of a round". The Bots
+// run on the scripted model; each answers as itself (its system prompt
+// opens "## You are <Name>").
+'use strict';
+
+const { test, expect, open } = require('../fixtures');
+const { startHost, startScriptedModel, botOf } = require('../harness');
+
+let model;
+let host;
+let room;
+test.beforeEach(async () => {
+  model = await startScriptedModel();
+  host = await startHost({ models: { scripted: model.baseUrl } });
+  await host.api.state();
+  const ids = [];
+  for (const name of ['Alpha', 'Beta', 'Gamma']) {
+    ids.push((await host.api.createBot(name, { model: 'scripted' })).id);
+  }
+  room = await host.api.createRoom('Trio', ids);
+});
+test.afterEach(async () => {
+  await host.stop();
+  await model.stop();
+});
+
+/** The speakers of the room's lines, top to bottom, as the page shows them. */
+async function speakers(page) {
+  const rows = page.getByRole('log', { name: 'Room lines' }).getByRole('listitem');
+  const texts = await rows.allInnerTexts();
+  return texts.map((text) => text.split('\n')[0].trim());
+}
+
+test('a room with three Bots: an @all line answered by each in order', async ({ page }) => {
+  model.rule((request) => !!botOf(request), { text: (request) => `${botOf(request)} reporting in.` });
+  await open(page, host, `#/room/${room.id}`);
+  await expect(page.getByRole('heading', { name: 'Trio' })).toBeVisible();
+  const box = page.getByRole('main').getByRole('textbox', { name: 'Message' });
+  await box.fill('@all good morning');
+  await box.press('Enter');
+
+  const log = page.getByRole('log', { name: 'Room lines' });
+  await expect(log.getByText('@all good morning')).toBeVisible();
+  await expect(log.getByText('Gamma reporting in.')).toBeVisible();
+  await expect(log.getByText('Alpha reporting in.')).toBeVisible();
+  await expect(log.getByText('Beta reporting in.')).toBeVisible();
+  const who = await speakers(page);
+  const order = ['Alpha', 'Beta', 'Gamma'].map((name) => who.indexOf(name));
+  expect(order.every((at) => at > 0), `speakers on screen: ${who.join(', ')}`).toBe(true);
+  expect(order).toEqual([...order].sort((a, b) => a - b));
+  await expect(page.getByRole('button', { name: 'Stop round' })).toBeDisabled();
+});
+
+test('Stop in the middle of a round', async ({ page }) => {
+  let betaCalls = 0;
+  model.rule((request) => botOf(request) === 'Beta' && ++betaCalls === 1, 'hold');
+  model.rule((request) => !!botOf(request), { text: (request) => `${botOf(request)} reporting in.` });
+  await open(page, host, `#/room/${room.id}`);
+  const box = page.getByRole('main').getByRole('textbox', { name: 'Message' });
+  await box.fill('@all count to a million');
+  await box.press('Enter');
+
+  const log = page.getByRole('log', { name: 'Room lines' });
+  await expect(log.getByText('Alpha reporting in.')).toBeVisible();
+  const beta = await model.held();
+  beta.send('One, two, three');
+  // Beta's answer streams in while it speaks.
+  await expect(page.getByRole('main').getByText('One, two, three')).toBeVisible();
+  await expect(page.getByRole('main').getByText('Beta is speaking.')).toBeVisible();
+
+  const stop = page.getByRole('button', { name: 'Stop round' });
+  await expect(stop).toBeEnabled();
+  await stop.click();
+  // The host cancels Beta's turn (it hangs up on the model) and the round ends.
+  await beta.closed;
+  await expect(stop).toBeDisabled();
+  // Nothing the stopped turn said is posted (#1267).
+  await expect(page.getByRole('main').getByText('One, two, three')).toHaveCount(0);
+  const who = await speakers(page);
+  expect(who.indexOf('Alpha')).toBeGreaterThan(0);
+});
