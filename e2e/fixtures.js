@@ -27,6 +27,8 @@ const test = base.test.extend({
       };
       context.pages().forEach(watch);
       context.on('page', watch);
+      // A test that opens its own browser contexts watches their pages too.
+      problems.watch = watch;
       await use(problems);
       base.expect(problems, 'the page threw or broke its CSP').toEqual([]);
     },
