@@ -86,13 +86,12 @@ function offlineNotice() {
   return h(
     'p',
     { class: 'notice' },
-    'Your Bots answer with the offline mock model, not a real one. To use a real model, add a ',
-    h('code', {}, '[providers.<name>]'),
-    ' and a ',
-    h('code', {}, '[models.<name>]'),
-    ' section and ',
-    h('code', {}, 'defaultModel'),
-    ' to config.toml in the FlyBot home, put the key in the environment variable the provider names, and restart flybot serve.',
+    h('strong', {}, 'Offline model. '),
+    'Your Bots answer with the built-in mock. To use a real model, add ',
+    h('code', {}, '[providers.…]'),
+    ' and ',
+    h('code', {}, '[models.…]'),
+    ' to config.toml in the FlyBot home and restart flybot serve (README, “Models and providers”).',
   );
 }
 

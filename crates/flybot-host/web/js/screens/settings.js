@@ -1,0 +1,205 @@
+// Settings (#/settings): the models the team uses, each with "Test
+// connection" (`test-model {botId}` on a Bot that uses it, #409);
+// preferences (`set-prefs`); members and invitations (invite → the code is
+// shown once; revoke; remove a member); sign-out for a signed-in member; and
+// an About block (`diagnostics`: the home folder and the build).
+
+import { h, replace, when } from '../dom.js';
+
+function section(title, ...children) {
+  const id = `set-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...children);
+}
+
+function models(ctx, keep) {
+  const state = ctx.team.state;
+  const bots = (state.bots || []).filter((b) => !b.hidden);
+  const names = [...new Set([state.model?.default, ...bots.map((b) => b.model)].filter(Boolean))].sort();
+  const rows = names.map((name) => {
+    const users = bots.filter((b) => b.model === name);
+    if (!keep.results.has(name)) keep.results.set(name, h('span', { role: 'status' }));
+    const result = keep.results.get(name);
+    const test = h('button', { type: 'button', disabled: !users.length }, 'Test connection', h('span', { class: 'sr-only' }, ` for ${name}`));
+    test.addEventListener('click', async () => {
+      test.disabled = true;
+      result.className = 'muted';
+      result.textContent = 'Testing…';
+      try {
+        const { test: verdict } = await ctx.api.call('test-model', { botId: users[0].id });
+        if (verdict.ok) {
+          result.className = 'ok';
+          result.textContent = verdict.unknown ? `Answered in ${verdict.ms} ms (the stream did not say it finished).` : `Connected: answered in ${verdict.ms} ms.`;
+        } else {
+          result.className = 'bad';
+          result.textContent = `Failed: ${verdict.code}.`;
+        }
+      } catch (refusal) {
+        result.className = 'bad';
+        result.textContent = refusal.message;
+      } finally {
+        test.disabled = false;
+      }
+    });
+    const uses = users.length ? `used by ${users.map((b) => b.name).join(', ')}` : 'no Bot uses it yet';
+    return h(
+      'div',
+      { class: 'row' },
+      h('div', { class: 'grow' }, h('strong', {}, name), name === state.model?.default ? ' (default)' : '', h('br'), h('span', { class: 'hint' }, uses)),
+      test,
+      result,
+    );
+  });
+  return section(
+    'Models',
+    state.model?.offline ? h('p', { class: 'notice' }, 'The default model is the offline mock. Add providers and models to config.toml in the FlyBot home (see the README, "Models and providers") and restart flybot serve.') : null,
+    ...rows,
+  );
+}
+
+function prefs(ctx) {
+  const state = ctx.team.state;
+  const box = h('input', { type: 'checkbox', id: 'pref-notifications', checked: state.prefs?.notifications !== false });
+  const status = h('p', { class: 'hint', role: 'status' });
+  box.addEventListener('change', async () => {
+    status.textContent = '';
+    try {
+      await ctx.api.call('set-prefs', { prefs: { notifications: box.checked } });
+      status.textContent = 'Saved.';
+    } catch (refusal) {
+      box.checked = !box.checked;
+      status.textContent = refusal.message;
+    }
+  });
+  return section(
+    'Preferences',
+    h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'Tell me when a turn finishes or fails, or something waits for me.'), status),
+  );
+}
+
+function people(ctx, session, keep) {
+  const state = ctx.team.state;
+  const me = state.actor?.memberId;
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const act = (label, endpoint, body, name) => {
+    const b = h('button', { type: 'button', class: 'danger' }, label, h('span', { class: 'sr-only' }, ` ${name}`));
+    b.addEventListener('click', async () => {
+      error.textContent = '';
+      b.disabled = true;
+      try {
+        await ctx.api.call(endpoint, body);
+        await ctx.team.refresh();
+      } catch (refusal) {
+        error.textContent = refusal.message;
+        b.disabled = false;
+      }
+    });
+    return b;
+  };
+  const members = (state.members || []).map((m) =>
+    h(
+      'div',
+      { class: 'row' },
+      h('div', { class: 'grow' }, h('strong', {}, m.name), m.id === me ? ' (you)' : '', h('br'), h('span', { class: 'hint' }, `Member since ${when(m.createdAt)}`)),
+      m.id === me ? null : act('Remove', 'auth-remove-member', { memberId: m.id }, m.name),
+    ),
+  );
+  const invitations = (state.invitations || []).map((i) =>
+    h(
+      'div',
+      { class: 'row' },
+      h('div', { class: 'grow' }, h('strong', {}, i.name || 'Invitation'), h('br'), h('span', { class: 'hint' }, `${i.status} · made ${when(i.createdAt)}`)),
+      i.status === 'pending' ? act('Revoke', 'auth-revoke-invite', { id: i.id }, i.name || 'invitation') : null,
+    ),
+  );
+  const inviteName = h('input', { id: 'invite-name', autocomplete: 'off' });
+  const once = keep.once;
+  const invite = h('button', { type: 'submit' }, 'Invite');
+  const form = h('form', { class: 'field' }, h('label', { for: 'invite-name' }, 'Invite someone', h('span', { class: 'hint' }, ' (their name, optional)')), h('div', { class: 'actions' }, inviteName, invite));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    invite.disabled = true;
+    try {
+      const { invitation } = await ctx.api.call('auth-invite', inviteName.value.trim() ? { name: inviteName.value.trim() } : {});
+      replace(once, h('p', {}, 'Give this code to the person; it is shown only now:'), h('p', { class: 'code-once' }, invitation.code));
+      inviteName.value = '';
+      ctx.team.refresh().catch(() => {});
+    } catch (refusal) {
+      error.textContent = refusal.message;
+    } finally {
+      invite.disabled = false;
+    }
+  });
+  const signOut = session?.member && !session.singleOwner
+    ? h('button', { type: 'button' }, 'Sign out')
+    : null;
+  signOut?.addEventListener('click', async () => {
+    try {
+      await ctx.api.web('sign-out');
+    } catch {}
+    ctx.live.stop();
+    location.hash = '';
+    location.reload();
+  });
+  return section(
+    'Members and invitations',
+    members.length ? members : h('p', { class: 'muted' }, 'You are the only person on this host.'),
+    invitations.length ? h('h3', {}, 'Invitations') : null,
+    invitations,
+    form,
+    once,
+    error,
+    signOut ? h('div', { class: 'actions' }, signOut) : null,
+  );
+}
+
+async function about(ctx) {
+  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  ctx.api
+    .call('diagnostics', {})
+    .then(({ diagnostics: d }) => {
+      const item = (k, v) => [h('dt', {}, k), h('dd', {}, v)];
+      replace(
+        body,
+        h(
+          'dl',
+          { class: 'about' },
+          item('Home folder', d.home),
+          item('Build', `flybot ${d.version}`),
+          item('Store', d.store?.writer ? 'writing' : `read-only: ${d.store?.reason || ''}`),
+          item('Revision', String(d.revision)),
+          item('Team', `${d.counts.members} members · ${d.counts.bots} Bots · ${d.counts.rooms} rooms · ${d.counts.tasks} tasks`),
+        ),
+      );
+    })
+    .catch((refusal) => replace(body, h('p', { class: 'muted' }, refusal.message)));
+  return section('About', body);
+}
+
+export async function show(main, ctx) {
+  main.className = '';
+  const keep = { results: new Map(), once: h('div', { 'aria-live': 'polite' }) };
+  let session = null;
+  try {
+    session = await ctx.api.session();
+  } catch {}
+  const draw = async () => {
+    const focused = document.activeElement?.id;
+    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), people(ctx, session, keep), await about(ctx));
+    if (focused) document.getElementById(focused)?.focus();
+  };
+  await draw();
+  // Redraw when the team changes, but never under the person's typing.
+  let timer = null;
+  const off = ctx.team.onChange(() => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (main.contains(document.activeElement) && document.activeElement.tagName === 'INPUT' && document.activeElement.type !== 'checkbox') return;
+      draw();
+    }, 300);
+  });
+  return () => {
+    clearTimeout(timer);
+    off();
+  };
+}
