@@ -33,6 +33,7 @@ const COLUMN_OF = {
 
 export async function show(main, ctx) {
   const { api, live, team } = ctx;
+  main.className = '';
   const filters = { botId: '', roomId: '', project: '', archive: false };
   let rows = [];
   let detail = null; // {handle, id}

@@ -22,6 +22,7 @@ const KIND_LABEL = { claim: 'claimed a card', event: 'room' };
 
 export async function show(main, ctx, { roomId }) {
   const { api, live, team } = ctx;
+  main.className = 'w-main-room';
   const roomOf = () => team.state?.rooms.find((r) => r.id === roomId) || null;
   if (!roomOf()) await team.refresh().catch(() => {});
   if (!roomOf()) {
