@@ -30,7 +30,7 @@ const test = base.test.extend({
       // A test that opens its own browser contexts watches their pages too.
       problems.watch = watch;
       await use(problems);
-      base.expect(problems, 'the page threw or broke its CSP').toEqual([]);
+      base.expect([...problems], 'the page threw or broke its CSP').toEqual([]);
     },
     { auto: true },
   ],

@@ -22,6 +22,7 @@
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -213,6 +214,58 @@ async function startMockModel(rules) {
   };
 }
 
+/**
+ * A TCP proxy in front of `url` that can cut the line: `cut()` drops every
+ * open connection (the page's live stream among them) and holds new ones
+ * until `resume()`, as a network that goes away and comes back does. The
+ * browser's offline switch cannot do this: it leaves an open stream alone.
+ * Answers `{url, cut(), resume(), stop()}`.
+ */
+async function startCutProxy(url) {
+  const target = new URL(url);
+  const sockets = new Set();
+  let held = [];
+  let cutting = false;
+  const pipe = (client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    sockets.add(client);
+    sockets.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream).pipe(client);
+    client.resume();
+  };
+  const server = net.createServer({ pauseOnConnect: true }, (client) => {
+    if (cutting) held.push(client);
+    else pipe(client);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    cut() {
+      cutting = true;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+    resume() {
+      cutting = false;
+      const waiting = held;
+      held = [];
+      waiting.forEach(pipe);
+    },
+    async stop() {
+      for (const socket of [...sockets, ...held]) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 // ---- The scripted model: an OpenAI-compatible server the test drives ----
 
 /** The text of the last message of `role` in a chat-completions request. */
@@ -374,6 +427,7 @@ module.exports = {
   startHost,
   startMockModel,
   startScriptedModel,
+  startCutProxy,
   stopChild,
   lastOf,
   allText,
