@@ -16,7 +16,6 @@ export function draw(app, ctx) {
   const setOpen = (open) => {
     nav.classList.toggle('open', open);
     menu.setAttribute('aria-expanded', String(open));
-    menu.textContent = open ? 'Close menu' : 'Menu';
   };
   menu.addEventListener('click', () => {
     const open = !nav.classList.contains('open');

@@ -7,7 +7,7 @@
 
 import { h } from '../dom.js';
 
-const STEP_KEYS = ['command', 'cmd', 'pattern', 'query', 'url', 'file_path', 'path'];
+const STEP_KEYS = ['command', 'cmd', 'argv', 'pattern', 'query', 'url', 'file_path', 'path'];
 
 /** What a call acts on (#546): the first telling argument, one line, ≤ 80 chars. */
 export function stepOf(argumentsText) {

@@ -13,7 +13,9 @@ function section(title, ...children) {
 
 function models(ctx, keep) {
   const state = ctx.team.state;
-  const bots = (state.bots || []).filter((b) => !b.hidden);
+  const me = state.actor?.memberId;
+  // Only a Bot the person manages can be tested (test-model is owner-only).
+  const bots = (state.bots || []).filter((b) => !b.hidden && (state.actor?.singleOwner || b.ownerId === me));
   const names = [...new Set([state.model?.default, ...bots.map((b) => b.model)].filter(Boolean))].sort();
   const rows = names.map((name) => {
     const users = bots.filter((b) => b.model === name);
@@ -153,7 +155,7 @@ function people(ctx, session, keep) {
   );
 }
 
-async function about(ctx) {
+function about(ctx) {
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
   ctx.api
     .call('diagnostics', {})
@@ -180,25 +182,32 @@ export async function show(main, ctx) {
   main.className = '';
   const keep = { results: new Map(), once: h('div', { 'aria-live': 'polite' }) };
   let session = null;
-  try {
-    session = await ctx.api.session();
-  } catch {}
-  const draw = async () => {
+  let gone = false;
+  const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), people(ctx, session, keep), await about(ctx));
+    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), people(ctx, session, keep), about(ctx));
     if (focused) document.getElementById(focused)?.focus();
   };
-  await draw();
+  draw();
+  ctx.api
+    .session()
+    .then((answer) => {
+      session = answer;
+      if (!gone && answer.member && !answer.singleOwner) draw();
+    })
+    .catch(() => {});
   // Redraw when the team changes, but never under the person's typing.
   let timer = null;
   const off = ctx.team.onChange(() => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      if (main.contains(document.activeElement) && document.activeElement.tagName === 'INPUT' && document.activeElement.type !== 'checkbox') return;
+      const active = document.activeElement;
+      if (main.contains(active) && (active.tagName === 'TEXTAREA' || (active.tagName === 'INPUT' && active.type !== 'checkbox'))) return;
       draw();
     }, 300);
   });
   return () => {
+    gone = true;
     clearTimeout(timer);
     off();
   };

@@ -1,0 +1,92 @@
+// The page: signs in when the host asks for it, then draws the sidebar and
+// the screen the address names (#/bot/<id>, #/room/<id>, #/board, #/inbox,
+// #/workflows, #/workflow/<id>, #/usage, #/settings, #/bots/new,
+// #/bot/<id>/edit). Each screen is a module under screens/ exporting
+// `show(main, ctx, params)`, which may return a `dispose()` that the router
+// calls before the next screen.
+
+import * as api from './api.js';
+import * as live from './live.js';
+import { h, replace } from './dom.js';
+import { team, follow } from './team.js';
+
+const routes = [
+  [/^#\/bot\/([^/]+)\/edit$/, 'bot_form', (m) => ({ botId: m[1] })],
+  [/^#\/bots\/new$/, 'bot_form', () => ({})],
+  [/^#\/bot\/([^/]+)$/, 'chat', (m) => ({ botId: m[1] })],
+  [/^#\/room\/([^/]+)$/, 'room', (m) => ({ roomId: m[1] })],
+  [/^#\/board$/, 'board', () => ({})],
+  [/^#\/inbox$/, 'inbox', () => ({})],
+  [/^#\/workflows$/, 'workflows', () => ({})],
+  [/^#\/workflow\/([^/]+)$/, 'workflows', (m) => ({ workflowId: decodeURIComponent(m[1]) })],
+  [/^#\/usage$/, 'usage', () => ({})],
+  [/^#\/settings$/, 'settings', () => ({})],
+];
+
+const ctx = {
+  api,
+  live,
+  team,
+  h,
+  navigate(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  },
+};
+
+let dispose = null;
+let routeTurn = 0;
+
+async function route() {
+  const main = document.getElementById('main');
+  if (!main) return;
+  if (dispose) {
+    try {
+      dispose();
+    } catch {}
+    dispose = null;
+  }
+  let name = 'home';
+  let params = {};
+  for (const [pattern, screen, read] of routes) {
+    const match = location.hash.match(pattern);
+    if (match) {
+      name = screen;
+      params = read(match);
+      break;
+    }
+  }
+  // A newer route may start while this screen is still drawing: the older
+  // screen's dispose then runs at once instead of replacing the newer one's.
+  const turn = ++routeTurn;
+  const screen = await import(`./screens/${name}.js`);
+  const done = (await screen.show(main, ctx, params)) || null;
+  if (turn === routeTurn) dispose = done;
+  else if (done) {
+    try {
+      done();
+    } catch {}
+  }
+}
+
+async function open() {
+  const app = document.getElementById('app');
+  const who = await api.session();
+  api.setCsrf(who.csrf);
+  if (!who.signedIn) {
+    const screen = await import('./screens/sign_in.js');
+    screen.show(app, ctx, { onSignedIn: () => open() });
+    return;
+  }
+  follow();
+  live.start();
+  await team.refresh();
+  const layout = await import('./layout.js');
+  layout.draw(app, ctx);
+  window.addEventListener('hashchange', route);
+  await route();
+}
+
+open().catch((error) => {
+  replace(document.getElementById('app'), h('p', { class: 'fatal', role: 'alert' }, error.message || String(error)));
+});
