@@ -1,0 +1,78 @@
+// Issue 12, "Tests in a real browser": "An accessibility check (axe-core
+// through its Playwright package) on every screen with no serious or
+// critical violation". One host holds a bit of everything (a Bot with a
+// line and a waiting approval, a room with lines, a card on the board), so
+// each screen is checked with content drawn, not only empty.
+'use strict';
+
+const { test, expect, open } = require('../fixtures');
+const { expectAccessible } = require('../a11y');
+const { startHost, startMockModel } = require('../harness');
+
+let model;
+let host;
+let bot;
+let room;
+test.beforeAll(async () => {
+  model = await startMockModel([
+    {
+      when: { userContains: 'run the greeting', step: 0 },
+      reply: { toolCalls: [{ name: 'run_command', arguments: { argv: ['echo', 'hi'] } }] },
+    },
+    { reply: { text: 'Noted; I will help with that.' } },
+  ]);
+  host = await startHost({ models: { scripted: model.baseUrl } });
+  await host.api.state();
+  bot = await host.api.createBot('Runner', { model: 'scripted', instructions: 'Run what is asked.' });
+  const helper = await host.api.createBot('Helper', { model: 'scripted' });
+  room = await host.api.createRoom('Crew', [bot.id, helper.id]);
+  await host.api.send({ roomId: room.id }, '@Helper hello there');
+  await host.api.call('task-create', { botId: helper.id, title: 'Check the release notes', roomId: room.id });
+  await host.api.send({ botId: bot.id }, 'Please run the greeting');
+});
+test.afterAll(async () => {
+  await host.stop();
+  await model.stop();
+});
+
+const screens = [
+  ['home', '', (page) => page.getByRole('main')],
+  ['chat', () => `#/bot/${bot.id}`, (page) => page.getByRole('group', { name: /asks to use run_command/ })],
+  ['new Bot form', '#/bots/new', (page) => page.getByLabel('Name', { exact: true })],
+  ['Bot edit form', () => `#/bot/${bot.id}/edit`, (page) => page.getByLabel('Name', { exact: true })],
+  ['room', () => `#/room/${room.id}`, (page) => page.getByRole('log', { name: 'Room lines' }).getByText('@Helper hello there')],
+  ['board', '#/board', (page) => page.getByRole('button', { name: 'Check the release notes' })],
+  ['inbox', '#/inbox', (page) => page.getByRole('group', { name: /asks to use run_command/ })],
+  ['workflows', '#/workflows', (page) => page.getByRole('link', { name: 'Repository change' })],
+  ['workflow', '#/workflow/repo-dev', (page) => page.getByRole('group', { name: /^Flowchart of/ })],
+  ['usage', '#/usage', (page) => page.getByRole('heading', { name: 'Usage' })],
+  ['settings', '#/settings', (page) => page.getByRole('heading', { name: 'Settings' })],
+];
+
+for (const [name, hash, drawn] of screens) {
+  test(`accessibility: the ${name} screen`, async ({ page }) => {
+    await open(page, host, typeof hash === 'function' ? hash() : hash);
+    await expect(drawn(page).first()).toBeVisible();
+    await expectAccessible(page, name);
+  });
+}
+
+test('accessibility: the home screen at phone width, sidebar open', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${host.url}/`);
+  const menu = page.getByRole('button', { name: 'Menu' });
+  await expect(menu).toBeVisible();
+  await expectAccessible(page, 'phone-width home');
+  await menu.click();
+  await expect(page.getByRole('navigation').first().getByRole('link', { name: 'Runner' })).toBeVisible();
+  await expectAccessible(page, 'phone-width sidebar');
+});
+
+test('accessibility: the sign-in screen', async ({ page, host: fresh }) => {
+  await fresh.api.state();
+  const code = await fresh.api.invite();
+  await fresh.api.redeem(code, 'Ada');
+  await page.goto(`${fresh.url}/`);
+  await expect(page.getByLabel('Invitation code')).toBeVisible();
+  await expectAccessible(page, 'sign-in');
+});
