@@ -32,6 +32,30 @@ pub enum HostEvent {
     /// A room's rounds ended: no person line is left waiting in it.
     #[serde(rename = "round.ended", rename_all = "camelCase")]
     RoundEnded { room_id: String },
+    /// The running answer of a turn grew by `text` as the model streamed it;
+    /// the whole answer is in the Session's log when the step ends.
+    #[serde(rename = "text.delta", rename_all = "camelCase")]
+    TextDelta {
+        session_id: String,
+        turn_id: String,
+        text: String,
+    },
+    /// A line was added to a room's log.
+    #[serde(rename = "room.line", rename_all = "camelCase")]
+    RoomLine { room_id: String, seq: u64 },
+    /// A tool approval or a held send now waits on a person (#540, #754).
+    #[serde(rename = "approval.asked", rename_all = "camelCase")]
+    ApprovalAsked {
+        approval_id: String,
+        bot_id: String,
+        session_id: Option<String>,
+    },
+    /// A waiting approval or held send was answered, cancelled or went stale.
+    #[serde(rename = "approval.answered", rename_all = "camelCase")]
+    ApprovalAnswered { approval_id: String, bot_id: String },
+    /// The members who have a page open (a live stream connected).
+    #[serde(rename = "presence", rename_all = "camelCase")]
+    Presence { member_ids: Vec<String> },
 }
 
 impl HostEvent {
@@ -43,17 +67,26 @@ impl HostEvent {
             HostEvent::Work { .. } => "work",
             HostEvent::TurnEnded { .. } => "turn.ended",
             HostEvent::RoundEnded { .. } => "round.ended",
+            HostEvent::TextDelta { .. } => "text.delta",
+            HostEvent::RoomLine { .. } => "room.line",
+            HostEvent::ApprovalAsked { .. } => "approval.asked",
+            HostEvent::ApprovalAnswered { .. } => "approval.answered",
+            HostEvent::Presence { .. } => "presence",
         }
     }
 }
 
 /// The bus: the board's and the roster's events, the work events apart (a
 /// Session's or a room's work moving and ending: a busy turn sends many, and
-/// they must not crowd the board's followers off), and the host's stop.
+/// they must not crowd the board's followers off), every event in one order
+/// for the live stream (which alone reads streamed text, room lines,
+/// approvals and presence: many and advisory), and the host's stop.
 #[derive(Clone)]
 pub struct Bus {
     events: broadcast::Sender<HostEvent>,
     work: broadcast::Sender<HostEvent>,
+    /// Every event, in the order emitted: the live feed's one source.
+    all: broadcast::Sender<HostEvent>,
     stopping: watch::Sender<bool>,
 }
 
@@ -62,6 +95,7 @@ impl Default for Bus {
         Bus {
             events: broadcast::channel(256).0,
             work: broadcast::channel(256).0,
+            all: broadcast::channel(4096).0,
             stopping: watch::channel(false).0,
         }
     }
@@ -75,7 +109,16 @@ impl Bus {
                 &self.work
             }
             HostEvent::BotCreated { .. } | HostEvent::TasksWritten { .. } => &self.events,
+            HostEvent::TextDelta { .. }
+            | HostEvent::RoomLine { .. }
+            | HostEvent::ApprovalAsked { .. }
+            | HostEvent::ApprovalAnswered { .. }
+            | HostEvent::Presence { .. } => {
+                let _ = self.all.send(event);
+                return;
+            }
         };
+        let _ = self.all.send(event.clone());
         let _ = bus.send(event);
     }
 
@@ -87,6 +130,11 @@ impl Bus {
     /// `Work`, `TurnEnded` and `RoundEnded`.
     pub fn subscribe_work(&self) -> broadcast::Receiver<HostEvent> {
         self.work.subscribe()
+    }
+
+    /// Every event of the three channels, in the order they were emitted.
+    pub fn subscribe_all(&self) -> broadcast::Receiver<HostEvent> {
+        self.all.subscribe()
     }
 
     /// Starts the host's stop: followers end and live streams close.

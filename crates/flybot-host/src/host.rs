@@ -8,6 +8,7 @@
 use crate::approvals::Approvals;
 use crate::board::{Board, TaskDrive};
 use crate::events::{Bus, HostEvent};
+use crate::live::feed::LiveFeed;
 use crate::rooms::external::ExternalSeats;
 use crate::rooms::{RoomLogs, Rounds};
 use crate::team::Team;
@@ -54,6 +55,7 @@ impl HostConfig {
 /// The host's services, each built once.
 struct Inner {
     config: Arc<HostConfig>,
+    feed: LiveFeed,
     team: Team,
     board: Board,
     logs: Arc<RoomLogs>,
@@ -82,7 +84,8 @@ impl Host {
     pub fn new(store: Store, config: HostConfig) -> Host {
         let config = Arc::new(config);
         let team = Team::new(store, Bus::default());
-        let (logs, round_starts) = RoomLogs::with_rounds(config.home.clone());
+        let (logs, round_starts) = RoomLogs::with_rounds(config.home.clone(), team.bus().clone());
+        let feed = LiveFeed::start(&team);
         let board = Board::new(team.clone(), logs.clone());
         let workflows = Workflows {
             board: board.clone(),
@@ -120,6 +123,7 @@ impl Host {
                     waits,
                 },
                 config,
+                feed,
                 team,
                 board,
                 logs,
@@ -134,6 +138,11 @@ impl Host {
     /// The team's store and the event bus.
     pub fn team(&self) -> &Team {
         &self.inner.team
+    }
+
+    /// The live stream's numbered events.
+    pub fn live_feed(&self) -> &LiveFeed {
+        &self.inner.feed
     }
 
     /// The task board's one write path.

@@ -143,6 +143,14 @@ impl TurnEnvironment for HostTurns {
         });
     }
 
+    fn text_delta(&self, session_id: &str, turn_id: &str, text: &str) {
+        self.team.emit(HostEvent::TextDelta {
+            session_id: session_id.to_owned(),
+            turn_id: turn_id.to_owned(),
+            text: text.to_owned(),
+        });
+    }
+
     fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason> {
         let (bot, is_main, team, standing) = self
             .team

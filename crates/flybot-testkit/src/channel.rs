@@ -195,4 +195,9 @@ impl<'k> Caller<'k> {
     pub fn kit(&self) -> &'k Kit {
         self.kit
     }
+
+    /// The session token this caller sends, if any.
+    pub fn token(&self) -> Option<&'k str> {
+        self.token
+    }
 }

@@ -19,6 +19,7 @@
 
 mod cards;
 mod channel;
+mod live;
 pub mod mock_server;
 mod roster;
 mod transcript;
@@ -26,6 +27,7 @@ mod waits;
 
 pub use cards::{STATUSES, move_body};
 pub use channel::{Caller, Member};
+pub use live::{Live, LiveEvent};
 pub use roster::{Bot, Room};
 pub use waits::{Events, LIMIT, within, within_for};
 

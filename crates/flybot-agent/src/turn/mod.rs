@@ -47,6 +47,9 @@ pub trait TurnEnvironment: Send + Sync + 'static {
     fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason>;
     /// A Session's log or work view changed (for the live stream).
     fn changed(&self, _session_id: &str) {}
+    /// The running answer of `turn_id` grew by `text`, as the model streams
+    /// it (for the live stream; the whole answer is logged when it ends).
+    fn text_delta(&self, _session_id: &str, _turn_id: &str, _text: &str) {}
     /// A turn of `session_id` ended and its `turn/end` is in the log (the
     /// host folds its model calls into the usage ledger).
     fn turn_ended(&self, _session_id: &str, _turn_id: &str) {}

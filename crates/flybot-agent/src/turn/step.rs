@@ -135,8 +135,10 @@ async fn steps(
             return reason;
         }
         let request = turn.request(setup, &specs);
+        let (env, session_id, turn_id) = (turn.env, &turn.cell.session_id, turn.turn_id);
+        let streamed = |delta: &str| env.text_delta(session_id, turn_id, delta);
         let answer = tokio::select! {
-            answer = collect(setup, request) => answer,
+            answer = collect(setup, request, streamed) => answer,
             reason = cancelled(cancel) => return reason,
         };
         let (text, calls, finish, usage) = match answer {
@@ -310,10 +312,12 @@ async fn run_call(
     tool.call_json(&ctx, &call.arguments).await
 }
 
-/// Reads one model answer: its text, its tool calls and why it stopped.
+/// Reads one model answer: its text (each piece handed to `streamed` as it
+/// comes, for the live stream), its tool calls and why it stopped.
 async fn collect(
     setup: &TurnSetup,
     request: ModelRequest,
+    streamed: impl Fn(&str),
 ) -> Result<(String, Vec<ToolCall>, FinishReason, Usage), ModelError> {
     let mut stream = setup.provider.stream(request);
     let mut text = String::new();
@@ -321,7 +325,10 @@ async fn collect(
     let mut usage = Usage::default();
     while let Some(event) = stream.next().await {
         match event? {
-            StreamEvent::TextDelta(delta) => text.push_str(&delta),
+            StreamEvent::TextDelta(delta) => {
+                streamed(&delta);
+                text.push_str(&delta);
+            }
             StreamEvent::ReasoningDelta(_) => {}
             StreamEvent::Usage(reported) => usage = reported,
             StreamEvent::ToolCall(call) => calls.push(call),

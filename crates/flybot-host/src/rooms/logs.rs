@@ -6,6 +6,7 @@
 //! never call the driver, so the tools that post into a room need no link
 //! to the agent runtime.
 
+use crate::events::{Bus, HostEvent};
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::sync::lock;
 use flybot_store::room_log::{NewLine, RoomLog};
@@ -42,6 +43,8 @@ pub struct RoomLogs {
     runs: Mutex<HashMap<String, RoomRun>>,
     /// Where opened rounds go: the round driver's end.
     door: mpsc::UnboundedSender<RoundStart>,
+    /// Where a new line is announced (`room.line`, for the live stream).
+    bus: Bus,
 }
 
 /// A round to run: the room and the seq of the line that opens it.
@@ -58,17 +61,19 @@ impl RoomLogs {
     /// Logs whose opened rounds nobody runs (a test of the logs alone, or a
     /// round run by hand with `run_round`).
     pub fn new(home: PathBuf) -> Arc<RoomLogs> {
-        RoomLogs::with_rounds(home).0
+        RoomLogs::with_rounds(home, Bus::default()).0
     }
 
-    /// Logs and the door's other end, for the round driver.
-    pub fn with_rounds(home: PathBuf) -> (Arc<RoomLogs>, RoundStarts) {
+    /// Logs and the door's other end, for the round driver; new lines are
+    /// announced on `bus`.
+    pub fn with_rounds(home: PathBuf, bus: Bus) -> (Arc<RoomLogs>, RoundStarts) {
         let (door, starts) = mpsc::unbounded_channel();
         let logs = Arc::new(RoomLogs {
             home,
             logs: Mutex::new(HashMap::new()),
             runs: Mutex::new(HashMap::new()),
             door,
+            bus,
         });
         (logs, starts)
     }
@@ -86,7 +91,12 @@ impl RoomLogs {
     }
 
     pub fn append(&self, room_id: &str, line: NewLine) -> io::Result<RoomLine> {
-        self.with_log(room_id, |log| log.append(line))?
+        let line = self.with_log(room_id, |log| log.append(line))??;
+        self.bus.emit(HostEvent::RoomLine {
+            room_id: room_id.to_owned(),
+            seq: line.seq,
+        });
+        Ok(line)
     }
 
     pub fn lines(&self, room_id: &str) -> io::Result<Vec<RoomLine>> {

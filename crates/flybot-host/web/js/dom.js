@@ -1,0 +1,52 @@
+// Building the page's elements. Text is always set as text, never parsed as
+// HTML: a line a peer wrote can never become markup (#130).
+
+/**
+ * h('button', {class: 'x', onclick: fn, 'aria-label': 'Stop'}, 'Stop', child...)
+ * Attributes starting with "on" are listeners; `null`/`false` attributes and
+ * children are skipped; strings and numbers become text nodes.
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+/** An SVG element (for the flowchart and charts), same rules as `h`. */
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces everything in `el` with `children`. */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** A time in the person's locale, from milliseconds since the epoch. */
+export function when(ms) {
+  if (!ms) return '';
+  return new Date(ms).toLocaleString();
+}

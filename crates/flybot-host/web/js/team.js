@@ -1,0 +1,57 @@
+// The page's copy of the state view (GET /api/bot/state): fetched once, then
+// again whenever the live stream says the revision moved, a Bot was made or a
+// card was written. Screens read `team.state` and subscribe with `onChange`.
+
+import * as api from './api.js';
+import * as live from './live.js';
+
+const listeners = new Set();
+let current = null;
+let inflight = null;
+let again = false;
+
+export const team = {
+  /** The latest state view, or null before the first load. */
+  get state() {
+    return current;
+  },
+  /** Reloads the view; concurrent calls share one request and one follow-up. */
+  async refresh() {
+    if (inflight) {
+      again = true;
+      return inflight;
+    }
+    inflight = (async () => {
+      do {
+        again = false;
+        current = await api.state();
+        for (const fn of listeners) fn(current);
+      } while (again);
+    })();
+    try {
+      await inflight;
+    } finally {
+      inflight = null;
+    }
+    return current;
+  },
+  /** Calls `fn(state)` after each reload; returns the unsubscribe. */
+  onChange(fn) {
+    listeners.add(fn);
+    return () => listeners.delete(fn);
+  },
+};
+
+/** Follows the live stream: any of these events reloads the view. */
+export function follow() {
+  let seen = -1;
+  live.on('revision', ({ revision }) => {
+    if (revision !== seen) {
+      seen = revision;
+      team.refresh().catch(() => {});
+    }
+  });
+  for (const name of ['resync', 'reconnected', 'turn.ended', 'round.ended']) {
+    live.on(name, () => team.refresh().catch(() => {}));
+  }
+}
