@@ -131,7 +131,12 @@ fn narrowed(
             "singleOwner": matches!(actor, Actor::SingleOwner),
         },
         // Offline: the default model runs on the built-in mock (a fresh home).
-        "model": {"default": default_model, "offline": models.runs_offline(default_model)},
+        // The configured models, for a page's model picker (issue 12).
+        "model": {
+            "default": default_model,
+            "offline": models.runs_offline(default_model),
+            "names": models.names().collect::<Vec<_>>(),
+        },
         "members": members,
         "bots": bots,
         "mainBotIds": state.main_bot_ids.iter().filter(|id| visible_bot(id)).collect::<Vec<_>>(),

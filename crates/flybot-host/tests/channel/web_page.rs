@@ -182,3 +182,11 @@ async fn signing_out_revokes_the_session_and_clears_the_cookie() {
     let (status, view) = json_of(send(&kit, state.body(Body::empty()).unwrap()).await).await;
     assert_eq!(status, 401, "{view}");
 }
+
+#[tokio::test]
+async fn the_state_view_names_the_configured_models_for_the_pages_picker() {
+    let kit = Kit::new().await;
+    let (_, view) = kit.state().await;
+    assert_eq!(view["model"]["names"], json!(["mock"]));
+    assert_eq!(view["model"]["default"], "mock");
+}
