@@ -99,9 +99,9 @@ function offlineNotice() {
 export function draw(nav, ctx) {
   const conn = h('span', { class: 'conn', role: 'status' }, 'Connecting…');
   const notice = h('div');
-  const mainList = h('ul', { 'aria-labelledby': 'side-main' });
-  const botList = h('ul', { 'aria-labelledby': 'side-bots' });
-  const roomList = h('ul', { 'aria-labelledby': 'side-rooms' });
+  const mainList = h('ul');
+  const botList = h('ul');
+  const roomList = h('ul');
   const places = h('ul');
   nav.replaceChildren(
     h('div', { class: 'brand' }, h('strong', {}, 'FlyBot'), conn),
@@ -177,9 +177,19 @@ export function draw(nav, ctx) {
     );
   };
   const botOfSession = (sessionId) => (team.state?.bots || []).find((b) => b.sessionId === sessionId)?.id;
+  // The state view's work (busy) moves without a revision: a turn that
+  // starts reloads it once, soon.
+  let busyTimer = null;
   ctx.live.on('work', ({ sessionId }) => {
     const botId = botOfSession(sessionId);
-    if (botId) check(botId);
+    if (!botId) return;
+    check(botId);
+    if (!team.state?.work?.bots?.[botId] && !busyTimer) {
+      busyTimer = setTimeout(() => {
+        busyTimer = null;
+        team.refresh().catch(() => {});
+      }, 250);
+    }
   });
   ctx.live.on('room.line', ({ roomId }) => {
     if (location.hash !== `#/room/${roomId}`) {

@@ -98,7 +98,7 @@ export async function show(main, ctx, { botId }) {
   };
   older.addEventListener('click', () => {
     drawOlder();
-    if (older.hidden) lines.firstChild?.focus?.();
+    if (older.hidden) log.focus();
   });
 
   const setStream = (text) => {
