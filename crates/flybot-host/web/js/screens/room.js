@@ -8,9 +8,11 @@
 // `round.ended {roomId}`, and on `work {sessionId}` when the Session is one
 // of this room's seats (room.sessions maps member Bot → group Session). The
 // speaking seat's running answer streams from `text.delta` into a draft row
-// until its line lands. Every line is set as text, never HTML (#130).
-// Stop sends the stop word, which cancels the speaking member's turn and
-// posts nothing it said (#1267); the channel has no round-stop endpoint.
+// until its line lands or its turn ends; `room.speaking {roomId, botId}`
+// moves the "is speaking" mark. Every line is set as text, never HTML (#130).
+// Stop round calls `room-stop {roomId}`; a host without it answers
+// bot/unknown-endpoint and the page sends the stop word instead, which
+// cancels the speaking member's turn and posts nothing it said (#1267).
 
 import { h, replace, when } from '../dom.js';
 import { readable } from '../work/text.js';
@@ -36,6 +38,7 @@ export async function show(main, ctx, { roomId }) {
   let loading = null;
   let again = false;
   let disposed = false;
+  let drawn = '';
   const drafts = new Map(); // sessionId → draft element
 
   const heading = h('h1', { class: 'w-title' });
@@ -107,7 +110,9 @@ export async function show(main, ctx, { roomId }) {
         ? 'A round is running.'
         : `No round running · ${count} member${count === 1 ? '' : 's'}.`;
     stop.disabled = !running;
-    side.hidden = false;
+    const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
+    if (key === drawn) return;
+    drawn = key;
     drawPeople(side, {
       api,
       state: team.state,
@@ -181,10 +186,19 @@ export async function show(main, ctx, { roomId }) {
   async function stopRound() {
     stop.disabled = true;
     clearRefusal(errors.parentElement);
+    const who = speaking ? botName(speaking) : null;
     try {
-      // #1267: a line that is only a stop word cancels the speaking turn.
-      await api.call('send', { roomId, text: 'stop' });
-      status.textContent = 'Stopping the round…';
+      try {
+        // The whole round, when the host has the endpoint (asked of the lead).
+        await api.call('room-stop', { roomId });
+        status.textContent = 'Stopping the round…';
+      } catch (error) {
+        if (error.code !== 'bot/unknown-endpoint') throw error;
+        // #1267: a line that is only a stop word cancels the speaking turn;
+        // nothing it said is posted. The members after it still speak.
+        await api.call('send', { roomId, text: 'stop' });
+        status.textContent = who ? `Stopped ${who}'s turn.` : 'Stop sent.';
+      }
       load();
     } catch (error) {
       showRefusal(errors.parentElement, error);
@@ -203,7 +217,13 @@ export async function show(main, ctx, { roomId }) {
     live.on('room.line', (d) => d.roomId === roomId && load()),
     live.on('round.ended', (d) => d.roomId === roomId && load()),
     live.on('work', (d) => seatOf(d.sessionId) && load()),
-    live.on('turn.ended', (d) => seatOf(d.sessionId) && load()),
+    live.on('turn.ended', (d) => seatOf(d.sessionId) && load().then(() => dropDraft(d.sessionId))),
+    live.on('room.speaking', (d) => {
+      if (d.roomId !== roomId) return;
+      speaking = d.botId || null;
+      if (speaking) running = true;
+      drawHead();
+    }),
     live.on('text.delta', delta),
     live.on('resync', reload),
     live.on('reconnected', reload),

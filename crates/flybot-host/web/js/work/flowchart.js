@@ -82,7 +82,9 @@ export function flowchart(def, layout, { selected, onSelect, label }) {
     const node = nodes.get(b.id) || {};
     const guards = node.guards?.length || 0;
     const chosen = b.id === selected;
-    const name = `${b.id}, role ${b.role}${guards ? `, ${guards} guard${guards === 1 ? '' : 's'}` : ''}${node.column ? `, column ${node.column}` : ''}`;
+    const guardWord = guards ? `${guards} guard${guards === 1 ? '' : 's'}` : '';
+    // The name starts with the box's visible words (id, role, guards).
+    const name = `${b.id}, ${b.role}${guards ? `, ${guardWord}` : ''}${node.column ? `, column ${node.column}` : ''}`;
     const g = svg(
       'g',
       {
@@ -95,9 +97,9 @@ export function flowchart(def, layout, { selected, onSelect, label }) {
         transform: `translate(${p.x},${p.y})`,
       },
       svg('rect', { width: W, height: H, rx: 8, ry: 8 }),
-      svg('text', { x: 12, y: 24, class: 'w-node-role' }, clip(b.role, 20)),
-      svg('text', { x: 12, y: 44, class: 'w-node-id' }, clip(b.id, 24)),
-      guards ? svg('text', { x: 12, y: 62, class: 'w-node-guards' }, `${guards} guard${guards === 1 ? '' : 's'}`) : null,
+      svg('text', { x: 12, y: 24, class: 'w-node-id' }, `${clip(b.id, 20)} `),
+      svg('text', { x: 12, y: 44, class: 'w-node-role' }, `${clip(b.role, 24)} `),
+      guards ? svg('text', { x: 12, y: 62, class: 'w-node-guards' }, guardWord) : null,
     );
     g.addEventListener('click', () => onSelect(b.id));
     g.addEventListener('keydown', (event) => {

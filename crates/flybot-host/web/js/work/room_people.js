@@ -43,20 +43,20 @@ export function drawPeople(el, { api, state, room, speaking, onChanged }) {
       'div',
       { class: 'w-person-actions' },
       id === room.admin
-        ? h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { admin: '' }) }, `Clear admin`)
-        : h('button', { type: 'button', class: 'w-quiet', 'aria-label': `Make ${name} admin`, onclick: (e) => update(row, e.currentTarget, { admin: id }) }, 'Make admin'),
+        ? h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { admin: '' }) }, 'Clear admin')
+        : h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { admin: id }) }, 'Make admin', h('span', { class: 'w-sr' }, ` for ${name}`)),
       id === lead
         ? null
-        : h('button', { type: 'button', class: 'w-quiet', 'aria-label': `Make ${name} task lead`, onclick: (e) => update(row, e.currentTarget, { taskLead: id }) }, 'Make lead'),
+        : h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { taskLead: id }) }, 'Make lead', h('span', { class: 'w-sr' }, ` for ${name}`)),
       h(
         'button',
         {
           type: 'button',
           class: 'w-quiet w-danger',
-          'aria-label': `Remove ${name}`,
           onclick: (e) => update(row, e.currentTarget, { members: room.members.filter((m) => m !== id), ...(room.admin === id ? { admin: '' } : {}) }),
         },
         'Remove',
+        h('span', { class: 'w-sr' }, ` ${name}`),
       ),
     );
     replace(row, h('div', { class: 'w-person-line' }, h('span', { class: 'w-person-name' }, name), ...badges), actions, alertLine());
