@@ -105,12 +105,13 @@ function people(ctx, session, keep) {
       m.id === me ? null : act('Remove', 'auth-remove-member', { memberId: m.id }, m.name),
     ),
   );
-  const invitations = (state.invitations || []).map((i) =>
+  const statusText = { open: 'not used yet', redeemed: 'used', revoked: 'revoked' };
+  const invitations = (state.invitations || []).filter((i) => i.status === 'open').map((i) =>
     h(
       'div',
       { class: 'row' },
-      h('div', { class: 'grow' }, h('strong', {}, i.name || 'Invitation'), h('br'), h('span', { class: 'hint' }, `${i.status} · made ${when(i.createdAt)}`)),
-      i.status === 'pending' ? act('Revoke', 'auth-revoke-invite', { id: i.id }, i.name || 'invitation') : null,
+      h('div', { class: 'grow' }, h('strong', {}, i.name || 'Invitation'), h('br'), h('span', { class: 'hint' }, `${statusText[i.status] || i.status} · made ${when(i.createdAt)}`)),
+      i.status === 'open' ? act('Revoke', 'auth-revoke-invite', { id: i.id }, i.name || 'invitation') : null,
     ),
   );
   const inviteName = h('input', { id: 'invite-name', autocomplete: 'off' });
@@ -146,7 +147,7 @@ function people(ctx, session, keep) {
   return section(
     'Members and invitations',
     members.length ? members : h('p', { class: 'muted' }, 'You are the only person on this host.'),
-    invitations.length ? h('h3', {}, 'Invitations') : null,
+    invitations.length ? h('h3', {}, 'Open invitations') : null,
     invitations,
     form,
     once,
