@@ -43,6 +43,13 @@ pub enum HostEvent {
     /// A line was added to a room's log.
     #[serde(rename = "room.line", rename_all = "camelCase")]
     RoomLine { room_id: String, seq: u64 },
+    /// The member speaking in a room changed (none between two turns).
+    #[serde(rename = "room.speaking", rename_all = "camelCase")]
+    RoomSpeaking {
+        room_id: String,
+        bot_id: Option<String>,
+        session_id: Option<String>,
+    },
     /// A tool approval or a held send now waits on a person (#540, #754).
     #[serde(rename = "approval.asked", rename_all = "camelCase")]
     ApprovalAsked {
@@ -69,6 +76,7 @@ impl HostEvent {
             HostEvent::RoundEnded { .. } => "round.ended",
             HostEvent::TextDelta { .. } => "text.delta",
             HostEvent::RoomLine { .. } => "room.line",
+            HostEvent::RoomSpeaking { .. } => "room.speaking",
             HostEvent::ApprovalAsked { .. } => "approval.asked",
             HostEvent::ApprovalAnswered { .. } => "approval.answered",
             HostEvent::Presence { .. } => "presence",
@@ -111,6 +119,7 @@ impl Bus {
             HostEvent::BotCreated { .. } | HostEvent::TasksWritten { .. } => &self.events,
             HostEvent::TextDelta { .. }
             | HostEvent::RoomLine { .. }
+            | HostEvent::RoomSpeaking { .. }
             | HostEvent::ApprovalAsked { .. }
             | HostEvent::ApprovalAnswered { .. }
             | HostEvent::Presence { .. } => {

@@ -82,7 +82,14 @@ async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
     let caller = caller_of(&host, &headers);
     Answer(match caller.require() {
         Ok(actor) => {
-            crate::view::state_view(host.team(), host.sessions(), host.config(), actor).await
+            crate::view::state_view(
+                host.team(),
+                host.sessions(),
+                host.rooms(),
+                host.config(),
+                actor,
+            )
+            .await
         }
         Err(refusal) => Err(refusal),
     })

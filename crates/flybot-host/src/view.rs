@@ -3,6 +3,7 @@
 //! Credentials never leave the host: no token or code hash is in any view.
 
 use crate::HostConfig;
+use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::session::Sessions;
 use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
@@ -30,6 +31,7 @@ pub fn room_view(room: &Room) -> Value {
 pub async fn state_view(
     team: &Team,
     sessions: &Sessions,
+    logs: &RoomLogs,
     config: &HostConfig,
     actor: &Actor,
 ) -> Result<Value, ApiError> {
@@ -45,10 +47,9 @@ pub async fn state_view(
         let mut view = narrowed(state, actor, &config.default_model, &config.models);
         if let Some(object) = view.as_object_mut() {
             object.insert("revision".into(), store.revision().into());
-            object.insert(
-                "work".into(),
-                crate::turns::work_view(sessions, state, actor),
-            );
+            let mut work = crate::turns::work_view(sessions, state, actor);
+            work["rooms"] = speakers_view(logs, state, actor);
+            object.insert("work".into(), work);
             object.insert("readOnly".into(), read_only);
         }
         view
@@ -150,6 +151,26 @@ fn narrowed(
         "invitations": invitations,
         "authSessions": sessions,
     })
+}
+
+/// The rooms with a round running that the actor sees, and who speaks in
+/// each now: `{roomId: {botId, sessionId}}` (both null between turns).
+fn speakers_view(logs: &RoomLogs, state: &TeamState, actor: &Actor) -> Value {
+    let rooms: serde_json::Map<String, Value> = logs
+        .speakers()
+        .into_iter()
+        .filter(|(room_id, _)| {
+            state
+                .rooms
+                .get(room_id)
+                .is_some_and(|room| room_visible(state, actor, room))
+        })
+        .map(|(room_id, speaking)| {
+            let (bot_id, session_id) = speaking.unzip();
+            (room_id, json!({"botId": bot_id, "sessionId": session_id}))
+        })
+        .collect();
+    Value::Object(rooms)
 }
 
 fn by_creation<'a, T, K: Ord>(

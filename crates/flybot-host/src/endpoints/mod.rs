@@ -248,7 +248,14 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
         }
         "state" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
-            crate::view::state_view(team, sessions, host.config(), caller.require()?).await
+            crate::view::state_view(
+                team,
+                sessions,
+                host.rooms(),
+                host.config(),
+                caller.require()?,
+            )
+            .await
         }
         _ => Err(unknown(endpoint)),
     }

@@ -17,7 +17,9 @@ pub fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
         HostEvent::Work { session_id }
         | HostEvent::TurnEnded { session_id, .. }
         | HostEvent::TextDelta { session_id, .. } => session_visible(state, actor, session_id),
-        HostEvent::RoundEnded { room_id } | HostEvent::RoomLine { room_id, .. } => state
+        HostEvent::RoundEnded { room_id }
+        | HostEvent::RoomLine { room_id, .. }
+        | HostEvent::RoomSpeaking { room_id, .. } => state
             .rooms
             .get(room_id)
             .is_some_and(|room| room_visible(state, actor, room)),

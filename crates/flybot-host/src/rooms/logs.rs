@@ -107,6 +107,27 @@ impl RoomLogs {
         self.with_log(room_id, |log| log.last_seq()).unwrap_or(0)
     }
 
+    /// Announces who speaks in `room_id` now (`room.speaking`), after the
+    /// round driver changed it.
+    pub fn announce_speaking(&self, room_id: &str) {
+        let speaking = self.run(room_id, |r| r.speaking.clone());
+        let (bot_id, session_id) = speaking.unzip();
+        self.bus.emit(HostEvent::RoomSpeaking {
+            room_id: room_id.to_owned(),
+            bot_id,
+            session_id,
+        });
+    }
+
+    /// Who speaks in each room with a round running: room → (Bot, Session).
+    pub fn speakers(&self) -> Vec<(String, Option<(String, String)>)> {
+        lock(&self.runs)
+            .iter()
+            .filter(|(_, run)| run.running)
+            .map(|(room, run)| (room.clone(), run.speaking.clone()))
+            .collect()
+    }
+
     /// Runs `f` on the room's run state.
     pub fn run<T>(&self, room_id: &str, f: impl FnOnce(&mut RoomRun) -> T) -> T {
         let mut runs = lock(&self.runs);

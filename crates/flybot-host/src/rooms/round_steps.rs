@@ -121,6 +121,7 @@ impl RoundParts<'_> {
             r.speaking = None;
             std::mem::take(&mut r.stopped)
         });
+        self.logs.announce_speaking(room_id);
         let hop = opener.hop + 1;
         match outcome {
             TurnOutcome::Text(_) if superseded => {
@@ -180,6 +181,7 @@ impl RoundParts<'_> {
             r.speaking = Some((call.bot_id.clone(), session_id.clone()));
             r.seen.insert(call.bot_id.clone(), last);
         });
+        self.logs.announce_speaking(&room.id);
         Some(MemberTurn {
             room_id: room.id.clone(),
             bot_id: call.bot_id.clone(),

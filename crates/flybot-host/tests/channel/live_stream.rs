@@ -184,3 +184,27 @@ async fn a_member_never_sees_the_text_of_another_members_bot_49() {
         }
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn who_speaks_in_a_room_is_announced_and_in_the_state_view() {
+    let kit = scripted_kit().await;
+    let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
+    let room = kit.room("Build", &[&ada, &bo]).await;
+    let mut live = kit.anyone().live(None).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "@Ada run it"}))
+        .await;
+    let speaking = live
+        .until("room.speaking", |data| !data["botId"].is_null())
+        .await;
+    assert_eq!(speaking.data["roomId"], room.id.as_str());
+    assert_eq!(speaking.data["botId"], ada.id.as_str());
+    // Ada's turn waits on the owner's approval: she is the one speaking.
+    let asked = live.until("approval.asked", |_| true).await;
+    let (_, view) = kit.state().await;
+    assert_eq!(view["work"]["rooms"][&room.id]["botId"], ada.id.as_str());
+    let id = asked.data["approvalId"].as_str().unwrap();
+    kit.ok("approval-answer", json!({"id": id, "answer": "rejected"}))
+        .await;
+    live.until("room.speaking", |data| data["botId"].is_null())
+        .await;
+}
