@@ -30,15 +30,18 @@ export function draw(app, ctx) {
   });
   window.addEventListener('hashchange', () => setOpen(false));
 
-  // One connection indicator for the top bar; the sidebar draws its own.
+  // The connection indicator: in the top bar at phone width, else in the sidebar.
+  const side = h('span', { class: 'conn', role: 'status' }, 'Connecting…');
   const show = (live) => {
-    conn.textContent = live ? 'Live' : 'Reconnecting…';
-    conn.className = `conn ${live ? 'live' : 'lost'}`;
+    for (const el of [conn, side]) {
+      el.textContent = live ? 'Live' : 'Reconnecting…';
+      el.className = `conn ${live ? 'live' : 'lost'}`;
+    }
   };
   if (ctx.live.isLive?.()) show(true);
   ctx.live.on('status', ({ live }) => show(live));
 
   app.replaceChildren(h('div', { class: 'shell' }, top, nav, main));
-  sidebar.draw(nav, ctx);
+  sidebar.draw(nav, ctx, side);
   return main;
 }

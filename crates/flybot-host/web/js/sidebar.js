@@ -95,9 +95,8 @@ function offlineNotice() {
   );
 }
 
-/** Draws the sidebar into `nav` and keeps it current. */
-export function draw(nav, ctx) {
-  const conn = h('span', { class: 'conn', role: 'status' }, 'Connecting…');
+/** Draws the sidebar into `nav` (`conn`: the connection indicator) and keeps it current. */
+export function draw(nav, ctx, conn) {
   const notice = h('div');
   const mainList = h('ul');
   const botList = h('ul');
@@ -115,13 +114,6 @@ export function draw(nav, ctx) {
     roomList,
     h('div', { class: 'places' }, places),
   );
-
-  const showLive = (live) => {
-    conn.textContent = live ? 'Live' : 'Reconnecting…';
-    conn.className = `conn ${live ? 'live' : 'lost'}`;
-  };
-  if (ctx.live.isLive?.()) showLive(true);
-  ctx.live.on('status', ({ live }) => showLive(live));
 
   const unreadRooms = new Set();
   let offlineShown = null;
@@ -161,20 +153,15 @@ export function draw(nav, ctx) {
   };
 
   // Unread: ask each Bot's chat for lines after the last one seen.
+  const peek = (botId) =>
+    ctx.api
+      .call('messages', { botId, after: seen.seenSeq(botId) })
+      .then((a) => seen.noteEntries(botId, a.messages || []))
+      .catch(() => {});
   const checking = new Map();
   const check = (botId) => {
     clearTimeout(checking.get(botId));
-    checking.set(
-      botId,
-      setTimeout(async () => {
-        checking.delete(botId);
-        if (botId === openBotId()) return;
-        try {
-          const answer = await ctx.api.call('messages', { botId, after: seen.seenSeq(botId) });
-          seen.noteEntries(botId, answer.messages || []);
-        } catch {}
-      }, 400),
-    );
+    checking.set(botId, setTimeout(() => (checking.delete(botId), botId !== openBotId() && peek(botId)), 400));
   };
   const botOfSession = (sessionId) => (team.state?.bots || []).find((b) => b.sessionId === sessionId)?.id;
   // The state view's work (busy) moves without a revision: a turn that
@@ -209,15 +196,6 @@ export function draw(nav, ctx) {
   redraw();
   (async () => {
     const bots = (team.state?.bots || []).slice(0, CHECK_AT_START);
-    for (let i = 0; i < bots.length; i += 4) {
-      await Promise.all(
-        bots.slice(i, i + 4).map((b) =>
-          ctx.api
-            .call('messages', { botId: b.id, after: seen.seenSeq(b.id) })
-            .then((a) => seen.noteEntries(b.id, a.messages || []))
-            .catch(() => {}),
-        ),
-      );
-    }
+    for (let i = 0; i < bots.length; i += 4) await Promise.all(bots.slice(i, i + 4).map((b) => peek(b.id)));
   })();
 }

@@ -26,15 +26,6 @@ export function unread(botId) {
   return (newest.get(botId) || 0) > read(botId);
 }
 
-/** Whether the person ever opened this Bot's chat on this browser. */
-export function known(botId) {
-  try {
-    return localStorage.getItem(KEY + botId) !== null;
-  } catch {
-    return false;
-  }
-}
-
 /** The newest seq seen in `botId`'s chat (0 when never opened). */
 export function seenSeq(botId) {
   return read(botId);

@@ -53,7 +53,6 @@ function models(ctx, keep) {
   });
   return section(
     'Models',
-    state.model?.offline ? h('p', { class: 'notice' }, 'The default model is the offline mock. Add providers and models to config.toml in the FlyBot home (see the README, "Models and providers") and restart flybot serve.') : null,
     ...rows,
   );
 }
