@@ -41,7 +41,9 @@ export function draw(app, ctx) {
   if (ctx.live.isLive?.()) show(true);
   ctx.live.on('status', ({ live }) => show(live));
 
-  app.replaceChildren(h('div', { class: 'shell' }, top, nav, main));
+  const skip = h('button', { type: 'button', class: 'skip' }, 'Skip to main content');
+  skip.addEventListener('click', () => (main.querySelector('textarea, h1') || main).focus());
+  app.replaceChildren(skip, h('div', { class: 'shell' }, top, nav, main));
   sidebar.draw(nav, ctx, side);
   return main;
 }
