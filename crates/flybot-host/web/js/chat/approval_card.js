@@ -7,7 +7,7 @@ import { h } from '../dom.js';
 import * as approvals from './approvals.js';
 
 /** The card for `approval`; `names.bot(id)` gives a Bot's name. */
-export function approvalCard(approval, names) {
+export function approvalCard(approval, names, { link = false } = {}) {
   const held = approvals.isHeldSend(approval);
   const botName = names.bot(approvals.botOf(approval)) || 'A Bot';
   const error = h('p', { class: 'form-error', role: 'alert' });
@@ -43,6 +43,7 @@ export function approvalCard(approval, names) {
       button('Allow once', 'allowed-once', true),
       button('Reject', 'rejected'),
       held ? null : button('Always for this Bot', 'always-bot'),
+      link ? h('a', { class: 'button', href: `#/bot/${approvals.botOf(approval)}` }, `Open ${botName}`) : null,
     ),
     error,
   );

@@ -70,7 +70,7 @@ export async function show(main, ctx) {
   const redraw = () => {
     const list = approvals.waiting();
     const waits = inputWaits(ctx.team.state);
-    keyed(tools, list, (a) => a.id, (a) => approvalCard(a, names), 'No tool call or message waits for your approval.');
+    keyed(tools, list, (a) => a.id, (a) => approvalCard(a, names, { link: true }), 'No tool call or message waits for your approval.');
     keyed(inputs, waits, (t) => `${t.id}:${t.inputRequest?.id}`, (t) => inputCard(ctx, t, names), 'No card waits for your answer.');
     const count = list.length + waits.length;
     summary.textContent = count ? `${count} waiting for you.` : 'Nothing waits for you.';
