@@ -103,6 +103,8 @@ pub struct ChatMessages {
     pub running: bool,
     pub messages: Vec<Value>,
     pub last: u64,
+    /// Older lines are left before these (`before` pages back to them).
+    pub earlier: bool,
 }
 
 /// `cancel` → `{sessionId, wasRunning, dropped}`.

@@ -114,3 +114,28 @@ async fn another_members_chat_answers_like_an_unknown_one_and_bad_bodies_are_ref
         )
         .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn history_pages_back_from_the_newest_lines_with_before_and_limit() {
+    let kit = Kit::new().await;
+    let bot = kit.bot("Ada").await;
+    for text in ["first", "second"] {
+        kit.ok("send", json!({"botId": bot.id, "text": text})).await;
+        kit.idle(&bot.session).await;
+    }
+    let newest = kit
+        .ok("messages", json!({"botId": bot.id, "limit": 2}))
+        .await;
+    assert_eq!(kinds(&newest), ["assistant", "turn-end"]);
+    assert_eq!(newest["earlier"], true);
+    let oldest_seen = newest["messages"][0]["seq"].as_u64().unwrap();
+    let earlier = kit
+        .ok(
+            "messages",
+            json!({"botId": bot.id, "before": oldest_seen, "limit": 10}),
+        )
+        .await;
+    assert_eq!(kinds(&earlier), ["user", "assistant", "turn-end", "user"]);
+    assert_eq!(earlier["messages"][3]["text"], "second");
+    assert_eq!(earlier["earlier"], false);
+}

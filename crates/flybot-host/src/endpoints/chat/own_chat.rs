@@ -33,6 +33,12 @@ pub struct Messages {
     pub session_id: Option<String>,
     #[serde(default)]
     pub after: Option<u64>,
+    /// Only lines older than this seq (a page of earlier history).
+    #[serde(default)]
+    pub before: Option<u64>,
+    /// At most this many lines, the newest of those asked for.
+    #[serde(default)]
+    pub limit: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -110,7 +116,7 @@ pub async fn send(
     })
 }
 
-/// `messages {botId | sessionId, after?}` → `{sessionId, running, messages}`.
+/// `messages {botId | sessionId, after?, before?, limit?}` → `{sessionId, running, messages}`.
 pub fn messages(
     team: &Team,
     sessions: &Sessions,
@@ -126,14 +132,15 @@ pub fn messages(
     let entries = sessions
         .transcript(&bot.session_id, req.after.unwrap_or(0))
         .map_err(io_refusal)?;
-    let messages: Vec<Value> = entries.iter().filter_map(short_form).collect();
     let last = entries.last().map_or(req.after.unwrap_or(0), |e| e.seq);
+    let (messages, earlier) = page(&entries, req.before, req.limit);
     Ok(ChatMessages {
         running: sessions.is_running(&bot.session_id),
         session_id: bot.session_id,
         bot_id: bot.id,
         messages,
         last,
+        earlier,
     })
 }
 
@@ -161,6 +168,19 @@ pub fn cancel(
 }
 
 /// One transcript line as a client draws it; step starts are left out.
+/// The lines older than `before` (all when none), the newest `limit` of
+/// them, and whether older lines are left for a page before these.
+fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec<Value>, bool) {
+    let mut lines: Vec<Value> = entries
+        .iter()
+        .filter(|entry| before.is_none_or(|before| entry.seq < before))
+        .filter_map(short_form)
+        .collect();
+    let cut = limit.map_or(0, |limit| lines.len().saturating_sub(limit));
+    let lines = lines.split_off(cut);
+    (lines, cut > 0)
+}
+
 fn short_form(entry: &LogEntry) -> Option<Value> {
     let base = |kind: &str| json!({"seq": entry.seq, "at": entry.at, "kind": kind});
     let mut line = match &entry.event {
