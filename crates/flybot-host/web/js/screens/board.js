@@ -45,7 +45,7 @@ export async function show(main, ctx) {
   const count = h('p', { class: 'w-muted w-board-count', role: 'status' });
   const board = h('div', { class: 'w-board' });
   const archive = h('button', { type: 'button', 'aria-pressed': 'false', onclick: () => toggleArchive() }, 'Show archive');
-  const newTask = h('button', { type: 'button', class: 'w-primary', onclick: () => openNew() }, 'New task');
+  const newTask = h('button', { type: 'button', class: 'primary', onclick: () => openNew() }, 'New task');
   const filterBar = h('form', { class: 'w-filters', 'aria-label': 'Filters', onsubmit: (e) => e.preventDefault() });
 
   let shape = '';

@@ -120,7 +120,7 @@ function textMove(label, name, buttonText, run) {
       attempt(form, form.querySelector('button[type="submit"]'), () => run(box.value));
     },
   });
-  replace(form, field(label, box, { name }), h('button', { type: 'submit', class: 'w-primary' }, buttonText), alertLine());
+  replace(form, field(label, box, { name }), h('button', { type: 'submit', class: 'primary' }, buttonText), alertLine());
   return form;
 }
 
@@ -135,9 +135,9 @@ function moves(task, api, done) {
   const plain = (text, endpoint, cls = '') =>
     h('button', { type: 'button', class: cls, onclick: (e) => attempt(scope, e.currentTarget, act(endpoint)) }, text);
   const parts = [];
-  if (task.status === 'open') parts.push(plain('Accept', 'task-accept', 'w-primary'));
-  if (task.status === 'claimed') parts.push(plain('Start', 'task-start', 'w-primary'));
-  if (task.status === 'result-ready') parts.push(plain('Accept result', 'task-accept-result', 'w-primary'));
+  if (task.status === 'open') parts.push(plain('Accept', 'task-accept', 'primary'));
+  if (task.status === 'claimed') parts.push(plain('Start', 'task-start', 'primary'));
+  if (task.status === 'result-ready') parts.push(plain('Accept result', 'task-accept-result', 'primary'));
   const forms = [];
   if (task.status === 'working') forms.push(textMove('Result summary', 'summary', 'Return result', (summary) => act('task-return', { summary })()));
   if (task.status === 'blocked' && task.waitingFor === 'input' && task.inputRequest) {
@@ -147,9 +147,9 @@ function moves(task, api, done) {
   if (task.status === 'result-ready') forms.push(textMove('Note for the Bot', 'note', 'Send back', (note) => act('task-send-back', { note })()));
   if (!isTerminal(task)) {
     const confirm = h('div', { class: 'w-confirm', hidden: true }, h('span', {}, 'Cancel this task for good? '),
-      h('button', { type: 'button', class: 'w-danger', onclick: (e) => attempt(scope, e.currentTarget, act('task-cancel')) }, 'Yes, cancel task'),
+      h('button', { type: 'button', class: 'danger', onclick: (e) => attempt(scope, e.currentTarget, act('task-cancel')) }, 'Yes, cancel task'),
       h('button', { type: 'button', onclick: () => { confirm.hidden = true; ask.hidden = false; ask.focus(); } }, 'Keep it'));
-    const ask = h('button', { type: 'button', class: 'w-danger', onclick: () => { ask.hidden = true; confirm.hidden = false; confirm.querySelector('button').focus(); } }, 'Cancel task');
+    const ask = h('button', { type: 'button', class: 'danger', onclick: () => { ask.hidden = true; confirm.hidden = false; confirm.querySelector('button').focus(); } }, 'Cancel task');
     parts.push(ask, confirm);
   }
   replace(scope, alertLine(), forms, parts.length ? h('div', { class: 'w-move-row' }, parts) : null);

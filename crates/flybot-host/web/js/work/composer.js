@@ -36,8 +36,8 @@ export function composer({ members, onSend, label = 'Message' }) {
   const boxId = uid('message');
   box.id = boxId;
   const list = h('ul', { class: 'w-mentions', id: listId, role: 'listbox', 'aria-label': 'Members to mention', hidden: true });
-  const hint = h('p', { class: 'w-sr', 'aria-live': 'polite' });
-  const send = h('button', { type: 'submit', class: 'w-primary' }, 'Send');
+  const hint = h('p', { class: 'sr-only', 'aria-live': 'polite' });
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
   let options = [];
   let active = 0;
   let open = null;
@@ -140,7 +140,7 @@ export function composer({ members, onSend, label = 'Message' }) {
         }
       },
     },
-    h('label', { for: boxId, class: 'w-sr' }, label),
+    h('label', { for: boxId, class: 'sr-only' }, label),
     h('div', { class: 'w-composer-row' }, h('div', { class: 'w-composer-box' }, box, list), send),
     hint,
   );

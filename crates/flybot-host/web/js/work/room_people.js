@@ -44,19 +44,19 @@ export function drawPeople(el, { api, state, room, speaking, onChanged }) {
       { class: 'w-person-actions' },
       id === room.admin
         ? h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { admin: '' }) }, 'Clear admin')
-        : h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { admin: id }) }, 'Make admin', h('span', { class: 'w-sr' }, ` for ${name}`)),
+        : h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { admin: id }) }, 'Make admin', h('span', { class: 'sr-only' }, ` for ${name}`)),
       id === lead
         ? null
-        : h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { taskLead: id }) }, 'Make lead', h('span', { class: 'w-sr' }, ` for ${name}`)),
+        : h('button', { type: 'button', class: 'w-quiet', onclick: (e) => update(row, e.currentTarget, { taskLead: id }) }, 'Make lead', h('span', { class: 'sr-only' }, ` for ${name}`)),
       h(
         'button',
         {
           type: 'button',
-          class: 'w-quiet w-danger',
+          class: 'w-quiet danger',
           onclick: (e) => update(row, e.currentTarget, { members: room.members.filter((m) => m !== id), ...(room.admin === id ? { admin: '' } : {}) }),
         },
         'Remove',
-        h('span', { class: 'w-sr' }, ` ${name}`),
+        h('span', { class: 'sr-only' }, ` ${name}`),
       ),
     );
     replace(row, h('div', { class: 'w-person-line' }, h('span', { class: 'w-person-name' }, name), ...badges), actions, alertLine());

@@ -14,7 +14,7 @@ export function taskForm({ api, state, botId = '', roomId = '', onCreated }) {
   const priority = select([['urgent', 'Urgent'], ['high', 'High'], ['normal', 'Normal'], ['low', 'Low']], 'normal', { name: 'priority' });
   const note = h('textarea', { rows: 3, name: 'note' });
   const target = h('input', { type: 'text', name: 'target', autocomplete: 'off', placeholder: 'owner/repo#12' });
-  const submit = h('button', { type: 'submit', class: 'w-primary' }, 'Create task');
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create task');
   const form = h('form', {
     class: 'w-task-form',
     onsubmit: (event) => {

@@ -13,7 +13,7 @@ export function customizeForm({ api, from, fromName, onCustomized }) {
   const id = h('input', { type: 'text', name: 'id', autocomplete: 'off', required: true, placeholder: `${from}-ours` });
   const name = h('input', { type: 'text', name: 'name', autocomplete: 'off', required: true });
   name.value = `${fromName} (ours)`;
-  const submit = h('button', { type: 'submit', class: 'w-primary' }, 'Customize');
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Customize');
   const form = h('form', {
     class: 'w-wf-form',
     'aria-label': 'Customize',
@@ -41,7 +41,7 @@ export function definitionEditor({ api, workflow, onSaved }) {
   text.value = workflow.bytes || JSON.stringify(workflow.definition, null, 2);
   const problems = h('ul', { class: 'w-problems', hidden: true });
   const saved = h('p', { class: 'w-ok-line', role: 'status' });
-  const submit = h('button', { type: 'submit', class: 'w-primary' }, 'Save workflow');
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Save workflow');
   const form = h('form', {
     class: 'w-wf-form',
     'aria-label': 'Edit definition',
