@@ -41,6 +41,8 @@ test('an approval card answered from the page releases the tool call', async ({ 
   // The turn went on after the tool ran, and the tool's row holds its output.
   const main = page.getByRole('main');
   await expect(main.getByText('The command ran and said hello.')).toBeVisible();
+  // The turn has ended: nothing left to stop.
+  await expect(page.getByRole('button', { name: /^Stop/ })).toBeHidden();
   await main.getByText('run_command', { exact: true }).click();
   await expect(main.getByText('hello-from-the-tool').first()).toBeVisible();
 });
