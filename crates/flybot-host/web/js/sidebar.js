@@ -11,6 +11,7 @@ import { h, replace } from './dom.js';
 import { team } from './team.js';
 import * as seen from './chat/seen.js';
 import * as approvals from './chat/approvals.js';
+import * as notify from './chat/notify.js';
 
 const CHECK_AT_START = 60;
 
@@ -191,6 +192,7 @@ export function draw(nav, ctx, conn) {
   });
 
   team.onChange(redraw);
+  notify.watch();
   approvals.onApprovals(redraw);
   seen.onSeen(redraw);
   redraw();

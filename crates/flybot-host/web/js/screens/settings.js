@@ -5,6 +5,7 @@
 // an About block (`diagnostics`: the home folder and the build).
 
 import { h, replace, when } from '../dom.js';
+import { ask } from '../chat/notify.js';
 
 function section(title, ...children) {
   const id = `set-${title.toLowerCase().replace(/\W+/g, '-')}`;
@@ -63,6 +64,7 @@ function prefs(ctx) {
   const status = h('p', { class: 'hint', role: 'status' });
   box.addEventListener('change', async () => {
     status.textContent = '';
+    if (box.checked) ask();
     try {
       await ctx.api.call('set-prefs', { prefs: { notifications: box.checked } });
       status.textContent = 'Saved.';
@@ -73,7 +75,7 @@ function prefs(ctx) {
   });
   return section(
     'Preferences',
-    h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'Tell me when a turn finishes or fails, or something waits for me.'), status),
+    h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'While FlyBot is in the background, tell me when a Bot answers or its turn fails (the browser asks first).'), status),
   );
 }
 

@@ -1,0 +1,26 @@
+// Browser notifications (the `notifications` preference): while the page is
+// in the background, a Bot's turn that finished or failed (state.work.ended,
+// #353) shows one system notification, if the person allowed them.
+
+import { team } from '../team.js';
+
+let known = null;
+
+/** Asks the browser for permission (from the person's own click). */
+export function ask() {
+  if (globalThis.Notification?.permission === 'default') Notification.requestPermission().catch(() => {});
+}
+
+/** Starts watching the ended turns. */
+export function watch() {
+  team.onChange((state) => {
+    const ended = state.work?.ended || [];
+    const fresh = known ? ended.filter((t) => !known.has(t.id)) : [];
+    known = new Set(ended.map((t) => t.id));
+    if (!document.hidden || state.prefs?.notifications === false || globalThis.Notification?.permission !== 'granted') return;
+    for (const turn of fresh) {
+      const bot = (state.bots || []).find((b) => b.id === turn.botId);
+      if (bot) new Notification(turn.failed ? `${bot.name}'s turn failed` : `${bot.name} answered`, { body: turn.failed || '', tag: turn.id });
+    }
+  });
+}
