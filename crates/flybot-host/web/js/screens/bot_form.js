@@ -7,16 +7,13 @@
 
 import { h, replace } from '../dom.js';
 
-const FIELDS = ['name', 'model', 'instructions', 'role', 'external'];
-
-function field(id, labelText, control, hint) {
+/** A labelled field; `fields[key]` keeps its control and error line. */
+function field(fields, key, labelText, control, hint) {
+  const id = control.id;
   const error = h('p', { class: 'field-error', id: `${id}-error` });
   control.setAttribute('aria-describedby', `${id}-error${hint ? ` ${id}-hint` : ''}`);
-  return {
-    element: h('div', { class: 'field' }, h('label', { for: id }, labelText), hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null, control, error),
-    error,
-    control,
-  };
+  fields[key] = { error, control };
+  return h('div', { class: 'field' }, h('label', { for: id }, labelText), hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null, control, error);
 }
 
 function knownModels(state) {
@@ -35,19 +32,21 @@ export async function show(main, ctx, { botId }) {
   const isMain = Boolean(bot && (state.mainBotIds || []).includes(bot.id));
   const external = bot?.external || null;
 
-  const name = field('bot-name', 'Name', h('input', { id: 'bot-name', value: bot?.name || '', autocomplete: 'off', required: true }));
+  const fields = {};
+  const name = field(fields, 'name', 'Name', h('input', { id: 'bot-name', value: bot?.name || '', autocomplete: 'off', required: true }));
   const models = knownModels(state);
   const modelList = h('datalist', { id: 'bot-models' }, models.map((m) => h('option', { value: m })));
   const model = field(
-    'bot-model',
+    fields,
+    'model',
     'Model',
     h('input', { id: 'bot-model', list: 'bot-models', value: bot?.model || state.model?.default || '', autocomplete: 'off' }),
     'A [models.<name>] key from config.toml, or "mock".',
   );
   const instructionsBox = h('textarea', { id: 'bot-instructions', rows: '6' });
   instructionsBox.value = bot?.instructions || '';
-  const instructions = field('bot-instructions', 'Instructions', instructionsBox, 'What this Bot is for and how it should work.');
-  const role = field('bot-role', 'Role', h('input', { id: 'bot-role', value: bot?.role || '', autocomplete: 'off' }), 'Optional: the role it takes work for on the board, such as Dev.');
+  const instructions = field(fields, 'instructions', 'Instructions', instructionsBox, 'What this Bot is for and how it should work.');
+  const role = field(fields, 'role', 'Role', h('input', { id: 'bot-role', value: bot?.role || '', autocomplete: 'off' }), 'Optional: the role it takes work for on the board, such as Dev.');
   const mainBox = h('input', { type: 'checkbox', id: 'bot-main', checked: isMain, disabled: isMain });
   const mainField = h(
     'div',
@@ -66,11 +65,10 @@ export async function show(main, ctx, { botId }) {
   driver.value = external ? external.driver || 'subprocess' : '';
   const commandBox = h('textarea', { id: 'bot-command', rows: '3' });
   commandBox.value = Array.isArray(external?.command) ? external.command.join('\n') : '';
-  const command = field('bot-command', 'Command', commandBox, 'The program and its arguments, one per line.');
-  const cwd = field('bot-cwd', 'Working folder', h('input', { id: 'bot-cwd', value: external?.cwd || '', autocomplete: 'off' }), 'Optional.');
-  const externalError = h('p', { class: 'field-error', id: 'bot-driver-error' });
-  driver.setAttribute('aria-describedby', 'bot-driver-error');
-  const programFields = h('div', {}, command.element, cwd.element);
+  const command = field(fields, 'external.command', 'Command', commandBox, 'The program and its arguments, one per line.');
+  const cwdBox = h('input', { id: 'bot-cwd', value: external?.cwd || '', autocomplete: 'off' });
+  const cwd = field(fields, 'external.cwd', 'Working folder', cwdBox, 'Optional.');
+  const programFields = h('div', {}, command, cwd);
   const showDriver = () => {
     programFields.hidden = driver.value !== 'subprocess';
   };
@@ -81,40 +79,39 @@ export async function show(main, ctx, { botId }) {
     { class: 'field', open: Boolean(external) },
     h('summary', {}, 'External driver'),
     h('p', { class: 'hint' }, 'Optional: an outside agent answers for this Bot instead of a model.'),
-    h('div', { class: 'field' }, h('label', { for: 'bot-driver' }, 'Driver'), driver, externalError),
+    field(fields, 'external', 'Driver', driver),
     programFields,
   );
 
   const formError = h('p', { class: 'form-error', role: 'alert' });
-  const errors = { name: name.error, model: model.error, instructions: instructions.error, role: role.error, external: externalError, 'external.command': command.error, 'external.cwd': cwd.error };
-  const controls = { name: name.control, model: model.control, instructions: instructions.control, role: role.control, external: driver, 'external.command': commandBox, 'external.cwd': cwd.control };
   const clear = () => {
     formError.textContent = '';
-    for (const [key, el] of Object.entries(errors)) {
-      el.textContent = '';
-      el.closest('.field')?.classList.remove('invalid');
-      controls[key]?.removeAttribute('aria-invalid');
+    for (const { error, control } of Object.values(fields)) {
+      error.textContent = '';
+      error.parentNode.classList.remove('invalid');
+      control.removeAttribute('aria-invalid');
     }
   };
   const refuse = (refusal) => {
-    const key = refusal.field && (errors[refusal.field] ? refusal.field : FIELDS.find((f) => refusal.field.startsWith(f)));
-    if (key && errors[key]) {
-      errors[key].textContent = refusal.message;
-      errors[key].closest('.field')?.classList.add('invalid');
-      controls[key]?.setAttribute('aria-invalid', 'true');
-      if (key.startsWith('external')) driverBlock.open = true;
-      controls[key]?.focus();
-      formError.textContent = 'Please correct the marked field above.';
-    } else {
+    const key = refusal.field && Object.keys(fields).sort((a, b) => b.length - a.length).find((f) => refusal.field === f || refusal.field.startsWith(`${f}.`));
+    const target = fields[key];
+    if (!target) {
       formError.textContent = refusal.message;
+      return;
     }
+    target.error.textContent = refusal.message;
+    target.error.parentNode.classList.add('invalid');
+    target.control.setAttribute('aria-invalid', 'true');
+    if (key.startsWith('external')) driverBlock.open = true;
+    target.control.focus();
+    formError.textContent = 'Please correct the marked field above.';
   };
 
   const externalValue = () => {
     if (!driver.value) return undefined;
     if (driver.value === 'opencode') return { driver: 'opencode' };
     const value = { driver: 'subprocess', command: commandBox.value.split('\n').map((s) => s.trim()).filter(Boolean) };
-    if (cwd.control.value.trim()) value.cwd = cwd.control.value.trim();
+    if (cwdBox.value.trim()) value.cwd = cwdBox.value.trim();
     return value;
   };
 
@@ -122,11 +119,11 @@ export async function show(main, ctx, { botId }) {
   const form = h(
     'form',
     { novalidate: true, 'aria-labelledby': 'bot-form-title' },
-    name.element,
-    model.element,
+    name,
+    model,
     modelList,
-    instructions.element,
-    role.element,
+    instructions,
+    role,
     mainField,
     driverBlock,
     formError,
@@ -138,10 +135,10 @@ export async function show(main, ctx, { botId }) {
     save.disabled = true;
     try {
       const body = {
-        name: name.control.value,
-        model: model.control.value.trim() || undefined,
+        name: fields.name.control.value,
+        model: fields.model.control.value.trim() || undefined,
         instructions: instructionsBox.value,
-        role: role.control.value.trim(),
+        role: fields.role.control.value.trim(),
       };
       const ext = externalValue();
       if (ext && JSON.stringify(ext) !== JSON.stringify(external)) body.external = ext;
@@ -164,7 +161,7 @@ export async function show(main, ctx, { botId }) {
 
   const extra = bot ? manage(ctx, bot, formError) : null;
   replace(main, h('h1', { id: 'bot-form-title' }, bot ? `Edit ${bot.name}` : 'New Bot'), form, extra);
-  name.control.focus();
+  fields.name.control.focus();
 }
 
 /** Duplicate and Delete (with its confirmation) for an existing Bot. */
