@@ -1,11 +1,7 @@
-// The sidebar: Main Bots first, then the person's other Bots, then rooms,
-// each row with its badges — busy (a turn running, state.work.bots),
-// waiting (an approval or held send, `approvals`), unread (chat/seen.js) and
-// failed (the Bot's last ended turn failed, state.work.ended) — then the
-// places: Inbox with its count, Board, Workflows, Usage, Settings. When the
-// default model is the offline mock it says so once, with how to change it.
-// Rows are updated in place (keyed by their address) so nothing flickers
-// and focus stays where it was.
+// The sidebar: Main Bots, other Bots, rooms, each row with its badges —
+// busy (state.work.bots), waiting (approvals), unread (chat/seen.js),
+// failed (last of state.work.ended) — then the places, and the offline-mock
+// notice. Rows are updated in place, keyed by address: no flicker, focus kept.
 
 import { h, replace } from './dom.js';
 import { team } from './team.js';

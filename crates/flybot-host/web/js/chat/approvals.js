@@ -1,8 +1,6 @@
-// Everything waiting on this person's answer, from `approvals {}`: tool
-// approvals (#540: {id, botId, sessionId, tool, label, status, ...}) and
-// held sends (#754: {id, kind: "held-send", fromBot, toBot?, text, ...}).
-// Shared by the sidebar's waiting badges, the Inbox and the chat's cards;
-// reloaded when an approval is asked or answered and when the revision moves.
+// What waits on this person (`approvals {}`): tool approvals (#540) and held
+// sends (#754, kind "held-send", fromBot). Shared by the sidebar, the Inbox
+// and the chat; reloaded on approval.* events and revisions.
 
 import * as api from '../api.js';
 import * as live from '../live.js';

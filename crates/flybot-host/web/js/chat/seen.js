@@ -1,8 +1,6 @@
-// Unread lines per Bot: the page keeps, in localStorage, the newest
-// transcript seq the person has seen in each Bot's chat, and in memory the
-// newest seq of a line the Bot wrote (an answer, a question, a failure).
-// A Bot is unread while the second is above the first. The chat screen
-// marks what it shows as seen; the sidebar draws the badge.
+// Unread per Bot: localStorage keeps the newest seq the person saw in each
+// chat; memory keeps the newest seq the Bot wrote. Unread = the second is
+// above the first.
 
 const KEY = 'flybot.seen.';
 const newest = new Map();

@@ -1,9 +1,6 @@
-// The chat's lines as elements. One builder per transcript entry kind
-// (`messages` answers, see endpoints/chat/own_chat.rs short_form): a person's
-// line, the Bot's answer, its question (ask_user), a tool call with its step
-// (#546) and result, and a turn's end (#1347: a failed turn shows the
-// sentence the entry carries, never the provider's raw text). Text is
-// always set as text (#130).
+// Chat entries (`messages`' short form, endpoints/chat/own_chat.rs) as
+// elements; a failed turn shows its entry's sentence (#1347). Text is always
+// text (#130).
 
 import { h } from '../dom.js';
 

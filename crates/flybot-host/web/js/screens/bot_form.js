@@ -1,9 +1,6 @@
-// Create or edit a Bot (#/bots/new, #/bot/<id>/edit): name, model (from the
-// models the page knows: the default and those Bots use; the host has no
-// list of configured models to offer yet), instructions, queue role, Main
-// Bot (`set-main`), and an external driver (#198). Edit adds Duplicate and
-// Delete (which asks first). A refusal is shown beside the field its
-// `details.field` names, else above the buttons.
+// Create or edit a Bot (#/bots/new, #/bot/<id>/edit), Duplicate and Delete
+// (asked first). The model list is what the page knows (the default and the
+// Bots' models). A refusal is shown beside the field `details.field` names.
 
 import { h, replace } from '../dom.js';
 

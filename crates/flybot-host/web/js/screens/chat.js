@@ -1,10 +1,7 @@
-// A Bot's chat (#/bot/<id>): its history from `messages {botId, after}`,
-// newest at the bottom, older lines revealed with "Load earlier"; the
-// answer streaming in from `text.delta`; tool calls as rows with their step
-// (#546) and result; approval cards inline (#540); Stop while a turn runs;
-// failed turns with their sentence (#1347). New lines are appended in place
-// (the transcript only grows), so nothing redraws or flickers, and the view
-// stays at the bottom when it was there.
+// A Bot's chat (#/bot/<id>): history from `messages {botId, after}` with
+// "Load earlier", the answer streaming from `text.delta`, tool rows with their
+// step (#546), approval cards (#540), Stop, failed turns (#1347). The log only
+// grows, so new entries are appended in place and the bottom stays the bottom.
 
 import { h, replace } from '../dom.js';
 import { entryNode, attachResult } from '../chat/transcript.js';

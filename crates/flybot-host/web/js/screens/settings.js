@@ -1,8 +1,6 @@
-// Settings (#/settings): the models the team uses, each with "Test
-// connection" (`test-model {botId}` on a Bot that uses it, #409);
-// preferences (`set-prefs`); members and invitations (invite → the code is
-// shown once; revoke; remove a member); sign-out for a signed-in member; and
-// an About block (`diagnostics`: the home folder and the build).
+// Settings: models with Test connection (`test-model {botId}`, #409),
+// preferences (`set-prefs`), members and invitations, sign-out, and About
+// (`diagnostics`).
 
 import { h, replace, when } from '../dom.js';
 import { ask } from '../chat/notify.js';
@@ -106,12 +104,11 @@ function people(ctx, session, keep) {
       m.id === me ? null : act('Remove', 'auth-remove-member', { memberId: m.id }, m.name),
     ),
   );
-  const statusText = { open: 'not used yet', redeemed: 'used', revoked: 'revoked' };
   const invitations = (state.invitations || []).filter((i) => i.status === 'open').map((i) =>
     h(
       'div',
       { class: 'row' },
-      h('div', { class: 'grow' }, h('strong', {}, i.name || 'Invitation'), h('br'), h('span', { class: 'hint' }, `${statusText[i.status] || i.status} · made ${when(i.createdAt)}`)),
+      h('div', { class: 'grow' }, h('strong', {}, i.name || 'Invitation'), h('br'), h('span', { class: 'hint' }, `not used yet · made ${when(i.createdAt)}`)),
       i.status === 'open' ? act('Revoke', 'auth-revoke-invite', { id: i.id }, i.name || 'invitation') : null,
     ),
   );
