@@ -70,7 +70,7 @@ function toolRow(entry) {
   const step = stepOf(entry.text);
   const details = h(
     'details',
-    { class: 'tool', dataset: { call: entry.toolCallId || '' } },
+    { class: 'tool', dataset: { call: entry.toolCallId || '', turn: entry.turnId || '' } },
     h(
       'summary',
       {},

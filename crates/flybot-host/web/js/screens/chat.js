@@ -78,6 +78,13 @@ export async function show(main, ctx, { botId }) {
       attachResult(calls.get(entry.toolCallId), entry);
       return null;
     }
+    if (entry.kind === 'turn-end') {
+      // A call the turn ended without running (stopped, rejected, failed).
+      for (const row of calls.values()) {
+        const state = row.querySelector('.tool-state');
+        if (row.dataset.turn === entry.turnId && state.textContent === ' · running') state.textContent = ' · not run';
+      }
+    }
     const node = entryNode(entry, names);
     if (node && entry.kind === 'tool-call') calls.set(entry.toolCallId, node);
     return node;
