@@ -29,6 +29,7 @@ export function draw(app, ctx) {
     }
   });
   window.addEventListener('hashchange', () => setOpen(false));
+  nav.addEventListener('click', (event) => event.target.closest('a') && setOpen(false));
 
   // The connection indicator: in the top bar at phone width, else in the sidebar.
   const side = h('span', { class: 'conn', role: 'status' }, 'Connecting…');

@@ -2,7 +2,7 @@
 // elements; a failed turn shows its entry's sentence (#1347). Text is always
 // text (#130).
 
-import { h } from '../dom.js';
+import { h, when } from '../dom.js';
 
 const STEP_KEYS = ['command', 'cmd', 'argv', 'pattern', 'query', 'url', 'file_path', 'path'];
 
@@ -98,10 +98,10 @@ export function attachResult(row, entry) {
 export function entryNode(entry, names) {
   switch (entry.kind) {
     case 'user':
-      return h('div', { class: 'msg user', dataset: { seq: entry.seq } }, h('span', { class: 'who' }, who(entry, names)), entry.text);
+      return h('div', { class: 'msg user', title: when(entry.at), dataset: { seq: entry.seq } }, h('span', { class: 'who' }, who(entry, names)), entry.text);
     case 'assistant':
       if (!entry.text) return null;
-      return h('div', { class: 'msg assistant', dataset: { seq: entry.seq } }, h('span', { class: 'who' }, names.self()), entry.text);
+      return h('div', { class: 'msg assistant', title: when(entry.at), dataset: { seq: entry.seq } }, h('span', { class: 'who' }, names.self()), entry.text);
     case 'question':
       return h('div', { class: 'msg question', dataset: { seq: entry.seq } }, h('span', { class: 'who' }, `${names.self()} asks`), entry.text);
     case 'tool-call':
