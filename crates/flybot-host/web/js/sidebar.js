@@ -150,10 +150,11 @@ export function draw(nav, ctx, conn) {
   };
 
   // Unread: ask each Bot's chat for lines after the last one seen.
-  const peek = (botId) =>
+  const peek = (botId, start = false) =>
     ctx.api
       .call('messages', { botId, after: seen.seenSeq(botId) })
-      .then((a) => seen.noteEntries(botId, a.messages || []))
+      // At start, a browser's first sight of a Bot sets the mark: old lines are not news.
+      .then((a) => (!start || seen.known(botId) ? seen.noteEntries(botId, a.messages || []) : seen.markSeen(botId, a.last || 0)))
       .catch(() => {});
   const checking = new Map();
   const check = (botId) => {
@@ -194,6 +195,6 @@ export function draw(nav, ctx, conn) {
   redraw();
   (async () => {
     const bots = (team.state?.bots || []).slice(0, CHECK_AT_START);
-    for (let i = 0; i < bots.length; i += 4) await Promise.all(bots.slice(i, i + 4).map((b) => peek(b.id)));
+    for (let i = 0; i < bots.length; i += 4) await Promise.all(bots.slice(i, i + 4).map((b) => peek(b.id, true)));
   })();
 }

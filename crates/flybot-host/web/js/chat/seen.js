@@ -24,6 +24,15 @@ export function unread(botId) {
   return (newest.get(botId) || 0) > read(botId);
 }
 
+/** Whether this browser keeps a seen mark for the Bot yet. */
+export function known(botId) {
+  try {
+    return localStorage.getItem(KEY + botId) !== null;
+  } catch {
+    return true;
+  }
+}
+
 /** The newest seq seen in `botId`'s chat (0 when never opened). */
 export function seenSeq(botId) {
   return read(botId);
