@@ -80,3 +80,24 @@ test('Stop in the middle of a round', async ({ page }) => {
   const who = await speakers(page);
   expect(who.indexOf('Alpha')).toBeGreaterThan(0);
 });
+
+test('@mention completion from the room members, and a peer line shown as text', async ({ page }) => {
+  model.rule((request) => botOf(request) === 'Beta', { text: 'Beta: <img src=x onerror="window.pwned=1"> is just text.' });
+  model.rule((request) => !!botOf(request), { text: '[PASS]' });
+  await open(page, host, `#/room/${room.id}`);
+  const box = page.getByRole('main').getByRole('textbox', { name: 'Message' });
+  await box.focus();
+  await page.keyboard.type('Morning @Be');
+  const choices = page.getByRole('listbox', { name: 'Members to mention' });
+  await expect(choices.getByRole('option', { name: /Beta/ })).toBeVisible();
+  await page.keyboard.press('Enter');
+  await expect(box).toHaveValue(/^Morning @Beta\s?$/);
+  await page.keyboard.type(' what is new?');
+  await page.keyboard.press('Enter');
+  const log = page.getByRole('log', { name: 'Room lines' });
+  await expect(log.getByText(/Morning @Beta\s+what is new\?/)).toBeVisible();
+  // #130: a peer's text is text, never HTML.
+  await expect(log.getByText('Beta: <img src=x onerror="window.pwned=1"> is just text.')).toBeVisible();
+  await expect(log.locator('img')).toHaveCount(0);
+  expect(await page.evaluate(() => window.pwned)).toBeUndefined();
+});
