@@ -99,17 +99,18 @@ export function draw(nav, ctx, conn) {
   const botList = h('ul');
   const roomList = h('ul');
   const places = h('ul');
+  // The places come first so Inbox stays in reach on a team of 100 Bots.
   nav.replaceChildren(
     h('div', { class: 'brand' }, h('strong', {}, 'FlyBot'), conn),
     notice,
-    h('a', { class: 'button primary new-bot', href: '#/bots/new' }, 'New Bot'),
-    h('h2', { id: 'side-main' }, 'Main Bots'),
-    mainList,
-    h('h2', { id: 'side-bots' }, 'Bots'),
-    botList,
-    h('h2', { id: 'side-rooms' }, 'Rooms'),
-    roomList,
     h('div', { class: 'places' }, places),
+    h('a', { class: 'button primary new-bot', href: '#/bots/new' }, 'New Bot'),
+    h('h2', {}, 'Main Bots'),
+    mainList,
+    h('h2', {}, 'Bots'),
+    botList,
+    h('h2', {}, 'Rooms'),
+    roomList,
   );
 
   const unreadRooms = new Set();
