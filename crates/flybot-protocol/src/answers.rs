@@ -193,3 +193,11 @@ pub struct GrantsAnswer {
     pub bot_id: String,
     pub grants: Vec<crate::state::Grant>,
 }
+
+/// `room-stop` → `{roomId, wasRunning}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomStopped {
+    pub room_id: String,
+    pub was_running: bool,
+}

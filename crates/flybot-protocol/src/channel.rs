@@ -115,6 +115,10 @@ pub struct UpdateRoom {
     pub name: Option<String>,
     pub members: Option<Vec<String>>,
     pub admin: Option<String>,
+    /// The room's standing notice (#894); `""` clears it.
+    pub notice: Option<String>,
+    /// The member Bot that divides the room's board (#1720); `""` clears it.
+    pub task_lead: Option<String>,
 }
 
 /// `set-grants {botId, grants}` (#90): replaces the Bot's whole grant list.

@@ -97,14 +97,19 @@ pub fn needs_someone(members: &[String], participants: &[Value]) -> Result<(), A
     Ok(())
 }
 
-/// `update-room {id, name?, members?, admin?}`, the name already cleaned;
-/// `admin: ""` clears the admin.
+/// The longest standing notice, in characters.
+pub const NOTICE_MAX: usize = 2000;
+
+/// `update-room {id, name?, members?, admin?, notice?, taskLead?}`, the name
+/// already cleaned; `""` clears the admin, the notice or the task lead.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoomUpdate {
     pub id: String,
     pub name: Option<String>,
     pub members: Option<Vec<String>>,
     pub admin: Option<String>,
+    pub notice: Option<String>,
+    pub task_lead: Option<String>,
 }
 
 /// A room as an update leaves it, and the writes (none when nothing changed).
@@ -146,6 +151,8 @@ pub fn update_room(
     }
     check_admin(room.admin.as_ref(), &room.members)?;
     needs_someone(&room.members, &people(&room))?;
+    set_notice(&mut room, update.notice)?;
+    set_task_lead(&mut room, update.task_lead)?;
     if room.members != before.members {
         reseat(before, &mut room, next_seq(&before.id));
     }
@@ -155,6 +162,43 @@ pub fn update_room(
         writes.push(RosterWrite::PutRoom(room.clone()));
     }
     Ok(UpdatedRoom { room, writes })
+}
+
+/// The standing notice every member's turn reads (#894): set, or cleared
+/// by `""`.
+fn set_notice(room: &mut Room, notice: Option<String>) -> Result<(), ApiError> {
+    let Some(notice) = notice else { return Ok(()) };
+    let notice = notice.trim();
+    if notice.chars().count() > NOTICE_MAX {
+        return Err(ApiError::invalid(
+            "notice",
+            format!("A notice is at most {NOTICE_MAX} characters; shorten it."),
+        ));
+    }
+    if notice.is_empty() {
+        room.extra.remove("notice");
+    } else {
+        room.extra.insert("notice".into(), notice.into());
+    }
+    Ok(())
+}
+
+/// The member Bot that divides the room's board (#1720): one of the room's
+/// members, or cleared by `""` (then the admin leads).
+fn set_task_lead(room: &mut Room, lead: Option<String>) -> Result<(), ApiError> {
+    let Some(lead) = lead else { return Ok(()) };
+    if lead.is_empty() {
+        room.extra.remove("taskLead");
+        return Ok(());
+    }
+    if !room.members.contains(&lead) {
+        return Err(ApiError::invalid(
+            "taskLead",
+            "The task lead must be one of the room's member Bots.",
+        ));
+    }
+    room.extra.insert("taskLead".into(), lead.into());
+    Ok(())
 }
 
 /// The people seated in `room` the windows keep (#50): the owner's derived
@@ -186,6 +230,42 @@ mod tests {
             members: Some(ids.iter().map(|id| (*id).to_owned()).collect()),
             ..RoomUpdate::default()
         }
+    }
+
+    #[test]
+    fn a_notice_and_a_task_lead_are_set_and_cleared_and_a_stranger_lead_refused_894_1720() {
+        let state = team();
+        let room = state.rooms.get("room-1").unwrap();
+        let lead = room.members[0].clone();
+        let set = RoomUpdate {
+            id: "room-1".into(),
+            notice: Some("  Ship by Friday ".into()),
+            task_lead: Some(lead.clone()),
+            ..RoomUpdate::default()
+        };
+        let updated = update_room(&state, &member("member-a"), set, |_| 1, String::new, 5).unwrap();
+        assert_eq!(updated.room.extra["notice"], "Ship by Friday");
+        assert_eq!(updated.room.extra["taskLead"], lead.as_str());
+        let mut state = state.clone();
+        state.rooms.insert("room-1".into(), updated.room);
+        let clear = RoomUpdate {
+            id: "room-1".into(),
+            notice: Some(String::new()),
+            task_lead: Some(String::new()),
+            ..RoomUpdate::default()
+        };
+        let cleared =
+            update_room(&state, &member("member-a"), clear, |_| 1, String::new, 6).unwrap();
+        assert!(!cleared.room.extra.contains_key("notice"));
+        assert!(!cleared.room.extra.contains_key("taskLead"));
+        let stranger = RoomUpdate {
+            id: "room-1".into(),
+            task_lead: Some("bot-nobody".into()),
+            ..RoomUpdate::default()
+        };
+        let refused = update_room(&state, &member("member-a"), stranger, |_| 1, String::new, 7);
+        let refused = refused.err().map(|e| e.details["field"].clone());
+        assert_eq!(refused, Some(serde_json::json!("taskLead")));
     }
 
     #[test]

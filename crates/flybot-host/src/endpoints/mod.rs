@@ -222,6 +222,11 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
             caller.require()?,
             parse(body)?,
         )),
+        "room-stop" => typed(chat::room_stop::stop(
+            rounds,
+            caller.require()?,
+            parse(body)?,
+        )),
         "send" => {
             typed(chat::own_chat::send(team, sessions, caller.require()?, parse(body)?).await)
         }

@@ -27,6 +27,9 @@ pub struct RoomRun {
     pub pending: Vec<u64>,
     /// The round's person stopped it (#1679: never retried behind their back).
     pub stopped: bool,
+    /// A person stopped the whole round (`room-stop`): the members still to
+    /// speak are skipped and the waiting lines open no next round.
+    pub halted: bool,
     /// Member → the last seq its turn showed (#1203).
     pub seen: HashMap<String, u64>,
     /// Rounds Bots started since the person last spoke (#557).

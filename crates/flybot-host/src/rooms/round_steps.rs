@@ -57,7 +57,7 @@ impl RoundParts<'_> {
         };
         let mut round = self.open(&state, &room, &line).await;
         while let Some(call) = round.next_turn() {
-            if self.logs.run(room_id, |r| r.stopped) {
+            if self.logs.run(room_id, |r| r.stopped || r.halted) {
                 round.record(&call.bot_id, Reply::Stopped);
                 continue;
             }

@@ -80,6 +80,7 @@ impl Rounds {
             }
             let more = self.logs.run(&room_id, |r| {
                 let newest = r.pending.iter().max().copied();
+                let newest = newest.filter(|_| !std::mem::take(&mut r.halted));
                 r.pending.clear();
                 if newest.is_none() {
                     r.running = false;

@@ -18,6 +18,7 @@ mod opencode_room_real;
 mod pilot;
 mod pilot_injection;
 mod projects;
+mod room_stop;
 mod rooms_rounds;
 mod roster;
 mod task_board;

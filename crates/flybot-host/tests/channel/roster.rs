@@ -249,3 +249,25 @@ async fn a_bots_queue_role_is_set_and_cleared_through_the_channel_1247() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn update_room_sets_the_standing_notice_and_the_task_lead_894_1720() {
+    let kit = flybot_testkit::Kit::new().await;
+    let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
+    let room = kit.room("Build", &[&ada, &bo]).await;
+    let answer = kit
+        .ok(
+            "update-room",
+            serde_json::json!({"id": room.id, "notice": "Ship by Friday", "taskLead": bo.id}),
+        )
+        .await;
+    assert_eq!(answer["room"]["notice"], "Ship by Friday");
+    assert_eq!(answer["room"]["taskLead"], bo.id.as_str());
+    kit.anyone()
+        .refused(
+            "update-room",
+            serde_json::json!({"id": room.id, "taskLead": "bot-nobody"}),
+            "bot/invalid",
+        )
+        .await;
+}

@@ -1,5 +1,7 @@
 //! The conversations: a Bot's own chat (the agent runtime, #642, #1509) and
-//! a room's channel (issue 5): `send`, `messages` and `cancel`.
+//! a room's channel (issue 5): `send`, `messages` and `cancel`, and
+//! `room-stop` for a whole round.
 
 pub mod own_chat;
 pub mod room_chat;
+pub mod room_stop;

@@ -40,7 +40,11 @@ pub fn names_room(body: &[u8]) -> bool {
 
 /// The room and the first seq the actor may read there; a room outside the
 /// actor's window answers like an unknown one.
-fn room_window(state: &TeamState, actor: &Actor, room_id: &str) -> Result<(Room, u64), ApiError> {
+pub(super) fn room_window(
+    state: &TeamState,
+    actor: &Actor,
+    room_id: &str,
+) -> Result<(Room, u64), ApiError> {
     let room = state
         .rooms
         .get(room_id)

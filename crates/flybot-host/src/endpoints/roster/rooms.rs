@@ -54,8 +54,8 @@ pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<RoomA
     })
 }
 
-/// `update-room {id, name?, members?, admin?}` → `{room}`; `admin: ""`
-/// clears it. The rule is core `roster::update_room`; a changed member list
+/// `update-room {id, name?, members?, admin?, notice?, taskLead?}` →
+/// `{room}`; `""` clears the admin, the notice or the task lead. The rule is core `roster::update_room`; a changed member list
 /// reseats the room at its log's next line (#50).
 pub async fn update(
     team: &Team,
@@ -72,6 +72,8 @@ pub async fn update(
         id: req.id,
         members: req.members,
         admin: req.admin,
+        notice: req.notice,
+        task_lead: req.task_lead,
     };
     let room = team
         .mutate(journal_actor(actor), |change| {
