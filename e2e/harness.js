@@ -153,6 +153,11 @@ class Channel {
     return (await this.call('messages', where)).messages;
   }
 
+  /** A card on the board for `botId` (task-create); more fields in `fields`. */
+  async createTask(botId, title, fields = {}) {
+    return (await this.call('task-create', { botId, title, ...fields })).task;
+  }
+
   /** An invitation code (auth-invite). */
   async invite(name) {
     const answer = await this.call('auth-invite', name ? { name } : {});
