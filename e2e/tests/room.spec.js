@@ -75,10 +75,14 @@ test('Stop in the middle of a round', async ({ page }) => {
   // The host cancels Beta's turn (it hangs up on the model) and the round ends.
   await beta.closed;
   await expect(stop).toBeDisabled();
-  // Nothing the stopped turn said is posted (#1267).
+  // Nothing the stopped turn said is posted (#1267), and the members still
+  // to speak (Gamma) are skipped: no line, no model call.
   await expect(page.getByRole('main').getByText('One, two, three')).toHaveCount(0);
+  await expect(page.getByRole('main').getByText(/No round running/)).toBeVisible();
   const who = await speakers(page);
   expect(who.indexOf('Alpha')).toBeGreaterThan(0);
+  expect(who).not.toContain('Gamma');
+  expect(model.requests.map(botOf)).not.toContain('Gamma');
 });
 
 test('@mention completion from the room members, and a peer line shown as text', async ({ page }) => {
