@@ -64,7 +64,17 @@ export async function show(main, ctx, { botId }) {
   let shownFrom = 0;
   let running = false;
   const calls = new Map();
-  const stream = { turnId: null, text: '', node: null };
+  const stream = { text: '', node: null };
+  // Per turn: the text streamed (text.delta) and the text its log entries
+  // hold. The draft is what streamed beyond the log, so deltas and entries
+  // may arrive in either order without an answer showing twice; an ended
+  // turn draws no draft.
+  const turns = new Map();
+  const turnOf = (id) => {
+    if (!turns.has(id)) turns.set(id, { streamed: '', logged: '', ended: false });
+    return turns.get(id);
+  };
+  let draftTurn = null;
 
   const atBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 48;
   function keepBottom(change, force = false) {
@@ -118,6 +128,10 @@ export async function show(main, ctx, { botId }) {
     }
     stream.node.lastChild.textContent = text;
   };
+  const drawDraft = () => {
+    const t = draftTurn && turns.get(draftTurn);
+    setStream(t && !t.ended && t.streamed.length > t.logged.length ? t.streamed.slice(t.logged.length) : '');
+  };
 
   const showRunning = () => {
     const work = ctx.team.state?.work?.bots?.[botId];
@@ -147,11 +161,10 @@ export async function show(main, ctx, { botId }) {
           const match = [...pending.children].find((p) => p.dataset.text === (entry.text || '').trim());
           (match || null)?.remove();
         }
-        if (entry.turnId === stream.turnId && (entry.kind === 'assistant' || entry.kind === 'tool-call' || entry.kind === 'turn-end')) {
-          const rest = entry.kind === 'assistant' && stream.text.startsWith(entry.text) ? stream.text.slice(entry.text.length) : '';
-          setStream(entry.kind === 'turn-end' ? '' : rest);
-        }
+        if (entry.turnId && entry.kind === 'assistant') turnOf(entry.turnId).logged += entry.text || '';
+        if (entry.turnId && entry.kind === 'turn-end') turnOf(entry.turnId).ended = true;
       }
+      drawDraft();
       showRunning();
     });
   };
@@ -212,17 +225,19 @@ export async function show(main, ctx, { botId }) {
     ctx.live.on('turn.ended', (event) => {
       if (event.sessionId !== sessionId) return;
       running = false;
+      turnOf(event.turnId).ended = true;
+      drawDraft();
       fetchNew();
     }),
     ctx.live.on('text.delta', (event) => {
       if (event.sessionId !== sessionId) return;
+      const turn = turnOf(event.turnId);
+      if (turn.ended) return;
       keepBottom(() => {
-        if (stream.turnId !== event.turnId) {
-          stream.turnId = event.turnId;
-          setStream('');
-        }
+        turn.streamed += event.text || '';
+        draftTurn = event.turnId;
         running = true;
-        setStream(stream.text + (event.text || ''));
+        drawDraft();
         showRunning();
       });
     }),
@@ -236,7 +251,8 @@ export async function show(main, ctx, { botId }) {
     try {
       await ctx.api.call('cancel', { botId });
       running = false;
-      setStream('');
+      if (draftTurn) turnOf(draftTurn).ended = true;
+      drawDraft();
     } catch (refusal) {
       working.textContent = refusal.message;
     } finally {
