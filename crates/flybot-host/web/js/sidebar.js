@@ -114,6 +114,7 @@ export function draw(nav, ctx, conn) {
   );
 
   const unreadRooms = new Set();
+  const busyRooms = new Set();
   let offlineShown = null;
 
   const redraw = () => {
@@ -136,7 +137,7 @@ export function draw(nav, ctx, conn) {
       (state.rooms || []).map((room) => [
         `#/room/${room.id}`,
         room.name,
-        unreadRooms.has(room.id) ? [['unread', 'new', 'New lines']] : [],
+        [busyRooms.has(room.id) && ['busy', 'busy', 'A round is running'], unreadRooms.has(room.id) && ['unread', 'new', 'New lines']].filter(Boolean),
       ]),
       'No rooms yet.',
     );
@@ -166,8 +167,16 @@ export function draw(nav, ctx, conn) {
   // The state view's work (busy) moves without a revision: a turn that
   // starts reloads it once, soon.
   let busyTimer = null;
+  // A room is busy from its seats' first work until its round ends.
+  const roomOfSession = (sessionId) => (team.state?.rooms || []).find((r) => Object.values(r.sessions || {}).includes(sessionId))?.id;
+  ctx.live.on('round.ended', ({ roomId }) => busyRooms.delete(roomId) && redraw());
   ctx.live.on('work', ({ sessionId }) => {
     const botId = botOfSession(sessionId);
+    const roomId = !botId && roomOfSession(sessionId);
+    if (roomId && !busyRooms.has(roomId)) {
+      busyRooms.add(roomId);
+      redraw();
+    }
     if (!botId) return;
     check(botId);
     if (!team.state?.work?.bots?.[botId] && !busyTimer) {
