@@ -120,9 +120,13 @@ export function draw(nav, ctx, conn) {
   const redraw = () => {
     const state = team.state;
     if (!state) return;
-    if (offlineShown !== Boolean(state.model?.offline)) {
-      offlineShown = Boolean(state.model?.offline);
-      notice.replaceChildren(...(offlineShown ? [offlineNotice()] : []));
+    const shown = `${Boolean(state.model?.offline)}:${state.readOnly?.message || ''}`;
+    if (offlineShown !== shown) {
+      offlineShown = shown;
+      notice.replaceChildren(
+        ...(state.readOnly?.message ? [h('p', { class: 'notice', role: 'status' }, state.readOnly.message)] : []),
+        ...(state.model?.offline ? [offlineNotice()] : []),
+      );
     }
     const waiting = approvals.waiting();
     const waitingBots = new Set(waiting.map(approvals.botOf));
