@@ -3,6 +3,16 @@
 //! the same names. Fields whose inner shape a core rule owns (a board row, a
 //! lease view, a project record) are carried as JSON values here.
 
+mod access;
+mod approvals;
+mod host;
+mod workflow;
+
+pub use access::*;
+pub use approvals::*;
+pub use host::*;
+pub use workflow::*;
+
 use crate::state::Task;
 use serde::Serialize;
 use serde_json::Value;
@@ -72,8 +82,8 @@ pub struct ProjectDeleted {
 
 /// `{rows}`: a project's board (#1696) or the usage ledger's rows (#903).
 #[derive(Debug, Clone, Serialize)]
-pub struct Rows {
-    pub rows: Vec<Value>,
+pub struct Rows<R = Value> {
+    pub rows: Vec<R>,
 }
 
 /// What `send {botId, text}` did with the line (#642, #1509).
