@@ -4,7 +4,15 @@
 #![allow(dead_code)]
 
 use crate::access::Actor;
-use flybot_protocol::state::{AuthSession, Bot, Member, Room, TeamState};
+use flybot_protocol::state::{AuthSession, Bot, Grant, Member, Room, TeamState};
+
+/// A grant of a Bot to `grantee` in every room.
+pub fn grant(grantee: &str) -> Grant {
+    Grant {
+        grantee: grantee.into(),
+        room_id: None,
+    }
+}
 
 pub fn member(id: &str) -> Actor {
     Actor::Member {
