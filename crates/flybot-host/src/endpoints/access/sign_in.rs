@@ -6,7 +6,7 @@ use crate::actor::{acting_member, ensure_owner, journal_actor};
 use crate::ids::{new_id, new_secret, secret_hash};
 use crate::team::Team;
 use flybot_core::access::{Actor, enforced, host_owner_id};
-use flybot_core::names::clean_name;
+use flybot_core::names::{clean_name, clean_optional_name};
 use flybot_protocol::answers::{
     InvitationMade, InvitationRevoked, InvitationState, MemberName, MemberRemoved, NewInvitation,
     NewSession, Redeemed, RemovedMember, RevokedSession, SessionId, SessionRevoked, WhoAmI,
@@ -31,11 +31,7 @@ pub async fn invite(
     actor: &Actor,
     req: AuthInvite,
 ) -> Result<InvitationMade, ApiError> {
-    let name = req
-        .name
-        .as_deref()
-        .map(|n| clean_name("name", n))
-        .transpose()?;
+    let name = clean_optional_name("name", req.name.as_deref())?;
     let code = new_secret().ok_or_else(no_randomness)?;
     let code_hash = secret_hash(&code);
     let invitation = team

@@ -7,7 +7,9 @@ use crate::events::HostEvent;
 use crate::ids::new_id;
 use crate::view::bot_view;
 use flybot_core::access::Actor;
-use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
+use flybot_core::names::{
+    check_bot_name_free, clean_instructions, clean_model, clean_name, clean_optional_name,
+};
 use flybot_core::roster::delete_bot::delete_bot;
 use flybot_core::roster::managed_bot;
 use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
@@ -121,11 +123,7 @@ pub async fn duplicate(
     actor: &Actor,
     req: DuplicateBot,
 ) -> Result<BotAnswer, ApiError> {
-    let name = req
-        .name
-        .as_deref()
-        .map(|n| clean_name("name", n))
-        .transpose()?;
+    let name = clean_optional_name("name", req.name.as_deref())?;
     let bot = board
         .team()
         .mutate(journal_actor(actor), |change| {
