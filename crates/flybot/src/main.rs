@@ -5,6 +5,7 @@
 
 mod config;
 mod envelope_cmd;
+mod listen;
 mod mock_model;
 mod pilot_cmd;
 mod serve;
