@@ -12,6 +12,7 @@ use flybot_interop::opencode::pin::PINNED_DOC_SHA256;
 use flybot_interop::opencode::{OpenCodeClient, TurnEnd, check_doc_against};
 use flybot_interop::pilot::fixture;
 use flybot_interop::pilot::report::{EvidenceLevel, PilotReport, skipped_boundaries};
+#[cfg(feature = "fake-runtime")]
 use flybot_interop::pilot::script;
 use flybot_interop::projection::Observation;
 use serde_json::{Value, json};
