@@ -5,11 +5,13 @@
 
 mod access;
 mod approvals;
+mod chat;
 mod host;
 mod workflow;
 
 pub use access::*;
 pub use approvals::*;
+pub use chat::*;
 pub use host::*;
 pub use workflow::*;
 
@@ -111,7 +113,7 @@ pub struct ChatMessages {
     pub session_id: String,
     pub bot_id: String,
     pub running: bool,
-    pub messages: Vec<Value>,
+    pub messages: Vec<ChatLine>,
     pub last: u64,
 }
 
@@ -151,7 +153,7 @@ pub struct RoomMessages {
     pub room_id: String,
     pub running: bool,
     pub speaking: Option<String>,
-    pub messages: Vec<Value>,
+    pub messages: Vec<RoomLineShown>,
 }
 
 /// `set-prefs` → `{prefs}`.
