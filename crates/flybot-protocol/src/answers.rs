@@ -7,12 +7,14 @@ mod access;
 mod approvals;
 mod chat;
 mod host;
+mod state_view;
 mod workflow;
 
 pub use access::*;
 pub use approvals::*;
 pub use chat::*;
 pub use host::*;
+pub use state_view::*;
 pub use workflow::*;
 
 use crate::state::Task;
