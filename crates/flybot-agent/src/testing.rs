@@ -6,7 +6,7 @@ use crate::model::{
     FinishReason, ModelError, ModelProvider, ModelRequest, ModelStream, StreamEvent, ToolCall,
 };
 use crate::session::EndReason;
-use crate::tools::{ToolContext, ToolSet};
+use crate::tools::{Tool, ToolContext, ToolResult, ToolSet};
 use crate::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_core::sync::lock;
 use std::collections::VecDeque;
@@ -125,5 +125,29 @@ impl TurnEnvironment for TestEnv {
             tool_context: ToolContext::new(session_id, "bot-test", self.workdir.clone()),
             approver: self.approver.clone(),
         })
+    }
+}
+
+/// The arguments of the scripted tools.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct TextArgs {
+    /// What to echo.
+    pub text: String,
+}
+
+/// `echo`: answers `echo: <text>`, a real tool call that costs nothing, for
+/// turn tests and the turn bench.
+pub struct Echo;
+
+impl Tool for Echo {
+    type Args = TextArgs;
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn description(&self) -> &'static str {
+        "Answers its text."
+    }
+    async fn call(&self, _ctx: &ToolContext, args: TextArgs) -> ToolResult {
+        Ok(format!("echo: {}", args.text))
     }
 }

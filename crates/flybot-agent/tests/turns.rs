@@ -8,45 +8,22 @@ use flybot_agent::model::{ModelError, Role};
 use flybot_agent::session::{
     AbortedBy, EndReason, ItemKind, LogEntry, SendOutcome, SessionEvent, Sessions, Source,
 };
-use flybot_agent::testing::{Answer, ScriptedModel, TestEnv};
+use flybot_agent::testing::{Answer, Echo, ScriptedModel, TestEnv, TextArgs};
 use flybot_agent::tools::{DynTool, Tool, ToolContext, ToolResult, ToolSet};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Arguments of the test tools.
-#[derive(Deserialize, JsonSchema)]
-struct Args {
-    /// What to echo.
-    text: String,
-}
-
-struct Echo;
-impl Tool for Echo {
-    type Args = Args;
-    fn name(&self) -> &'static str {
-        "echo"
-    }
-    fn description(&self) -> &'static str {
-        "Answers its text."
-    }
-    async fn call(&self, _ctx: &ToolContext, args: Args) -> ToolResult {
-        Ok(format!("echo: {}", args.text))
-    }
-}
 
 /// Waits (on tokio time) for as many seconds as its text says.
 struct Wait;
 impl Tool for Wait {
-    type Args = Args;
+    type Args = TextArgs;
     fn name(&self) -> &'static str {
         "wait"
     }
     fn description(&self) -> &'static str {
         "Waits."
     }
-    async fn call(&self, _ctx: &ToolContext, args: Args) -> ToolResult {
+    async fn call(&self, _ctx: &ToolContext, args: TextArgs) -> ToolResult {
         let secs: u64 = args.text.parse().unwrap_or(1);
         tokio::time::sleep(Duration::from_secs(secs)).await;
         Ok("waited".into())

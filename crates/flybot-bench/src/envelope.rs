@@ -9,22 +9,12 @@ use flybot_interop::envelope::{Envelope, EnvelopeKind, Payload, check_bytes};
 use std::time::{Duration, Instant};
 
 fn question(text: String) -> Envelope {
-    Envelope {
-        version: 1,
-        kind: EnvelopeKind::Question,
-        event_id: "ev-2".into(),
-        task_id: "task-0a1b2c3d".into(),
-        turn_id: Some("turn-1".into()),
-        in_reply_to: Some("ev-1".into()),
-        generation: 0,
-        seq: 2,
-        input_version: 1,
-        input_digest: "0".repeat(64),
-        payload: Payload {
-            text: Some(text),
-            ..Payload::default()
-        },
-    }
+    let mut question = Envelope::first(EnvelopeKind::Question, "ev-2", "task-0a1b2c3d");
+    question.turn_id = Some("turn-1".into());
+    question.in_reply_to = Some("ev-1".into());
+    question.seq = 2;
+    question.payload.text = Some(text);
+    question
 }
 
 fn small() -> anyhow::Result<Vec<u8>> {

@@ -50,13 +50,7 @@ enum BenchWhat {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("FLYBOT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    flybot_host::init_stderr_logging();
     let outcome = match Cli::parse().what {
         BenchWhat::Store => store::run(),
         BenchWhat::Workflow => workflow::run(),

@@ -2,9 +2,7 @@
 //! and with the real pinned one when it is installed (README path,
 //! `$FLYBOT_OPENCODE`).
 
-use flybot_host::pilot::{PilotConfig, PilotRuntime, run_pilot_blocking};
-use flybot_interop::opencode::locate::locate_pinned;
-use flybot_interop::pilot::report::PilotReport;
+use flybot_host::pilot::{PilotRuntime, pilot_on_temporary_home, pinned_runtime};
 use std::path::PathBuf;
 
 const RUNS: usize = 3;
@@ -13,39 +11,19 @@ const RUNS: usize = 3;
 /// variable, then the README's install folder under the current folder and
 /// this source tree) and version-checked; says which it used.
 fn pinned_opencode() -> anyhow::Result<PilotRuntime> {
-    let env = std::env::var_os("FLYBOT_OPENCODE").map(PathBuf::from);
     let mut roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
     roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    let scratch = tempfile::tempdir()?;
-    let runtime = tokio::runtime::Runtime::new()?;
-    let found = runtime.block_on(locate_pinned(None, env.as_deref(), &roots, scratch.path()))?;
-    eprintln!(
-        "pilot: OpenCode from {}: {}",
-        found.found_by,
-        found.binary.display()
-    );
-    Ok(PilotRuntime::OpenCode {
-        binary: found.binary,
-        found_by: found.found_by.to_owned(),
-    })
-}
-
-/// One pilot on a fresh temporary home; its child processes and servers end
-/// with its runtime, before the home goes.
-fn pilot_once(runtime: PilotRuntime) -> anyhow::Result<PilotReport> {
-    let home = tempfile::tempdir()?;
-    let config = PilotConfig {
-        runtime,
-        home: home.path().to_owned(),
-        command: vec!["flybot-bench".into(), "pilot".into()],
-    };
-    run_pilot_blocking(config).map_err(|e| anyhow::anyhow!(e))
+    let runtime = pinned_runtime(None, &roots)?;
+    eprintln!("pilot: {}", runtime.described());
+    Ok(runtime)
 }
 
 fn measure(name: &str, runtime: &PilotRuntime) -> anyhow::Result<()> {
     let mut walls = Vec::new();
     for _ in 0..RUNS {
-        let report = pilot_once(runtime.clone())?;
+        let command = vec!["flybot-bench".into(), "pilot".into()];
+        let report =
+            pilot_on_temporary_home(runtime.clone(), command).map_err(|e| anyhow::anyhow!(e))?;
         if report.outcome != "result-ready" {
             anyhow::bail!("{name}: the pilot ended {}", report.outcome);
         }

@@ -68,27 +68,9 @@ fn team() -> TeamState {
     };
     for (i, name) in names.iter().enumerate() {
         let id = format!("bot-{i}");
-        state.bots.insert(
-            id.clone(),
-            Bot {
-                id: id.clone(),
-                name: (*name).into(),
-                owner_id: "member-a".into(),
-                model: "mock".into(),
-                instructions: String::new(),
-                session_id: format!("session-{id}"),
-                created_at: 1,
-                updated_at: 1,
-                created_by: None,
-                run: false,
-                hidden: false,
-                role: None,
-                external: None,
-                record_decisions: None,
-                retired: None,
-                extra: Default::default(),
-            },
-        );
+        let session_id = format!("session-{id}");
+        let bot = Bot::new(id.clone(), *name, "member-a", "mock", session_id, 1);
+        state.bots.insert(id.clone(), bot);
         room.members.push(id.clone());
         room.sessions
             .insert(id.clone(), format!("room-session-{id}"));

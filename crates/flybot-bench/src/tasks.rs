@@ -158,24 +158,11 @@ fn member() -> Member {
 }
 
 fn bot(id: String, role: Option<String>) -> Bot {
-    Bot {
-        name: id.clone(),
-        session_id: format!("session-{id}"),
-        id,
-        owner_id: OWNER.to_owned(),
-        model: "mock".to_owned(),
-        instructions: String::new(),
-        created_at: 1,
-        updated_at: 1,
-        created_by: Some(OWNER.to_owned()),
-        run: false,
-        hidden: false,
-        role,
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    }
+    let session_id = format!("session-{id}");
+    let mut bot = Bot::new(id.clone(), id, OWNER, "mock", session_id, 1);
+    bot.created_by = Some(OWNER.to_owned());
+    bot.role = role;
+    bot
 }
 
 fn card(index: usize, bot_id: String, status: TaskStatus, fields: TaskFields) -> Task {

@@ -6,8 +6,8 @@
 
 use flybot_agent::model::{ModelProvider, ModelRequest, ModelStream};
 use flybot_agent::session::{ItemKind, Sessions, Source};
-use flybot_agent::testing::{Answer, ScriptedModel, TestEnv};
-use flybot_agent::tools::{DynTool, Tool, ToolContext, ToolResult, ToolSet};
+use flybot_agent::testing::{Answer, Echo, ScriptedModel, TestEnv};
+use flybot_agent::tools::{DynTool, ToolSet};
 use futures_util::{FutureExt, StreamExt};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,27 +18,6 @@ const TURNS: usize = 1_000;
 /// Turns per Session before the bench opens a fresh one, so the
 /// conversation stays the size of a real chat.
 const TURNS_PER_SESSION: usize = 20;
-
-/// Arguments of the bench's tool.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Args {
-    /// Any text.
-    text: String,
-}
-
-struct Echo;
-impl Tool for Echo {
-    type Args = Args;
-    fn name(&self) -> &'static str {
-        "echo"
-    }
-    fn description(&self) -> &'static str {
-        "Answers its text."
-    }
-    async fn call(&self, _ctx: &ToolContext, args: Args) -> ToolResult {
-        Ok(args.text)
-    }
-}
 
 /// Counts the time spent inside the model: making and polling its stream.
 struct Timed {

@@ -149,24 +149,7 @@ mod tests {
     }
 
     fn bot(id: &str, owner: &str) -> Bot {
-        Bot {
-            id: id.into(),
-            name: id.into(),
-            owner_id: owner.into(),
-            model: "mock".into(),
-            instructions: String::new(),
-            session_id: format!("session-{id}"),
-            created_at: 1,
-            updated_at: 1,
-            created_by: None,
-            run: false,
-            hidden: false,
-            role: None,
-            external: None,
-            record_decisions: None,
-            retired: None,
-            extra: Default::default(),
-        }
+        Bot::new(id, id, owner, "mock", format!("session-{id}"), 1)
     }
 
     fn member(id: &str) -> Actor {

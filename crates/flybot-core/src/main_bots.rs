@@ -60,24 +60,7 @@ mod tests {
         for (id, owner) in [("a1", "ma"), ("a2", "ma"), ("b1", "mb")] {
             state.bots.insert(
                 id.into(),
-                Bot {
-                    id: id.into(),
-                    name: id.into(),
-                    owner_id: owner.into(),
-                    model: "mock".into(),
-                    instructions: String::new(),
-                    session_id: format!("s-{id}"),
-                    created_at: 1,
-                    updated_at: 1,
-                    created_by: None,
-                    run: false,
-                    hidden: false,
-                    role: None,
-                    external: None,
-                    record_decisions: None,
-                    retired: None,
-                    extra: Default::default(),
-                },
+                Bot::new(id, id, owner, "mock", format!("s-{id}"), 1),
             );
         }
         state.main_bot_ids = main.iter().map(|s| s.to_string()).collect();

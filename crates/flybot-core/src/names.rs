@@ -34,6 +34,11 @@ pub fn clean_name(field: &str, raw: &str) -> Result<String, ApiError> {
     Ok(name.to_owned())
 }
 
+/// `clean_name` for a name a request may leave out.
+pub fn clean_optional_name(field: &str, raw: Option<&str>) -> Result<Option<String>, ApiError> {
+    raw.map(|name| clean_name(field, name)).transpose()
+}
+
 /// The longest line a person may send, in characters.
 pub const LINE_MAX: usize = 20_000;
 

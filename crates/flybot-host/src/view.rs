@@ -7,10 +7,13 @@ use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::session::Sessions;
 use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
-use flybot_protocol::ApiError;
-use flybot_protocol::state::{Bot, Room, TeamState};
+use flybot_protocol::answers::{
+    ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
+};
+use flybot_protocol::state::{Bot, Room, Task, TeamState};
+use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// A Bot as the channel shows it.
 pub fn bot_view(bot: &Bot) -> Value {
@@ -38,51 +41,35 @@ pub async fn state_view(
     crate::bootstrap::first_main_bot(team, &config.default_model).await?;
     let store = team.store();
     let read_only = match store.status() {
-        StoreStatus::Writer => Value::Null,
-        StoreStatus::ReadOnly(reason) => {
-            json!({"message": crate::http::read_only_sentence(&reason)})
-        }
+        StoreStatus::Writer => None,
+        StoreStatus::ReadOnly(reason) => Some(ReadOnlyNote {
+            message: crate::http::read_only_sentence(&reason),
+        }),
     };
-    Ok(store.read(|state| {
+    store.read(|state| {
         let mut view = narrowed(state, actor, &config.default_model, &config.models);
-        if let Some(object) = view.as_object_mut() {
-            object.insert("revision".into(), store.revision().into());
-            let mut work = crate::turns::work_view(sessions, state, actor);
-            work["rooms"] = speakers_view(logs, state, actor);
-            object.insert("work".into(), work);
-            object.insert("readOnly".into(), read_only);
-        }
-        view
-    }))
+        view.revision = store.revision();
+        view.work = crate::turns::work_view(sessions, state, actor);
+        view.work["rooms"] = speakers_view(logs, state, actor);
+        view.read_only = read_only;
+        serde_json::to_value(view).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Invalid,
+                format!("The state view could not be written as JSON ({e}); try again."),
+            )
+        })
+    })
 }
 
-fn narrowed(
-    state: &TeamState,
+/// The team's records `actor` may see; the caller adds the revision, the
+/// work and the read-only note.
+fn narrowed<'a>(
+    state: &'a TeamState,
     actor: &Actor,
-    default_model: &str,
-    models: &flybot_agent::model::config::ProviderRegistry,
-) -> Value {
+    default_model: &'a str,
+    models: &'a flybot_agent::model::config::ProviderRegistry,
+) -> StateView<'a> {
     let me = actor.member_id(state);
-    let bots: Vec<Value> = by_creation(
-        state
-            .bots
-            .values()
-            .filter(|b| !b.run && bot_visible(state, actor, b)),
-        |b| (b.created_at, b.id.clone()),
-    )
-    .into_iter()
-    .map(bot_view)
-    .collect();
-    let rooms: Vec<Value> = by_creation(
-        state
-            .rooms
-            .values()
-            .filter(|r| room_visible(state, actor, r)),
-        |r| (r.created_at, r.id.clone()),
-    )
-    .into_iter()
-    .map(room_view)
-    .collect();
     let visible_bot = |id: &String| {
         state
             .bots
@@ -92,65 +79,107 @@ fn narrowed(
     // Finished cards stay out of the view, which clients poll: on a team
     // with 10,000 tasks they are most of its bytes. The board's `tasks
     // {archive: true}` reads them.
-    let (tasks, finished): (Vec<&flybot_protocol::state::Task>, Vec<_>) = state
+    let (tasks, finished): (Vec<&Task>, Vec<_>) = state
         .tasks
         .values()
         .filter(|t| visible_bot(&t.bot_id) || t.requester_id.as_ref() == me.as_ref())
         .partition(|t| !t.status.is_terminal());
-    let grants: serde_json::Map<String, Value> = state
-        .grants
-        .iter()
-        .filter(|(bot, _)| visible_bot(bot))
-        .map(|(bot, list)| {
-            (
-                bot.clone(),
-                serde_json::to_value(list).unwrap_or(Value::Null),
-            )
-        })
-        .collect();
-    let members: Vec<Value> = by_creation(state.members.values(), |m| (m.created_at, m.id.clone()))
-        .into_iter()
-        .map(|m| json!({"id": m.id, "name": m.name, "createdAt": m.created_at}))
-        .collect();
-    let invitations: Vec<Value> = state
-        .invitations
-        .values()
-        .filter(|i| !enforced(state) || (i.invited_by.is_some() && i.invited_by == me))
-        .map(|i| json!({"id": i.id, "name": i.name, "memberId": i.member_id, "status": i.status, "createdAt": i.created_at}))
-        .collect();
-    let sessions: Vec<Value> = state
-        .auth_sessions
-        .values()
-        .filter(|s| Some(&s.member_id) == me.as_ref())
-        .map(|s| json!({"id": s.id, "memberId": s.member_id, "createdAt": s.created_at}))
-        .collect();
     let single = !shared_blocked(state);
-    json!({
-        "version": state.version,
-        "actor": {
-            "memberId": me,
-            "singleOwner": matches!(actor, Actor::SingleOwner),
+    StateView {
+        version: state.version,
+        actor: ActorView {
+            member_id: me.clone(),
+            single_owner: matches!(actor, Actor::SingleOwner),
         },
         // Offline: the default model runs on the built-in mock (a fresh home).
-        // The configured models, for a page's model picker (issue 12).
-        "model": {
-            "default": default_model,
-            "offline": models.runs_offline(default_model),
-            "names": models.names().collect::<Vec<_>>(),
+        model: ModelView {
+            default: default_model,
+            offline: models.runs_offline(default_model),
+            // The configured models, for a page's model picker (issue 12).
+            names: models.names().collect(),
         },
-        "members": members,
-        "bots": bots,
-        "mainBotIds": state.main_bot_ids.iter().filter(|id| visible_bot(id)).collect::<Vec<_>>(),
-        "designatedChiefId": state.designated_chief_id.as_ref().filter(|id| visible_bot(id)),
-        "rooms": rooms,
-        "tasks": tasks,
-        "finishedTasks": finished.len(),
-        "grants": grants,
-        "prefs": if single { serde_json::to_value(&state.prefs).unwrap_or(Value::Null) } else { json!({}) },
-        "projects": state.projects.values().collect::<Vec<_>>(),
-        "invitations": invitations,
-        "authSessions": sessions,
-    })
+        members: by_creation(state.members.values(), |m| (m.created_at, m.id.clone()))
+            .into_iter()
+            .map(|m| MemberRow {
+                id: &m.id,
+                name: &m.name,
+                created_at: m.created_at,
+            })
+            .collect(),
+        bots: visible_bots(state, actor),
+        main_bot_ids: state
+            .main_bot_ids
+            .iter()
+            .filter(|id| visible_bot(id))
+            .collect(),
+        designated_chief_id: state
+            .designated_chief_id
+            .as_ref()
+            .filter(|id| visible_bot(id)),
+        rooms: visible_rooms(state, actor),
+        tasks,
+        finished_tasks: finished.len(),
+        grants: state
+            .grants
+            .iter()
+            .filter(|(bot, _)| visible_bot(bot))
+            .collect(),
+        prefs: if single {
+            state.prefs.clone()
+        } else {
+            Default::default()
+        },
+        projects: state.projects.values().collect(),
+        invitations: state
+            .invitations
+            .values()
+            .filter(|i| !enforced(state) || (i.invited_by.is_some() && i.invited_by == me))
+            .map(|i| InvitationRow {
+                id: &i.id,
+                name: i.name.as_deref(),
+                member_id: i.member_id.as_deref(),
+                status: i.status,
+                created_at: i.created_at,
+            })
+            .collect(),
+        auth_sessions: state
+            .auth_sessions
+            .values()
+            .filter(|s| Some(&s.member_id) == me.as_ref())
+            .map(|s| AuthSessionRow {
+                id: &s.id,
+                member_id: &s.member_id,
+                created_at: s.created_at,
+            })
+            .collect(),
+        revision: 0,
+        work: Value::Null,
+        read_only: None,
+    }
+}
+
+/// The Bots `actor` may see, oldest first; run Bots never show.
+fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
+    let bots = state
+        .bots
+        .values()
+        .filter(|b| !b.run && bot_visible(state, actor, b));
+    by_creation(bots, |b| (b.created_at, b.id.clone()))
+        .into_iter()
+        .map(bot_view)
+        .collect()
+}
+
+/// The rooms `actor` may see, oldest first.
+fn visible_rooms(state: &TeamState, actor: &Actor) -> Vec<Value> {
+    let rooms = state
+        .rooms
+        .values()
+        .filter(|r| room_visible(state, actor, r));
+    by_creation(rooms, |r| (r.created_at, r.id.clone()))
+        .into_iter()
+        .map(room_view)
+        .collect()
 }
 
 /// The rooms with a round running that the actor sees, and who speaks in
@@ -167,7 +196,10 @@ fn speakers_view(logs: &RoomLogs, state: &TeamState, actor: &Actor) -> Value {
         })
         .map(|(room_id, speaking)| {
             let (bot_id, session_id) = speaking.unzip();
-            (room_id, json!({"botId": bot_id, "sessionId": session_id}))
+            (
+                room_id,
+                serde_json::json!({"botId": bot_id, "sessionId": session_id}),
+            )
         })
         .collect();
     Value::Object(rooms)

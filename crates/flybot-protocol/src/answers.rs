@@ -3,6 +3,20 @@
 //! the same names. Fields whose inner shape a core rule owns (a board row, a
 //! lease view, a project record) are carried as JSON values here.
 
+mod access;
+mod approvals;
+mod chat;
+mod host;
+mod state_view;
+mod workflow;
+
+pub use access::*;
+pub use approvals::*;
+pub use chat::*;
+pub use host::*;
+pub use state_view::*;
+pub use workflow::*;
+
 use crate::state::Task;
 use serde::Serialize;
 use serde_json::Value;
@@ -72,8 +86,8 @@ pub struct ProjectDeleted {
 
 /// `{rows}`: a project's board (#1696) or the usage ledger's rows (#903).
 #[derive(Debug, Clone, Serialize)]
-pub struct Rows {
-    pub rows: Vec<Value>,
+pub struct Rows<R = Value> {
+    pub rows: Vec<R>,
 }
 
 /// What `send {botId, text}` did with the line (#642, #1509).
@@ -101,7 +115,7 @@ pub struct ChatMessages {
     pub session_id: String,
     pub bot_id: String,
     pub running: bool,
-    pub messages: Vec<Value>,
+    pub messages: Vec<ChatLine>,
     pub last: u64,
     /// Older lines are left before these (`before` pages back to them).
     pub earlier: bool,
@@ -143,7 +157,7 @@ pub struct RoomMessages {
     pub room_id: String,
     pub running: bool,
     pub speaking: Option<String>,
-    pub messages: Vec<Value>,
+    pub messages: Vec<RoomLineShown>,
 }
 
 /// `set-prefs` → `{prefs}`.

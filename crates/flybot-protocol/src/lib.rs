@@ -10,6 +10,7 @@ pub mod channel;
 pub mod error;
 pub mod failure;
 pub mod journal;
+pub mod room_line;
 pub mod state;
 pub mod task;
 pub mod task_requests;

@@ -108,6 +108,37 @@ pub struct Bot {
 }
 
 impl Bot {
+    /// A new Bot: no instructions, no role, not a run Bot, not hidden,
+    /// updated when it was made. The one place a Bot is built field by
+    /// field, so a new field gets its default here; callers set what differs.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        owner_id: impl Into<String>,
+        model: impl Into<String>,
+        session_id: impl Into<String>,
+        created_at: u64,
+    ) -> Bot {
+        Bot {
+            id: id.into(),
+            name: name.into(),
+            owner_id: owner_id.into(),
+            model: model.into(),
+            instructions: String::new(),
+            session_id: session_id.into(),
+            created_at,
+            updated_at: created_at,
+            created_by: None,
+            run: false,
+            hidden: false,
+            role: None,
+            external: None,
+            record_decisions: None,
+            retired: None,
+            extra: Extra::default(),
+        }
+    }
+
     /// Whether the Bot opted in to `record_decision` (#396).
     pub fn records_decisions(&self) -> bool {
         self.record_decisions == Some(true)

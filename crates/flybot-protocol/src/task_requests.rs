@@ -47,6 +47,26 @@ pub struct ContractInput {
     pub lease: Option<Lease>,
 }
 
+/// `contract()`: a request's five contract fields as one `ContractInput`,
+/// for each request that carries them inline (serde cannot flatten them
+/// under `deny_unknown_fields`), written once here.
+macro_rules! contract_of {
+    ($request:ty) => {
+        impl $request {
+            /// The request's contract fields (#1720).
+            pub fn contract(&self) -> ContractInput {
+                ContractInput {
+                    task_class: self.task_class,
+                    rework_of: self.rework_of.clone(),
+                    handoff: self.handoff.clone(),
+                    evidence: self.evidence.clone(),
+                    lease: self.lease.clone(),
+                }
+            }
+        }
+    };
+}
+
 /// `task-create {botId, title, ...}`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -70,17 +90,7 @@ pub struct TaskCreate {
     pub lease: Option<Lease>,
 }
 
-impl TaskCreate {
-    pub fn contract(&self) -> ContractInput {
-        ContractInput {
-            task_class: self.task_class,
-            rework_of: self.rework_of.clone(),
-            handoff: self.handoff.clone(),
-            evidence: self.evidence.clone(),
-            lease: self.lease.clone(),
-        }
-    }
-}
+contract_of!(TaskCreate);
 
 /// `task-update {id, priority?, progress?, note?, column?, ...contract}` (#1058).
 #[derive(Debug, Clone, Deserialize)]
@@ -98,17 +108,7 @@ pub struct TaskUpdate {
     pub lease: Option<Lease>,
 }
 
-impl TaskUpdate {
-    pub fn contract(&self) -> ContractInput {
-        ContractInput {
-            task_class: self.task_class,
-            rework_of: self.rework_of.clone(),
-            handoff: self.handoff.clone(),
-            evidence: self.evidence.clone(),
-            lease: self.lease.clone(),
-        }
-    }
-}
+contract_of!(TaskUpdate);
 
 /// `task-accept`, `task-start`, `task-accept-result`, `task-cancel`,
 /// `task-lease`, `task-audit`: `{id}`.

@@ -5,6 +5,7 @@
 
 mod config;
 mod envelope_cmd;
+mod listen;
 mod mock_model;
 mod pilot_cmd;
 mod serve;
@@ -55,13 +56,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("FLYBOT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    flybot_host::init_stderr_logging();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Serve(args) => serve::run(args),

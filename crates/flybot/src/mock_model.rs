@@ -2,10 +2,10 @@
 //! mock model as an OpenAI-compatible HTTP API, so an external runtime (or a
 //! FlyBot home whose provider points here) can be driven by it offline.
 
+use crate::listen::listen_and_announce;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use flybot_agent::model::mock::{MockModel, Scenario};
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -47,14 +47,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let mock = mock_from(args.scenario.as_deref())?;
     let runtime = tokio::runtime::Runtime::new().context("could not start the async runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&args.listen)
-            .await
-            .with_context(|| format!("could not listen on {}", args.listen))?;
-        let address = listener
-            .local_addr()
-            .context("the listener has no address")?;
-        println!("The mock model is listening; its base URL is http://{address}/v1");
-        std::io::stdout().flush().ok();
+        let listener = listen_and_announce(&args.listen, |address| {
+            format!("The mock model is listening; its base URL is http://{address}/v1")
+        })
+        .await?;
         flybot_host::serve_mock_model(listener, Arc::new(mock), async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -6,9 +6,7 @@
 //! is in a build with the `fake-runtime` feature only.
 
 use anyhow::{Context, bail};
-use flybot_host::pilot::{PilotConfig, PilotRuntime, run_pilot_blocking};
-use flybot_interop::opencode::locate::locate_pinned;
-use flybot_interop::pilot::report::PilotReport;
+use flybot_host::pilot::{PilotRuntime, pilot_on_temporary_home, pinned_runtime};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -55,24 +53,9 @@ pub fn opencode_roots() -> Vec<PathBuf> {
 
 /// Finds the pinned OpenCode and checks its version; says which it used.
 fn pinned_opencode(flag: Option<&Path>) -> anyhow::Result<PilotRuntime> {
-    let env = std::env::var_os("FLYBOT_OPENCODE").map(PathBuf::from);
-    let scratch = tempfile::tempdir()?;
-    let runtime = tokio::runtime::Runtime::new()?;
-    let found = runtime.block_on(locate_pinned(
-        flag,
-        env.as_deref(),
-        &opencode_roots(),
-        scratch.path(),
-    ))?;
-    eprintln!(
-        "pilot: OpenCode from {}: {}",
-        found.found_by,
-        found.binary.display()
-    );
-    Ok(PilotRuntime::OpenCode {
-        binary: found.binary,
-        found_by: found.found_by.to_owned(),
-    })
+    let runtime = pinned_runtime(flag, &opencode_roots())?;
+    eprintln!("pilot: {}", runtime.described());
+    Ok(runtime)
 }
 
 /// The scripted fake OpenCode, which only a build with the `fake-runtime`
@@ -89,24 +72,13 @@ fn fake_runtime() -> anyhow::Result<PilotRuntime> {
     )
 }
 
-/// Runs the pilot once on a fresh temporary home.
-fn pilot_once(runtime: PilotRuntime, command: Vec<String>) -> anyhow::Result<PilotReport> {
-    let home = tempfile::tempdir()?;
-    let config = PilotConfig {
-        runtime,
-        home: home.path().to_owned(),
-        command,
-    };
-    run_pilot_blocking(config).map_err(|e| anyhow::anyhow!(e))
-}
-
 pub fn run(args: PilotArgs) -> anyhow::Result<()> {
     let runtime = match args.runtime {
         RuntimeArg::Fake => fake_runtime()?,
         RuntimeArg::Opencode => pinned_opencode(args.opencode.as_deref())?,
     };
     let command: Vec<String> = std::env::args().collect();
-    let report = pilot_once(runtime, command)?;
+    let report = pilot_on_temporary_home(runtime, command).map_err(|e| anyhow::anyhow!(e))?;
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(path) = &args.report {
         std::fs::write(path, &json).with_context(|| format!("writing {}", path.display()))?;

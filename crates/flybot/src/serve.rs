@@ -2,6 +2,7 @@
 //! SIGTERM, then stop cleanly with every acknowledged change on disk.
 
 use crate::config;
+use crate::listen::listen_and_announce;
 use anyhow::Context;
 use clap::Args;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
@@ -9,7 +10,6 @@ use flybot_host::{Host, HostConfig};
 use flybot_interop::opencode::PINNED_VERSION;
 use flybot_interop::opencode::locate::{README_PATH, locate};
 use flybot_store::{Store, StoreOptions, StoreStatus};
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -67,17 +67,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 ),
             }
         }
-        let listener = tokio::net::TcpListener::bind(&args.listen)
-            .await
-            .with_context(|| format!("could not listen on {}", args.listen))?;
-        let address = listener
-            .local_addr()
-            .context("the listener has no address")?;
-        println!(
-            "FlyBot is listening on http://{address} (home: {})",
-            home.display()
-        );
-        std::io::stdout().flush().ok();
+        let listener = listen_and_announce(&args.listen, |address| {
+            format!(
+                "FlyBot is listening on http://{address} (home: {})",
+                home.display()
+            )
+        })
+        .await?;
         flybot_host::serve(host, listener, shutdown_signal()).await?;
         println!("FlyBot stopped; every change is saved.");
         Ok(())

@@ -148,27 +148,18 @@ fn bench_team(tasks: usize) -> TeamState {
     );
     for b in 0..BOTS {
         let id = format!("bot-{b:012x}");
-        team.bots.insert(
+        let session_id = format!("session-{b:012x}");
+        let mut bot = Bot::new(
             id.clone(),
-            Bot {
-                id: id.clone(),
-                name: format!("Bot {b}"),
-                owner_id: owner.clone(),
-                model: "mock".to_owned(),
-                instructions: "Answer briefly.".to_owned(),
-                session_id: format!("session-{b:012x}"),
-                created_at: 1,
-                updated_at: 1,
-                created_by: Some(owner.clone()),
-                run: false,
-                hidden: false,
-                role: None,
-                external: None,
-                record_decisions: None,
-                retired: None,
-                extra: Default::default(),
-            },
+            format!("Bot {b}"),
+            &owner,
+            "mock",
+            session_id,
+            1,
         );
+        bot.instructions = "Answer briefly.".to_owned();
+        bot.created_by = Some(owner.clone());
+        team.bots.insert(id, bot);
     }
     for t in 0..tasks {
         let id = task_id(t);

@@ -46,24 +46,16 @@ async fn fill_team(store: &Store, tasks: usize) -> anyhow::Result<()> {
                 extra: Default::default(),
             });
             for i in 0..BOTS {
-                change.put_bot(&Bot {
-                    id: format!("bot-{i:04}"),
-                    name: format!("Bot {i}"),
-                    owner_id: "member-owner".into(),
-                    model: "mock".into(),
-                    instructions: "Answer briefly and cite sources.".into(),
-                    session_id: format!("session-{i:04}"),
-                    created_at: now,
-                    updated_at: now,
-                    created_by: None,
-                    run: false,
-                    hidden: false,
-                    role: None,
-                    external: None,
-                    record_decisions: None,
-                    retired: None,
-                    extra: Default::default(),
-                });
+                let mut bot = Bot::new(
+                    format!("bot-{i:04}"),
+                    format!("Bot {i}"),
+                    "member-owner",
+                    "mock",
+                    format!("session-{i:04}"),
+                    now,
+                );
+                bot.instructions = "Answer briefly and cite sources.".into();
+                change.put_bot(&bot);
             }
             Ok(())
         })

@@ -6,27 +6,27 @@
 
 use flybot_protocol::FailureCode;
 
-/// `failureSentence` (#1347): the mapped sentence for a known code, naming
-/// where to change the model, else `text` unchanged, because a failure
-/// nobody has mapped reads better as it came than as a guess.
-pub fn failure_sentence(code: &FailureCode, text: &str) -> String {
-    let mapped = match code {
-        FailureCode::NoModel => {
-            Some("This Bot has no model set up yet. Pick one in Settings → Bots.")
-        }
-        FailureCode::NoKey => {
-            Some("This model's provider has no API key yet. Add one in Settings → Models.")
-        }
-        FailureCode::Auth => {
-            Some("The provider refused the API key. Check it in Settings → Models.")
-        }
-        FailureCode::Quota => Some(
-            "The provider's budget or quota is used up. Top it up or switch the Bot's model in Settings → Bots.",
-        ),
-        FailureCode::RateLimited => {
-            Some("The provider is limiting requests right now. Try again in a minute.")
-        }
-        FailureCode::Timeout => Some("The provider did not answer in time. Try again."),
+/// What a person can do about a failure: the one distinction both the
+/// sentence and the room's line draw, so a new code is placed once, here.
+enum Remedy {
+    PickModel,
+    AddKey,
+    CheckKey,
+    TopUp,
+    WaitAMinute,
+    TryAgain,
+    /// Nothing mapped: the failure reads as it came.
+    AsItCame,
+}
+
+fn remedy(code: &FailureCode) -> Remedy {
+    match code {
+        FailureCode::NoModel => Remedy::PickModel,
+        FailureCode::NoKey => Remedy::AddKey,
+        FailureCode::Auth => Remedy::CheckKey,
+        FailureCode::Quota => Remedy::TopUp,
+        FailureCode::RateLimited => Remedy::WaitAMinute,
+        FailureCode::Timeout => Remedy::TryAgain,
         FailureCode::Transport
         | FailureCode::ProviderError
         | FailureCode::BadResponse
@@ -48,42 +48,40 @@ pub fn failure_sentence(code: &FailureCode, text: &str) -> String {
         | FailureCode::Budget
         | FailureCode::NoCard
         | FailureCode::Card
-        | FailureCode::Unknown(_) => None,
+        | FailureCode::Unknown(_) => Remedy::AsItCame,
+    }
+}
+
+/// `failureSentence` (#1347): the mapped sentence for a known code, naming
+/// where to change the model, else `text` unchanged, because a failure
+/// nobody has mapped reads better as it came than as a guess.
+pub fn failure_sentence(code: &FailureCode, text: &str) -> String {
+    let sentence = match remedy(code) {
+        Remedy::PickModel => "This Bot has no model set up yet. Pick one in Settings → Bots.",
+        Remedy::AddKey => "This model's provider has no API key yet. Add one in Settings → Models.",
+        Remedy::CheckKey => "The provider refused the API key. Check it in Settings → Models.",
+        Remedy::TopUp => {
+            "The provider's budget or quota is used up. Top it up or switch the Bot's model in Settings → Bots."
+        }
+        Remedy::WaitAMinute => {
+            "The provider is limiting requests right now. Try again in a minute."
+        }
+        Remedy::TryAgain => "The provider did not answer in time. Try again.",
+        Remedy::AsItCame => text,
     };
-    mapped.map_or_else(|| text.to_owned(), str::to_owned)
+    sentence.to_owned()
 }
 
 /// A late group model failure as the room shows it (#1347): the friendly
 /// line, never the raw error.
 pub fn room_failure_line(code: &FailureCode) -> &'static str {
-    match code {
-        FailureCode::NoModel | FailureCode::NoKey => "This Bot has no model set up yet.",
-        FailureCode::Auth
-        | FailureCode::Quota
-        | FailureCode::RateLimited
-        | FailureCode::Timeout
-        | FailureCode::Transport
-        | FailureCode::ProviderError
-        | FailureCode::BadResponse
-        | FailureCode::Cancelled
-        | FailureCode::Log
-        | FailureCode::Workspace
-        | FailureCode::Interrupted
-        | FailureCode::Blocked
-        | FailureCode::NoEnd
-        | FailureCode::Start
-        | FailureCode::Invalid
-        | FailureCode::Busy
-        | FailureCode::PeerError
-        | FailureCode::Crashed
-        | FailureCode::Protocol
-        | FailureCode::Refused
-        | FailureCode::Failed
-        | FailureCode::Uncertain
-        | FailureCode::Budget
-        | FailureCode::NoCard
-        | FailureCode::Card
-        | FailureCode::Unknown(_) => "This Bot could not answer right now.",
+    match remedy(code) {
+        Remedy::PickModel | Remedy::AddKey => "This Bot has no model set up yet.",
+        Remedy::CheckKey
+        | Remedy::TopUp
+        | Remedy::WaitAMinute
+        | Remedy::TryAgain
+        | Remedy::AsItCame => "This Bot could not answer right now.",
     }
 }
 

@@ -6,24 +6,9 @@
 use flybot_protocol::state::{Bot, Member, Room, TeamState};
 
 pub fn bot(id: &str, name: &str, owner: &str, role: &str) -> Bot {
-    Bot {
-        id: id.into(),
-        name: name.into(),
-        owner_id: owner.into(),
-        model: "mock".into(),
-        instructions: String::new(),
-        session_id: format!("session-{id}"),
-        created_at: 1,
-        updated_at: 1,
-        created_by: Some(owner.into()),
-        run: false,
-        hidden: false,
-        role: Some(role.into()),
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    }
+    let mut bot = crate::roster::fixture::bot(id, name, owner);
+    bot.role = Some(role.into());
+    bot
 }
 
 pub fn room() -> Room {

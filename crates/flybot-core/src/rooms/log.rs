@@ -2,30 +2,9 @@
 //! `authorId` and `authorKind`; a pass posts nothing, so it is never a line.
 
 use super::participants::Participant;
+/// Who wrote a line and what it is: channel values, kept in `flybot-protocol`.
+pub use flybot_protocol::room_line::{AuthorKind, LineKind};
 use serde::{Deserialize, Serialize};
-
-/// Who wrote a line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AuthorKind {
-    Human,
-    LocalBot,
-    RemoteBot,
-    /// The room itself: a notice, a failure line, a stop notice.
-    System,
-}
-
-/// What a line is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LineKind {
-    /// What a person or a Bot said.
-    Chat,
-    /// A member's claim of a card, in its own voice (#1253): logged, no turn.
-    Claim,
-    /// A room event (failure, stop, join, leave): calls nobody (#932).
-    Event,
-}
 
 /// One line of the room log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -115,17 +115,10 @@ fn without_bot(room: &Room, bot_id: &str, now: u64) -> Option<Room> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{held, member, put_approval, shape, team};
+    use super::super::fixture::{grant, held, member, put_approval, shape, team};
     use super::*;
     use flybot_protocol::ErrorCode;
-    use flybot_protocol::state::{Grant, Task, TaskStatus};
-
-    fn grant(grantee: &str) -> Grant {
-        Grant {
-            grantee: grantee.into(),
-            room_id: None,
-        }
-    }
+    use flybot_protocol::state::{Task, TaskStatus};
 
     fn task(id: &str, bot_id: &str, status: TaskStatus) -> Task {
         Task {

@@ -4,7 +4,15 @@
 #![allow(dead_code)]
 
 use crate::access::Actor;
-use flybot_protocol::state::{AuthSession, Bot, Member, Room, TeamState};
+use flybot_protocol::state::{AuthSession, Bot, Grant, Member, Room, TeamState};
+
+/// A grant of a Bot to `grantee` in every room.
+pub fn grant(grantee: &str) -> Grant {
+    Grant {
+        grantee: grantee.into(),
+        room_id: None,
+    }
+}
 
 pub fn member(id: &str) -> Actor {
     Actor::Member {
@@ -14,24 +22,9 @@ pub fn member(id: &str) -> Actor {
 }
 
 pub fn bot(id: &str, name: &str, owner: &str) -> Bot {
-    Bot {
-        id: id.into(),
-        name: name.into(),
-        owner_id: owner.into(),
-        model: "mock".into(),
-        instructions: String::new(),
-        session_id: format!("session-{id}"),
-        created_at: 1,
-        updated_at: 1,
-        created_by: Some(owner.into()),
-        run: false,
-        hidden: false,
-        role: None,
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    }
+    let mut bot = Bot::new(id, name, owner, "mock", format!("session-{id}"), 1);
+    bot.created_by = Some(owner.into());
+    bot
 }
 
 pub fn room() -> Room {

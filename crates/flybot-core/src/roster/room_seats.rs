@@ -75,18 +75,10 @@ pub fn evict_unshared(state: &TeamState, next_seq: impl Fn(&str) -> u64, now: u6
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{shape, team};
+    use super::super::fixture::{grant, shape, team};
     use super::*;
     use crate::rooms::participants::{Participant, participants_of};
-    use flybot_protocol::state::Grant;
     use std::cell::Cell;
-
-    fn grant(grantee: &str) -> Grant {
-        Grant {
-            grantee: grantee.into(),
-            room_id: None,
-        }
-    }
 
     fn windows(room: &Room) -> Vec<(String, u64, Option<u64>)> {
         participants_of(room)

@@ -136,9 +136,8 @@ pub fn create(
         parent_id: parent.map(|p| p.id.clone()),
     };
     let asked = Asked { id, requester, now };
-    let mut out = Outcome::default();
-    out.write(new_card(req, checked, contract, placement, asked).into_task());
-    Ok(out.answer_with(id))
+    let card = new_card(req, checked, contract, placement, asked);
+    Ok(Outcome::one(card.into_task()))
 }
 
 /// The title, the note and the target, in the order the refusals name them.

@@ -28,24 +28,17 @@ pub fn with_fields(mut task: Task, f: impl FnOnce(&mut TaskFields)) -> Task {
 }
 
 pub fn bot(id: &str, owner: &str, role: Option<&str>) -> Bot {
-    Bot {
-        id: id.into(),
-        name: format!("Name {id}"),
-        owner_id: owner.into(),
-        model: "mock".into(),
-        instructions: String::new(),
-        session_id: format!("session-{id}"),
-        created_at: 1,
-        updated_at: 1,
-        created_by: Some(owner.into()),
-        run: false,
-        hidden: false,
-        role: role.map(str::to_owned),
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    }
+    let mut bot = Bot::new(
+        id,
+        format!("Name {id}"),
+        owner,
+        "mock",
+        format!("session-{id}"),
+        1,
+    );
+    bot.created_by = Some(owner.into());
+    bot.role = role.map(str::to_owned);
+    bot
 }
 
 pub fn member(id: &str) -> Actor {

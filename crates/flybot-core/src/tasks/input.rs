@@ -3,9 +3,9 @@
 //! requester with no task approval pending, returns it to working. Only the
 //! latest question and answer are kept, linked from the actor entries.
 
-use super::machine::{actor_label, forbidden, is_requester, stale, step};
+use super::machine::{forbidden, is_requester, moved, stale};
 use super::text::{TEXT_MAX, nonblank};
-use super::{Card, Outcome, Stamps, find};
+use super::{Card, Outcome, find};
 use crate::access::Actor;
 use flybot_protocol::state::{TaskStatus, TeamState};
 use flybot_protocol::task::{InputAnswer, InputRequest, WaitingFor};
@@ -31,7 +31,6 @@ pub fn wait_input(
         return Err(stale(task, TaskStatus::Blocked));
     }
     let mut card = Card::of(task);
-    let mut stamps = Stamps::new(now);
     card.fields.waiting_for = Some(WaitingFor::Input);
     card.fields.input_request = Some(InputRequest {
         id: question_id.to_owned(),
@@ -40,16 +39,8 @@ pub fn wait_input(
     });
     // Only the latest question/answer snapshot is kept.
     card.fields.input_answer = None;
-    step(
-        &mut card,
-        TaskStatus::Blocked,
-        &actor_label(state, actor),
-        &mut stamps,
-        Some(question_id.to_owned()),
-    );
-    let mut out = Outcome::default();
-    out.write(card.into_task());
-    Ok(out.answer_with(id))
+    let asked = Some(question_id.to_owned());
+    Ok(moved(state, actor, card, TaskStatus::Blocked, now, asked))
 }
 
 /// `task-answer-input {id, questionId, answer}`: blocked on that exact
@@ -88,23 +79,21 @@ pub fn answer_input(
         .with("taskId", id)
         .with("approvalIds", card.fields.input_approval_ids.clone()));
     }
-    let mut stamps = Stamps::new(now);
     card.fields.waiting_for = None;
     card.fields.input_answer = Some(InputAnswer {
         question_id: question_id.to_owned(),
         answer,
         answered_at: now,
     });
-    step(
-        &mut card,
+    let answered = Some(question_id.to_owned());
+    Ok(moved(
+        state,
+        actor,
+        card,
         TaskStatus::Working,
-        &actor_label(state, actor),
-        &mut stamps,
-        Some(question_id.to_owned()),
-    );
-    let mut out = Outcome::default();
-    out.write(card.into_task());
-    Ok(out.answer_with(id))
+        now,
+        answered,
+    ))
 }
 
 #[cfg(test)]

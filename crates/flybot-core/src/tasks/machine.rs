@@ -132,12 +132,28 @@ fn simple(
     now: u64,
 ) -> Result<Outcome, ApiError> {
     let task = checked(state, actor, id, from, to)?;
-    let mut card = Card::of(task);
+    Ok(moved(state, actor, Card::of(task), to, now, None))
+}
+
+/// `card` stepped `to` by `actor` at `now` (naming `question_id` on the
+/// actor entry when a question moved it), as the rule's one write.
+pub fn moved(
+    state: &TeamState,
+    actor: &Actor,
+    mut card: Card,
+    to: TaskStatus,
+    now: u64,
+    question_id: Option<String>,
+) -> Outcome {
     let mut stamps = Stamps::new(now);
-    step(&mut card, to, &actor_label(state, actor), &mut stamps, None);
-    let mut out = Outcome::default();
-    out.write(card.into_task());
-    Ok(out.answer_with(id))
+    step(
+        &mut card,
+        to,
+        &actor_label(state, actor),
+        &mut stamps,
+        question_id,
+    );
+    Outcome::one(card.into_task())
 }
 
 /// `task-accept`: open → claimed.
@@ -183,18 +199,15 @@ pub fn return_result(
         TaskStatus::ResultReady,
     )?;
     let mut card = Card::of(task);
-    let mut stamps = Stamps::new(now);
     card.fields.summary = Some(summary);
-    step(
-        &mut card,
+    Ok(moved(
+        state,
+        actor,
+        card,
         TaskStatus::ResultReady,
-        &actor_label(state, actor),
-        &mut stamps,
+        now,
         None,
-    );
-    let mut out = Outcome::default();
-    out.write(card.into_task());
-    Ok(out.answer_with(id))
+    ))
 }
 
 /// `task-accept-result`: result-ready → accepted. A targeted card gets its

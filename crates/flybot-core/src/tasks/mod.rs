@@ -75,6 +75,15 @@ impl Outcome {
             .or_else(|| state.tasks.get(id))
     }
 
+    /// One card written, and answered: a rule that changes one card.
+    pub fn one(task: Task) -> Outcome {
+        Outcome {
+            answer: Some(task.clone()),
+            writes: vec![task],
+            effects: Vec::new(),
+        }
+    }
+
     /// Sets the answer to the latest write of `id`.
     pub fn answer_with(mut self, id: &str) -> Self {
         self.answer = self.writes.iter().find(|t| t.id == id).cloned();

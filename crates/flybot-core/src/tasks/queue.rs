@@ -106,10 +106,7 @@ pub fn enqueue(
     if req.cap.is_some() {
         card.fields.queue_cap = req.cap;
     }
-    let answer = card.task.id.clone();
-    let mut out = Outcome::default();
-    out.write(card.into_task());
-    Ok(out.answer_with(&answer))
+    Ok(Outcome::one(card.into_task()))
 }
 
 /// The title, the note, the role (1 to 64 characters) and the cap (1 to

@@ -212,9 +212,7 @@ fn report(
     write_back.reported_at = Some(now);
     let mut stamps = Stamps::new(now);
     card.task.updated_at = stamps.for_task(&card.task);
-    let mut out = Outcome::default();
-    out.write(card.into_task());
-    Ok(out.answer_with(id))
+    Ok(Outcome::one(card.into_task()))
 }
 
 /// Whether a pending comment should still wake its Bot (#1172): only wakes

@@ -18,8 +18,9 @@ use flybot_core::access::Actor;
 use flybot_core::approvals::{Answer, Answered, ApprovalStatus, answer_approval, tool_approvals};
 use flybot_core::rooms::hold::{held_sends, is_waiting};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{ApprovalAnswered, ApprovalsAnswer};
+use flybot_protocol::approval::Approval;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -35,28 +36,52 @@ pub struct AnswerApproval {
     pub answer: Answer,
 }
 
-/// `approvals {botId?}` → `{approvals}`: the actor's own waiting ones.
-pub fn list(approvals: &Approvals, actor: &Actor, req: ListApprovals) -> Result<Value, ApiError> {
+/// `approvals {botId?}` → `{approvals}`: the actor's own waiting ones, tool
+/// approvals and held sends (#52, #754) together, oldest first.
+pub fn list(
+    approvals: &Approvals,
+    actor: &Actor,
+    req: ListApprovals,
+) -> Result<ApprovalsAnswer, ApiError> {
     approvals.team.store().read(|state| {
         let me = actor.member_id(state);
-        let mut mine: Vec<(u64, String, Value)> = tool_approvals(state)
+        let tools = tool_approvals(state)
             .filter(|r| r.status == ApprovalStatus::Waiting)
-            .filter(|r| Some(&r.owner_id) == me.as_ref())
-            .filter(|r| req.bot_id.as_ref().is_none_or(|b| *b == r.bot_id))
-            .map(|r| (r.created_at, r.id.clone(), json!(r)))
+            .map(|r| Waiting {
+                at: r.created_at,
+                id: r.id.clone(),
+                owner: r.owner_id.clone(),
+                bot: r.bot_id.clone(),
+                record: Approval::Tool(r),
+            });
+        let holds = held_sends(state)
+            .filter(|h| is_waiting(h.held.status))
+            .map(|h| Waiting {
+                at: h.held.created_at,
+                id: h.id.clone(),
+                owner: h.held.owner_id.clone(),
+                bot: h.held.from_bot.clone(),
+                record: Approval::HeldSend(h),
+            });
+        let mut mine: Vec<Waiting> = tools
+            .chain(holds)
+            .filter(|w| Some(&w.owner) == me.as_ref())
+            .filter(|w| req.bot_id.as_ref().is_none_or(|b| *b == w.bot))
             .collect();
-        // Held sends (#52, #754): the actor's own waiting holds only.
-        mine.extend(
-            held_sends(state)
-                .filter(|h| is_waiting(h.held.status))
-                .filter(|h| Some(&h.held.owner_id) == me.as_ref())
-                .filter(|h| req.bot_id.as_ref().is_none_or(|b| *b == h.held.from_bot))
-                .map(|h| (h.held.created_at, h.id.clone(), json!(h))),
-        );
-        mine.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        let mine: Vec<Value> = mine.into_iter().map(|(_, _, v)| v).collect();
-        Ok(json!({"approvals": mine}))
+        mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+        Ok(ApprovalsAnswer {
+            approvals: mine.into_iter().map(|w| w.record).collect(),
+        })
     })
+}
+
+/// A waiting record with what the list filters and sorts it by.
+struct Waiting {
+    at: u64,
+    id: String,
+    owner: String,
+    bot: String,
+    record: Approval,
 }
 
 /// `approval-answer {id, answer}` → `{approval, released}` for a tool
@@ -65,7 +90,7 @@ pub async fn answer(
     approvals: &Approvals,
     actor: &Actor,
     req: AnswerApproval,
-) -> Result<Value, ApiError> {
+) -> Result<ApprovalAnswered, ApiError> {
     let answered = approvals
         .team
         .mutate(journal_actor(actor), |change| {
@@ -93,11 +118,17 @@ pub async fn answer(
             for id in &released {
                 approvals.waits.release(id, ApprovalOutcome::AllowedOnce);
             }
-            Ok(json!({"approval": record, "released": released}))
+            Ok(ApprovalAnswered::Tool {
+                approval: record,
+                released,
+            })
         }
         Answered::HeldSend { record, .. } => {
             let delivered = deliver_released(approvals, &record);
-            Ok(json!({"approval": record, "delivered": delivered}))
+            Ok(ApprovalAnswered::HeldSend {
+                approval: record,
+                delivered,
+            })
         }
     }
 }

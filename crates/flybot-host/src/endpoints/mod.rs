@@ -70,18 +70,22 @@ async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> An
     let (team, board, logs) = (host.team(), host.board(), host.rooms());
     match endpoint {
         // Sign-in (#48). Redeeming needs no session: it is how one is made.
-        "auth-redeem" => access::sign_in::redeem(team, parse(body)?).await,
-        "auth-invite" => access::sign_in::invite(team, caller.require()?, parse(body)?).await,
+        "auth-redeem" => typed(access::sign_in::redeem(team, parse(body)?).await),
+        "auth-invite" => {
+            typed(access::sign_in::invite(team, caller.require()?, parse(body)?).await)
+        }
         "auth-whoami" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
-            Ok(access::sign_in::whoami(team, caller.require()?))
+            typed(Ok(access::sign_in::whoami(team, caller.require()?)))
         }
-        "auth-revoke" => access::sign_in::revoke(team, caller.require()?, parse(body)?).await,
+        "auth-revoke" => {
+            typed(access::sign_in::revoke(team, caller.require()?, parse(body)?).await)
+        }
         "auth-revoke-invite" => {
-            access::sign_in::revoke_invite(team, caller.require()?, parse(body)?).await
+            typed(access::sign_in::revoke_invite(team, caller.require()?, parse(body)?).await)
         }
         "auth-remove-member" => {
-            access::sign_in::remove_member(team, caller.require()?, parse(body)?).await
+            typed(access::sign_in::remove_member(team, caller.require()?, parse(body)?).await)
         }
         // The roster.
         "create-bot" => {
@@ -106,7 +110,11 @@ async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> An
         "set-prefs" => typed(host::prefs::set_prefs(team, caller.require()?, parse(body)?).await),
         "diagnostics" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
-            host::prefs::diagnostics(team, &host.config().home, caller.require()?)
+            typed(host::prefs::diagnostics(
+                team,
+                &host.config().home,
+                caller.require()?,
+            ))
         }
         _ => Err(unknown(endpoint)),
     }
@@ -117,15 +125,27 @@ async fn work(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> Answ
     let (board, wf) = (host.board(), host.workflows());
     match endpoint {
         // Workflows as data (#1272, #1299).
-        "workflows" => workflow::library::list_or_open(wf, caller.require()?, parse(body)?),
-        "workflow-save" => workflow::library::save(wf, caller.require()?, parse(body)?),
-        "workflow-customize" => workflow::library::customize(wf, caller.require()?, parse(body)?),
-        "workflow-set-default" => {
-            workflow::library::set_default(wf, caller.require()?, parse(body)?)
+        "workflows" => typed(workflow::library::list_or_open(
+            wf,
+            caller.require()?,
+            parse(body)?,
+        )),
+        "workflow-save" => typed(workflow::library::save(wf, caller.require()?, parse(body)?)),
+        "workflow-customize" => typed(workflow::library::customize(
+            wf,
+            caller.require()?,
+            parse(body)?,
+        )),
+        "workflow-set-default" => typed(workflow::library::set_default(
+            wf,
+            caller.require()?,
+            parse(body)?,
+        )),
+        "workflow-run" => typed(workflow::jobs::run(wf, caller.require()?, parse(body)?).await),
+        "workflow-fact" => {
+            typed(workflow::jobs::record_fact(wf, caller.require()?, parse(body)?).await)
         }
-        "workflow-run" => workflow::jobs::run(wf, caller.require()?, parse(body)?).await,
-        "workflow-fact" => workflow::jobs::record_fact(wf, caller.require()?, parse(body)?).await,
-        "workflow-hold" => workflow::jobs::hold(wf, caller.require()?, parse(body)?).await,
+        "workflow-hold" => typed(workflow::jobs::hold(wf, caller.require()?, parse(body)?).await),
         // Tasks and the board (#54, #207, #1058, #1154, #1730).
         "projects" => {
             let _: flybot_protocol::channel::Empty = parse(body)?;
@@ -203,15 +223,15 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
     let (team, rounds, sessions) = (host.team(), host.rounds(), host.sessions());
     match endpoint {
         // Test connection (#409): one real request on the Bot's route.
-        "test-model" => {
+        "test-model" => typed(
             host::test_model::test_model(
                 team,
                 &host.config().models,
                 caller.require()?,
                 parse(body)?,
             )
-            .await
-        }
+            .await,
+        ),
         // A Bot's own chat: the agent runtime (#642, #1509).
         // A room's channel (issue 5): the same names with a roomId.
         "send" if chat::room_chat::names_room(body) => {
@@ -243,9 +263,13 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
             parse(body)?,
         )),
         // Tool approvals (#540, #754): the owner answers a waiting turn.
-        "approvals" => approvals::list(host.approvals(), caller.require()?, parse(body)?),
+        "approvals" => typed(approvals::list(
+            host.approvals(),
+            caller.require()?,
+            parse(body)?,
+        )),
         "approval-answer" => {
-            approvals::answer(host.approvals(), caller.require()?, parse(body)?).await
+            typed(approvals::answer(host.approvals(), caller.require()?, parse(body)?).await)
         }
         // The usage ledger (#903): rows of the actor's own Bots.
         "usage" => {

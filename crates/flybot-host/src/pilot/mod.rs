@@ -6,12 +6,14 @@
 //! Only a person's `task-accept-result` (or a rejection) ends it.
 
 mod cast;
+mod command;
 mod evidence;
 pub mod member;
 pub mod real;
 pub mod run;
 mod walk;
 
+pub use command::{PinnedError, pilot_on_temporary_home, pinned_runtime};
 pub use run::{
     PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_blocking,
     run_pilot_probed,

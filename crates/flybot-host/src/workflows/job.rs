@@ -13,14 +13,17 @@ use flybot_core::access::Actor;
 use flybot_core::tasks::queue;
 use flybot_core::workflow::artifact::{Artifact, Fact, Facts, parse_spec};
 use flybot_core::workflow::definition::node;
-use flybot_core::workflow::plan::{Plan, PlanCard, PlanRequest, RefusedNode, job_done, plan_job};
+use flybot_core::workflow::plan::{
+    OpenCard, Plan, PlanCard, PlanRequest, RefusedNode, job_done, plan_job,
+};
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::JobPlan;
 use flybot_protocol::state::{Task, TaskStatus, TeamState};
 use flybot_protocol::task::TaskFields;
 use flybot_protocol::task_requests::TaskEnqueue;
 use flybot_protocol::workflow::WorkflowDefinition;
 use flybot_store::Change;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// The job card's keys: its workflow, the facts read for it, its hold.
 pub const WORKFLOW: &str = "workflow";
@@ -199,13 +202,16 @@ pub fn drive(
     Ok(Driven { plan, written })
 }
 
+/// A job's plan as `workflow-run`, `-fact` and `-hold` answer it.
+pub type PlanAnswer = JobPlan<OpenCard, RefusedNode>;
+
 /// `{jobId, workflow, open, refused, done}`.
-pub fn plan_answer(def: &WorkflowDefinition, job: &Task, plan: &Plan) -> Value {
-    json!({
-        "jobId": job.id,
-        "workflow": def.id,
-        "open": plan.open,
-        "refused": plan.refused,
-        "done": job_done(def, &facts_of(job)),
-    })
+pub fn plan_answer(def: &WorkflowDefinition, job: &Task, plan: Plan) -> PlanAnswer {
+    JobPlan {
+        job_id: job.id.clone(),
+        workflow: def.id.clone(),
+        open: plan.open,
+        refused: plan.refused,
+        done: job_done(def, &facts_of(job)),
+    }
 }

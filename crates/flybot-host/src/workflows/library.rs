@@ -8,11 +8,11 @@ use flybot_core::workflow::definition::is_workflow_id;
 use flybot_core::workflow::presets::{is_preset, presets};
 use flybot_core::workflow::tools::read_only_sentence;
 use flybot_core::workflow::validate::validate;
+use flybot_protocol::answers::WorkflowSaved;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::workflow::WorkflowDefinition;
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::workflows::WorkflowFiles;
-use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 pub fn files(wf: &Workflows) -> WorkflowFiles {
@@ -87,11 +87,14 @@ pub fn save_by(
     wf: &Workflows,
     def: WorkflowDefinition,
     author: Option<&str>,
-) -> Result<Value, ApiError> {
+) -> Result<WorkflowSaved, ApiError> {
     check_writable(wf, &def)?;
     let changed = files(wf)
         .write(&def.id, &workflow_bytes(&def))
         .map_err(|error| write_failed(&format!("workflows/{}.json", def.id), &error))?;
     super::authors::record_author(wf, &def.id, author);
-    Ok(json!({"id": def.id, "changed": changed}))
+    Ok(WorkflowSaved {
+        id: def.id,
+        changed,
+    })
 }

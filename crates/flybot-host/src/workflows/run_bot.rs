@@ -35,24 +35,16 @@ pub fn open_run_bot(
     let tools = node.tools.as_ref().filter(|t| !t.is_empty())?;
     let owner_id = change.state().bots.get(&job.bot_id)?.owner_id.clone();
     let now = change.now_ms();
-    let mut bot = Bot {
-        id: new_id("bot"),
-        name: format!("{} run {}", node.id, card.id),
+    let mut bot = Bot::new(
+        new_id("bot"),
+        format!("{} run {}", node.id, card.id),
         owner_id,
-        model: model.to_owned(),
-        instructions: String::new(),
-        session_id: new_id("session"),
-        created_at: now,
-        updated_at: now,
-        created_by: None,
-        run: true,
-        hidden: true,
-        role: None,
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    };
+        model,
+        new_id("session"),
+        now,
+    );
+    bot.run = true;
+    bot.hidden = true;
     let caps = job
         .extra
         .get(CAPPED_BY)

@@ -5,7 +5,7 @@
 
 use super::Workflows;
 use super::authors::author_of;
-use super::job::{FACTS, WORKFLOW, definition, drive, job_workflow, plan_answer};
+use super::job::{FACTS, PlanAnswer, WORKFLOW, definition, drive, job_workflow, plan_answer};
 use super::library::definitions;
 use super::run_bot::{CAPPED_BY, job_caps};
 use crate::actor::acting_member;
@@ -28,7 +28,7 @@ pub async fn start(
     actor: &Actor,
     req: WorkflowRun,
     caller_bot: Option<&str>,
-) -> Result<Value, ApiError> {
+) -> Result<PlanAnswer, ApiError> {
     let all: Vec<WorkflowDefinition> = definitions(wf).into_iter().map(|(d, _)| d).collect();
     let args = RunWorkflowArgs {
         workflow: req.workflow.clone(),
@@ -84,7 +84,7 @@ pub async fn start(
     let mut written = vec![job.id.clone()];
     written.extend(driven.written);
     wf.board.announce_ids(written);
-    Ok(plan_answer(&def, &job, &driven.plan))
+    Ok(plan_answer(&def, &job, driven.plan))
 }
 
 /// Changes the job card with `edit`, then plans it again in the same change.
@@ -93,7 +93,7 @@ pub async fn edit_job(
     actor: &Actor,
     job_id: &str,
     edit: impl FnOnce(&mut Task) -> Result<(), ApiError>,
-) -> Result<Value, ApiError> {
+) -> Result<PlanAnswer, ApiError> {
     // A job card names a workflow and hangs under no other card.
     let workflow = wf.team().read(|state| {
         state
@@ -131,5 +131,5 @@ pub async fn edit_job(
     let mut written: Vec<String> = changed.then(|| job.id.clone()).into_iter().collect();
     written.extend(driven.written);
     wf.board.announce_ids(written);
-    Ok(plan_answer(&def, &job, &driven.plan))
+    Ok(plan_answer(&def, &job, driven.plan))
 }

@@ -6,6 +6,7 @@
 //! `check_define_workflow` and saved with the calling Bot as its author.
 
 use super::Workflows;
+use super::job::PlanAnswer;
 use super::library::{save_by, team_roles};
 use super::start::start;
 use crate::board::track::{bot_actor, room_of_seat};
@@ -14,41 +15,22 @@ use flybot_agent::tools::workflow::{WorkflowAccess, WorkflowCaller};
 use flybot_core::tasks::roles::task_lead;
 use flybot_core::workflow::tools::{DefineWorkflowArgs, RunWorkflowArgs, check_define_workflow};
 use flybot_protocol::workflow::WorkflowRun;
-use serde_json::Value;
 
 /// The wf's side of the workflow tools.
 pub(crate) struct HostWorkflows {
     pub workflows: Workflows,
 }
 
-fn names(list: &Value) -> String {
-    list.as_array()
-        .map(|cards| {
-            cards
-                .iter()
-                .filter_map(|c| c["node"].as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default()
-}
-
 /// One line for the model: the job, what opened, what waits and why.
-fn run_line(answer: &Value) -> String {
-    let mut line = format!(
-        "Started job {} on {}.",
-        answer["jobId"].as_str().unwrap_or(""),
-        answer["workflow"].as_str().unwrap_or("")
-    );
-    let opened = names(&answer["open"]);
+fn run_line(answer: &PlanAnswer) -> String {
+    let mut line = format!("Started job {} on {}.", answer.job_id, answer.workflow);
+    let opened: Vec<&str> = answer.open.iter().map(|c| c.node.as_str()).collect();
     if !opened.is_empty() {
-        line.push_str(&format!(" Opened: {opened}."));
+        line.push_str(&format!(" Opened: {}.", opened.join(", ")));
     }
-    for refused in answer["refused"].as_array().into_iter().flatten() {
-        if let Some(sentence) = refused["refusal"].as_str() {
-            line.push(' ');
-            line.push_str(sentence);
-        }
+    for sentence in answer.refused.iter().filter_map(|r| r.refusal.as_deref()) {
+        line.push(' ');
+        line.push_str(sentence);
     }
     line
 }
@@ -95,7 +77,7 @@ fn define(
     check_define_workflow(&args, roles.as_ref()).map_err(|sentences| sentences.join(" "))?;
     let id = args.definition.id.clone();
     let answer = save_by(wf, args.definition, Some(&caller.bot_id)).map_err(|e| e.message)?;
-    Ok(if answer["changed"] == Value::Bool(true) {
+    Ok(if answer.changed {
         format!("Saved the workflow {id}.")
     } else {
         format!("The workflow {id} was already saved as given; nothing changed.")

@@ -119,6 +119,32 @@ pub struct Envelope {
     pub payload: Payload,
 }
 
+impl Envelope {
+    /// The first envelope of a producer for `task_id`: version 1, generation
+    /// 0, sequence 1, input version 1 with a zero digest, no turn, answering
+    /// nothing, an empty payload. Callers set what differs; the one place
+    /// an envelope is built field by field.
+    pub fn first(
+        kind: EnvelopeKind,
+        event_id: impl Into<String>,
+        task_id: impl Into<String>,
+    ) -> Envelope {
+        Envelope {
+            version: 1,
+            kind,
+            event_id: event_id.into(),
+            task_id: task_id.into(),
+            turn_id: None,
+            in_reply_to: None,
+            generation: 0,
+            seq: 1,
+            input_version: 1,
+            input_digest: "0".repeat(64),
+            payload: Payload::default(),
+        }
+    }
+}
+
 /// Explicitly selected text only: no paths, credentials, private history or
 /// implicit attachments. Which fields a kind carries is in `rules`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

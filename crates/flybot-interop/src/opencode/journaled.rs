@@ -68,22 +68,9 @@ pub struct JournaledTask {
 }
 
 fn text_envelope(kind: EnvelopeKind, task_id: &str, event_id: String, text: String) -> Envelope {
-    Envelope {
-        version: 1,
-        kind,
-        event_id,
-        task_id: task_id.to_owned(),
-        turn_id: None,
-        in_reply_to: None,
-        generation: 0,
-        seq: 1,
-        input_version: 1,
-        input_digest: "0".repeat(64),
-        payload: Payload {
-            text: Some(text),
-            ..Payload::default()
-        },
-    }
+    let mut envelope = Envelope::first(kind, event_id, task_id);
+    envelope.payload.text = Some(text);
+    envelope
 }
 
 fn blocked(reason: impl Into<String>) -> TurnEnd {

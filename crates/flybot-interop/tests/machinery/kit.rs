@@ -5,7 +5,7 @@
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::cancel::TurnKey;
 use flybot_interop::envelope::rules::input_digest;
-use flybot_interop::envelope::{Envelope, EnvelopeKind, Payload};
+use flybot_interop::envelope::{Envelope, EnvelopeKind};
 use flybot_interop::journal::{
     CorrelationKey, Decision, IngressRecord, Journal, SendOperation, TaskBinding, TransportContext,
 };
@@ -114,19 +114,7 @@ pub fn first_turn(task: &str) -> TurnKey {
 }
 
 pub fn envelope(kind: EnvelopeKind, task: &str, event: &str) -> Envelope {
-    Envelope {
-        version: 1,
-        kind,
-        event_id: event.into(),
-        task_id: task.into(),
-        turn_id: None,
-        in_reply_to: None,
-        generation: 0,
-        seq: 1,
-        input_version: 1,
-        input_digest: "0".repeat(64),
-        payload: Payload::default(),
-    }
+    Envelope::first(kind, event, task)
 }
 
 pub fn request(task: &str, event: &str, turn: &str) -> Envelope {

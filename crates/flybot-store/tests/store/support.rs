@@ -26,24 +26,14 @@ pub fn member(id: &str) -> Member {
 }
 
 pub fn bot(id: &str, owner: &str) -> Bot {
-    Bot {
-        id: id.to_owned(),
-        name: format!("Bot {id}"),
-        owner_id: owner.to_owned(),
-        model: "mock".to_owned(),
-        instructions: String::new(),
-        session_id: format!("session-{id}"),
-        created_at: 1,
-        updated_at: 1,
-        created_by: None,
-        run: false,
-        hidden: false,
-        role: None,
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    }
+    Bot::new(
+        id,
+        format!("Bot {id}"),
+        owner,
+        "mock",
+        format!("session-{id}"),
+        1,
+    )
 }
 
 pub fn room(id: &str, members: &[&str]) -> Room {

@@ -60,24 +60,10 @@ impl Tool for CreateBot {
                 };
                 check_bot_name_free(change.state(), &name, None)?;
                 let now = change.now_ms();
-                let bot = Bot {
-                    id: bot_id,
-                    name,
-                    owner_id: maker.owner_id.clone(),
-                    model: model.unwrap_or_else(|| maker.model.clone()),
-                    instructions,
-                    session_id,
-                    created_at: now,
-                    updated_at: now,
-                    created_by: Some(maker.id.clone()),
-                    run: false,
-                    hidden: false,
-                    role: None,
-                    external: None,
-                    record_decisions: None,
-                    retired: None,
-                    extra: Default::default(),
-                };
+                let model = model.unwrap_or_else(|| maker.model.clone());
+                let mut bot = Bot::new(bot_id, name, &maker.owner_id, model, session_id, now);
+                bot.instructions = instructions;
+                bot.created_by = Some(maker.id.clone());
                 change.put_bot(&bot);
                 Ok(Ok::<Bot, ToolError>(bot))
             })

@@ -82,24 +82,14 @@ struct Fixture {
 }
 
 fn bot(id: &str, owner: &str, model: &str) -> Bot {
-    Bot {
-        id: id.into(),
-        name: id.to_uppercase(),
-        owner_id: owner.into(),
-        model: model.into(),
-        instructions: String::new(),
-        session_id: format!("session-{id}"),
-        created_at: 1,
-        updated_at: 1,
-        created_by: None,
-        run: false,
-        hidden: false,
-        role: None,
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    }
+    Bot::new(
+        id,
+        id.to_uppercase(),
+        owner,
+        model,
+        format!("session-{id}"),
+        1,
+    )
 }
 
 /// Bots a, b (owner m1, a is Main), c (owner m2), main2 (owner m1, Main).

@@ -6,11 +6,15 @@ use crate::actor::{acting_member, ensure_owner, journal_actor};
 use crate::ids::{new_id, new_secret, secret_hash};
 use crate::team::Team;
 use flybot_core::access::{Actor, enforced, host_owner_id};
-use flybot_core::names::clean_name;
+use flybot_core::names::{clean_name, clean_optional_name};
+use flybot_protocol::answers::{
+    InvitationMade, InvitationRevoked, InvitationState, MemberName, MemberRemoved, NewInvitation,
+    NewSession, Redeemed, RemovedMember, RevokedSession, SessionId, SessionRevoked, WhoAmI,
+};
 use flybot_protocol::channel::{AuthInvite, AuthRedeem, AuthRemoveMember, AuthRevoke, ById};
 use flybot_protocol::state::{AuthSession, Invitation, InvitationStatus, Member};
 use flybot_protocol::{ApiError, ErrorCode};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 fn no_randomness() -> ApiError {
     ApiError::new(
@@ -22,12 +26,12 @@ fn no_randomness() -> ApiError {
 /// `auth-invite {name?}` → `{invitation: {id, code}}`. While no one has signed
 /// in, the invitation signs in as the host's owner (the bootstrap invite);
 /// afterwards it makes a new member.
-pub async fn invite(team: &Team, actor: &Actor, req: AuthInvite) -> Result<Value, ApiError> {
-    let name = req
-        .name
-        .as_deref()
-        .map(|n| clean_name("name", n))
-        .transpose()?;
+pub async fn invite(
+    team: &Team,
+    actor: &Actor,
+    req: AuthInvite,
+) -> Result<InvitationMade, ApiError> {
+    let name = clean_optional_name("name", req.name.as_deref())?;
     let code = new_secret().ok_or_else(no_randomness)?;
     let code_hash = secret_hash(&code);
     let invitation = team
@@ -52,17 +56,19 @@ pub async fn invite(team: &Team, actor: &Actor, req: AuthInvite) -> Result<Value
             Ok(invitation)
         })
         .await?;
-    Ok(json!({"invitation": {
-        "id": invitation.id,
-        "code": code,
-        "name": invitation.name,
-        "memberId": invitation.member_id,
-        "status": invitation.status,
-    }}))
+    Ok(InvitationMade {
+        invitation: NewInvitation {
+            id: invitation.id,
+            code,
+            name: invitation.name,
+            member_id: invitation.member_id,
+            status: invitation.status,
+        },
+    })
 }
 
 /// `auth-redeem {code, name}` → `{session: {id, token}, member: {id, name}}`.
-pub async fn redeem(team: &Team, req: AuthRedeem) -> Result<Value, ApiError> {
+pub async fn redeem(team: &Team, req: AuthRedeem) -> Result<Redeemed, ApiError> {
     let name = clean_name("name", &req.name)?;
     let token = new_secret().ok_or_else(no_randomness)?;
     let code_hash = secret_hash(req.code.trim());
@@ -129,35 +135,50 @@ pub async fn redeem(team: &Team, req: AuthRedeem) -> Result<Value, ApiError> {
             Ok((session, member))
         })
         .await?;
-    Ok(json!({
-        "session": {"id": session.id, "token": token},
-        "member": {"id": member.id, "name": member.name},
-    }))
+    Ok(Redeemed {
+        session: NewSession {
+            id: session.id,
+            token,
+        },
+        member: MemberName {
+            id: member.id,
+            name: member.name,
+        },
+    })
 }
 
 /// `auth-whoami` → `{member, session, singleOwner}`.
-pub fn whoami(team: &Team, actor: &Actor) -> Value {
+pub fn whoami(team: &Team, actor: &Actor) -> WhoAmI {
     team.store().read(|state| {
         let member_id = actor.member_id(state);
         let member = member_id
             .as_ref()
             .and_then(|id| state.members.get(id))
-            .map(|m| json!({"id": m.id, "name": m.name}));
+            .map(|m| MemberName {
+                id: m.id.clone(),
+                name: m.name.clone(),
+            });
         let session = match actor {
-            Actor::SingleOwner => Value::Null,
-            Actor::Member { session_id, .. } => json!({"id": session_id}),
+            Actor::SingleOwner => None,
+            Actor::Member { session_id, .. } => Some(SessionId {
+                id: session_id.clone(),
+            }),
         };
-        json!({
-            "member": member,
-            "session": session,
-            "singleOwner": matches!(actor, Actor::SingleOwner),
-        })
+        WhoAmI {
+            member,
+            session,
+            single_owner: matches!(actor, Actor::SingleOwner),
+        }
     })
 }
 
 /// `auth-revoke {sessionId?}`: signs out the caller's session, or another
 /// session of the same member.
-pub async fn revoke(team: &Team, actor: &Actor, req: AuthRevoke) -> Result<Value, ApiError> {
+pub async fn revoke(
+    team: &Team,
+    actor: &Actor,
+    req: AuthRevoke,
+) -> Result<SessionRevoked, ApiError> {
     let Actor::Member {
         member_id,
         session_id,
@@ -182,11 +203,20 @@ pub async fn revoke(team: &Team, actor: &Actor, req: AuthRevoke) -> Result<Value
         Ok(())
     })
     .await?;
-    Ok(json!({"session": {"id": target, "revoked": true}}))
+    Ok(SessionRevoked {
+        session: RevokedSession {
+            id: target,
+            revoked: true,
+        },
+    })
 }
 
 /// `auth-revoke-invite {id}`: kills an invitation nobody has redeemed.
-pub async fn revoke_invite(team: &Team, actor: &Actor, req: ById) -> Result<Value, ApiError> {
+pub async fn revoke_invite(
+    team: &Team,
+    actor: &Actor,
+    req: ById,
+) -> Result<InvitationRevoked, ApiError> {
     let invitation = team
         .mutate(crate::actor::journal_actor(actor), |change| {
             let state = change.state();
@@ -223,7 +253,12 @@ pub async fn revoke_invite(team: &Team, actor: &Actor, req: ById) -> Result<Valu
             Ok(revoked)
         })
         .await?;
-    Ok(json!({"invitation": {"id": invitation.id, "status": invitation.status}}))
+    Ok(InvitationRevoked {
+        invitation: InvitationState {
+            id: invitation.id,
+            status: invitation.status,
+        },
+    })
 }
 
 /// `auth-remove-member {memberId}`: a member removes itself, or the host's
@@ -233,7 +268,7 @@ pub async fn remove_member(
     team: &Team,
     actor: &Actor,
     req: AuthRemoveMember,
-) -> Result<Value, ApiError> {
+) -> Result<MemberRemoved, ApiError> {
     let target = req.member_id;
     team.mutate(journal_actor(actor), |change| {
         let me = acting_member(change, actor);
@@ -242,5 +277,10 @@ pub async fn remove_member(
         Ok(())
     })
     .await?;
-    Ok(json!({"member": {"id": target, "removed": true}}))
+    Ok(MemberRemoved {
+        member: RemovedMember {
+            id: target,
+            removed: true,
+        },
+    })
 }

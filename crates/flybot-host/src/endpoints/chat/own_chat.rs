@@ -9,10 +9,10 @@ use flybot_agent::session::Sessions;
 use flybot_agent::session::{AbortedBy, LogEntry, SendOutcome, SessionEvent};
 use flybot_core::access::{Actor, bot_visible};
 use flybot_protocol::ApiError;
-use flybot_protocol::answers::{Cancelled, ChatMessages, LineQueued, LineSent};
+use flybot_protocol::answers::{Cancelled, ChatLine, ChatMessages, LineQueued, LineSent};
 use flybot_protocol::state::Bot;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// A tool call's arguments or result in the transcript, at most.
 const SHORT: usize = 200;
@@ -170,8 +170,8 @@ pub fn cancel(
 /// One transcript line as a client draws it; step starts are left out.
 /// The lines older than `before` (all when none), the newest `limit` of
 /// them, and whether older lines are left for a page before these.
-fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec<Value>, bool) {
-    let mut lines: Vec<Value> = entries
+fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec<ChatLine>, bool) {
+    let mut lines: Vec<ChatLine> = entries
         .iter()
         .filter(|entry| before.is_none_or(|before| entry.seq < before))
         .filter_map(short_form)
@@ -181,61 +181,57 @@ fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec
     (lines, cut > 0)
 }
 
-fn short_form(entry: &LogEntry) -> Option<Value> {
-    let base = |kind: &str| json!({"seq": entry.seq, "at": entry.at, "kind": kind});
-    let mut line = match &entry.event {
+/// One transcript line as a client draws it; step starts are left out.
+fn short_form(entry: &LogEntry) -> Option<ChatLine> {
+    let line = |kind: &str| ChatLine::new(entry.seq, entry.at, kind, entry.event.turn_id());
+    Some(match &entry.event {
         SessionEvent::TurnStart { .. }
         | SessionEvent::StepStart { .. }
         | SessionEvent::StepEnd { .. } => return None,
-        SessionEvent::UserMessage { text, source, .. } => {
-            let mut line = base("user");
-            line["text"] = text.as_str().into();
-            line["source"] = serde_json::to_value(source).unwrap_or(Value::Null);
-            line
-        }
-        SessionEvent::AssistantMessage { text, .. } => {
-            let mut line = base("assistant");
-            line["text"] = text.as_str().into();
-            line
-        }
+        SessionEvent::UserMessage { text, source, .. } => ChatLine {
+            text: Some(text.clone()),
+            source: Some(serde_json::to_value(source).unwrap_or(Value::Null)),
+            ..line("user")
+        },
+        SessionEvent::AssistantMessage { text, .. } => ChatLine {
+            text: Some(text.clone()),
+            ..line("assistant")
+        },
         SessionEvent::ToolCall {
             tool_call_id,
             name,
             arguments,
             ..
         } => {
-            let mut line = base("tool-call");
-            line["toolCallId"] = tool_call_id.as_str().into();
-            line["name"] = name.as_str().into();
-            line["text"] = clip(arguments).into();
-            if let Some(question) = question_of(name, arguments) {
-                // An ask_user call is a question for the owner, drawn whole.
-                line["kind"] = "question".into();
-                line["text"] = question.into();
+            // An ask_user call is a question for the owner, drawn whole.
+            let (kind, text) = match question_of(name, arguments) {
+                Some(question) => ("question", question),
+                None => ("tool-call", clip(arguments)),
+            };
+            ChatLine {
+                tool_call_id: Some(tool_call_id.clone()),
+                name: Some(name.clone()),
+                text: Some(text),
+                ..line(kind)
             }
-            line
         }
         SessionEvent::ToolResult {
             tool_call_id,
             text,
             is_error,
             ..
-        } => {
-            let mut line = base("tool-result");
-            line["toolCallId"] = tool_call_id.as_str().into();
-            line["text"] = clip(text).into();
-            line["isError"] = (*is_error).into();
-            line
-        }
-        SessionEvent::TurnEnd { reason, calls, .. } => {
-            let mut line = base("turn-end");
-            line["reason"] = serde_json::to_value(reason).unwrap_or(Value::Null);
-            line["calls"] = (*calls).into();
-            line
-        }
-    };
-    line["turnId"] = entry.event.turn_id().into();
-    Some(line)
+        } => ChatLine {
+            tool_call_id: Some(tool_call_id.clone()),
+            text: Some(clip(text)),
+            is_error: Some(*is_error),
+            ..line("tool-result")
+        },
+        SessionEvent::TurnEnd { reason, calls, .. } => ChatLine {
+            reason: Some(serde_json::to_value(reason).unwrap_or(Value::Null)),
+            calls: Some(*calls),
+            ..line("turn-end")
+        },
+    })
 }
 
 /// The question of an `ask_user` call, the one tool the chat draws as its

@@ -9,12 +9,14 @@ use flybot_core::access::Actor;
 use flybot_core::rooms::log::{AuthorKind, LineKind, from_start};
 use flybot_core::rooms::participants::{participants_of, window_start};
 use flybot_core::rooms::steer::{MidLine, mid_line, mid_line_note};
-use flybot_protocol::answers::{RoomLineSent, RoomMessages as RoomMessagesAnswer, RoomQueued};
+use flybot_protocol::answers::{
+    RoomLineSent, RoomLineShown, RoomMessages as RoomMessagesAnswer, RoomQueued,
+};
 use flybot_protocol::state::{Room, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::room_log::NewLine;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -164,18 +166,19 @@ pub fn messages(
         })
     })?;
     let lines = rounds.logs.lines(&room.id).map_err(io_refusal)?;
-    let shown: Vec<Value> = from_start(&lines, start, req.after)
+    let shown = from_start(&lines, start, req.after)
         .into_iter()
-        .map(|l| {
-            json!({
-                "seq": l.seq,
-                "authorId": l.author_id,
-                "authorKind": l.author_kind,
-                "author": names.get(&l.author_id).cloned().unwrap_or_else(|| l.author_id.clone()),
-                "kind": l.kind,
-                "text": l.text,
-                "at": l.at,
-            })
+        .map(|l| RoomLineShown {
+            seq: l.seq,
+            author_id: l.author_id.clone(),
+            author_kind: l.author_kind,
+            author: names
+                .get(&l.author_id)
+                .cloned()
+                .unwrap_or_else(|| l.author_id.clone()),
+            kind: l.kind,
+            text: l.text.clone(),
+            at: l.at,
         })
         .collect();
     let (running, speaking) = rounds.logs.run(&room.id, |r| {

@@ -5,11 +5,12 @@
 use crate::actor::journal_actor;
 use crate::team::Team;
 use flybot_core::access::{Actor, shared_blocked};
-use flybot_protocol::answers::PrefsAnswer;
+use flybot_protocol::answers::{
+    Diagnostics, DiagnosticsAnswer, PrefsAnswer, StoreWriter, TeamCounts,
+};
 use flybot_protocol::channel::SetPrefs;
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
-use serde_json::{Value, json};
 
 /// The most preference keys, and the longest preference value in bytes.
 const PREFS_MAX: usize = 200;
@@ -65,30 +66,40 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Pref
 }
 
 /// `diagnostics` → where the home is, whether this team writes, and sizes.
-pub fn diagnostics(team: &Team, home: &std::path::Path, _actor: &Actor) -> Result<Value, ApiError> {
+pub fn diagnostics(
+    team: &Team,
+    home: &std::path::Path,
+    _actor: &Actor,
+) -> Result<DiagnosticsAnswer, ApiError> {
     let store = team.store();
     store.read(|state| {
         if shared_blocked(state) {
             return Err(blocked("Diagnostics"));
         }
         let writer = match store.status() {
-            StoreStatus::Writer => json!({"writer": true}),
-            StoreStatus::ReadOnly(reason) => {
-                json!({"writer": false, "reason": crate::http::read_only_sentence(&reason)})
-            }
-        };
-        Ok(json!({"diagnostics": {
-            "version": env!("CARGO_PKG_VERSION"),
-            "home": home.display().to_string(),
-            "store": writer,
-            "revision": store.revision(),
-            "savesQueued": store.saves_queued(),
-            "counts": {
-                "members": state.members.len(),
-                "bots": state.bots.len(),
-                "rooms": state.rooms.len(),
-                "tasks": state.tasks.len(),
+            StoreStatus::Writer => StoreWriter {
+                writer: true,
+                reason: None,
             },
-        }}))
+            StoreStatus::ReadOnly(reason) => StoreWriter {
+                writer: false,
+                reason: Some(crate::http::read_only_sentence(&reason)),
+            },
+        };
+        Ok(DiagnosticsAnswer {
+            diagnostics: Diagnostics {
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                home: home.display().to_string(),
+                store: writer,
+                revision: store.revision(),
+                saves_queued: store.saves_queued(),
+                counts: TeamCounts {
+                    members: state.members.len(),
+                    bots: state.bots.len(),
+                    rooms: state.rooms.len(),
+                    tasks: state.tasks.len(),
+                },
+            },
+        })
     })
 }

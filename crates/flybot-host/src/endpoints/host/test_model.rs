@@ -8,9 +8,10 @@ use flybot_agent::model::ModelError;
 use flybot_agent::model::connection_test::{TestVerdict, test_connection};
 use flybot_core::access::Actor;
 use flybot_core::roster::managed_bot_for;
+use flybot_protocol::answers::{ModelTest, ModelTested};
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// `test-model {botId}`.
 #[derive(Debug, Deserialize)]
@@ -30,7 +31,7 @@ pub async fn test_model(
     models: &flybot_agent::model::config::ProviderRegistry,
     actor: &Actor,
     req: TestModel,
-) -> Result<Value, ApiError> {
+) -> Result<ModelTested, ApiError> {
     let (name, model) = team.store().read(|state| {
         let bot = managed_bot_for(state, actor, &req.bot_id, "test its model")?;
         Ok((bot.name.clone(), bot.model.clone()))
@@ -51,14 +52,32 @@ pub async fn test_model(
     let verdict = test_connection(route).await;
     let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     Ok(match verdict {
-        TestVerdict::Passed => json!({"test": {"ok": true, "ref": model, "ms": ms}}),
-        TestVerdict::Unknown => {
-            json!({"test": {"ok": true, "ref": model, "ms": ms, "unknown": true}})
-        }
+        TestVerdict::Passed => passed(model, ms, None),
+        TestVerdict::Unknown => passed(model, ms, Some(true)),
         TestVerdict::Failed(error) => failed(&model, &error, ms),
     })
 }
 
-fn failed(model: &str, error: &ModelError, ms: u64) -> Value {
-    json!({"test": {"ok": false, "ref": model, "code": error.code(), "ms": ms}})
+fn passed(model: String, ms: u64, unknown: Option<bool>) -> ModelTested {
+    ModelTested {
+        test: ModelTest {
+            ok: true,
+            model_ref: model,
+            code: None,
+            ms,
+            unknown,
+        },
+    }
+}
+
+fn failed(model: &str, error: &ModelError, ms: u64) -> ModelTested {
+    ModelTested {
+        test: ModelTest {
+            ok: false,
+            model_ref: model.to_owned(),
+            code: Some(error.code()),
+            ms,
+            unknown: None,
+        },
+    }
 }

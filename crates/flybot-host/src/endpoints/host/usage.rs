@@ -3,11 +3,10 @@
 
 use crate::team::Team;
 use flybot_core::access::{Actor, may_manage_bot};
-use flybot_protocol::answers::Rows;
+use flybot_protocol::answers::{Rows, UsageRow};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::usage::{CallFilter, CallRow};
 use serde::Deserialize;
-use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 #[derive(Debug, Deserialize)]
@@ -20,23 +19,24 @@ pub struct Usage {
     pub since: Option<i64>,
 }
 
-fn row_json(row: &CallRow) -> Value {
-    json!({
-        "id": row.id,
-        "sessionId": row.session_id,
-        "botId": row.bot_id,
-        "at": row.at_ms,
-        "provider": row.provider,
-        "model": row.model,
-        "inputTokens": row.usage.input_tokens,
-        "outputTokens": row.usage.output_tokens,
-        "cachedTokens": row.usage.cached_tokens,
-        "reasoningTokens": row.usage.reasoning_tokens,
-        "harness": row.harness,
-        "issuePr": row.issue_pr,
-        "toolCalls": row.tool_calls,
-        "wallMs": row.wall_ms,
-    })
+/// A ledger row as the channel shows it.
+fn usage_row(row: &CallRow) -> UsageRow {
+    UsageRow {
+        id: row.id.clone(),
+        session_id: row.session_id.clone(),
+        bot_id: row.bot_id.clone(),
+        at: row.at_ms,
+        provider: row.provider.clone(),
+        model: row.model.clone(),
+        input_tokens: row.usage.input_tokens,
+        output_tokens: row.usage.output_tokens,
+        cached_tokens: row.usage.cached_tokens,
+        reasoning_tokens: row.usage.reasoning_tokens,
+        harness: row.harness.clone(),
+        issue_pr: row.issue_pr.clone(),
+        tool_calls: row.tool_calls,
+        wall_ms: row.wall_ms,
+    }
 }
 
 /// `usage {botId?, since?}` → `{rows}`.
@@ -45,7 +45,7 @@ pub async fn usage(
     usage: &crate::turns::usage::UsageCell,
     actor: &Actor,
     req: Usage,
-) -> Result<Rows, ApiError> {
+) -> Result<Rows<UsageRow>, ApiError> {
     let own: BTreeSet<String> = team.store().read(|state| {
         state
             .bots
@@ -78,10 +78,10 @@ pub async fn usage(
             "The usage ledger could not be read; try again.",
         )
     })?;
-    let rows: Vec<Value> = rows
+    let rows = rows
         .iter()
         .filter(|row| own.contains(&row.bot_id))
-        .map(row_json)
+        .map(usage_row)
         .collect();
     Ok(Rows { rows })
 }

@@ -7,7 +7,9 @@ use crate::events::HostEvent;
 use crate::ids::new_id;
 use crate::view::bot_view;
 use flybot_core::access::Actor;
-use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
+use flybot_core::names::{
+    check_bot_name_free, clean_instructions, clean_model, clean_name, clean_optional_name,
+};
 use flybot_core::roster::delete_bot::delete_bot;
 use flybot_core::roster::managed_bot;
 use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
@@ -35,24 +37,9 @@ pub fn insert_new_bot(
     instructions: &str,
 ) -> Bot {
     let now = change.now_ms();
-    let bot = Bot {
-        id: new_id("bot"),
-        name: name.to_owned(),
-        owner_id: owner_id.to_owned(),
-        model: model.to_owned(),
-        instructions: instructions.to_owned(),
-        session_id: new_id("session"),
-        created_at: now,
-        updated_at: now,
-        created_by: Some(owner_id.to_owned()),
-        run: false,
-        hidden: false,
-        role: None,
-        external: None,
-        record_decisions: None,
-        retired: None,
-        extra: Default::default(),
-    };
+    let mut bot = Bot::new(new_id("bot"), name, owner_id, model, new_id("session"), now);
+    bot.instructions = instructions.to_owned();
+    bot.created_by = Some(owner_id.to_owned());
     change.put_bot(&bot);
     bot
 }
@@ -136,11 +123,7 @@ pub async fn duplicate(
     actor: &Actor,
     req: DuplicateBot,
 ) -> Result<BotAnswer, ApiError> {
-    let name = req
-        .name
-        .as_deref()
-        .map(|n| clean_name("name", n))
-        .transpose()?;
+    let name = clean_optional_name("name", req.name.as_deref())?;
     let bot = board
         .team()
         .mutate(journal_actor(actor), |change| {
@@ -154,18 +137,18 @@ pub async fn duplicate(
             };
             let owner = acting_member(change, actor);
             let now = change.now_ms();
-            let copy = Bot {
-                id: new_id("bot"),
-                name,
-                owner_id: owner.clone(),
-                session_id: new_id("session"),
-                created_at: now,
-                updated_at: now,
-                created_by: Some(owner),
-                run: false,
-                hidden: false,
-                ..source
-            };
+            // The copy keeps the source's settings and records; it is a new
+            // Bot of the caller's, with its own Session, never a run Bot.
+            let mut copy = source;
+            copy.id = new_id("bot");
+            copy.name = name;
+            copy.owner_id = owner.clone();
+            copy.session_id = new_id("session");
+            copy.created_at = now;
+            copy.updated_at = now;
+            copy.created_by = Some(owner);
+            copy.run = false;
+            copy.hidden = false;
             change.put_bot(&copy);
             Ok(copy)
         })

@@ -7,7 +7,7 @@ use crate::rooms::RoomLogs;
 use crate::team::Team;
 use crate::view::room_view;
 use flybot_core::access::Actor;
-use flybot_core::names::clean_name;
+use flybot_core::names::{clean_name, clean_optional_name};
 use flybot_core::roster::managed_room;
 use flybot_core::roster::update_room::{
     RoomUpdate, check_admin, clean_members, clean_participants, needs_someone, update_room,
@@ -64,11 +64,7 @@ pub async fn update(
     req: UpdateRoom,
 ) -> Result<RoomAnswer, ApiError> {
     let update = RoomUpdate {
-        name: req
-            .name
-            .as_deref()
-            .map(|n| clean_name("name", n))
-            .transpose()?,
+        name: clean_optional_name("name", req.name.as_deref())?,
         id: req.id,
         members: req.members,
         admin: req.admin,

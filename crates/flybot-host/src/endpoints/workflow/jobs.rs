@@ -5,7 +5,7 @@
 //! offers them and the beat re-plans nothing twice.
 
 use crate::workflows::Workflows;
-use crate::workflows::job::{HOLD, put_fact};
+use crate::workflows::job::{HOLD, PlanAnswer, put_fact};
 use crate::workflows::start::{edit_job, start};
 use flybot_core::access::Actor;
 use flybot_core::workflow::artifact::parse_spec;
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 /// `workflow-run {workflow, roomId, botId, title, inputs?}` → the job and
 /// what opened: `{jobId, workflow, open, refused, done}`.
-pub async fn run(wf: &Workflows, actor: &Actor, req: WorkflowRun) -> Result<Value, ApiError> {
+pub async fn run(wf: &Workflows, actor: &Actor, req: WorkflowRun) -> Result<PlanAnswer, ApiError> {
     start(wf, actor, req, None).await
 }
 
@@ -24,7 +24,7 @@ pub async fn record_fact(
     wf: &Workflows,
     actor: &Actor,
     req: WorkflowFactRecord,
-) -> Result<Value, ApiError> {
+) -> Result<PlanAnswer, ApiError> {
     let spec = parse_spec(&req.spec)
         .map_err(|error| ApiError::invalid("spec", error.sentence(&req.spec)))?;
     let record = match (&req.unreadable, &req.revision) {
@@ -52,7 +52,11 @@ pub async fn record_fact(
 }
 
 /// `workflow-hold {jobId, holder?}` → the plan under the hold (#1337).
-pub async fn hold(wf: &Workflows, actor: &Actor, req: WorkflowHold) -> Result<Value, ApiError> {
+pub async fn hold(
+    wf: &Workflows,
+    actor: &Actor,
+    req: WorkflowHold,
+) -> Result<PlanAnswer, ApiError> {
     edit_job(wf, actor, &req.job_id, |job| {
         match req
             .holder

@@ -16,10 +16,14 @@ use flybot_core::workflow::enter::preview_node;
 use flybot_core::workflow::layout::layout_workflow;
 use flybot_core::workflow::presets::preset;
 use flybot_protocol::ApiError;
+use flybot_protocol::answers::{
+    DefaultSet, NodePreview, WorkflowCustomized, WorkflowList, WorkflowOpened, WorkflowRow,
+    WorkflowSaved, WorkflowView, WorkflowsAnswer,
+};
 use flybot_protocol::workflow::{
     WorkflowCustomize, WorkflowSave, WorkflowSetDefault, WorkflowsRequest,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Why the open view's preview has no readings: this wf has no fact
 /// reader wired yet, and a reader that answered nothing passes no row.
@@ -31,23 +35,21 @@ pub fn list_or_open(
     wf: &Workflows,
     _actor: &Actor,
     req: WorkflowsRequest,
-) -> Result<Value, ApiError> {
+) -> Result<WorkflowsAnswer, ApiError> {
     let store = files(wf);
     let default = store.default_id();
     let Some(id) = req.id else {
-        let rows: Vec<Value> = definitions(wf)
+        let workflows = definitions(wf)
             .iter()
-            .map(|(def, is_preset)| {
-                json!({
-                    "id": def.id,
-                    "name": def.name,
-                    "preset": is_preset,
-                    "nodes": def.nodes.len(),
-                    "default": default.as_deref() == Some(def.id.as_str()),
-                })
+            .map(|(def, is_preset)| WorkflowRow {
+                id: def.id.clone(),
+                name: def.name.clone(),
+                preset: *is_preset,
+                nodes: def.nodes.len(),
+                default: default.as_deref() == Some(def.id.as_str()),
             })
             .collect();
-        return Ok(json!({"workflows": rows, "default": default}));
+        return Ok(WorkflowsAnswer::List(WorkflowList { workflows, default }));
     };
     let (definition, bytes, is_preset) = match preset(&id) {
         Some(def) => {
@@ -78,20 +80,31 @@ pub fn list_or_open(
             .unwrap_or_default(),
     };
     let preview = preview_node(&definition, &node, Err(NO_READER));
-    Ok(json!({"workflow": {
-        "id": definition.id,
-        "preset": is_preset,
-        "default": default.as_deref() == Some(definition.id.as_str()),
-        "definition": definition,
-        "bytes": String::from_utf8_lossy(&bytes),
-        "columns": workflow_columns(&definition),
-        "layout": layout_workflow(&definition),
-        "preview": {"node": node, "rows": preview},
-    }}))
+    Ok(WorkflowsAnswer::Opened(Box::new(WorkflowOpened {
+        workflow: WorkflowView {
+            id: definition.id.clone(),
+            preset: is_preset,
+            default: default.as_deref() == Some(definition.id.as_str()),
+            bytes: String::from_utf8_lossy(&bytes).into_owned(),
+            columns: json_of(&workflow_columns(&definition)),
+            layout: json_of(&layout_workflow(&definition)),
+            preview: NodePreview {
+                node,
+                rows: json_of(&preview),
+            },
+            definition,
+        },
+    })))
+}
+
+/// A core rule's record as the answer carries it; these records are plain
+/// data that always serialize.
+fn json_of<T: serde::Serialize>(record: &T) -> Value {
+    serde_json::to_value(record).unwrap_or(Value::Null)
 }
 
 /// `workflow-save {definition}` → `{id, changed}` (acceptance 7).
-pub fn save(wf: &Workflows, _actor: &Actor, req: WorkflowSave) -> Result<Value, ApiError> {
+pub fn save(wf: &Workflows, _actor: &Actor, req: WorkflowSave) -> Result<WorkflowSaved, ApiError> {
     save_by(wf, req.definition, None)
 }
 
@@ -101,7 +114,7 @@ pub fn customize(
     wf: &Workflows,
     _actor: &Actor,
     req: WorkflowCustomize,
-) -> Result<Value, ApiError> {
+) -> Result<WorkflowCustomized, ApiError> {
     let source = match preset(&req.from) {
         Some(def) => def,
         None => match files(wf).read(&req.from) {
@@ -125,7 +138,11 @@ pub fn customize(
         .write(&copy.id, &workflow_bytes(&copy))
         .map_err(|error| write_failed(&format!("workflows/{}.json", copy.id), &error))?;
     crate::workflows::authors::record_author(wf, &copy.id, None);
-    Ok(json!({"id": copy.id, "changed": changed, "definition": copy}))
+    Ok(WorkflowCustomized {
+        id: copy.id.clone(),
+        changed,
+        definition: copy,
+    })
 }
 
 /// `workflow-set-default {id}` → `{default, changed}`.
@@ -133,7 +150,7 @@ pub fn set_default(
     wf: &Workflows,
     _actor: &Actor,
     req: WorkflowSetDefault,
-) -> Result<Value, ApiError> {
+) -> Result<DefaultSet, ApiError> {
     let known = definitions(wf).iter().any(|(def, _)| def.id == req.id);
     if !known {
         return Err(ApiError::not_found("workflow", &req.id));
@@ -141,5 +158,8 @@ pub fn set_default(
     let changed = files(wf)
         .set_default(&req.id)
         .map_err(|error| write_failed("workflows/project.json", &error))?;
-    Ok(json!({"default": req.id, "changed": changed}))
+    Ok(DefaultSet {
+        default: req.id,
+        changed,
+    })
 }

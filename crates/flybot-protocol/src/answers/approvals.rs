@@ -1,0 +1,28 @@
+//! The approvals endpoints' answers (#540, #754, #52): waiting tool
+//! approvals and held sends, and what answering one did.
+
+use crate::approval::{Approval, ApprovalRecord, HeldRecord};
+use serde::Serialize;
+
+/// `approvals` → `{approvals}`: the actor's own waiting records, oldest
+/// first.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalsAnswer {
+    pub approvals: Vec<Approval>,
+}
+
+/// `approval-answer` → `{approval, released}` for a tool approval (the
+/// other asks its standing grant released), `{approval, delivered}` for a
+/// held send (whether the released line reached its room).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum ApprovalAnswered {
+    Tool {
+        approval: ApprovalRecord,
+        released: Vec<String>,
+    },
+    HeldSend {
+        approval: HeldRecord,
+        delivered: bool,
+    },
+}
