@@ -8,6 +8,7 @@
 
 pub mod delete_bot;
 pub mod members;
+pub mod retire_bot;
 pub mod room_seats;
 pub mod update_bot;
 pub mod update_room;

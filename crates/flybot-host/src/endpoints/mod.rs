@@ -97,6 +97,7 @@ async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> An
             typed(roster::bots::duplicate(board, caller.require()?, parse(body)?).await)
         }
         "delete-bot" => typed(roster::bots::delete(board, caller.require()?, parse(body)?).await),
+        "retire-bot" => typed(roster::bots::retire(board, caller.require()?, parse(body)?).await),
         "set-main" => typed(roster::bots::set_main(board, caller.require()?, parse(body)?).await),
         "create-room" => typed(roster::rooms::create(team, caller.require()?, parse(body)?).await),
         "update-room" => {

@@ -139,3 +139,28 @@ async fn history_pages_back_from_the_newest_lines_with_before_and_limit() {
     assert_eq!(earlier["messages"][3]["text"], "second");
     assert_eq!(earlier["earlier"], false);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_failed_turn_carries_its_1347_sentence_never_the_providers_text() {
+    let kit = Kit::scripted(json!([
+        {"fail": {"status": 401, "code": "invalid_api_key"}}
+    ]))
+    .await;
+    let bot = kit.bot("Ada").await;
+    kit.ok("send", json!({"botId": bot.id, "text": "hello"}))
+        .await;
+    kit.idle(&bot.session).await;
+    let answer = kit.ok("messages", json!({"botId": bot.id})).await;
+    let end = answer["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["kind"] == "turn-end")
+        .unwrap()
+        .clone();
+    assert_eq!(end["reason"]["kind"], "error", "{end}");
+    assert_eq!(
+        end["sentence"],
+        "The provider refused the API key. Check it in Settings → Models."
+    );
+}

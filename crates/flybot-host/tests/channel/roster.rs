@@ -271,3 +271,21 @@ async fn update_room_sets_the_standing_notice_and_the_task_lead_894_1720() {
         )
         .await;
 }
+
+#[tokio::test]
+async fn retire_bot_keeps_the_record_hidden_and_a_second_retire_is_not_found_638() {
+    let kit = flybot_testkit::Kit::new().await;
+    let ada = kit.bot("Ada").await;
+    let answer = kit
+        .ok("retire-bot", serde_json::json!({"id": ada.id}))
+        .await;
+    assert_eq!(answer["bot"]["retired"], true);
+    assert_eq!(answer["bot"]["hidden"], true);
+    kit.anyone()
+        .refused(
+            "retire-bot",
+            serde_json::json!({"id": ada.id}),
+            "bot/not-found",
+        )
+        .await;
+}

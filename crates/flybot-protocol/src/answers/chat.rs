@@ -29,6 +29,9 @@ pub struct ChatLine {
     /// Why a turn ended, as the Session log spells it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Value>,
+    /// A failed turn's #1347 sentence, the one a person is shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sentence: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calls: Option<u32>,
     pub turn_id: String,
@@ -47,6 +50,7 @@ impl ChatLine {
             source: None,
             is_error: None,
             reason: None,
+            sentence: None,
             calls: None,
             turn_id: turn_id.to_owned(),
         }

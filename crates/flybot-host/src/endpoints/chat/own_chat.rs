@@ -6,8 +6,9 @@
 use crate::team::Team;
 use crate::turns::bot_of_session;
 use flybot_agent::session::Sessions;
-use flybot_agent::session::{AbortedBy, LogEntry, SendOutcome, SessionEvent};
+use flybot_agent::session::{AbortedBy, EndReason, LogEntry, SendOutcome, SessionEvent};
 use flybot_core::access::{Actor, bot_visible};
+use flybot_core::fences::failure::failure_sentence;
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::{Cancelled, ChatLine, ChatMessages, LineQueued, LineSent};
 use flybot_protocol::state::Bot;
@@ -228,6 +229,10 @@ fn short_form(entry: &LogEntry) -> Option<ChatLine> {
         },
         SessionEvent::TurnEnd { reason, calls, .. } => ChatLine {
             reason: Some(serde_json::to_value(reason).unwrap_or(Value::Null)),
+            sentence: match reason {
+                EndReason::Error { code, message } => Some(failure_sentence(code, message)),
+                _ => None,
+            },
             calls: Some(*calls),
             ..line("turn-end")
         },

@@ -234,3 +234,24 @@ pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<Main
         bot: bot_view(&bot),
     })
 }
+
+/// `retire-bot {id}` → `{bot}`: the Bot is retired and hidden, its record
+/// and history kept (#638, #1700): core `roster::retire_bot`.
+pub async fn retire(board: &Board, actor: &Actor, req: ById) -> Result<BotAnswer, ApiError> {
+    let bot = board
+        .team()
+        .mutate(journal_actor(actor), |change| {
+            let bot = flybot_core::roster::retire_bot::retire_bot(
+                change.state(),
+                actor,
+                &req.id,
+                change.now_ms(),
+            )?;
+            change.put_bot(&bot);
+            Ok(bot)
+        })
+        .await?;
+    Ok(BotAnswer {
+        bot: bot_view(&bot),
+    })
+}
