@@ -26,13 +26,9 @@ test('a card walked from created to accepted result on the board', async ({ page
   const card = page.getByRole('dialog', { name: 'Write the launch note' });
   await card.getByRole('button', { name: 'Accept', exact: true }).click();
   await card.getByRole('button', { name: 'Start', exact: true }).click();
-  // A live board write redraws the open card and can wipe what was typed
-  // (see the fixme below), so the summary is typed again until it lands.
-  await expect(async () => {
-    await card.getByLabel('Result summary').fill('The launch note is written.');
-    await card.getByRole('button', { name: 'Return result' }).click();
-    await expect(card.getByText('The launch note is written.')).toBeVisible({ timeout: 2000 });
-  }).toPass();
+  await card.getByLabel('Result summary').fill('The launch note is written.');
+  await card.getByRole('button', { name: 'Return result' }).click();
+  await expect(card.getByText('The launch note is written.')).toBeVisible();
   await card.getByRole('button', { name: 'Accept result' }).click();
   await expect(card.getByText(/nothing moves it again/)).toBeVisible();
   await card.getByRole('button', { name: 'Close' }).click();
@@ -43,10 +39,9 @@ test('a card walked from created to accepted result on the board', async ({ page
   await expect(column('Not started').getByRole('button', { name: 'Write the launch note' })).toHaveCount(0);
 });
 
-// Page bug (web/js/screens/board.js refreshDetail): every board reload (a
-// live tasks.written from any card) redraws the open card's detail, so the
-// text typed in "Result summary" (or "Note for the Bot", "Answer") is lost.
-test.fixme('text typed in a card survives a live write elsewhere on the board', async ({ page, host }) => {
+// A board reload (a live tasks.written from any card) redraws only the open
+// card's facts: text typed in "Result summary" and its focus are kept.
+test('text typed in a card survives a live write elsewhere on the board', async ({ page, host }) => {
   await host.api.state();
   const writer = await host.api.createBot('Writer');
   const task = (await host.api.call('task-create', { botId: writer.id, title: 'Write the launch note' })).task;
@@ -58,8 +53,10 @@ test.fixme('text typed in a card survives a live write elsewhere on the board', 
   const card = page.getByRole('dialog', { name: 'Write the launch note' });
   const summary = card.getByLabel('Result summary');
   await summary.fill('Half of what I meant to say');
+  await expect(summary).toBeFocused();
   // Someone else writes another card meanwhile; the board shows it live.
   await host.api.call('task-create', { botId: writer.id, title: 'Another card' });
   await expect(main.getByRole('button', { name: 'Another card' })).toBeVisible();
   await expect(card.getByLabel('Result summary')).toHaveValue('Half of what I meant to say');
+  await expect(card.getByLabel('Result summary')).toBeFocused();
 });

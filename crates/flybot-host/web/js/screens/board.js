@@ -10,7 +10,7 @@
 // the live `tasks.written` and on a reconnect.
 
 import { h, replace } from '../dom.js';
-import { cardTile, cardDetail, isTerminal } from '../work/card.js';
+import { cardTile, cardDetail, isTerminal, mayMove } from '../work/card.js';
 import { taskForm } from '../work/task_form.js';
 import { openDialog, redrawDialog, alertLine, showRefusal, clearRefusal, select, field } from '../work/ui.js';
 
@@ -155,7 +155,21 @@ export async function show(main, ctx) {
     }
     if (!task || detail?.handle !== handle) return;
     const body = await cardDetail(task, { api, state: team.state, onMoved: () => load() });
-    if (detail?.handle === handle) redrawDialog(handle, body);
+    if (detail?.handle !== handle) return;
+    // While the moves stay the same only the facts are redrawn: typed text and focus are kept.
+    const key = JSON.stringify([task.status, task.waitingFor, task.inputRequest?.id, mayMove(team.state, task)]);
+    const old = handle.body.querySelector('.w-detail');
+    const kept = detail.key === key && old?.lastElementChild;
+    if (kept && body.lastElementChild) {
+      while (old.firstChild !== kept) old.firstChild.remove();
+      body.lastElementChild.remove();
+      kept.before(...body.children);
+    } else {
+      const hadFocus = handle.body.contains(document.activeElement);
+      redrawDialog(handle, body);
+      if (hadFocus) handle.body.querySelector('.w-moves textarea, .w-moves button')?.focus();
+    }
+    detail.key = key;
   }
 
   function openNew() {
