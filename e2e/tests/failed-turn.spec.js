@@ -39,10 +39,8 @@ test('a failed turn is said plainly, never with the provider text', async ({ pag
   await expect(page.getByRole('navigation').first().getByRole('link', { name: /Locked/ })).toContainText(/fail/i);
 });
 
-// The chat draws "This turn failed: <reason.message>" (chat/transcript.js
-// endSentence); the #1347 sentence keyed on the code (AUTH here, core
-// fences/failure.rs) is neither in the messages answer nor mapped on the page.
-test.fixme('a failed turn is shown with the #1347 sentence', async ({ page }) => {
+// The chat shows the messages answer's `sentence` (core fences/failure.rs, AUTH here).
+test('a failed turn is shown with the #1347 sentence', async ({ page }) => {
   await failOnce(page);
   await expect(
     page.getByRole('main').getByText('The provider refused the API key. Check it in Settings → Models.'),

@@ -39,11 +39,11 @@ export function stepOf(argumentsText) {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/** The sentence for a turn's end, or null for one that just completed. */
-export function endSentence(reason) {
+/** The sentence for a turn's end (a failed one's #1347 `sentence` first), or null for one that just completed. */
+export function endSentence(reason, sentence) {
   switch (reason?.kind) {
     case 'error':
-      return { failed: true, text: `This turn failed: ${reason.message || reason.code || 'the model did not answer.'}` };
+      return { failed: true, text: `This turn failed. ${sentence || reason.message || reason.code || 'The model did not answer.'}` };
     case 'blocked':
       return { failed: true, text: `This turn was stopped by a rule: ${reason.reason}` };
     case 'max-tokens':
@@ -109,7 +109,7 @@ export function entryNode(entry, names) {
     case 'tool-result':
       return h('div', { class: `tool${entry.isError ? ' error' : ''}` }, h('span', { class: 'result-label' }, entry.isError ? 'Tool error' : 'Tool result'), h('pre', {}, entry.text || ''));
     case 'turn-end': {
-      const end = endSentence(entry.reason);
+      const end = endSentence(entry.reason, entry.sentence);
       if (!end) return null;
       return h('p', { class: `turn-note${end.failed ? ' failed' : ''}`, role: end.failed ? 'note' : null }, end.text);
     }
