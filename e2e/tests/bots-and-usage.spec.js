@@ -26,12 +26,21 @@ test('edit, duplicate and delete a Bot from the page', async ({ page, host }) =>
   await expect(nav.getByRole('link', { name: /Editor/ })).toHaveCount(1);
 });
 
-test.fixme('retire a Bot from the page (no Retire control yet on the Bot form)', async ({ page, host }) => {
-  await host.api.state();
+test('retire a Bot from the page (asked first; a Main Bot has no Retire)', async ({ page, host }) => {
+  const state = await host.api.state();
   const bot = await host.api.createBot('Veteran');
   await open(page, host, `#/bot/${bot.id}/edit`);
-  await page.getByRole('button', { name: /Retire/ }).click();
-  await expect(page.getByRole('navigation').first().getByRole('link', { name: 'Veteran' })).toHaveCount(0);
+  const nav = page.getByRole('navigation').first();
+  await page.getByRole('button', { name: 'Retire', exact: true }).click();
+  await page.getByRole('button', { name: 'Keep it' }).click();
+  await expect(nav.getByRole('link', { name: 'Veteran' })).toBeVisible();
+  await page.getByRole('button', { name: 'Retire', exact: true }).click();
+  await page.getByRole('button', { name: 'Retire Veteran' }).click();
+  await expect(nav.getByRole('link', { name: 'Veteran' })).toHaveCount(0);
+
+  await page.goto(`${host.url}/#/bot/${state.mainBotIds[0]}/edit`);
+  await expect(page.getByRole('button', { name: 'Duplicate' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Retire', exact: true })).toHaveCount(0);
 });
 
 test.describe('usage', () => {

@@ -62,11 +62,16 @@ test.describe('the Inbox', () => {
     await expect(page.getByRole('main').getByText('Understood, I left the build folder alone.')).toBeVisible();
   });
 
-  // The state view has no list of the models config.toml declares, and
-  // bot_form.js offers only the default and the models Bots already use.
-  test.fixme('the Bot form offers every configured model', async ({ page }) => {
+  // The Bot form offers exactly the configured models (state.model.names).
+  test('the Bot form offers every configured model', async ({ page }) => {
+    const names = (await host.api.state()).model.names;
     await open(page, host, '#/bots/new');
     const model = page.getByLabel('Model');
     await expect(model.locator('option', { hasText: 'scripted' })).toHaveCount(1);
+    await expect(model.locator('option')).toHaveCount(names.length);
+    await model.selectOption('scripted');
+    await page.getByLabel('Name', { exact: true }).fill('Picked');
+    await page.getByRole('button', { name: 'Create Bot' }).click();
+    await expect(page.getByRole('main').getByText('Model: scripted')).toBeVisible();
   });
 });

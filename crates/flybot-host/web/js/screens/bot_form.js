@@ -1,6 +1,6 @@
 // Create or edit a Bot (#/bots/new, #/bot/<id>/edit), Duplicate and Delete
-// (asked first). The model list is what the page knows (the default and the
-// Bots' models). A refusal is shown beside the field `details.field` names.
+// (asked first), Retire (asked first; not a Main Bot). The model list is the
+// configured models (state.model.names). A refusal is shown beside its field.
 
 import { h, replace } from '../dom.js';
 
@@ -13,9 +13,11 @@ function field(fields, key, labelText, control, hint) {
   return h('div', { class: 'field' }, h('label', { for: id }, labelText), hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null, control, error);
 }
 
-function knownModels(state) {
-  const names = new Set([state.model?.default, ...(state.bots || []).map((b) => b.model)].filter(Boolean));
-  return [...names].sort();
+/** The configured models (state.model.names); a Bot's own model stays offered. */
+export function modelNames(state, current) {
+  const names = state.model?.names?.length ? [...state.model.names] : [state.model?.default].filter(Boolean);
+  if (current && !names.includes(current)) names.push(current);
+  return names;
 }
 
 export async function show(main, ctx, { botId }) {
@@ -31,15 +33,9 @@ export async function show(main, ctx, { botId }) {
 
   const fields = {};
   const name = field(fields, 'name', 'Name', h('input', { id: 'bot-name', value: bot?.name || '', autocomplete: 'off', required: true }));
-  const models = knownModels(state);
-  const modelList = h('datalist', { id: 'bot-models' }, models.map((m) => h('option', { value: m })));
-  const model = field(
-    fields,
-    'model',
-    'Model',
-    h('input', { id: 'bot-model', list: 'bot-models', value: bot?.model || state.model?.default || '', autocomplete: 'off' }),
-    'A [models.<name>] key from config.toml, or "mock".',
-  );
+  const modelBox = h('select', { id: 'bot-model' }, modelNames(state, bot?.model).map((m) => h('option', { value: m }, m === state.model?.default ? `${m} (default)` : m)));
+  modelBox.value = bot?.model || state.model?.default || '';
+  const model = field(fields, 'model', 'Model', modelBox, 'The models config.toml declares.');
   const instructionsBox = h('textarea', { id: 'bot-instructions', rows: '6' });
   instructionsBox.value = bot?.instructions || '';
   const instructions = field(fields, 'instructions', 'Instructions', instructionsBox, 'What this Bot is for and how it should work.');
@@ -118,7 +114,6 @@ export async function show(main, ctx, { botId }) {
     { novalidate: true, 'aria-labelledby': 'bot-form-title' },
     name,
     model,
-    modelList,
     instructions,
     role,
     mainField,
@@ -156,16 +151,15 @@ export async function show(main, ctx, { botId }) {
     }
   });
 
-  const extra = bot ? manage(ctx, bot, formError) : null;
+  const extra = bot ? manage(ctx, bot, formError, isMain) : null;
   replace(main, h('h1', { id: 'bot-form-title' }, bot ? `Edit ${bot.name}` : 'New Bot'), form, extra);
   fields.name.control.focus();
 }
 
-/** Duplicate and Delete (with its confirmation) for an existing Bot. */
-function manage(ctx, bot, formError) {
+/** Duplicate, Retire (not a Main Bot) and Delete, each asked first, for an existing Bot. */
+function manage(ctx, bot, formError, isMain) {
   const area = h('div');
   const duplicate = h('button', { type: 'button' }, 'Duplicate');
-  const remove = h('button', { type: 'button', class: 'danger' }, 'Delete Bot');
   duplicate.addEventListener('click', async () => {
     duplicate.disabled = true;
     try {
@@ -178,37 +172,39 @@ function manage(ctx, bot, formError) {
       duplicate.disabled = false;
     }
   });
-  remove.addEventListener('click', () => {
-    const yes = h('button', { type: 'button', class: 'danger primary' }, `Delete ${bot.name}`);
-    const no = h('button', { type: 'button' }, 'Keep it');
-    const error = h('p', { class: 'form-error', role: 'alert' });
-    const confirm = h(
-      'div',
-      { class: 'confirm', role: 'alertdialog', 'aria-labelledby': 'confirm-delete' },
-      h('p', { id: 'confirm-delete' }, h('strong', {}, `Delete ${bot.name}?`), ' Its unfinished tasks fail, it leaves its rooms, and its chat is kept only in the home folder. This cannot be undone.'),
-      h('div', { class: 'actions' }, yes, no),
-      error,
-    );
-    no.addEventListener('click', () => {
-      confirm.remove();
-      remove.hidden = false;
-      remove.focus();
+  /** A button that asks `question` first, then calls `endpoint` and goes home. */
+  const asked = (label, yesLabel, endpoint, question, detail) => {
+    const button = h('button', { type: 'button', class: 'danger' }, label);
+    button.addEventListener('click', () => {
+      const yes = h('button', { type: 'button', class: 'danger primary' }, yesLabel);
+      const no = h('button', { type: 'button' }, 'Keep it');
+      const error = h('p', { class: 'form-error', role: 'alert' });
+      const id = `confirm-${endpoint}`;
+      const confirm = h('div', { class: 'confirm', role: 'alertdialog', 'aria-labelledby': id }, h('p', { id }, h('strong', {}, question), ` ${detail}`), h('div', { class: 'actions' }, yes, no), error);
+      no.addEventListener('click', () => {
+        confirm.remove();
+        button.hidden = false;
+        button.focus();
+      });
+      yes.addEventListener('click', async () => {
+        yes.disabled = true;
+        try {
+          await ctx.api.call(endpoint, { id: bot.id });
+          await ctx.team.refresh();
+          ctx.navigate('#/');
+        } catch (refusal) {
+          error.textContent = refusal.message;
+          yes.disabled = false;
+        }
+      });
+      button.hidden = true;
+      area.append(confirm);
+      no.focus();
     });
-    yes.addEventListener('click', async () => {
-      yes.disabled = true;
-      try {
-        await ctx.api.call('delete-bot', { id: bot.id });
-        await ctx.team.refresh();
-        ctx.navigate('#/');
-      } catch (refusal) {
-        error.textContent = refusal.message;
-        yes.disabled = false;
-      }
-    });
-    remove.hidden = true;
-    area.append(confirm);
-    no.focus();
-  });
-  area.prepend(h('h2', {}, 'More'), h('div', { class: 'actions' }, duplicate, remove));
+    return button;
+  };
+  const retire = isMain ? null : asked('Retire', `Retire ${bot.name}`, 'retire-bot', `Retire ${bot.name}?`, 'It leaves the sidebar and takes no new work; its record and chat are kept.');
+  const remove = asked('Delete Bot', `Delete ${bot.name}`, 'delete-bot', `Delete ${bot.name}?`, 'Its unfinished tasks fail, it leaves its rooms, and its chat is kept only in the home folder. This cannot be undone.');
+  area.prepend(h('h2', {}, 'More'), h('div', { class: 'actions' }, duplicate, retire, remove));
   return area;
 }

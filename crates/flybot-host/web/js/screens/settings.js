@@ -4,6 +4,7 @@
 
 import { h, replace, when } from '../dom.js';
 import { ask } from '../chat/notify.js';
+import { modelNames } from './bot_form.js';
 
 function section(title, ...children) {
   const id = `set-${title.toLowerCase().replace(/\W+/g, '-')}`;
@@ -15,7 +16,7 @@ function models(ctx, keep) {
   const me = state.actor?.memberId;
   // Only a Bot the person manages can be tested (test-model is owner-only).
   const bots = (state.bots || []).filter((b) => !b.hidden && (state.actor?.singleOwner || b.ownerId === me));
-  const names = [...new Set([state.model?.default, ...bots.map((b) => b.model)].filter(Boolean))].sort();
+  const names = modelNames(state);
   const rows = names.map((name) => {
     const users = bots.filter((b) => b.model === name);
     if (!keep.results.has(name)) keep.results.set(name, h('span', { role: 'status' }));
@@ -169,7 +170,7 @@ function about(ctx) {
           item('Build', `flybot ${d.version}`),
           item('Store', d.store?.writer ? 'writing' : `read-only: ${d.store?.reason || ''}`),
           item('Revision', String(d.revision)),
-          item('Team', `${d.counts.members} members · ${d.counts.bots} Bots · ${d.counts.rooms} rooms · ${d.counts.tasks} tasks`),
+          item('Team', [[d.counts.members, 'member'], [d.counts.bots, 'Bot'], [d.counts.rooms, 'room'], [d.counts.tasks, 'task']].map(([n, w]) => `${n} ${w}${n === 1 ? '' : 's'}`).join(' · ')),
         ),
       );
     })
