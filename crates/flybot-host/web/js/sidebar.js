@@ -155,10 +155,10 @@ export function draw(nav, ctx, conn) {
     ]);
   };
 
-  // Unread: ask each Bot's chat for lines after the last one seen.
+  // Unread: ask each Bot's chat for its newest line only (`last` is the newest seq).
   const peek = (botId, start = false) =>
     ctx.api
-      .call('messages', { botId, after: seen.seenSeq(botId) })
+      .call('messages', { botId, limit: 1 })
       // At start, a browser's first sight of a Bot sets the mark: old lines are not news.
       .then((a) => (!start || seen.known(botId) ? seen.noteEntries(botId, a.messages || []) : seen.markSeen(botId, a.last || 0)))
       .catch(() => {});

@@ -33,11 +33,6 @@ export function known(botId) {
   }
 }
 
-/** The newest seq seen in `botId`'s chat (0 when never opened). */
-export function seenSeq(botId) {
-  return read(botId);
-}
-
 /** The chat showed everything up to `seq`. */
 export function markSeen(botId, seq) {
   if (seq > read(botId)) {

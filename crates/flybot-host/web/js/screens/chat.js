@@ -1,5 +1,5 @@
-// A Bot's chat (#/bot/<id>): history from `messages {botId, after}` with
-// "Load earlier", the answer streaming from `text.delta`, tool rows with their
+// A Bot's chat (#/bot/<id>): the newest page of history (`messages {botId,
+// limit}`), "Load earlier" (`before`), new lines (`after`), the answer streaming from `text.delta`, tool rows with their
 // step (#546), approval cards (#540), Stop, failed turns (#1347). The log only
 // grows, so new entries are appended in place and the bottom stays the bottom.
 
@@ -59,9 +59,9 @@ export async function show(main, ctx, { botId }) {
   replace(main, head, log, input.element);
 
   let gone = false;
-  let entries = [];
+  let first = true;
+  let firstSeq = 0;
   let last = 0;
-  let shownFrom = 0;
   let running = false;
   const calls = new Map();
   const stream = { text: '', node: null };
@@ -100,18 +100,22 @@ export async function show(main, ctx, { botId }) {
     return node;
   };
 
-  const drawOlder = () => {
-    const from = Math.max(0, shownFrom - PAGE);
-    const before = log.scrollHeight;
-    const nodes = entries.slice(from, shownFrom).map(nodeFor).filter(Boolean);
-    // Results of calls drawn later in the page were attached to those rows above.
-    lines.prepend(...nodes);
-    shownFrom = from;
-    older.hidden = shownFrom === 0;
-    log.scrollTop += log.scrollHeight - before;
-  };
-  older.addEventListener('click', () => {
-    drawOlder();
+  // "Load earlier": the page of lines before the first one shown.
+  older.addEventListener('click', async () => {
+    older.disabled = true;
+    try {
+      const answer = await ctx.api.call('messages', { botId, before: firstSeq, limit: PAGE });
+      const page = answer.messages || [];
+      const before = log.scrollHeight;
+      lines.prepend(...page.map(nodeFor).filter(Boolean));
+      log.scrollTop += log.scrollHeight - before;
+      if (page.length) firstSeq = page[0].seq;
+      older.hidden = !answer.earlier;
+    } catch (refusal) {
+      working.textContent = refusal.message;
+    } finally {
+      older.disabled = false;
+    }
     if (older.hidden) log.focus();
   });
 
@@ -144,18 +148,8 @@ export async function show(main, ctx, { botId }) {
 
   const add = (fresh) => {
     keepBottom(() => {
-      if (!entries.length && fresh.length > PAGE) {
-        // First load: draw the newest page, keep the rest for "Load earlier".
-        entries = fresh;
-        shownFrom = Math.max(0, entries.length - PAGE);
-        // Index tool calls before the page so their results can attach.
-        lines.append(...entries.slice(shownFrom).map(nodeFor).filter(Boolean));
-        older.hidden = shownFrom === 0;
-      } else {
-        entries.push(...fresh);
-        lines.append(...fresh.map(nodeFor).filter(Boolean));
-      }
-      empty.hidden = entries.length > 0;
+      lines.append(...fresh.map(nodeFor).filter(Boolean));
+      empty.hidden = empty.hidden || fresh.length > 0;
       for (const entry of fresh) {
         if (entry.kind === 'user') {
           const match = [...pending.children].find((p) => p.dataset.text === (entry.text || '').trim());
@@ -180,9 +174,15 @@ export async function show(main, ctx, { botId }) {
       do {
         again = false;
         try {
-          const answer = await ctx.api.call('messages', { botId, after: last });
+          const answer = await ctx.api.call('messages', first ? { botId, limit: PAGE } : { botId, after: last });
           if (gone) return;
           const fresh = (answer.messages || []).filter((m) => m.seq > last);
+          if (first) {
+            first = false;
+            firstSeq = fresh[0]?.seq || 0;
+            older.hidden = !answer.earlier;
+            empty.hidden = Boolean(answer.earlier);
+          }
           last = Math.max(last, answer.last || 0);
           running = answer.running;
           seen.noteEntries(botId, fresh);
