@@ -1,7 +1,4 @@
-// The channel, as the page calls it: POST /api/bot/<endpoint> with a JSON
-// body, GET /api/bot/state. Every write carries the CSRF token the sign-in
-// handed out (a single-owner host has none and needs none). A refusal is
-// thrown as an ApiError holding the envelope's code, sentence and details.
+// The channel, as the page calls it: POST /api/bot/<endpoint> with a JSON body, GET /api/bot/state.
 
 let csrf = null;
 

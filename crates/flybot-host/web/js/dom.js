@@ -1,11 +1,6 @@
-// Building the page's elements. Text is always set as text, never parsed as
-// HTML: a line a peer wrote can never become markup (#130).
+// Building the page's elements: text is always set as text, never parsed as HTML (#130).
 
-/**
- * h('button', {class: 'x', onclick: fn, 'aria-label': 'Stop'}, 'Stop', child...)
- * Attributes starting with "on" are listeners; `null`/`false` attributes and
- * children are skipped; strings and numbers become text nodes.
- */
+/** h('button', {class: 'x', onclick: fn}, 'Stop', child...): "on…" attributes are listeners, null/false skipped. */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {

@@ -1,6 +1,4 @@
-// The page's frame: a sidebar (nav) beside the main pane (main#main). At
-// phone width the sidebar folds behind a "Menu" button in a top bar; it
-// closes again when the person picks a place or presses Escape.
+// The page's frame: a sidebar (nav) beside the main pane (main#main).
 
 import { h } from './dom.js';
 import * as sidebar from './sidebar.js';

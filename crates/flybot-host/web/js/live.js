@@ -1,9 +1,4 @@
-// The page's one live stream: GET /api/bot/live (server-sent events). Each
-// event has a name (`revision`, `work`, `text.delta`, ...) and a JSON body;
-// screens subscribe by name. A lost connection is retried by the browser,
-// which sends the last event id so the host resumes the stream; when the
-// host cannot (it restarted, or the gap is too old) it says `resync` and the
-// page reloads what it shows. Subscribers of `reconnected` redraw then too.
+// The page's one live stream: GET /api/bot/live (server-sent events).
 
 const handlers = new Map();
 let source = null;

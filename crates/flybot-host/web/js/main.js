@@ -1,9 +1,4 @@
-// The page: signs in when the host asks for it, then draws the sidebar and
-// the screen the address names (#/bot/<id>, #/room/<id>, #/board, #/inbox,
-// #/workflows, #/workflow/<id>, #/usage, #/settings, #/bots/new,
-// #/bot/<id>/edit). Each screen is a module under screens/ exporting
-// `show(main, ctx, params)`, which may return a `dispose()` that the router
-// calls before the next screen.
+// The page: signs in when the host asks for it, then draws the sidebar and the screen the address names.
 
 import * as api from './api.js';
 import * as live from './live.js';
@@ -35,9 +30,18 @@ const ctx = {
 };
 
 let dispose = null;
-let routeTurn = 0;
+let routing = Promise.resolve();
+let queued = 0;
 
-async function route() {
+// Screens draw one at a time, only the newest address: a slow older screen never draws over a newer one.
+function route() {
+  queued += 1;
+  const run = routing.then(() => (--queued ? null : draw()));
+  routing = run.catch(() => {});
+  return run;
+}
+
+async function draw() {
   const main = document.getElementById('main');
   if (!main) return;
   if (dispose) {
@@ -56,17 +60,8 @@ async function route() {
       break;
     }
   }
-  // A newer route may start while this screen is still drawing: the older
-  // screen's dispose then runs at once instead of replacing the newer one's.
-  const turn = ++routeTurn;
   const screen = await import(`./screens/${name}.js`);
-  const done = (await screen.show(main, ctx, params)) || null;
-  if (turn === routeTurn) dispose = done;
-  else if (done) {
-    try {
-      done();
-    } catch {}
-  }
+  dispose = (await screen.show(main, ctx, params)) || null;
 }
 
 async function open() {

@@ -1,7 +1,4 @@
-// The sidebar: Main Bots, other Bots, rooms, each row with its badges —
-// busy (state.work.bots), waiting (approvals), unread (chat/seen.js),
-// failed (last of state.work.ended) — then the places, and the offline-mock
-// notice. Rows are updated in place, keyed by address: no flicker, focus kept.
+// The sidebar: places, Main Bots, Bots and rooms, each row with its badges (busy, waiting, unread, failed), and the offline notice.
 
 import { h, replace } from './dom.js';
 import { team } from './team.js';
@@ -168,8 +165,7 @@ export function draw(nav, ctx, conn) {
     checking.set(botId, setTimeout(() => (checking.delete(botId), botId !== openBotId() && peek(botId)), 400));
   };
   const botOfSession = (sessionId) => (team.state?.bots || []).find((b) => b.sessionId === sessionId)?.id;
-  // The state view's work (busy) moves without a revision: a turn that
-  // starts reloads it once, soon.
+  // The state view's work (busy) moves without a revision: a turn that starts reloads it once, soon.
   let busyTimer = null;
   // A room is busy from its seats' first work until its round ends.
   const roomOfSession = (sessionId) => (team.state?.rooms || []).find((r) => Object.values(r.sessions || {}).includes(sessionId))?.id;

@@ -1,6 +1,4 @@
-// The page's copy of the state view (GET /api/bot/state): fetched once, then
-// again whenever the live stream says the revision moved, a Bot was made or a
-// card was written. Screens read `team.state` and subscribe with `onChange`.
+// The page's copy of the state view (GET /api/bot/state), fetched again when the live stream says it moved.
 
 import * as api from './api.js';
 import * as live from './live.js';

@@ -1,7 +1,4 @@
-// An approval card (#540, #754): a tool call waiting for the owner's word —
-// Allow once / Reject / Always for this Bot — or a held send — Allow once /
-// Reject. Used inline in the chat and in the Inbox. A refusal (stale, an
-// answer from someone who is not the owner) is shown on the card.
+// An approval card (#540, #754): a tool call or a held send waiting for the owner's word.
 
 import { h } from '../dom.js';
 import * as approvals from './approvals.js';

@@ -1,6 +1,4 @@
-// What waits on this person (`approvals {}`): tool approvals (#540) and held
-// sends (#754, kind "held-send", fromBot). Shared by the sidebar, the Inbox
-// and the chat; reloaded on approval.* events and revisions.
+// What waits on this person (`approvals {}`): tool approvals (#540) and held sends (#754, kind "held-send", fromBot).
 
 import * as api from '../api.js';
 import * as live from '../live.js';

@@ -1,6 +1,4 @@
-// The chat's composer: a textarea labelled "Message" (Enter sends,
-// Shift+Enter starts a new line) and a "Send" button. `onSend(text)` may
-// throw an ApiError; its sentence is shown above the box and the text kept.
+// The chat's composer: a textarea labelled "Message" (Enter sends, Shift+Enter starts a new line) and a "Send" button.
 
 import { h } from '../dom.js';
 

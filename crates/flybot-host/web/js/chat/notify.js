@@ -1,6 +1,4 @@
-// Browser notifications (the `notifications` preference): while the page is
-// in the background, a Bot's turn that finished or failed (state.work.ended,
-// #353) shows one system notification, if the person allowed them.
+// Browser notifications (the `notifications` preference): a Bot's turn that ended while the page was in the background (#353).
 
 import { team } from '../team.js';
 

@@ -1,6 +1,4 @@
-// Unread per Bot: localStorage keeps the newest seq the person saw in each
-// chat; memory keeps the newest seq the Bot wrote. Unread = the second is
-// above the first.
+// Unread per Bot: localStorage keeps the newest seq the person saw in each chat; memory keeps the newest seq the Bot wrote.
 
 const KEY = 'flybot.seen.';
 const newest = new Map();

@@ -1,6 +1,4 @@
-// Chat entries (`messages`' short form, endpoints/chat/own_chat.rs) as
-// elements; a failed turn shows its entry's sentence (#1347). Text is always
-// text (#130).
+// Chat entries (`messages`' short form, endpoints/chat/own_chat.rs) as elements; a failed turn shows its entry's sentence (#1347); text is always text (#130).
 
 import { h, when } from '../dom.js';
 
@@ -91,10 +89,7 @@ export function attachResult(row, entry) {
   row.append(h('span', { class: 'result-label' }, entry.isError ? 'Error' : 'Result'), h('pre', {}, entry.text || ''));
 }
 
-/**
- * The element for one entry, or null when it draws nothing (a completed
- * turn's end, an answer with no text). `names` = {me, bot(id), member(id), self}.
- */
+/** The element for one entry, or null when it draws nothing (a completed turn's end, an answer with no text). */
 export function entryNode(entry, names) {
   switch (entry.kind) {
     case 'user':

@@ -1,13 +1,4 @@
-// The task board (#/board, #1058): the board's three columns, read from the
-// status as core tasks::board / protocol task::column_of does (open and
-// claimed are Not started; working, blocked and result-ready In progress;
-// accepted, cancelled and failed Done), each card with its priority,
-// progress, Bot, assignee and room. The default read is active work
-// (`tasks {}`); the archive view reads `tasks {archive: true}` (#1252).
-// Filters: Bot (`tasks {botId}`), room (the card's roomId) and project
-// (`project-board {project}`). A card opens its detail with the audit text
-// and the moves its requester may make (work/card.js). The board reloads on
-// the live `tasks.written` and on a reconnect.
+// The task board (#/board, #1058): three columns by the row's `column`, filters by Bot, room and project, and the archive (#1252).
 
 import { h, replace } from '../dom.js';
 import { cardTile, cardDetail, isTerminal, mayMove } from '../work/card.js';
@@ -20,17 +11,6 @@ const COLUMNS = [
   ['done', 'Done'],
 ];
 
-const COLUMN_OF = {
-  open: 'not-started',
-  claimed: 'not-started',
-  working: 'in-progress',
-  blocked: 'in-progress',
-  'result-ready': 'in-progress',
-  accepted: 'done',
-  cancelled: 'done',
-  failed: 'done',
-};
-
 export async function show(main, ctx) {
   const { api, live, team } = ctx;
   main.className = '';
@@ -42,7 +22,7 @@ export async function show(main, ctx) {
   let again = false;
 
   const errors = alertLine();
-  const count = h('p', { class: 'w-muted w-board-count', role: 'status' });
+  const count = h('p', { class: 'muted w-board-count', role: 'status' });
   const board = h('div', { class: 'w-board' });
   const archive = h('button', { type: 'button', 'aria-pressed': 'false', onclick: () => toggleArchive() }, 'Show archive');
   const newTask = h('button', { type: 'button', class: 'primary', onclick: () => openNew() }, 'New task');
@@ -110,7 +90,7 @@ export async function show(main, ctx) {
     const state = team.state;
     const shown = rows.filter((t) => !filters.roomId || t.roomId === filters.roomId);
     const columns = COLUMNS.map(([key, label]) => {
-      const cards = shown.filter((t) => (t.column || COLUMN_OF[t.status]) === key);
+      const cards = shown.filter((t) => t.column === key);
       const headId = `col-${key}`;
       let emptyText = 'No cards.';
       if (key === 'done' && !filters.archive) {
@@ -123,7 +103,7 @@ export async function show(main, ctx) {
         h('h2', { id: headId, class: 'w-column-title' }, label, h('span', { class: 'w-column-count' }, String(cards.length))),
         cards.length
           ? h('ul', { class: 'w-cards' }, cards.map((t) => cardTile(t, state, openCard)))
-          : h('p', { class: 'w-muted w-column-empty' }, emptyText),
+          : h('p', { class: 'muted w-column-empty' }, emptyText),
       );
     });
     replace(board, columns);
@@ -132,7 +112,7 @@ export async function show(main, ctx) {
   }
 
   async function openCard(task) {
-    const handle = openDialog(task.title || '(untitled)', h('p', { class: 'w-muted' }, 'Loading…'), {
+    const handle = openDialog(task.title || '(untitled)', h('p', { class: 'muted' }, 'Loading…'), {
       wide: true,
       onClose: () => {
         detail = null;

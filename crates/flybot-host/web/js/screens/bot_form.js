@@ -1,6 +1,4 @@
-// Create or edit a Bot (#/bots/new, #/bot/<id>/edit), Duplicate and Delete
-// (asked first), Retire (asked first; not a Main Bot). The model list is the
-// configured models (state.model.names). A refusal is shown beside its field.
+// Create or edit a Bot (#/bots/new, #/bot/<id>/edit), Duplicate and Delete (asked first), Retire (asked first; not a Main Bot).
 
 import { h, replace } from '../dom.js';
 

@@ -1,7 +1,4 @@
-// A Bot's chat (#/bot/<id>): the newest page of history (`messages {botId,
-// limit}`), "Load earlier" (`before`), new lines (`after`), the answer streaming from `text.delta`, tool rows with their
-// step (#546), approval cards (#540), Stop, failed turns (#1347). The log only
-// grows, so new entries are appended in place and the bottom stays the bottom.
+// A Bot's chat (#/bot/<id>): paged history, the streaming answer, tool rows (#546), approval cards (#540), Stop, failed turns (#1347).
 
 import { h, replace } from '../dom.js';
 import { entryNode, attachResult } from '../chat/transcript.js';
@@ -65,10 +62,7 @@ export async function show(main, ctx, { botId }) {
   let running = false;
   const calls = new Map();
   const stream = { text: '', node: null };
-  // Per turn: the text streamed (text.delta) and the text its log entries
-  // hold. The draft is what streamed beyond the log, so deltas and entries
-  // may arrive in either order without an answer showing twice; an ended
-  // turn draws no draft.
+  // Per turn: the text streamed (text.delta) and the text its log entries hold.
   const turns = new Map();
   const turnOf = (id) => {
     if (!turns.has(id)) turns.set(id, { streamed: '', logged: '', ended: false });

@@ -1,5 +1,4 @@
-// Home (an empty address): straight to the first Main Bot's chat, or a
-// short welcome with "New Bot" when there is none.
+// Home (an empty address): straight to the first Main Bot's chat, or a short welcome with "New Bot" when there is none.
 
 import { h, replace } from '../dom.js';
 

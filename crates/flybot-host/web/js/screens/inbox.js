@@ -1,7 +1,4 @@
-// The Inbox (#/inbox): everything waiting on this person, each answerable
-// in place — tool approvals and held sends (`approvals`, #540, #754) and
-// cards waiting for the person's input (blocked with waitingFor "input",
-// answered with `task-answer-input {id, questionId, answer}`, #207).
+// The Inbox (#/inbox): tool approvals and held sends (#540, #754) and cards waiting for this person's input (#207), each answered in place.
 
 import { h, replace, when } from '../dom.js';
 import { approvalCard } from '../chat/approval_card.js';

@@ -1,18 +1,4 @@
-// A room (#/room/<id>): its members and who is speaking now, the round's
-// lines as they arrive, a composer with @mention completion, Stop for the
-// round, the standing notice, add and remove members, admin and task lead.
-//
-// Lines come from `messages {roomId, after}` → {running, speaking, messages}
-// (endpoints/chat/room_chat.rs): the log in the actor's membership window
-// (#50). They are fetched again on the live `room.line {roomId}` and
-// `round.ended {roomId}`, and on `work {sessionId}` when the Session is one
-// of this room's seats (room.sessions maps member Bot → group Session). The
-// speaking seat's running answer streams from `text.delta` into a draft row
-// until its line lands or its turn ends; `room.speaking {roomId, botId}`
-// moves the "is speaking" mark. Every line is set as text, never HTML (#130).
-// Stop round calls `room-stop {roomId}`; a host without it answers
-// bot/unknown-endpoint and the page sends the stop word instead, which
-// cancels the speaking member's turn and posts nothing it said (#1267).
+// A room (#/room/<id>): who speaks now, the round's lines, a composer with @mentions, Stop, the notice and members (#50, #130, #1267).
 
 import { h, replace, when } from '../dom.js';
 import { readable } from '../work/text.js';
@@ -46,7 +32,7 @@ export async function show(main, ctx, { roomId }) {
   const stop = h('button', { type: 'button', class: 'w-stop', disabled: true, onclick: () => stopRound() }, 'Stop round');
   const peopleToggle = h('button', { type: 'button', class: 'w-people-toggle', 'aria-expanded': 'false', 'aria-controls': `people-${roomId}` }, 'Members');
   const lines = h('ol', { class: 'w-lines' });
-  const empty = h('p', { class: 'w-muted w-empty' }, 'No lines yet. Write the first one below; @all calls everyone.');
+  const empty = h('p', { class: 'muted w-empty' }, 'No lines yet. Write the first one below; @all calls everyone.');
   const streaming = h('div', { class: 'w-drafts', 'aria-live': 'polite' });
   const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, empty, lines, streaming);
   const side = h('aside', { class: 'w-room-side', id: `people-${roomId}`, 'aria-label': 'Members and notice' });
@@ -92,8 +78,8 @@ export async function show(main, ctx, { roomId }) {
         'div',
         { class: 'w-line-head' },
         h('span', { class: 'w-line-author' }, line.authorKind === 'system' ? 'Room' : line.author),
-        KIND_LABEL[line.kind] && line.authorKind !== 'system' ? h('span', { class: 'w-muted' }, KIND_LABEL[line.kind]) : null,
-        h('time', { class: 'w-muted', datetime: new Date(line.at).toISOString() }, when(line.at)),
+        KIND_LABEL[line.kind] && line.authorKind !== 'system' ? h('span', { class: 'muted' }, KIND_LABEL[line.kind]) : null,
+        h('time', { class: 'muted', datetime: new Date(line.at).toISOString() }, when(line.at)),
       ),
       h('p', { class: 'w-line-text' }, readable(line.text)),
     );
@@ -172,7 +158,7 @@ export async function show(main, ctx, { roomId }) {
       draft = h(
         'div',
         { class: 'w-line w-draft' },
-        h('div', { class: 'w-line-head' }, h('span', { class: 'w-line-author' }, botName(seat)), h('span', { class: 'w-muted' }, 'writing…')),
+        h('div', { class: 'w-line-head' }, h('span', { class: 'w-line-author' }, botName(seat)), h('span', { class: 'muted' }, 'writing…')),
         h('p', { class: 'w-line-text' }),
       );
       drafts.set(sessionId, draft);
@@ -194,8 +180,7 @@ export async function show(main, ctx, { roomId }) {
         status.textContent = 'Stopping the round…';
       } catch (error) {
         if (error.code !== 'bot/unknown-endpoint') throw error;
-        // #1267: a line that is only a stop word cancels the speaking turn;
-        // nothing it said is posted. The members after it still speak.
+        // #1267: a line that is only a stop word cancels the speaking turn; nothing it said is posted.
         await api.call('send', { roomId, text: 'stop' });
         status.textContent = who ? `Stopped ${who}'s turn.` : 'Stop sent.';
       }

@@ -1,6 +1,4 @@
-// Settings: models with Test connection (`test-model {botId}`, #409),
-// preferences (`set-prefs`), members and invitations, sign-out, and About
-// (`diagnostics`).
+// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), members and invitations, sign-out, and About (`diagnostics`).
 
 import { h, replace, when } from '../dom.js';
 import { ask } from '../chat/notify.js';

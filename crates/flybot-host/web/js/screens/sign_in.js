@@ -1,6 +1,4 @@
-// Sign-in, when the host has members and this browser has no session:
-// an invitation code (from a member's "Invite" in Settings) and a name,
-// POST /web/sign-in. A refusal is shown as the host's sentence.
+// Sign-in on a host with members: an invitation code and a name (POST /web/sign-in).
 
 import { h, replace } from '../dom.js';
 

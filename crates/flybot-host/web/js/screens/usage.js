@@ -1,7 +1,4 @@
-// Usage (#/usage, #903): the ledger's rows for the person's own Bots
-// (`usage {botId?}`), summed per day and Bot: calls, tokens and wall time.
-// A token count the provider did not report is "unknown", never 0. A small
-// SVG bar chart shows calls per day; the table holds the figures.
+// Usage (#/usage, #903): the ledger's rows for the person's own Bots (`usage {botId?}`), summed per day and Bot: calls, tokens and wall time.
 
 import { h, svg, replace } from '../dom.js';
 

@@ -1,13 +1,4 @@
-// Workflows (#/workflows, #/workflow/<id>; #1272, #1299). The list is
-// `workflows {}` → {workflows: [{id, name, preset, nodes, default}],
-// default}. One workflow is `workflows {id, node?}` → {workflow: {id,
-// preset, default, definition, bytes, columns, layout, preview: {node,
-// rows}}}: the definition drawn as a flowchart from the engine's layout
-// (work/flowchart.js), and per selected node its guards with the engine's
-// preview (`preview_node`: each guard holds, refuses with its sentence, or
-// could not read its fact, with why). Customize copies it, Save writes an
-// edited copy, Make default names the project's default; refusals are the
-// engine's sentences (work/workflow_edit.js).
+// Workflows (#/workflows, #/workflow/<id>; #1272, #1299).
 
 import { h, replace } from '../dom.js';
 import { flowchart, fallbackLayout } from '../work/flowchart.js';
@@ -21,7 +12,7 @@ export async function show(main, ctx, { workflowId } = {}) {
 
 async function showList(main, { api }) {
   const errors = alertLine();
-  const body = h('div', {}, h('p', { class: 'w-muted' }, 'Loading…'));
+  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
   replace(
     main,
     h('section', { class: 'w-screen', 'aria-labelledby': 'wf-title' }, h('header', { class: 'w-head' }, h('h1', { id: 'wf-title', class: 'w-title' }, 'Workflows')), errors, body),
@@ -39,13 +30,13 @@ async function showList(main, { api }) {
                 'li',
                 { class: 'w-wf-row' },
                 h('a', { href: `#/workflow/${encodeURIComponent(w.id)}`, class: 'w-wf-link' }, w.name),
-                h('span', { class: 'w-muted' }, ` ${w.id} · ${w.nodes} node${w.nodes === 1 ? '' : 's'}`),
+                h('span', { class: 'muted' }, ` ${w.id} · ${w.nodes} node${w.nodes === 1 ? '' : 's'}`),
                 w.preset ? h('span', { class: 'w-badge' }, 'preset') : null,
                 w.default ? h('span', { class: 'w-badge w-badge-live' }, 'default') : null,
               ),
             ),
           )
-        : h('p', { class: 'w-muted' }, 'No workflows yet.'),
+        : h('p', { class: 'muted' }, 'No workflows yet.'),
     );
   } catch (error) {
     replace(body);
@@ -56,7 +47,7 @@ async function showList(main, { api }) {
 
 function guardRows(node, preview) {
   const guards = node?.guards || [];
-  if (!guards.length) return h('p', { class: 'w-muted' }, 'This node has no guards: it may start as soon as its inputs exist.');
+  if (!guards.length) return h('p', { class: 'muted' }, 'This node has no guards: it may start as soon as its inputs exist.');
   const rows = preview?.node === node.id ? preview.rows : [];
   return h(
     'ol',
@@ -71,15 +62,15 @@ function guardRows(node, preview) {
         { class: `w-guard w-guard-${state}` },
         h('div', {}, h('code', {}, expect), g.value !== undefined ? h('code', {}, ` ${JSON.stringify(g.value)}`) : null, h('span', { class: `w-guard-state w-gs-${state}` }, word)),
         row?.sentence ? h('p', { class: 'w-guard-why' }, row.sentence) : null,
-        row?.why ? h('p', { class: 'w-guard-why w-muted' }, `Why: ${row.why}`) : null,
-        g.refusal ? h('p', { class: 'w-guard-why w-muted' }, `Refusal: ${g.refusal}`) : null,
+        row?.why ? h('p', { class: 'w-guard-why muted' }, `Why: ${row.why}`) : null,
+        g.refusal ? h('p', { class: 'w-guard-why muted' }, `Refusal: ${g.refusal}`) : null,
       );
     }),
   );
 }
 
 function nodePanel(def, node, preview) {
-  if (!node) return h('p', { class: 'w-muted' }, 'Select a node to see its guards.');
+  if (!node) return h('p', { class: 'muted' }, 'Select a node to see its guards.');
   const list = (label, items) => (items?.length ? [h('dt', {}, label), h('dd', {}, items.join(', '))] : []);
   return h(
     'div',
@@ -123,7 +114,7 @@ async function showOne(main, ctx, id) {
       h('p', { class: 'w-back' }, h('a', { href: '#/workflows' }, '← All workflows')),
       h('header', { class: 'w-head' }, h('div', { class: 'w-head-text' }, title, badges), h('div', { class: 'w-head-actions' }, makeDefault)),
       h('div', {}, errors),
-      h('p', { id: 'wf-chart-help', class: 'w-muted w-chart-help' }, 'Tab to a node and press Enter to see its guards; arrow keys move between nodes.'),
+      h('p', { id: 'wf-chart-help', class: 'muted w-chart-help' }, 'Tab to a node and press Enter to see its guards; arrow keys move between nodes.'),
       h('div', { class: 'w-wf-body' }, chart, panel),
       tools,
     ),
@@ -172,7 +163,7 @@ async function showOne(main, ctx, id) {
     title.textContent = def.name;
     replace(
       badges,
-      h('span', { class: 'w-muted' }, `${def.id} · ${def.nodes.length} node${def.nodes.length === 1 ? '' : 's'}`),
+      h('span', { class: 'muted' }, `${def.id} · ${def.nodes.length} node${def.nodes.length === 1 ? '' : 's'}`),
       workflow.preset ? h('span', { class: 'w-badge' }, 'preset') : null,
       workflow.default ? h('span', { class: 'w-badge w-badge-live' }, 'default') : null,
     );

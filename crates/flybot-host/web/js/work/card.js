@@ -1,15 +1,4 @@
-// A task card on the board (#1058) and its detail dialog: status, priority,
-// progress, the Bot and its room, the note, the returned summary, an input
-// wait's question, the audit text (#1730, `task-audit`) and every move the
-// actor may make on it. The moves are the requester's (core
-// tasks::machine: "Moves after create are the requester's") along the
-// edges the machine draws (#54, #202, #207, #1730):
-//   open → Accept (task-accept)            claimed → Start (task-start)
-//   working → Return result (task-return {summary})
-//   blocked on input → Answer (task-answer-input {questionId, answer})
-//   result-ready → Accept result (task-accept-result), Send back (task-send-back {note})
-//   any unfinished card → Cancel task (task-cancel)
-// Titles, notes and summaries are text a Bot wrote: set as text (#130).
+// A task card on the board (#1058) and its detail dialog: facts, audit text (#1730) and the requester's moves (#54, #202, #207, #130).
 
 import { h, replace, when } from '../dom.js';
 import { preview, readable } from './text.js';
@@ -81,9 +70,9 @@ export function cardTile(task, state, onOpen) {
       h('span', {}, botName(state, task.botId, task.ownerBotName)),
       assignee ? h('span', {}, ` · claimed by ${assignee}`) : null,
       task.queueRole && !task.claimedBy ? h('span', {}, ` · queue: ${task.queueRole}`) : null,
-      room ? h('span', { class: 'w-muted' }, ` · ${room}`) : null,
+      room ? h('span', { class: 'muted' }, ` · ${room}`) : null,
     ),
-    task.parentTitle ? h('p', { class: 'w-card-parent w-muted' }, `Part of ${preview(task.parentTitle, 60)}`) : null,
+    task.parentTitle ? h('p', { class: 'w-card-parent muted' }, `Part of ${preview(task.parentTitle, 60)}`) : null,
   );
 }
 
@@ -156,10 +145,7 @@ function moves(task, api, done) {
   return scope;
 }
 
-/**
- * The detail of `task` (the row as `tasks` answers it) with its audit text
- * and its moves; `onMoved()` reloads the board.
- */
+/** The detail of `task` (the row as `tasks` answers it) with its audit text and its moves; `onMoved()` reloads the board. */
 export async function cardDetail(task, { api, state, onMoved }) {
   let audit = '';
   let auditError = null;
@@ -170,7 +156,7 @@ export async function cardDetail(task, { api, state, onMoved }) {
   }
   const question = task.status === 'blocked' && task.inputRequest ? block('Question', task.inputRequest.question) : null;
   const waitApproval = task.status === 'blocked' && task.waitingFor === 'approval'
-    ? h('p', { class: 'w-muted' }, 'This card waits on an approval; answer it in the Inbox.')
+    ? h('p', { class: 'muted' }, 'This card waits on an approval; answer it in the Inbox.')
     : null;
   const movable = mayMove(state, task);
   return h(
@@ -190,12 +176,12 @@ export async function cardDetail(task, { api, state, onMoved }) {
         ? h('p', { class: 'w-alert', role: 'alert' }, auditError)
         : audit
           ? h('pre', { class: 'w-audit', tabindex: '0', 'aria-label': 'Audit text' }, audit)
-          : h('p', { class: 'w-muted' }, 'No handoff, evidence, rework or lease recorded on this card.'),
+          : h('p', { class: 'muted' }, 'No handoff, evidence, rework or lease recorded on this card.'),
     ),
     isTerminal(task)
-      ? h('p', { class: 'w-muted' }, `This card is ${STATUS_LABEL[task.status].toLowerCase()}; nothing moves it again.`)
+      ? h('p', { class: 'muted' }, `This card is ${STATUS_LABEL[task.status].toLowerCase()}; nothing moves it again.`)
       : movable
         ? h('section', { class: 'w-block' }, h('h3', {}, 'Moves'), moves(task, api, onMoved))
-        : h('p', { class: 'w-muted' }, 'Only the person who asked for this card can move it.'),
+        : h('p', { class: 'muted' }, 'Only the person who asked for this card can move it.'),
   );
 }

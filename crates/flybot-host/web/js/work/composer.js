@@ -1,11 +1,4 @@
-// A room's composer: a labelled textarea (Enter sends, Shift+Enter is a new
-// line) with @mention completion from the room's members. Typing "@" and a
-// few letters opens a listbox of the members whose name starts with them
-// (and "all", which calls everyone); ArrowUp/ArrowDown move, Enter or Tab
-// picks, Escape closes. The textarea points at the highlighted option with
-// aria-activedescendant, so a screen reader follows the keyboard.
-// The line is the one `send {roomId, text}` posts; a mention is `@Name`,
-// which core rooms::mentions::calls resolves by the longest alias (#287).
+// A room's composer: a labelled textarea (Enter sends, Shift+Enter is a new line) with @mention completion from the room's members (#287).
 
 import { h, replace } from '../dom.js';
 import { uid } from './ui.js';
@@ -18,11 +11,7 @@ function mentionAt(text, caret) {
   return { start: caret - match[2].length - 1, query: match[2] };
 }
 
-/**
- * composer({members: () => [{id, name}], onSend: async (text) => bool})
- * → {element, focus()}. `onSend` resolves true when the line went out (the
- * box is cleared then) and false when it was refused (the text stays).
- */
+/** composer({members: () => [{id, name}], onSend: async (text) => bool}) → {element, focus()}. */
 export function composer({ members, onSend, label = 'Message' }) {
   const listId = uid('mentions');
   const box = h('textarea', {
@@ -98,7 +87,7 @@ export function composer({ members, onSend, label = 'Message' }) {
             },
           },
           h('span', { class: 'w-mention-name' }, `@${m.name}`),
-          m.note ? h('span', { class: 'w-muted' }, ` ${m.note}`) : null,
+          m.note ? h('span', { class: 'muted' }, ` ${m.note}`) : null,
         ),
       ),
     );

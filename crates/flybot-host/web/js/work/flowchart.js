@@ -1,12 +1,4 @@
-// A workflow definition drawn as a flowchart (#1272) in SVG, from the
-// layout the engine computes (core workflow::layout::layout_workflow, sent
-// as `workflow.layout` by `workflows {id}`): one box per node at its x/y
-// (BOX_WIDTH × BOX_HEIGHT, ranks left to right), one arrow per edges[] row.
-// An arrow that skips a rank arcs above the boxes; a loop edge (isLoop)
-// arcs back below them, dashed. Each node is a focusable button with an
-// accessible name; Enter or Space selects it, arrow keys move between nodes.
-// Without a layout (an older host) the boxes are placed from the nodes and
-// edges in definition order, one rank per node.
+// A workflow drawn as an SVG flowchart (#1272) from the engine's layout (`workflows {id}` → workflow.layout).
 
 import { svg } from '../dom.js';
 
@@ -64,10 +56,7 @@ function arrow(edge, at, index) {
   );
 }
 
-/**
- * Draws `layout` for `def`. `selected` is the chosen node id; `onSelect(id)`
- * runs when a node is picked. Returns the <svg>.
- */
+/** Draws `layout` for `def`. */
 export function flowchart(def, layout, { selected, onSelect, label }) {
   const nodes = new Map((def.nodes || []).map((n) => [n.id, n]));
   const at = new Map(layout.boxes.map((b) => [b.id, { ...b, x: b.x + PAD / 2, y: b.y + PAD }]));

@@ -1,9 +1,4 @@
-// A room's side panel: the standing notice (#894), the members in speaking
-// order with who is speaking now, who is admin (speaks first) and who is
-// the task lead (#1182: room.taskLead while that Bot is a member, else the
-// admin), and the controls that change them through `update-room`:
-// add and remove a member Bot, make admin, make task lead, save the notice.
-// A refusal is the envelope's sentence beside the field it names.
+// A room's side panel: the notice (#894), members in speaking order, admin and task lead (#1182), changed through `update-room`.
 
 import { h, replace } from '../dom.js';
 import { attempt, field, alertLine, select } from './ui.js';
@@ -18,10 +13,7 @@ function nameOf(state, id) {
   return state.bots.find((b) => b.id === id)?.name || state.members.find((m) => m.id === id)?.name || id;
 }
 
-/**
- * Draws the panel into `el` for `room` with `speaking` (a Bot id or null).
- * `onChanged()` runs after a write was accepted.
- */
+/** Draws the panel into `el` for `room` with `speaking` (a Bot id or null). */
 export function drawPeople(el, { api, state, room, speaking, onChanged }) {
   const lead = taskLead(room);
   const update = (scope, button, body) =>
@@ -98,7 +90,7 @@ export function drawPeople(el, { api, state, room, speaking, onChanged }) {
     el,
     h('h2', { class: 'w-side-title' }, 'Members'),
     list,
-    others.length ? addForm : h('p', { class: 'w-muted' }, 'Every Bot you have is in this room.'),
+    others.length ? addForm : h('p', { class: 'muted' }, 'Every Bot you have is in this room.'),
     noticeForm,
   );
 }

@@ -1,6 +1,4 @@
-// The "New task" form: `task-create {botId, title, roomId?, priority?,
-// note?, target?}` (#54, #1058, #1154). The requester is the signed-in
-// member (never a field, #48). A refusal shows beside the field it names.
+// The "New task" form: `task-create {botId, title, roomId?, priority?, note?, target?}` (#54, #1058, #1154) (#48).
 
 import { h, replace } from '../dom.js';
 import { attempt, field, alertLine, select } from './ui.js';

@@ -1,10 +1,4 @@
-// What a stored line may show a person (#130, #1347), as
-// flybot-core's fences::preview::visible_text reads it: a complete
-// <untrusted-message from="…"> wrap is unwrapped, then every leftover marker
-// fragment (and the from="…"> residue of a cut opener) is removed until
-// nothing changes. The result is only ever set as text (dom.js), never
-// parsed as HTML. `readable` keeps the line breaks for a room's log;
-// `preview` folds to one line for a card or a list.
+// What a stored line may show a person (#130, #1347), as core fences::preview::visible_text reads it: untrusted-message markers removed.
 
 const MARKER = /<\s*\/?\s*untrusted-(?:message|file)(?=[\s/>]|$)[^>]*>?/gi;
 const FENCE = /^<untrusted-message from="([^"]*)">([\s\S]*)<\/untrusted-message>$/;

@@ -1,6 +1,4 @@
-// Small building blocks the work screens share: a labelled field with its
-// own error line, a refusal shown as the envelope's sentence beside the field
-// `details.field` names (else in the form's alert), and a modal dialog.
+// Building blocks the work screens share: a labelled field, a refusal shown beside its field, a modal dialog.
 
 import { h, replace } from '../dom.js';
 
@@ -11,10 +9,7 @@ export function uid(prefix = 'w') {
   return `${prefix}-${serial}`;
 }
 
-/**
- * A label, the control and an error line under it. `name` is the request
- * field the control feeds (a refusal naming it lands here).
- */
+/** A label, the control and an error line under it. */
 export function field(label, control, { name = null, hint = null } = {}) {
   const id = control.id || uid('f');
   control.id = id;
@@ -25,7 +20,7 @@ export function field(label, control, { name = null, hint = null } = {}) {
     'div',
     { class: 'w-field', dataset: { field: name || '' } },
     h('label', { for: id }, label),
-    hint ? h('p', { class: 'w-hint', id: `${id}-hint` }, hint) : null,
+    hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null,
     control,
     error,
   );
@@ -46,10 +41,7 @@ export function clearRefusal(scope) {
   for (const el of scope.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
 }
 
-/**
- * Shows `error` (an ApiError, or any Error) in `scope`: beside the field its
- * `details.field` names when the scope has one, else in the scope's alert.
- */
+/** Shows `error` (an ApiError, or any Error) in `scope`: beside the field its `details.field` names when the scope has one, else in the scope's alert. */
 export function showRefusal(scope, error) {
   clearRefusal(scope);
   const message = error?.message || String(error);
@@ -73,10 +65,7 @@ export function showRefusal(scope, error) {
   alert.hidden = false;
 }
 
-/**
- * Runs `work()` with `button` disabled; a refusal is shown in `scope`.
- * Resolves to the answer, or null when refused.
- */
+/** Runs `work()` with `button` disabled; a refusal is shown in `scope`; resolves to the answer, or null when refused. */
 export async function attempt(scope, button, work) {
   clearRefusal(scope);
   if (button) button.disabled = true;
@@ -90,10 +79,7 @@ export async function attempt(scope, button, work) {
   }
 }
 
-/**
- * A modal <dialog> titled `title` holding `body`; Escape or Close shuts it
- * and it is removed from the page then. Returns {dialog, close}.
- */
+/** A modal <dialog> titled `title` holding `body`; Escape or Close shuts it and it is removed from the page then; returns {dialog, close, body}. */
 export function openDialog(title, body, { onClose = null, wide = false } = {}) {
   const titleId = uid('dlg');
   const close = () => dialog.close();

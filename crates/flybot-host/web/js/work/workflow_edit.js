@@ -1,9 +1,4 @@
-// Changing a workflow (#1272 step 3, #1299): `workflow-customize {from, id,
-// name}` copies a preset (or any workflow) under a new id; `workflow-save
-// {definition}` writes an edited definition after the engine validated it
-// against the roster's roles. The engine's refusal is shown as its sentence
-// beside the definition, with every problem it listed (details.problems);
-// a preset answers workflow/preset-read-only and is never written.
+// Changing a workflow (#1272 step 3, #1299): `workflow-customize` copies one under a new id, `workflow-save` writes an edited one.
 
 import { h, replace } from '../dom.js';
 import { attempt, field, alertLine, clearRefusal } from './ui.js';
@@ -27,7 +22,7 @@ export function customizeForm({ api, from, fromName, onCustomized }) {
   });
   replace(
     form,
-    h('p', { class: 'w-muted' }, 'Save a copy under a new id; the copy can be edited and saved.'),
+    h('p', { class: 'muted' }, 'Save a copy under a new id; the copy can be edited and saved.'),
     alertLine(),
     h('div', { class: 'w-form-pair' }, field('New id', id, { name: 'id', hint: 'Lowercase letters, digits and hyphens.' }), field('New name', name, { name: 'name' })),
     h('div', { class: 'w-move-row' }, submit),
@@ -83,7 +78,7 @@ export function definitionEditor({ api, workflow, onSaved }) {
 
   replace(
     form,
-    workflow.preset ? h('p', { class: 'w-muted' }, 'A preset is never written; Customize it first to save your own copy.') : null,
+    workflow.preset ? h('p', { class: 'muted' }, 'A preset is never written; Customize it first to save your own copy.') : null,
     alertLine(),
     field('Definition (JSON)', text, { name: 'definition', hint: 'Nodes, edges ("from.artifact -> to.artifact") and guards; the engine checks the roles against your Bots when you save.' }),
     problems,
