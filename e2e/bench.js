@@ -37,6 +37,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { chromium } = require('@playwright/test');
+const { CHROMIUM } = require('./chromium');
 const { startHost, startScriptedModel, lastOf, REPO } = require('./harness');
 
 const args = process.argv.slice(2);
@@ -47,20 +48,7 @@ const option = (name, fallback) => {
 const RUNS = option('runs', 5);
 const TOKENS = option('tokens', 200);
 
-const LAUNCH = {
-  executablePath: process.env.CHROMIUM_BIN || '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--headless=new',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-};
+const LAUNCH = { ...CHROMIUM, headless: true };
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -3,6 +3,8 @@
 // `flybot serve`), a screenshot and a trace kept for a failed test.
 'use strict';
 
+const { CHROMIUM } = require('./chromium');
+
 const { defineConfig } = require('@playwright/test');
 const path = require('node:path');
 
@@ -22,18 +24,6 @@ module.exports = defineConfig({
     viewport: { width: 1280, height: 800 },
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_BIN || '/usr/bin/chromium',
-      args: [
-        '--headless=new',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    launchOptions: CHROMIUM,
   },
 });
