@@ -30,12 +30,7 @@ fn long_answer() -> anyhow::Result<(Scenario, ModelRequest)> {
     let scenario = Scenario::from_json(&scenario.to_string())?;
     let request = ModelRequest {
         model: "mock".into(),
-        messages: vec![ChatMessage {
-            role: Role::User,
-            content: "Tell me a long story.".into(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        }],
+        messages: vec![ChatMessage::text(Role::User, "Tell me a long story.")],
         tools: Vec::new(),
         max_tokens: None,
         thinking: None,
@@ -79,6 +74,7 @@ pub fn run() -> anyhow::Result<()> {
             key: KeySource::None,
             model: None,
             thinking: Vec::new(),
+            thinking_switch: false,
             max_output_tokens: None,
         },
     );

@@ -229,7 +229,7 @@ impl TurnEnvironment for HostTurns {
                     .unwrap_or(4_096)
                     .min(route.context_window / 4),
             },
-            thinking: None,
+            thinking: bot.thinking,
             system_prompt: prompt,
             tools,
             tool_context,

@@ -4,6 +4,7 @@
 //! written back among them in key order, exactly where a `BTreeMap` put
 //! them, so a Bot's bytes do not change and an old home loads unchanged.
 
+use crate::ThinkingLevel;
 use crate::state::{Bot, Extra};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -13,6 +14,7 @@ const ROLE: &str = "role";
 const EXTERNAL: &str = "external";
 const RECORD_DECISIONS: &str = "recordDecisions";
 const RETIRED: &str = "retired";
+const THINKING: &str = "thinking";
 
 /// The record as read: the fixed fields, and every other key.
 #[derive(Deserialize)]
@@ -90,6 +92,9 @@ impl Serialize for Bot {
         if let Some(retired) = self.retired {
             keyed.insert(RETIRED, Keyed::Flag(retired));
         }
+        if let Some(level) = self.thinking {
+            keyed.insert(THINKING, Keyed::Text(level.as_str()));
+        }
         BotRecordRef {
             id: &self.id,
             name: &self.name,
@@ -134,6 +139,10 @@ impl<'de> Deserialize<'de> for Bot {
             }),
             record_decisions: take(&mut extra, RECORD_DECISIONS, flag),
             retired: take(&mut extra, RETIRED, flag),
+            thinking: take(&mut extra, THINKING, |value| match value {
+                Value::String(text) => ThinkingLevel::parse(&text).ok_or(Value::String(text)),
+                other => Err(other),
+            }),
             extra,
         })
     }
@@ -191,12 +200,13 @@ mod tests {
     #[test]
     fn typed_keys_keep_their_place_among_the_others() {
         let bot = check(&format!(
-            r#"{{{HEAD},"alpha":1,"external":{{"kind":"subprocess","command":["x"]}},"mid":"m","recordDecisions":true,"retired":false,"role":"Dev","standingApprovals":[{{"kind":"run_command","label":"x","at":3,"ownerId":"member-1"}}],"zeta":null}}"#
+            r#"{{{HEAD},"alpha":1,"external":{{"kind":"subprocess","command":["x"]}},"mid":"m","recordDecisions":true,"retired":false,"role":"Dev","standingApprovals":[{{"kind":"run_command","label":"x","at":3,"ownerId":"member-1"}}],"thinking":"low","zeta":null}}"#
         ));
         assert_eq!(bot.role.as_deref(), Some("Dev"));
         assert!(bot.external.is_some());
         assert!(bot.records_decisions());
         assert_eq!(bot.retired, Some(false));
+        assert_eq!(bot.thinking, Some(ThinkingLevel::Low));
         assert!(!bot.is_retired());
         assert_eq!(
             bot.extra.keys().collect::<Vec<_>>(),
@@ -207,13 +217,14 @@ mod tests {
     #[test]
     fn a_value_of_another_shape_stays_in_extra_and_reads_as_absent() {
         let bot = check(&format!(
-            r#"{{{HEAD},"external":null,"recordDecisions":"yes","retired":1,"role":5}}"#
+            r#"{{{HEAD},"external":null,"recordDecisions":"yes","retired":1,"role":5,"thinking":"max"}}"#
         ));
         assert_eq!(
             (bot.role, bot.external, bot.record_decisions, bot.retired),
             (None, None, None, None)
         );
-        assert_eq!(bot.extra.len(), 4);
+        assert_eq!(bot.thinking, None);
+        assert_eq!(bot.extra.len(), 5);
     }
 
     #[test]

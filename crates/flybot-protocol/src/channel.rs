@@ -62,6 +62,9 @@ pub struct CreateBot {
     /// validated by the host, kept in the Bot record.
     #[serde(default)]
     pub external: Option<Value>,
+    /// How hard its model thinks: `least`, `low`, `medium` or `high`.
+    #[serde(default)]
+    pub thinking: Option<crate::ThinkingLevel>,
 }
 
 /// `update-bot {id, name?, model?, instructions?}`.
@@ -77,6 +80,9 @@ pub struct UpdateBot {
     /// A new `external` record (#198); validated like create-bot's.
     #[serde(default)]
     pub external: Option<Value>,
+    /// A new thinking level: `least`, `low`, `medium` or `high`.
+    #[serde(default)]
+    pub thinking: Option<crate::ThinkingLevel>,
 }
 
 /// `duplicate-bot {id, name?}`.

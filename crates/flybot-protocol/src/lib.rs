@@ -14,9 +14,11 @@ pub mod room_line;
 pub mod state;
 pub mod task;
 pub mod task_requests;
+pub mod thinking;
 pub mod tool_names;
 pub mod workflow;
 
 pub use error::{ApiError, ErrorCode};
 pub use failure::FailureCode;
 pub use state::TeamState;
+pub use thinking::ThinkingLevel;

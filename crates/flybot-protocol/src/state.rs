@@ -104,6 +104,8 @@ pub struct Bot {
     pub record_decisions: Option<bool>,
     /// `retired`: the Bot was archived (#638); terminal, never cleared.
     pub retired: Option<bool>,
+    /// `thinking`: the level its requests ask for; none asks nothing.
+    pub thinking: Option<crate::ThinkingLevel>,
     pub extra: Extra,
 }
 
@@ -135,6 +137,7 @@ impl Bot {
             external: None,
             record_decisions: None,
             retired: None,
+            thinking: None,
             extra: Extra::default(),
         }
     }

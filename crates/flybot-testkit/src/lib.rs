@@ -22,6 +22,7 @@ mod channel;
 mod live;
 pub mod mock_server;
 mod roster;
+pub mod sse_server;
 mod transcript;
 mod waits;
 

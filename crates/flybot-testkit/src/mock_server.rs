@@ -74,6 +74,7 @@ pub fn models_config(base_url: &str, api_key_env: Option<&str>) -> ModelsConfig 
             model: "mock".into(),
             context_window: 32_000,
             thinking: vec!["low".into(), "high".into()],
+            thinking_switch: false,
             max_output_tokens: Some(1024),
         },
     );

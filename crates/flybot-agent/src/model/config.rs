@@ -14,6 +14,7 @@
 //! contextWindow = 65536
 //! maxOutputTokens = 8192
 //! thinking = []            # reasoning_effort values, least first
+//! thinkingSwitch = true    # takes `thinking: {type: enabled|disabled}`
 //! ```
 //!
 //! `mock` is always declared (the built-in mock model, offline). A provider
@@ -59,6 +60,10 @@ pub struct ModelConfig {
     /// (the default) for a model with no thinking control.
     #[serde(default)]
     pub thinking: Vec<String>,
+    /// The model takes DeepSeek's switch, `thinking: {type: enabled |
+    /// disabled}`: the least level turns thinking off, any other on.
+    #[serde(default)]
+    pub thinking_switch: bool,
     #[serde(default)]
     pub max_output_tokens: Option<u32>,
 }
@@ -88,6 +93,8 @@ pub struct ModelRoute {
     pub max_output_tokens: Option<u32>,
     /// The declared `reasoning_effort` values, least first.
     pub thinking: Vec<String>,
+    /// The model takes the `thinking: {type}` switch.
+    pub thinking_switch: bool,
     /// Runs on the built-in mock: no network, no key.
     pub offline: bool,
     /// The provider, bound to this model (it sets the request's model id and
@@ -213,6 +220,7 @@ impl ProviderRegistry {
                     },
                     model: Some(model.model.clone()),
                     thinking: model.thinking.clone(),
+                    thinking_switch: model.thinking_switch,
                     max_output_tokens: model.max_output_tokens,
                 };
                 ModelRoute {
@@ -222,6 +230,7 @@ impl ProviderRegistry {
                     context_window: model.context_window,
                     max_output_tokens: model.max_output_tokens,
                     thinking: model.thinking.clone(),
+                    thinking_switch: model.thinking_switch,
                     offline: false,
                     provider: Arc::new(OpenAiProvider::new(http.clone(), settings)),
                     base_url: Some(provider.base_url.clone()),
@@ -269,6 +278,7 @@ fn mock_route(name: &str, mock: Arc<MockModel>) -> ModelRoute {
         context_window: MOCK_CONTEXT_WINDOW,
         max_output_tokens: None,
         thinking: Vec::new(),
+        thinking_switch: false,
         offline: true,
         provider: mock.clone(),
         base_url: None,
@@ -313,6 +323,7 @@ mod tests {
             model: "deepseek-chat".into(),
             context_window: 65_536,
             thinking: Vec::new(),
+            thinking_switch: false,
             max_output_tokens: Some(8192),
         }
     }

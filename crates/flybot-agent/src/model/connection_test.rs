@@ -26,12 +26,7 @@ pub enum TestVerdict {
 pub async fn test_connection(route: &ModelRoute) -> TestVerdict {
     let request = ModelRequest {
         model: route.provider_model.clone(),
-        messages: vec![ChatMessage {
-            role: Role::User,
-            content: TEST_PROMPT.to_owned(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        }],
+        messages: vec![ChatMessage::text(Role::User, TEST_PROMPT)],
         tools: Vec::new(),
         max_tokens: Some(TEST_MAX_TOKENS),
         thinking: Some(ThinkingLevel::Least),

@@ -228,12 +228,7 @@ mod tests {
     use futures_util::StreamExt;
 
     fn message(role: Role, content: &str) -> ChatMessage {
-        ChatMessage {
-            role,
-            content: content.into(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        }
+        ChatMessage::text(role, content)
     }
 
     fn request(messages: Vec<ChatMessage>) -> ModelRequest {
@@ -306,7 +301,7 @@ mod tests {
                 name: "get_weather".into(),
                 arguments: "{}".into(),
             }],
-            tool_call_id: None,
+            ..message(Role::Assistant, "")
         };
         let result = ChatMessage {
             tool_call_id: Some("call_0_0".into()),

@@ -43,6 +43,24 @@ pub struct ChatMessage {
     /// For a tool message: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// The thinking text the model sent with an assistant message that
+    /// called tools. DeepSeek's thinking models refuse the next step of a
+    /// tool loop unless it is sent back with the calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_content: Option<String>,
+}
+
+impl ChatMessage {
+    /// A plain message: `content` from `role`, no calls.
+    pub fn text(role: Role, content: impl Into<String>) -> ChatMessage {
+        ChatMessage {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            reasoning_content: None,
+        }
+    }
 }
 
 /// A tool call the model made; `arguments` is the JSON text it wrote.
@@ -63,14 +81,7 @@ pub struct ToolSpec {
 }
 
 /// How hard the model should think, where the model supports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ThinkingLevel {
-    Least,
-    Low,
-    Medium,
-    High,
-}
+pub use flybot_protocol::ThinkingLevel;
 
 /// One model call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -50,9 +50,16 @@ pub struct OpenAiSettings {
     /// The `reasoning_effort` values the model accepts, least first; empty for
     /// a model with no thinking control (nothing is sent).
     pub thinking: Vec<String>,
+    /// The model takes DeepSeek's `thinking: {type: enabled | disabled}`.
+    pub thinking_switch: bool,
     /// The most output tokens the model allows; a request asking more is cut.
     pub max_output_tokens: Option<u32>,
 }
+
+/// How long one request may take as a whole, from sending it to its last
+/// event: a provider that keeps a stream alive with a byte now and then never
+/// trips the read timeout, and must not hold a turn for ever.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(600);
 
 /// The provider.
 #[derive(Clone)]
@@ -60,6 +67,7 @@ pub struct OpenAiProvider {
     http: reqwest::Client,
     endpoint: String,
     settings: Arc<OpenAiSettings>,
+    deadline: Duration,
 }
 
 /// An HTTP client for providers, shared by every route. Installs the ring
@@ -85,7 +93,14 @@ impl OpenAiProvider {
             http,
             endpoint,
             settings: Arc::new(settings),
+            deadline: REQUEST_DEADLINE,
         }
+    }
+
+    /// The same provider with another overall deadline per request.
+    pub fn with_deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     pub fn settings(&self) -> &OpenAiSettings {
@@ -108,14 +123,22 @@ impl OpenAiProvider {
         if let Some(cap) = self.settings.max_output_tokens {
             request.max_tokens = Some(request.max_tokens.map_or(cap, |asked| asked.min(cap)));
         }
-        let effort = reasoning_effort(&self.settings.thinking, request.thinking);
-        let body = serde_json::to_vec(&to_wire(&request, effort))
+        let switched_off =
+            self.settings.thinking_switch && request.thinking == Some(ThinkingLevel::Least);
+        let effort =
+            reasoning_effort(&self.settings.thinking, request.thinking).filter(|_| !switched_off);
+        let mut wire = to_wire(&request, effort);
+        if self.settings.thinking_switch {
+            wire.thinking = request.thinking.map(thinking_switch);
+        }
+        let body = serde_json::to_vec(&wire)
             .map_err(|_| ModelError::BadResponse("the request could not be written".to_owned()))?;
         Ok(Prepared {
             http: self.http.clone(),
             endpoint: self.endpoint.clone(),
             key,
             body,
+            deadline: self.deadline,
         })
     }
 }
@@ -135,11 +158,21 @@ pub fn reasoning_effort(levels: &[String], level: Option<ThinkingLevel>) -> Opti
     chosen.map(String::as_str)
 }
 
+/// DeepSeek's switch for a level: the least level is off, any other on.
+pub fn thinking_switch(level: ThinkingLevel) -> serde_json::Value {
+    let kind = match level {
+        ThinkingLevel::Least => "disabled",
+        ThinkingLevel::Low | ThinkingLevel::Medium | ThinkingLevel::High => "enabled",
+    };
+    serde_json::json!({ "type": kind })
+}
+
 struct Prepared {
     http: reqwest::Client,
     endpoint: String,
     key: Option<String>,
     body: Vec<u8>,
+    deadline: Duration,
 }
 
 impl ModelProvider for OpenAiProvider {
@@ -161,6 +194,8 @@ enum Phase {
 
 struct Reading {
     response: reqwest::Response,
+    /// When the request as a whole runs out (`REQUEST_DEADLINE`).
+    deadline: tokio::time::Instant,
     parser: SseParser,
     assembler: Assembler,
     payloads: Vec<String>,
@@ -174,21 +209,35 @@ async fn step(phase: Phase) -> Step {
     match phase {
         Phase::Over => None,
         Phase::Start(Err(error)) => Some((Err(error), Phase::Over)),
-        Phase::Start(Ok(prepared)) => match open(prepared).await {
-            Ok(response) => {
-                next(Box::new(Reading {
-                    response,
-                    parser: SseParser::new(),
-                    assembler: Assembler::default(),
-                    payloads: Vec::new(),
-                    queue: VecDeque::new(),
-                    finished: false,
-                }))
+        Phase::Start(Ok(prepared)) => {
+            let deadline = tokio::time::Instant::now() + prepared.deadline;
+            let opened = tokio::time::timeout_at(deadline, open(prepared))
                 .await
-            }
-            Err(error) => Some((Err(error), Phase::Over)),
-        },
+                .unwrap_or(Err(ModelError::Timeout));
+            start_reading(opened, deadline).await
+        }
         Phase::Reading(reading) => next(reading).await,
+    }
+}
+
+async fn start_reading(
+    opened: Result<reqwest::Response, ModelError>,
+    deadline: tokio::time::Instant,
+) -> Step {
+    match opened {
+        Ok(response) => {
+            next(Box::new(Reading {
+                response,
+                deadline,
+                parser: SseParser::new(),
+                assembler: Assembler::default(),
+                payloads: Vec::new(),
+                queue: VecDeque::new(),
+                finished: false,
+            }))
+            .await
+        }
+        Err(error) => Some((Err(error), Phase::Over)),
     }
 }
 
@@ -233,7 +282,13 @@ async fn next(mut reading: Box<Reading>) -> Step {
             return None;
         }
         let reading_ref = &mut *reading;
-        match reading_ref.response.chunk().await {
+        let chunk = tokio::time::timeout_at(reading_ref.deadline, reading_ref.response.chunk());
+        let Ok(chunk) = chunk.await else {
+            reading_ref.finished = true;
+            reading_ref.queue.push_back(Err(ModelError::Timeout));
+            continue;
+        };
+        match chunk {
             Ok(Some(bytes)) => {
                 if reading_ref
                     .parser
@@ -328,6 +383,7 @@ mod tests {
                 key: KeySource::Env("FLYBOT_TEST_KEY_THAT_IS_NEVER_SET".into()),
                 model: None,
                 thinking: Vec::new(),
+                thinking_switch: false,
                 max_output_tokens: None,
             },
         );

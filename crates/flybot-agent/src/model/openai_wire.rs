@@ -26,6 +26,10 @@ pub struct WireRequest {
     /// `thinking` levels are declared in config.toml.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<String>,
+    /// DeepSeek's switch, `{type: enabled | disabled}`; sent only for a
+    /// model declared with `thinkingSwitch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Value>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -38,6 +42,10 @@ pub struct WireMessage {
     pub tool_calls: Vec<WireToolCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// DeepSeek's thinking text, sent back on an assistant message that
+    /// called tools (its thinking models refuse the next step without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_content: Option<String>,
 }
 
 /// Content is a string, or (from some clients) a list of typed parts.
@@ -105,6 +113,7 @@ pub fn to_wire(request: &ModelRequest, reasoning_effort: Option<&str>) -> WireRe
             .collect(),
         max_tokens: request.max_tokens,
         reasoning_effort: reasoning_effort.map(str::to_owned),
+        thinking: None,
     }
 }
 
@@ -126,6 +135,12 @@ fn message_to_wire(message: &ChatMessage) -> WireMessage {
             })
             .collect(),
         tool_call_id: message.tool_call_id.clone(),
+        // Only with the calls it led to: a provider that never sent thinking
+        // text never sees the field.
+        reasoning_content: message
+            .reasoning_content
+            .clone()
+            .filter(|_| message.role == Role::Assistant && !message.tool_calls.is_empty()),
     }
 }
 
@@ -157,6 +172,7 @@ pub fn from_wire(wire: WireRequest) -> ModelRequest {
                     })
                     .collect(),
                 tool_call_id: message.tool_call_id,
+                reasoning_content: message.reasoning_content,
             })
             .collect(),
         tools: wire

@@ -104,6 +104,10 @@ pub enum SessionEvent {
     StepEnd {
         turn_id: String,
         usage: crate::model::Usage,
+        /// The thinking text of an answer that called tools, kept to be sent
+        /// back with the calls (DeepSeek refuses the next step without it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reasoning: Option<String>,
     },
     #[serde(rename = "assistant/message", rename_all = "camelCase")]
     AssistantMessage { turn_id: String, text: String },

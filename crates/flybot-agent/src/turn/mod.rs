@@ -6,6 +6,7 @@
 pub mod approval;
 pub mod request;
 mod step;
+pub mod strict;
 
 use crate::model::{ModelProvider, ThinkingLevel};
 use crate::session::EndReason;

@@ -35,7 +35,11 @@ pub fn turns_of(entries: &[LogEntry]) -> Vec<Vec<ChatMessage>> {
                 close_calls(Some(&mut *turn), &mut open_calls);
                 turn.push(message(Role::User, text.clone()));
             }
-            SessionEvent::StepEnd { .. } => {}
+            SessionEvent::StepEnd { reasoning, .. } => {
+                if let Some(last) = assistant(&mut turns) {
+                    last.reasoning_content.clone_from(reasoning);
+                }
+            }
             SessionEvent::StepStart { .. } => {
                 let turn = current(&mut turns);
                 close_calls(Some(&mut *turn), &mut open_calls);
@@ -142,12 +146,7 @@ fn estimate_text(text: &str) -> usize {
 }
 
 fn message(role: Role, content: String) -> ChatMessage {
-    ChatMessage {
-        role,
-        content,
-        tool_calls: Vec::new(),
-        tool_call_id: None,
-    }
+    ChatMessage::text(role, content)
 }
 
 fn current(turns: &mut Vec<Vec<ChatMessage>>) -> &mut Vec<ChatMessage> {

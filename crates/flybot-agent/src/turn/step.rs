@@ -3,6 +3,7 @@
 //! cancel ends the turn at once, whatever the step is waiting on.
 
 use super::request::{fit_messages, turns_of};
+use super::strict::strict_order;
 use super::{ApprovalAsk, ApprovalOutcome, MAX_STEPS, TurnEnvironment, TurnSetup};
 use crate::model::{
     FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, ToolSpec, Usage,
@@ -141,7 +142,7 @@ async fn steps(
             answer = collect(setup, request, streamed) => answer,
             reason = cancelled(cancel) => return reason,
         };
-        let (text, calls, finish, usage) = match answer {
+        let (Answer { text, reasoning }, calls, finish, usage) = match answer {
             Ok(answer) => answer,
             Err(error) => {
                 return EndReason::Error {
@@ -150,7 +151,10 @@ async fn steps(
                 };
             }
         };
-        if let Err(reason) = turn.log_answer(text, &calls, usage) {
+        // Thinking text is kept only where a provider needs it back: with
+        // the calls it led to.
+        let reasoning = (!calls.is_empty() && !reasoning.is_empty()).then_some(reasoning);
+        if let Err(reason) = turn.log_answer(text, reasoning, &calls, usage) {
             return reason;
         }
         if calls.is_empty() {
@@ -192,7 +196,12 @@ impl Turn<'_> {
         let turns = self.cell.with_log(|log| turns_of(log.entries()));
         ModelRequest {
             model: setup.model.clone(),
-            messages: fit_messages(&setup.system_prompt, specs, turns, setup.window),
+            messages: strict_order(fit_messages(
+                &setup.system_prompt,
+                specs,
+                turns,
+                setup.window,
+            )),
             tools: specs.to_vec(),
             max_tokens: Some(setup.window.reply_tokens),
             thinking: setup.thinking,
@@ -203,12 +212,14 @@ impl Turn<'_> {
     fn log_answer(
         &mut self,
         text: String,
+        reasoning: Option<String>,
         calls: &[ToolCall],
         usage: Usage,
     ) -> Result<(), EndReason> {
         let mut said = vec![SessionEvent::StepEnd {
             turn_id: self.turn_id.to_owned(),
             usage,
+            reasoning,
         }];
         if !text.is_empty() {
             self.said_something = true;
@@ -312,27 +323,35 @@ async fn run_call(
     tool.call_json(&ctx, &call.arguments).await
 }
 
+/// The words of one model answer: what it said and what it thought.
+#[derive(Default)]
+struct Answer {
+    text: String,
+    reasoning: String,
+}
+
 /// Reads one model answer: its text (each piece handed to `streamed` as it
-/// comes, for the live stream), its tool calls and why it stopped.
+/// comes, for the live stream), its thinking, its tool calls and why it
+/// stopped.
 async fn collect(
     setup: &TurnSetup,
     request: ModelRequest,
     streamed: impl Fn(&str),
-) -> Result<(String, Vec<ToolCall>, FinishReason, Usage), ModelError> {
+) -> Result<(Answer, Vec<ToolCall>, FinishReason, Usage), ModelError> {
     let mut stream = setup.provider.stream(request);
-    let mut text = String::new();
+    let mut answer = Answer::default();
     let mut calls = Vec::new();
     let mut usage = Usage::default();
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::TextDelta(delta) => {
                 streamed(&delta);
-                text.push_str(&delta);
+                answer.text.push_str(&delta);
             }
-            StreamEvent::ReasoningDelta(_) => {}
+            StreamEvent::ReasoningDelta(delta) => answer.reasoning.push_str(&delta),
             StreamEvent::Usage(reported) => usage = reported,
             StreamEvent::ToolCall(call) => calls.push(call),
-            StreamEvent::Done(finish) => return Ok((text, calls, finish, usage)),
+            StreamEvent::Done(finish) => return Ok((answer, calls, finish, usage)),
         }
     }
     Err(ModelError::BadResponse(

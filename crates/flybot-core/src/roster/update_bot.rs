@@ -7,8 +7,8 @@
 use super::{RosterWrite, RosterWrites, managed_bot};
 use crate::access::Actor;
 use crate::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
-use flybot_protocol::ApiError;
 use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::{ApiError, ThinkingLevel};
 use serde_json::Value;
 
 /// What an update changes, each field cleaned; `None` keeps a field.
@@ -21,6 +21,8 @@ pub struct BotUpdate {
     pub external: Option<Value>,
     /// A queue role (#1247): `Some(None)` clears it.
     pub role: Option<Option<String>>,
+    /// The thinking level its requests ask for.
+    pub thinking: Option<ThinkingLevel>,
 }
 
 impl BotUpdate {
@@ -38,6 +40,7 @@ impl BotUpdate {
             instructions: instructions.map(clean_instructions).transpose()?,
             external: None,
             role: None,
+            thinking: None,
         })
     }
 }
@@ -94,6 +97,9 @@ pub fn edit_bot(
     }
     if let Some(role) = update.role {
         edited.role = role;
+    }
+    if let Some(level) = update.thinking {
+        edited.thinking = Some(level);
     }
     let mut writes = RosterWrites::default();
     if edited != *bot {
@@ -179,6 +185,18 @@ mod tests {
         let cleared = edit_bot(&state, &with_role, clear, 80).unwrap();
         assert_eq!(cleared.bot.role, None);
         assert_eq!(shape(&cleared.writes), ["bot bot-b Bo at 80"]);
+    }
+
+    #[test]
+    fn update_bot_sets_the_thinking_level_its_requests_ask_for() {
+        let state = team();
+        let set = BotUpdate {
+            thinking: Some(ThinkingLevel::High),
+            ..BotUpdate::default()
+        };
+        let updated = edit_bot(&state, &state.bots["bot-b"], set, 70).unwrap();
+        assert_eq!(updated.bot.thinking, Some(ThinkingLevel::High));
+        assert_eq!(shape(&updated.writes), ["bot bot-b Bo at 70"]);
     }
 
     #[test]

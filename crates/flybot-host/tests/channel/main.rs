@@ -18,6 +18,7 @@ mod opencode_room_real;
 mod pilot;
 mod pilot_injection;
 mod projects;
+mod provider_wire;
 mod room_stop;
 mod rooms_rounds;
 mod roster;

@@ -21,6 +21,7 @@ fn provider(server: &MockServer, http: reqwest::Client) -> OpenAiProvider {
             key: KeySource::Value("sk-test".into()),
             model: None,
             thinking: Vec::new(),
+            thinking_switch: false,
             max_output_tokens: None,
         },
     )
@@ -36,12 +37,7 @@ fn untimed_client() -> reqwest::Client {
 fn user(text: &str) -> ModelRequest {
     ModelRequest {
         model: "mock".into(),
-        messages: vec![ChatMessage {
-            role: Role::User,
-            content: text.into(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        }],
+        messages: vec![ChatMessage::text(Role::User, text)],
         tools: vec![ToolSpec {
             name: "get_weather".into(),
             description: "The weather in a city.".into(),
@@ -195,6 +191,7 @@ async fn a_missing_key_makes_no_request() {
             key: KeySource::Env("FLYBOT_TEST_KEY_NEVER_SET".into()),
             model: None,
             thinking: Vec::new(),
+            thinking_switch: false,
             max_output_tokens: None,
         },
     );
@@ -288,6 +285,7 @@ async fn a_connection_broken_mid_stream_is_a_transport_failure() {
             key: KeySource::None,
             model: None,
             thinking: Vec::new(),
+            thinking_switch: false,
             max_output_tokens: None,
         },
     );

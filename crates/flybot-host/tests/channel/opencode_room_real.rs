@@ -43,6 +43,7 @@ async fn real_host(binary: PathBuf) -> (Kit, MockServer) {
             model: "mock".into(),
             context_window: 128_000,
             thinking: Vec::new(),
+            thinking_switch: false,
             max_output_tokens: None,
         },
     );

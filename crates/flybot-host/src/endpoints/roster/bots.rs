@@ -80,7 +80,8 @@ pub async fn create(
             if let Some(role) = role {
                 bot.role = Some(role);
             }
-            if bot.external.is_some() || bot.role.is_some() {
+            bot.thinking = req.thinking;
+            if bot.external.is_some() || bot.role.is_some() || bot.thinking.is_some() {
                 change.put_bot(&bot);
             }
             Ok(bot)
@@ -103,6 +104,7 @@ pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<BotA
     )?;
     update.external = req.external.as_ref().map(checked_external).transpose()?;
     update.role = req.role.as_deref().map(clean_role).transpose()?;
+    update.thinking = req.thinking;
     let bot = board
         .team()
         .mutate(journal_actor(actor), |change| {

@@ -1,0 +1,189 @@
+//! A provider written frame by frame: an OpenAI-compatible endpoint on
+//! loopback that answers each request with the next scripted reply (status,
+//! SSE frames exactly as given, then a close or a stall), records every
+//! request body, and tells when a client hung up mid-stream. For the
+//! provider shapes our own mock never writes (tool calls split across
+//! chunks, an index-less provider, a stream that stalls) and for the
+//! request fields a real provider insists on.
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+
+/// How a scripted reply ends after its frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The body ends.
+    Close,
+    /// The connection stays open with nothing more sent.
+    Stall,
+}
+
+/// One reply: the status, the SSE `data:` payloads in order, and its end.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub payloads: Vec<String>,
+    pub end: End,
+}
+
+impl Reply {
+    /// A 200 stream of `payloads` (each written as `data: <payload>\n\n`).
+    pub fn stream(payloads: &[&str], end: End) -> Reply {
+        Reply {
+            status: 200,
+            payloads: payloads.iter().map(|p| (*p).to_owned()).collect(),
+            end,
+        }
+    }
+}
+
+struct Script {
+    replies: Mutex<VecDeque<Reply>>,
+    requests: Mutex<Vec<Value>>,
+    hung_up: Notify,
+}
+
+/// A running scripted provider; stops when dropped.
+pub struct ScriptedProvider {
+    pub base_url: String,
+    script: Arc<Script>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl ScriptedProvider {
+    /// Serves `replies` in order; a request past the last answers 500.
+    pub fn start(replies: Vec<Reply>) -> ScriptedProvider {
+        let script = Arc::new(Script {
+            replies: Mutex::new(replies.into()),
+            requests: Mutex::new(Vec::new()),
+            hung_up: Notify::new(),
+        });
+        let app = axum::Router::new()
+            .route("/v1/chat/completions", post(answer))
+            .with_state(script.clone());
+        let (address_tx, address_rx) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                address_tx.send(listener.local_addr().unwrap()).unwrap();
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.await;
+                    })
+                    .await
+                    .unwrap();
+            });
+        });
+        let address = address_rx.recv().unwrap();
+        ScriptedProvider {
+            base_url: format!("http://{address}/v1"),
+            script,
+            stop: Some(stop),
+        }
+    }
+
+    /// The request bodies received so far, oldest first.
+    pub fn requests(&self) -> Vec<Value> {
+        self.script.requests.lock().unwrap().clone()
+    }
+
+    /// Resolves once a client hangs up on a reply still being sent.
+    pub async fn hung_up(&self) {
+        self.script.hung_up.notified().await;
+    }
+}
+
+impl Drop for ScriptedProvider {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Tells the script when the body it guards is dropped before its end.
+struct HangUpGuard {
+    script: Arc<Script>,
+    finished: bool,
+}
+
+impl Drop for HangUpGuard {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.script.hung_up.notify_one();
+        }
+    }
+}
+
+async fn answer(State(script): State<Arc<Script>>, body: Bytes) -> Response {
+    let request = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    script.requests.lock().unwrap().push(request);
+    let Some(reply) = script.replies.lock().unwrap().pop_front() else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "no reply scripted").into_response();
+    };
+    let status = StatusCode::from_u16(reply.status).unwrap();
+    if !status.is_success() {
+        return (status, reply.payloads.concat()).into_response();
+    }
+    let frames: Vec<Bytes> = reply
+        .payloads
+        .iter()
+        .map(|payload| Bytes::from(format!("data: {payload}\n\n")))
+        .collect();
+    let guard = HangUpGuard {
+        script: script.clone(),
+        finished: false,
+    };
+    let stream = async_stream(frames, reply.end, move || {
+        let mut guard = guard;
+        guard.finished = true;
+    });
+    Response::builder()
+        .status(status)
+        .header("content-type", "text/event-stream")
+        .body(Body::from_stream(stream))
+        .unwrap()
+}
+
+/// The frames one by one (each its own write, so a client reads them as
+/// separate chunks), then the end: `Close` calls `done`; `Stall` never ends.
+fn async_stream(
+    frames: Vec<Bytes>,
+    end: End,
+    done: impl FnOnce() + Send + 'static,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send {
+    let state = (frames.into_iter(), Some(done));
+    futures_util::stream::unfold(state, move |(mut frames, mut done)| async move {
+        if let Some(frame) = frames.next() {
+            tokio::task::yield_now().await;
+            return Some((Ok(frame), (frames, done)));
+        }
+        match end {
+            End::Close => {
+                if let Some(done) = done.take() {
+                    done();
+                }
+                None
+            }
+            End::Stall => {
+                // Keeps the guard (inside `done`) alive until the client
+                // hangs up and the body is dropped.
+                let _keep = &done;
+                std::future::pending::<()>().await;
+                None
+            }
+        }
+    })
+}
