@@ -75,3 +75,20 @@ test.describe('the Inbox', () => {
     await expect(page.getByRole('main').getByText('Model: scripted')).toBeVisible();
   });
 });
+
+// Issue 13: a Bot's thinking level is set on the form and kept in its record.
+test('the Bot form sets how hard the model thinks', async ({ page, host }) => {
+  await open(page, host, '#/bots/new');
+  await page.getByLabel('Name', { exact: true }).fill('Deep');
+  await page.getByLabel('Thinking').selectOption('high');
+  await page.getByRole('button', { name: 'Create Bot' }).click();
+  await expect(page.getByRole('main').getByText('Model: mock')).toBeVisible();
+  const deep = (await host.api.state()).bots.find((b) => b.name === 'Deep');
+  expect(deep.thinking).toBe('high');
+  await open(page, host, `#/bot/${deep.id}/edit`);
+  await expect(page.getByLabel('Thinking')).toHaveValue('high');
+  await page.getByLabel('Thinking').selectOption('least');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('main').getByText('Model: mock')).toBeVisible();
+  expect((await host.api.state()).bots.find((b) => b.name === 'Deep').thinking).toBe('least');
+});

@@ -34,6 +34,10 @@ export async function show(main, ctx, { botId }) {
   const modelBox = h('select', { id: 'bot-model' }, modelNames(state, bot?.model).map((m) => h('option', { value: m }, m === state.model?.default ? `${m} (default)` : m)));
   modelBox.value = bot?.model || state.model?.default || '';
   const model = field(fields, 'model', 'Model', modelBox, 'The models config.toml declares.');
+  const levels = [['least', 'Least (off where the model allows)'], ['low', 'Low'], ['medium', 'Medium'], ['high', 'High']];
+  const thinkingBox = h('select', { id: 'bot-thinking' }, bot?.thinking ? [] : h('option', { value: '' }, "The model's own"), levels.map(([v, t]) => h('option', { value: v }, t)));
+  thinkingBox.value = bot?.thinking || '';
+  const thinking = field(fields, 'thinking', 'Thinking', thinkingBox, 'How hard the model thinks, where it can be told.');
   const instructionsBox = h('textarea', { id: 'bot-instructions', rows: '6' });
   instructionsBox.value = bot?.instructions || '';
   const instructions = field(fields, 'instructions', 'Instructions', instructionsBox, 'What this Bot is for and how it should work.');
@@ -112,6 +116,7 @@ export async function show(main, ctx, { botId }) {
     { novalidate: true, 'aria-labelledby': 'bot-form-title' },
     name,
     model,
+    thinking,
     instructions,
     role,
     mainField,
@@ -130,6 +135,7 @@ export async function show(main, ctx, { botId }) {
         instructions: instructionsBox.value,
         role: fields.role.control.value.trim(),
       };
+      if (thinkingBox.value) body.thinking = thinkingBox.value;
       const ext = externalValue();
       if (ext && JSON.stringify(ext) !== JSON.stringify(external)) body.external = ext;
       let id = bot?.id;
