@@ -20,6 +20,7 @@
 mod cards;
 mod channel;
 mod live;
+pub mod llama_server;
 pub mod mock_server;
 mod roster;
 pub mod sse_server;

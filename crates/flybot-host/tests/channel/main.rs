@@ -19,6 +19,7 @@ mod pilot;
 mod pilot_injection;
 mod projects;
 mod provider_wire;
+mod real_model;
 mod room_stop;
 mod rooms_rounds;
 mod roster;
