@@ -13,5 +13,7 @@ pub use event::{AbortedBy, EndReason, LogEntry, SessionEvent, Source};
 pub use inbox::{Inbox, InboxItem, ItemKind};
 pub use log::SessionLog;
 pub use pickup::{Pickup, was_cut};
-pub use runtime::{CancelOutcome, INTERRUPT_AFTER, INTERRUPT_REASON, SendOutcome, Sessions};
+pub use runtime::{
+    CancelOutcome, INTERRUPT_AFTER, INTERRUPT_REASON, STOPPED_REASON, SendOutcome, Sessions,
+};
 pub use settle::SETTLE;

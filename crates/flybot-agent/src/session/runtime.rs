@@ -24,8 +24,11 @@ use tokio::time::Instant;
 
 /// A tool wait older than this yields to a person's line (#1509, #1666).
 pub const INTERRUPT_AFTER: Duration = Duration::from_secs(60);
-/// The cancel reason of the steering interrupt.
+/// The cancel reason of the steering interrupt in a Bot's own chat.
 pub const INTERRUPT_REASON: &str = "ds-bot/interrupt-long-wait";
+/// The cancel reason of a room's Stop and of its 60 s interrupt (#1650): a
+/// room id never takes the own-chat reason.
+pub const STOPPED_REASON: &str = "ds-bot/stopped";
 
 /// A running turn.
 pub(crate) struct Running {
@@ -216,6 +219,30 @@ impl Sessions {
         by: AbortedBy,
         keep_inbox: bool,
     ) -> io::Result<CancelOutcome> {
+        self.cancel_because(
+            session_id,
+            EndReason::Aborted { by, reason: None },
+            keep_inbox,
+        )
+    }
+
+    /// A room member's turn let go as a room's Stop lets it go (#1650):
+    /// `{by: hook, reason: ds-bot/stopped}`, its inbox dropped, so nothing
+    /// it had begun reaches the room.
+    pub fn stop_room_turn(&self, session_id: &str) -> io::Result<CancelOutcome> {
+        let reason = EndReason::Aborted {
+            by: AbortedBy::Hook,
+            reason: Some(STOPPED_REASON.to_owned()),
+        };
+        self.cancel_because(session_id, reason, false)
+    }
+
+    fn cancel_because(
+        &self,
+        session_id: &str,
+        reason: EndReason,
+        keep_inbox: bool,
+    ) -> io::Result<CancelOutcome> {
         let cell = self.cell(session_id)?;
         let outcome = {
             let mut state = lock(&cell.state);
@@ -229,9 +256,7 @@ impl Sessions {
             };
             let was_running = match &state.running {
                 Some(running) => {
-                    running
-                        .cancel
-                        .send_replace(Some(EndReason::Aborted { by, reason: None }));
+                    running.cancel.send_replace(Some(reason));
                     true
                 }
                 None => false,
@@ -268,27 +293,24 @@ impl Sessions {
             .map(|(id, since, _)| (id.clone(), since.elapsed()))
     }
 
-    /// Cancels the running turn for its open wait `call_id`, once per wait,
-    /// keeping the inbox (#1650); answers whether it did.
+    /// A room's interrupt (#1650): lets the running member turn go for its
+    /// open wait `call_id`, once per wait, exactly as the room's Stop does
+    /// (`stop_room_turn`); answers whether it did.
     pub fn interrupt_wait(&self, session_id: &str, call_id: &str) -> bool {
-        let cells = lock(&self.inner.cells);
-        let Some(cell) = cells.get(session_id) else {
-            return false;
+        let marked = {
+            let cells = lock(&self.inner.cells);
+            cells.get(session_id).is_some_and(|cell| {
+                let mut state = lock(&cell.state);
+                state.running.as_mut().is_some_and(|running| {
+                    running.waits.iter().any(|(id, _, _)| id == call_id)
+                        && running.interrupted.insert(call_id.to_owned())
+                })
+            })
         };
-        let mut state = lock(&cell.state);
-        let Some(running) = &mut state.running else {
-            return false;
-        };
-        if !running.waits.iter().any(|(id, _, _)| id == call_id)
-            || !running.interrupted.insert(call_id.to_owned())
-        {
-            return false;
-        }
-        running.cancel.send_replace(Some(EndReason::Aborted {
-            by: AbortedBy::Hook,
-            reason: Some(INTERRUPT_REASON.to_owned()),
-        }));
-        true
+        marked
+            && self
+                .stop_room_turn(session_id)
+                .is_ok_and(|outcome| outcome.was_running)
     }
 
     pub fn is_running(&self, session_id: &str) -> bool {

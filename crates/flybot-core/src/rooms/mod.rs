@@ -59,8 +59,5 @@ pub const CLAIM_CUE_REPEAT_MS: u64 = 30 * 60 * 1000;
 /// A room's member turn waiting longer than this on a live wait is let go
 /// when a person's line arrives (#1650).
 pub const INTERRUPT_AFTER_MS: u64 = 60 * 1000;
-/// A rate-limited member turn is asked again after these waits (#1308,
-/// #1679).
-pub const RATE_LIMIT_BACKOFF_MS: [u64; 3] = [2_000, 8_000, 30_000];
 /// A task wake that changed nothing waits this long before the next (#1109).
 pub const WAKE_BACKOFF_MS: [u64; 4] = [30_000, 120_000, 600_000, 1_800_000];

@@ -1,8 +1,8 @@
-//! A person's line while a member speaks (#1267), the room's 60 s steering
-//! interrupt (#1650) and a rate-limited member turn (#1308, #1679).
+//! A person's line while a member speaks (#1267) and the room's 60 s
+//! steering interrupt (#1650).
 
+use super::INTERRUPT_AFTER_MS;
 use super::mentions::is_stop;
-use super::{INTERRUPT_AFTER_MS, RATE_LIMIT_BACKOFF_MS};
 
 /// `ROOM_MID_LINE`: the note a steered line carries into the running turn.
 pub fn mid_line_note(room_name: &str) -> String {
@@ -38,16 +38,6 @@ pub fn interrupt_due(oldest_open_wait_since: Option<u64>, now: u64) -> bool {
     oldest_open_wait_since.is_some_and(|since| now.saturating_sub(since) > INTERRUPT_AFTER_MS)
 }
 
-/// The wait before asking a rate-limited member turn again (#1308): 2 s,
-/// 8 s, 30 s, then the turn ends; never for a round the person stopped
-/// (#1679).
-pub fn rate_limit_retry(attempt: usize, round_stopped: bool) -> Option<u64> {
-    if round_stopped {
-        return None;
-    }
-    RATE_LIMIT_BACKOFF_MS.get(attempt).copied()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,14 +55,5 @@ mod tests {
         assert!(!interrupt_due(None, 100_000));
         assert!(!interrupt_due(Some(40_000), 100_000));
         assert!(interrupt_due(Some(39_999), 100_000));
-    }
-
-    #[test]
-    fn a_rate_limited_turn_is_retried_and_a_stopped_round_never_is_1679() {
-        assert_eq!(rate_limit_retry(0, false), Some(2_000));
-        assert_eq!(rate_limit_retry(1, false), Some(8_000));
-        assert_eq!(rate_limit_retry(2, false), Some(30_000));
-        assert_eq!(rate_limit_retry(3, false), None);
-        assert_eq!(rate_limit_retry(0, true), None);
     }
 }

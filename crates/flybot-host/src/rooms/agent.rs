@@ -3,7 +3,7 @@
 //! last assistant message, read back from the Session's log.
 
 use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
-use flybot_agent::session::{AbortedBy, EndReason, ItemKind, SessionEvent, Sessions, Source};
+use flybot_agent::session::{EndReason, ItemKind, SessionEvent, Sessions, Source};
 use flybot_protocol::FailureCode;
 
 /// The agent runtime behind the room boundary.
@@ -101,7 +101,7 @@ impl RoomParticipant for AgentParticipant {
 
     fn cancel(&self, session_id: &str) -> bool {
         self.sessions
-            .cancel(session_id, AbortedBy::User, false)
+            .stop_room_turn(session_id)
             .is_ok_and(|o| o.was_running)
     }
 

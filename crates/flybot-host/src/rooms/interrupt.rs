@@ -1,7 +1,8 @@
 //! The room's steering interrupt (#1650, core `interrupt_due`): a person's
 //! line lands while the speaking member's oldest open tool wait is over
-//! 60 s old, so that turn is cancelled, once per wait, with its inbox kept;
-//! the line is answered in the next round.
+//! 60 s old, so that member's turn is let go, once per wait, as a Stop lets
+//! it go (`ds-bot/stopped`, no inbox kept); the line waits in the room and
+//! is answered in the next round.
 
 use flybot_agent::session::Sessions;
 use flybot_core::rooms::steer::interrupt_due;

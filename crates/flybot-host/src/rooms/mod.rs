@@ -10,7 +10,6 @@ pub mod interrupt;
 pub mod logs;
 pub mod opencode;
 pub mod participant;
-pub mod retry;
 pub mod round_steps;
 pub mod rounds;
 pub mod runner;

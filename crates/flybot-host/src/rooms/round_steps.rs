@@ -7,7 +7,6 @@
 use super::dispatch::{RoundBoard, dispatch_in};
 use super::logs::RoomLogs;
 use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
-use super::retry::run_turn_retrying;
 use super::runner::{ClosingReport, RoundSummary, TurnAsk, setup_of, turn_text};
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::report::closing_report;
@@ -116,7 +115,10 @@ impl RoundParts<'_> {
         };
         summary.max_prompt_chars = summary.max_prompt_chars.max(turn.text.chars().count());
         summary.turns += 1;
-        let outcome = run_turn_retrying(self.logs, self.participant, room_id, turn).await;
+        // One member turn makes at most the provider's own attempts (#1308):
+        // the round never asks a rate-limited turn again on top of them
+        // (#1679), and a Stop cancels the turn, its backoff wait included.
+        let outcome = self.participant.run_turn(turn).await;
         let superseded = self.logs.run(room_id, |r| {
             r.speaking = None;
             std::mem::take(&mut r.stopped)

@@ -81,7 +81,10 @@ async fn real_model_own_chat_turn_streams_a_non_empty_answer_and_writes_its_usag
         })
         .await;
     assert_eq!(rows[0]["provider"], "local");
-    assert!(rows[0]["outputTokens"].as_u64().is_some_and(|n| n > 0), "{rows:?}");
+    assert!(
+        rows[0]["outputTokens"].as_u64().is_some_and(|n| n > 0),
+        "{rows:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
