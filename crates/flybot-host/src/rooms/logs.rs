@@ -37,6 +37,17 @@ pub struct RoomRun {
     /// Seqs of Bot lines whose poster wants the round's closing report
     /// (#913, `post_to_group` with `report_back`).
     pub report_back: BTreeSet<u64>,
+    /// Bot lines posted while the round runs (#932): the round calls the
+    /// members they name at its next loop head.
+    pub mid_posts: Vec<MidPost>,
+}
+
+/// A Bot's `post_to_group` line that arrived while a round ran (#932).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MidPost {
+    pub seq: u64,
+    pub from: String,
+    pub text: String,
 }
 
 /// Every room's log and run state.
@@ -178,8 +189,9 @@ impl RoomLogs {
     }
 
     /// A Bot's own line posted with `post_to_group` (#557): logged in its
-    /// voice at `hop`, then a round opens for it, or it waits for the next
-    /// one when a round runs. Answers the line's seq.
+    /// voice at `hop`, then a round opens for it; while a round runs, the
+    /// round calls the members it names (#932), and a line that names
+    /// nobody waits for the next round. Answers the line's seq.
     pub fn post_bot_line(
         &self,
         room_id: &str,
@@ -199,7 +211,25 @@ impl RoomLogs {
                 hop,
             },
         )?;
-        self.open_round_reporting(room_id, line.seq, report_back);
+        let start = self.run(room_id, |r| {
+            if report_back {
+                r.report_back.insert(line.seq);
+            }
+            if r.running {
+                r.mid_posts.push(MidPost {
+                    seq: line.seq,
+                    from: bot_id.to_owned(),
+                    text: text.to_owned(),
+                });
+                false
+            } else {
+                r.running = true;
+                true
+            }
+        });
+        if start {
+            self.start_round(room_id, line.seq);
+        }
         Ok(line.seq)
     }
 }

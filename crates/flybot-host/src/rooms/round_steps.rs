@@ -55,7 +55,7 @@ impl RoundParts<'_> {
             return summary;
         };
         let mut round = self.open(&state, &room, &line).await;
-        while let Some(call) = round.next_turn() {
+        while let Some(call) = self.next_turn(room_id, &mut round) {
             if self.logs.run(room_id, |r| r.stopped || r.halted) {
                 round.record(&call.bot_id, Reply::Stopped);
                 continue;
@@ -69,6 +69,19 @@ impl RoundParts<'_> {
         }
         summary.report = self.closing_report(room_id, &round, &line);
         summary
+    }
+
+    /// The next member turn, after the calls in the Bot lines posted since
+    /// the last one (#932): the members they name speak in this round; a
+    /// line that named nobody waits for the next round.
+    fn next_turn(&self, room_id: &str, round: &mut Round) -> Option<TurnCall> {
+        let posts = self.logs.run(room_id, |r| std::mem::take(&mut r.mid_posts));
+        for post in posts {
+            if !round.call_from_post(&post.from, &post.text) {
+                self.logs.run(room_id, |r| r.pending.push(post.seq));
+            }
+        }
+        round.next_turn()
     }
 
     /// Opens the round: the late-round count, and the lead's dispatch

@@ -79,6 +79,10 @@ impl Rounds {
                 self.send_report(&report);
             }
             let more = self.logs.run(&room_id, |r| {
+                // A post that came after the round's last turn opens the next.
+                let late_posts = std::mem::take(&mut r.mid_posts);
+                r.pending
+                    .extend(late_posts.into_iter().map(|post| post.seq));
                 let newest = r.pending.iter().max().copied();
                 let newest = newest.filter(|_| !std::mem::take(&mut r.halted));
                 r.pending.clear();

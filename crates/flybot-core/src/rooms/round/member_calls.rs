@@ -74,11 +74,15 @@ impl Round {
 
     /// #932: a `post_to_group` line of `from` while the round runs; its @
     /// names (members, never the sender) are called at the next loop head.
-    /// An event post calls nobody.
-    pub fn call_from_post(&mut self, from: &str, text: &str) {
+    /// An event post calls nobody. Answers whether the line named anyone
+    /// here: a line that named nobody waits for the next round instead.
+    pub fn call_from_post(&mut self, from: &str, text: &str) -> bool {
+        let mut named = false;
         for id in calls(text, &self.setup.order).ids {
+            named |= id != from;
             self.calls.push((from.to_string(), id));
         }
+        named
     }
 
     /// #1254: a dispatch the board took calls nobody: drops the pending

@@ -66,3 +66,54 @@ async fn a_bot_never_posts_into_the_room_it_is_speaking_in_557() {
     let lines = kit.room_lines(&room);
     assert!(!lines.iter().any(|l| l.text == "again"), "{lines:?}");
 }
+
+/// A post that names a member while a round runs calls that member inside
+/// the running round (#932), not in a later round opened after the
+/// closing report. Bo's turn waits on an approval, so the round is
+/// certainly running when Ada posts.
+#[tokio::test(start_paused = true)]
+async fn a_post_while_the_round_runs_calls_the_named_member_inside_it_932() {
+    let kit = Kit::scripted(json!([
+        {"when": {"userContains": "post it", "step": 0},
+         "reply": {"toolCalls": [{"name": "post_to_group", "arguments": {"group": "Build", "text": "@Cy please check"}}]}},
+        {"when": {"systemContains": "## You are Cy\n"}, "reply": {"text": "checked"}},
+        {"when": {"userContains": "@Bo build", "step": 0},
+         "reply": {"toolCalls": [{"name": "run_command", "arguments": {"argv": ["echo", "hi"]}}]}},
+        {"when": {"afterTool": "*"}, "reply": {"text": "done"}}
+    ]))
+    .await;
+    let [ada, bo, cy] = kit.bots(["Ada", "Bo", "Cy"]).await;
+    let room = kit.room("Build", &[&ada, &bo, &cy]).await;
+    let mut events = kit.events();
+    kit.ok("send", json!({"roomId": room.id, "text": "@Bo build it"}))
+        .await;
+    let approval = kit
+        .until_some("Bo's run_command waits for approval", async || {
+            let answer = kit.ok("approvals", json!({})).await;
+            answer["approvals"][0]["id"].as_str().map(str::to_owned)
+        })
+        .await;
+    kit.say(&ada.session, "post it");
+    kit.until("Ada's line is in the room", || {
+        kit.said(&room, &ada)
+            .contains(&"@Cy please check".to_owned())
+    })
+    .await;
+    kit.ok(
+        "approval-answer",
+        json!({"id": approval, "answer": "allowed-once"}),
+    )
+    .await;
+    let room_id = room.id.clone();
+    events
+        .until("the round ends", |event| {
+            matches!(event, flybot_host::events::HostEvent::RoundEnded { room_id: r } if *r == room_id)
+        })
+        .await;
+    assert_eq!(kit.said(&room, &cy), ["checked"]);
+    assert_eq!(kit.said(&room, &bo), ["done"]);
+    // Cy spoke inside the person's round: Ada's post opened no round of its
+    // own (a round a Bot's line opens counts as a late one, #557).
+    let late = kit.host.rooms().run(&room.id, |r| r.late_rounds);
+    assert_eq!(late, 0, "Ada's post opened no round of its own");
+}
