@@ -67,7 +67,7 @@ pub struct OpenAiProvider {
     http: reqwest::Client,
     endpoint: String,
     settings: Arc<OpenAiSettings>,
-    deadline: Duration,
+    deadline: Option<Duration>,
 }
 
 /// An HTTP client for providers, shared by every route. Installs the ring
@@ -93,12 +93,14 @@ impl OpenAiProvider {
             http,
             endpoint,
             settings: Arc::new(settings),
-            deadline: REQUEST_DEADLINE,
+            deadline: Some(REQUEST_DEADLINE),
         }
     }
 
-    /// The same provider with another overall deadline per request.
-    pub fn with_deadline(mut self, deadline: Duration) -> Self {
+    /// The same provider with another overall deadline per request, or
+    /// none (a test on a paused clock, where any timer fires at once while
+    /// a real socket is read).
+    pub fn with_deadline(mut self, deadline: Option<Duration>) -> Self {
         self.deadline = deadline;
         self
     }
@@ -172,7 +174,7 @@ struct Prepared {
     endpoint: String,
     key: Option<String>,
     body: Vec<u8>,
-    deadline: Duration,
+    deadline: Option<Duration>,
 }
 
 impl ModelProvider for OpenAiProvider {
@@ -195,7 +197,7 @@ enum Phase {
 struct Reading {
     response: reqwest::Response,
     /// When the request as a whole runs out (`REQUEST_DEADLINE`).
-    deadline: tokio::time::Instant,
+    deadline: Option<tokio::time::Instant>,
     parser: SseParser,
     assembler: Assembler,
     payloads: Vec<String>,
@@ -210,8 +212,8 @@ async fn step(phase: Phase) -> Step {
         Phase::Over => None,
         Phase::Start(Err(error)) => Some((Err(error), Phase::Over)),
         Phase::Start(Ok(prepared)) => {
-            let deadline = tokio::time::Instant::now() + prepared.deadline;
-            let opened = tokio::time::timeout_at(deadline, open(prepared))
+            let deadline = prepared.deadline.map(|d| tokio::time::Instant::now() + d);
+            let opened = by_deadline(deadline, open(prepared))
                 .await
                 .unwrap_or(Err(ModelError::Timeout));
             start_reading(opened, deadline).await
@@ -220,9 +222,20 @@ async fn step(phase: Phase) -> Step {
     }
 }
 
+/// `work`'s output, or `None` when `deadline` passes first.
+async fn by_deadline<T>(
+    deadline: Option<tokio::time::Instant>,
+    work: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    match deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline, work).await.ok(),
+        None => Some(work.await),
+    }
+}
+
 async fn start_reading(
     opened: Result<reqwest::Response, ModelError>,
-    deadline: tokio::time::Instant,
+    deadline: Option<tokio::time::Instant>,
 ) -> Step {
     match opened {
         Ok(response) => {
@@ -282,8 +295,8 @@ async fn next(mut reading: Box<Reading>) -> Step {
             return None;
         }
         let reading_ref = &mut *reading;
-        let chunk = tokio::time::timeout_at(reading_ref.deadline, reading_ref.response.chunk());
-        let Ok(chunk) = chunk.await else {
+        let chunk = by_deadline(reading_ref.deadline, reading_ref.response.chunk());
+        let Some(chunk) = chunk.await else {
             reading_ref.finished = true;
             reading_ref.queue.push_back(Err(ModelError::Timeout));
             continue;

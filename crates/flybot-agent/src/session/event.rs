@@ -34,6 +34,14 @@ pub enum Source {
     },
     /// The host itself (a pickup after a restart).
     Host,
+    /// A room's round handing a member its turn. `hops` is the hop of the
+    /// line that opened the round, so a relay on into another room carries
+    /// the chain on and a cross-room ping-pong ends at `MAX_HOPS` (#557).
+    Round {
+        #[serde(rename = "roomId")]
+        room_id: String,
+        hops: u32,
+    },
 }
 
 /// Who stopped a turn.

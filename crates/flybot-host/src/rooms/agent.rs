@@ -76,7 +76,10 @@ impl RoomParticipant for AgentParticipant {
             let delivered = self.sessions.deliver(
                 &turn.session_id,
                 &turn.text,
-                Source::Host,
+                Source::Round {
+                    room_id: turn.room_id.clone(),
+                    hops: turn.hop,
+                },
                 ItemKind::NextTurn,
             );
             if delivered.is_err() {

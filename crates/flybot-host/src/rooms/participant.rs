@@ -15,6 +15,8 @@ pub struct MemberTurn {
     pub session_id: String,
     /// The round, the route note and the reply rule (#894).
     pub text: String,
+    /// The hop of the line that opened the round (#557).
+    pub hop: u32,
 }
 
 /// How a member turn ended.

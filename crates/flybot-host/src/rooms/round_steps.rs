@@ -122,7 +122,7 @@ impl RoundParts<'_> {
         let Some(room) = state.rooms.get(room_id).cloned() else {
             return false;
         };
-        let Some(turn) = self.seat_turn(&state, &room, round, call, opener.seq) else {
+        let Some(turn) = self.seat_turn(&state, &room, round, call, opener) else {
             round.record(&call.bot_id, Reply::Failed);
             return true;
         };
@@ -172,7 +172,7 @@ impl RoundParts<'_> {
         room: &Room,
         round: &Round,
         call: &TurnCall,
-        round_start: u64,
+        opener: &RoomLine,
     ) -> Option<MemberTurn> {
         let session_id = room.sessions.get(&call.bot_id).cloned()?;
         self.participant
@@ -185,7 +185,7 @@ impl RoundParts<'_> {
         let ask = TurnAsk {
             bot_id: &call.bot_id,
             seen,
-            round_start,
+            round_start: opener.seq,
             forced: call.forced,
             addressed: call.addressed || call.by.is_some(),
             now: (self.now)(),
@@ -202,6 +202,7 @@ impl RoundParts<'_> {
             bot_id: call.bot_id.clone(),
             session_id,
             text,
+            hop: opener.hop,
         })
     }
 

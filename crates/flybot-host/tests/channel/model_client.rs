@@ -207,7 +207,7 @@ async fn a_429_is_asked_again_then_answers() {
         r#"[{"times": 2, "fail": {"status": 429, "code": "rate_limit_exceeded", "type": "requests"}},
             {"reply": {"text": "finally"}}]"#,
     );
-    let retrying = Retrying::new(provider(&server, untimed_client()));
+    let retrying = Retrying::new(provider(&server, untimed_client()).with_deadline(None));
     let (text, rest) = split(run(&retrying, user("x")).await);
     assert_eq!(text, "finally");
     assert_eq!(
@@ -219,7 +219,7 @@ async fn a_429_is_asked_again_then_answers() {
 #[tokio::test(start_paused = true)]
 async fn a_429_that_outlasts_the_backoff_ends_once_with_the_count() {
     let server = MockServer::start(r#"[{"fail": {"status": 429}}]"#);
-    let retrying = Retrying::new(provider(&server, untimed_client()));
+    let retrying = Retrying::new(provider(&server, untimed_client()).with_deadline(None));
     assert_eq!(
         run(&retrying, user("x")).await,
         vec![Err(ModelError::RateLimitExhausted { attempts: 4 })]
@@ -231,7 +231,7 @@ async fn a_402_is_not_asked_again() {
     let server = MockServer::start(
         r#"[{"times": 1, "fail": {"status": 402, "code": "budget_exceeded"}}, {"reply": {"text": "second call"}}]"#,
     );
-    let retrying = Retrying::new(provider(&server, untimed_client()));
+    let retrying = Retrying::new(provider(&server, untimed_client()).with_deadline(None));
     assert_eq!(
         run(&retrying, user("x")).await,
         vec![Err(ModelError::Budget)]

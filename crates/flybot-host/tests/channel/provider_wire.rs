@@ -147,7 +147,7 @@ async fn a_stream_that_stalls_ends_at_the_overall_deadline() {
         &[r#"{"choices":[{"delta":{"content":"th"}}]}"#],
         End::Stall,
     )]);
-    let provider = provider(&server).with_deadline(Duration::from_secs(30));
+    let provider = provider(&server).with_deadline(Some(Duration::from_secs(30)));
     let events: Vec<_> = provider.stream(ask("go")).collect().await;
     assert_eq!(events.last(), Some(&Err(ModelError::Timeout)));
     within("the provider sees the hang-up", server.hung_up()).await;

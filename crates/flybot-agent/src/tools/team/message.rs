@@ -60,7 +60,7 @@ pub(super) fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
         .iter()
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage {
-                source: Source::Bot { hops, .. },
+                source: Source::Bot { hops, .. } | Source::Round { hops, .. },
                 ..
             } => Some(*hops),
             _ => None,

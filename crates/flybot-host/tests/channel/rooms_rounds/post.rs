@@ -117,3 +117,48 @@ async fn a_post_while_the_round_runs_calls_the_named_member_inside_it_932() {
     let late = kit.host.rooms().run(&room.id, |r| r.late_rounds);
     assert_eq!(late, 0, "Ada's post opened no round of its own");
 }
+
+/// A cross-room ping-pong of `post_to_group` (#557): each relay carries the
+/// hop of the line its round answered, so the chain ends at `MAX_HOPS` with
+/// the guard's sentence instead of running for ever.
+#[tokio::test(start_paused = true)]
+async fn a_cross_room_ping_pong_of_posts_stops_at_max_hops_557() {
+    let kit = Kit::scripted(json!([
+        {"when": {"afterTool": "*"}, "reply": {"text": "sent"}},
+        {"when": {"systemContains": "## You are Ada\n", "userContains": "[Group \"One\""},
+         "reply": {"toolCalls": [{"name": "post_to_group", "arguments": {"group": "Two", "text": "@Bo ping"}}]}},
+        {"when": {"systemContains": "## You are Bo\n", "userContains": "[Group \"Two\""},
+         "reply": {"toolCalls": [{"name": "post_to_group", "arguments": {"group": "One", "text": "@Ada pong"}}]}},
+        {"reply": {"text": "[PASS]"}}
+    ]))
+    .await;
+    let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
+    let one = kit.room("One", &[&ada, &bo]).await;
+    let two = kit.room("Two", &[&ada, &bo]).await;
+    kit.ok("send", json!({"roomId": one.id, "text": "@Ada start"}))
+        .await;
+    let refusal = "This Bot-to-Bot chain is long enough; stop here and report to the person.";
+    kit.until("a relay is refused at MAX_HOPS", || {
+        [kit.seat(&one, &ada), kit.seat(&two, &bo)]
+            .iter()
+            .any(|seat| tool_texts(&kit, seat).iter().any(|t| t == refusal))
+    })
+    .await;
+    kit.round_ended(&one).await;
+    kit.round_ended(&two).await;
+    let posts = |room: &Room| {
+        kit.room_lines(room)
+            .iter()
+            .filter(|l| l.text.ends_with("ping") || l.text.ends_with("pong"))
+            .map(|l| l.hop)
+            .collect::<Vec<_>>()
+    };
+    let mut hops: Vec<u32> = posts(&one).into_iter().chain(posts(&two)).collect();
+    hops.sort_unstable();
+    let max = flybot_core::rooms::MAX_HOPS;
+    assert_eq!(
+        hops,
+        (1..=max).collect::<Vec<_>>(),
+        "one post per hop, up to MAX_HOPS"
+    );
+}
