@@ -101,7 +101,7 @@ pub struct SetMain {
     pub replace: Option<String>,
 }
 
-/// `create-room {name, members, admin?, participants?}`.
+/// `create-room {name, members, admin?, participants?, notice?, taskLead?}`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateRoom {
@@ -111,9 +111,13 @@ pub struct CreateRoom {
     pub admin: Option<String>,
     #[serde(default)]
     pub participants: Vec<Value>,
+    /// The room's standing notice (#894).
+    pub notice: Option<String>,
+    /// The member Bot that divides the room's board (#1182).
+    pub task_lead: Option<String>,
 }
 
-/// `update-room {id, name?, members?, admin?}`.
+/// `update-room {id, name?, members?, admin?, notice?, taskLead?}`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateRoom {

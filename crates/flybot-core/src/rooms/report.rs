@@ -82,6 +82,7 @@ mod tests {
                 Named::new("bot-c", "Cy"),
             ],
             admin: None,
+            last_speaker: None,
         };
         let mut round = Round::open(
             setup,

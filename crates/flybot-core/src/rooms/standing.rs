@@ -58,9 +58,15 @@ pub fn notice_mark(notice: &str) -> String {
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-/// `routeNote`: to everyone, the lead's, or "Default to [PASS]"; who already
-/// answered.
-pub fn route_note(to_everyone: bool, named_me: bool, i_lead: bool, answered: &[String]) -> String {
+/// `routeNote`: to everyone, the lead's, or "Default to [PASS]"; who spoke
+/// last before a line that names nobody; who already answered.
+pub fn route_note(
+    to_everyone: bool,
+    named_me: bool,
+    i_lead: bool,
+    spoke_last: Option<&str>,
+    answered: &[String],
+) -> String {
     let mut note = if to_everyone {
         "This line is to everyone: each may answer.".to_string()
     } else if named_me {
@@ -70,6 +76,11 @@ pub fn route_note(to_everyone: bool, named_me: bool, i_lead: bool, answered: &[S
     } else {
         "This line names nobody. Default to [PASS].".to_string()
     };
+    if let Some(last) = spoke_last.filter(|_| !to_everyone && !named_me) {
+        note.push_str(&format!(
+            " {last} spoke last before this line: a follow-up is theirs first."
+        ));
+    }
     if !answered.is_empty() {
         note.push_str(&format!(
             " Already answered: {}; add only your role's part.",
@@ -121,10 +132,19 @@ mod tests {
 
     #[test]
     fn the_turn_carries_the_round_a_route_note_and_the_reply_rule_894() {
-        let note = route_note(false, false, false, &["Ada".into()]);
+        let note = route_note(false, false, false, None, &["Ada".into()]);
         assert!(note.contains("Default to [PASS]") && note.contains("Already answered: Ada"));
         let msg = turn_message("Alice: hi", &note, false);
         assert!(msg.starts_with("Alice: hi") && msg.ends_with(ROOM_REPLY_NOW));
         assert!(turn_message("x", "y", true).ends_with(ROOM_REPLY_FORCED));
+    }
+
+    #[test]
+    fn the_route_note_names_who_spoke_last_on_a_line_that_names_nobody() {
+        let note = route_note(false, false, false, Some("Cy"), &[]);
+        assert!(note.contains("Cy spoke last before this line"), "{note}");
+        // A line to everyone, or one that names the member, says no more.
+        assert!(!route_note(true, false, false, Some("Cy"), &[]).contains("spoke last"));
+        assert!(!route_note(false, true, false, Some("Cy"), &[]).contains("spoke last"));
     }
 }

@@ -166,7 +166,7 @@ pub fn update_room(
 
 /// The standing notice every member's turn reads (#894): set, or cleared
 /// by `""`.
-fn set_notice(room: &mut Room, notice: Option<String>) -> Result<(), ApiError> {
+pub fn set_notice(room: &mut Room, notice: Option<String>) -> Result<(), ApiError> {
     let Some(notice) = notice else { return Ok(()) };
     let notice = notice.trim();
     if notice.chars().count() > NOTICE_MAX {
@@ -185,7 +185,7 @@ fn set_notice(room: &mut Room, notice: Option<String>) -> Result<(), ApiError> {
 
 /// The member Bot that divides the room's board (#1720): one of the room's
 /// members, or cleared by `""` (then the admin leads).
-fn set_task_lead(room: &mut Room, lead: Option<String>) -> Result<(), ApiError> {
+pub fn set_task_lead(room: &mut Room, lead: Option<String>) -> Result<(), ApiError> {
     let Some(lead) = lead else { return Ok(()) };
     if lead.is_empty() {
         room.extra.remove("taskLead");

@@ -7,7 +7,9 @@
 use super::dispatch::{RoundBoard, dispatch_in};
 use super::logs::RoomLogs;
 use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
-use super::runner::{ClosingReport, RoundSummary, TurnAsk, setup_of, turn_text};
+use super::runner::{
+    ClosingReport, RoundSummary, TurnAsk, last_speaker_before, setup_of, turn_text,
+};
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::report::closing_report;
 use flybot_core::rooms::round::{Opener, Reply, Round, TurnCall, is_quiet, next_late_rounds};
@@ -94,7 +96,9 @@ impl RoundParts<'_> {
             r.stopped = false;
             r.late_rounds
         });
-        let setup = setup_of(state, room);
+        let mut setup = setup_of(state, room);
+        let lines = self.logs.lines(&room.id).unwrap_or_default();
+        setup.last_speaker = last_speaker_before(room, &lines, line.seq);
         let opener = match (opener, self.board) {
             (Opener::Bot { from, text }, Some(board)) => {
                 let quiet = is_quiet(late.saturating_sub(1));
@@ -105,7 +109,28 @@ impl RoundParts<'_> {
             }
             _ => opener,
         };
-        Round::open(setup, opener, late.saturating_sub(1))
+        let round = Round::open(setup, opener, late.saturating_sub(1));
+        if !round.unknown.is_empty() {
+            self.unknown_names_notice(&room.id, &round.unknown, line.hop);
+        }
+        round
+    }
+
+    /// One quiet notice line for the `@` names that named nobody in the
+    /// room: the round still runs for the line as written.
+    fn unknown_names_notice(&self, room_id: &str, unknown: &[String], hop: u32) {
+        let names: Vec<String> = unknown.iter().map(|n| format!("@{n}")).collect();
+        let _ = self.logs.append(
+            room_id,
+            NewLine {
+                author_id: String::new(),
+                author_kind: AuthorKind::System,
+                kind: LineKind::Event,
+                text: format!("No one in this room is called {}.", names.join(" or ")),
+                at: (self.now)(),
+                hop,
+            },
+        );
     }
 
     /// Runs one called member's turn and records its reply. Answers false

@@ -10,7 +10,7 @@ use super::logs::RoomLogs;
 use super::participant::RoomParticipant;
 pub use super::round_steps::RoundParts;
 use flybot_core::rooms::context::room_lines_text;
-use flybot_core::rooms::log::RoomLine;
+use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::mentions::Named;
 use flybot_core::rooms::participants::participants_of;
 use flybot_core::rooms::presence::format_room_presence;
@@ -55,7 +55,19 @@ pub fn setup_of(state: &TeamState, room: &Room) -> Setup {
     Setup {
         order,
         admin: room.admin.clone(),
+        last_speaker: None,
     }
+}
+
+/// The member Bot whose chat line came last before `opener_seq`.
+pub fn last_speaker_before(room: &Room, lines: &[RoomLine], opener_seq: u64) -> Option<String> {
+    lines
+        .iter()
+        .rev()
+        .filter(|l| l.seq < opener_seq && l.kind == LineKind::Chat)
+        .find(|l| l.author_kind != AuthorKind::Human)
+        .map(|l| l.author_id.clone())
+        .filter(|id| room.members.contains(id))
 }
 
 pub(super) fn name_of(state: &TeamState, id: &str) -> String {
@@ -142,10 +154,17 @@ pub fn turn_text(
         .iter()
         .map(|id| name_of(state, id))
         .collect();
+    let spoke_last = round
+        .setup
+        .last_speaker
+        .as_deref()
+        .filter(|_| round.routed)
+        .map(|id| name_of(state, id));
     let note = route_note(
         round.broadcast,
         addressed,
         task_lead(room) == Some(bot_id),
+        spoke_last.as_deref(),
         &answered,
     );
     let mut body = format!(

@@ -5,7 +5,7 @@ use flybot_testkit::{Bot, Kit, Room};
 use serde_json::{Value, json};
 
 /// Ada, Bo and Cy in the room "Build", Bo its admin though listed second.
-async fn room_of_three(kit: &Kit) -> (Room, [Bot; 3]) {
+pub(crate) async fn room_of_three(kit: &Kit) -> (Room, [Bot; 3]) {
     let [ada, bo, cy] = kit.bots(["Ada", "Bo", "Cy"]).await;
     let room = kit
         .room_from(json!({"name": "Build", "members": [ada.id, bo.id, cy.id], "admin": bo.id}))
@@ -14,7 +14,7 @@ async fn room_of_three(kit: &Kit) -> (Room, [Bot; 3]) {
 }
 
 /// Waits until the room's rounds are over and answers its lines.
-async fn settled(kit: &Kit, room: &Room) -> Vec<Value> {
+pub(crate) async fn settled(kit: &Kit, room: &Room) -> Vec<Value> {
     kit.round_ended(room).await;
     let answer = kit.ok("messages", json!({"roomId": room.id})).await;
     assert_eq!(answer["running"], false);
@@ -101,4 +101,5 @@ mod held;
 mod post;
 mod questions;
 mod reach;
+mod round_rules;
 mod steering;

@@ -12,9 +12,27 @@ pub struct Setup {
     /// Live member Bots in the room's order.
     pub order: Vec<Named>,
     pub admin: Option<String>,
+    /// The member Bot whose line came last before the opener: a line that
+    /// names nobody may follow up on it, so it is asked first.
+    pub last_speaker: Option<String>,
 }
 
 impl Setup {
+    /// `ids` with the last speaker, when it is among them, moved first:
+    /// the Bot that spoke last before a line that names nobody is asked
+    /// first (`recentSpeaker`, a follow-up).
+    fn follow_up_first(&self, mut ids: Vec<String>) -> Vec<String> {
+        let at = self
+            .last_speaker
+            .as_ref()
+            .and_then(|last| ids.iter().position(|id| id == last));
+        if let Some(at) = at {
+            let last = ids.remove(at);
+            ids.insert(0, last);
+        }
+        ids
+    }
+
     /// The admin first, then the room's order.
     pub fn speaking_order(&self) -> Vec<String> {
         let mut out: Vec<String> = self
@@ -121,7 +139,7 @@ impl Round {
             (Vec::new(), false)
         } else {
             round.routed = true;
-            (everyone, false)
+            (round.setup.follow_up_first(everyone), false)
         };
         for id in speakers {
             round.queue.push_back(Slot {

@@ -13,6 +13,7 @@ pub fn setup(n: usize) -> Setup {
             .map(|i| Named::new(&format!("bot-{}", (b'a' + i as u8) as char), names[i]))
             .collect(),
         admin: Some("bot-b".into()),
+        last_speaker: None,
     }
 }
 
@@ -53,6 +54,30 @@ fn the_admin_speaks_first_then_the_room_order_and_a_routed_round_ends_after_the_
         .map(|s| s.bot_id.as_str())
         .collect();
     assert_eq!(skipped, vec!["bot-c"]);
+}
+
+#[test]
+fn the_bot_that_spoke_last_is_asked_first_on_a_line_that_names_nobody() {
+    let mut with_last = setup(3);
+    with_last.last_speaker = Some("bot-c".into());
+    let mut round = Round::open(with_last.clone(), person("and the tests?"), 0);
+    // Cy passes; Bo, the admin, answers next and ends the routed round.
+    let seen = run(&mut round, |id, _| {
+        if id == "bot-c" {
+            "[PASS]".into()
+        } else {
+            "on it".into()
+        }
+    });
+    assert_eq!(seen, vec!["bot-c", "bot-b"]);
+    // A line that names someone, or one to everyone, keeps its own order.
+    let mut named = Round::open(with_last.clone(), person("@Ada and @Bo?"), 0);
+    assert_eq!(run(&mut named, |_, _| "ok".into()), vec!["bot-b", "bot-a"]);
+    let mut all = Round::open(with_last, person("@all status"), 0);
+    assert_eq!(
+        run(&mut all, |_, _| "ok".into()),
+        vec!["bot-b", "bot-a", "bot-c"]
+    );
 }
 
 #[test]

@@ -10,14 +10,17 @@ use flybot_core::access::Actor;
 use flybot_core::names::{clean_name, clean_optional_name};
 use flybot_core::roster::managed_room;
 use flybot_core::roster::update_room::{
-    RoomUpdate, check_admin, clean_members, clean_participants, needs_someone, update_room,
+    RoomUpdate, check_admin, clean_members, clean_participants, needs_someone, set_notice,
+    set_task_lead, update_room,
 };
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::{RoomAnswer, RoomDeleted};
 use flybot_protocol::channel::{ById, CreateRoom, UpdateRoom};
 use flybot_protocol::state::Room;
 
-/// `create-room {name, members, admin?, participants?}` → `{room}`.
+/// `create-room {name, members, admin?, participants?, notice?, taskLead?}`
+/// → `{room}`; the notice (#894) and the task lead (#1182) as update-room
+/// checks them.
 pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<RoomAnswer, ApiError> {
     let name = clean_name("name", &req.name)?;
     let room = team
@@ -30,7 +33,7 @@ pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<RoomA
             check_admin(admin.as_ref(), &members)?;
             let owner = acting_member(change, actor);
             let now = change.now_ms();
-            let room = Room {
+            let mut room = Room {
                 id: new_id("room"),
                 name,
                 owner_id: owner,
@@ -45,6 +48,8 @@ pub async fn create(team: &Team, actor: &Actor, req: CreateRoom) -> Result<RoomA
                 updated_at: now,
                 extra: Default::default(),
             };
+            set_notice(&mut room, req.notice.clone())?;
+            set_task_lead(&mut room, req.task_lead.clone())?;
             change.put_room(&room);
             Ok(room)
         })

@@ -1,0 +1,94 @@
+//! The round rules issue 13 names: the "No one in this room is called @X"
+//! notice, the last-speaker rule, the room notice and the task lead set at
+//! creation (#894, #1182), through the channel on the mock.
+
+use super::{room_of_three, settled};
+use flybot_testkit::Kit;
+use serde_json::json;
+
+#[tokio::test(start_paused = true)]
+async fn an_at_name_nobody_here_has_adds_one_quiet_notice_line() {
+    let kit = Kit::new().await;
+    let (room, [_ada, bo, _cy]) = room_of_three(&kit).await;
+    kit.ok(
+        "send",
+        json!({"roomId": room.id, "text": "@Zed can you look?"}),
+    )
+    .await;
+    let lines = settled(&kit, &room).await;
+    let notices: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["kind"] == "event")
+        .filter_map(|l| l["text"].as_str())
+        .collect();
+    assert_eq!(notices, ["No one in this room is called @Zed."]);
+    // The line still went to the room: the admin answered it.
+    assert!(lines.iter().any(|l| l["authorId"] == bo.id.as_str()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_bot_that_spoke_last_answers_a_follow_up_first_and_is_named_in_the_note() {
+    let kit = Kit::scripted(json!([
+        {"when": {"userContains": "spoke last before this line"}, "reply": {"text": "following up"}},
+        {"when": {"userContains": "@Cy"}, "reply": {"text": "first answer"}},
+        {"reply": {"text": "[PASS]"}}
+    ]))
+    .await;
+    let (room, [_ada, bo, cy]) = room_of_three(&kit).await;
+    kit.ok(
+        "send",
+        json!({"roomId": room.id, "text": "@Cy what broke?"}),
+    )
+    .await;
+    settled(&kit, &room).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "and why?"}))
+        .await;
+    settled(&kit, &room).await;
+    // Cy spoke last, so Cy is asked first (before Bo, the admin) and its
+    // answer ends the routed round.
+    assert_eq!(kit.said(&room, &cy), ["first answer", "following up"]);
+    assert!(kit.said(&room, &bo).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_room_sets_the_notice_and_the_task_lead_894_1182() {
+    let kit = Kit::scripted(json!([
+        {"when": {"systemContains": "Notice: Ship on Friday."}, "reply": {"text": "noted"}},
+        {"reply": {"text": "[PASS]"}}
+    ]))
+    .await;
+    let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
+    let answer = kit
+        .ok(
+            "create-room",
+            json!({"name": "Ship", "members": [ada.id, bo.id], "admin": ada.id,
+                   "notice": "Ship on Friday.", "taskLead": bo.id}),
+        )
+        .await;
+    assert_eq!(answer["room"]["notice"], "Ship on Friday.");
+    assert_eq!(answer["room"]["taskLead"], bo.id.as_str());
+    let room = flybot_testkit::Room::from_answer(&answer);
+    kit.ok("send", json!({"roomId": room.id, "text": "@all ready?"}))
+        .await;
+    settled(&kit, &room).await;
+    assert_eq!(
+        kit.said(&room, &ada),
+        ["noted"],
+        "the notice is in the standing rules"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_task_lead_that_is_not_a_member_is_refused_and_no_room_is_made() {
+    let kit = Kit::new().await;
+    let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
+    kit.refused(
+        "create-room",
+        json!({"name": "Ship", "members": [ada.id], "taskLead": bo.id}),
+        "bot/invalid",
+    )
+    .await;
+    let (_, state) = kit.state().await;
+    let rooms = state["rooms"].as_array().unwrap();
+    assert!(rooms.iter().all(|r| r["name"] != "Ship"), "{rooms:?}");
+}
