@@ -11,6 +11,8 @@ pub const LIST_BOTS: &str = "list_bots";
 pub const MESSAGE_BOT: &str = "message_bot";
 /// `post_to_group`: a line in a room the Bot is a member of.
 pub const POST_TO_GROUP: &str = "post_to_group";
+/// `read_group_chat` (#1203): a group's earlier lines, exactly as stored.
+pub const READ_GROUP_CHAT: &str = "read_group_chat";
 /// `create_bot` (#410, #645).
 pub const CREATE_BOT: &str = "create_bot";
 /// `update_bot`.

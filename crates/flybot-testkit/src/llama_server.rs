@@ -66,6 +66,8 @@ pub async fn start_llama() -> Option<LlamaServer> {
     })
 }
 
+// A skipped test says why on the test's own stderr, as the OpenCode tests do.
+#[allow(clippy::print_stderr)]
 fn missing(why: &str) -> Option<LlamaServer> {
     assert!(
         std::env::var_os("FLYBOT_REQUIRE_LLAMA").is_none(),

@@ -49,4 +49,7 @@ pub trait TeamAccess: Send + Sync {
         hop: u32,
         report_back: bool,
     ) -> Result<u64, String>;
+    /// The stored lines of `room_id`, oldest first (#1203). `Err` is the
+    /// sentence the Bot is told.
+    fn group_lines(&self, room_id: &str) -> Result<Vec<flybot_core::rooms::log::RoomLine>, String>;
 }

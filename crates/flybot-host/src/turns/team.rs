@@ -8,6 +8,7 @@ use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::tools::team::RecentLines;
 use flybot_agent::tools::{BoxFuture, TeamAccess};
+use flybot_core::rooms::log::RoomLine;
 use flybot_core::rooms::reach::{Send as ReachSend, Verdict, reach};
 use flybot_protocol::state::Bot;
 use flybot_store::Store;
@@ -73,5 +74,12 @@ impl TeamAccess for HostTeam {
                 tracing::warn!("post_to_group into {room_id} could not be logged: {e}");
                 "The group could not take the line; try again.".to_owned()
             })
+    }
+
+    fn group_lines(&self, room_id: &str) -> Result<Vec<RoomLine>, String> {
+        self.logs.lines(room_id).map_err(|e| {
+            tracing::warn!("the lines of {room_id} could not be read: {e}");
+            "The group's lines could not be read; try again.".to_owned()
+        })
     }
 }

@@ -17,6 +17,7 @@ mod dedupe;
 mod list;
 mod message;
 mod post;
+mod read_group;
 mod secret;
 mod update;
 
@@ -50,6 +51,7 @@ pub fn team_tools() -> Vec<Arc<dyn DynTool>> {
         Arc::new(ListBots),
         Arc::new(MessageBot),
         Arc::new(post::PostToGroup),
+        Arc::new(read_group::ReadGroupChat),
         Arc::new(CreateBot),
         Arc::new(UpdateBot),
         Arc::new(StopBot),

@@ -74,6 +74,9 @@ impl TeamAccess for TestTeam {
     fn post_to_group(&self, _: &str, _: &str, _: &str, _: u32, _: bool) -> Result<u64, String> {
         Err("No rooms in this test.".to_owned())
     }
+    fn group_lines(&self, _: &str) -> Result<Vec<flybot_core::rooms::log::RoomLine>, String> {
+        Err("No rooms in this test.".to_owned())
+    }
 }
 
 struct Fixture {

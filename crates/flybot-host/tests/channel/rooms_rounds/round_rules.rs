@@ -92,3 +92,50 @@ async fn a_task_lead_that_is_not_a_member_is_refused_and_no_room_is_made() {
     let rooms = state["rooms"].as_array().unwrap();
     assert!(rooms.iter().all(|r| r["name"] != "Ship"), "{rooms:?}");
 }
+
+/// `read_group_chat` (#1203): a member reads an exact earlier line of the
+/// group it speaks in; a Bot outside the group reads nothing of it.
+#[tokio::test(start_paused = true)]
+async fn read_group_chat_hands_back_an_exact_earlier_line_to_members_only_1203() {
+    let kit = Kit::scripted(json!([
+        {"when": {"userContains": "@Ada what did line 1 say", "step": 0},
+         "reply": {"toolCalls": [{"name": "read_group_chat", "arguments": {"seq": 1}}]}},
+        {"when": {"userContains": "peek", "step": 0},
+         "reply": {"toolCalls": [{"name": "read_group_chat", "arguments": {"group": "Build"}}]}},
+        {"when": {"afterTool": "*"}, "reply": {"text": "read"}},
+        {"reply": {"text": "[PASS]"}}
+    ]))
+    .await;
+    let (room, [ada, _bo, _cy]) = room_of_three(&kit).await;
+    kit.ok(
+        "send",
+        json!({"roomId": room.id, "text": "the key is blue"}),
+    )
+    .await;
+    settled(&kit, &room).await;
+    kit.ok(
+        "send",
+        json!({"roomId": room.id, "text": "@Ada what did line 1 say?"}),
+    )
+    .await;
+    settled(&kit, &room).await;
+    let results = kit.tool_results(&kit.seat(&room, &ada));
+    assert_eq!(results.len(), 1, "{results:?}");
+    let (text, is_error) = &results[0];
+    assert!(!is_error);
+    assert!(
+        text.starts_with("#1 ") && text.ends_with(": the key is blue"),
+        "{text}"
+    );
+    let outsider = kit.bot("Dee").await;
+    kit.say(&outsider.session, "peek");
+    kit.idle(&outsider.session).await;
+    let refused = kit.tool_results(&outsider.session);
+    assert_eq!(
+        refused,
+        [(
+            "You are not a member of a group named Build.".to_owned(),
+            true
+        )]
+    );
+}
