@@ -136,10 +136,24 @@ impl EndedTurns {
 }
 
 /// What a call acts on, from its arguments (#546): whitespace collapsed,
-/// at most 80 characters.
+/// at most 80 characters. `run_command` takes its program as `argv`, a
+/// list: the step is that list joined with spaces.
 pub fn step_of(arguments: &str) -> Option<String> {
     let args: Value = serde_json::from_str(arguments).ok()?;
-    let text = [
+    let argv = args.get("argv").and_then(Value::as_array).map(|argv| {
+        argv.iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    let text = argv.or_else(|| named_text(&args))?;
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!collapsed.is_empty()).then(|| collapsed.chars().take(STEP_MAX).collect())
+}
+
+/// The first of the arguments that usually say what a call acts on.
+fn named_text(args: &Value) -> Option<String> {
+    [
         "command",
         "cmd",
         "pattern",
@@ -150,9 +164,8 @@ pub fn step_of(arguments: &str) -> Option<String> {
         "description",
     ]
     .iter()
-    .find_map(|key| args.get(key).and_then(Value::as_str))?;
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!collapsed.is_empty()).then(|| collapsed.chars().take(STEP_MAX).collect())
+    .find_map(|key| args.get(key).and_then(Value::as_str))
+    .map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -202,7 +215,7 @@ mod tests {
     }
 
     #[test]
-    fn the_step_is_what_the_call_acts_on() {
+    fn the_step_is_what_the_call_acts_on_546() {
         assert_eq!(
             step_of(r#"{"command":"cargo   test\n -p x"}"#).as_deref(),
             Some("cargo test -p x")
@@ -212,6 +225,11 @@ mod tests {
             Some("src/lib.rs")
         );
         assert_eq!(step_of(r#"{"n":1}"#), None);
+        // run_command's argv, the one way it names its program.
+        assert_eq!(
+            step_of(r#"{"argv":["cargo","test","-p","x"],"cwd":"sub"}"#).as_deref(),
+            Some("cargo test -p x")
+        );
         assert_eq!(
             step_of(&format!(r#"{{"query":"{}"}}"#, "a".repeat(100))).map(|s| s.len()),
             Some(80)
