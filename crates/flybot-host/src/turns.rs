@@ -253,6 +253,41 @@ impl TurnEnvironment for HostTurns {
     }
 }
 
+/// One ended turn as the work view lists it (#353): of the actor's own
+/// Bots, in its own chat (`sessionId`) or in a group (`roomId`, the member's
+/// group Session left out).
+fn ended_entry(
+    state: &TeamState,
+    actor: &flybot_core::access::Actor,
+    turn: flybot_agent::session::work::EndedTurn,
+) -> Option<serde_json::Value> {
+    let (bot, room) = match bot_of_session(state, &turn.session_id) {
+        Some(bot) => (bot, None),
+        None => {
+            let room = state
+                .rooms
+                .values()
+                .find(|r| r.sessions.values().any(|s| *s == turn.session_id))?;
+            let bot_id = room
+                .sessions
+                .iter()
+                .find(|(_, s)| **s == turn.session_id)
+                .map(|(bot, _)| bot)?;
+            (state.bots.get(bot_id)?, Some(room.id.clone()))
+        }
+    };
+    if !flybot_core::access::may_manage_bot(actor, bot) {
+        return None;
+    }
+    let mut value = serde_json::to_value(&turn).ok()?;
+    value["botId"] = bot.id.clone().into();
+    if let (Some(room_id), Some(object)) = (room, value.as_object_mut()) {
+        object.remove("sessionId");
+        object.insert("roomId".into(), room_id.into());
+    }
+    Some(value)
+}
+
 /// The work view (#546, #471, #353): the running turns and the ended turns of
 /// the actor's own Bots, keyed by Bot.
 pub fn work_view(
@@ -274,12 +309,7 @@ pub fn work_view(
     let ended: Vec<serde_json::Value> = sessions
         .ended_turns()
         .into_iter()
-        .filter_map(|turn| {
-            let bot_id = own(&turn.session_id)?;
-            let mut value = serde_json::to_value(&turn).ok()?;
-            value["botId"] = bot_id.into();
-            Some(value)
-        })
+        .filter_map(|turn| ended_entry(state, actor, turn))
         .collect();
     // #553: the cards handed out from a group, per Bot; a running turn
     // working one carries the room it came from.

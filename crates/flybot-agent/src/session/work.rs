@@ -3,7 +3,7 @@
 //! streak per place.
 
 use super::event::EndReason;
-use flybot_protocol::FailureCode;
+use flybot_core::fences::failure::failure_sentence;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -71,13 +71,16 @@ impl EndedTurns {
     ) {
         let failed = match reason {
             EndReason::Completed => None,
-            EndReason::Error { code, message } => {
-                Some(if *code == FailureCode::Auth || message.is_empty() {
-                    code.as_str().to_owned()
+            // #1347: the sentence keyed on the code, never the provider's
+            // own text; a code nobody mapped reads as our message said it.
+            EndReason::Error { code, message } => Some(failure_sentence(
+                code,
+                if message.is_empty() {
+                    code.as_str()
                 } else {
-                    message.clone()
-                })
-            }
+                    message
+                },
+            )),
             EndReason::MaxTokens => Some("The answer reached its token limit.".to_owned()),
             EndReason::Blocked { reason } => Some(reason.clone()),
             EndReason::Aborted { .. } | EndReason::Interrupted => return,
@@ -183,7 +186,10 @@ mod tests {
         ended.record("s", "t2", 2, &error, 0, false);
         let list = ended.list();
         assert_eq!(list[1].streak, Some(2));
-        assert_eq!(list[1].failed.as_deref(), Some("AUTH"));
+        assert_eq!(
+            list[1].failed.as_deref(),
+            Some("The provider refused the API key. Check it in Settings → Models.")
+        );
         ended.record("s", "t3", 3, &EndReason::Completed, 3, true);
         ended.record("s", "t4", 4, &error, 0, false);
         let list = ended.list();

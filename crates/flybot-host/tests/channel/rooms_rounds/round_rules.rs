@@ -139,3 +139,33 @@ async fn read_group_chat_hands_back_an_exact_earlier_line_to_members_only_1203()
         )]
     );
 }
+
+/// Ended turns (#353) list a group turn under its room, and a failed turn
+/// reads as the #1347 sentence for its code, never the provider's text.
+#[tokio::test(start_paused = true)]
+async fn ended_turns_list_group_turns_by_room_with_the_1347_sentence_353() {
+    let kit = Kit::scripted(json!([
+        {"when": {"systemContains": "## You are Ada\n"},
+         "fail": {"status": 401, "code": "invalid_api_key"}},
+        {"reply": {"text": "on it"}}
+    ]))
+    .await;
+    let (room, [ada, bo, _cy]) = room_of_three(&kit).await;
+    kit.ok("send", json!({"roomId": room.id, "text": "@all go"}))
+        .await;
+    settled(&kit, &room).await;
+    let (_, state) = kit.state().await;
+    let ended = state["work"]["ended"].as_array().unwrap();
+    let of = |bot: &str| ended.iter().find(|e| e["botId"] == bot).cloned().unwrap();
+    let bo_turn = of(&bo.id);
+    assert_eq!(bo_turn["roomId"], room.id.as_str());
+    assert!(bo_turn.get("sessionId").is_none(), "{bo_turn}");
+    assert_eq!(bo_turn["kind"], "completed");
+    let ada_turn = of(&ada.id);
+    assert_eq!(
+        ada_turn["failed"],
+        "The provider refused the API key. Check it in Settings → Models."
+    );
+    assert_eq!(ada_turn["silent"], true);
+    assert_eq!(ada_turn["streak"], 1);
+}
