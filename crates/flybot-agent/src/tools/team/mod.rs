@@ -17,7 +17,6 @@ mod dedupe;
 mod list;
 mod message;
 mod post;
-mod secret;
 mod update;
 
 #[cfg(test)]
@@ -30,7 +29,7 @@ pub use decision::RecordDecision;
 pub use dedupe::{DEDUPE_WINDOW, RecentLines};
 pub use list::ListBots;
 pub use message::{MAX_HOPS, MAX_UNREAD_REQUESTS, MessageBot};
-pub use secret::looks_like_secret;
+pub use flybot_core::secret_shape::looks_like_secret;
 pub use update::{StopBot, UpdateBot};
 
 use super::{DynTool, TeamAccess, ToolContext, ToolError};
