@@ -88,6 +88,10 @@ pub struct TestEnv {
     pub workdir: PathBuf,
     pub window: Window,
     pub approver: Option<Arc<dyn crate::turn::Approver>>,
+    /// The steward's settings and the pinned block the turns see.
+    pub context: Mutex<crate::context::ContextSetup>,
+    /// The system prompt each turn gets.
+    pub system_prompt: String,
     clock: Mutex<u64>,
 }
 
@@ -102,6 +106,8 @@ impl TestEnv {
                 reply_tokens: 1_000,
             },
             approver: None,
+            context: Mutex::new(crate::context::ContextSetup::default()),
+            system_prompt: "You are a test Bot.".to_owned(),
             clock: Mutex::new(1_000),
         }
     }
@@ -120,10 +126,11 @@ impl TurnEnvironment for TestEnv {
             model: "scripted".to_owned(),
             window: self.window,
             thinking: None,
-            system_prompt: "You are a test Bot.".to_owned(),
+            system_prompt: self.system_prompt.clone(),
             tools: self.tools.clone(),
             tool_context: ToolContext::new(session_id, "bot-test", self.workdir.clone()),
             approver: self.approver.clone(),
+            context: lock(&self.context).clone(),
         })
     }
 }

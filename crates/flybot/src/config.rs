@@ -24,6 +24,13 @@ pub struct Config {
     /// contextWindow, thinking, maxOutputTokens); `mock` is always there.
     #[serde(default)]
     pub models: BTreeMap<String, ModelConfig>,
+    /// The context steward's check line as a share of the usable window
+    /// (0.45 by default, #796); the hard line stays at 0.95.
+    #[serde(default)]
+    pub check_ratio: Option<f64>,
+    /// How long making room before a step may take (300 000 ms, #1285).
+    #[serde(default)]
+    pub compact_deadline_ms: Option<u64>,
 }
 
 impl Config {

@@ -1,7 +1,8 @@
-//! Builds a turn's request from the Session log. The request always fits
-//! the model's declared window: until the context steward is built, the
-//! oldest whole turns are left out of the request (never out of the log),
-//! and the request says that earlier turns were left out.
+//! Builds a turn's request from the Session log. The context steward
+//! (`crate::context`) keeps a part under its lines; as the last safety the
+//! request always fits the model's declared window: the oldest whole turns
+//! are left out of the request (never out of the log), and the request says
+//! that earlier turns were left out.
 
 use crate::model::{ChatMessage, Role, ToolCall, ToolSpec};
 use crate::session::{LogEntry, SessionEvent};
@@ -93,11 +94,7 @@ pub fn fit_messages(
     window: Window,
 ) -> Vec<ChatMessage> {
     let budget = (window.context_tokens as usize).saturating_sub(window.reply_tokens as usize);
-    let fixed = estimate_text(system)
-        + tools
-            .iter()
-            .map(|t| estimate_text(&t.description) + estimate_text(&t.parameters.to_string()))
-            .sum::<usize>();
+    let fixed = estimate_text(system) + tools_size(tools);
     let note_cost = 24;
     let mut used = fixed;
     let mut keep_from = turns.len();
@@ -125,6 +122,19 @@ pub fn fit_messages(
     }
     messages.extend(turns.into_iter().skip(keep_from).flatten());
     messages
+}
+
+/// The estimated size of a request, in tokens: its messages and the tool
+/// schemas it carries.
+pub fn estimate_messages(messages: &[ChatMessage], tools: &[ToolSpec]) -> usize {
+    messages.iter().map(estimate).sum::<usize>() + tools_size(tools)
+}
+
+fn tools_size(tools: &[ToolSpec]) -> usize {
+    tools
+        .iter()
+        .map(|t| estimate_text(&t.description) + estimate_text(&t.parameters.to_string()))
+        .sum()
 }
 
 fn estimate(message: &ChatMessage) -> usize {
