@@ -45,6 +45,14 @@ impl ScriptedModel {
     pub fn requests(&self) -> Vec<ModelRequest> {
         lock(&self.requests).clone()
     }
+
+    /// The conversation's requests, without the steward's and the summary's.
+    pub fn turn_requests(&self) -> Vec<ModelRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| crate::model::mock_steward::steward_reply(r).is_none())
+            .collect()
+    }
 }
 
 impl ModelProvider for ScriptedModel {
@@ -53,6 +61,12 @@ impl ModelProvider for ScriptedModel {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
+        // The steward and the summary get the mock's own answers, so the
+        // script stays the conversation's.
+        if crate::model::mock_steward::steward_reply(&request).is_some() {
+            lock(&self.requests).push(request.clone());
+            return crate::model::mock::MockModel::offline().stream(request);
+        }
         let step = lock(&self.requests).len();
         lock(&self.requests).push(request);
         let answer = lock(&self.script)

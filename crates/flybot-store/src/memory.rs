@@ -97,7 +97,13 @@ impl MemoryFiles {
             Scope::Team => "Team memory".to_owned(),
         };
         let bytes = format_file(&title, entries).into_bytes();
-        self.replace(change, scope.key(), &self.scope_file(scope)?, &bytes, entries.len())
+        self.replace(
+            change,
+            scope.key(),
+            &self.scope_file(scope)?,
+            &bytes,
+            entries.len(),
+        )
     }
 
     /// Replaces the Bot's pinned block and journals its mark.
@@ -188,11 +194,16 @@ mod tests {
         let before = store.read(|s| s.journal_seq);
         store
             .mutate("host", |change| {
-                files.write(change, &scope, &[entry("mem-1", "Fridays.")]).map_err(refused)
+                files
+                    .write(change, &scope, &[entry("mem-1", "Fridays.")])
+                    .map_err(refused)
             })
             .await
             .unwrap();
-        assert_eq!(files.read(&scope).unwrap(), vec![entry("mem-1", "Fridays.")]);
+        assert_eq!(
+            files.read(&scope).unwrap(),
+            vec![entry("mem-1", "Fridays.")]
+        );
         assert_eq!(store.read(|s| s.journal_seq), before + 1);
         let journal = fs::read_to_string(home.path().join("journal.jsonl")).unwrap();
         assert!(journal.contains("\"memory:bot-a\""), "{journal}");
@@ -207,14 +218,19 @@ mod tests {
         let files = MemoryFiles::new(home.path());
         store
             .mutate("host", |change| {
-                files.write_pinned(change, "bot-a", "Call me Ada.").map_err(refused)
+                files
+                    .write_pinned(change, "bot-a", "Call me Ada.")
+                    .map_err(refused)
             })
             .await
             .unwrap();
         assert_eq!(files.read_pinned("bot-a").unwrap(), "Call me Ada.");
         let to = files.archive("bot-a", 99).unwrap().unwrap();
         assert!(to.ends_with("archive/bot-a-99"));
-        assert_eq!(fs::read_to_string(to.join("PINNED.md")).unwrap(), "Call me Ada.\n");
+        assert_eq!(
+            fs::read_to_string(to.join("PINNED.md")).unwrap(),
+            "Call me Ada.\n"
+        );
         assert_eq!(files.read_pinned("bot-a").unwrap(), "");
         assert_eq!(files.archive("bot-a", 100).unwrap(), None);
         assert!(files.read(&Scope::bot("../x")).is_err());

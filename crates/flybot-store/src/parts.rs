@@ -61,8 +61,12 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let parts = PartsFile::new(home.path(), "session-a").unwrap();
         assert!(parts.read::<Value>().unwrap().is_empty());
-        parts.append(&json!({"type": "part/start", "part": 2})).unwrap();
-        parts.append(&json!({"type": "part/handoff", "part": 2})).unwrap();
+        parts
+            .append(&json!({"type": "part/start", "part": 2}))
+            .unwrap();
+        parts
+            .append(&json!({"type": "part/handoff", "part": 2}))
+            .unwrap();
         let read: Vec<Value> = parts.read().unwrap();
         assert_eq!(read[1]["type"], "part/handoff");
         assert!(home.path().join("sessions/session-a.parts.jsonl").is_file());

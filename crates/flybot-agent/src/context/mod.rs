@@ -7,9 +7,9 @@
 //! The lines and the retry policy are `flybot_core::context`; the parts
 //! record is `flybot_store::parts`.
 
+mod moves;
 pub mod parts;
 pub mod prompts;
-mod moves;
 mod room;
 mod summary;
 mod view;

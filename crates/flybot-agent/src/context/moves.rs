@@ -44,7 +44,11 @@ pub(crate) async fn checkpoint(room: &Room<'_>) -> bool {
     if span.is_empty() {
         return false;
     }
-    let before = view.checkpoint.as_ref().map(|(_, s)| s.as_str()).or(view.note.as_deref());
+    let before = view
+        .checkpoint
+        .as_ref()
+        .map(|(_, s)| s.as_str())
+        .or(view.note.as_deref());
     let summary = summarize(
         room.setup.provider.as_ref(),
         &room.setup.model,
@@ -92,9 +96,15 @@ pub(crate) async fn move_on(room: &Room<'_>, reason: Option<String>) {
         tracing::warn!("a fresh part could not be committed: {e}");
         return;
     }
-    let before = view.checkpoint.as_ref().map(|(_, s)| s.as_str()).or(view.note.as_deref());
+    let before = view
+        .checkpoint
+        .as_ref()
+        .map(|(_, s)| s.as_str())
+        .or(view.note.as_deref());
     let note = if span.is_empty() {
-        Ok(before.unwrap_or("Nothing came before this turn.").to_owned())
+        Ok(before
+            .unwrap_or("Nothing came before this turn.")
+            .to_owned())
     } else {
         summarize(
             room.setup.provider.as_ref(),

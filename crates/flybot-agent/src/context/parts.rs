@@ -129,7 +129,9 @@ pub fn current_part(records: &[PartRecord]) -> PartView {
     };
     for record in records {
         match record {
-            PartRecord::Start { part: p, reason, .. } if *p == part => {
+            PartRecord::Start {
+                part: p, reason, ..
+            } if *p == part => {
                 view.reason = Some(reason.clone());
             }
             PartRecord::Handoff { part: p, note } if *p == part => view.note = Some(note.clone()),
@@ -167,20 +169,38 @@ mod tests {
     #[test]
     fn a_rolled_back_part_leaves_the_earlier_one_current_1245() {
         let mut records = vec![
-            PartRecord::Pinned { part: 1, text: "a".into() },
+            PartRecord::Pinned {
+                part: 1,
+                text: "a".into(),
+            },
             start(2, 40),
         ];
         assert_eq!(current_part(&records).part, 2);
         assert_eq!(current_part(&records).pinned, None);
         records.push(PartRecord::Rollback { part: 2 });
         let view = current_part(&records);
-        assert_eq!((view.part, view.from_seq, view.pinned.as_deref()), (1, 0, Some("a")));
+        assert_eq!(
+            (view.part, view.from_seq, view.pinned.as_deref()),
+            (1, 0, Some("a"))
+        );
         records.push(start(2, 50));
-        records.push(PartRecord::Handoff { part: 2, note: "n".into() });
-        records.push(PartRecord::Pinned { part: 2, text: "b".into() });
-        records.push(PartRecord::Pinned { part: 2, text: "c".into() });
+        records.push(PartRecord::Handoff {
+            part: 2,
+            note: "n".into(),
+        });
+        records.push(PartRecord::Pinned {
+            part: 2,
+            text: "b".into(),
+        });
+        records.push(PartRecord::Pinned {
+            part: 2,
+            text: "c".into(),
+        });
         let view = current_part(&records);
-        assert_eq!((view.from_seq, view.note.as_deref(), view.pinned.as_deref()), (50, Some("n"), Some("b")));
+        assert_eq!(
+            (view.from_seq, view.note.as_deref(), view.pinned.as_deref()),
+            (50, Some("n"), Some("b"))
+        );
     }
 
     #[test]
@@ -192,6 +212,9 @@ mod tests {
             at: 3,
         })
         .unwrap();
-        assert_eq!(line, r#"{"type":"part/checkpoint","part":1,"uptoSeq":9,"summary":"s","at":3}"#);
+        assert_eq!(
+            line,
+            r#"{"type":"part/checkpoint","part":1,"uptoSeq":9,"summary":"s","at":3}"#
+        );
     }
 }

@@ -22,7 +22,13 @@ or move (the conversation continues in a fresh part that opens with a handoff no
 }
 
 /// The steward's question about a part of `size` tokens.
-pub fn steward_question(size: usize, check: usize, hard: usize, checkpoints: u32, latest: &str) -> String {
+pub fn steward_question(
+    size: usize,
+    check: usize,
+    hard: usize,
+    checkpoints: u32,
+    latest: &str,
+) -> String {
     format!(
         "This part of the conversation holds about {size} tokens; its check line is {check} and its hard line {hard}.\n\
 {CHECKPOINTS_LINE}{checkpoints}\n\nThe latest lines:\n{latest}"

@@ -111,9 +111,12 @@ impl Room<'_> {
     async fn ask(&self, size: usize) -> Result<Verdict, (bool, String)> {
         let lines = self.lines();
         let checkpoints = self.cell.with_parts(|p| p.current().checkpoints);
-        let latest = self
-            .cell
-            .with_log(|log| transcript(&log.entries()[log.entries().len().saturating_sub(6)..], 1_500));
+        let latest = self.cell.with_log(|log| {
+            transcript(
+                &log.entries()[log.entries().len().saturating_sub(6)..],
+                1_500,
+            )
+        });
         let question = StewardAsk {
             size,
             check: lines.check,
@@ -175,7 +178,8 @@ impl Room<'_> {
 
     async fn after_failure(&self, size: usize, can_pass: bool, why: String) {
         if self.failed_round(size, can_pass) == StewardFailure::MoveOn {
-            let reason = format!("the context steward could not be asked whether to keep it ({why})");
+            let reason =
+                format!("the context steward could not be asked whether to keep it ({why})");
             move_on(self, Some(reason)).await;
         }
     }
@@ -216,7 +220,10 @@ pub(crate) async fn make_room(room: &Room<'_>) -> Result<ModelRequest, DeadlineR
         return Ok(request);
     }
     let deadline = room.setup.context.compact_deadline;
-    if tokio::time::timeout(deadline, room.round(size)).await.is_err() {
+    if tokio::time::timeout(deadline, room.round(size))
+        .await
+        .is_err()
+    {
         return Err(DeadlineRanOut {
             ms: deadline.as_millis() as u64,
         });

@@ -114,7 +114,10 @@ pub async fn summarize(
         Some(before) => format!("Earlier summary:\n{before}\n\nThe conversation since:\n{span}"),
         None => span.to_owned(),
     };
-    let messages = vec![message(Role::System, summary_system()), message(Role::User, text)];
+    let messages = vec![
+        message(Role::System, summary_system()),
+        message(Role::User, text),
+    ];
     let summary = ask(provider, model, messages, max_tokens).await?;
     let summary = summary.trim();
     if summary.is_empty() {

@@ -49,7 +49,9 @@ pub fn part_messages(
         preamble.push(system(format!(
             "Handoff note: this conversation continues in part {} ({}). What came before:\n{note}",
             view.part,
-            view.reason.as_deref().unwrap_or("the previous part grew long")
+            view.reason
+                .as_deref()
+                .unwrap_or("the previous part grew long")
         )));
     }
     if let Some((_, summary)) = &view.checkpoint {

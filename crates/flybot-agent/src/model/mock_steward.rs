@@ -12,7 +12,10 @@ const CHECKPOINTS_BEFORE_MOVE: u32 = 2;
 
 /// The mock's answer when `request` is a steward or summary request.
 pub fn steward_reply(request: &ModelRequest) -> Option<Reply> {
-    let system = request.messages.first().filter(|m| m.role == Role::System)?;
+    let system = request
+        .messages
+        .first()
+        .filter(|m| m.role == Role::System)?;
     let asked = request
         .messages
         .iter()
@@ -25,10 +28,21 @@ pub fn steward_reply(request: &ModelRequest) -> Option<Reply> {
             .find_map(|line| line.strip_prefix(CHECKPOINTS_LINE))
             .and_then(|n| n.trim().parse().ok())
             .unwrap_or(0);
-        if made < CHECKPOINTS_BEFORE_MOVE { "condense" } else { "move" }.to_owned()
+        if made < CHECKPOINTS_BEFORE_MOVE {
+            "condense"
+        } else {
+            "move"
+        }
+        .to_owned()
     } else if system.content.starts_with(SUMMARY_HEADING) {
         let lines = asked.lines().filter(|l| !l.trim().is_empty()).count();
-        let last: String = asked.lines().last().unwrap_or("").chars().take(160).collect();
+        let last: String = asked
+            .lines()
+            .last()
+            .unwrap_or("")
+            .chars()
+            .take(160)
+            .collect();
         format!("(mock summary) {lines} lines read; the last: {last}")
     } else {
         return None;

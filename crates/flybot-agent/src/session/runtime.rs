@@ -267,12 +267,16 @@ impl Sessions {
     /// The part each of the Session's log entries belongs to is read from
     /// its parts record; this answers the current part's number.
     pub fn current_part(&self, session_id: &str) -> io::Result<u32> {
-        Ok(self.cell(session_id)?.with_parts(|parts| parts.current().part))
+        Ok(self
+            .cell(session_id)?
+            .with_parts(|parts| parts.current().part))
     }
 
     /// The part log entry `seq` of `session_id` belongs to.
     pub fn part_of(&self, session_id: &str, seq: u64) -> io::Result<u32> {
-        Ok(self.cell(session_id)?.with_parts(|parts| parts.part_of(seq)))
+        Ok(self
+            .cell(session_id)?
+            .with_parts(|parts| parts.part_of(seq)))
     }
 
     /// The Session's log after sequence number `after`.

@@ -2,11 +2,9 @@
 //! inbox, sends one request, and runs the tool calls the answer made. A
 //! cancel ends the turn at once, whatever the step is waiting on.
 
-use crate::context::{Room, make_room};
 use super::{ApprovalAsk, ApprovalOutcome, MAX_STEPS, TurnEnvironment, TurnSetup};
-use crate::model::{
-    FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, Usage,
-};
+use crate::context::{Room, make_room};
+use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, Usage};
 use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
 use crate::tools::ToolError;

@@ -114,7 +114,14 @@ mod tests {
     #[test]
     fn check_line_796_is_45_percent_of_the_usable_window_and_never_above_the_hard_line() {
         let lines = lines_for(16_000, 2_000, None);
-        assert_eq!(lines, Lines { usable: 14_000, check: 6_300, hard: 13_300 });
+        assert_eq!(
+            lines,
+            Lines {
+                usable: 14_000,
+                check: 6_300,
+                hard: 13_300
+            }
+        );
         assert_eq!(lines_for(16_000, 2_000, Some(0.8)).check, 11_200);
         assert_eq!(lines_for(16_000, 2_000, Some(1.5)).check, 13_300);
         assert_eq!(lines_for(16_000, 2_000, Some(f64::NAN)).check, 6_300);
@@ -133,11 +140,26 @@ mod tests {
         assert_eq!(steward_retry_wait_ms(1, Some(90_000)), 5_000);
         assert_eq!(steward_retry_wait_ms(2, None), 1_000);
         let lines = lines_for(10_000, 0, None);
-        assert_eq!(after_steward_failure(5_000, lines, true, 1), StewardFailure::CoolDown { ms: 60_000 });
-        assert_eq!(after_steward_failure(5_000, lines, true, 2), StewardFailure::CoolDown { ms: 300_000 });
-        assert_eq!(after_steward_failure(5_000, lines, true, 7), StewardFailure::CoolDown { ms: 300_000 });
-        assert_eq!(after_steward_failure(9_500, lines, true, 1), StewardFailure::MoveOn);
-        assert_eq!(after_steward_failure(5_000, lines, false, 1), StewardFailure::MoveOn);
+        assert_eq!(
+            after_steward_failure(5_000, lines, true, 1),
+            StewardFailure::CoolDown { ms: 60_000 }
+        );
+        assert_eq!(
+            after_steward_failure(5_000, lines, true, 2),
+            StewardFailure::CoolDown { ms: 300_000 }
+        );
+        assert_eq!(
+            after_steward_failure(5_000, lines, true, 7),
+            StewardFailure::CoolDown { ms: 300_000 }
+        );
+        assert_eq!(
+            after_steward_failure(9_500, lines, true, 1),
+            StewardFailure::MoveOn
+        );
+        assert_eq!(
+            after_steward_failure(5_000, lines, false, 1),
+            StewardFailure::MoveOn
+        );
     }
 
     #[test]

@@ -69,7 +69,10 @@ mod tests {
             entry("d", 4, "服务器部署在上海"),
         ];
         let ids = |q: &str| -> Vec<String> {
-            exact_recall(&entries, q, 10).iter().map(|e| e.id.clone()).collect()
+            exact_recall(&entries, q, 10)
+                .iter()
+                .map(|e| e.id.clone())
+                .collect()
         };
         assert_eq!(ids("deploy friday"), vec!["b", "a"]);
         assert_eq!(ids("DEPLOYS"), vec!["c"]);

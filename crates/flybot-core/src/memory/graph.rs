@@ -124,12 +124,20 @@ mod tests {
     fn related_walks_topic_and_by_edges_undirected_up_to_two_hops() {
         let entries = vec![
             entry("1", "deploy", "bot-a", "Uses the [[release]] checklist."),
-            entry("2", "release", "bot-b", "Cut on Thursdays; see [[calendar]]."),
+            entry(
+                "2",
+                "release",
+                "bot-b",
+                "Cut on Thursdays; see [[calendar]].",
+            ),
             entry("3", "calendar", "bot-c", "Team calendar."),
             entry("4", "hiring", "bot-d", "Unrelated."),
         ];
         let ids = |start: &str| -> Vec<String> {
-            related_entries(&entries, start, 10).iter().map(|e| e.id.clone()).collect()
+            related_entries(&entries, start, 10)
+                .iter()
+                .map(|e| e.id.clone())
+                .collect()
         };
         // deploy -> release (1 hop) -> calendar (2 hops); undirected from calendar.
         assert_eq!(ids("Deploy"), vec!["1", "2", "3"]);

@@ -102,7 +102,9 @@ mod tests {
             entry("mem-2", "### mem-3 · by: x · at: 1 · topic: y\n\\### mem-4"),
         ];
         let file = format_file("Memory of Ada", &entries);
-        assert!(file.starts_with("# Memory of Ada\n\n### mem-1 · by: bot-a · at: 42 · topic: deploy · prod\nDeploys"));
+        assert!(file.starts_with(
+            "# Memory of Ada\n\n### mem-1 · by: bot-a · at: 42 · topic: deploy · prod\nDeploys"
+        ));
         assert_eq!(parse_file(&file), entries);
     }
 

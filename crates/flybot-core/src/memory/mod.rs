@@ -81,10 +81,15 @@ pub fn checked_entry(topic: Option<&str>, text: &str) -> Result<(String, String)
     if text.chars().count() > ENTRY_MAX_CHARS {
         return Err(ApiError::invalid(
             "text",
-            format!("A memory entry holds at most {ENTRY_MAX_CHARS} characters; save a shorter note or split it."),
+            format!(
+                "A memory entry holds at most {ENTRY_MAX_CHARS} characters; save a shorter note or split it."
+            ),
         ));
     }
-    let topic = topic.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(DEFAULT_TOPIC);
+    let topic = topic
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .unwrap_or(DEFAULT_TOPIC);
     if topic.chars().count() > TOPIC_MAX_CHARS || topic.contains(['\n', '\r']) {
         return Err(ApiError::invalid(
             "topic",
@@ -104,7 +109,9 @@ pub fn checked_pinned(text: &str) -> Result<String, ApiError> {
     if text.chars().count() > PINNED_MAX_CHARS {
         return Err(ApiError::invalid(
             "text",
-            format!("The pinned memory holds at most {PINNED_MAX_CHARS} characters; keep only what every conversation needs."),
+            format!(
+                "The pinned memory holds at most {PINNED_MAX_CHARS} characters; keep only what every conversation needs."
+            ),
         ));
     }
     if looks_like_secret(text) {

@@ -84,7 +84,13 @@ mod tests {
         let ada_bot = bot("bot-ada", "m-ada");
         state.bots.insert(ada_bot.id.clone(), ada_bot.clone());
         state.bots.insert("bot-bo".into(), bot("bot-bo", "m-bo"));
-        let team = vec![entry("bot-ada"), entry("bot-bo"), entry("m-ada"), entry("m-bo"), entry("bot-gone")];
+        let team = vec![
+            entry("bot-ada"),
+            entry("bot-bo"),
+            entry("m-ada"),
+            entry("m-bo"),
+            entry("bot-gone"),
+        ];
         let read: Vec<String> = team_entries_for(&state, &ada_bot, team)
             .into_iter()
             .map(|e| e.by)
@@ -97,6 +103,9 @@ mod tests {
         let mut run = bot("bot-run", "m-ada");
         run.run = true;
         assert_eq!(writable_scope(&run, false).unwrap(), Scope::bot("bot-run"));
-        assert_eq!(writable_scope(&run, true).unwrap_err().message, NOT_A_TEAM_MEMBER);
+        assert_eq!(
+            writable_scope(&run, true).unwrap_err().message,
+            NOT_A_TEAM_MEMBER
+        );
     }
 }

@@ -56,7 +56,10 @@ pub fn build_index(entries: &[MemoryEntry]) -> SemanticIndex {
         }
     }
     let n = entries.len() as f32;
-    index.idf = df.iter().map(|&d| ((n + 1.0) / (d as f32 + 1.0)).ln() + 1.0).collect();
+    index.idf = df
+        .iter()
+        .map(|&d| ((n + 1.0) / (d as f32 + 1.0)).ln() + 1.0)
+        .collect();
     index.postings = vec![Vec::new(); index.ids.len()];
     for (doc_at, doc) in docs.iter().enumerate() {
         let norm = doc

@@ -65,9 +65,10 @@ mod tests {
 
     #[test]
     fn words_get_trigrams_from_four_letters_and_cjk_gets_characters_and_pairs() {
-        assert_eq!(terms_of("Cat deploys"), vec![
-            "cat", "~dep", "~epl", "~plo", "~loy", "~oys", "deploys"
-        ]);
+        assert_eq!(
+            terms_of("Cat deploys"),
+            vec!["cat", "~dep", "~epl", "~plo", "~loy", "~oys", "deploys"]
+        );
         assert_eq!(terms_of("部署了"), vec!["部", "部署", "署", "署了", "了"]);
         assert_eq!(words_of("Ada说: ship it!"), vec!["ada", "说", "ship", "it"]);
     }

@@ -27,9 +27,9 @@ pub use ask::AskUser;
 pub use create::CreateBot;
 pub use decision::RecordDecision;
 pub use dedupe::{DEDUPE_WINDOW, RecentLines};
+pub use flybot_core::secret_shape::looks_like_secret;
 pub use list::ListBots;
 pub use message::{MAX_HOPS, MAX_UNREAD_REQUESTS, MessageBot};
-pub use flybot_core::secret_shape::looks_like_secret;
 pub use update::{StopBot, UpdateBot};
 
 use super::{DynTool, TeamAccess, ToolContext, ToolError};
