@@ -201,6 +201,11 @@ impl Host {
         self.inner.team.store()
     }
 
+    /// The memory service over this host's team and home.
+    pub fn memory(&self) -> crate::memory::Memory {
+        crate::memory::Memory::new(self.team(), &self.inner.config.home)
+    }
+
     pub fn config(&self) -> &HostConfig {
         &self.inner.config
     }

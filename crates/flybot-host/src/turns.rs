@@ -118,6 +118,7 @@ fn all_tools() -> ToolSet {
     tools.extend(workspace_tools(RunCommandApproval::EveryRun));
     tools.push(Arc::new(flybot_agent::tools::track_tasks::TrackTasks));
     tools.extend(flybot_agent::tools::workflow::workflow_tools());
+    tools.extend(flybot_agent::tools::memory::memory_tools());
     ToolSet::new(tools)
 }
 
@@ -243,6 +244,9 @@ impl TurnEnvironment for HostTurns {
         }));
         tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
             workflows: self.workflows.clone(),
+        }));
+        tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
+            memory: crate::memory::Memory::new(&self.team, &self.home),
         }));
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
