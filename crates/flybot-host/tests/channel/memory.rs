@@ -305,3 +305,36 @@ async fn a_fact_saved_in_one_part_is_recalled_in_the_next_part() {
     );
     assert!(found.contains("remember the launch details"), "{found}");
 }
+
+#[tokio::test]
+async fn a_run_bot_1445_is_refused_recall_and_the_team_scope_but_keeps_its_own_memory() {
+    let kit = Kit::scripted(json!([
+        {"when": {"userContains": "look it up", "step": 0},
+         "reply": {"toolCalls": [{"name": "recall", "arguments": {"query": "tea"}}]}},
+        {"when": {"userContains": "share it", "step": 0},
+         "reply": {"toolCalls": [{"name": "remember", "arguments": {"text": "Tea at four.", "team": true}}]}},
+        {"when": {"userContains": "keep it", "step": 0},
+         "reply": {"toolCalls": [{"name": "remember", "arguments": {"text": "Tea at four."}}]}},
+        {"reply": {"text": "Done."}}
+    ]))
+    .await;
+    let bot = kit.bot("Runner").await;
+    kit.host
+        .mutate("test", |change| {
+            let mut record = change.state().bots[&bot.id].clone();
+            record.run = true;
+            change.put_bot(&record);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    for line in ["look it up", "share it", "keep it"] {
+        kit.say(&bot.session, line);
+        kit.idle(&bot.session).await;
+    }
+    let results = tool_results(&kit, &bot.session);
+    assert_eq!(results[0], "A running Bot is not a team member.");
+    assert_eq!(results[1], "A running Bot is not a team member.");
+    assert!(results[2].starts_with("Remembered:"), "{results:?}");
+    assert!(!kit.home().join("memory/team").exists());
+}
