@@ -191,3 +191,28 @@ fn close_calls(turn: Option<&mut Vec<ChatMessage>>, open: &mut Vec<String>) {
         turn.push(reply);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_safety_leaves_out_the_oldest_whole_turns_and_says_so() {
+        let turns: Vec<Vec<ChatMessage>> = (0..6)
+            .map(|n| vec![message(Role::User, format!("turn {n} {}", "x".repeat(900)))])
+            .collect();
+        let window = Window {
+            context_tokens: 1_200,
+            reply_tokens: 200,
+        };
+        let messages = fit_messages("You are a test Bot.", &[], turns, window);
+        assert!(
+            messages[1]
+                .content
+                .starts_with("3 earlier turns of this conversation were left out")
+        );
+        let kept: Vec<&str> = messages[2..].iter().map(|m| &m.content[..6]).collect();
+        assert_eq!(kept, vec!["turn 3", "turn 4", "turn 5"]);
+        assert!(estimate_messages(&messages, &[]) <= 1_000);
+    }
+}

@@ -287,6 +287,23 @@ async fn a_fact_saved_in_one_part_is_recalled_in_the_next_part() {
         n += 1;
         assert!(n < 40, "the conversation never moved to a fresh part");
     }
+    // #1245: the Session id stays the Bot's (whatever is keyed by it moves
+    // with the part), and the earlier part stays readable through `messages`.
+    let session_now = kit
+        .host
+        .store()
+        .read(|s| s.bots[&bot.id].session_id.clone());
+    assert_eq!(session_now, bot.session);
+    let lines = kit.ok("messages", json!({"botId": bot.id})).await;
+    let first = lines["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["kind"] == "user");
+    assert_eq!(
+        first.unwrap()["text"],
+        "Please remember the launch details."
+    );
     kit.say(&bot.session, "What was the code name again?");
     kit.idle(&bot.session).await;
     let results = tool_results(&kit, &bot.session);
