@@ -73,7 +73,7 @@ impl Tool for SessionSearch {
         if found.is_empty() {
             return Ok("No line of your conversations holds those words.".to_owned());
         }
-        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found.sort_by_key(|f| std::cmp::Reverse(f.0));
         let lines: Vec<String> = found.into_iter().take(limit).map(|(_, l)| l).collect();
         Ok(format!("Found:\n{}", lines.join("\n")))
     }
