@@ -354,3 +354,16 @@ async fn the_pinned_block_is_one_snapshot_per_part_so_the_prompt_prefix_stays_id
             .ends_with("The user is Ada Lovelace.")
     );
 }
+
+#[tokio::test]
+async fn a_part_with_nothing_older_than_the_running_turn_does_not_ask_the_steward() {
+    let f = fixture("[]");
+    say(&f, &"one long opening line ".repeat(300)).await;
+    assert!(f.model.opening(STEWARD_HEADING).is_empty());
+    assert!(
+        records(&f)
+            .iter()
+            .all(|r| !matches!(r, PartRecord::Start { .. } | PartRecord::Checkpoint { .. }))
+    );
+    assert_eq!(f.model.turns().len(), 1);
+}

@@ -110,4 +110,14 @@ mod tests {
         );
         assert!(pasted.is_err());
     }
+
+    #[test]
+    fn the_steward_s_check_ratio_796_and_compact_deadline_1285_are_read_from_the_file() {
+        let config: Config =
+            toml::from_str("checkRatio = 0.6\ncompactDeadlineMs = 120000\n").unwrap();
+        assert_eq!(config.check_ratio, Some(0.6));
+        assert_eq!(config.compact_deadline_ms, Some(120_000));
+        let unset = Config::default();
+        assert_eq!((unset.check_ratio, unset.compact_deadline_ms), (None, None));
+    }
 }

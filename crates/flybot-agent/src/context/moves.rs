@@ -21,7 +21,7 @@ fn current_turn_start(entries: &[LogEntry]) -> u64 {
 }
 
 /// The span before the running turn, as a transcript; where it starts.
-fn older_span(room: &Room<'_>) -> (String, u64) {
+pub(crate) fn older_span(room: &Room<'_>) -> (String, u64) {
     let view = room.cell.with_parts(|p| p.current());
     let max_chars = room.lines().usable * 3 / 2;
     room.cell.with_log(|log| {

@@ -3,7 +3,7 @@
 //! retries and cooldowns) and condense in place or move to a fresh part,
 //! all inside the `compactDeadlineMs` deadline.
 
-use super::moves::{checkpoint, move_on};
+use super::moves::{checkpoint, move_on, older_span};
 use super::parts::PartRecord;
 use super::summary::{StewardAsk, ask_steward, transcript};
 use super::view::part_messages;
@@ -211,6 +211,12 @@ pub(crate) async fn make_room(room: &Room<'_>) -> Result<ModelRequest, DeadlineR
     let (request, size) = room.request();
     let lines = room.lines();
     if size <= lines.check {
+        return Ok(request);
+    }
+    // Nothing older than the running turn is in the part: neither a
+    // checkpoint nor a fresh part would make it smaller, so the steward is
+    // not asked and the window fit is the last safety.
+    if older_span(room).0.is_empty() {
         return Ok(request);
     }
     let cooling = room
