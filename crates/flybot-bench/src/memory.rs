@@ -72,7 +72,19 @@ fn line(n: usize) -> String {
 }
 
 fn conversation() -> anyhow::Result<String> {
-    let home = tempfile::tempdir()?;
+    // Like `turn`: the Session log is fsynced per batch, so the home is on
+    // tmpfs where there is one and the figure is the host's, not the disk's.
+    let shm = std::path::Path::new("/dev/shm");
+    let home = if shm.is_dir() {
+        tempfile::tempdir_in(shm)?
+    } else {
+        tempfile::tempdir()?
+    };
+    let fs = if home.path().starts_with(shm) {
+        "tmpfs"
+    } else {
+        "the temp folder"
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -98,7 +110,7 @@ fn conversation() -> anyhow::Result<String> {
     let largest = *lock(&model.largest);
     let per_100 = |n: usize| n as f64 * 100.0 / TURNS as f64;
     Ok(format!(
-        "context steward ({TURNS} own-chat turns on the mock, window {WINDOW} tokens, {REPLY} kept for the reply):\n  largest request sent: {largest} tokens (check line {}, hard line {}): {}\n  steward calls per 100 turns: {:.1}; summary calls per 100 turns: {:.1}; parts reached: {}\n  host time per turn: {:.3} ms\n",
+        "context steward ({TURNS} own-chat turns on the mock, window {WINDOW} tokens, {REPLY} kept for the reply):\n  largest request sent: {largest} tokens (check line {}, hard line {}): {}\n  steward calls per 100 turns: {:.1}; summary calls per 100 turns: {:.1}; parts reached: {}\n  host time per turn (Session log on {fs}): {:.3} ms\n",
         lines.check,
         lines.hard,
         if largest < lines.hard {
