@@ -45,6 +45,14 @@ impl ScriptedModel {
     pub fn requests(&self) -> Vec<ModelRequest> {
         lock(&self.requests).clone()
     }
+
+    /// The conversation's requests, without the steward's and the summary's.
+    pub fn turn_requests(&self) -> Vec<ModelRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| crate::model::mock_steward::steward_reply(r).is_none())
+            .collect()
+    }
 }
 
 impl ModelProvider for ScriptedModel {
@@ -53,6 +61,12 @@ impl ModelProvider for ScriptedModel {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
+        // The steward and the summary get the mock's own answers, so the
+        // script stays the conversation's.
+        if crate::model::mock_steward::steward_reply(&request).is_some() {
+            lock(&self.requests).push(request.clone());
+            return crate::model::mock::MockModel::offline().stream(request);
+        }
         let step = lock(&self.requests).len();
         lock(&self.requests).push(request);
         let answer = lock(&self.script)
@@ -88,6 +102,10 @@ pub struct TestEnv {
     pub workdir: PathBuf,
     pub window: Window,
     pub approver: Option<Arc<dyn crate::turn::Approver>>,
+    /// The steward's settings and the pinned block the turns see.
+    pub context: Mutex<crate::context::ContextSetup>,
+    /// The system prompt each turn gets.
+    pub system_prompt: String,
     clock: Mutex<u64>,
 }
 
@@ -102,6 +120,8 @@ impl TestEnv {
                 reply_tokens: 1_000,
             },
             approver: None,
+            context: Mutex::new(crate::context::ContextSetup::default()),
+            system_prompt: "You are a test Bot.".to_owned(),
             clock: Mutex::new(1_000),
         }
     }
@@ -120,10 +140,11 @@ impl TurnEnvironment for TestEnv {
             model: "scripted".to_owned(),
             window: self.window,
             thinking: None,
-            system_prompt: "You are a test Bot.".to_owned(),
+            system_prompt: self.system_prompt.clone(),
             tools: self.tools.clone(),
             tool_context: ToolContext::new(session_id, "bot-test", self.workdir.clone()),
             approver: self.approver.clone(),
+            context: lock(&self.context).clone(),
         })
     }
 }

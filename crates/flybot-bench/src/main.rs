@@ -6,6 +6,7 @@
 
 mod envelope;
 mod figures;
+mod memory;
 mod model;
 mod pilot;
 mod room;
@@ -44,6 +45,9 @@ enum BenchWhat {
     /// Envelopes per second through check + canonicalize + digest, small and
     /// 32 KiB (issue 6).
     Envelope,
+    /// The context steward over 500 turns in a 16,000-token window, and
+    /// recall time over 10,000 memory entries (issue 16).
+    Memory,
     /// The room pilot's wall time with the fake OpenCode, and with the real
     /// pinned one when it is installed (issue 6).
     Pilot,
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
         BenchWhat::Room => room::run(),
         BenchWhat::Envelope => envelope::run(),
         BenchWhat::Pilot => pilot::run(),
+        BenchWhat::Memory => memory::run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,11 +4,14 @@
 
 pub mod access;
 pub mod approvals;
+pub mod context;
 pub mod fences;
 pub mod main_bots;
+pub mod memory;
 pub mod names;
 pub mod rooms;
 pub mod roster;
+pub mod secret_shape;
 pub mod sync;
 pub mod tasks;
 pub mod workflow;

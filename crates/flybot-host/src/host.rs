@@ -37,6 +37,11 @@ pub struct HostConfig {
     /// one found through `$FLYBOT_OPENCODE` or `.tools/opencode` under the
     /// current folder.
     pub opencode: crate::rooms::opencode::launcher::OpenCodeRuntime,
+    /// `checkRatio`: the steward's check line as a share of the usable
+    /// window (0.45 when unset, #796).
+    pub check_ratio: Option<f64>,
+    /// `compactDeadlineMs`: making room before a step (300 s, #1285).
+    pub compact_deadline_ms: u64,
 }
 
 impl HostConfig {
@@ -48,6 +53,8 @@ impl HostConfig {
             opencode: crate::rooms::opencode::launcher::OpenCodeRuntime::located(
                 &std::env::current_dir().into_iter().collect::<Vec<_>>(),
             ),
+            check_ratio: None,
+            compact_deadline_ms: flybot_core::context::COMPACT_DEADLINE_MS,
         }
     }
 }
@@ -192,6 +199,11 @@ impl Host {
 
     pub fn store(&self) -> &Store {
         self.inner.team.store()
+    }
+
+    /// The memory service over this host's team and home.
+    pub fn memory(&self) -> crate::memory::Memory {
+        crate::memory::Memory::new(self.team(), &self.inner.config.home)
     }
 
     pub fn config(&self) -> &HostConfig {

@@ -12,6 +12,7 @@ mod http;
 mod ids;
 mod live;
 mod logging;
+pub mod memory;
 mod mock_model_server;
 pub mod pilot;
 pub mod rooms;

@@ -38,6 +38,8 @@ pub struct HostTurns {
     pub team_tools: Arc<dyn TeamAccess>,
     pub board: Board,
     pub workflows: Workflows,
+    pub check_ratio: Option<f64>,
+    pub compact_deadline_ms: u64,
 }
 
 impl HostTurns {
@@ -64,6 +66,29 @@ impl HostTurns {
             }),
             board: board.clone(),
             workflows: workflows.clone(),
+            check_ratio: config.check_ratio,
+            compact_deadline_ms: config.compact_deadline_ms,
+        }
+    }
+}
+
+impl HostTurns {
+    /// The steward's settings and the Bot's pinned memory for one turn; the
+    /// steward asks on the route's own provider with its own retries.
+    fn context_setup(
+        &self,
+        bot: &Bot,
+        route: &flybot_agent::model::config::ModelRoute,
+    ) -> flybot_agent::context::ContextSetup {
+        let pinned = flybot_store::memory::MemoryFiles::new(&self.home)
+            .read_pinned(&bot.id)
+            .map_err(|e| tracing::warn!("the pinned memory of {} is unreadable: {e}", bot.id))
+            .ok();
+        flybot_agent::context::ContextSetup {
+            pinned,
+            check_ratio: self.check_ratio,
+            compact_deadline: std::time::Duration::from_millis(self.compact_deadline_ms),
+            steward_provider: Some(route.provider.clone()),
         }
     }
 }
@@ -93,6 +118,7 @@ fn all_tools() -> ToolSet {
     tools.extend(workspace_tools(RunCommandApproval::EveryRun));
     tools.push(Arc::new(flybot_agent::tools::track_tasks::TrackTasks));
     tools.extend(flybot_agent::tools::workflow::workflow_tools());
+    tools.extend(flybot_agent::tools::memory::memory_tools());
     ToolSet::new(tools)
 }
 
@@ -219,6 +245,9 @@ impl TurnEnvironment for HostTurns {
         tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
             workflows: self.workflows.clone(),
         }));
+        tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
+            memory: crate::memory::Memory::new(&self.team, &self.home),
+        }));
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
             model: route.name.clone(),
@@ -237,6 +266,7 @@ impl TurnEnvironment for HostTurns {
                 team: self.team.clone(),
                 waits: self.waits.clone(),
             })),
+            context: self.context_setup(&bot, route),
         })
     }
 

@@ -7,6 +7,7 @@ mod access;
 mod approvals;
 mod chat;
 mod host;
+mod memory;
 mod state_view;
 mod workflow;
 
@@ -14,6 +15,7 @@ pub use access::*;
 pub use approvals::*;
 pub use chat::*;
 pub use host::*;
+pub use memory::*;
 pub use state_view::*;
 pub use workflow::*;
 

@@ -10,6 +10,7 @@ pub mod channel;
 pub mod error;
 pub mod failure;
 pub mod journal;
+pub mod memory_requests;
 pub mod room_line;
 pub mod state;
 pub mod task;

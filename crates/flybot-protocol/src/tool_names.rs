@@ -47,3 +47,13 @@ pub const TRACK_TASKS: &str = "track_tasks";
 pub const RUN_WORKFLOW: &str = "run_workflow";
 /// `define_workflow` (#1272).
 pub const DEFINE_WORKFLOW: &str = "define_workflow";
+
+/// `remember`: one memory entry, the Bot's own or the team's.
+pub const REMEMBER: &str = "remember";
+/// `recall`: the Bot's memory and the team's, by exact words, `semantic`
+/// or `related` (#1445: refused to a run Bot, its default scope reads the team).
+pub const RECALL: &str = "recall";
+/// `pin_memory`: the bounded block that rides in the Bot's system prompt.
+pub const PIN_MEMORY: &str = "pin_memory";
+/// `session_search`: lines of the Bot's own conversations and their parts.
+pub const SESSION_SEARCH: &str = "session_search";

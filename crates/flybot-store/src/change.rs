@@ -147,6 +147,13 @@ impl<'a> Change<'a> {
     pub fn remove_project(&mut self, id: &str) {
         self.delete(key2("projects", id));
     }
+    /// The journaled mark of a memory scope (`flybot-store::memory`).
+    pub fn memory_mark(&self, scope_key: &str) -> Option<Value> {
+        value_at(self.state, &memory_key(scope_key))
+    }
+    pub fn put_memory_mark(&mut self, scope_key: &str, mark: &Value) {
+        self.set(memory_key(scope_key), mark);
+    }
     /// Writes an approval record: a tool approval, a held send, or a JSON
     /// value, read the way the store reads a stored record.
     pub fn put_approval<A>(&mut self, id: &str, approval: &A)
@@ -160,6 +167,11 @@ impl<'a> Change<'a> {
             &approval,
         );
     }
+}
+
+/// A memory scope's mark lives at `flybot.memory:<scope>`.
+fn memory_key(scope_key: &str) -> Vec<String> {
+    vec!["flybot".to_owned(), format!("memory:{scope_key}")]
 }
 
 fn key2(collection: &str, id: &str) -> Vec<String> {

@@ -24,6 +24,13 @@ pub struct Config {
     /// contextWindow, thinking, maxOutputTokens); `mock` is always there.
     #[serde(default)]
     pub models: BTreeMap<String, ModelConfig>,
+    /// The context steward's check line as a share of the usable window
+    /// (0.45 by default, #796); the hard line stays at 0.95.
+    #[serde(default)]
+    pub check_ratio: Option<f64>,
+    /// How long making room before a step may take (300 000 ms, #1285).
+    #[serde(default)]
+    pub compact_deadline_ms: Option<u64>,
 }
 
 impl Config {
@@ -102,5 +109,15 @@ mod tests {
             "[providers.x]\nbaseUrl = \"http://h/v1\"\napiKey = \"sk-123\"\n",
         );
         assert!(pasted.is_err());
+    }
+
+    #[test]
+    fn the_steward_s_check_ratio_796_and_compact_deadline_1285_are_read_from_the_file() {
+        let config: Config =
+            toml::from_str("checkRatio = 0.6\ncompactDeadlineMs = 120000\n").unwrap();
+        assert_eq!(config.check_ratio, Some(0.6));
+        assert_eq!(config.compact_deadline_ms, Some(120_000));
+        let unset = Config::default();
+        assert_eq!((unset.check_ratio, unset.compact_deadline_ms), (None, None));
     }
 }

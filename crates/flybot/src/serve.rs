@@ -46,6 +46,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .context("config.toml's [providers] and [models] could not be used")?,
         );
         host_config.opencode = opencode_runtime(args.opencode.as_deref());
+        host_config.check_ratio = config.check_ratio;
+        if let Some(ms) = config.compact_deadline_ms {
+            host_config.compact_deadline_ms = ms;
+        }
         if let Some(model) = config.default_model {
             host_config.default_model = model;
         }

@@ -35,12 +35,17 @@
 //!   real provider's refusal (the HTTP server sends that status and body).
 //! - `times`: how many calls the rule may answer (unlimited by default).
 //!
+//! A steward or summary request (`crate::context`) gets the mock's own
+//! deterministic answer (`mock_steward`) unless a rule names it with
+//! `systemContains`.
+//!
 //! Usage is counted, not measured: a quarter of the characters sent and of
 //! the characters answered, rounded up.
 
 use super::classify::classify;
 pub use super::mock_scenario::{Fail, Scenario, ScenarioError};
 use super::mock_scenario::{Outcome, Reply, last_user_text, step_of};
+use super::mock_steward::steward_reply;
 use super::{
     FinishReason, ModelError, ModelProvider, ModelRequest, ModelStream, StreamEvent, ToolCall,
     Usage,
@@ -86,11 +91,17 @@ impl MockModel {
 
     /// Decides the answer to `request`; counts a rule's use.
     pub fn plan(&self, request: &ModelRequest) -> MockOutcome {
+        // The steward's and the summary's requests get the mock's own answer
+        // unless a rule names them by `systemContains` (a scripted failure).
+        let steward = steward_reply(request);
         if let Some(scenario) = &self.scenario {
             let mut uses = lock(&self.uses);
             for (index, rule) in scenario.rules.iter().enumerate() {
                 let used = uses.get(index).copied().unwrap_or(0);
-                if rule.times.is_some_and(|times| used >= times) || !rule.when.matches(request) {
+                if rule.times.is_some_and(|times| used >= times)
+                    || !rule.when.matches(request)
+                    || (steward.is_some() && rule.when.system_contains.is_none())
+                {
                     continue;
                 }
                 if let Some(count) = uses.get_mut(index) {
@@ -102,7 +113,7 @@ impl MockModel {
                 };
             }
         }
-        reply_events(request, &offline_reply(request))
+        reply_events(request, &steward.unwrap_or_else(|| offline_reply(request)))
     }
 }
 

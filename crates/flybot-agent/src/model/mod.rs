@@ -7,6 +7,7 @@ pub mod config;
 pub mod connection_test;
 pub mod mock;
 mod mock_scenario;
+pub mod mock_steward;
 pub mod openai;
 mod openai_stream;
 pub mod openai_wire;

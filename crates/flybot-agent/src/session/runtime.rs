@@ -52,6 +52,7 @@ pub(crate) struct Cell {
     pub session_id: String,
     pub state: Mutex<CellState>,
     log: Mutex<SessionLog>,
+    parts: Mutex<crate::context::Parts>,
     idle: Notify,
 }
 
@@ -61,6 +62,20 @@ impl Cell {
     }
     pub(crate) fn with_log<R>(&self, f: impl FnOnce(&SessionLog) -> R) -> R {
         f(&lock(&self.log))
+    }
+    pub(crate) fn with_parts<R>(&self, f: impl FnOnce(&mut crate::context::Parts) -> R) -> R {
+        f(&mut lock(&self.parts))
+    }
+    /// Queues a turn's input again for the next turn (#1285), each item
+    /// once.
+    pub(crate) fn queue_again(&self, items: Vec<InboxItem>) {
+        let mut state = lock(&self.state);
+        for mut item in items {
+            if state.inbox.items().all(|queued| queued.id != item.id) {
+                item.kind = super::inbox::ItemKind::NextTurn;
+                state.inbox.push(item);
+            }
+        }
     }
     pub(crate) fn take_steers(&self) -> Vec<InboxItem> {
         lock(&self.state).inbox.take_steers()
@@ -135,6 +150,7 @@ impl Sessions {
             return Ok(cell.clone());
         }
         let log = SessionLog::open(&self.inner.home, session_id)?;
+        let parts = crate::context::Parts::open(&self.inner.home, session_id)?;
         let cell = Arc::new(Cell {
             session_id: session_id.to_owned(),
             state: Mutex::new(CellState {
@@ -143,6 +159,7 @@ impl Sessions {
                 held: None,
             }),
             log: Mutex::new(log),
+            parts: Mutex::new(parts),
             idle: Notify::new(),
         });
         cells.insert(session_id.to_owned(), cell.clone());
@@ -270,6 +287,21 @@ impl Sessions {
         // With keepInbox and no turn running, held input still gets its turn.
         self.start(cell);
         Ok(outcome)
+    }
+
+    /// The part each of the Session's log entries belongs to is read from
+    /// its parts record; this answers the current part's number.
+    pub fn current_part(&self, session_id: &str) -> io::Result<u32> {
+        Ok(self
+            .cell(session_id)?
+            .with_parts(|parts| parts.current().part))
+    }
+
+    /// The part log entry `seq` of `session_id` belongs to.
+    pub fn part_of(&self, session_id: &str, seq: u64) -> io::Result<u32> {
+        Ok(self
+            .cell(session_id)?
+            .with_parts(|parts| parts.part_of(seq)))
     }
 
     /// The Session's log after sequence number `after`.

@@ -37,6 +37,8 @@ pub struct TurnSetup {
     pub tool_context: ToolContext,
     /// Who answers approval requests; `None` rejects every request.
     pub approver: Option<Arc<dyn Approver>>,
+    /// The steward's settings and the Bot's pinned memory.
+    pub context: crate::context::ContextSetup,
 }
 
 /// The host as the runtime sees it.

@@ -1,7 +1,8 @@
-//! Builds a turn's request from the Session log. The request always fits
-//! the model's declared window: until the context steward is built, the
-//! oldest whole turns are left out of the request (never out of the log),
-//! and the request says that earlier turns were left out.
+//! Builds a turn's request from the Session log. The context steward
+//! (`crate::context`) keeps a part under its lines; as the last safety the
+//! request always fits the model's declared window: the oldest whole turns
+//! are left out of the request (never out of the log), and the request says
+//! that earlier turns were left out.
 
 use crate::model::{ChatMessage, Role, ToolCall, ToolSpec};
 use crate::session::{LogEntry, SessionEvent};
@@ -97,11 +98,7 @@ pub fn fit_messages(
     window: Window,
 ) -> Vec<ChatMessage> {
     let budget = (window.context_tokens as usize).saturating_sub(window.reply_tokens as usize);
-    let fixed = estimate_text(system)
-        + tools
-            .iter()
-            .map(|t| estimate_text(&t.description) + estimate_text(&t.parameters.to_string()))
-            .sum::<usize>();
+    let fixed = estimate_text(system) + tools_size(tools);
     let note_cost = 24;
     let mut used = fixed;
     let mut keep_from = turns.len();
@@ -129,6 +126,19 @@ pub fn fit_messages(
     }
     messages.extend(turns.into_iter().skip(keep_from).flatten());
     messages
+}
+
+/// The estimated size of a request, in tokens: its messages and the tool
+/// schemas it carries.
+pub fn estimate_messages(messages: &[ChatMessage], tools: &[ToolSpec]) -> usize {
+    messages.iter().map(estimate).sum::<usize>() + tools_size(tools)
+}
+
+fn tools_size(tools: &[ToolSpec]) -> usize {
+    tools
+        .iter()
+        .map(|t| estimate_text(&t.description) + estimate_text(&t.parameters.to_string()))
+        .sum()
 }
 
 fn estimate(message: &ChatMessage) -> usize {
@@ -178,5 +188,30 @@ fn close_calls(turn: Option<&mut Vec<ChatMessage>>, open: &mut Vec<String>) {
         );
         reply.tool_call_id = Some(id);
         turn.push(reply);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_safety_leaves_out_the_oldest_whole_turns_and_says_so() {
+        let turns: Vec<Vec<ChatMessage>> = (0..6)
+            .map(|n| vec![message(Role::User, format!("turn {n} {}", "x".repeat(900)))])
+            .collect();
+        let window = Window {
+            context_tokens: 1_200,
+            reply_tokens: 200,
+        };
+        let messages = fit_messages("You are a test Bot.", &[], turns, window);
+        assert!(
+            messages[1]
+                .content
+                .starts_with("3 earlier turns of this conversation were left out")
+        );
+        let kept: Vec<&str> = messages[2..].iter().map(|m| &m.content[..6]).collect();
+        assert_eq!(kept, vec!["turn 3", "turn 4", "turn 5"]);
+        assert!(estimate_messages(&messages, &[]) <= 1_000);
     }
 }

@@ -2,12 +2,9 @@
 //! inbox, sends one request, and runs the tool calls the answer made. A
 //! cancel ends the turn at once, whatever the step is waiting on.
 
-use super::request::{fit_messages, turns_of};
-use super::strict::strict_order;
 use super::{ApprovalAsk, ApprovalOutcome, MAX_STEPS, TurnEnvironment, TurnSetup};
-use crate::model::{
-    FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, ToolSpec, Usage,
-};
+use crate::context::{Room, make_room};
+use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, Usage};
 use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
 use crate::tools::ToolError;
@@ -44,6 +41,8 @@ struct Turn<'a> {
     turn_id: &'a str,
     calls: u32,
     said_something: bool,
+    /// The turn's own input, queued again if making room runs out of time.
+    input: Vec<InboxItem>,
 }
 
 impl Turn<'_> {
@@ -86,6 +85,7 @@ pub(crate) async fn run_turn(
         turn_id,
         calls: 0,
         said_something: false,
+        input: items.clone(),
     };
     let reason = match env.setup(&cell.session_id) {
         Ok(mut setup) => {
@@ -135,7 +135,19 @@ async fn steps(
         if let Err(reason) = turn.start_step(step) {
             return reason;
         }
-        let request = turn.request(setup, &specs);
+        let room = Room {
+            cell: turn.cell,
+            env: turn.env,
+            setup,
+            specs: &specs,
+        };
+        let request = tokio::select! {
+            made = make_room(&room) => match made {
+                Ok(request) => request,
+                Err(ran_out) => return turn.requeue(ran_out.ms),
+            },
+            reason = cancelled(cancel) => return reason,
+        };
         let (env, session_id, turn_id) = (turn.env, &turn.cell.session_id, turn.turn_id);
         let streamed = |delta: &str| env.text_delta(session_id, turn_id, delta);
         let answer = tokio::select! {
@@ -190,21 +202,21 @@ impl Turn<'_> {
         self.log(events)
     }
 
-    /// The model request for this step: the Session's turns fitted into the
-    /// window, with the tools the mask leaves.
-    fn request(&self, setup: &TurnSetup, specs: &[ToolSpec]) -> ModelRequest {
-        let turns = self.cell.with_log(|log| turns_of(log.entries()));
-        ModelRequest {
-            model: setup.model.clone(),
-            messages: strict_order(fit_messages(
-                &setup.system_prompt,
-                specs,
-                turns,
-                setup.window,
-            )),
-            tools: specs.to_vec(),
-            max_tokens: Some(setup.window.reply_tokens),
-            thinking: setup.thinking,
+    /// #1285: making room ran out of its deadline before a step. The turn
+    /// ends normally and its input is queued again for the next turn,
+    /// never parked; an item the inbox already holds is not queued twice.
+    fn requeue(&self, ms: u64) -> EndReason {
+        tracing::warn!(
+            "making room for {} ran out of {ms} ms before a step; the turn ends here and the next one tries again",
+            self.cell.session_id
+        );
+        self.cell.queue_again(self.input.clone());
+        EndReason::Error {
+            code: FailureCode::Timeout,
+            message: format!(
+                "Making room in the conversation ran out of {} s before a step; the turn ends here and the next one tries again.",
+                ms / 1_000
+            ),
         }
     }
 

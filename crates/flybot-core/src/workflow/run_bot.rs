@@ -29,7 +29,7 @@ pub const EPHEMERAL_DENIED_TOOLS: [&str; 21] = [
     tool_names::RUN_WORKFLOW,
     tool_names::DEFINE_WORKFLOW,
     "read_browser",
-    "recall",
+    tool_names::RECALL,
     "create_child_bot",
 ];
 
@@ -42,7 +42,7 @@ pub const EPHEMERAL_ALLOWED_TOOLS: [&str; 9] = [
     "schedule_list",
     "read_own_chat",
     "read_group_chat",
-    "remember",
+    tool_names::REMEMBER,
     "forget",
 ];
 

@@ -9,6 +9,7 @@ mod approvals;
 mod body;
 mod chat;
 mod host;
+mod memory;
 mod roster;
 mod tasks;
 mod workflow;
@@ -96,7 +97,10 @@ async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> An
         "duplicate-bot" => {
             typed(roster::bots::duplicate(board, caller.require()?, parse(body)?).await)
         }
-        "delete-bot" => typed(roster::bots::delete(board, caller.require()?, parse(body)?).await),
+        "delete-bot" => {
+            let memory = host.memory();
+            typed(roster::bots::delete(board, &memory, caller.require()?, parse(body)?).await)
+        }
         "retire-bot" => typed(roster::bots::retire(board, caller.require()?, parse(body)?).await),
         "set-main" => typed(roster::bots::set_main(board, caller.require()?, parse(body)?).await),
         "create-room" => typed(roster::rooms::create(team, caller.require()?, parse(body)?).await),
@@ -272,6 +276,20 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
         "approval-answer" => {
             typed(approvals::answer(host.approvals(), caller.require()?, parse(body)?).await)
         }
+        // A Bot's memory, for its owner (#450, #638).
+        "memory" => typed(memory::read(
+            &host.memory(),
+            caller.require()?,
+            parse(body)?,
+        )),
+        "memory-append" => {
+            typed(memory::append(&host.memory(), caller.require()?, parse(body)?).await)
+        }
+        "memory-edit" => typed(memory::edit(&host.memory(), caller.require()?, parse(body)?).await),
+        "memory-delete" => {
+            typed(memory::delete(&host.memory(), caller.require()?, parse(body)?).await)
+        }
+        "memory-pin" => typed(memory::pin(&host.memory(), caller.require()?, parse(body)?).await),
         // The usage ledger (#903): rows of the actor's own Bots.
         "usage" => {
             typed(host::usage::usage(team, host.usage(), caller.require()?, parse(body)?).await)

@@ -11,6 +11,7 @@ mod chat;
 mod edge;
 mod external_members;
 mod live_stream;
+mod memory;
 mod model_client;
 mod opencode_room;
 mod opencode_room_bounds;

@@ -7,6 +7,7 @@ import { team, follow } from './team.js';
 
 const routes = [
   [/^#\/bot\/([^/]+)\/edit$/, 'bot_form', (m) => ({ botId: m[1] })],
+  [/^#\/bot\/([^/]+)\/memory$/, 'memory', (m) => ({ botId: m[1] })],
   [/^#\/bots\/new$/, 'bot_form', () => ({})],
   [/^#\/bot\/([^/]+)$/, 'chat', (m) => ({ botId: m[1] })],
   [/^#\/room\/([^/]+)$/, 'room', (m) => ({ roomId: m[1] })],

@@ -18,7 +18,6 @@ mod list;
 mod message;
 mod post;
 mod read_group;
-mod secret;
 mod update;
 
 #[cfg(test)]
@@ -29,9 +28,9 @@ pub use ask::AskUser;
 pub use create::CreateBot;
 pub use decision::RecordDecision;
 pub use dedupe::{DEDUPE_WINDOW, RecentLines};
+pub use flybot_core::secret_shape::looks_like_secret;
 pub use list::ListBots;
 pub use message::{MAX_HOPS, MAX_UNREAD_REQUESTS, MessageBot};
-pub use secret::looks_like_secret;
 pub use update::{StopBot, UpdateBot};
 
 use super::{DynTool, TeamAccess, ToolContext, ToolError};

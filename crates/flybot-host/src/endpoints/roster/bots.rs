@@ -183,11 +183,22 @@ fn free_copy_name(state: &TeamState, name: &str) -> String {
 /// waiting for a person's decision stays), its Sessions are recorded in
 /// `retiredSessions` (#1453), and it leaves rooms, grants and the Main list:
 /// core `roster::delete_bot`.
-pub async fn delete(board: &Board, actor: &Actor, req: ById) -> Result<BotDeleted, ApiError> {
+pub async fn delete(
+    board: &Board,
+    memory: &crate::memory::Memory,
+    actor: &Actor,
+    req: ById,
+) -> Result<BotDeleted, ApiError> {
     let deleted = board
         .team()
         .mutate(journal_actor(actor), |change| {
             let deleted = delete_bot(change.state(), actor, &req.id, change.now_ms())?;
+            // #638: its memory is archived first; a Bot whose memory cannot
+            // be moved aside is not deleted.
+            memory
+                .files()
+                .archive(&req.id, change.now_ms())
+                .map_err(|e| crate::memory::memory_io(&e))?;
             change.apply_roster(&deleted.writes);
             Ok(deleted)
         })

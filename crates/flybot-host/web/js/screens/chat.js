@@ -27,7 +27,7 @@ export async function show(main, ctx, { botId }) {
   const title = h('h1', {}, bot().name);
   const model = h('span', { class: 'model' });
   const stop = h('button', { type: 'button', class: 'danger', hidden: true }, 'Stop');
-  const head = h('div', { class: 'chat-head' }, title, model, stop, h('a', { class: 'button', href: `#/bot/${botId}/edit` }, 'Edit Bot'));
+  const head = h('div', { class: 'chat-head' }, title, model, stop, h('a', { class: 'button', href: `#/bot/${botId}/memory` }, 'Memory'), h('a', { class: 'button', href: `#/bot/${botId}/edit` }, 'Edit Bot'));
   const older = h('button', { type: 'button', class: 'older', hidden: true }, 'Load earlier');
   const lines = h('div', { class: 'lines' });
   const inner = h('div', { class: 'log-inner' });

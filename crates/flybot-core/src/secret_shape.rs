@@ -1,5 +1,5 @@
-//! Secret-shaped text (#396): a decision line that looks like a key, a
-//! token or a password is refused, never written.
+//! Secret-shaped text (#396): a decision line or a memory entry that looks
+//! like a key, a token or a password is refused, never written.
 
 /// Prefixes of well-known credential formats.
 const PREFIXES: [&str; 12] = [
