@@ -113,6 +113,7 @@ impl Host {
         }
         .start();
         crate::board::questions::follow(&board);
+        crate::board::lease_clock::follow(&board);
         crate::workflows::beat::follow(&workflows);
         Host {
             inner: Arc::new(Inner {

@@ -206,6 +206,11 @@ impl Store {
     }
 
     /// The revision: the sequence number of the last accepted change.
+    /// The store's clock now: the time a change made now is stamped with.
+    pub fn clock_ms(&self) -> u64 {
+        (self.inner.options.clock)()
+    }
+
     pub fn revision(&self) -> u64 {
         *self.inner.revision.borrow()
     }

@@ -77,6 +77,24 @@ impl Kit {
         }
     }
 
+    /// A host on the offline mock whose store stamps changes with tokio's
+    /// clock (the wall clock at start plus tokio's elapsed time), so a test
+    /// on a paused clock moves the time the board's rules see (leases).
+    pub async fn on_tokio_clock() -> Kit {
+        let home = tempfile::tempdir().unwrap();
+        let base = flybot_store::system_now_ms();
+        let start = tokio::time::Instant::now();
+        let clock: flybot_store::Clock =
+            Arc::new(move || base + start.elapsed().as_millis() as u64);
+        let options = StoreOptions {
+            clock,
+            ..StoreOptions::default()
+        };
+        let store = Store::open(home.path(), options).unwrap();
+        let config = HostConfig::new(home.path().to_owned());
+        Kit::around(Host::new(store, config), home)
+    }
+
     /// Lets every wait of this kit take up to `limit` (a real OpenCode on a
     /// busy machine is slower than the 30 s a mock needs at most).
     pub fn patient(mut self, limit: Duration) -> Kit {

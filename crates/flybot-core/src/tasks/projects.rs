@@ -2,12 +2,12 @@
 //! is a record in `state.projects`: `{id, name, ownerUserId, roomIds,
 //! createdAt, updatedAt}`. `project-create` stamps the caller as owner; only
 //! the owner manages it (or everyone, on a record that names no owner); a
-//! binding is refused unless the caller manages the Project it names or the
-//! one it leaves. The board stays open to a non-owner, read-only, and shows
+//! binding is refused unless the caller is the room's owner or admin and
+//! manages the Project it names. The board stays open to a non-owner, read-only, and shows
 //! only the cards the caller may open through `tasks` (#1723).
 
 use super::audit::audit;
-use super::read::{row, task_visible};
+use super::read::{Viewer, room_admin, row};
 use crate::access::Actor;
 use crate::names::clean_name;
 use flybot_protocol::ApiError;
@@ -140,8 +140,10 @@ pub fn project_of<'a>(state: &'a TeamState, room_id: &str) -> Option<&'a Value> 
 }
 
 /// `project-bind {roomId, project}`: binds the room to `project`, or unbinds
-/// it when `project` is `None`. The caller must manage the Project the
-/// binding names and the one the room leaves; a refusal writes nothing.
+/// it when `project` is `None`. The caller must be the room's owner or admin
+/// and, to bind, manage the
+/// Project the binding names; the room's owner or admin may always take the
+/// room out of a Project (issue 14). A refusal writes nothing.
 pub fn bind(
     state: &TeamState,
     actor: &Actor,
@@ -149,22 +151,26 @@ pub fn bind(
     project: Option<&str>,
     now: u64,
 ) -> Result<(Option<Value>, ProjectWrites), ApiError> {
-    if !state.rooms.contains_key(room_id) {
-        return Err(ApiError::not_found("room", room_id));
+    let room = state
+        .rooms
+        .get(room_id)
+        .ok_or_else(|| ApiError::not_found("room", room_id))?;
+    if !room_admin(state, actor, room_id) {
+        return Err(ApiError::forbidden(format!(
+            "Only the owner or admin of {} can bind it to a project.",
+            room.name
+        ))
+        .with("roomId", room_id));
     }
     let target = project.map(|id| find_project(state, id)).transpose()?;
     let leaving = project_of(state, room_id);
     if let Some(target) = target.filter(|t| !can_manage(actor, t)) {
         return Err(forbidden(target));
     }
-    if let Some(leaving) = leaving {
-        let same = target.is_some_and(|t| t.get("id") == leaving.get("id"));
-        if same {
-            return Ok((target.cloned(), ProjectWrites::default()));
-        }
-        if !can_manage(actor, leaving) {
-            return Err(forbidden(leaving));
-        }
+    if let Some(leaving) = leaving
+        && target.is_some_and(|t| t.get("id") == leaving.get("id"))
+    {
+        return Ok((target.cloned(), ProjectWrites::default()));
     }
     let mut writes = ProjectWrites::default();
     if let Some(leaving) = leaving {
@@ -214,11 +220,12 @@ pub fn delete(
 pub fn board(state: &TeamState, actor: &Actor, id: &str) -> Result<Vec<Value>, ApiError> {
     let project = find_project(state, id)?;
     let rooms = room_ids(project);
+    let viewer = Viewer::new(state, actor);
     let mut cards: Vec<&Task> = state
         .tasks
         .values()
         .filter(|t| t.room_id.as_ref().is_some_and(|r| rooms.contains(r)))
-        .filter(|t| task_visible(state, actor, t))
+        .filter(|t| viewer.may_open(state, actor, t))
         .collect();
     cards.sort_by_key(|t| (Reverse(t.updated_at), Reverse(t.created_at)));
     Ok(cards
@@ -279,7 +286,7 @@ mod tests {
             bind(&state, &member("member-a"), "room-1", Some("project-1"), 9).unwrap();
         assert_eq!(bound.unwrap()["roomIds"], json!(["room-1"]));
         assert_eq!(writes.put.len(), 1);
-        // Leaving needs the Project left, too.
+        // Leaving needs the room's owner or admin, too.
         let mut state = state;
         state
             .projects
@@ -287,6 +294,21 @@ mod tests {
         let err = bind(&state, &member("member-b"), "room-1", None, 10).unwrap_err();
         assert_eq!(err.code, ErrorCode::Forbidden);
         assert_eq!(project_of(&state, "room-1").unwrap()["id"], "project-1");
+    }
+
+    #[test]
+    fn binding_a_room_needs_its_owner_or_admin_as_well_as_the_projects_manager_1710() {
+        // member-b manages the Project but neither owns room-1 nor its admin.
+        let mut state = with_project(Some("member-b"));
+        let err = bind(&state, &member("member-b"), "room-1", Some("project-1"), 9).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Forbidden);
+        assert!(project_of(&state, "room-1").is_none());
+        // The room's owner may take its room out of a Project it does not manage.
+        let bound = with_rooms(&state.projects["project-1"], vec!["room-1".into()], 9);
+        state.projects.insert("project-1".into(), bound);
+        let (left, writes) = bind(&state, &member("member-a"), "room-1", None, 10).unwrap();
+        assert!(left.is_none());
+        assert_eq!(writes.put[0].1["roomIds"], json!([]));
     }
 
     #[test]
