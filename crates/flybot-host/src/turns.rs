@@ -22,6 +22,7 @@ use flybot_agent::tools::team::{RUN_BOT_TEAM_TOOLS, RecentLines, team_tools};
 use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
+use flybot_core::roster::session_owner::{SessionOwner, session_owner};
 use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::{FailureCode, tool_names};
@@ -68,18 +69,10 @@ impl HostTurns {
     }
 }
 
-/// The Bot a Session runs for: its own chat, or its seat in a room.
+/// The Bot a Session runs for: its own chat, or its seat in a room; for a
+/// Session of a deleted Bot, the Bot it worked for (#1453).
 pub(crate) fn bot_id_of_session(state: &TeamState, session_id: &str) -> Option<String> {
-    bot_of_session(state, session_id)
-        .map(|bot| bot.id.clone())
-        .or_else(|| {
-            state.rooms.values().find_map(|room| {
-                room.sessions
-                    .iter()
-                    .find(|(_, s)| *s == session_id)
-                    .map(|(bot, _)| bot.clone())
-            })
-        })
+    session_owner(state, session_id).bot_id().map(str::to_owned)
 }
 
 /// Every tool a Bot's turn may call. `run_command` asks the owner before
@@ -132,6 +125,19 @@ pub fn bot_of_session<'a>(state: &'a TeamState, session_id: &str) -> Option<&'a 
     state.bots.values().find(|bot| bot.session_id == session_id)
 }
 
+/// Why a Session has no Bot to run for: its Bot was deleted (#1453), or it
+/// never had one.
+fn no_bot_reason(state: &TeamState, session_id: &str) -> String {
+    match session_owner(state, session_id) {
+        SessionOwner::Retired { .. } => {
+            "The Bot this Session worked for was deleted; it runs no more turns.".to_owned()
+        }
+        SessionOwner::Live { .. } | SessionOwner::Unknown => {
+            "This Session belongs to no Bot of the team.".to_owned()
+        }
+    }
+}
+
 impl TurnEnvironment for HostTurns {
     fn now_ms(&self) -> u64 {
         flybot_store::system_now_ms()
@@ -175,7 +181,7 @@ impl TurnEnvironment for HostTurns {
                 Some((bot, is_main, team, standing))
             })
             .ok_or_else(|| EndReason::Blocked {
-                reason: "This Session belongs to no Bot of the team.".to_owned(),
+                reason: self.team.read(|state| no_bot_reason(state, session_id)),
             })?;
         let route = self
             .models

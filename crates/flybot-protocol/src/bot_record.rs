@@ -1,6 +1,6 @@
 //! A Bot's record as `state.json`, the journal and the channel hold it. The
 //! typed fields that used to live in `extra` (`role`, `external`,
-//! `recordDecisions`, `retired`) are read out of the record's other keys and
+//! `recordDecisions`, `retired`, `madeByMember`) are read out of the record's other keys and
 //! written back among them in key order, exactly where a `BTreeMap` put
 //! them, so a Bot's bytes do not change and an old home loads unchanged.
 
@@ -13,6 +13,7 @@ const ROLE: &str = "role";
 const EXTERNAL: &str = "external";
 const RECORD_DECISIONS: &str = "recordDecisions";
 const RETIRED: &str = "retired";
+const MADE_BY_MEMBER: &str = "madeByMember";
 
 /// The record as read: the fixed fields, and every other key.
 #[derive(Deserialize)]
@@ -90,6 +91,9 @@ impl Serialize for Bot {
         if let Some(retired) = self.retired {
             keyed.insert(RETIRED, Keyed::Flag(retired));
         }
+        if let Some(member) = &self.made_by_member {
+            keyed.insert(MADE_BY_MEMBER, Keyed::Text(member));
+        }
         BotRecordRef {
             id: &self.id,
             name: &self.name,
@@ -134,6 +138,10 @@ impl<'de> Deserialize<'de> for Bot {
             }),
             record_decisions: take(&mut extra, RECORD_DECISIONS, flag),
             retired: take(&mut extra, RETIRED, flag),
+            made_by_member: take(&mut extra, MADE_BY_MEMBER, |value| match value {
+                Value::String(member) => Ok(member),
+                other => Err(other),
+            }),
             extra,
         })
     }

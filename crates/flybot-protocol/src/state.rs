@@ -89,7 +89,8 @@ pub struct Bot {
     pub session_id: String,
     pub created_at: u64,
     pub updated_at: u64,
-    /// The member whose call created the Bot, or the Bot that made it.
+    /// `createdBy`: the parent Bot that made this one (#1582: never a
+    /// person, never a run's caller).
     pub created_by: Option<String>,
     /// A workflow run Bot (#1373): hidden and announced to nobody.
     pub run: bool,
@@ -104,6 +105,9 @@ pub struct Bot {
     pub record_decisions: Option<bool>,
     /// `retired`: the Bot was archived (#638); terminal, never cleared.
     pub retired: Option<bool>,
+    /// `madeByMember`: the member whose call made the Bot, when a person
+    /// (not a Bot) made it.
+    pub made_by_member: Option<String>,
     pub extra: Extra,
 }
 
@@ -135,6 +139,7 @@ impl Bot {
             external: None,
             record_decisions: None,
             retired: None,
+            made_by_member: None,
             extra: Extra::default(),
         }
     }

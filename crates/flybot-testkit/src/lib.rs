@@ -71,7 +71,7 @@ impl Kit {
         let mut config = HostConfig::new(home.path().to_owned());
         adjust(&mut config);
         Kit {
-            host: Host::new(store, config),
+            host: Host::open(store, config).await,
             home,
             limit: LIMIT,
         }
@@ -92,7 +92,7 @@ impl Kit {
         };
         let store = Store::open(home.path(), options).unwrap();
         let config = HostConfig::new(home.path().to_owned());
-        Kit::around(Host::new(store, config), home)
+        Kit::around(Host::open(store, config).await, home)
     }
 
     /// Lets every wait of this kit take up to `limit` (a real OpenCode on a
@@ -124,7 +124,7 @@ impl Kit {
         let store = Store::open(self.home(), StoreOptions::default()).unwrap();
         let config = HostConfig::new(self.home().to_owned());
         Kit {
-            host: Host::new(store, config),
+            host: Host::open(store, config).await,
             home: self.home,
             limit: self.limit,
         }

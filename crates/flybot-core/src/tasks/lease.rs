@@ -62,11 +62,27 @@ pub fn any_expired(state: &TeamState, now: u64) -> bool {
     state.tasks.values().any(|task| expired_lease(task, now))
 }
 
-fn expired_lease(task: &Task, now: u64) -> bool {
+/// When the earliest lease on an unfinished card ends, if any card holds
+/// one: the host's timer sleeps until then.
+pub fn next_expiry(state: &TeamState) -> Option<u64> {
+    state
+        .tasks
+        .values()
+        .filter(|task| unfinished(task) && task.extra.contains_key("lease"))
+        .filter_map(|task| TaskFields::read(task).lease.map(|l| l.expires_at))
+        .min()
+}
+
+fn unfinished(task: &Task) -> bool {
     matches!(
         task.status,
         TaskStatus::Claimed | TaskStatus::Working | TaskStatus::Blocked
-    ) && task.extra.contains_key("lease")
+    )
+}
+
+fn expired_lease(task: &Task, now: u64) -> bool {
+    unfinished(task)
+        && task.extra.contains_key("lease")
         && TaskFields::read(task)
             .lease
             .is_some_and(|lease| lease.expires_at <= now)
@@ -200,6 +216,7 @@ mod tests {
         let state = claimed_team();
         let at = 1_000 + LEASE_MS;
         assert!(any_expired(&state, at));
+        assert_eq!(next_expiry(&state), Some(at));
         // member-b owns only bot-rev: neither the card's Bot nor its room.
         let b = member("member-b");
         let theirs = expire_leases(&state, at, |t| manages_card(&state, &b, t));

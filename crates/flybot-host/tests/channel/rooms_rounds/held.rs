@@ -202,3 +202,27 @@ async fn a_changed_hold_is_stale_and_deleting_a_bot_invalidates_its_holds_52() {
     let list = kit.as_member(&p.ada).ok("approvals", json!({})).await;
     assert_eq!(list["approvals"], json!([]));
 }
+
+#[tokio::test]
+async fn demoting_a_chief_in_set_main_makes_its_waiting_sends_stale_at_once_52() {
+    let kit = scripted_kit().await;
+    let p = pair(&kit).await;
+    let ada = kit.as_member(&p.ada);
+    ada.ok("set-main", json!({"id": p.ada_bot.id})).await;
+    let id = held(&kit, &p).await["id"].as_str().unwrap().to_owned();
+    assert_eq!(record(&kit, &id)["status"], "pending");
+    // Another Bot of Ada's takes its place: the demoted Bot's hold goes stale.
+    let next = ada.bot("Next chief").await;
+    ada.ok("set-main", json!({"id": next.id, "replace": p.ada_bot.id}))
+        .await;
+    let demoted = record(&kit, &id);
+    assert_eq!(demoted["status"], "stale");
+    assert_eq!(demoted["staleReason"], "demoted");
+    ada.refused(
+        "approval-answer",
+        json!({"id": id, "answer": "allowed-once"}),
+        "bot/stale",
+    )
+    .await;
+    assert!(from_ada(&kit, &p).is_empty());
+}
