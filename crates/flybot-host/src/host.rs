@@ -126,6 +126,7 @@ impl Host {
         .start();
         crate::board::questions::follow(&board);
         crate::board::lease_clock::follow(&board);
+        crate::board::prune::follow(&board);
         crate::workflows::beat::follow(&workflows);
         Host {
             inner: Arc::new(Inner {

@@ -14,6 +14,7 @@ use flybot_core::rooms::hold::stale_for_demoted;
 use flybot_core::roster::delete_bot::delete_bot;
 use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
 use flybot_core::roster::{RosterWrite, RosterWrites, managed_bot};
+use flybot_core::tasks::approval::after_holds;
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::{BotAnswer, BotDeleted, MainSet};
 use flybot_protocol::channel::{ById, CreateBot, DuplicateBot, SetMain, UpdateBot};
@@ -204,7 +205,7 @@ pub async fn delete(board: &Board, actor: &Actor, req: ById) -> Result<BotDelete
 
 /// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).
 pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<MainSet, ApiError> {
-    let (ids, bot) = board
+    let (ids, bot, moved) = board
         .team()
         .mutate(journal_actor(actor), |change| {
             let ids = flybot_core::main_bots::set_main(
@@ -231,22 +232,24 @@ pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<Main
             // A demoted Chief's waiting sends go stale now (#52).
             let demoted =
                 flybot_core::main_bots::demoted(change.state(), &ids, chief_after.as_deref());
-            let mut stale = RosterWrites::default();
-            stale.extend(
-                stale_for_demoted(change.state(), &demoted, change.now_ms())
-                    .into_iter()
-                    .map(RosterWrite::PutHeldSend),
-            );
-            change.apply_roster(&stale);
+            let now = change.now_ms();
+            let stale = stale_for_demoted(change.state(), &demoted, now);
+            let resumed = after_holds(change.state(), &stale, now);
+            let mut writes = RosterWrites::default();
+            writes.extend(resumed.writes.into_iter().map(RosterWrite::PutTask));
+            writes.extend(stale.into_iter().map(RosterWrite::PutHeldSend));
+            change.apply_roster(&writes);
+            let moved = writes.task_ids();
             if ids != change.state().main_bot_ids {
                 change.set_main_bot_ids(&ids);
             }
             if chief_after != chief {
                 change.set_designated_chief_id(chief_after.as_deref());
             }
-            Ok((ids, bot))
+            Ok((ids, bot, moved))
         })
         .await?;
+    board.announce_ids(moved);
     Ok(MainSet {
         main_bot_ids: ids,
         bot: bot_view(&bot),
