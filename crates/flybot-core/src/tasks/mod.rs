@@ -19,6 +19,7 @@ pub mod deleted_bot;
 pub mod drive;
 pub mod group;
 pub mod input;
+pub mod job_card;
 pub mod lease;
 pub mod machine;
 pub mod projects;

@@ -26,7 +26,7 @@ use flybot_store::Change;
 use serde_json::{Map, Value};
 
 /// The job card's keys: its workflow, the facts read for it, its hold.
-pub const WORKFLOW: &str = "workflow";
+pub const WORKFLOW: &str = flybot_core::tasks::job_card::JOB_WORKFLOW;
 pub const NODE: &str = "node";
 pub const FACTS: &str = "workflowFacts";
 pub const HOLD: &str = "hold";
