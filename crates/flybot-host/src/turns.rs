@@ -15,15 +15,16 @@ use crate::events::HostEvent;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
 use crate::workflows::Workflows;
+use crate::workflows::run_bot::step_tools;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::prompt::{PromptInput, system_prompt};
 use flybot_agent::session::EndReason;
-use flybot_agent::tools::team::{RUN_BOT_TEAM_TOOLS, RecentLines, team_tools};
+use flybot_agent::tools::team::{RecentLines, team_tools};
 use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
-use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
+use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER, run_bot_may_call};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::{FailureCode, tool_names};
 use std::path::PathBuf;
@@ -89,26 +90,24 @@ fn all_tools() -> ToolSet {
     ToolSet::new(tools)
 }
 
-/// The mask of `bot`'s turns: a run Bot keeps only the read-only team tools
-/// and may not run commands (#1445); `record_decision` is offered only to a
-/// Bot that opted in (#396).
+/// The mask of `bot`'s turns: a run Bot is offered exactly what its node
+/// grants (#1445: the read-only list, its card's `track_tasks`, the tools
+/// and the shell its node names) and every other call is refused with the
+/// core rule's sentence; `record_decision` is offered only to a Bot that
+/// opted in (#396).
 fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
     let mut mask = Mask::default();
     let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
-    let team_names: Vec<String> = team_tools().iter().map(|t| t.name().to_owned()).collect();
     if bot.run {
-        for name in &team_names {
-            if !RUN_BOT_TEAM_TOOLS.contains(&name.as_str()) {
+        let step = step_tools(bot);
+        for name in &offered {
+            if let Err(why) = run_bot_may_call(name, &step) {
                 mask.restrict.insert(name.clone());
+                mask.guard.insert(name.clone(), why);
             }
         }
-        mask.guard.insert(
-            tool_names::RUN_COMMAND.to_owned(),
-            "A run Bot cannot run commands: nobody can approve them for it.".to_owned(),
-        );
         // Every tool whose effect reaches past its own Session (#1445).
         for name in EPHEMERAL_DENIED_TOOLS {
-            mask.restrict.insert(name.to_owned());
             mask.guard
                 .insert(name.to_owned(), NOT_A_TEAM_MEMBER.to_owned());
         }
