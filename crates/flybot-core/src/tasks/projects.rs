@@ -6,20 +6,23 @@
 //! manages the Project it names. The board stays open to a non-owner, read-only, and shows
 //! only the cards the caller may open through `tasks` (#1723).
 
-use super::audit::audit;
-use super::read::{Viewer, room_admin, row};
+use super::project_board::BOT_PROJECT;
+pub use super::project_board::board;
+use super::read::room_admin;
 use crate::access::Actor;
 use crate::names::clean_name;
 use flybot_protocol::ApiError;
-use flybot_protocol::state::{Task, TeamState};
+use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::task_requests::ProjectCreate;
 use serde_json::{Value, json};
-use std::cmp::Reverse;
 
 /// What a project rule writes: records to put and ids to remove.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProjectWrites {
     pub put: Vec<(String, Value)>,
     pub remove: Vec<String>,
+    /// Bots whose `projectId` a binding changed.
+    pub bots: Vec<Bot>,
 }
 
 /// The Project `id`, or `bot/not-found`.
@@ -57,7 +60,8 @@ fn forbidden(project: &Value) -> ApiError {
     .with("project", project.get("id").cloned().unwrap_or(Value::Null))
 }
 
-fn room_ids(project: &Value) -> Vec<String> {
+/// The room ids a Project binds.
+pub fn room_ids(project: &Value) -> Vec<String> {
     project
         .get("roomIds")
         .and_then(Value::as_array)
@@ -78,18 +82,31 @@ fn with_rooms(project: &Value, rooms: Vec<String>, now: u64) -> Value {
     next
 }
 
-/// `project-create {name}`: `owner` is the caller's member id, never a body
-/// field (#1710).
+/// `project-create {name, repository?, defaultBranch?, status?}` (#1691):
+/// `owner` is the caller's member id, never a body field (#1710).
 pub fn create(
-    name: &str,
+    req: &ProjectCreate,
     owner: &str,
     id: &str,
     now: u64,
 ) -> Result<(Value, ProjectWrites), ApiError> {
-    let name = clean_name("name", name)?;
+    let name = clean_name("name", &req.name)?;
+    let repository = req
+        .repository
+        .as_deref()
+        .map(|r| one_word("repository", r, 200))
+        .transpose()?;
+    let branch = one_word(
+        "defaultBranch",
+        req.default_branch.as_deref().unwrap_or("main"),
+        100,
+    )?;
     let project = json!({
         "id": id,
         "name": name,
+        "repository": repository,
+        "defaultBranch": branch,
+        "status": req.status.unwrap_or_default(),
         "ownerUserId": owner,
         "roomIds": [],
         "createdAt": now,
@@ -97,9 +114,21 @@ pub fn create(
     });
     let writes = ProjectWrites {
         put: vec![(id.to_owned(), project.clone())],
-        remove: Vec::new(),
+        ..ProjectWrites::default()
     };
     Ok((project, writes))
+}
+
+/// A repository or branch name: 1 to `max` characters, no spaces.
+fn one_word(field: &str, text: &str, max: usize) -> Result<String, ApiError> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > max || text.chars().any(char::is_whitespace) {
+        return Err(ApiError::invalid(
+            field,
+            format!("{field} is 1 to {max} characters with no spaces."),
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 /// `project-read {project}` → `{project, canManage}`.
@@ -129,6 +158,40 @@ pub fn list(state: &TeamState, actor: &Actor) -> Value {
             })
             .collect(),
     )
+}
+
+/// The Project a Bot is bound to (`bot.projectId`), if any.
+pub fn project_of_bot<'a>(state: &'a TeamState, bot_id: &str) -> Option<&'a Value> {
+    let id = state.bots.get(bot_id)?.extra.get(BOT_PROJECT)?.as_str()?;
+    state.projects.get(id)
+}
+
+/// `project-bind {botId, project}`: binds the Bot to `project` (or unbinds
+/// it with `None`). The caller must manage the Bot and, to bind, the
+/// Project; a refusal writes nothing.
+pub fn bind_bot(
+    state: &TeamState,
+    actor: &Actor,
+    bot_id: &str,
+    project: Option<&str>,
+    now: u64,
+) -> Result<(Option<Value>, ProjectWrites), ApiError> {
+    let bot = crate::roster::managed_bot_for(state, actor, bot_id, "bind it to a project")?;
+    let target = project.map(|id| find_project(state, id)).transpose()?;
+    if let Some(target) = target.filter(|t| !can_manage(actor, t)) {
+        return Err(forbidden(target));
+    }
+    let mut next = bot.clone();
+    match project {
+        Some(id) => next.extra.insert(BOT_PROJECT.into(), Value::from(id)),
+        None => next.extra.remove(BOT_PROJECT),
+    };
+    let mut writes = ProjectWrites::default();
+    if next.extra != bot.extra {
+        next.updated_at = now.max(bot.updated_at + 1);
+        writes.bots.push(next);
+    }
+    Ok((target.cloned(), writes))
 }
 
 /// The Project a room is bound to, if any.
@@ -208,37 +271,10 @@ pub fn delete(
         return Err(forbidden(project));
     }
     let writes = ProjectWrites {
-        put: Vec::new(),
         remove: vec![id.to_owned()],
+        ..ProjectWrites::default()
     };
     Ok((project.clone(), writes))
-}
-
-/// `project-board {project}`: one row per card of the Project's rooms that
-/// the caller may open through `tasks` (#1723), newest first, with the audit
-/// block when it has one (#1730). Nothing to paint is `[]`, not an error.
-pub fn board(state: &TeamState, actor: &Actor, id: &str) -> Result<Vec<Value>, ApiError> {
-    let project = find_project(state, id)?;
-    let rooms = room_ids(project);
-    let viewer = Viewer::new(state, actor);
-    let mut cards: Vec<&Task> = state
-        .tasks
-        .values()
-        .filter(|t| t.room_id.as_ref().is_some_and(|r| rooms.contains(r)))
-        .filter(|t| viewer.may_open(state, actor, t))
-        .collect();
-    cards.sort_by_key(|t| (Reverse(t.updated_at), Reverse(t.created_at)));
-    Ok(cards
-        .into_iter()
-        .map(|task| {
-            let mut row = row(state, task);
-            let text = audit(state, task);
-            if let (false, Some(object)) = (text.is_empty(), row.as_object_mut()) {
-                object.insert("audit".into(), text.into());
-            }
-            row
-        })
-        .collect())
 }
 
 #[cfg(test)]
@@ -251,7 +287,11 @@ mod tests {
 
     fn with_project(owner: Option<&str>) -> TeamState {
         let mut state = team();
-        let (mut project, _) = create("Site", owner.unwrap_or("x"), "project-1", 5).unwrap();
+        let req = ProjectCreate {
+            name: "Site".into(),
+            ..ProjectCreate::default()
+        };
+        let (mut project, _) = create(&req, owner.unwrap_or("x"), "project-1", 5).unwrap();
         if owner.is_none() {
             project.as_object_mut().unwrap().remove("ownerUserId");
         }
