@@ -50,6 +50,21 @@ pub fn set_main(
     Ok(ids)
 }
 
+/// The Bots a Main list change demotes: each Main Bot or designated Chief
+/// before that is neither after (#52: their waiting sends go stale).
+pub fn demoted(state: &TeamState, main_after: &[String], chief_after: Option<&str>) -> Vec<String> {
+    let before = state
+        .main_bot_ids
+        .iter()
+        .chain(state.designated_chief_id.as_ref());
+    let mut out: Vec<String> = before
+        .filter(|id| !main_after.contains(id) && chief_after != Some(id.as_str()))
+        .cloned()
+        .collect();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

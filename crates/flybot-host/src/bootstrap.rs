@@ -1,5 +1,5 @@
-//! A fresh home's first state request makes the host's owner and the first
-//! Main Bot, so a newcomer has someone to talk to (announced like any other
+//! A fresh home's first request (the state view or any endpoint) makes the
+//! host's owner and the first Main Bot, so a newcomer has someone to talk to (announced like any other
 //! new Bot, #645). A home that already has a member is never bootstrapped
 //! again, so deleting every Bot does not bring the Chief back.
 

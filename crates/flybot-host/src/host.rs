@@ -88,6 +88,18 @@ pub struct Host {
 }
 
 impl Host {
+    /// `new`, then a fresh home's first Main Bot (`bootstrap`), so the team
+    /// has its Main Bot whatever the first request is. A home that cannot
+    /// be written is opened as it is.
+    pub async fn open(store: Store, config: HostConfig) -> Host {
+        let host = Host::new(store, config);
+        let model = host.config().default_model.clone();
+        if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
+            tracing::warn!("the first Main Bot could not be made: {}", e.message);
+        }
+        host
+    }
+
     pub fn new(store: Store, config: HostConfig) -> Host {
         let config = Arc::new(config);
         let team = Team::new(store, Bus::default());
@@ -120,6 +132,8 @@ impl Host {
         }
         .start();
         crate::board::questions::follow(&board);
+        crate::board::lease_clock::follow(&board);
+        crate::board::prune::follow(&board);
         crate::workflows::beat::follow(&workflows);
         Host {
             inner: Arc::new(Inner {

@@ -114,6 +114,12 @@ async fn endpoint(
     if let Err(refusal) = check_write(&headers, &Credential::of(&headers)) {
         return Answer(Err(refusal));
     }
+    // A fresh home gets its first Main Bot whatever the first request is.
+    if let Err(refusal) =
+        crate::bootstrap::first_main_bot(host.team(), &host.config().default_model).await
+    {
+        return Answer(Err(refusal));
+    }
     let caller = caller_of(&host, &headers);
     Answer(endpoints::call(&host, &caller, &name, &bytes).await)
 }

@@ -15,14 +15,16 @@ use crate::events::HostEvent;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
 use crate::workflows::Workflows;
+use crate::workflows::run_bot::step_tools;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::prompt::{PromptInput, system_prompt};
 use flybot_agent::session::EndReason;
-use flybot_agent::tools::team::{RUN_BOT_TEAM_TOOLS, RecentLines, team_tools};
+use flybot_agent::tools::team::{RecentLines, team_tools};
 use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
-use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER};
+use flybot_core::roster::session_owner::{SessionOwner, session_owner};
+use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER, run_bot_may_call};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::{FailureCode, tool_names};
 use std::path::PathBuf;
@@ -93,18 +95,10 @@ impl HostTurns {
     }
 }
 
-/// The Bot a Session runs for: its own chat, or its seat in a room.
+/// The Bot a Session runs for: its own chat, or its seat in a room; for a
+/// Session of a deleted Bot, the Bot it worked for (#1453).
 pub(crate) fn bot_id_of_session(state: &TeamState, session_id: &str) -> Option<String> {
-    bot_of_session(state, session_id)
-        .map(|bot| bot.id.clone())
-        .or_else(|| {
-            state.rooms.values().find_map(|room| {
-                room.sessions
-                    .iter()
-                    .find(|(_, s)| *s == session_id)
-                    .map(|(bot, _)| bot.clone())
-            })
-        })
+    session_owner(state, session_id).bot_id().map(str::to_owned)
 }
 
 /// Every tool a Bot's turn may call. `run_command` asks the owner before
@@ -122,26 +116,24 @@ fn all_tools() -> ToolSet {
     ToolSet::new(tools)
 }
 
-/// The mask of `bot`'s turns: a run Bot keeps only the read-only team tools
-/// and may not run commands (#1445); `record_decision` is offered only to a
-/// Bot that opted in (#396).
+/// The mask of `bot`'s turns: a run Bot is offered exactly what its node
+/// grants (#1445: the read-only list, its card's `track_tasks`, the tools
+/// and the shell its node names) and every other call is refused with the
+/// core rule's sentence; `record_decision` is offered only to a Bot that
+/// opted in (#396).
 fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
     let mut mask = Mask::default();
     let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
-    let team_names: Vec<String> = team_tools().iter().map(|t| t.name().to_owned()).collect();
     if bot.run {
-        for name in &team_names {
-            if !RUN_BOT_TEAM_TOOLS.contains(&name.as_str()) {
+        let step = step_tools(bot);
+        for name in &offered {
+            if let Err(why) = run_bot_may_call(name, &step) {
                 mask.restrict.insert(name.clone());
+                mask.guard.insert(name.clone(), why);
             }
         }
-        mask.guard.insert(
-            tool_names::RUN_COMMAND.to_owned(),
-            "A run Bot cannot run commands: nobody can approve them for it.".to_owned(),
-        );
         // Every tool whose effect reaches past its own Session (#1445).
         for name in EPHEMERAL_DENIED_TOOLS {
-            mask.restrict.insert(name.to_owned());
             mask.guard
                 .insert(name.to_owned(), NOT_A_TEAM_MEMBER.to_owned());
         }
@@ -156,6 +148,19 @@ fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
 /// The Bot whose own chat is `session_id`.
 pub fn bot_of_session<'a>(state: &'a TeamState, session_id: &str) -> Option<&'a Bot> {
     state.bots.values().find(|bot| bot.session_id == session_id)
+}
+
+/// Why a Session has no Bot to run for: its Bot was deleted (#1453), or it
+/// never had one.
+fn no_bot_reason(state: &TeamState, session_id: &str) -> String {
+    match session_owner(state, session_id) {
+        SessionOwner::Retired { .. } => {
+            "The Bot this Session worked for was deleted; it runs no more turns.".to_owned()
+        }
+        SessionOwner::Live { .. } | SessionOwner::Unknown => {
+            "This Session belongs to no Bot of the team.".to_owned()
+        }
+    }
 }
 
 impl TurnEnvironment for HostTurns {
@@ -201,7 +206,7 @@ impl TurnEnvironment for HostTurns {
                 Some((bot, is_main, team, standing))
             })
             .ok_or_else(|| EndReason::Blocked {
-                reason: "This Session belongs to no Bot of the team.".to_owned(),
+                reason: self.team.read(|state| no_bot_reason(state, session_id)),
             })?;
         let route = self
             .models

@@ -7,6 +7,7 @@ use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::session::Sessions;
 use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
+use flybot_core::tasks::read::Viewer;
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
 };
@@ -79,10 +80,13 @@ fn narrowed<'a>(
     // Finished cards stay out of the view, which clients poll: on a team
     // with 10,000 tasks they are most of its bytes. The board's `tasks
     // {archive: true}` reads them.
+    // The one card predicate (#1723): a Bot seen through a shared room does
+    // not open its owner's cards.
+    let viewer = Viewer::new(state, actor);
     let (tasks, finished): (Vec<&Task>, Vec<_>) = state
         .tasks
         .values()
-        .filter(|t| visible_bot(&t.bot_id) || t.requester_id.as_ref() == me.as_ref())
+        .filter(|t| viewer.may_open(state, actor, t))
         .partition(|t| !t.status.is_terminal());
     let single = !shared_blocked(state);
     StateView {

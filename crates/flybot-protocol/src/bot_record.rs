@@ -1,6 +1,6 @@
 //! A Bot's record as `state.json`, the journal and the channel hold it. The
 //! typed fields that used to live in `extra` (`role`, `external`,
-//! `recordDecisions`, `retired`) are read out of the record's other keys and
+//! `recordDecisions`, `retired`, `madeByMember`) are read out of the record's other keys and
 //! written back among them in key order, exactly where a `BTreeMap` put
 //! them, so a Bot's bytes do not change and an old home loads unchanged.
 
@@ -15,6 +15,7 @@ const EXTERNAL: &str = "external";
 const RECORD_DECISIONS: &str = "recordDecisions";
 const RETIRED: &str = "retired";
 const THINKING: &str = "thinking";
+const MADE_BY_MEMBER: &str = "madeByMember";
 
 /// The record as read: the fixed fields, and every other key.
 #[derive(Deserialize)]
@@ -95,6 +96,9 @@ impl Serialize for Bot {
         if let Some(level) = self.thinking {
             keyed.insert(THINKING, Keyed::Text(level.as_str()));
         }
+        if let Some(member) = &self.made_by_member {
+            keyed.insert(MADE_BY_MEMBER, Keyed::Text(member));
+        }
         BotRecordRef {
             id: &self.id,
             name: &self.name,
@@ -141,6 +145,10 @@ impl<'de> Deserialize<'de> for Bot {
             retired: take(&mut extra, RETIRED, flag),
             thinking: take(&mut extra, THINKING, |value| match value {
                 Value::String(text) => ThinkingLevel::parse(&text).ok_or(Value::String(text)),
+                other => Err(other),
+            }),
+            made_by_member: take(&mut extra, MADE_BY_MEMBER, |value| match value {
+                Value::String(member) => Ok(member),
                 other => Err(other),
             }),
             extra,

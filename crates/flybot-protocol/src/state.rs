@@ -89,7 +89,8 @@ pub struct Bot {
     pub session_id: String,
     pub created_at: u64,
     pub updated_at: u64,
-    /// The member whose call created the Bot, or the Bot that made it.
+    /// `createdBy`: the parent Bot that made this one (#1582: never a
+    /// person, never a run's caller).
     pub created_by: Option<String>,
     /// A workflow run Bot (#1373): hidden and announced to nobody.
     pub run: bool,
@@ -106,6 +107,9 @@ pub struct Bot {
     pub retired: Option<bool>,
     /// `thinking`: the level its requests ask for; none asks nothing.
     pub thinking: Option<crate::ThinkingLevel>,
+    /// `madeByMember`: the member whose call made the Bot, when a person
+    /// (not a Bot) made it.
+    pub made_by_member: Option<String>,
     pub extra: Extra,
 }
 
@@ -138,6 +142,7 @@ impl Bot {
             record_decisions: None,
             retired: None,
             thinking: None,
+            made_by_member: None,
             extra: Extra::default(),
         }
     }

@@ -3,7 +3,7 @@
 //! requester is the session's member, never a field (#48, #54).
 
 use crate::task::{Column, Lease, Priority, TaskClass, TaskKind};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `tasks {archive?, limit?, botId?, roomId?}` (#1058, #1252).
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -203,11 +203,27 @@ pub struct TaskCounters {
     pub run: Option<String>,
 }
 
-/// `project-create {name}` (#1710): the owner is the caller.
-#[derive(Debug, Clone, Deserialize)]
+/// `project-create {name, repository?, defaultBranch?, status?}` (#1691,
+/// #1710): the owner is the caller.
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectCreate {
     pub name: String,
+    /// The repository the Project works on (`owner/name` or a URL).
+    pub repository: Option<String>,
+    /// Its default branch; `main` when absent.
+    pub default_branch: Option<String>,
+    /// `active` when absent.
+    pub status: Option<ProjectStatus>,
+}
+
+/// Whether a Project is worked on (#1691).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectStatus {
+    #[default]
+    Active,
+    Archived,
 }
 
 /// `project-read`, `project-board`, `project-delete`: `{project}`.
@@ -217,17 +233,20 @@ pub struct ProjectById {
     pub project: String,
 }
 
-/// `project-bind {roomId, project}`: `project: null` unbinds (#1710).
+/// `project-bind {roomId | botId, project}`: `project: null` unbinds
+/// (#1691, #1710).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectBind {
-    pub room_id: String,
+    pub room_id: Option<String>,
+    pub bot_id: Option<String>,
     pub project: Option<String>,
 }
 
-/// `project-of {roomId}`.
+/// `project-of {roomId | botId}`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectOf {
-    pub room_id: String,
+    pub room_id: Option<String>,
+    pub bot_id: Option<String>,
 }

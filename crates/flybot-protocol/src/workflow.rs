@@ -139,6 +139,9 @@ pub struct WorkflowsRequest {
     /// With `id`: the node whose guard preview to show (the first guarded
     /// node when absent).
     pub node: Option<String>,
+    /// With `id`: the job whose facts the preview reads (the newest job of
+    /// this workflow the caller may open when absent).
+    pub job_id: Option<String>,
 }
 
 /// `workflow-save {definition}`.

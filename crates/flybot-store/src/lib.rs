@@ -26,6 +26,9 @@ pub mod workflows;
 pub mod workspaces;
 mod writer;
 
+#[cfg(feature = "testing")]
+pub mod faults;
+mod options;
 pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;
 pub use replay::{ReplayError, replay_file, replay_to};

@@ -16,46 +16,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{oneshot, watch};
 
-/// A clock in milliseconds since the Unix epoch.
-pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
-
-#[derive(Clone)]
-pub struct StoreOptions {
-    /// Keep the journal's history for `flybot replay` (#511).
-    pub state_journal: bool,
-    /// How long after a change the snapshot is rewritten.
-    pub snapshot_after: Duration,
-    pub clock: Clock,
-    /// How often the writer refreshes the heartbeat in `state.lock`.
-    pub heartbeat_every: Duration,
-    /// A history journal past this size folds its oldest lines (#511: 20 MB).
-    pub journal_max_bytes: u64,
-    /// A history journal whose oldest change is older folds it (#511: 7 days).
-    pub journal_max_age: Duration,
-}
-
-impl Default for StoreOptions {
-    fn default() -> Self {
-        StoreOptions {
-            state_journal: false,
-            snapshot_after: Duration::from_secs(3),
-            clock: Arc::new(system_now_ms),
-            heartbeat_every: Duration::from_secs(5),
-            journal_max_bytes: 20_000_000,
-            journal_max_age: Duration::from_secs(7 * 24 * 60 * 60),
-        }
-    }
-}
-
-pub fn system_now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
+pub use crate::options::{Clock, StoreOptions, system_now_ms};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -206,6 +169,11 @@ impl Store {
     }
 
     /// The revision: the sequence number of the last accepted change.
+    /// The store's clock now: the time a change made now is stamped with.
+    pub fn clock_ms(&self) -> u64 {
+        (self.inner.options.clock)()
+    }
+
     pub fn revision(&self) -> u64 {
         *self.inner.revision.borrow()
     }
@@ -255,10 +223,23 @@ impl Store {
                 });
                 Ok(value)
             }
-            Ok(Err(why)) => Err(self.mark_damaged(why)),
-            Err(_) => Err(self
-                .mark_damaged("the disk refused a write: the journal writer stopped".to_owned())),
+            Ok(Err(why)) => Err(self.refused_on_disk(why)),
+            Err(_) => Err(self.refused_on_disk(
+                "the disk refused a write: the journal writer stopped".to_owned(),
+            )),
         }
+    }
+
+    /// A change the disk refused: the home turns read-only saying why, and
+    /// the team is read again from what is on disk, so no read shows a
+    /// change (this one or one queued behind it) that was never saved.
+    fn refused_on_disk(&self, why: String) -> ApiError {
+        let refusal = self.mark_damaged(why);
+        let loaded = load_home(&self.inner.home, &load_options(&self.inner.options, false));
+        let mut live = lock(&self.inner.live);
+        live.team = loaded.team;
+        self.inner.revision.send_replace(live.team.journal_seq);
+        refusal
     }
 
     /// Every change this store has accepted since it started (#1368); never
@@ -534,6 +515,8 @@ fn start_writing(
         max_age_ms: options.journal_max_age.as_millis() as u64,
         clock: options.clock.clone(),
         making: inner.making.clone(),
+        #[cfg(feature = "testing")]
+        faults: options.faults.clone(),
     };
     let (sender, writer_thread) = writer::spawn(config, journal)?;
     live.writer = Some(sender);

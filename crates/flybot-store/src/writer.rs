@@ -49,6 +49,9 @@ pub(crate) struct WriterConfig {
     pub clock: Clock,
     /// How many changes are being made right now (see `gather_more`).
     pub making: Arc<AtomicUsize>,
+    /// The disk faults a test arms (the `testing` feature only).
+    #[cfg(feature = "testing")]
+    pub faults: Arc<crate::faults::DiskFaults>,
 }
 
 /// What the load found in the journal file the writer takes over.
@@ -177,6 +180,17 @@ impl Writer {
         }
     }
 
+    /// The fault a test armed, failing this flush as the disk would.
+    #[cfg(feature = "testing")]
+    fn injected_fault(&self) -> io::Result<()> {
+        self.cfg.faults.check()
+    }
+
+    #[cfg(not(feature = "testing"))]
+    fn injected_fault(&self) -> io::Result<()> {
+        Ok(())
+    }
+
     fn health(&self) -> Result<(), String> {
         match &self.failed {
             Some(why) => Err(why.clone()),
@@ -189,8 +203,8 @@ impl Writer {
             return;
         }
         let result = self.health().and_then(|()| {
-            self.file
-                .write_all(buf)
+            self.injected_fault()
+                .and_then(|()| self.file.write_all(buf))
                 .and_then(|()| self.file.sync_data())
                 .map_err(|e| format!("the disk refused a write: {e}"))
         });

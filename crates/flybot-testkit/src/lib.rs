@@ -73,10 +73,28 @@ impl Kit {
         let mut config = HostConfig::new(home.path().to_owned());
         adjust(&mut config);
         Kit {
-            host: Host::new(store, config),
+            host: Host::open(store, config).await,
             home,
             limit: LIMIT,
         }
+    }
+
+    /// A host on the offline mock whose store stamps changes with tokio's
+    /// clock (the wall clock at start plus tokio's elapsed time), so a test
+    /// on a paused clock moves the time the board's rules see (leases).
+    pub async fn on_tokio_clock() -> Kit {
+        let home = tempfile::tempdir().unwrap();
+        let base = flybot_store::system_now_ms();
+        let start = tokio::time::Instant::now();
+        let clock: flybot_store::Clock =
+            Arc::new(move || base + start.elapsed().as_millis() as u64);
+        let options = StoreOptions {
+            clock,
+            ..StoreOptions::default()
+        };
+        let store = Store::open(home.path(), options).unwrap();
+        let config = HostConfig::new(home.path().to_owned());
+        Kit::around(Host::open(store, config).await, home)
     }
 
     /// Lets every wait of this kit take up to `limit` (a real OpenCode on a
@@ -108,7 +126,7 @@ impl Kit {
         let store = Store::open(self.home(), StoreOptions::default()).unwrap();
         let config = HostConfig::new(self.home().to_owned());
         Kit {
-            host: Host::new(store, config),
+            host: Host::open(store, config).await,
             home: self.home,
             limit: self.limit,
         }

@@ -47,7 +47,7 @@ pub async fn start_llama() -> Option<LlamaServer> {
     let port = free_port();
     let mut child = Command::new(&python)
         .args(["-m", "llama_cpp.server", "--host", "127.0.0.1"])
-        .args(["--port", &port.to_string(), "--n_ctx", "2048"])
+        .args(["--port", &port.to_string(), "--n_ctx", "8192"])
         .args(["--model_alias", LLAMA_MODEL, "--model"])
         .arg(&model_file)
         .current_dir(std::env::temp_dir())

@@ -56,7 +56,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         if let StoreStatus::ReadOnly(reason) = store.status() {
             println!("{}", flybot_host::read_only_sentence(&reason));
         }
-        let host = Host::new(store, host_config);
+        let host = Host::open(store, host_config).await;
         // Turns a crash or a kill cut are picked up once, before new input.
         if store_writes(&host) {
             match host.sessions().pick_up() {

@@ -80,9 +80,12 @@ pub fn answer_approval(
         }
     };
     let record = decide_held(state, actor, held, allow, now)?;
-    let writes = RosterWrites {
+    let mut writes = RosterWrites {
         writes: vec![RosterWrite::PutHeldSend(record.clone())],
     };
+    // The task the send blocked resumes or is cancelled with it (#54, #207).
+    let moved = crate::tasks::approval::after_holds(state, std::slice::from_ref(&record), now);
+    writes.extend(moved.writes.into_iter().map(RosterWrite::PutTask));
     Ok(Answered::HeldSend { record, writes })
 }
 

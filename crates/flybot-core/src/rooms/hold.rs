@@ -123,6 +123,8 @@ pub enum StaleReason {
     TargetGone,
     OwnerChanged,
     Unreachable,
+    /// The sender was a Chief and `set-main` demoted it (#52).
+    Demoted,
 }
 
 /// `release()` (#52): revalidated immediately before dispatch.
@@ -188,6 +190,7 @@ pub fn stale_word(reason: &StaleReason) -> &'static str {
         StaleReason::TargetGone => "target-gone",
         StaleReason::OwnerChanged => "owner-changed",
         StaleReason::Unreachable => "unreachable",
+        StaleReason::Demoted => "demoted",
     }
 }
 
@@ -231,6 +234,21 @@ pub fn stale_for_deleted_bot(state: &TeamState, bot_id: &str, now: u64) -> Vec<H
             };
             record.held.status = HoldStatus::Stale;
             record.stale_reason = Some(stale_word(&why).to_owned());
+            record.decided_at = Some(now);
+            record
+        })
+        .collect()
+}
+
+/// Every waiting hold a demoted Chief sent, marked stale at `now`: its
+/// sends were held under the reach of a Chief it no longer is (#52), so
+/// `set-main` invalidates them eagerly rather than at release.
+pub fn stale_for_demoted(state: &TeamState, demoted: &[String], now: u64) -> Vec<HeldRecord> {
+    held_sends(state)
+        .filter(|r| is_waiting(r.held.status) && demoted.contains(&r.held.from_bot))
+        .map(|mut record| {
+            record.held.status = HoldStatus::Stale;
+            record.stale_reason = Some(stale_word(&StaleReason::Demoted).to_owned());
             record.decided_at = Some(now);
             record
         })

@@ -8,6 +8,7 @@ use super::{RosterWrite, RosterWrites, managed_bot};
 use crate::access::Actor;
 use crate::rooms::hold::stale_for_deleted_bot;
 use crate::tasks::Outcome;
+use crate::tasks::approval::after_holds;
 use crate::tasks::deleted_bot::fail_tasks_of;
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Bot, Room, TeamState};
@@ -39,11 +40,17 @@ pub fn delete_bot(
             .cloned()
             .map(RosterWrite::PutTask),
     );
-    writes.extend(
-        stale_for_deleted_bot(state, &bot.id, now)
-            .into_iter()
-            .map(RosterWrite::PutHeldSend),
-    );
+    let stale = stale_for_deleted_bot(state, &bot.id, now);
+    // A sender's card blocked on a hold to the deleted Bot resumes (#54).
+    let resumed = after_holds(state, &stale, now);
+    writes.extend(stale.into_iter().map(RosterWrite::PutHeldSend));
+    let mut failed_tasks = failed_tasks;
+    for task in resumed.writes {
+        if !failed_tasks.writes.iter().any(|t| t.id == task.id) {
+            writes.push(RosterWrite::PutTask(task.clone()));
+            failed_tasks.writes.push(task);
+        }
+    }
     let mut retired = vec![bot.session_id.clone()];
     let mut rooms = Vec::new();
     for room in state.rooms.values() {

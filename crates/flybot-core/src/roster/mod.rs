@@ -10,6 +10,7 @@ pub mod delete_bot;
 pub mod members;
 pub mod retire_bot;
 pub mod room_seats;
+pub mod session_owner;
 pub mod update_bot;
 pub mod update_room;
 pub mod writes;

@@ -49,6 +49,17 @@ impl RosterWrites {
         self.writes.is_empty()
     }
 
+    /// The ids of the cards these writes put, for the board's announcement.
+    pub fn task_ids(&self) -> Vec<String> {
+        self.writes
+            .iter()
+            .filter_map(|w| match w {
+                RosterWrite::PutTask(task) => Some(task.id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &RosterWrite> {
         self.writes.iter()
     }

@@ -7,7 +7,8 @@
 use super::machine::{end, step};
 use super::{Card, Outcome, Stamps, find};
 use flybot_protocol::ApiError;
-use flybot_protocol::state::{TaskStatus, TeamState};
+use flybot_protocol::approval::{HeldRecord, HoldStatus};
+use flybot_protocol::state::{Task, TaskStatus, TeamState};
 use flybot_protocol::task::{TaskFields, WaitingFor};
 
 /// The actor entries these moves record: the host, deciding for the owner.
@@ -48,10 +49,54 @@ pub fn hold(state: &TeamState, id: &str, approval_id: &str, now: u64) -> Result<
     Ok(out.answer_with(id))
 }
 
+/// The task a Bot's send is made for (#207): its newest working card, or
+/// else its newest card waiting on an input answer. `None` when the Bot
+/// works no card, so the hold blocks nothing.
+pub fn task_of_send<'a>(state: &'a TeamState, bot_id: &str) -> Option<&'a Task> {
+    let newest = |status: TaskStatus, input: bool| {
+        state
+            .tasks
+            .values()
+            .filter(|t| t.bot_id == bot_id && t.status == status)
+            .filter(|t| !input || TaskFields::read(t).waiting_for == Some(WaitingFor::Input))
+            .max_by_key(|t| (t.updated_at, t.created_at))
+    };
+    newest(TaskStatus::Working, false).or_else(|| newest(TaskStatus::Blocked, true))
+}
+
+/// The task moves that follow holds decided at `now` (an answer, a
+/// demotion, a deleted Bot): a rejected hold cancels its task; an approved
+/// one resumes it, and so does a stale one, whose send can never go, so
+/// the task is never left blocked on it (#54).
+pub fn after_holds(state: &TeamState, records: &[HeldRecord], now: u64) -> Outcome {
+    let mut stamps = Stamps::new(now);
+    let mut out = Outcome::default();
+    for record in records {
+        let approved = match record.held.status {
+            HoldStatus::Rejected => false,
+            HoldStatus::Approved | HoldStatus::Stale => true,
+            HoldStatus::Pending | HoldStatus::PendingApproval => continue,
+        };
+        decide_into(state, &record.id, approved, &mut stamps, &mut out);
+    }
+    out
+}
+
 /// The owner decided `approval_id`: every task holding it moves.
 pub fn decide(state: &TeamState, approval_id: &str, approved: bool, now: u64) -> Outcome {
     let mut stamps = Stamps::new(now);
     let mut out = Outcome::default();
+    decide_into(state, approval_id, approved, &mut stamps, &mut out);
+    out
+}
+
+fn decide_into(
+    state: &TeamState,
+    approval_id: &str,
+    approved: bool,
+    stamps: &mut Stamps,
+    out: &mut Outcome,
+) {
     let holding: Vec<String> = state
         .tasks
         .values()
@@ -77,8 +122,8 @@ pub fn decide(state: &TeamState, approval_id: &str, approved: bool, now: u64) ->
                 card,
                 TaskStatus::Cancelled,
                 APPROVAL_ACTOR,
-                &mut stamps,
-                &mut out,
+                stamps,
+                out,
             );
             continue;
         }
@@ -91,19 +136,12 @@ pub fn decide(state: &TeamState, approval_id: &str, approved: bool, now: u64) ->
         }
         if resumes {
             card.fields.waiting_for = None;
-            step(
-                &mut card,
-                TaskStatus::Working,
-                APPROVAL_ACTOR,
-                &mut stamps,
-                None,
-            );
+            step(&mut card, TaskStatus::Working, APPROVAL_ACTOR, stamps, None);
         } else {
             card.task.updated_at = stamps.for_task(&card.task);
         }
         out.write(card.into_task());
     }
-    out
 }
 
 #[cfg(test)]
@@ -161,5 +199,47 @@ mod tests {
         apply(&mut state, &decided);
         assert_eq!(state.tasks["task-1"].status, TaskStatus::Cancelled);
         assert_eq!(state.tasks["task-2"].status, TaskStatus::Working);
+    }
+
+    #[test]
+    fn a_stale_hold_resumes_its_card_and_a_rejected_one_cancels_it_54() {
+        use flybot_protocol::approval::{HeldSend, HeldSendKind};
+        let mut state = team();
+        for id in ["task-1", "task-2"] {
+            state.tasks.insert(id.into(), task(id, TaskStatus::Working));
+        }
+        for (id, hold_id) in [("task-1", "hold-1"), ("task-2", "hold-2")] {
+            let out = hold(&state, id, hold_id, 5).unwrap();
+            apply(&mut state, &out);
+        }
+        let record = |id: &str, status: HoldStatus| HeldRecord {
+            id: id.into(),
+            kind: HeldSendKind::HeldSend,
+            held: HeldSend {
+                status,
+                ..serde_json::from_value(serde_json::json!({
+                    "requestId": id, "version": "v", "ownerId": "member-a",
+                    "fromBot": "bot-dev1", "status": "pending", "createdAt": 1,
+                    "origin": {"via": "message_bot", "hop": 1, "audience": "bot:bot-rev"}
+                }))
+                .unwrap()
+            },
+            to_bot: "bot-rev".into(),
+            text: "hi".into(),
+            decided_at: Some(6),
+            stale_reason: None,
+            extra: Default::default(),
+        };
+        let out = after_holds(
+            &state,
+            &[
+                record("hold-1", HoldStatus::Stale),
+                record("hold-2", HoldStatus::Rejected),
+            ],
+            6,
+        );
+        apply(&mut state, &out);
+        assert_eq!(state.tasks["task-1"].status, TaskStatus::Working);
+        assert_eq!(state.tasks["task-2"].status, TaskStatus::Cancelled);
     }
 }

@@ -156,6 +156,19 @@ impl<'a> Claimer<'a> {
     }
 }
 
+/// A workflow node card handed to the run Bot its node opened with (#1373):
+/// the run Bot owns and holds it, claimed, so the drive wakes that Bot (and
+/// no member of the role) for it. No lease: the host made the run Bot for
+/// this card alone.
+pub fn assign_to_run_bot(item: &Task, bot_id: &str, now: u64) -> Task {
+    let mut stamps = Stamps::new(now);
+    let mut card = Card::of(item);
+    card.task.bot_id = bot_id.to_owned();
+    card.fields.claimed_by = Some(bot_id.to_owned());
+    step(&mut card, TaskStatus::Claimed, bot_id, &mut stamps, None);
+    card.into_task()
+}
+
 /// The item claimed by the member: its owner and holder, under a fresh lease
 /// and a fresh worker (#1729).
 fn taken(item: &Task, bot_id: &str, worker_id: &str, now: u64) -> Outcome {

@@ -27,9 +27,11 @@ pub fn is_work(task: &Task, now: u64) -> bool {
         TaskStatus::Open | TaskStatus::Claimed | TaskStatus::Working
     );
     let unclaimed_item = fields.queue_role.is_some() && task.status == TaskStatus::Open;
+    // A workflow job's own card is not its lead's work: its node cards are.
     live && fields.waiting_for != Some(WaitingFor::Input)
         && fields.kind != Some(TaskKind::Group)
         && !unclaimed_item
+        && !super::job_card::is_job_card(task)
 }
 
 /// compareForWork: priority first, in progress before not started, newest

@@ -9,6 +9,7 @@ use super::claim::{push_evidence, requeue};
 use super::machine::step;
 use super::roles::bot_name;
 use super::{Card, Outcome, Stamps, find};
+use crate::access::{Actor, may_manage_bot, may_manage_room};
 use flybot_protocol::state::{Task, TaskStatus, TeamState};
 use flybot_protocol::task::TaskFields;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -40,26 +41,66 @@ pub fn live_lease_refusal(
     )
 }
 
-/// Clears every expired lease on an unfinished card; answers the writes
-/// (their count is the number recovered).
-pub fn expire_leases(state: &TeamState, now: u64) -> Outcome {
+/// Whether `actor` may expire the card's lease by hand: the owner of the
+/// card's Bot or of the room it came from (the host's own timer expires
+/// every lease). A member never changes a card it does not manage.
+pub fn manages_card(state: &TeamState, actor: &Actor, task: &Task) -> bool {
+    state
+        .bots
+        .get(&task.bot_id)
+        .is_some_and(|bot| may_manage_bot(actor, bot))
+        || task
+            .room_id
+            .as_deref()
+            .and_then(|id| state.rooms.get(id))
+            .is_some_and(|room| may_manage_room(actor, room))
+}
+
+/// Whether any unfinished card holds a lease that ended by `now`: the
+/// host's timer reads this before it writes.
+pub fn any_expired(state: &TeamState, now: u64) -> bool {
+    state.tasks.values().any(|task| expired_lease(task, now))
+}
+
+/// When the earliest lease on an unfinished card ends, if any card holds
+/// one: the host's timer sleeps until then.
+pub fn next_expiry(state: &TeamState) -> Option<u64> {
+    state
+        .tasks
+        .values()
+        .filter(|task| unfinished(task) && task.extra.contains_key("lease"))
+        .filter_map(|task| TaskFields::read(task).lease.map(|l| l.expires_at))
+        .min()
+}
+
+fn unfinished(task: &Task) -> bool {
+    matches!(
+        task.status,
+        TaskStatus::Claimed | TaskStatus::Working | TaskStatus::Blocked
+    )
+}
+
+fn expired_lease(task: &Task, now: u64) -> bool {
+    unfinished(task)
+        && task.extra.contains_key("lease")
+        && TaskFields::read(task)
+            .lease
+            .is_some_and(|lease| lease.expires_at <= now)
+}
+
+/// Clears every expired lease on an unfinished card `admits`; answers the
+/// writes (their count is the number recovered).
+pub fn expire_leases(state: &TeamState, now: u64, admits: impl Fn(&Task) -> bool) -> Outcome {
     let mut stamps = Stamps::new(now);
     let mut out = Outcome::default();
     for task in state.tasks.values() {
-        let unfinished = matches!(
-            task.status,
-            TaskStatus::Claimed | TaskStatus::Working | TaskStatus::Blocked
-        );
-        if !unfinished || !task.extra.contains_key("lease") {
+        if !expired_lease(task, now) || !admits(task) {
             continue;
         }
         let mut card = Card::of(task);
         let Some(lease) = card.fields.lease.clone() else {
             continue;
         };
-        if lease.expires_at > now {
-            continue;
-        }
         if card.fields.queue_role.is_some() {
             requeue(&mut card, &mut out);
             let line = format!("lease expired (held by {})", bot_name(state, &lease.holder));
@@ -132,7 +173,7 @@ mod tests {
     fn two_expired_reads_requeue_once_and_record_the_holder_1729() {
         let mut state = claimed_team();
         let at = 1_000 + LEASE_MS;
-        let first = expire_leases(&state, at);
+        let first = expire_leases(&state, at, |_| true);
         assert_eq!(first.writes.len(), 1);
         assert_eq!(
             first.effects,
@@ -152,14 +193,14 @@ mod tests {
             f.evidence.last().unwrap().check.as_deref(),
             Some("lease expired (held by Name bot-dev1)")
         );
-        assert!(expire_leases(&state, at).writes.is_empty());
+        assert!(expire_leases(&state, at, |_| true).writes.is_empty());
     }
 
     #[test]
     fn a_live_lease_is_untouched_so_a_restart_changes_nothing_1729() {
         let state = claimed_team();
         assert!(
-            expire_leases(&state, 1_000 + LEASE_MS - 1)
+            expire_leases(&state, 1_000 + LEASE_MS - 1, |_| true)
                 .writes
                 .is_empty()
         );
@@ -168,5 +209,20 @@ mod tests {
         assert_eq!(view["heldBy"], "Name bot-dev1");
         let view = lease_view(&state, "task-q", 1_000 + LEASE_MS).unwrap();
         assert_eq!(view["live"], false);
+    }
+
+    #[test]
+    fn a_member_expires_only_the_leases_of_cards_it_manages_1729() {
+        let state = claimed_team();
+        let at = 1_000 + LEASE_MS;
+        assert!(any_expired(&state, at));
+        assert_eq!(next_expiry(&state), Some(at));
+        // member-b owns only bot-rev: neither the card's Bot nor its room.
+        let b = member("member-b");
+        let theirs = expire_leases(&state, at, |t| manages_card(&state, &b, t));
+        assert!(theirs.writes.is_empty());
+        let a = member("member-a");
+        let mine = expire_leases(&state, at, |t| manages_card(&state, &a, t));
+        assert_eq!(mine.writes.len(), 1);
     }
 }

@@ -2,24 +2,27 @@
 //! is a record in `state.projects`: `{id, name, ownerUserId, roomIds,
 //! createdAt, updatedAt}`. `project-create` stamps the caller as owner; only
 //! the owner manages it (or everyone, on a record that names no owner); a
-//! binding is refused unless the caller manages the Project it names or the
-//! one it leaves. The board stays open to a non-owner, read-only, and shows
+//! binding is refused unless the caller is the room's owner or admin and
+//! manages the Project it names. The board stays open to a non-owner, read-only, and shows
 //! only the cards the caller may open through `tasks` (#1723).
 
-use super::audit::audit;
-use super::read::{row, task_visible};
+use super::project_board::BOT_PROJECT;
+pub use super::project_board::board;
+use super::read::room_admin;
 use crate::access::Actor;
 use crate::names::clean_name;
 use flybot_protocol::ApiError;
-use flybot_protocol::state::{Task, TeamState};
+use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::task_requests::ProjectCreate;
 use serde_json::{Value, json};
-use std::cmp::Reverse;
 
 /// What a project rule writes: records to put and ids to remove.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProjectWrites {
     pub put: Vec<(String, Value)>,
     pub remove: Vec<String>,
+    /// Bots whose `projectId` a binding changed.
+    pub bots: Vec<Bot>,
 }
 
 /// The Project `id`, or `bot/not-found`.
@@ -57,7 +60,8 @@ fn forbidden(project: &Value) -> ApiError {
     .with("project", project.get("id").cloned().unwrap_or(Value::Null))
 }
 
-fn room_ids(project: &Value) -> Vec<String> {
+/// The room ids a Project binds.
+pub fn room_ids(project: &Value) -> Vec<String> {
     project
         .get("roomIds")
         .and_then(Value::as_array)
@@ -78,18 +82,31 @@ fn with_rooms(project: &Value, rooms: Vec<String>, now: u64) -> Value {
     next
 }
 
-/// `project-create {name}`: `owner` is the caller's member id, never a body
-/// field (#1710).
+/// `project-create {name, repository?, defaultBranch?, status?}` (#1691):
+/// `owner` is the caller's member id, never a body field (#1710).
 pub fn create(
-    name: &str,
+    req: &ProjectCreate,
     owner: &str,
     id: &str,
     now: u64,
 ) -> Result<(Value, ProjectWrites), ApiError> {
-    let name = clean_name("name", name)?;
+    let name = clean_name("name", &req.name)?;
+    let repository = req
+        .repository
+        .as_deref()
+        .map(|r| one_word("repository", r, 200))
+        .transpose()?;
+    let branch = one_word(
+        "defaultBranch",
+        req.default_branch.as_deref().unwrap_or("main"),
+        100,
+    )?;
     let project = json!({
         "id": id,
         "name": name,
+        "repository": repository,
+        "defaultBranch": branch,
+        "status": req.status.unwrap_or_default(),
         "ownerUserId": owner,
         "roomIds": [],
         "createdAt": now,
@@ -97,9 +114,21 @@ pub fn create(
     });
     let writes = ProjectWrites {
         put: vec![(id.to_owned(), project.clone())],
-        remove: Vec::new(),
+        ..ProjectWrites::default()
     };
     Ok((project, writes))
+}
+
+/// A repository or branch name: 1 to `max` characters, no spaces.
+fn one_word(field: &str, text: &str, max: usize) -> Result<String, ApiError> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > max || text.chars().any(char::is_whitespace) {
+        return Err(ApiError::invalid(
+            field,
+            format!("{field} is 1 to {max} characters with no spaces."),
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 /// `project-read {project}` → `{project, canManage}`.
@@ -131,6 +160,40 @@ pub fn list(state: &TeamState, actor: &Actor) -> Value {
     )
 }
 
+/// The Project a Bot is bound to (`bot.projectId`), if any.
+pub fn project_of_bot<'a>(state: &'a TeamState, bot_id: &str) -> Option<&'a Value> {
+    let id = state.bots.get(bot_id)?.extra.get(BOT_PROJECT)?.as_str()?;
+    state.projects.get(id)
+}
+
+/// `project-bind {botId, project}`: binds the Bot to `project` (or unbinds
+/// it with `None`). The caller must manage the Bot and, to bind, the
+/// Project; a refusal writes nothing.
+pub fn bind_bot(
+    state: &TeamState,
+    actor: &Actor,
+    bot_id: &str,
+    project: Option<&str>,
+    now: u64,
+) -> Result<(Option<Value>, ProjectWrites), ApiError> {
+    let bot = crate::roster::managed_bot_for(state, actor, bot_id, "bind it to a project")?;
+    let target = project.map(|id| find_project(state, id)).transpose()?;
+    if let Some(target) = target.filter(|t| !can_manage(actor, t)) {
+        return Err(forbidden(target));
+    }
+    let mut next = bot.clone();
+    match project {
+        Some(id) => next.extra.insert(BOT_PROJECT.into(), Value::from(id)),
+        None => next.extra.remove(BOT_PROJECT),
+    };
+    let mut writes = ProjectWrites::default();
+    if next.extra != bot.extra {
+        next.updated_at = now.max(bot.updated_at + 1);
+        writes.bots.push(next);
+    }
+    Ok((target.cloned(), writes))
+}
+
 /// The Project a room is bound to, if any.
 pub fn project_of<'a>(state: &'a TeamState, room_id: &str) -> Option<&'a Value> {
     state
@@ -140,8 +203,10 @@ pub fn project_of<'a>(state: &'a TeamState, room_id: &str) -> Option<&'a Value> 
 }
 
 /// `project-bind {roomId, project}`: binds the room to `project`, or unbinds
-/// it when `project` is `None`. The caller must manage the Project the
-/// binding names and the one the room leaves; a refusal writes nothing.
+/// it when `project` is `None`. The caller must be the room's owner or admin
+/// and, to bind, manage the
+/// Project the binding names; the room's owner or admin may always take the
+/// room out of a Project (issue 14). A refusal writes nothing.
 pub fn bind(
     state: &TeamState,
     actor: &Actor,
@@ -149,22 +214,26 @@ pub fn bind(
     project: Option<&str>,
     now: u64,
 ) -> Result<(Option<Value>, ProjectWrites), ApiError> {
-    if !state.rooms.contains_key(room_id) {
-        return Err(ApiError::not_found("room", room_id));
+    let room = state
+        .rooms
+        .get(room_id)
+        .ok_or_else(|| ApiError::not_found("room", room_id))?;
+    if !room_admin(state, actor, room_id) {
+        return Err(ApiError::forbidden(format!(
+            "Only the owner or admin of {} can bind it to a project.",
+            room.name
+        ))
+        .with("roomId", room_id));
     }
     let target = project.map(|id| find_project(state, id)).transpose()?;
     let leaving = project_of(state, room_id);
     if let Some(target) = target.filter(|t| !can_manage(actor, t)) {
         return Err(forbidden(target));
     }
-    if let Some(leaving) = leaving {
-        let same = target.is_some_and(|t| t.get("id") == leaving.get("id"));
-        if same {
-            return Ok((target.cloned(), ProjectWrites::default()));
-        }
-        if !can_manage(actor, leaving) {
-            return Err(forbidden(leaving));
-        }
+    if let Some(leaving) = leaving
+        && target.is_some_and(|t| t.get("id") == leaving.get("id"))
+    {
+        return Ok((target.cloned(), ProjectWrites::default()));
     }
     let mut writes = ProjectWrites::default();
     if let Some(leaving) = leaving {
@@ -202,36 +271,10 @@ pub fn delete(
         return Err(forbidden(project));
     }
     let writes = ProjectWrites {
-        put: Vec::new(),
         remove: vec![id.to_owned()],
+        ..ProjectWrites::default()
     };
     Ok((project.clone(), writes))
-}
-
-/// `project-board {project}`: one row per card of the Project's rooms that
-/// the caller may open through `tasks` (#1723), newest first, with the audit
-/// block when it has one (#1730). Nothing to paint is `[]`, not an error.
-pub fn board(state: &TeamState, actor: &Actor, id: &str) -> Result<Vec<Value>, ApiError> {
-    let project = find_project(state, id)?;
-    let rooms = room_ids(project);
-    let mut cards: Vec<&Task> = state
-        .tasks
-        .values()
-        .filter(|t| t.room_id.as_ref().is_some_and(|r| rooms.contains(r)))
-        .filter(|t| task_visible(state, actor, t))
-        .collect();
-    cards.sort_by_key(|t| (Reverse(t.updated_at), Reverse(t.created_at)));
-    Ok(cards
-        .into_iter()
-        .map(|task| {
-            let mut row = row(state, task);
-            let text = audit(state, task);
-            if let (false, Some(object)) = (text.is_empty(), row.as_object_mut()) {
-                object.insert("audit".into(), text.into());
-            }
-            row
-        })
-        .collect())
 }
 
 #[cfg(test)]
@@ -244,7 +287,11 @@ mod tests {
 
     fn with_project(owner: Option<&str>) -> TeamState {
         let mut state = team();
-        let (mut project, _) = create("Site", owner.unwrap_or("x"), "project-1", 5).unwrap();
+        let req = ProjectCreate {
+            name: "Site".into(),
+            ..ProjectCreate::default()
+        };
+        let (mut project, _) = create(&req, owner.unwrap_or("x"), "project-1", 5).unwrap();
         if owner.is_none() {
             project.as_object_mut().unwrap().remove("ownerUserId");
         }
@@ -279,7 +326,7 @@ mod tests {
             bind(&state, &member("member-a"), "room-1", Some("project-1"), 9).unwrap();
         assert_eq!(bound.unwrap()["roomIds"], json!(["room-1"]));
         assert_eq!(writes.put.len(), 1);
-        // Leaving needs the Project left, too.
+        // Leaving needs the room's owner or admin, too.
         let mut state = state;
         state
             .projects
@@ -287,6 +334,21 @@ mod tests {
         let err = bind(&state, &member("member-b"), "room-1", None, 10).unwrap_err();
         assert_eq!(err.code, ErrorCode::Forbidden);
         assert_eq!(project_of(&state, "room-1").unwrap()["id"], "project-1");
+    }
+
+    #[test]
+    fn binding_a_room_needs_its_owner_or_admin_as_well_as_the_projects_manager_1710() {
+        // member-b manages the Project but neither owns room-1 nor its admin.
+        let mut state = with_project(Some("member-b"));
+        let err = bind(&state, &member("member-b"), "room-1", Some("project-1"), 9).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Forbidden);
+        assert!(project_of(&state, "room-1").is_none());
+        // The room's owner may take its room out of a Project it does not manage.
+        let bound = with_rooms(&state.projects["project-1"], vec!["room-1".into()], 9);
+        state.projects.insert("project-1".into(), bound);
+        let (left, writes) = bind(&state, &member("member-a"), "room-1", None, 10).unwrap();
+        assert!(left.is_none());
+        assert_eq!(writes.put[0].1["roomIds"], json!([]));
     }
 
     #[test]

@@ -55,6 +55,18 @@ impl<'a> Viewer<'a> {
             || self.bots.contains(task.bot_id.as_str())
             || (task.requester_id.is_some() && task.requester_id == self.member)
     }
+
+    /// Whether the actor may open the card at all (#1723): `sees`, or the
+    /// admin of the room the card came from. Every surface that shows a card
+    /// (the state view, the live stream, the project board, `tasks`) asks
+    /// this, with one `Viewer` built per read.
+    pub fn may_open(&self, state: &TeamState, actor: &Actor, task: &Task) -> bool {
+        self.sees(task)
+            || task
+                .room_id
+                .as_deref()
+                .is_some_and(|room| room_admin(state, actor, room))
+    }
 }
 
 /// Whether `member` owns the Bot or one of its ancestors (`createdBy`).
@@ -96,11 +108,7 @@ pub fn room_admin(state: &TeamState, actor: &Actor, room_id: &str) -> bool {
 /// Whether `actor` may open this card through `tasks` (#1723): the rule the
 /// project board reads too.
 pub fn task_visible(state: &TeamState, actor: &Actor, task: &Task) -> bool {
-    Viewer::new(state, actor).sees(task)
-        || task
-            .room_id
-            .as_deref()
-            .is_some_and(|room| room_admin(state, actor, room))
+    Viewer::new(state, actor).may_open(state, actor, task)
 }
 
 /// Unfinished work: priority first, then in progress before not started,

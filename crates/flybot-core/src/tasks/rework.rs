@@ -39,17 +39,22 @@ pub fn send_back(
     let actor_id = actor_label(state, actor);
     let mut stamps = Stamps::new(now);
     let mut original = Card::of(task);
+    // The hand-over names the Bot's role, never its name: a role-less Bot
+    // gets no `handoff`, so send-back never writes one the contract would
+    // refuse (#1720).
     let to_role = state
         .bots
         .get(&task.bot_id)
-        .map(|bot| bot_role(bot).map_or_else(|| bot.name.clone(), str::to_owned))
-        .unwrap_or_else(|| task.bot_id.clone());
-    original.fields.handoff = Some(Handoff {
-        from: REQUESTER_ROLE.to_owned(),
-        to: to_role,
-        at: now,
-        reason: note.chars().take(REASON_MAX).collect(),
-    });
+        .and_then(bot_role)
+        .filter(|role| role.chars().count() <= 64);
+    if let Some(to) = to_role {
+        original.fields.handoff = Some(Handoff {
+            from: REQUESTER_ROLE.to_owned(),
+            to: to.to_owned(),
+            at: now,
+            reason: note.chars().take(REASON_MAX).collect(),
+        });
+    }
     if let Some(target) = original.fields.target.clone() {
         original.fields.write_back = Some(target::decision(
             target,

@@ -9,6 +9,7 @@
 //! follows belong to the conversation side; this is the rule.
 
 use super::board::column_walk;
+use super::contract::write_contract;
 use super::group::open_overall;
 use super::machine::{accepted, step};
 use super::roles::task_lead;
@@ -19,6 +20,7 @@ use flybot_protocol::task::{
     Column, InputAnswer, InputRequest, Origin, Priority, TaskFields, TaskKind, TaskSource,
     WaitingFor,
 };
+use flybot_protocol::task_requests::ContractInput;
 use flybot_protocol::{ApiError, ErrorCode};
 
 /// Who is recording: the Bot and the turn it is in.
@@ -47,6 +49,9 @@ pub struct TrackItem {
     pub ask: Option<String>,
     /// The answer to the card's current question.
     pub answer: Option<String>,
+    /// The typed contract fields (#1720), checked as `task-update` checks
+    /// them.
+    pub contract: ContractInput,
 }
 
 /// Ids the host minted for a new card and a new question.
@@ -106,6 +111,9 @@ pub fn track(
             new_card(&rec, item, new, &mut stamps)?
         }
     };
+    // Checked before anything is written: a refusal leaves the card as it was.
+    let status = existing.map(|t| t.status);
+    write_contract(state, &card.task.id, status, &item.contract, now)?.assign(&mut card.fields);
     set_item_fields(&mut card, parent, item, texts.note);
     let walk = column_steps(&card, item.column)?;
     if let Some(question) = texts.ask {
@@ -473,126 +481,5 @@ fn checked_parent<'a>(
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::super::fixture::{apply, team};
-    use super::*;
-
-    fn ctx(bot: &str) -> TrackContext<'_> {
-        TrackContext {
-            bot_id: bot,
-            room_id: Some("room-1"),
-            session_id: Some("session-turn"),
-        }
-    }
-
-    fn titled(title: &str) -> TrackItem {
-        TrackItem {
-            title: Some(title.into()),
-            ..TrackItem::default()
-        }
-    }
-
-    fn fresh(id: &str) -> Fresh<'_> {
-        Fresh {
-            task_id: id,
-            question_id: "question-1",
-        }
-    }
-
-    #[test]
-    fn the_same_title_in_the_same_group_updates_the_open_card_1058() {
-        let mut state = team();
-        let out = track(
-            &state,
-            ctx("bot-dev1"),
-            &titled("Fix login"),
-            fresh("t-1"),
-            10,
-        )
-        .unwrap();
-        apply(&mut state, &out);
-        let card = &state.tasks["t-1"];
-        assert_eq!(card.requester_id.as_deref(), Some("member-a"));
-        let f = TaskFields::read(card);
-        assert_eq!(f.source, Some(TaskSource::Conversation));
-        assert_eq!(
-            f.origin.unwrap().session_id.as_deref(),
-            Some("session-turn")
-        );
-        let mut again = titled("Fix login");
-        again.progress = Some(30);
-        again.column = Some(Column::InProgress);
-        let out = track(&state, ctx("bot-dev1"), &again, fresh("t-2"), 11).unwrap();
-        assert_eq!(out.answer.as_ref().unwrap().id, "t-1");
-        apply(&mut state, &out);
-        assert_eq!(state.tasks.len(), 1);
-        assert_eq!(state.tasks["t-1"].status, TaskStatus::Working);
-    }
-
-    #[test]
-    fn only_the_lead_records_the_overall_card_and_assigning_claims_the_subtask_1099_1205() {
-        let mut state = team();
-        let mut overall = titled("Plan");
-        overall.overall = true;
-        let err = track(&state, ctx("bot-dev1"), &overall, fresh("t-x"), 5).unwrap_err();
-        assert_eq!(err.code, ErrorCode::Forbidden);
-        let out = track(&state, ctx("bot-lead"), &overall, fresh("t-all"), 5).unwrap();
-        apply(&mut state, &out);
-        let mut assign = titled("Build it");
-        assign.assignee = Some("bot-dev1".into());
-        let out = track(&state, ctx("bot-lead"), &assign, fresh("t-sub"), 6).unwrap();
-        apply(&mut state, &out);
-        let sub = &state.tasks["t-sub"];
-        assert_eq!(sub.bot_id, "bot-dev1");
-        assert_eq!(sub.status, TaskStatus::Claimed);
-        assert_eq!(TaskFields::read(sub).parent_id.as_deref(), Some("t-all"));
-        // The assignee finishes its card; the overall card settles.
-        let mut done = TrackItem {
-            id: Some("t-sub".into()),
-            column: Some(Column::Done),
-            ..TrackItem::default()
-        };
-        done.progress = Some(100);
-        let out = track(&state, ctx("bot-dev1"), &done, fresh("t-unused"), 7).unwrap();
-        apply(&mut state, &out);
-        assert_eq!(state.tasks["t-all"].status, TaskStatus::Accepted);
-        // Another member's card is not the caller's to update.
-        let err = track(
-            &state,
-            ctx("bot-dev2"),
-            &TrackItem {
-                id: Some("t-sub".into()),
-                ..TrackItem::default()
-            },
-            fresh("t-y"),
-            8,
-        )
-        .unwrap_err();
-        assert!(matches!(err.code, ErrorCode::Forbidden | ErrorCode::Stale));
-    }
-
-    #[test]
-    fn ask_walks_to_working_then_waits_and_answer_resumes_207() {
-        let mut state = team();
-        let mut ask = titled("Pick a DB");
-        ask.ask = Some("Postgres or SQLite?".into());
-        let out = track(&state, ctx("bot-dev1"), &ask, fresh("t-1"), 5).unwrap();
-        apply(&mut state, &out);
-        let card = &state.tasks["t-1"];
-        let f = TaskFields::read(card);
-        assert_eq!(card.status, TaskStatus::Blocked);
-        assert_eq!(f.waiting_for, Some(WaitingFor::Input));
-        assert!(f.actors.contains_key(&TaskStatus::Working));
-        let answer = TrackItem {
-            id: Some("t-1".into()),
-            answer: Some("SQLite".into()),
-            ..TrackItem::default()
-        };
-        let out = track(&state, ctx("bot-dev1"), &answer, fresh("t-2"), 6).unwrap();
-        apply(&mut state, &out);
-        assert_eq!(state.tasks["t-1"].status, TaskStatus::Working);
-        let again = track(&state, ctx("bot-dev1"), &answer, fresh("t-2"), 7).unwrap_err();
-        assert_eq!(again.code, ErrorCode::Stale);
-    }
-}
+#[path = "track_tests.rs"]
+mod tests;

@@ -49,13 +49,31 @@ pub const EPHEMERAL_ALLOWED_TOOLS: [&str; 9] = [
 /// The sentence a denied call is refused with (#1445).
 pub const NOT_A_TEAM_MEMBER: &str = "A running Bot is not a team member.";
 
+/// The node's word for the shell: a node naming it grants `run_command`.
+pub const SHELL: &str = "shell";
+
+/// The tool a run Bot works its own node card with (#1373): reporting on
+/// the card it was made for reaches nothing past its own Session.
+pub const RUN_BOT_CARD_TOOLS: [&str; 1] = [tool_names::TRACK_TASKS];
+
+/// Whether the node's step tools name `tool` (the shell names `run_command`).
+fn node_names(tool: &str, node_tools: &[String]) -> bool {
+    node_tools
+        .iter()
+        .any(|t| t == tool || (t == SHELL && tool == tool_names::RUN_COMMAND))
+}
+
 /// Whether a run Bot may call `tool`: a connector or the shell only when its
-/// node names it, the allowed list always, anything else never.
+/// node names it, the allowed list and its card's tool always, anything else
+/// never (#1445).
 pub fn run_bot_may_call(tool: &str, node_tools: &[String]) -> Result<(), String> {
     if EPHEMERAL_DENIED_TOOLS.contains(&tool) {
         return Err(NOT_A_TEAM_MEMBER.to_owned());
     }
-    if EPHEMERAL_ALLOWED_TOOLS.contains(&tool) || node_tools.iter().any(|t| t == tool) {
+    if EPHEMERAL_ALLOWED_TOOLS.contains(&tool)
+        || RUN_BOT_CARD_TOOLS.contains(&tool)
+        || node_names(tool, node_tools)
+    {
         return Ok(());
     }
     Err(format!("{tool} is not granted to this run."))

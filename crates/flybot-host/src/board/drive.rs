@@ -131,7 +131,8 @@ impl TaskDrive {
                     .unwrap_or_default()
             };
             let mut plans = Vec::new();
-            for bot in state.bots.values().filter(|b| !b.run) {
+            // A run Bot is woken for the node card it holds (#1373).
+            for bot in state.bots.values() {
                 if let Some(task) = next_work(state, &bot.id, now) {
                     plans.push(Plan {
                         pass: Pass::Work,

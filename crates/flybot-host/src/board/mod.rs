@@ -4,12 +4,16 @@
 //! dispatch line that is a board assign (#1254, `dispatch`) and the task
 //! drive that wakes each owner's next card in its own chat (#1109, #1172,
 //! #1205, `drive`), and a room card's question shown in its room (#550,
-//! `questions`), and that work in the work view (#553, `handed`). The rules are `flybot_core::tasks` and
+//! `questions`), and that work in the work view (#553, `handed`), and the
+//! timer that expires ended leases (#1729, `lease_clock`) and the pruning of
+//! finished cards (#1252, `prune`). The rules are `flybot_core::tasks` and
 //! `flybot_core::rooms`; this module runs them on the host.
 
 pub mod claim_lines;
 pub mod drive;
 pub mod handed;
+pub mod lease_clock;
+pub mod prune;
 pub mod questions;
 pub mod round_board;
 pub mod track;

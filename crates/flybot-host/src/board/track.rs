@@ -157,7 +157,7 @@ async fn write_plan(
     let mut refused = None;
     for write in writes {
         let out = match write {
-            CardWrite::Track(item) => write_card(board, ctx, item).await,
+            CardWrite::Track(item) => write_card(board, ctx, *item).await,
             CardWrite::Queue(item) => queue_item(board, ctx, item).await,
         };
         match out {

@@ -12,6 +12,7 @@
 
 use crate::actor::journal_actor;
 use crate::approvals::Approvals;
+use crate::events::HostEvent;
 use crate::rooms::hold::deliver_released;
 use flybot_agent::turn::ApprovalOutcome;
 use flybot_core::access::Actor;
@@ -123,7 +124,14 @@ pub async fn answer(
                 released,
             })
         }
-        Answered::HeldSend { record, .. } => {
+        Answered::HeldSend { record, writes } => {
+            // The card the send blocked moved with it (#54, #207).
+            let moved = writes.task_ids();
+            if !moved.is_empty() {
+                approvals
+                    .team
+                    .emit(HostEvent::TasksWritten { task_ids: moved });
+            }
             let delivered = deliver_released(approvals, &record);
             Ok(ApprovalAnswered::HeldSend {
                 approval: record,

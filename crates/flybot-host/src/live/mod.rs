@@ -103,13 +103,10 @@ fn to_event(host: &Host, feed: &LiveFeed, actor: &Actor, entry: &Arc<Entry>) -> 
         FeedItem::Revision(revision) => revision_event(*revision),
         FeedItem::Resync => Event::default().event("resync").data("{}"),
         FeedItem::Event(event) => {
-            if !host
-                .store()
-                .read(|state| visible::visible(state, actor, event))
-            {
-                return None;
-            }
-            let data = serde_json::to_string(event).ok()?;
+            let data = host.store().read(|state| {
+                visible::narrowed(state, actor, event)
+                    .and_then(|shown| serde_json::to_string(&*shown).ok())
+            })?;
             Event::default().event(event.name()).data(data)
         }
     };

@@ -1,19 +1,45 @@
 //! Whether an actor may see what a live event names (#49): a card it may
-//! read, a Session of a Bot or room it sees, a Bot it sees.
+//! read, a Session of a Bot or room it sees, a Bot it sees. A card event
+//! goes out naming only the cards the actor may open (#1723).
 
 use crate::events::HostEvent;
 use flybot_core::access::{Actor, bot_visible, room_visible};
-use flybot_core::tasks::read::task_visible;
+use flybot_core::tasks::read::Viewer;
 use flybot_protocol::state::TeamState;
+use std::borrow::Cow;
 
-pub fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
+/// The event as `actor` may receive it: a card event narrowed to the cards
+/// it may open, any other event whole or not at all.
+pub fn narrowed<'e>(
+    state: &TeamState,
+    actor: &Actor,
+    event: &'e HostEvent,
+) -> Option<Cow<'e, HostEvent>> {
+    if let HostEvent::TasksWritten { task_ids } = event {
+        let viewer = Viewer::new(state, actor);
+        let open: Vec<String> = task_ids
+            .iter()
+            .filter(|id| {
+                state
+                    .tasks
+                    .get(id.as_str())
+                    .is_some_and(|task| viewer.may_open(state, actor, task))
+            })
+            .cloned()
+            .collect();
+        return match open.len() {
+            0 => None,
+            n if n == task_ids.len() => Some(Cow::Borrowed(event)),
+            _ => Some(Cow::Owned(HostEvent::TasksWritten { task_ids: open })),
+        };
+    }
+    visible(state, actor, event).then_some(Cow::Borrowed(event))
+}
+
+fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
     match event {
-        HostEvent::TasksWritten { task_ids } => task_ids.iter().any(|id| {
-            state
-                .tasks
-                .get(id)
-                .is_some_and(|task| task_visible(state, actor, task))
-        }),
+        // `narrowed` answers card events itself.
+        HostEvent::TasksWritten { .. } => false,
         HostEvent::Work { session_id }
         | HostEvent::TurnEnded { session_id, .. }
         | HostEvent::TextDelta { session_id, .. } => session_visible(state, actor, session_id),

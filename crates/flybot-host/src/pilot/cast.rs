@@ -40,7 +40,7 @@ pub async fn set_up(
     host_config.models = Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
         scenario,
     )));
-    let host = Host::new(store, host_config);
+    let host = Host::open(store, host_config).await;
     let ada_instructions = probe.private_markers.join(" ");
     let ada = call(
         &host,

@@ -6,17 +6,22 @@
 //! (only that owner's session decides; an allow revalidates in the same
 //! change that records it, and a hold that no longer holds is marked stale
 //! instead of sent); deleting either Bot makes its waiting holds stale in
-//! core `roster::delete_bot`. This side holds a send and delivers a
-//! released one.
+//! core `roster::delete_bot`. This side holds a send (blocking the
+//! sender's working card on it, #54, #207) and delivers a released one.
 
 use crate::approvals::Approvals;
+use crate::events::HostEvent;
 use crate::team::Team;
 use flybot_agent::session::{ItemKind, Source};
 use flybot_core::rooms::hold::{HeldRecord, HoldStatus, SendRequest, hold};
 use flybot_core::rooms::reach::Party;
+use flybot_core::tasks::approval::{self, task_of_send};
 use flybot_protocol::ApiError;
 use flybot_protocol::approval::HeldSendKind;
 use flybot_store::Change;
+
+/// The hold's field naming the card its send was made for (`meta.taskId`).
+const TASK_ID: &str = "taskId";
 
 /// How a held send travels.
 const VIA: &str = flybot_protocol::tool_names::MESSAGE_BOT;
@@ -42,11 +47,11 @@ pub async fn hold_send(
         via: VIA.to_owned(),
         hop,
     };
-    team.mutate(&format!("bot:{from_bot}"), |change| {
-        let held = hold(change.state(), &req, &id, change.now_ms())?;
-        put(
-            change,
-            &HeldRecord {
+    let blocked = team
+        .mutate(&format!("bot:{from_bot}"), |change| {
+            let now = change.now_ms();
+            let held = hold(change.state(), &req, &id, now)?;
+            let mut record = HeldRecord {
                 id: id.clone(),
                 kind: HeldSendKind::HeldSend,
                 held,
@@ -55,11 +60,30 @@ pub async fn hold_send(
                 decided_at: None,
                 stale_reason: None,
                 extra: Default::default(),
-            },
-        );
-        Ok(())
-    })
-    .await?;
+            };
+            // The sender's working card waits on this hold (#54, #207).
+            let task_id = task_of_send(change.state(), from_bot).map(|t| t.id.clone());
+            let blocked = match &task_id {
+                Some(task_id) => {
+                    record
+                        .extra
+                        .insert(TASK_ID.to_owned(), task_id.clone().into());
+                    approval::hold(change.state(), task_id, &id, now)?.writes
+                }
+                None => Vec::new(),
+            };
+            for task in &blocked {
+                change.put_task(task);
+            }
+            put(change, &record);
+            Ok(blocked)
+        })
+        .await?;
+    if !blocked.is_empty() {
+        team.emit(HostEvent::TasksWritten {
+            task_ids: blocked.into_iter().map(|t| t.id).collect(),
+        });
+    }
     Ok(id)
 }
 

@@ -10,6 +10,7 @@ use crate::team::Team;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
 use flybot_core::approvals::{Approval, ApprovalRecord, ApprovalStatus, standing_covers};
+use flybot_core::workflow::run_bot::run_bot_may_call;
 use flybot_protocol::state::TeamState;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -64,10 +65,16 @@ fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
     let Some(bot) = state.bots.get(&ask.bot_id) else {
         return Plan::Reject("the Bot is gone");
     };
-    // A hidden run Bot cannot show an approval card, and an owner who is
-    // not a member cannot answer one: reject now, never leave it hanging.
+    // A hidden run Bot cannot show an approval card: a tool its node names
+    // (the shell) was granted by the workflow, anything else is rejected
+    // now, never left hanging (#1445). An owner who is not a member cannot
+    // answer one either.
     if bot.run {
-        return Plan::Reject("a run Bot cannot show an approval");
+        let step = crate::workflows::run_bot::step_tools(bot);
+        return match run_bot_may_call(&ask.tool, &step) {
+            Ok(()) => Plan::Allow,
+            Err(_) => Plan::Reject("a run Bot cannot show an approval"),
+        };
     }
     if !state.members.contains_key(&bot.owner_id) {
         return Plan::Reject("the Bot's owner is not a member");

@@ -3,6 +3,9 @@
 //! all of them in one change. A node card that moved to accepted is the
 //! `task.progress` fact of the node's declared outputs (a fact a reader
 //! already recorded wins), so the next node opens without a workflow call.
+//! A terminal node's outputs are never taken from its card (pin 6): only
+//! their readers record them, and the job card closes once they are
+//! present and current (`job_done`), never because a card moved.
 //! The planner is pure and the cards under a job are its record, so a
 //! replayed event opens nothing twice; the cards it opened are announced
 //! like any board write, and the task drive offers them.
@@ -11,10 +14,11 @@ use super::Workflows;
 use super::job::{NODE, definition, drive, facts_of, job_workflow, plan_cards, put_fact};
 use crate::events::{Written, follow_written};
 use flybot_core::access::{Actor, enforced};
+use flybot_core::tasks::job_card::close_job_card;
 use flybot_core::workflow::artifact::Fact;
-use flybot_core::workflow::definition::{node, outputs_of};
+use flybot_core::workflow::definition::{node, outputs_of, terminal_nodes};
 use flybot_core::workflow::facts::{FactArgs, task_progress};
-use flybot_core::workflow::plan::cards_of_job;
+use flybot_core::workflow::plan::{cards_of_job, job_done};
 use flybot_protocol::state::{Task, TeamState};
 use flybot_protocol::task::TaskFields;
 use flybot_protocol::workflow::WorkflowDefinition;
@@ -70,12 +74,14 @@ fn record_accepted_outputs(
     };
     let facts = facts_of(&job);
     let cards = plan_cards(change.state());
+    let terminal = terminal_nodes(def);
     let mut wrote = false;
     for card in cards_of_job(&cards, job_id, &def.id) {
         let Some(n) = card.node.as_deref().and_then(|id| node(def, id)) else {
             continue;
         };
-        if !card.done {
+        // A terminal node's outputs come from their readers only (pin 6).
+        if !card.done || terminal.contains(&n.id.as_str()) {
             continue;
         }
         for raw in outputs_of(n) {
@@ -99,6 +105,24 @@ fn record_accepted_outputs(
         change.put_task(&job);
     }
     wrote
+}
+
+/// Closes the job card once its job is done (pin 6); answers whether it
+/// was written.
+fn close_done_job(change: &mut Change<'_>, def: &WorkflowDefinition, job_id: &str) -> bool {
+    let Some(job) = change.state().tasks.get(job_id) else {
+        return false;
+    };
+    if !job_done(def, &facts_of(job)) {
+        return false;
+    }
+    match close_job_card(job, change.now_ms()) {
+        Some(closed) => {
+            change.put_task(&closed);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Plans every open job the write touched, in one change, and announces
@@ -128,6 +152,9 @@ pub async fn replan(wf: &Workflows, written: Option<&[String]>) -> Vec<String> {
                 // Only a vanished job fails, and it writes nothing.
                 if let Ok(driven) = drive(change, &actor, def, job_id, &model) {
                     wrote.extend(driven.written);
+                }
+                if close_done_job(change, def, job_id) {
+                    wrote.push(job_id.clone());
                 }
             }
             Ok(wrote)

@@ -10,6 +10,7 @@ use super::library::definitions;
 use super::run_bot::{RUN_BOT, open_run_bot};
 use crate::ids::new_id;
 use flybot_core::access::Actor;
+use flybot_core::tasks::claim::assign_to_run_bot;
 use flybot_core::tasks::queue;
 use flybot_core::workflow::artifact::{Artifact, Fact, Facts, parse_spec};
 use flybot_core::workflow::definition::node;
@@ -26,7 +27,7 @@ use flybot_store::Change;
 use serde_json::{Map, Value};
 
 /// The job card's keys: its workflow, the facts read for it, its hold.
-pub const WORKFLOW: &str = "workflow";
+pub const WORKFLOW: &str = flybot_core::tasks::job_card::JOB_WORKFLOW;
 pub const NODE: &str = "node";
 pub const FACTS: &str = "workflowFacts";
 pub const HOLD: &str = "hold";
@@ -180,10 +181,12 @@ pub fn drive(
                         .insert(WORKFLOW.into(), Value::from(card.workflow.clone()));
                     task.extra
                         .insert(NODE.into(), Value::from(card.node.clone()));
-                    // A node that names tools is done by a run Bot (#1373).
+                    // A node that names tools is done by a run Bot (#1373),
+                    // which holds the card: the drive wakes it for it.
                     if let Some(n) = node(def, &card.node)
                         && let Some(bot) = open_run_bot(change, &job, n, &task, model)
                     {
+                        task = assign_to_run_bot(&task, &bot.id, change.now_ms());
                         task.extra.insert(RUN_BOT.into(), Value::from(bot.id));
                     }
                     change.put_task(&task);

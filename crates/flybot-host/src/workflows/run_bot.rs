@@ -19,6 +19,23 @@ pub const CAPPED_BY: &str = "cappedBy";
 /// The node card's run Bot.
 pub const RUN_BOT: &str = "runBot";
 
+/// The run Bot's key holding its node's step tools.
+pub const STEP_TOOLS: &str = "stepTools";
+
+/// The tools a run Bot's node names (none for any other Bot).
+pub fn step_tools(bot: &Bot) -> Vec<String> {
+    bot.extra
+        .get(STEP_TOOLS)
+        .and_then(Value::as_array)
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The caps a job starts with: the calling Bot, then the saving Bot.
 pub fn job_caps(caller_bot: Option<&str>, saved_by_bot: Option<&str>) -> Value {
     Value::from(capped_by(caller_bot, saved_by_bot))
@@ -52,7 +69,7 @@ pub fn open_run_bot(
         .unwrap_or_else(|| Value::Array(Vec::new()));
     bot.extra.insert(CAPPED_BY.into(), caps);
     bot.extra
-        .insert("stepTools".into(), Value::from(tools.clone()));
+        .insert(STEP_TOOLS.into(), Value::from(tools.clone()));
     bot.extra
         .insert("jobId".into(), Value::from(job.id.clone()));
     bot.extra

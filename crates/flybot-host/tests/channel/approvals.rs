@@ -178,12 +178,15 @@ async fn a_request_nobody_can_answer_is_rejected_at_once() {
         "{result:?}"
     );
     assert!(kit.host.store().read(|s| s.flybot.approvals.is_empty()));
-    // A run Bot may not run commands at all.
+    // A run Bot whose node names no shell may not run commands (#1445).
     edit_bot(&kit, &bot.id, |run| run.run = true).await;
     kit.say(&bot.session, "run it");
     kit.idle(&bot.session).await;
     let (last, _) = kit.tool_results(&bot.session).pop().unwrap();
-    assert!(last.contains("run Bot cannot run commands"), "{last}");
+    assert!(
+        last.contains("run_command is not granted to this run"),
+        "{last}"
+    );
     assert!(kit.host.store().read(|s| s.flybot.approvals.is_empty()));
 }
 

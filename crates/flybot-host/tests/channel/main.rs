@@ -7,6 +7,7 @@
 mod access;
 mod approvals;
 mod auth;
+mod card_access;
 mod chat;
 mod edge;
 mod external_members;

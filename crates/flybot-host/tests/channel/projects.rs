@@ -98,7 +98,7 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         )
         .await;
     let empty = board(&kit, &other.token, &project).await;
-    assert_eq!(empty["rows"], json!([]));
+    assert_eq!(empty["tasks"], json!([]));
     // Bob asks Ada's Bot in the room he shares with it; Ada asks it too.
     // Ada owns the Bot and the room and sees both; Bob sees only his own.
     let bobs_card = kit
@@ -111,7 +111,7 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
                "evidence": [{"pr": 12}]}))
         .await;
     let ada_board = board(&kit, &owner.token, &project).await;
-    let ada_rows = ada_board["rows"].as_array().unwrap();
+    let ada_rows = ada_board["tasks"].as_array().unwrap();
     assert_eq!(ada_rows.len(), 2);
     let adas_row = ada_rows
         .iter()
@@ -119,8 +119,68 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         .unwrap();
     assert!(adas_row["audit"].as_str().unwrap().contains("pr #12"));
     let bob_board = board(&kit, &other.token, &project).await;
-    let bob_rows = bob_board["rows"].as_array().unwrap();
+    let bob_rows = bob_board["tasks"].as_array().unwrap();
     assert_eq!(bob_rows.len(), 1);
     assert_eq!(bob_rows[0]["id"], bobs_card.as_str());
     assert!(bob_rows[0].get("audit").is_none());
+}
+
+#[tokio::test]
+async fn a_project_record_binds_a_bot_and_its_board_rows_name_source_and_assignee_1691_1696() {
+    let kit = Kit::new().await;
+    let [owner, other] = kit.members(["Ada", "Bob"]).await;
+    let ada = kit.as_member(&owner);
+    let created = ada
+        .ok(
+            "project-create",
+            json!({"name": "Site", "repository": "acme/site", "status": "active"}),
+        )
+        .await;
+    let project = created["project"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(created["project"]["repository"], "acme/site");
+    assert_eq!(created["project"]["defaultBranch"], "main");
+    assert_eq!(created["project"]["status"], "active");
+    ada.refused(
+        "project-create",
+        json!({"name": "X", "defaultBranch": "two words"}),
+        "bot/invalid",
+    )
+    .await;
+    let bot = ada.bot("Worker").await.id;
+    // Bob neither owns the Bot nor manages the Project: refused, nothing bound.
+    kit.as_member(&other)
+        .refused(
+            "project-bind",
+            json!({"botId": bot, "project": project}),
+            "bot/forbidden",
+        )
+        .await;
+    assert_eq!(
+        ada.ok("project-of", json!({"botId": bot})).await["project"],
+        Value::Null
+    );
+    ada.ok("project-bind", json!({"botId": bot, "project": project}))
+        .await;
+    let of = ada.ok("project-of", json!({"botId": bot})).await;
+    assert_eq!(of["project"]["id"], project.as_str());
+    let card = ada.card(&bot, "Own work").await;
+    let rows = board(&kit, &owner.token, &project).await;
+    let row = &rows["tasks"][0];
+    assert_eq!(row["id"], card.as_str());
+    assert_eq!(row["source"], "bot");
+    assert_eq!(row["assignee"], bot.as_str());
+    assert_eq!(row["column"], "not-started");
+    assert!(row["updatedAt"].as_u64().is_some());
+    assert!(row.get("runId").is_none());
+    // Bob sees none of Ada's cards on it.
+    assert_eq!(
+        board(&kit, &other.token, &project).await["tasks"],
+        json!([])
+    );
+    ada.ok("project-bind", json!({"botId": bot, "project": null}))
+        .await;
+    assert_eq!(
+        board(&kit, &owner.token, &project).await["tasks"],
+        json!([])
+    );
 }

@@ -11,6 +11,7 @@ use flybot_testkit::mock_server::{kit_on, models_config};
 use flybot_testkit::{Bot, Kit};
 use serde_json::json;
 use std::time::Duration;
+use tokio::sync::broadcast::Receiver;
 
 /// A host whose `remote` model is the real server's, and the server.
 async fn real_host() -> Option<(Kit, LlamaServer)> {
@@ -18,7 +19,7 @@ async fn real_host() -> Option<(Kit, LlamaServer)> {
     let mut config = models_config(&server.base_url, None);
     if let Some(model) = config.models.get_mut("remote") {
         model.model = LLAMA_MODEL.to_owned();
-        model.context_window = 2048;
+        model.context_window = 8192;
         // Short answers keep each test a few seconds on two cores.
         model.max_output_tokens = Some(48);
         model.thinking = Vec::new();
@@ -32,6 +33,21 @@ async fn bot_on_real_model(kit: &Kit, name: &str) -> Bot {
     kit.anyone()
         .bot_from(json!({"name": name, "model": "remote"}))
         .await
+}
+
+/// Awaits the first streamed piece of `bot`'s answer (`text.delta` rides
+/// only the bus's every-event channel), within the kit's patient limit.
+async fn first_piece(kit: &Kit, events: &mut Receiver<HostEvent>, bot: &Bot) {
+    kit.within("the first streamed piece of the answer", async {
+        loop {
+            if let Ok(HostEvent::TextDelta { session_id, .. }) = events.recv().await
+                && session_id == bot.session
+            {
+                return;
+            }
+        }
+    })
+    .await;
 }
 
 fn answers(kit: &Kit, bot: &Bot) -> Vec<String> {
@@ -60,17 +76,21 @@ async fn real_model_own_chat_turn_streams_a_non_empty_answer_and_writes_its_usag
         return;
     };
     let bot = bot_on_real_model(&kit, "Ada").await;
-    let mut events = kit.events();
+    let mut events = kit.host.team().bus().subscribe_all();
     kit.ok("send", json!({"botId": bot.id, "text": "Say hello."}))
         .await;
-    let session = bot.session.clone();
-    events
-        .until("a streamed piece of the answer", |event| {
-            matches!(event, HostEvent::TextDelta { session_id, .. } if *session_id == session)
-        })
-        .await;
+    first_piece(&kit, &mut events, &bot).await;
     kit.turns_ended(&bot.session, 1).await;
-    assert_eq!(kit.end_reasons(&bot.session), vec![EndReason::Completed]);
+    // A short reply limit may cut the small model off: either way the
+    // turn ended with an answer, not a failure.
+    let reasons = kit.end_reasons(&bot.session);
+    assert!(
+        matches!(
+            reasons.as_slice(),
+            [EndReason::Completed | EndReason::MaxTokens]
+        ),
+        "{reasons:?}"
+    );
     let said = answers(&kit, &bot).concat();
     assert!(!said.trim().is_empty(), "the answer has words");
     let rows = kit
@@ -81,10 +101,15 @@ async fn real_model_own_chat_turn_streams_a_non_empty_answer_and_writes_its_usag
         })
         .await;
     assert_eq!(rows[0]["provider"], "local");
-    assert!(
-        rows[0]["outputTokens"].as_u64().is_some_and(|n| n > 0),
-        "{rows:?}"
-    );
+    // llama.cpp's server sends no usage on a stream even when asked: the
+    // counts stay unknown (null), never a made-up zero (#903).
+    for key in ["inputTokens", "outputTokens"] {
+        let count = &rows[0][key];
+        assert!(
+            count.is_null() || count.as_u64().is_some_and(|n| n > 0),
+            "{rows:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -110,18 +135,13 @@ async fn real_model_a_cancel_mid_stream_stops_the_turn() {
         return;
     };
     let bot = bot_on_real_model(&kit, "Ada").await;
-    let mut events = kit.events();
+    let mut events = kit.host.team().bus().subscribe_all();
     kit.ok(
         "send",
         json!({"botId": bot.id, "text": "Count from one to one hundred in words."}),
     )
     .await;
-    let session = bot.session.clone();
-    events
-        .until("the first streamed piece", |event| {
-            matches!(event, HostEvent::TextDelta { session_id, .. } if *session_id == session)
-        })
-        .await;
+    first_piece(&kit, &mut events, &bot).await;
     let cancelled = kit.ok("cancel", json!({"botId": bot.id})).await;
     assert_eq!(cancelled["wasRunning"], true, "{cancelled}");
     kit.turns_ended(&bot.session, 1).await;

@@ -148,6 +148,48 @@ async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions_1453() {
         "a grant to the deleted Bot goes with it"
     );
     assert!(!state.bots.contains_key(&gone));
+    // The retired record answers whose the Session was (#1453).
+    let closed = kit
+        .refused(
+            "messages",
+            json!({"sessionId": own_session}),
+            "bot/not-found",
+        )
+        .await;
+    assert!(
+        closed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("was deleted")
+    );
+}
+
+#[tokio::test]
+async fn a_fresh_homes_first_request_makes_the_first_main_bot_even_a_create_bot() {
+    // A host built without `Host::open`: the edge makes the Main Bot.
+    let home = tempfile::tempdir().unwrap();
+    let store = flybot_store::Store::open(home.path(), Default::default()).unwrap();
+    let host = flybot_host::Host::new(store, flybot_host::HostConfig::new(home.path().into()));
+    let kit = Kit::around(host, home);
+    let made = kit.bot("Helper").await.id;
+    let view = kit.state().await.1;
+    let main = view["mainBotIds"].as_array().unwrap();
+    assert_eq!(main.len(), 1);
+    assert_ne!(main[0], made.as_str());
+    assert_eq!(view["bots"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_bot_a_person_makes_records_the_person_not_a_parent_1582() {
+    let kit = Kit::new().await;
+    let id = kit.bot("Helper").await.id;
+    let owner = kit.host.store().read(|s| s.bots[&id].owner_id.clone());
+    let record = kit.host.store().read(|s| s.bots[&id].clone());
+    assert_eq!(record.created_by, None);
+    assert_eq!(record.made_by_member.as_deref(), Some(owner.as_str()));
+    let copy = kit.ok("duplicate-bot", json!({"id": id})).await;
+    assert!(copy["bot"].get("createdBy").is_none());
+    assert_eq!(copy["bot"]["madeByMember"], owner.as_str());
 }
 
 #[tokio::test]

@@ -242,3 +242,50 @@ async fn a_failed_child_fails_the_overall_card_and_a_blocked_one_is_left_alone_1
     kit.ok("task-cancel", json!({"id": child})).await;
     assert_eq!(kit.record(&overall)["status"], "blocked");
 }
+
+#[tokio::test]
+async fn finished_cards_are_pruned_after_a_board_write_and_result_ready_stays_1252() {
+    use flybot_host::board::prune::{FINISHED_KEPT, PRUNE_SLACK};
+    use flybot_protocol::state::{Task, TaskStatus};
+    let kit = Kit::new().await;
+    let bot = kit.bot("Dev").await.id;
+    let (ready, _) = kit.card_in(&bot, "result-ready").await;
+    let over = FINISHED_KEPT + PRUNE_SLACK + 1;
+    let bot_ = bot.clone();
+    kit.host
+        .mutate("test", move |change| {
+            for n in 0..over as u64 {
+                change.put_task(&Task {
+                    id: format!("task-old-{n:05}"),
+                    bot_id: bot_.clone(),
+                    title: format!("old {n}"),
+                    status: TaskStatus::Accepted,
+                    requester_id: None,
+                    room_id: None,
+                    created_at: 1 + n,
+                    updated_at: 1 + n,
+                    extra: Default::default(),
+                });
+            }
+            Ok(())
+        })
+        .await
+        .unwrap();
+    // Any board write runs the prune after it.
+    kit.card(&bot, "fresh").await;
+    let ended = |kit: &Kit| {
+        kit.host
+            .store()
+            .read(|s| s.tasks.values().filter(|t| t.status.is_terminal()).count())
+    };
+    kit.until("the prune keeps the newest finished cards", || {
+        ended(&kit) == FINISHED_KEPT
+    })
+    .await;
+    kit.host.store().read(|s| {
+        assert!(!s.tasks.contains_key("task-old-00000"), "the oldest went");
+        let newest = format!("task-old-{:05}", over - 1);
+        assert!(s.tasks.contains_key(&newest), "the newest stayed");
+        assert_eq!(s.tasks[&ready].status, TaskStatus::ResultReady);
+    });
+}

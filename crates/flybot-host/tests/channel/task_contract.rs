@@ -72,6 +72,7 @@ async fn contract_fields_are_checked_together_so_a_refusal_leaves_the_card_1720(
 async fn send_back_opens_one_rework_child_and_its_acceptance_returns_the_original_1730() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
+    kit.set_role(&bot, "Dev").await;
     let (id, _) = kit.card_in(&bot, "result-ready").await;
     let count = kit.task_count();
     let sent = kit
@@ -79,6 +80,7 @@ async fn send_back_opens_one_rework_child_and_its_acceptance_returns_the_origina
         .await;
     assert_eq!(sent["task"]["status"], "working");
     assert_eq!(sent["task"]["handoff"]["from"], "requester");
+    assert_eq!(sent["task"]["handoff"]["to"], "Dev");
     assert_eq!(sent["task"]["handoff"]["reason"], "Add the test.");
     let child = sent["rework"]["id"].as_str().unwrap().to_owned();
     assert_eq!(sent["rework"]["taskClass"], "rework");
@@ -233,4 +235,23 @@ async fn only_the_owning_bots_side_reports_the_comment_1154() {
         .ok("task-post-result", json!({"id": id, "ok": true}))
         .await;
     assert_eq!(posted["task"]["writeBack"]["state"], "posted");
+}
+
+#[tokio::test]
+async fn send_back_to_a_role_less_bot_writes_no_handoff_the_contract_would_refuse_1720() {
+    let kit = Kit::new().await;
+    let bot = kit.bot("Worker").await.id;
+    let (id, _) = kit.card_in(&bot, "result-ready").await;
+    let sent = kit
+        .ok("task-send-back", json!({"id": id, "note": "Add the test."}))
+        .await;
+    assert_eq!(sent["task"]["status"], "working");
+    // "Worker" is a name, not a role: the contract refuses it as handoff.to.
+    assert!(sent["task"].get("handoff").is_none());
+    kit.refused(
+        "task-update",
+        json!({"id": id, "handoff": {"from": "requester", "to": "Worker", "reason": "x"}}),
+        "bot/unknown-role",
+    )
+    .await;
 }

@@ -298,3 +298,30 @@ async fn a_persons_claim_posts_the_members_claim_line_1253() {
     assert_eq!(claims[0]["authorId"], c.dev1);
     assert_eq!(claims[0]["text"], "接了 claim me");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_dead_claimers_lease_expires_by_itself_and_the_card_returns_to_its_queue_1729() {
+    let kit = Kit::on_tokio_clock().await;
+    let c = crew(&kit).await;
+    let item = enqueue(&kit, &c, "Dev", "item", "normal").await;
+    let claimed = kit.ok("task-claim", json!({"botId": c.dev1})).await;
+    assert_eq!(claimed["task"]["id"], item.as_str());
+    let worker = claimed["task"]["worker"].as_str().unwrap().to_owned();
+    // Nobody calls task-expire-leases: the host's timer recovers the card
+    // once the 30-minute lease has ended.
+    let mut events = kit.events();
+    tokio::time::advance(std::time::Duration::from_secs(31 * 60)).await;
+    events
+        .until("the lease clock recovers the card", |e| {
+            matches!(e, flybot_host::HostEvent::TasksWritten { task_ids } if task_ids.contains(&item))
+        })
+        .await;
+    let card = kit.record(&item);
+    assert_eq!(card["status"], "open");
+    assert_eq!(card["botId"], c.lead.as_str());
+    assert!(card.get("lease").is_none());
+    assert!(kit.host.task_worker(&worker).is_none());
+    // The Dev queue offers it again: another Dev claims it.
+    let again = kit.ok("task-claim", json!({"botId": c.dev2})).await;
+    assert_eq!(again["task"]["id"], item.as_str());
+}

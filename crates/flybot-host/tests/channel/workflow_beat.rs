@@ -108,3 +108,35 @@ async fn a_fact_a_reader_recorded_wins_over_the_accepted_card_1316() {
     assert_eq!(facts["text:draft"]["revision"], "d7");
     assert_eq!(under(&kit, &job).len(), 2);
 }
+
+#[tokio::test]
+async fn a_job_is_done_only_by_its_terminal_nodes_current_outputs_never_a_moved_card_pin_6() {
+    let kit = Kit::new().await;
+    let (room, lead) = desk(&kit).await;
+    let (_, job) = run_job(
+        &kit,
+        json!({"workflow": "blank", "roomId": room, "botId": lead,
+               "title": "Post", "inputs": {"text:topic": {"revision": "t1"}}}),
+    )
+    .await;
+    // The job card is not the lead's own work: the drive never wakes it.
+    let lead_session = kit.host.store().read(|s| s.bots[&lead].session_id.clone());
+    for (node, bot) in [("draft", "Wren"), ("review", "Eddie"), ("publish", "Pat")] {
+        let id = opened_id(&kit, &job, node).await;
+        finish(&kit, &kit.bot_named(bot), &id).await;
+    }
+    kit.settled().await;
+    // The terminal card was accepted, yet its output was never read.
+    assert!(workflow_facts(&kit, &job).get("link:published").is_none());
+    assert_ne!(kit.record(&job)["status"], "accepted");
+    assert!(
+        !kit.user_texts(&lead_session)
+            .iter()
+            .any(|t| t.contains("Post")),
+        "the lead was woken for its job card"
+    );
+    // Its reader records the output: the job is done and its card closes.
+    let plan = fact(&kit, &job, "link:published", "https://example.org/p", None).await;
+    assert_eq!(plan["done"], true);
+    assert_eq!(kit.card_when(&job, "accepted").await["status"], "accepted");
+}

@@ -89,3 +89,59 @@ async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_
     });
     assert_eq!(review_bot, Some(false));
 }
+
+/// The mock's script for a run Bot: its wake runs `echo hi`, a denied call
+/// is tried next, then it reports.
+const RUN_SCRIPT: &str = r#"[
+  {"when": {"userContains": "Shelled: draft", "step": 0},
+   "reply": {"toolCalls": [{"name": "run_command", "arguments": {"argv": ["echo", "hi"]}}]}},
+  {"when": {"userContains": "Shelled: draft", "step": 1},
+   "reply": {"toolCalls": [{"name": "message_bot", "arguments": {"to": "Lead", "text": "hi"}}]}},
+  {"when": {"afterTool": "*"}, "reply": {"text": "finished"}}
+]"#;
+
+#[tokio::test]
+async fn a_run_bot_works_its_node_card_with_exactly_the_nodes_tools_1373_1445() {
+    let kit = Kit::scripted(serde_json::from_str(RUN_SCRIPT).unwrap()).await;
+    let (room, lead) = desk(&kit).await;
+    let copy = kit
+        .ok(
+            "workflow-customize",
+            json!({"from": "blank", "id": "shelled", "name": "Shelled"}),
+        )
+        .await;
+    let mut def = copy["definition"].clone();
+    def["nodes"][0]["tools"] = json!(["shell"]);
+    kit.ok("workflow-save", json!({"definition": def})).await;
+    let started = kit
+        .ok(
+            "workflow-run",
+            json!({"workflow": "shelled", "roomId": room, "botId": lead,
+                   "title": "Post", "inputs": {"text:topic": {"revision": "t1"}}}),
+        )
+        .await;
+    let job = started["jobId"].as_str().unwrap().to_owned();
+    let (card, run_bot) = kit.host.store().read(|s| {
+        let card = s
+            .tasks
+            .values()
+            .find(|c| c.extra.get("parentId").and_then(Value::as_str) == Some(job.as_str()))
+            .cloned()
+            .unwrap();
+        let id = card.extra["runBot"].as_str().unwrap().to_owned();
+        (card, s.bots[&id].clone())
+    });
+    // The run Bot holds its node card, so the drive wakes it and nobody else.
+    assert_eq!(card.bot_id, run_bot.id);
+    assert_eq!(card.extra["claimedBy"], run_bot.id.as_str());
+    kit.turns_ended(&run_bot.session_id, 1).await;
+    let woken = kit.user_texts(&run_bot.session_id);
+    assert!(woken[0].contains(&card.id), "{woken:?}");
+    // The shell its node names runs without an approval nobody could give;
+    // a tool reaching past its Session is refused with #1445's sentence.
+    let results = kit.tool_results(&run_bot.session_id);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(!results[0].1 && results[0].0.contains("hi"), "{results:?}");
+    assert!(results[1].1, "{results:?}");
+    assert!(results[1].0.contains("not a team member"), "{results:?}");
+}

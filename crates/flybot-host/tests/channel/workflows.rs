@@ -114,13 +114,14 @@ async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
         6,
         "review draws no column (#1265)"
     );
-    // No reader answered: every guard row is unreadable with the reason.
+    // No job holds a fact yet: each row says what enter_node would say.
     assert_eq!(w["preview"]["node"], "gate");
     let rows = w["preview"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
-    assert!(
-        rows.iter()
-            .all(|r| r["state"] == "unreadable" && r["why"].is_string())
+    assert_eq!(rows[0]["state"], "refuse");
+    assert_eq!(
+        rows[0]["sentence"],
+        "gate cannot start: pr is not there yet."
     );
 
     kit.refused("workflows", json!({"id": "nope"}), "bot/not-found")
@@ -471,4 +472,40 @@ pub(crate) fn cards_under(kit: &Kit, job: &str) -> Vec<Value> {
             .map(|c| serde_json::to_value(c).unwrap())
             .collect()
     })
+}
+
+#[tokio::test]
+async fn the_guard_preview_reads_the_jobs_facts_as_enter_node_does_1272() {
+    let kit = Kit::new().await;
+    let (room, lead) = desk(&kit).await;
+    let mut def =
+        kit.ok("workflows", json!({"id": "blank"})).await["workflow"]["definition"].clone();
+    def["id"] = json!("guarded");
+    def["name"] = json!("Guarded");
+    def["nodes"][1]["guards"] = json!([{"fact": "text:draft", "is": "present"}]);
+    kit.ok("workflow-save", json!({"definition": def})).await;
+    assert_eq!(guard_row(&kit).await["state"], "refuse");
+    let (_, job) = run_job(
+        &kit,
+        json!({"workflow": "guarded", "roomId": room, "botId": lead,
+               "title": "Post", "inputs": {"text:topic": {"revision": "t1"}}}),
+    )
+    .await;
+    fact(&kit, &job, "text:draft", "d1", None).await;
+    // The job's recorded fact passes the guard, in the preview as in the planner.
+    assert_eq!(guard_row(&kit).await["state"], "holds");
+    let with_job = kit
+        .ok(
+            "workflows",
+            json!({"id": "guarded", "node": "review", "jobId": job}),
+        )
+        .await;
+    assert_eq!(with_job["workflow"]["preview"]["rows"][0]["state"], "holds");
+}
+
+/// The first guard row of the "guarded" workflow's review node.
+async fn guard_row(kit: &Kit) -> Value {
+    kit.ok("workflows", json!({"id": "guarded", "node": "review"}))
+        .await["workflow"]["preview"]["rows"][0]
+        .clone()
 }

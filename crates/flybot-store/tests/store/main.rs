@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod durability;
+mod faults;
 mod migrate;
 mod one_writer;
 mod replay;

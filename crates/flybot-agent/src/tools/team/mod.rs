@@ -38,11 +38,7 @@ use flybot_core::rooms::hold::is_waiting;
 use flybot_protocol::ApiError;
 use flybot_protocol::approval::{Approval, ApprovalStatus};
 use flybot_protocol::state::{Bot, TeamState};
-use flybot_protocol::tool_names;
 use std::sync::Arc;
-
-/// The team tools a run Bot keeps (#1445): the read-only ones.
-pub const RUN_BOT_TEAM_TOOLS: [&str; 1] = [tool_names::LIST_BOTS];
 
 /// Every team tool, ready for a `ToolSet`.
 pub fn team_tools() -> Vec<Arc<dyn DynTool>> {

@@ -30,7 +30,7 @@ pub struct QueueItem {
 /// member's name as the model wrote it; the host resolves it in the room.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CardWrite {
-    Track(TrackItem),
+    Track(Box<TrackItem>),
     Queue(QueueItem),
 }
 

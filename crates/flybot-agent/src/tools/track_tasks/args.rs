@@ -2,6 +2,7 @@
 //! become one `TaskCall`. The doc comments are what the model reads.
 
 use super::access::{CardWrite, QueueItem, TaskCall};
+use super::contract_args::{ContractArgs, EvidenceArg, HandoffArg, LeaseArg, TaskClassArg};
 use crate::tools::ToolError;
 use flybot_core::tasks::track::TrackItem;
 use flybot_protocol::task::{Column, Priority};
@@ -95,6 +96,22 @@ pub struct CardArg {
     /// The role whose queue takes the item.
     #[serde(default)]
     pub role: Option<String>,
+    /// The kind of work (#1720).
+    #[serde(default)]
+    pub task_class: Option<TaskClassArg>,
+    /// The card id this one reworks.
+    #[serde(default)]
+    pub rework_of: Option<String>,
+    /// A hand-over between two roles.
+    #[serde(default)]
+    pub handoff: Option<HandoffArg>,
+    /// Up to 8 evidence pointers (commits, pull requests, checks); replaces
+    /// the card's list.
+    #[serde(default)]
+    pub evidence: Option<Vec<EvidenceArg>>,
+    /// A claim's lease, on a claimed card only.
+    #[serde(default)]
+    pub lease: Option<LeaseArg>,
 }
 
 /// A claimed item to give back.
@@ -154,7 +171,7 @@ fn card_write(arg: CardArg) -> Result<CardWrite, ToolError> {
             note: arg.note,
         }));
     }
-    Ok(CardWrite::Track(TrackItem {
+    Ok(CardWrite::Track(Box::new(TrackItem {
         id: arg.id,
         title: arg.title,
         priority: arg.priority.map(Priority::from),
@@ -166,7 +183,15 @@ fn card_write(arg: CardArg) -> Result<CardWrite, ToolError> {
         parent_id: arg.parent_id,
         ask: arg.ask,
         answer: arg.answer,
-    }))
+        contract: ContractArgs {
+            task_class: arg.task_class,
+            rework_of: arg.rework_of,
+            handoff: arg.handoff,
+            evidence: arg.evidence,
+            lease: arg.lease,
+        }
+        .into_input(),
+    })))
 }
 
 impl TrackTasksArgs {

@@ -1,5 +1,6 @@
 //! `track_tasks`, the conversation path (#1058, #1099, #1182, #1205, #1247,
-//! #1172): a Bot records and updates its own cards; the room's task lead
+//! #1172, #1720): a Bot records and updates its own cards (their typed
+//! contract fields too); the room's task lead
 //! records the overall card, assigns subtasks and fills the pull queues;
 //! members claim and release items, ask and answer on input waits, and
 //! report a decision's comment with `postResult`. The rules are
@@ -7,6 +8,7 @@
 
 mod access;
 mod args;
+mod contract_args;
 #[cfg(test)]
 mod tests;
 

@@ -9,9 +9,10 @@ use flybot_agent::session::Sessions;
 use flybot_agent::session::{AbortedBy, EndReason, LogEntry, SendOutcome, SessionEvent};
 use flybot_core::access::{Actor, bot_visible};
 use flybot_core::fences::failure::failure_sentence;
-use flybot_protocol::ApiError;
+use flybot_core::roster::session_owner::{SessionOwner, session_owner};
 use flybot_protocol::answers::{Cancelled, ChatLine, ChatMessages, LineQueued, LineSent};
 use flybot_protocol::state::Bot;
+use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -66,9 +67,19 @@ fn chat_bot(
                 .bots
                 .get(id)
                 .ok_or_else(|| ApiError::not_found("Bot", id))?,
-            (None, Some(id)) => {
-                bot_of_session(state, id).ok_or_else(|| ApiError::not_found("Session", id))?
-            }
+            (None, Some(id)) => bot_of_session(state, id).ok_or_else(|| {
+                // A deleted Bot's Session still names its Bot (#1453).
+                match session_owner(state, id) {
+                    SessionOwner::Retired { .. } => ApiError::new(
+                        ErrorCode::NotFound,
+                        "The Bot this Session worked for was deleted; its chat is closed.",
+                    )
+                    .with("id", id),
+                    SessionOwner::Live { .. } | SessionOwner::Unknown => {
+                        ApiError::not_found("Session", id)
+                    }
+                }
+            })?,
             (Some(_), Some(_)) | (None, None) => {
                 return Err(ApiError::invalid(
                     "botId",

@@ -10,9 +10,11 @@ use flybot_core::access::Actor;
 use flybot_core::names::{
     check_bot_name_free, clean_instructions, clean_model, clean_name, clean_optional_name,
 };
+use flybot_core::rooms::hold::stale_for_demoted;
 use flybot_core::roster::delete_bot::delete_bot;
-use flybot_core::roster::managed_bot;
 use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
+use flybot_core::roster::{RosterWrite, RosterWrites, managed_bot};
+use flybot_core::tasks::approval::after_holds;
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::{BotAnswer, BotDeleted, MainSet};
 use flybot_protocol::channel::{ById, CreateBot, DuplicateBot, SetMain, UpdateBot};
@@ -39,7 +41,8 @@ pub fn insert_new_bot(
     let now = change.now_ms();
     let mut bot = Bot::new(new_id("bot"), name, owner_id, model, new_id("session"), now);
     bot.instructions = instructions.to_owned();
-    bot.created_by = Some(owner_id.to_owned());
+    // A person made it: `createdBy` names parent Bots only.
+    bot.made_by_member = Some(owner_id.to_owned());
     change.put_bot(&bot);
     bot
 }
@@ -148,7 +151,8 @@ pub async fn duplicate(
             copy.session_id = new_id("session");
             copy.created_at = now;
             copy.updated_at = now;
-            copy.created_by = Some(owner);
+            copy.created_by = None;
+            copy.made_by_member = Some(owner);
             copy.run = false;
             copy.hidden = false;
             change.put_bot(&copy);
@@ -214,7 +218,7 @@ pub async fn delete(
 
 /// `set-main {id, replace?}` → `{mainBotIds, bot}` (#613).
 pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<MainSet, ApiError> {
-    let (ids, bot) = board
+    let (ids, bot, moved) = board
         .team()
         .mutate(journal_actor(actor), |change| {
             let ids = flybot_core::main_bots::set_main(
@@ -229,19 +233,36 @@ pub async fn set_main(board: &Board, actor: &Actor, req: SetMain) -> Result<Main
                 .get(&req.id)
                 .cloned()
                 .ok_or_else(|| ApiError::not_found("Bot", &req.id))?;
-            if ids != change.state().main_bot_ids {
-                change.set_main_bot_ids(&ids);
-            }
             let chief = change.state().designated_chief_id.clone();
             let chief_is_main = chief.as_ref().is_some_and(|c| ids.contains(c));
             let owners_bot =
                 flybot_core::access::host_owner_id(change.state()).as_ref() == Some(&bot.owner_id);
-            if !chief_is_main && owners_bot {
-                change.set_designated_chief_id(Some(&req.id));
+            let chief_after = if !chief_is_main && owners_bot {
+                Some(req.id.clone())
+            } else {
+                chief.clone()
+            };
+            // A demoted Chief's waiting sends go stale now (#52).
+            let demoted =
+                flybot_core::main_bots::demoted(change.state(), &ids, chief_after.as_deref());
+            let now = change.now_ms();
+            let stale = stale_for_demoted(change.state(), &demoted, now);
+            let resumed = after_holds(change.state(), &stale, now);
+            let mut writes = RosterWrites::default();
+            writes.extend(resumed.writes.into_iter().map(RosterWrite::PutTask));
+            writes.extend(stale.into_iter().map(RosterWrite::PutHeldSend));
+            change.apply_roster(&writes);
+            let moved = writes.task_ids();
+            if ids != change.state().main_bot_ids {
+                change.set_main_bot_ids(&ids);
             }
-            Ok((ids, bot))
+            if chief_after != chief {
+                change.set_designated_chief_id(chief_after.as_deref());
+            }
+            Ok((ids, bot, moved))
         })
         .await?;
+    board.announce_ids(moved);
     Ok(MainSet {
         main_bot_ids: ids,
         bot: bot_view(&bot),

@@ -7,10 +7,10 @@
 use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::ids::new_id;
-use flybot_core::access::Actor;
+use flybot_core::access::{Actor, bot_visible};
 use flybot_core::tasks::projects::{self, ProjectWrites};
 use flybot_protocol::ApiError;
-use flybot_protocol::answers::{ProjectAnswer, ProjectDeleted, ProjectsAnswer, Rows};
+use flybot_protocol::answers::{ProjectAnswer, ProjectDeleted, ProjectsAnswer, TaskRows};
 use flybot_protocol::task_requests::{ProjectBind, ProjectById, ProjectCreate, ProjectOf};
 use flybot_store::Change;
 use serde_json::Value;
@@ -21,6 +21,9 @@ fn write(change: &mut Change<'_>, writes: &ProjectWrites) {
     }
     for id in &writes.remove {
         change.remove_project(id);
+    }
+    for bot in &writes.bots {
+        change.put_bot(bot);
     }
 }
 
@@ -43,7 +46,7 @@ pub async fn create(
         .team()
         .mutate(journal_actor(actor), |change| {
             let owner = acting_member(change, actor);
-            let (project, writes) = projects::create(&req.name, &owner, &id, change.now_ms())?;
+            let (project, writes) = projects::create(&req, &owner, &id, change.now_ms())?;
             write(change, &writes);
             Ok(project)
         })
@@ -59,8 +62,9 @@ pub fn read(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, Api
         .read(|state| projects::read(state, actor, &req.project))
 }
 
-/// `project-bind {roomId, project}` → `{project}`; refused `bot/forbidden`
-/// unless the caller manages the Project named (and the one left).
+/// `project-bind {roomId | botId, project}` → `{project}`; refused
+/// `bot/forbidden` unless the caller may bind the room (its owner or admin)
+/// or the Bot (its owner) and manages the Project named.
 pub async fn bind(
     board: &Board,
     actor: &Actor,
@@ -69,13 +73,13 @@ pub async fn bind(
     let project = board
         .team()
         .mutate(journal_actor(actor), |change| {
-            let (bound, writes) = projects::bind(
-                change.state(),
-                actor,
-                &req.room_id,
-                req.project.as_deref(),
-                change.now_ms(),
-            )?;
+            let (state, now) = (change.state(), change.now_ms());
+            let target = req.project.as_deref();
+            let (bound, writes) = match (&req.room_id, &req.bot_id) {
+                (Some(room), None) => projects::bind(state, actor, room, target, now)?,
+                (None, Some(bot)) => projects::bind_bot(state, actor, bot, target, now)?,
+                (Some(_), Some(_)) | (None, None) => return Err(one_of()),
+            };
             write(change, &writes);
             Ok(bound)
         })
@@ -85,26 +89,50 @@ pub async fn bind(
     })
 }
 
-/// `project-of {roomId}` → `{project}` (null when the room has none).
-pub fn of(board: &Board, _actor: &Actor, req: ProjectOf) -> Result<ProjectAnswer, ApiError> {
+/// The refusal of a binding that names both a room and a Bot, or neither.
+fn one_of() -> ApiError {
+    ApiError::invalid(
+        "roomId",
+        "Name the roomId or the botId to bind, one of the two.",
+    )
+}
+
+/// `project-of {roomId | botId}` → `{project}` (null when it has none).
+pub fn of(board: &Board, actor: &Actor, req: ProjectOf) -> Result<ProjectAnswer, ApiError> {
     board.team().store().read(|state| {
-        if !state.rooms.contains_key(&req.room_id) {
-            return Err(ApiError::not_found("room", &req.room_id));
-        }
+        let project = match (&req.room_id, &req.bot_id) {
+            (Some(room), None) => {
+                if !state.rooms.contains_key(room) {
+                    return Err(ApiError::not_found("room", room));
+                }
+                projects::project_of(state, room)
+            }
+            (None, Some(bot)) => {
+                // A Bot the caller cannot see answers like an unknown one.
+                let seen = state
+                    .bots
+                    .get(bot)
+                    .is_some_and(|b| bot_visible(state, actor, b));
+                if !seen {
+                    return Err(ApiError::not_found("Bot", bot));
+                }
+                projects::project_of_bot(state, bot)
+            }
+            (Some(_), Some(_)) | (None, None) => return Err(one_of()),
+        };
         Ok(ProjectAnswer {
-            project: projects::project_of(state, &req.room_id)
-                .cloned()
-                .unwrap_or(Value::Null),
+            project: project.cloned().unwrap_or(Value::Null),
         })
     })
 }
 
-/// `project-board {project}` → `{rows}`; `[]` when nothing is visible.
-pub fn board(board: &Board, actor: &Actor, req: ProjectById) -> Result<Rows, ApiError> {
+/// `project-board {project}` → `{tasks}` (#1696); `[]` when nothing is
+/// visible.
+pub fn board(board: &Board, actor: &Actor, req: ProjectById) -> Result<TaskRows, ApiError> {
     board
         .team()
         .store()
-        .read(|state| projects::board(state, actor, &req.project).map(|rows| Rows { rows }))
+        .read(|state| projects::board(state, actor, &req.project).map(|tasks| TaskRows { tasks }))
 }
 
 /// `project-delete {project}` → `{project, deleted}`; the owner only.

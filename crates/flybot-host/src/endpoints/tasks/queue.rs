@@ -73,11 +73,14 @@ pub async fn release(
 }
 
 /// `task-expire-leases {}` → `{expired: n, tasks}`: one owner per expired
-/// lease; a second read in the same tick answers 0.
+/// lease; a second read in the same tick answers 0. A member expires only
+/// the leases of cards it manages; the host's timer expires the rest.
 pub async fn expire_leases(board: &Board, actor: &Actor) -> Result<LeasesExpired, ApiError> {
     let out = board
         .write(journal_actor(actor), |s, now| {
-            Ok(lease::expire_leases(s, now))
+            Ok(lease::expire_leases(s, now, |t| {
+                lease::manages_card(s, actor, t)
+            }))
         })
         .await?;
     Ok(LeasesExpired {

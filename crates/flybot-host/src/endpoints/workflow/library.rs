@@ -8,8 +8,11 @@
 //! their one writer).
 
 use crate::workflows::Workflows;
+use crate::workflows::job::{facts_of, job_workflow};
 use crate::workflows::library::{check_writable, definitions, files, save_by, write_failed};
 use flybot_core::access::Actor;
+use flybot_core::tasks::read::Viewer;
+use flybot_core::workflow::artifact::Facts;
 use flybot_core::workflow::canonical::{copy_of_preset, workflow_bytes};
 use flybot_core::workflow::columns::workflow_columns;
 use flybot_core::workflow::enter::preview_node;
@@ -25,15 +28,11 @@ use flybot_protocol::workflow::{
 };
 use serde_json::Value;
 
-/// Why the open view's preview has no readings: this wf has no fact
-/// reader wired yet, and a reader that answered nothing passes no row.
-const NO_READER: &str = "no reader has answered for this workflow yet";
-
 /// `workflows {}` → `{workflows, default}`; `workflows {id, node?}` →
 /// `{workflow}` with definition, bytes, columns, layout and preview.
 pub fn list_or_open(
     wf: &Workflows,
-    _actor: &Actor,
+    actor: &Actor,
     req: WorkflowsRequest,
 ) -> Result<WorkflowsAnswer, ApiError> {
     let store = files(wf);
@@ -79,7 +78,10 @@ pub fn list_or_open(
             .map(|n| n.id.clone())
             .unwrap_or_default(),
     };
-    let preview = preview_node(&definition, &node, Err(NO_READER));
+    // The facts a job of this workflow holds, read as `enter_node` reads
+    // them: the preview and the planner cannot disagree.
+    let facts = preview_facts(wf, actor, &definition.id, req.job_id.as_deref());
+    let preview = preview_node(&definition, &node, Ok(&facts));
     Ok(WorkflowsAnswer::Opened(Box::new(WorkflowOpened {
         workflow: WorkflowView {
             id: definition.id.clone(),
@@ -95,6 +97,23 @@ pub fn list_or_open(
             definition,
         },
     })))
+}
+
+/// The facts of job `job_id`, or of the newest job running `workflow`, as
+/// far as `actor` may open the job card (#1723); none when there is no job.
+fn preview_facts(wf: &Workflows, actor: &Actor, workflow: &str, job_id: Option<&str>) -> Facts {
+    wf.team().read(|state| {
+        let viewer = Viewer::new(state, actor);
+        state
+            .tasks
+            .values()
+            .filter(|t| job_workflow(t) == Some(workflow))
+            .filter(|t| job_id.is_none_or(|id| t.id == id))
+            .filter(|t| viewer.may_open(state, actor, t))
+            .max_by_key(|t| (t.updated_at, t.created_at))
+            .map(facts_of)
+            .unwrap_or_default()
+    })
 }
 
 /// A core rule's record as the answer carries it; these records are plain

@@ -202,3 +202,72 @@ async fn a_changed_hold_is_stale_and_deleting_a_bot_invalidates_its_holds_52() {
     let list = kit.as_member(&p.ada).ok("approvals", json!({})).await;
     assert_eq!(list["approvals"], json!([]));
 }
+
+#[tokio::test]
+async fn demoting_a_chief_in_set_main_makes_its_waiting_sends_stale_at_once_52() {
+    let kit = scripted_kit().await;
+    let p = pair(&kit).await;
+    let ada = kit.as_member(&p.ada);
+    ada.ok("set-main", json!({"id": p.ada_bot.id})).await;
+    let id = held(&kit, &p).await["id"].as_str().unwrap().to_owned();
+    assert_eq!(record(&kit, &id)["status"], "pending");
+    // Another Bot of Ada's takes its place: the demoted Bot's hold goes stale.
+    let next = ada.bot("Next chief").await;
+    ada.ok("set-main", json!({"id": next.id, "replace": p.ada_bot.id}))
+        .await;
+    let demoted = record(&kit, &id);
+    assert_eq!(demoted["status"], "stale");
+    assert_eq!(demoted["staleReason"], "demoted");
+    ada.refused(
+        "approval-answer",
+        json!({"id": id, "answer": "allowed-once"}),
+        "bot/stale",
+    )
+    .await;
+    assert!(from_ada(&kit, &p).is_empty());
+}
+
+/// Ada's Bot works a card, then its send to Bob's Bot is held: answers the
+/// card and the hold.
+async fn working_card_held(kit: &Kit, p: &Pair) -> (String, String) {
+    let (card, _) = kit
+        .as_member(&p.ada)
+        .card_in(&p.ada_bot.id, "working")
+        .await;
+    kit.idle(&p.ada_bot.session).await;
+    let hold = held(kit, p).await["id"].as_str().unwrap().to_owned();
+    let blocked = kit.card_when(&card, "blocked").await;
+    assert_eq!(blocked["waitingFor"], "approval");
+    assert_eq!(blocked["approvalId"], hold.as_str());
+    assert_eq!(record(kit, &hold)["taskId"], card.as_str());
+    (card, hold)
+}
+
+#[tokio::test]
+async fn a_held_send_blocks_its_working_card_and_approving_resumes_it_54_207() {
+    let kit = scripted_kit().await;
+    let p = pair(&kit).await;
+    let (card, hold) = working_card_held(&kit, &p).await;
+    kit.as_member(&p.ada)
+        .ok(
+            "approval-answer",
+            json!({"id": hold, "answer": "allowed-once"}),
+        )
+        .await;
+    let resumed = kit.record(&card);
+    assert_eq!(resumed["status"], "working");
+    assert!(resumed.get("approvalId").is_none());
+    assert!(resumed.get("waitingFor").is_none());
+}
+
+#[tokio::test]
+async fn rejecting_a_held_send_cancels_its_card_54() {
+    let kit = scripted_kit().await;
+    let p = pair(&kit).await;
+    let (card, hold) = working_card_held(&kit, &p).await;
+    kit.as_member(&p.ada)
+        .ok("approval-answer", json!({"id": hold, "answer": "rejected"}))
+        .await;
+    assert_eq!(kit.record(&card)["status"], "cancelled");
+    assert!(from_ada(&kit, &p).is_empty());
+}

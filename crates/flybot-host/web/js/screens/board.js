@@ -53,7 +53,7 @@ export async function show(main, ctx) {
   async function fetchRows() {
     if (filters.project) {
       const answer = await api.call('project-board', { project: filters.project });
-      return answer.rows.filter((t) => (filters.archive || !isTerminal(t)) && (!filters.botId || t.botId === filters.botId));
+      return answer.tasks.filter((t) => (filters.archive || !isTerminal(t)) && (!filters.botId || t.botId === filters.botId));
     }
     const body = {};
     if (filters.archive) body.archive = true;

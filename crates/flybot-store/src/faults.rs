@@ -1,0 +1,45 @@
+//! Disk faults for tests (only with the `testing` feature, never in the
+//! binary): a test arms one and the journal writer's next flush fails as
+//! the disk would, so tests can check that nothing acknowledged is lost,
+//! that a refused change stops showing in reads, and that the home says
+//! why it stopped writing.
+
+use std::io;
+use std::sync::Mutex;
+
+/// What the disk does on the writer's next flush.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiskFault {
+    /// The write is refused (an I/O error).
+    RefuseWrite,
+    /// The disk is full.
+    Full,
+}
+
+/// The fault armed for a store's writer; none until a test arms one.
+#[derive(Debug, Default)]
+pub struct DiskFaults {
+    armed: Mutex<Option<DiskFault>>,
+}
+
+impl DiskFaults {
+    /// Every flush from now on fails with `fault`.
+    pub fn arm(&self, fault: DiskFault) {
+        if let Ok(mut armed) = self.armed.lock() {
+            *armed = Some(fault);
+        }
+    }
+
+    /// The error the armed fault makes a flush fail with, if any.
+    pub(crate) fn check(&self) -> io::Result<()> {
+        let armed = self.armed.lock().map(|a| *a).unwrap_or(None);
+        match armed {
+            None => Ok(()),
+            Some(DiskFault::RefuseWrite) => Err(io::Error::other("input/output error (injected)")),
+            Some(DiskFault::Full) => Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "no space left on device (injected)",
+            )),
+        }
+    }
+}
