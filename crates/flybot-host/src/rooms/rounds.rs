@@ -92,6 +92,10 @@ impl Rounds {
                 None => break,
             }
         }
+        // The round ends once every line it stored is durable and shown.
+        if let Err(e) = self.logs.settled().await {
+            tracing::warn!("the lines of a round in {room_id} are not durable: {e}");
+        }
         self.team.emit(HostEvent::RoundEnded { room_id });
     }
 
