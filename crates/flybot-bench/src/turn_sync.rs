@@ -29,7 +29,10 @@ const SLOW_SYNC: Duration = Duration::from_millis(5);
 
 pub fn run() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
-    for (disk, delay) in [("this disk", Duration::ZERO), ("slow disk, +5 ms per sync", SLOW_SYNC)] {
+    for (disk, delay) in [
+        ("this disk", Duration::ZERO),
+        ("slow disk, +5 ms per sync", SLOW_SYNC),
+    ] {
         set_sync_delay(delay);
         let figures = runtime.block_on(measure())?;
         println!("turn path on {disk}:");
@@ -100,7 +103,12 @@ async fn measure() -> anyhow::Result<Figures> {
     let chat = delta(log.counters(), before);
 
     let members = create_bots(&address, ROOM_BOTS).await?;
-    let room = post(&address, "create-room", json!({"name": "Six", "members": members})).await?;
+    let room = post(
+        &address,
+        "create-room",
+        json!({"name": "Six", "members": members}),
+    )
+    .await?;
     let room = room["room"]["id"].as_str().unwrap_or_default().to_owned();
     round(&address, &room, &mut work).await?;
     let before = log.counters();
@@ -142,7 +150,12 @@ async fn own_chat(
 ) -> anyhow::Result<()> {
     let mut sessions = BTreeSet::new();
     for bot in bots {
-        let sent = post(address, "send", json!({"botId": bot, "text": "Hello, one line."})).await?;
+        let sent = post(
+            address,
+            "send",
+            json!({"botId": bot, "text": "Hello, one line."}),
+        )
+        .await?;
         sessions.insert(sent["sessionId"].as_str().unwrap_or_default().to_owned());
     }
     while !sessions.is_empty() {
@@ -160,7 +173,12 @@ async fn round(
     work: &mut broadcast::Receiver<HostEvent>,
 ) -> anyhow::Result<Duration> {
     let started = Instant::now();
-    post(address, "send", json!({"roomId": room, "text": "@all one line each, please."})).await?;
+    post(
+        address,
+        "send",
+        json!({"roomId": room, "text": "@all one line each, please."}),
+    )
+    .await?;
     loop {
         if let HostEvent::RoundEnded { room_id } = work.recv().await?
             && room_id == room

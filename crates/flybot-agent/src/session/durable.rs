@@ -73,7 +73,10 @@ pub(crate) fn announce_turn_end(cell: &Arc<Cell>, turn_id: String, urgency: Urge
         let _ = tx.send(result);
     });
     if let Err(e) = cell.turn_log.write(Vec::new(), None, urgency, Some(done)) {
-        tracing::warn!("the end of a turn of {} was not written: {e}", cell.session_id);
+        tracing::warn!(
+            "the end of a turn of {} was not written: {e}",
+            cell.session_id
+        );
         return;
     }
     let cell = cell.clone();

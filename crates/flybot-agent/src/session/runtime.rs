@@ -5,6 +5,7 @@
 //! so a restart picks it up (see `pickup`); what is durable and shown is
 //! kept in `durable`.
 
+use super::durable::Visible;
 use super::event::{AbortedBy, EndReason, Source};
 use super::inbox::{Inbox, InboxItem, ItemKind};
 use super::log::SessionLog;
@@ -12,7 +13,6 @@ use super::settle::Held;
 use super::work::{EndedTurns, RunningWork, step_of};
 use crate::model::ToolCall;
 use crate::turn::{TurnEnvironment, run_turn};
-use super::durable::Visible;
 use flybot_core::sync::lock;
 use flybot_store::turn_log::{TurnLog, Urgency};
 use std::collections::{BTreeSet, HashMap};

@@ -90,7 +90,11 @@ impl RoomLogs {
         (logs, starts)
     }
 
-    pub(super) fn with_log<T>(&self, room_id: &str, f: impl FnOnce(&mut RoomLog) -> T) -> io::Result<T> {
+    pub(super) fn with_log<T>(
+        &self,
+        room_id: &str,
+        f: impl FnOnce(&mut RoomLog) -> T,
+    ) -> io::Result<T> {
         let mut logs = lock(&self.logs);
         if !logs.contains_key(room_id) {
             // The journal is replayed into the logs before the first is
@@ -122,7 +126,8 @@ impl RoomLogs {
     /// it is durable, with the lines written around it (a round's member
     /// line: the round goes on while the disk syncs).
     pub fn append_soon(&self, room_id: &str, line: NewLine) -> io::Result<RoomLine> {
-        self.write_line(room_id, line, Urgency::Soon).map(|(line, _)| line)
+        self.write_line(room_id, line, Urgency::Soon)
+            .map(|(line, _)| line)
     }
 
     /// Every stored line, durable or not: for the host's own reading (the

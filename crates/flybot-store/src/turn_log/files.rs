@@ -44,7 +44,12 @@ impl OpenFiles {
 
     /// Appends whole lines to the file at `rel`, opening it when it is not
     /// open (its torn tail cut), unsynced: the journal carries them.
-    pub(crate) fn write(&mut self, rel: &Path, lines: &[u8], counters: &Counters) -> io::Result<()> {
+    pub(crate) fn write(
+        &mut self,
+        rel: &Path,
+        lines: &[u8],
+        counters: &Counters,
+    ) -> io::Result<()> {
         if !self.open.contains_key(rel) {
             if self.open.len() >= MAX_OPEN {
                 self.close_oldest();

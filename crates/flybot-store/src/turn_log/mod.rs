@@ -194,7 +194,9 @@ impl TurnLog {
             return Ok(open.clone());
         }
         let (jobs, thread) = writer::start(&self.shared.home, self.shared.counters.clone())
-            .map_err(|e| io::Error::new(e.kind(), format!("the turn log could not be opened: {e}")))?;
+            .map_err(|e| {
+                io::Error::new(e.kind(), format!("the turn log could not be opened: {e}"))
+            })?;
         let thread_id = thread.thread().id();
         let open = Arc::new(Running {
             jobs: Mutex::new(jobs),
@@ -255,7 +257,11 @@ impl TurnLog {
     }
 
     /// `write`, then blocks this thread until the lines are durable.
-    pub fn write_durable(&self, records: Vec<Record>, inflight: Option<&Inflight>) -> io::Result<()> {
+    pub fn write_durable(
+        &self,
+        records: Vec<Record>,
+        inflight: Option<&Inflight>,
+    ) -> io::Result<()> {
         self.write_pending(records, inflight, None)?.wait()
     }
 

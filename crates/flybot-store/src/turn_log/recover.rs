@@ -7,16 +7,16 @@
 use super::{JOURNAL_FILE, LOCK_FILE, inside};
 use crate::inflight::{Inflight, inflight_path};
 use crate::jsonl::JsonlAppender;
+use flybot_core::sync::lock;
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
-use flybot_core::sync::lock;
-use std::collections::HashSet;
 
 /// How long an opener waits for the writer of a home that is stopping.
 const LOCK_TRIES: u32 = 300;
@@ -36,7 +36,9 @@ struct JournalLine {
 static WRITING: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
 fn writing(home: &Path) -> bool {
-    lock(&WRITING).as_ref().is_some_and(|homes| homes.contains(home))
+    lock(&WRITING)
+        .as_ref()
+        .is_some_and(|homes| homes.contains(home))
 }
 
 /// Marks `home` written by a thread of this process while the answer lives.

@@ -55,7 +55,11 @@ fn lines_nobody_waits_on_join_the_next_sync_and_reach_their_files_in_order() {
     let s1 = lines_of(&home.path().join("sessions/s1.jsonl"));
     let seqs: Vec<u64> = s1
         .iter()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["seq"].as_u64().unwrap())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["seq"]
+                .as_u64()
+                .unwrap()
+        })
         .collect();
     assert_eq!(seqs, (1..=40).filter(|s| s % 4 == 1).collect::<Vec<_>>());
     assert_eq!(
@@ -120,8 +124,11 @@ fn the_newest_inflight_notes_win_and_a_clean_stop_keeps_only_them() {
     let log = TurnLog::for_home(home.path());
     log.write(Vec::new(), Some(&notes("t1")), Urgency::Soon, None)
         .unwrap();
-    log.write_durable(vec![record(home.path(), "sessions/s.jsonl", 1)], Some(&notes("t2")))
-        .unwrap();
+    log.write_durable(
+        vec![record(home.path(), "sessions/s.jsonl", 1)],
+        Some(&notes("t2")),
+    )
+    .unwrap();
     assert_eq!(read_inflight(home.path()), notes("t2"));
     assert!(!inflight_path_exists(home.path()), "no whole-file rewrite");
     drop(log);

@@ -189,7 +189,8 @@ impl Writer {
 
     fn stop(&mut self, error: io::Error) {
         tracing::error!("the turn log stopped: {error}");
-        self.broken.get_or_insert_with(|| format!("the turn log stopped: {error}"));
+        self.broken
+            .get_or_insert_with(|| format!("the turn log stopped: {error}"));
     }
 
     /// Flushes the files the journal covers, then starts the journal again

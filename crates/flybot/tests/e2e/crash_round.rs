@@ -24,7 +24,11 @@ fn busy_room(host: &Served) -> String {
     let bots: Vec<Value> = (0..6)
         .map(|i| ok(host, "create-bot", json!({"name": format!("Bot{i}")}))["bot"]["id"].clone())
         .collect();
-    ok(host, "create-room", json!({"name": "Busy", "members": bots}))["room"]["id"]
+    ok(
+        host,
+        "create-room",
+        json!({"name": "Busy", "members": bots}),
+    )["room"]["id"]
         .as_str()
         .unwrap()
         .to_owned()
@@ -108,7 +112,11 @@ fn crash_mid_round(seed: u64) {
     let home = tempfile::tempdir().unwrap();
     let host = serve(home.path());
     let room = busy_room(&host);
-    let warm = ok(&host, "send", json!({"roomId": room, "text": "@all warm up"}));
+    let warm = ok(
+        &host,
+        "send",
+        json!({"roomId": room, "text": "@all warm up"}),
+    );
     let warm_seq = warm["seq"].as_u64().unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     while ok(&host, "messages", json!({"roomId": room}))["running"] == true
@@ -131,7 +139,10 @@ fn crash_mid_round(seed: u64) {
     let host = serve(home.path());
     let after = shown(&host, &room);
     for line in &before {
-        assert!(after.contains(line), "seed {seed}: shown line lost: {line:?}");
+        assert!(
+            after.contains(line),
+            "seed {seed}: shown line lost: {line:?}"
+        );
     }
     for seq in &seen {
         assert!(
@@ -143,7 +154,10 @@ fn crash_mid_round(seed: u64) {
     assert!(cut <= 1, "seed {seed}: one member speaks at a time: {cut}");
     let deadline = Instant::now() + Duration::from_secs(30);
     while !session_logs(home.path()).iter().all(|(_, e)| all_ended(e)) {
-        assert!(Instant::now() < deadline, "seed {seed}: the pickup never ended");
+        assert!(
+            Instant::now() < deadline,
+            "seed {seed}: the pickup never ended"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut interrupted = 0;
@@ -155,7 +169,11 @@ fn crash_mid_round(seed: u64) {
             .count();
         let again = events
             .iter()
-            .filter(|e| e["text"].as_str().is_some_and(|t| t.starts_with(PICKUP_START)))
+            .filter(|e| {
+                e["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with(PICKUP_START))
+            })
             .count();
         assert!(ends <= 1 && again <= 1, "seed {seed}: {file}: {events:?}");
         interrupted += ends;
@@ -169,7 +187,10 @@ fn crash_mid_round(seed: u64) {
     assert_eq!(picked_up(&host), 0, "seed {seed}: picked up twice");
     let last = shown(&host, &room);
     for line in &before {
-        assert!(last.contains(line), "seed {seed}: shown line lost: {line:?}");
+        assert!(
+            last.contains(line),
+            "seed {seed}: shown line lost: {line:?}"
+        );
     }
     host.terminate();
 }
