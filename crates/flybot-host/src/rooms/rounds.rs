@@ -78,6 +78,10 @@ impl Rounds {
             if let Some(report) = summary.report {
                 self.send_report(&report);
             }
+            // A round ends once every line it stored is durable and shown.
+            if let Err(e) = self.logs.settled().await {
+                tracing::warn!("the lines of a round in {room_id} are not durable: {e}");
+            }
             let more = self.logs.run(&room_id, |r| {
                 let newest = r.pending.iter().max().copied();
                 let newest = newest.filter(|_| !std::mem::take(&mut r.halted));
@@ -91,10 +95,6 @@ impl Rounds {
                 Some(seq) => next = seq,
                 None => break,
             }
-        }
-        // The round ends once every line it stored is durable and shown.
-        if let Err(e) = self.logs.settled().await {
-            tracing::warn!("the lines of a round in {room_id} are not durable: {e}");
         }
         self.team.emit(HostEvent::RoundEnded { room_id });
     }
