@@ -7,8 +7,9 @@
 use super::Counters;
 use crate::jsonl::JsonlAppender;
 use std::collections::{BTreeSet, HashMap};
-use std::fs::File;
+use std::fs::{self, File, OpenOptions};
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -58,6 +59,15 @@ impl OpenFiles {
             if !path.exists()
                 && let Some(dir) = path.parent()
             {
+                // Made here, so the appender does not flush the folder for
+                // it: the journal names the file until the next checkpoint,
+                // which flushes the folder.
+                fs::create_dir_all(dir)?;
+                OpenOptions::new()
+                    .create_new(true)
+                    .write(true)
+                    .mode(0o600)
+                    .open(&path)?;
                 self.new_dirs.insert(dir.to_owned());
             }
             let appender = JsonlAppender::open(&path)?;

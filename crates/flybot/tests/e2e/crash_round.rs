@@ -152,33 +152,42 @@ fn crash_mid_round(seed: u64) {
     }
     let cut = picked_up(&host);
     assert!(cut <= 1, "seed {seed}: one member speaks at a time: {cut}");
+    // The pickup turns run and end; then count, per Session, the cut ends
+    // and the pickups.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !session_logs(home.path()).iter().all(|(_, e)| all_ended(e)) {
+    let (interrupted, pickups) = loop {
+        let (mut interrupted, mut pickups, mut ended) = (0, 0, true);
+        for (file, events) in session_logs(home.path()) {
+            let ends = events
+                .iter()
+                .filter(|e| e["type"] == "turn/end" && e["reason"]["kind"] == "interrupted")
+                .count();
+            let again = events
+                .iter()
+                .filter(|e| {
+                    e["text"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with(PICKUP_START))
+                })
+                .count();
+            assert!(ends <= 1 && again <= 1, "seed {seed}: {file}: {events:?}");
+            interrupted += ends;
+            pickups += again;
+            ended &= all_ended(&events);
+        }
+        if ended && pickups >= cut {
+            break (interrupted, pickups);
+        }
         assert!(
             Instant::now() < deadline,
             "seed {seed}: the pickup never ended"
         );
         std::thread::sleep(Duration::from_millis(20));
-    }
-    let mut interrupted = 0;
-    let mut pickups = 0;
-    for (file, events) in session_logs(home.path()) {
-        let ends = events
-            .iter()
-            .filter(|e| e["type"] == "turn/end" && e["reason"]["kind"] == "interrupted")
-            .count();
-        let again = events
-            .iter()
-            .filter(|e| {
-                e["text"]
-                    .as_str()
-                    .is_some_and(|t| t.starts_with(PICKUP_START))
-            })
-            .count();
-        assert!(ends <= 1 && again <= 1, "seed {seed}: {file}: {events:?}");
-        interrupted += ends;
-        pickups += again;
-    }
+    };
+    eprintln!(
+        "seed {seed}: killed after {} shown lines; {cut} cut turn(s) picked up",
+        before.len()
+    );
     assert_eq!(pickups, cut, "seed {seed}: each cut turn is picked up once");
     assert!(interrupted <= cut, "seed {seed}");
     host.terminate();
