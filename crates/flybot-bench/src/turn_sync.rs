@@ -129,14 +129,15 @@ async fn measure() -> anyhow::Result<Figures> {
 async fn create_bots(address: &str, count: usize) -> anyhow::Result<Vec<String>> {
     let mut ids = Vec::new();
     for _ in 0..count {
-        let name = format!("Bot{}", rand_suffix());
+        let name = format!("Bot{}", next_number());
         let bot = post(address, "create-bot", json!({"name": name})).await?;
         ids.push(bot["bot"]["id"].as_str().unwrap_or_default().to_owned());
     }
     Ok(ids)
 }
 
-fn rand_suffix() -> u64 {
+/// A number no earlier Bot name of this run used.
+fn next_number() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
