@@ -13,6 +13,7 @@ mod room;
 mod store;
 mod tasks;
 mod turn;
+mod turn_sync;
 mod workflow;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +40,9 @@ enum BenchWhat {
     Model,
     /// Host time per turn of 3 tool calls against a zero-latency model.
     Turn,
+    /// The turn path's syncs and opens per turn and host time per member
+    /// turn, on this disk and on a slow one (issue 19).
+    TurnSync,
     /// A room: prompt characters by room size, model calls per line, host
     /// time per round (issue 5).
     Room,
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         BenchWhat::Tasks => tasks::run(),
         BenchWhat::Model => model::run(),
         BenchWhat::Turn => turn::run(),
+        BenchWhat::TurnSync => turn_sync::run(),
         BenchWhat::Room => room::run(),
         BenchWhat::Envelope => envelope::run(),
         BenchWhat::Pilot => pilot::run(),

@@ -1,6 +1,8 @@
-//! `inflight.json`: the turns that were running and the messages delivered
-//! but not yet taken, so the next start picks them up (the resume rules).
-//! Written whole and atomically on every change.
+//! The in-flight notes: the turns that were running and the messages
+//! delivered but not yet taken, so the next start picks them up (the resume
+//! rules). Each change appends the whole notes as one record of the turn
+//! log's journal (`turn_log`), the newest record wins; `inflight.json`, the
+//! whole-file form an older home kept, is still read and carried over.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -38,8 +40,14 @@ pub fn inflight_path(home: &Path) -> PathBuf {
     home.join("inflight.json")
 }
 
-/// The notes; a missing or unreadable file is no notes (and says so).
+/// The notes: the journal's newest record, else `inflight.json`; none
+/// readable is no notes (and says so).
 pub fn read_inflight(home: &Path) -> Inflight {
+    match crate::turn_log::read_journal_inflight(home) {
+        Ok(Some(notes)) => return notes,
+        Ok(None) => {}
+        Err(e) => tracing::warn!("the turn journal's notes could not be read: {e}"),
+    }
     match std::fs::read(inflight_path(home)) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
             tracing::warn!("inflight.json could not be read, starting without notes: {e}");
@@ -49,7 +57,8 @@ pub fn read_inflight(home: &Path) -> Inflight {
     }
 }
 
-/// Replaces the notes atomically.
+/// Replaces `inflight.json` atomically, as a home from before the turn log
+/// kept its notes (a start carries them into the journal).
 pub fn write_inflight(home: &Path, notes: &Inflight) -> io::Result<()> {
     let bytes = serde_json::to_vec_pretty(notes).map_err(io::Error::other)?;
     crate::atomic_write(&inflight_path(home), &bytes)

@@ -51,14 +51,31 @@ impl JsonlAppender {
         if lines.is_empty() {
             return Ok(());
         }
-        if lines.last() != Some(&b'\n') {
+        self.write(lines)?;
+        self.sync()
+    }
+
+    /// Appends `lines` (whole lines) with one write, without flushing them:
+    /// the turn log's writer writes here and makes the lines durable through
+    /// its own journal (`turn_log`), syncing this file only at a checkpoint.
+    pub fn write(&mut self, lines: &[u8]) -> io::Result<()> {
+        if lines.last().is_some_and(|b| *b != b'\n') {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "a JSONL append must end with a newline",
             ));
         }
-        self.file.write_all(lines)?;
+        self.file.write_all(lines)
+    }
+
+    /// Flushes what was written to disk.
+    pub fn sync(&mut self) -> io::Result<()> {
         self.file.sync_data()
+    }
+
+    /// The file's length in bytes.
+    pub fn size(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
     }
 
     /// The file's bytes from its start: whole lines only, since the tail was

@@ -21,6 +21,7 @@ pub mod room_log;
 mod roster_writes;
 pub mod sessions;
 mod store;
+pub mod turn_log;
 pub mod usage;
 pub mod workflows;
 pub mod workspaces;

@@ -65,10 +65,25 @@ impl RoomLog {
         self.lines.last().map_or(0, |l| l.seq)
     }
 
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Stores `line` at the next seq, its text prepared (#1251), flushed to
     /// disk before it answers.
     pub fn append(&mut self, line: NewLine) -> io::Result<RoomLine> {
-        let stored = RoomLine {
+        let stored = self.next(line);
+        let mut bytes = serde_json::to_vec(&stored).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        JsonlAppender::open(&self.path)?.append(&bytes)?;
+        self.lines.push(stored.clone());
+        Ok(stored)
+    }
+
+    /// `line` as it is stored next: the next seq, its text prepared (#1251).
+    /// The caller writes it (the turn log) and then [`RoomLog::push`]es it.
+    pub fn next(&self, line: NewLine) -> RoomLine {
+        RoomLine {
             seq: self.last_seq() + 1,
             text: prepare_room_line(line.author_kind, line.kind, &line.text),
             author_id: line.author_id,
@@ -76,12 +91,12 @@ impl RoomLog {
             kind: line.kind,
             at: line.at,
             hop: line.hop,
-        };
-        let mut bytes = serde_json::to_vec(&stored).map_err(io::Error::other)?;
-        bytes.push(b'\n');
-        JsonlAppender::open(&self.path)?.append(&bytes)?;
-        self.lines.push(stored.clone());
-        Ok(stored)
+        }
+    }
+
+    /// Keeps a line [`RoomLog::next`] made, once it is written.
+    pub fn push(&mut self, stored: RoomLine) {
+        self.lines.push(stored);
     }
 }
 

@@ -54,7 +54,8 @@ impl Kit {
 
     /// The room's lines, oldest first.
     pub fn room_lines(&self, room: &Room) -> Vec<RoomLine> {
-        self.host.rooms().lines(&room.id).unwrap()
+        // What a person is shown: the durable lines (issue 19).
+        self.host.rooms().shown_lines(&room.id).unwrap()
     }
 
     /// The texts `bot` said in the room, oldest first.

@@ -1,6 +1,7 @@
 //! Sessions: a Bot chat's durable log, its inbox, and the runtime that runs
 //! one turn at a time per Session (`Sessions`).
 
+mod durable;
 pub mod event;
 pub mod inbox;
 pub mod log;

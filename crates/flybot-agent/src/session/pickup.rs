@@ -1,4 +1,4 @@
-//! Pickup after a restart (the resume rules): the turns `inflight.json`
+//! Pickup after a restart (the resume rules): the turns the in-flight notes
 //! noted as running and the input noted as delivered but not taken. A noted
 //! turn is picked up once only if a restart really cut it: its `turn/end` is
 //! `interrupted`, or it has no end and no later `turn/start`. A turn that
@@ -10,6 +10,7 @@ use super::inbox::{InboxItem, ItemKind};
 use super::runtime::Sessions;
 use flybot_core::sync::lock;
 use flybot_store::inflight::read_inflight;
+use flybot_store::turn_log::Urgency;
 use std::io;
 
 /// The text of a picked-up turn's input.
@@ -50,9 +51,11 @@ pub fn was_cut(entries: &[LogEntry], turn_id: &str) -> bool {
 }
 
 impl Sessions {
-    /// Reads `inflight.json` and picks up what it owes. Call once at start,
+    /// Reads the in-flight notes and picks up what they owe. Call once at start,
     /// before any new input.
     pub fn pick_up(&self) -> io::Result<Pickup> {
+        // The journal a crash left is replayed first.
+        self.turn_log().open()?;
         let notes = read_inflight(self.home());
         let mut pickup = Pickup::default();
         for note in &notes.turns {
@@ -77,7 +80,7 @@ impl Sessions {
                     reason: EndReason::Interrupted,
                     calls: 0,
                 };
-                cell.append(self.now_ms(), vec![end])?;
+                cell.append(self.now_ms(), vec![end], Urgency::Soon)?;
             }
             let id = self.new_id("msg");
             lock(&cell.state).inbox.push(InboxItem {
@@ -100,7 +103,8 @@ impl Sessions {
                 pickup.queued += 1;
             }
         }
-        self.note_inflight();
+        // Durable before any new input: the interrupted ends ride along.
+        self.note_inflight(Urgency::Now);
         let sessions: Vec<String> = notes
             .turns
             .iter()

@@ -1,10 +1,12 @@
 //! `Sessions`: the running Sessions of a host. One turn at a time per
 //! Session; input queues in the Session's inbox; `cancel` ends the running
 //! turn and, with `keepInbox`, leaves queued input for the next turn. Every
-//! running turn and queued input is noted in `inflight.json` so a restart
-//! picks it up (see `pickup`).
+//! running turn and queued input is noted in the turn log's in-flight notes
+//! so a restart picks it up (see `pickup`); what is durable and shown is
+//! kept in `durable`.
 
-use super::event::{AbortedBy, EndReason, LogEntry, Source};
+use super::durable::Visible;
+use super::event::{AbortedBy, EndReason, Source};
 use super::inbox::{Inbox, InboxItem, ItemKind};
 use super::log::SessionLog;
 use super::settle::Held;
@@ -12,14 +14,14 @@ use super::work::{EndedTurns, RunningWork, step_of};
 use crate::model::ToolCall;
 use crate::turn::{TurnEnvironment, run_turn};
 use flybot_core::sync::lock;
-use flybot_store::inflight::{Inflight, QueuedNote, TurnNote, write_inflight};
+use flybot_store::turn_log::{TurnLog, Urgency};
 use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 /// A tool wait older than this yields to a person's line (#1509, #1666).
@@ -51,15 +53,15 @@ pub(crate) struct CellState {
 pub(crate) struct Cell {
     pub session_id: String,
     pub state: Mutex<CellState>,
-    log: Mutex<SessionLog>,
+    pub(crate) log: Mutex<SessionLog>,
     parts: Mutex<crate::context::Parts>,
-    idle: Notify,
+    /// What is durable, and the wake-up of `wait_idle`.
+    pub(crate) visible: Arc<Visible>,
+    pub(crate) env: Arc<dyn TurnEnvironment>,
+    pub(crate) turn_log: TurnLog,
 }
 
 impl Cell {
-    pub(crate) fn append(&self, at: u64, events: Vec<super::SessionEvent>) -> io::Result<()> {
-        lock(&self.log).append(at, events)
-    }
     pub(crate) fn with_log<R>(&self, f: impl FnOnce(&SessionLog) -> R) -> R {
         f(&lock(&self.log))
     }
@@ -102,6 +104,7 @@ struct Inner {
     ended: Mutex<EndedTurns>,
     inflight: Mutex<()>,
     counter: AtomicU64,
+    turn_log: TurnLog,
 }
 
 /// The host's Sessions. Cheap to clone.
@@ -134,12 +137,13 @@ impl Sessions {
     pub fn new(home: PathBuf, env: Arc<dyn TurnEnvironment>) -> Sessions {
         Sessions {
             inner: Arc::new(Inner {
-                home,
                 env,
                 cells: Mutex::new(HashMap::new()),
                 ended: Mutex::new(EndedTurns::default()),
                 inflight: Mutex::new(()),
                 counter: AtomicU64::new(0),
+                turn_log: TurnLog::for_home(&home),
+                home,
             }),
         }
     }
@@ -148,6 +152,11 @@ impl Sessions {
         let mut cells = lock(&self.inner.cells);
         if let Some(cell) = cells.get(session_id) {
             return Ok(cell.clone());
+        }
+        // The journal is replayed into the logs before the first is read;
+        // a host that only reads (another writes the home) reads as is.
+        if let Err(e) = self.inner.turn_log.open() {
+            tracing::debug!("Session logs read without the turn log: {e}");
         }
         let log = SessionLog::open(&self.inner.home, session_id)?;
         let parts = crate::context::Parts::open(&self.inner.home, session_id)?;
@@ -158,9 +167,11 @@ impl Sessions {
                 running: None,
                 held: None,
             }),
+            visible: Arc::new(Visible::new(log.last_seq_after(0))),
             log: Mutex::new(log),
             parts: Mutex::new(parts),
-            idle: Notify::new(),
+            env: self.inner.env.clone(),
+            turn_log: self.inner.turn_log.clone(),
         });
         cells.insert(session_id.to_owned(), cell.clone());
         Ok(cell)
@@ -188,7 +199,7 @@ impl Sessions {
             source,
             kind,
         });
-        self.note_inflight();
+        self.note_inflight(Urgency::Soon);
         self.start(cell);
         Ok(id)
     }
@@ -224,7 +235,8 @@ impl Sessions {
                 }
             }
         };
-        self.note_inflight();
+        // The answer to the person waits until their line is durable.
+        self.note_inflight(Urgency::Now);
         Ok(outcome)
     }
 
@@ -283,7 +295,7 @@ impl Sessions {
                 dropped,
             }
         };
-        self.note_inflight();
+        self.note_inflight(Urgency::Now);
         // With keepInbox and no turn running, held input still gets its turn.
         self.start(cell);
         Ok(outcome)
@@ -302,13 +314,6 @@ impl Sessions {
         Ok(self
             .cell(session_id)?
             .with_parts(|parts| parts.part_of(seq)))
-    }
-
-    /// The Session's log after sequence number `after`.
-    pub fn transcript(&self, session_id: &str, after: u64) -> io::Result<Vec<LogEntry>> {
-        Ok(self
-            .cell(session_id)?
-            .with_log(|log| log.after(after).to_vec()))
     }
 
     /// The running turn's oldest open tool wait that has not interrupted it
@@ -356,24 +361,6 @@ impl Sessions {
         lock(&self.inner.cells)
             .get(session_id)
             .map_or(0, |cell| lock(&cell.state).inbox.from_bots())
-    }
-
-    /// Resolves once the Session has no turn, no queued input and no held
-    /// lines (tests and the bench).
-    pub async fn wait_idle(&self, session_id: &str) -> io::Result<()> {
-        let cell = self.cell(session_id)?;
-        loop {
-            let notified = cell.idle.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            {
-                let state = lock(&cell.state);
-                if state.running.is_none() && state.inbox.is_empty() && state.held.is_none() {
-                    return Ok(());
-                }
-            }
-            notified.await;
-        }
     }
 
     /// The running turns (#546, #471).
@@ -440,10 +427,13 @@ impl Sessions {
             if items.is_empty() {
                 // Every item was refused at delivery (#90): no turn opens.
                 lock(&cell.state).running = None;
-                self.note_inflight();
+                self.note_inflight(Urgency::Soon);
                 continue;
             }
-            self.note_inflight();
+            self.note_inflight(Urgency::Soon);
+            let watched = items
+                .iter()
+                .any(|item| matches!(item.source, Source::User { .. }));
             let summary = run_turn(self, &cell, env.as_ref(), &turn_id, items, cancel).await;
             lock(&cell.state).running = None;
             lock(&self.inner.ended).record(
@@ -454,41 +444,13 @@ impl Sessions {
                 summary.calls,
                 summary.said_something,
             );
-            self.note_inflight();
-            env.changed(&cell.session_id);
-            env.turn_ended(&cell.session_id, &turn_id);
+            self.note_inflight(Urgency::Soon);
+            // A person's turn is synced at once; a turn nobody watches (a
+            // room member's, a Bot's message) joins the next sync.
+            let urgency = if watched { Urgency::Now } else { Urgency::Soon };
+            super::durable::announce_turn_end(&cell, turn_id, urgency);
         }
-        cell.idle.notify_waiters();
-    }
-
-    /// Rewrites `inflight.json` from the live Sessions. A failed write is a
-    /// warning: the turn goes on, and the next change writes again.
-    pub(crate) fn note_inflight(&self) {
-        let _one_writer = lock(&self.inner.inflight);
-        let cells: Vec<Arc<Cell>> = lock(&self.inner.cells).values().cloned().collect();
-        let mut notes = Inflight::default();
-        for cell in cells {
-            let state = lock(&cell.state);
-            if let Some(running) = &state.running {
-                notes.turns.push(TurnNote {
-                    session_id: cell.session_id.clone(),
-                    turn_id: running.turn_id.clone(),
-                });
-            }
-            let held = state.held.as_ref().map(Held::as_item);
-            for item in state.inbox.items().chain(held.as_ref()) {
-                if let Ok(item) = serde_json::to_value(item) {
-                    notes.queued.push(QueuedNote {
-                        session_id: cell.session_id.clone(),
-                        item,
-                    });
-                }
-            }
-        }
-        notes.turns.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-        if let Err(e) = write_inflight(&self.inner.home, &notes) {
-            tracing::warn!("inflight.json could not be written: {e}");
-        }
+        cell.visible.idle.notify_waiters();
     }
 
     pub(crate) fn now_ms(&self) -> u64 {
@@ -497,6 +459,20 @@ impl Sessions {
 
     pub(crate) fn home(&self) -> &std::path::Path {
         &self.inner.home
+    }
+
+    pub(crate) fn turn_log(&self) -> &TurnLog {
+        &self.inner.turn_log
+    }
+
+    pub(crate) fn live_cells(&self) -> Vec<Arc<Cell>> {
+        lock(&self.inner.cells).values().cloned().collect()
+    }
+
+    /// One writer of the in-flight notes at a time, so the journal holds
+    /// them in the order they were taken.
+    pub(crate) fn inflight_writer(&self) -> std::sync::MutexGuard<'_, ()> {
+        lock(&self.inner.inflight)
     }
 }
 

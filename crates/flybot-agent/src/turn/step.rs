@@ -9,6 +9,7 @@ use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
 use crate::tools::ToolError;
 use flybot_protocol::FailureCode;
+use flybot_store::turn_log::Urgency;
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
@@ -35,6 +36,13 @@ async fn cancelled(cancel: &mut watch::Receiver<Option<EndReason>>) -> EndReason
     }
 }
 
+fn log_failed(e: std::io::Error) -> EndReason {
+    EndReason::Error {
+        code: FailureCode::Log,
+        message: format!("The Session log could not be written: {e}"),
+    }
+}
+
 struct Turn<'a> {
     cell: &'a Cell,
     env: &'a dyn TurnEnvironment,
@@ -46,14 +54,19 @@ struct Turn<'a> {
 }
 
 impl Turn<'_> {
+    /// Hands `events` to the turn log; they join the next sync, and the
+    /// host hears of them once they are durable.
     fn log(&self, events: Vec<SessionEvent>) -> Result<(), EndReason> {
         let at = self.env.now_ms();
-        self.cell.append(at, events).map_err(|e| EndReason::Error {
-            code: FailureCode::Log,
-            message: format!("The Session log could not be written: {e}"),
-        })?;
-        self.env.changed(&self.cell.session_id);
-        Ok(())
+        self.cell
+            .append(at, events, Urgency::Soon)
+            .map_err(log_failed)
+    }
+
+    /// Resolves once everything logged so far is durable: a tool call acts
+    /// on the world only after its call is on disk.
+    async fn durable(&self) -> Result<(), EndReason> {
+        self.cell.settled().await.map_err(log_failed)
     }
 
     fn user_messages(&self, items: Vec<InboxItem>) -> Vec<SessionEvent> {
@@ -171,6 +184,9 @@ async fn steps(
         }
         if calls.is_empty() {
             return finished(finish);
+        }
+        if let Err(reason) = turn.durable().await {
+            return reason;
         }
         if let Err(reason) = run_calls(turn, setup, calls, cancel).await {
             return reason;

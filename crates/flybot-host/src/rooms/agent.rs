@@ -14,7 +14,7 @@ pub struct AgentParticipant {
 
 fn last_seq(sessions: &Sessions, session_id: &str) -> u64 {
     sessions
-        .transcript(session_id, 0)
+        .transcript_written(session_id, 0)
         .ok()
         .and_then(|log| log.last().map(|e| e.seq))
         .unwrap_or(0)
@@ -22,7 +22,7 @@ fn last_seq(sessions: &Sessions, session_id: &str) -> u64 {
 
 /// The answer of the turn that ended after `after` in the log.
 fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutcome {
-    let Ok(entries) = sessions.transcript(session_id, after) else {
+    let Ok(entries) = sessions.transcript_written(session_id, after) else {
         return TurnOutcome::Failed {
             code: FailureCode::Log,
         };
@@ -87,7 +87,9 @@ impl RoomParticipant for AgentParticipant {
                     code: FailureCode::Log,
                 };
             }
-            if self.sessions.wait_idle(&turn.session_id).await.is_err() {
+            // The answer as written: its line in the room is announced only
+            // once durable, and the turn log keeps the two in order.
+            if self.sessions.wait_written(&turn.session_id).await.is_err() {
                 return TurnOutcome::Failed {
                     code: FailureCode::Log,
                 };

@@ -4,12 +4,15 @@
 //! A round is opened here (`open_round`) and run by the round driver
 //! (`super::rounds`), which owns the other end of the room's door: the logs
 //! never call the driver, so the tools that post into a room need no link
-//! to the agent runtime.
+//! to the agent runtime. Lines go to disk through the home's turn log
+//! (group commit, issue 19); a line is announced and shown to people once
+//! it is durable (`durable.rs`).
 
 use crate::events::{Bus, HostEvent};
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::sync::lock;
 use flybot_store::room_log::{NewLine, RoomLog};
+use flybot_store::turn_log::{TurnLog, Urgency};
 use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
@@ -52,13 +55,16 @@ pub struct MidPost {
 
 /// Every room's log and run state.
 pub struct RoomLogs {
-    home: PathBuf,
+    pub(super) home: PathBuf,
     logs: Mutex<HashMap<String, RoomLog>>,
     runs: Mutex<HashMap<String, RoomRun>>,
     /// Where opened rounds go: the round driver's end.
     door: mpsc::UnboundedSender<RoundStart>,
     /// Where a new line is announced (`room.line`, for the live stream).
-    bus: Bus,
+    pub(super) bus: Bus,
+    pub(super) turn_log: TurnLog,
+    /// Per room, the last seq a sync covers: what a person is shown.
+    pub(super) shown: Arc<Mutex<HashMap<String, u64>>>,
 }
 
 /// A round to run: the room and the seq of the line that opens it.
@@ -82,20 +88,33 @@ impl RoomLogs {
     /// announced on `bus`.
     pub fn with_rounds(home: PathBuf, bus: Bus) -> (Arc<RoomLogs>, RoundStarts) {
         let (door, starts) = mpsc::unbounded_channel();
+        let turn_log = TurnLog::for_home(&home);
         let logs = Arc::new(RoomLogs {
             home,
             logs: Mutex::new(HashMap::new()),
             runs: Mutex::new(HashMap::new()),
             door,
+            turn_log,
+            shown: Arc::default(),
             bus,
         });
         (logs, starts)
     }
 
-    fn with_log<T>(&self, room_id: &str, f: impl FnOnce(&mut RoomLog) -> T) -> io::Result<T> {
+    pub(super) fn with_log<T>(
+        &self,
+        room_id: &str,
+        f: impl FnOnce(&mut RoomLog) -> T,
+    ) -> io::Result<T> {
         let mut logs = lock(&self.logs);
         if !logs.contains_key(room_id) {
+            // The journal is replayed into the logs before the first is
+            // read; a host that only reads (another writes) reads as is.
+            if let Err(e) = self.turn_log.open() {
+                tracing::debug!("room logs read without the turn log: {e}");
+            }
             let log = RoomLog::open(&self.home, room_id)?;
+            lock(&self.shown).insert(room_id.to_owned(), log.last_seq());
             logs.insert(room_id.to_owned(), log);
         }
         match logs.get_mut(room_id) {
@@ -104,15 +123,26 @@ impl RoomLogs {
         }
     }
 
+    /// Stores `line` and answers once it is durable (and announced): a
+    /// person's line, a tool's post, a claim line.
     pub fn append(&self, room_id: &str, line: NewLine) -> io::Result<RoomLine> {
-        let line = self.with_log(room_id, |log| log.append(line))??;
-        self.bus.emit(HostEvent::RoomLine {
-            room_id: room_id.to_owned(),
-            seq: line.seq,
-        });
+        let (line, pending) = self.write_line(room_id, line, Urgency::Now)?;
+        if let Some(pending) = pending {
+            pending.wait()?;
+        }
         Ok(line)
     }
 
+    /// Stores `line` and answers at once; it is announced and shown once
+    /// it is durable, with the lines written around it (a round's member
+    /// line: the round goes on while the disk syncs).
+    pub fn append_soon(&self, room_id: &str, line: NewLine) -> io::Result<RoomLine> {
+        self.write_line(room_id, line, Urgency::Soon)
+            .map(|(line, _)| line)
+    }
+
+    /// Every stored line, durable or not: for the host's own reading (the
+    /// next member's turn); a person is shown [`RoomLogs::shown_lines`].
     pub fn lines(&self, room_id: &str) -> io::Result<Vec<RoomLine>> {
         self.with_log(room_id, |log| log.lines().to_vec())
     }

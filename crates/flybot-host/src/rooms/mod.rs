@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod dispatch;
+mod durable;
 pub mod external;
 pub mod hold;
 pub mod interrupt;

@@ -254,7 +254,9 @@ impl RoundParts<'_> {
                 round.uncall(bot_id, &member);
             }
         }
-        let stored = self.logs.append(
+        // Not waited on: the round goes on while the disk syncs, and the
+        // line is announced once it is durable.
+        let stored = self.logs.append_soon(
             &room.id,
             NewLine {
                 author_id: bot_id.to_owned(),
@@ -270,7 +272,7 @@ impl RoundParts<'_> {
 
     /// Appends an event line in the member's voice.
     fn event_line(&self, room_id: &str, bot_id: &str, text: String, hop: u32) {
-        let _ = self.logs.append(
+        let _ = self.logs.append_soon(
             room_id,
             NewLine {
                 author_id: bot_id.to_owned(),

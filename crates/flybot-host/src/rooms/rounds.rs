@@ -78,6 +78,10 @@ impl Rounds {
             if let Some(report) = summary.report {
                 self.send_report(&report);
             }
+            // A round ends once every line it stored is durable and shown.
+            if let Err(e) = self.logs.settled().await {
+                tracing::warn!("the lines of a round in {room_id} are not durable: {e}");
+            }
             let more = self.logs.run(&room_id, |r| {
                 // A post that came after the round's last turn opens the next.
                 let late_posts = std::mem::take(&mut r.mid_posts);

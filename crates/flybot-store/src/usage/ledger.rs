@@ -3,7 +3,7 @@
 
 use super::schema::{self, Found, LEDGER_VERSION};
 use super::{CallFilter, CallRow, TokenUsage, USAGE_FILE, UsageError};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteRow};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteRow, SqliteSynchronous};
 use sqlx::{ConnectOptions, Connection, Row, SqliteConnection};
 use std::path::{Path, PathBuf};
 use tokio::sync::Mutex;
@@ -43,7 +43,17 @@ impl UsageLedger {
         let options = SqliteConnectOptions::new()
             .filename(&path)
             .create_if_missing(true);
-        let mut conn = options.clone().connect().await.map_err(fail)?;
+        // The write-ahead log keeps its file open and a commit is one append
+        // (issue 19: no file opened, created and deleted per row, as the
+        // rollback journal did); `NORMAL` leaves the sync to its checkpoints:
+        // a row survives a crash of the process, and a power cut may take
+        // back the newest rows (the turns they count stay in the durable
+        // Session logs).
+        let writable = options
+            .clone()
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal);
+        let mut conn = writable.connect().await.map_err(fail)?;
         let newer = match schema::inspect(&mut conn).await.map_err(fail)? {
             Found::Empty => {
                 schema::create(&mut conn).await.map_err(fail)?;

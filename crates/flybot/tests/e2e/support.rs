@@ -15,6 +15,8 @@ pub struct Served {
     /// Every stdout line after the listening line, as it arrives.
     pub stdout: mpsc::Receiver<String>,
     pub stderr: Option<ChildStderr>,
+    /// The stdout lines printed before the listening line (a pickup's).
+    pub before: Vec<String>,
 }
 
 pub fn flybot() -> Command {
@@ -43,6 +45,7 @@ pub fn serve(home: &Path) -> Served {
             }
         }
     });
+    let mut before = Vec::new();
     let address = loop {
         let line = rx
             .recv_timeout(Duration::from_secs(30))
@@ -50,6 +53,7 @@ pub fn serve(home: &Path) -> Served {
         if let Some(rest) = line.split("http://").nth(1) {
             break rest.split_whitespace().next().unwrap().to_owned();
         }
+        before.push(line);
     };
     let stderr = child.stderr.take();
     Served {
@@ -57,6 +61,7 @@ pub fn serve(home: &Path) -> Served {
         address,
         stdout: rx,
         stderr,
+        before,
     }
 }
 

@@ -165,7 +165,7 @@ pub fn messages(
             (room, start, names)
         })
     })?;
-    let lines = rounds.logs.lines(&room.id).map_err(io_refusal)?;
+    let lines = rounds.logs.shown_lines(&room.id).map_err(io_refusal)?;
     let shown = from_start(&lines, start, req.after)
         .into_iter()
         .map(|l| RoomLineShown {

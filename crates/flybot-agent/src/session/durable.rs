@@ -1,0 +1,198 @@
+//! What a Session shows is what is durable (issue 19): every log batch goes
+//! to the home's turn log, and only once a sync covers it does the
+//! Session's durable mark move, the `work` event go out and `transcript`
+//! show it. A turn's end is announced (`turn_ended`) from the same place.
+//! The in-flight notes are one appended record per change.
+
+use super::event::{LogEntry, SessionEvent};
+use super::runtime::{Cell, Sessions};
+use flybot_core::sync::lock;
+use flybot_store::inflight::{Inflight, QueuedNote, TurnNote};
+use flybot_store::turn_log::{OnDurable, Urgency};
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::Notify;
+
+/// A Session's durable mark and the wake-up of its waiters.
+pub(crate) struct Visible {
+    /// The last sequence number a sync covers.
+    durable: AtomicU64,
+    pub(crate) idle: Notify,
+}
+
+impl Visible {
+    pub(crate) fn new(durable: u64) -> Visible {
+        Visible {
+            durable: AtomicU64::new(durable),
+            idle: Notify::new(),
+        }
+    }
+
+    fn durable(&self) -> u64 {
+        self.durable.load(Ordering::Acquire)
+    }
+}
+
+impl Cell {
+    /// Hands `events` to the turn log; once they are durable the mark moves
+    /// and the host hears the log changed.
+    pub(crate) fn append(
+        &self,
+        at: u64,
+        events: Vec<SessionEvent>,
+        urgency: Urgency,
+    ) -> io::Result<()> {
+        let mut log = lock(&self.log);
+        let last = log.last_seq_after(events.len());
+        let visible = self.visible.clone();
+        let env = self.env.clone();
+        let session_id = self.session_id.clone();
+        let done: OnDurable = Box::new(move |result| {
+            if result.is_ok() {
+                visible.durable.fetch_max(last, Ordering::AcqRel);
+                env.changed(&session_id);
+            }
+            visible.idle.notify_waiters();
+        });
+        log.append(&self.turn_log, at, events, urgency, Some(done))
+    }
+
+    /// Resolves once everything this Session wrote is durable.
+    pub(crate) async fn settled(&self) -> io::Result<()> {
+        self.turn_log.settled().await
+    }
+}
+
+/// Announces the end of `turn_id` once its `turn/end` is durable: a task
+/// waits for the sync that covers it (on the blocking pool, so a test's
+/// paused clock waits too) and then tells the host.
+pub(crate) fn announce_turn_end(cell: &Arc<Cell>, turn_id: String, urgency: Urgency) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let done: OnDurable = Box::new(move |result| {
+        let _ = tx.send(result);
+    });
+    if let Err(e) = cell.turn_log.write(Vec::new(), None, urgency, Some(done)) {
+        tracing::warn!(
+            "the end of a turn of {} was not written: {e}",
+            cell.session_id
+        );
+        return;
+    }
+    let cell = cell.clone();
+    tokio::spawn(async move {
+        let durable = tokio::task::spawn_blocking(move || rx.recv()).await;
+        match durable {
+            Ok(Ok(Ok(()))) => cell.env.turn_ended(&cell.session_id, &turn_id),
+            _ => tracing::warn!("the end of {turn_id} is not durable"),
+        }
+        cell.visible.idle.notify_waiters();
+    });
+}
+
+impl Sessions {
+    /// The Session's durable log after sequence number `after`: what a
+    /// person may be shown.
+    pub fn transcript(&self, session_id: &str, after: u64) -> io::Result<Vec<LogEntry>> {
+        let cell = self.cell(session_id)?;
+        let durable = cell.visible.durable();
+        Ok(cell.with_log(|log| log.between(after, durable).to_vec()))
+    }
+
+    /// The Session's log after `after` as written, durable or not: for the
+    /// host's own reading (a room member's answer), never for a person. A
+    /// line written after it in the turn log is durable only with it.
+    pub fn transcript_written(&self, session_id: &str, after: u64) -> io::Result<Vec<LogEntry>> {
+        Ok(self
+            .cell(session_id)?
+            .with_log(|log| log.after(after).to_vec()))
+    }
+
+    /// Resolves once the Session has no turn, no queued input and no held
+    /// lines, and all it wrote is durable (tests and the bench).
+    pub async fn wait_idle(&self, session_id: &str) -> io::Result<()> {
+        self.wait(session_id, true).await
+    }
+
+    /// `wait_idle` without waiting for the disk: the turn has ended in the
+    /// log as written (the room round reads its member's answer here).
+    pub async fn wait_written(&self, session_id: &str) -> io::Result<()> {
+        self.wait(session_id, false).await
+    }
+
+    async fn wait(&self, session_id: &str, durable: bool) -> io::Result<()> {
+        let cell = self.cell(session_id)?;
+        loop {
+            let notified = cell.visible.idle.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let idle = {
+                let state = lock(&cell.state);
+                state.running.is_none() && state.inbox.is_empty() && state.held.is_none()
+            };
+            if idle && !durable {
+                return Ok(());
+            }
+            if idle {
+                // Everything written before now (the log, the notes) is
+                // durable once this sync is; then it is idle if still so.
+                cell.settled().await?;
+                let state = lock(&cell.state);
+                if state.running.is_none() && state.inbox.is_empty() && state.held.is_none() {
+                    return Ok(());
+                }
+                continue;
+            }
+            notified.await;
+        }
+    }
+
+    /// Appends the in-flight notes of the live Sessions to the turn log;
+    /// `Now` blocks until they are durable (a person's line is answered
+    /// after it). A failed write is a warning: the turn goes on, and the
+    /// next change writes again.
+    pub(crate) fn note_inflight(&self, urgency: Urgency) {
+        let written = {
+            let _one_writer = self.inflight_writer();
+            let notes = self.inflight_notes();
+            match urgency {
+                Urgency::Now => self
+                    .turn_log()
+                    .write_pending(Vec::new(), Some(&notes), None)
+                    .map(Some),
+                Urgency::Soon => self
+                    .turn_log()
+                    .write(Vec::new(), Some(&notes), Urgency::Soon, None)
+                    .map(|()| None),
+            }
+        };
+        let durable = written.and_then(|pending| pending.map_or(Ok(()), |p| p.wait()));
+        if let Err(e) = durable {
+            tracing::warn!("the in-flight notes could not be written: {e}");
+        }
+    }
+
+    fn inflight_notes(&self) -> Inflight {
+        let mut notes = Inflight::default();
+        for cell in self.live_cells() {
+            let state = lock(&cell.state);
+            if let Some(running) = &state.running {
+                notes.turns.push(TurnNote {
+                    session_id: cell.session_id.clone(),
+                    turn_id: running.turn_id.clone(),
+                });
+            }
+            let held = state.held.as_ref().map(super::settle::Held::as_item);
+            for item in state.inbox.items().chain(held.as_ref()) {
+                if let Ok(item) = serde_json::to_value(item) {
+                    notes.queued.push(QueuedNote {
+                        session_id: cell.session_id.clone(),
+                        item,
+                    });
+                }
+            }
+        }
+        notes.turns.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        notes
+    }
+}

@@ -1,0 +1,198 @@
+//! Opening a home's turn log: `turns.lock` keeps one writer on it, and the
+//! journal a crash left is replayed into the files it covers (each line whose
+//! `seq` is past the file's last one is appended and flushed), then the
+//! journal starts again from its newest in-flight notes. A home from before
+//! the journal carries its `inflight.json` over the same way.
+
+use super::{JOURNAL_FILE, LOCK_FILE, inside};
+use crate::inflight::{Inflight, inflight_path};
+use crate::jsonl::JsonlAppender;
+use flybot_core::sync::lock;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How long an opener waits for the writer of a home that is stopping.
+const LOCK_TRIES: u32 = 300;
+
+/// One journal line: a file's line, or the newest in-flight notes.
+#[derive(Deserialize)]
+struct JournalLine {
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    line: Option<Value>,
+    #[serde(default)]
+    inflight: Option<Value>,
+}
+
+/// The homes whose writer thread runs in this process (canonical paths).
+static WRITING: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+fn writing(home: &Path) -> bool {
+    lock(&WRITING)
+        .as_ref()
+        .is_some_and(|homes| homes.contains(home))
+}
+
+/// Marks `home` written by a thread of this process while the answer lives.
+pub(crate) struct Writing(PathBuf);
+
+impl Writing {
+    pub(crate) fn new(home: &Path) -> Writing {
+        let key = home.canonicalize().unwrap_or_else(|_| home.to_owned());
+        lock(&WRITING)
+            .get_or_insert_with(HashSet::new)
+            .insert(key.clone());
+        Writing(key)
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        if let Some(homes) = lock(&WRITING).as_mut() {
+            homes.remove(&self.0);
+        }
+    }
+}
+
+/// Takes `turns.lock`, waiting for a writer of this process that is still
+/// checkpointing; another process's writer is refused at once.
+pub(crate) fn lock_home(home: &Path) -> io::Result<File> {
+    fs::create_dir_all(home)?;
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(home.join(LOCK_FILE))?;
+    for _ in 0..LOCK_TRIES {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(TryLockError::WouldBlock) if writing(&home.canonicalize()?) => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            Err(TryLockError::WouldBlock) => break,
+            Err(TryLockError::Error(e)) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::WouldBlock,
+        "another FlyBot process writes this home's Session and room logs",
+    ))
+}
+
+/// The journal's whole lines, in order, up to the first torn one.
+fn journal_lines(home: &Path) -> io::Result<Vec<JournalLine>> {
+    let bytes = match fs::read(home.join(JOURNAL_FILE)) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(bytes
+        .split(|b| *b == b'\n')
+        .filter(|raw| !raw.is_empty())
+        .map_while(|raw| serde_json::from_slice(raw).ok())
+        .collect())
+}
+
+/// Replays the journal into its files and starts it again; answers the
+/// newest in-flight notes (the journal's, else a legacy `inflight.json`'s).
+pub(crate) fn recover(home: &Path) -> io::Result<Option<Vec<u8>>> {
+    let lines = journal_lines(home)?;
+    let mut files: Vec<(PathBuf, Vec<Value>)> = Vec::new();
+    let mut inflight = None;
+    for line in lines {
+        if let Some(notes) = line.inflight {
+            inflight = Some(notes);
+        }
+        let (Some(file), Some(line)) = (line.file, line.line) else {
+            continue;
+        };
+        let rel = PathBuf::from(file);
+        if !inside(&rel) {
+            tracing::warn!("the turn journal names a file outside the home; skipped");
+            continue;
+        }
+        match files.iter_mut().find(|(r, _)| *r == rel) {
+            Some((_, list)) => list.push(line),
+            None => files.push((rel, vec![line])),
+        }
+    }
+    for (rel, lines) in &files {
+        replay(&home.join(rel), lines)?;
+    }
+    let legacy = inflight_path(home);
+    let carried = match inflight {
+        Some(notes) => Some(notes),
+        None => read_legacy(&legacy),
+    };
+    let carried = carried
+        .map(|notes| serde_json::to_vec(&notes).map_err(io::Error::other))
+        .transpose()?;
+    let mut fresh = Vec::new();
+    if let Some(notes) = &carried {
+        fresh.extend_from_slice(b"{\"inflight\":");
+        fresh.extend_from_slice(notes);
+        fresh.extend_from_slice(b"}\n");
+    }
+    crate::atomic_write(&home.join(JOURNAL_FILE), &fresh)?;
+    if legacy.exists() {
+        fs::remove_file(&legacy)?;
+    }
+    Ok(carried)
+}
+
+fn read_legacy(path: &Path) -> Option<Value> {
+    let bytes = fs::read(path).ok()?;
+    match serde_json::from_slice(&bytes) {
+        Ok(notes) => Some(notes),
+        Err(e) => {
+            tracing::warn!("inflight.json could not be read, starting without notes: {e}");
+            None
+        }
+    }
+}
+
+fn seq_of(line: &Value) -> Option<u64> {
+    line.get("seq").and_then(Value::as_u64)
+}
+
+/// Appends the lines past the file's last `seq`, and flushes them.
+fn replay(path: &Path, lines: &[Value]) -> io::Result<()> {
+    let mut file = JsonlAppender::open(path)?;
+    let bytes = file.read_all()?;
+    let last = bytes
+        .split(|b| *b == b'\n')
+        .rev()
+        .find(|raw| !raw.is_empty())
+        .and_then(|raw| serde_json::from_slice::<Value>(raw).ok())
+        .and_then(|line| seq_of(&line))
+        .unwrap_or(0);
+    let mut missing = Vec::new();
+    for line in lines.iter().filter(|l| seq_of(l).is_some_and(|s| s > last)) {
+        serde_json::to_writer(&mut missing, line).map_err(io::Error::other)?;
+        missing.push(b'\n');
+    }
+    if !missing.is_empty() {
+        tracing::info!(file = %path.display(), "turn journal: lines replayed after a crash");
+    }
+    file.append(&missing)
+}
+
+/// The newest in-flight notes the journal holds, if it holds any.
+pub fn read_journal_inflight(home: &Path) -> io::Result<Option<Inflight>> {
+    let newest = journal_lines(home)?
+        .into_iter()
+        .filter_map(|line| line.inflight)
+        .next_back();
+    newest
+        .map(|notes| serde_json::from_value(notes).map_err(io::Error::other))
+        .transpose()
+}

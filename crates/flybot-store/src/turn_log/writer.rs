@@ -1,0 +1,252 @@
+//! The turn log's writer thread: takes every job waiting, writes the batch
+//! (the journal first, then each line to its own file), syncs the journal
+//! once when a write in it is `Now` or the oldest unsynced `Soon` write is
+//! [`SOON`] old, and then calls the callbacks the sync covers, in write
+//! order. An I/O error stops the log: every waiting and later write is
+//! answered with it, so nothing is acknowledged that may not be on disk.
+
+use super::files::{IDLE, OpenFiles};
+use super::{Counters, JOURNAL_FILE, Job, OnDurable, Record, SOON, Urgency};
+use crate::jsonl::JsonlAppender;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// A journal longer than this is checkpointed.
+pub(crate) const CHECKPOINT_BYTES: u64 = 8 * 1024 * 1024;
+
+#[cfg(feature = "testing")]
+pub(crate) static SYNC_DELAY_US: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
+
+struct Writer {
+    home: PathBuf,
+    journal: JsonlAppender,
+    journal_bytes: u64,
+    files: OpenFiles,
+    /// The newest in-flight notes, carried into the next journal.
+    inflight: Option<Vec<u8>>,
+    /// Written, not yet synced: called after the next sync.
+    waiting: Vec<OnDurable>,
+    /// When the oldest unsynced `Soon` write must be synced.
+    deadline: Option<Instant>,
+    /// Bytes written to the journal since its last sync.
+    unsynced: bool,
+    counters: Arc<Counters>,
+    /// Why the log stopped, once an I/O error stopped it.
+    broken: Option<String>,
+}
+
+/// Recovers the home's journal and starts the writer on it.
+pub(crate) fn start(
+    home: &Path,
+    counters: Arc<Counters>,
+) -> io::Result<(mpsc::Sender<Job>, JoinHandle<()>)> {
+    let lock = super::recover::lock_home(home)?;
+    let writing = super::recover::Writing::new(home);
+    let inflight = super::recover::recover(home)?;
+    let journal = JsonlAppender::open(&home.join(JOURNAL_FILE))?;
+    counters.opens.fetch_add(1, Ordering::Relaxed);
+    let journal_bytes = journal.size()?;
+    let mut writer = Writer {
+        home: home.to_owned(),
+        journal,
+        journal_bytes,
+        files: OpenFiles::new(home),
+        inflight,
+        waiting: Vec::new(),
+        deadline: None,
+        unsynced: false,
+        counters,
+        broken: None,
+    };
+    let (jobs, inbox) = mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("flybot-turn-log".to_owned())
+        .spawn(move || {
+            writer.run(&inbox);
+            // The lock goes first, then the mark a waiting opener reads.
+            drop(lock);
+            drop(writing);
+        })?;
+    Ok((jobs, thread))
+}
+
+impl Writer {
+    fn run(&mut self, inbox: &mpsc::Receiver<Job>) {
+        loop {
+            let wait = self
+                .deadline
+                .map_or(IDLE, |d| d.saturating_duration_since(Instant::now()));
+            let first = match inbox.recv_timeout(wait) {
+                Ok(job) => job,
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.deadline.is_some() {
+                        self.sync();
+                    } else {
+                        self.files.close_idle();
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => Job::Close,
+            };
+            let mut batch = vec![first];
+            batch.extend(inbox.try_iter());
+            if self.take(batch) {
+                self.sync();
+                self.checkpoint();
+                return;
+            }
+            let due = self.deadline.is_some_and(|d| d <= Instant::now());
+            if due {
+                self.sync();
+            }
+            if self.journal_bytes > CHECKPOINT_BYTES && self.waiting.is_empty() {
+                self.checkpoint();
+            }
+        }
+    }
+
+    /// Writes a batch; answers whether it asked the writer to close.
+    fn take(&mut self, batch: Vec<Job>) -> bool {
+        let mut journal = Vec::new();
+        let mut lines: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut close = false;
+        for job in batch {
+            match job {
+                Job::Write {
+                    records,
+                    inflight,
+                    urgency,
+                    done,
+                } => {
+                    self.counters
+                        .lines
+                        .fetch_add(records.len() as u64, Ordering::Relaxed);
+                    for record in records {
+                        add_line(&mut journal, &mut lines, record);
+                    }
+                    if let Some(notes) = inflight {
+                        journal.extend_from_slice(b"{\"inflight\":");
+                        journal.extend_from_slice(&notes);
+                        journal.extend_from_slice(b"}\n");
+                        self.inflight = Some(notes);
+                    }
+                    self.waiting.extend(done);
+                    let by = match urgency {
+                        Urgency::Now => Instant::now(),
+                        Urgency::Soon => Instant::now() + SOON,
+                    };
+                    self.deadline = Some(self.deadline.map_or(by, |d| d.min(by)));
+                }
+                Job::Close => close = true,
+            }
+        }
+        if let Err(e) = self.write(&journal, &lines) {
+            self.stop(e);
+        }
+        close
+    }
+
+    /// The journal first, so a line in a file is always in the journal too.
+    fn write(&mut self, journal: &[u8], lines: &[(PathBuf, Vec<u8>)]) -> io::Result<()> {
+        if self.broken.is_some() || journal.is_empty() {
+            return Ok(());
+        }
+        self.journal.write(journal)?;
+        self.unsynced = true;
+        self.journal_bytes += journal.len() as u64;
+        for (rel, bytes) in lines {
+            self.files.write(rel, bytes, &self.counters)?;
+        }
+        self.counters.batches.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// One sync of the journal, then the callbacks it covers, in order.
+    fn sync(&mut self) {
+        self.deadline = None;
+        if self.broken.is_none() && std::mem::take(&mut self.unsynced) {
+            match self.journal.sync() {
+                Ok(()) => {
+                    self.counters.syncs.fetch_add(1, Ordering::Relaxed);
+                    slow_disk();
+                }
+                Err(e) => self.stop(e),
+            }
+        }
+        for done in std::mem::take(&mut self.waiting) {
+            done(match &self.broken {
+                None => Ok(()),
+                Some(why) => Err(io::Error::other(why.clone())),
+            });
+        }
+    }
+
+    fn stop(&mut self, error: io::Error) {
+        tracing::error!("the turn log stopped: {error}");
+        self.broken
+            .get_or_insert_with(|| format!("the turn log stopped: {error}"));
+    }
+
+    /// Flushes the files the journal covers, then starts the journal again
+    /// from the newest in-flight notes (written whole and renamed in).
+    fn checkpoint(&mut self) {
+        if self.broken.is_some() {
+            return;
+        }
+        let started = self.files.flush_dirty(&self.counters).and_then(|()| {
+            let path = self.home.join(JOURNAL_FILE);
+            let mut fresh = Vec::new();
+            if let Some(notes) = &self.inflight {
+                fresh.extend_from_slice(b"{\"inflight\":");
+                fresh.extend_from_slice(notes);
+                fresh.extend_from_slice(b"}\n");
+            }
+            crate::atomic_write(&path, &fresh)?;
+            self.counters.syncs.fetch_add(2, Ordering::Relaxed);
+            self.journal = JsonlAppender::open(&path)?;
+            self.counters.opens.fetch_add(1, Ordering::Relaxed);
+            self.journal_bytes = fresh.len() as u64;
+            Ok(())
+        });
+        if let Err(e) = started {
+            self.stop(e);
+        }
+    }
+}
+
+/// Adds `record` to the journal's bytes and to its file's.
+fn add_line(journal: &mut Vec<u8>, lines: &mut Vec<(PathBuf, Vec<u8>)>, record: Record) {
+    journal.extend_from_slice(b"{\"file\":");
+    // A relative path of the home is UTF-8 here: the callers build it from
+    // ids checked to be plain names.
+    let file = serde_json::to_vec(&record.file.to_string_lossy()).unwrap_or_default();
+    journal.extend_from_slice(&file);
+    journal.extend_from_slice(b",\"line\":");
+    journal.extend_from_slice(&record.line);
+    journal.extend_from_slice(b"}\n");
+    let at = match lines.iter().position(|(rel, _)| *rel == record.file) {
+        Some(at) => at,
+        None => {
+            lines.push((record.file, Vec::new()));
+            lines.len() - 1
+        }
+    };
+    lines[at].1.extend_from_slice(&record.line);
+    lines[at].1.push(b'\n');
+}
+
+fn slow_disk() {
+    #[cfg(feature = "testing")]
+    {
+        let us = SYNC_DELAY_US.load(Ordering::Relaxed);
+        if us > 0 {
+            std::thread::sleep(std::time::Duration::from_micros(us));
+        }
+    }
+}
