@@ -9,6 +9,7 @@ pub mod main_bots;
 pub mod names;
 pub mod rooms;
 pub mod roster;
+pub mod schedules;
 pub mod sync;
 pub mod tasks;
 pub mod workflow;

@@ -11,6 +11,7 @@ pub mod error;
 pub mod failure;
 pub mod journal;
 pub mod room_line;
+pub mod schedule;
 pub mod state;
 pub mod task;
 pub mod task_requests;
