@@ -38,6 +38,8 @@ pub struct HostTurns {
     pub team_tools: Arc<dyn TeamAccess>,
     pub board: Board,
     pub workflows: Workflows,
+    /// The scheduled tasks for the schedule tools (#354, #628).
+    pub schedules: Option<crate::schedules::ScheduleBook>,
 }
 
 impl HostTurns {
@@ -64,6 +66,7 @@ impl HostTurns {
             }),
             board: board.clone(),
             workflows: workflows.clone(),
+            schedules: None,
         }
     }
 }
@@ -93,14 +96,26 @@ fn all_tools() -> ToolSet {
     tools.extend(workspace_tools(RunCommandApproval::EveryRun));
     tools.push(Arc::new(flybot_agent::tools::track_tasks::TrackTasks));
     tools.extend(flybot_agent::tools::workflow::workflow_tools());
+    tools.extend(flybot_agent::tools::schedules::schedule_tools());
     ToolSet::new(tools)
 }
 
 /// The mask of `bot`'s turns: a run Bot keeps only the read-only team tools
 /// and may not run commands (#1445); `record_decision` is offered only to a
 /// Bot that opted in (#396).
-fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
+fn mask_for(tools: &ToolSet, bot: &Bot, room_seat: bool) -> Mask {
     let mut mask = Mask::default();
+    // A schedule belongs to a Session (#628): a room's member turn carries
+    // none of the schedule tools, and a call is refused with why (#1237).
+    if room_seat {
+        for name in tool_names::SCHEDULE_TOOLS {
+            mask.restrict.insert(name.to_owned());
+            mask.guard.insert(
+                name.to_owned(),
+                flybot_core::schedules::sentences::NOT_IN_ROOM.to_owned(),
+            );
+        }
+    }
     let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
     let team_names: Vec<String> = team_tools().iter().map(|t| t.name().to_owned()).collect();
     if bot.run {
@@ -184,6 +199,7 @@ impl TurnEnvironment for HostTurns {
                 code: e.code(),
                 message: e.to_string(),
             })?;
+        let room_seat = standing.is_some();
         let mut prompt = system_prompt(PromptInput {
             bot_name: &bot.name,
             is_main,
@@ -203,7 +219,7 @@ impl TurnEnvironment for HostTurns {
                 }
             })?;
         let mut tools = self.tools.clone();
-        let mask = mask_for(&tools, &bot);
+        let mask = mask_for(&tools, &bot, room_seat);
         if let Err(e) = tools.rebuild_mask(|| Ok(mask)) {
             // The previous (empty) mask cannot stand for a run Bot: refuse.
             tracing::warn!("the tool mask of {} could not be built: {e}", bot.id);
@@ -219,6 +235,10 @@ impl TurnEnvironment for HostTurns {
         tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
             workflows: self.workflows.clone(),
         }));
+        tool_context.schedules = self.schedules.clone().map(|book| {
+            Arc::new(crate::schedules::tools::HostSchedules { book })
+                as Arc<dyn flybot_agent::tools::schedules::ScheduleAccess>
+        });
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
             model: route.name.clone(),

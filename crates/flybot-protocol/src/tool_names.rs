@@ -45,3 +45,20 @@ pub const TRACK_TASKS: &str = "track_tasks";
 pub const RUN_WORKFLOW: &str = "run_workflow";
 /// `define_workflow` (#1272).
 pub const DEFINE_WORKFLOW: &str = "define_workflow";
+
+/// Scheduled tasks on the calling Session (#354); none in a group room's
+/// member turns (#1237).
+pub const SCHEDULE_CREATE: &str = "schedule_create";
+pub const SCHEDULE_LIST: &str = "schedule_list";
+pub const SCHEDULE_UPDATE: &str = "schedule_update";
+pub const SCHEDULE_DELETE: &str = "schedule_delete";
+/// The Bot-wide, read-only list of its scheduled tasks (#628).
+pub const BOT_SCHEDULES: &str = "bot_schedules";
+/// Every schedule tool, the names a room's member turn is not given.
+pub const SCHEDULE_TOOLS: [&str; 5] = [
+    SCHEDULE_CREATE,
+    SCHEDULE_LIST,
+    SCHEDULE_UPDATE,
+    SCHEDULE_DELETE,
+    BOT_SCHEDULES,
+];

@@ -17,6 +17,7 @@ mod migrate;
 pub mod replay;
 pub mod room_log;
 mod roster_writes;
+mod schedules;
 pub mod sessions;
 mod store;
 pub mod usage;

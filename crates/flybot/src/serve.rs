@@ -46,6 +46,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .context("config.toml's [providers] and [models] could not be used")?,
         );
         host_config.opencode = opencode_runtime(args.opencode.as_deref());
+        host_config.automation_tasks = config.automation_tasks != Some(false);
+        host_config.notify = config.notify_config();
         if let Some(model) = config.default_model {
             host_config.default_model = model;
         }

@@ -34,6 +34,11 @@ pub enum Source {
     },
     /// The host itself (a pickup after a restart).
     Host,
+    /// A scheduled task's run (#473): the turn is that task's run.
+    Schedule {
+        #[serde(rename = "taskId")]
+        task_id: String,
+    },
 }
 
 /// Who stopped a turn.

@@ -7,6 +7,7 @@
 //! fields are the descriptions the model reads. A tool never parses JSON by
 //! hand and never matches on another tool's name.
 
+pub mod schedules;
 pub mod schema;
 pub mod set;
 pub mod team;
@@ -70,6 +71,9 @@ pub struct ToolContext {
     /// The workflows for `run_workflow` and `define_workflow`; `None` where
     /// a turn runs without a host.
     pub workflows: Option<Arc<dyn crate::tools::workflow::WorkflowAccess>>,
+    /// The scheduled tasks for the schedule tools; `None` where a turn runs
+    /// without a host.
+    pub schedules: Option<Arc<dyn crate::tools::schedules::ScheduleAccess>>,
     /// The agent runtime running this turn (delivery, stop, unread counts);
     /// the runtime puts itself here when the turn starts, so nothing outside
     /// a turn holds it. `None` where a tool runs without a runtime.
@@ -87,6 +91,7 @@ impl ToolContext {
             team: None,
             tasks: None,
             workflows: None,
+            schedules: None,
             sessions: None,
         }
     }

@@ -10,6 +10,7 @@ mod body;
 mod chat;
 mod host;
 mod roster;
+mod schedules;
 mod tasks;
 mod workflow;
 
@@ -29,6 +30,10 @@ pub async fn call(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> 
         return answer;
     }
     let answer = work(host, caller, endpoint, body).await;
+    if !is_unknown(&answer) {
+        return answer;
+    }
+    let answer = schedules::call(host.scheduler(), caller, endpoint, body).await;
     if !is_unknown(&answer) {
         return answer;
     }
