@@ -75,7 +75,10 @@ impl Config {
             }),
             feishu: self.notify.feishu.as_ref().map(|f| FeishuConfig {
                 webhook_env: f.webhook_env.clone(),
-                origin: f.origin.clone().unwrap_or_else(|| feishu::FEISHU_ORIGIN.to_owned()),
+                origin: f
+                    .origin
+                    .clone()
+                    .unwrap_or_else(|| feishu::FEISHU_ORIGIN.to_owned()),
             }),
         }
     }
@@ -171,6 +174,9 @@ mod tests {
         assert_eq!(host.slack.unwrap().api, "https://slack.com/api");
         assert_eq!(host.feishu.unwrap().origin, "https://open.feishu.cn");
         // A token pasted into the file is refused: only the variable's name.
-        assert!(toml::from_str::<Config>("[notify.slack]\ntoken = \"xoxb\"\nchannel = \"C\"\n").is_err());
+        assert!(
+            toml::from_str::<Config>("[notify.slack]\ntoken = \"xoxb\"\nchannel = \"C\"\n")
+                .is_err()
+        );
     }
 }

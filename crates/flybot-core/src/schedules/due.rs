@@ -54,10 +54,15 @@ pub fn fire(
         return None;
     }
     if let Some(held) = task.held_until.filter(|held| *held <= now) {
+        // The held run stands for every time due up to now: one run.
+        let next_run_at = match task.next_run_at {
+            Some(next) if next <= now => calendar.next_after(now, next),
+            other => other,
+        };
         return Some(Fire::Deliver {
             scheduled_for: held,
             missed: held < started_at,
-            next_run_at: task.next_run_at,
+            next_run_at,
             released: true,
         });
     }
@@ -108,9 +113,8 @@ pub fn after_fire(task: &ScheduleTask, fire: &Fire, now: u64) -> ScheduleTask {
         } => {
             if *released {
                 task.held_until = None;
-            } else {
-                task.next_run_at = *next_run_at;
             }
+            task.next_run_at = *next_run_at;
             if task.next_run_at.is_none() && task.held_until.is_none() {
                 task.status = ScheduleStatus::Done;
             }

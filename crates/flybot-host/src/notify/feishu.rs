@@ -25,7 +25,8 @@ impl FeishuWebhook {
     /// origin may be plain http: nothing leaves the machine).
     pub fn new(http: reqwest::Client, url: &str, origin: &str) -> Result<FeishuWebhook, String> {
         let origin = origin.trim_end_matches('/');
-        let loopback = origin.starts_with("http://127.0.0.1:") || origin.starts_with("http://localhost:");
+        let loopback =
+            origin.starts_with("http://127.0.0.1:") || origin.starts_with("http://localhost:");
         let on_origin = url.starts_with(&format!("{origin}/"));
         if !on_origin || !(origin.starts_with("https://") || loopback) {
             return Err(format!("A Feishu webhook must be https on {origin}."));

@@ -99,12 +99,18 @@ impl OutOfApp {
         transport: Arc<dyn Transport>,
         enabled: Arc<dyn Fn() -> bool + Send + Sync>,
     ) {
-        self.channels.push((name, Notifier::new(transport, enabled)));
+        self.channels
+            .push((name, Notifier::new(transport, enabled)));
     }
 
     /// Sends `text` once for `key` through every channel; answers each one's
     /// outcome by name.
-    pub async fn announce(&self, _team: &Team, key: &str, text: &str) -> Vec<(&'static str, Outcome)> {
+    pub async fn announce(
+        &self,
+        _team: &Team,
+        key: &str,
+        text: &str,
+    ) -> Vec<(&'static str, Outcome)> {
         let mut outcomes = Vec::new();
         for (name, notifier) in &self.channels {
             outcomes.push((*name, notifier.send(key, text).await));

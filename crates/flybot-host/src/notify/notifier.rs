@@ -38,11 +38,18 @@ pub trait Transport: Send + Sync {
 /// A send's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    Sent { id: String },
+    Sent {
+        id: String,
+    },
     /// The key went out before: the first result, no call made.
-    Duplicate { id: String },
+    Duplicate {
+        id: String,
+    },
     /// Three attempts ran out, or a structural failure (`permanent`).
-    Failed { error: String, permanent: bool },
+    Failed {
+        error: String,
+        permanent: bool,
+    },
     /// The channel is off: no call made.
     Off,
 }
@@ -136,7 +143,11 @@ impl Notifier {
     fn remember(&self, key: &str, outcome: &Outcome) {
         let keep = matches!(
             outcome,
-            Outcome::Sent { .. } | Outcome::Failed { permanent: true, .. }
+            Outcome::Sent { .. }
+                | Outcome::Failed {
+                    permanent: true,
+                    ..
+                }
         );
         if !keep {
             return;

@@ -27,7 +27,10 @@ impl Transport for SlackTransport {
             })?;
             let answer = self
                 .http
-                .post(format!("{}/chat.postMessage", self.api.trim_end_matches('/')))
+                .post(format!(
+                    "{}/chat.postMessage",
+                    self.api.trim_end_matches('/')
+                ))
                 .bearer_auth(token)
                 .json(&json!({"channel": self.channel, "text": text}))
                 .send()

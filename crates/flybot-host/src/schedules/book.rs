@@ -4,8 +4,8 @@
 //! turns' tools can use it before the agent runtime exists.
 
 use crate::team::Team;
-use flybot_core::schedules::edit::Context;
 use flybot_core::access::Actor;
+use flybot_core::schedules::edit::Context;
 use flybot_core::schedules::owner::{Place, owns, place_of};
 use flybot_core::schedules::quiet::{QuietHours, quiet_hours};
 use flybot_protocol::ApiError;
@@ -45,6 +45,12 @@ impl ScheduleBook {
     /// Resolves when a write may have moved the next due time.
     pub async fn woken(&self) {
         self.wake.notified().await;
+    }
+
+    /// Asks the scheduler to look again now (its clock moved, or a test
+    /// moved it).
+    pub fn nudge(&self) {
+        self.wake.notify_one();
     }
 
     /// One change through the one writer; the scheduler looks again after.

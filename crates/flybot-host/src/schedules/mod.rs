@@ -16,7 +16,6 @@ pub use book::ScheduleBook;
 pub use scheduler::Scheduler;
 
 use flybot_store::Clock;
-use std::sync::Arc;
 
 /// The scheduler's clock, as `HostConfig` carries it.
 #[derive(Clone)]
@@ -26,14 +25,6 @@ impl std::fmt::Debug for ScheduleClock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "ScheduleClock({})", (self.0)())
     }
-}
-
-/// A clock that follows tokio's time from `base_ms`: under paused time it
-/// moves only as the runtime advances, so the scheduler can be driven
-/// through hours in a test without a real wait.
-pub fn tokio_clock(base_ms: u64) -> Clock {
-    let start = tokio::time::Instant::now();
-    Arc::new(move || base_ms + u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The host's zone name, as the system reports it; UTC when it cannot tell.

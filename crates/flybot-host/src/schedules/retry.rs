@@ -16,9 +16,9 @@ pub async fn retry(
     req: ScheduleRef,
 ) -> Result<ScheduleRow, ApiError> {
     let book = &scheduler.book;
-    let task = book.team.read(|state| {
-        source_of(state, actor, &req.session_id, &req.id).map(Clone::clone)
-    })?;
+    let task = book
+        .team
+        .read(|state| source_of(state, actor, &req.session_id, &req.id).map(Clone::clone))?;
     if task.status == ScheduleStatus::Paused {
         return Err(Refusal::invalid("id", sentences::RESUME_FIRST).into());
     }

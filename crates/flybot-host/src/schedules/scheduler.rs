@@ -65,7 +65,10 @@ impl Scheduler {
     /// Fires every task due now; answers the soonest time still ahead.
     pub async fn tick(&self) -> Option<u64> {
         let now = self.book.now();
-        let (due, soonest) = self.book.team.read(|state| due_now(state.schedules.values(), now));
+        let (due, soonest) = self
+            .book
+            .team
+            .read(|state| due_now(state.schedules.values(), now));
         for id in due {
             self.fire_one(&id, now).await;
         }
@@ -113,7 +116,10 @@ impl Scheduler {
             })
             .await;
         if let Err(e) = recorded {
-            tracing::warn!("the run of scheduled task {id} was not recorded: {}", e.message);
+            tracing::warn!(
+                "the run of scheduled task {id} was not recorded: {}",
+                e.message
+            );
         }
         if run.result == RunResult::Failed {
             self.announce_failure(&task, &run).await;

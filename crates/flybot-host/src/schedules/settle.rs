@@ -161,9 +161,7 @@ impl Scheduler {
             (RunResult::Ran, Some(answer)) => {
                 let key = format!("{}:{}:answer", task.id, run.scheduled_for);
                 let text = format!("{}: {answer}", task.title);
-                self.out_of_app
-                    .announce(&self.book.team, &key, &text)
-                    .await;
+                self.out_of_app.announce(&self.book.team, &key, &text).await;
             }
             _ => {}
         }

@@ -21,6 +21,7 @@ mod projects;
 mod room_stop;
 mod rooms_rounds;
 mod roster;
+mod schedules;
 mod task_board;
 mod task_contract;
 mod task_queue;

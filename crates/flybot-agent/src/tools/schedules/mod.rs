@@ -97,10 +97,22 @@ pub struct ScheduleCaller {
 /// The host as the schedule tools see it; each answers one text for the
 /// model, or one sentence it can act on.
 pub trait ScheduleAccess: Send + Sync {
-    fn create<'a>(&'a self, caller: ScheduleCaller, args: CreateArgs) -> BoxFuture<'a, Result<String, String>>;
+    fn create<'a>(
+        &'a self,
+        caller: ScheduleCaller,
+        args: CreateArgs,
+    ) -> BoxFuture<'a, Result<String, String>>;
     fn list(&self, caller: ScheduleCaller) -> Result<String, String>;
-    fn update<'a>(&'a self, caller: ScheduleCaller, args: UpdateArgs) -> BoxFuture<'a, Result<String, String>>;
-    fn delete<'a>(&'a self, caller: ScheduleCaller, id: String) -> BoxFuture<'a, Result<String, String>>;
+    fn update<'a>(
+        &'a self,
+        caller: ScheduleCaller,
+        args: UpdateArgs,
+    ) -> BoxFuture<'a, Result<String, String>>;
+    fn delete<'a>(
+        &'a self,
+        caller: ScheduleCaller,
+        id: String,
+    ) -> BoxFuture<'a, Result<String, String>>;
     fn bot_wide(&self, caller: ScheduleCaller) -> Result<String, String>;
 }
 

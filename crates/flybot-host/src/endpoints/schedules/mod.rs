@@ -19,20 +19,28 @@ pub async fn call(scheduler: &Scheduler, caller: &Caller, endpoint: &str, body: 
     let row = |row: Result<_, ApiError>| typed(row.map(|row| ScheduleAnswer { schedule: row }));
     match endpoint {
         "schedules" => typed(list(scheduler, caller.require()?, parse(body)?)),
-        "schedule-create" => {
-            row(writes::create(book, caller.require()?, parse(body)?).await.map(Some))
+        "schedule-create" => row(writes::create(book, caller.require()?, parse(body)?)
+            .await
+            .map(Some)),
+        "schedule-update" => row(writes::update(book, caller.require()?, parse(body)?)
+            .await
+            .map(Some)),
+        "schedule-pause" => {
+            row(writes::switch(book, caller.require()?, parse(body)?, Switch::Pause).await)
         }
-        "schedule-update" => {
-            row(writes::update(book, caller.require()?, parse(body)?).await.map(Some))
+        "schedule-resume" => {
+            row(writes::switch(book, caller.require()?, parse(body)?, Switch::Resume).await)
         }
-        "schedule-pause" => row(writes::switch(book, caller.require()?, parse(body)?, Switch::Pause).await),
-        "schedule-resume" => row(writes::switch(book, caller.require()?, parse(body)?, Switch::Resume).await),
-        "schedule-delete" => row(writes::switch(book, caller.require()?, parse(body)?, Switch::Delete).await),
-        "schedule-retry" => row(
-            crate::schedules::retry::retry(scheduler, caller.require()?, parse(body)?)
-                .await
-                .map(Some),
-        ),
+        "schedule-delete" => {
+            row(writes::switch(book, caller.require()?, parse(body)?, Switch::Delete).await)
+        }
+        "schedule-retry" => {
+            row(
+                crate::schedules::retry::retry(scheduler, caller.require()?, parse(body)?)
+                    .await
+                    .map(Some),
+            )
+        }
         _ => Err(unknown(endpoint)),
     }
 }
