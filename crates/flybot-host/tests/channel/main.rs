@@ -15,6 +15,7 @@ mod model_client;
 mod opencode_room;
 mod opencode_room_bounds;
 mod opencode_room_real;
+mod out_of_app;
 mod pilot;
 mod pilot_injection;
 mod projects;
