@@ -9,6 +9,7 @@ mod figures;
 mod model;
 mod pilot;
 mod room;
+mod schedules;
 mod store;
 mod tasks;
 mod turn;
@@ -44,6 +45,9 @@ enum BenchWhat {
     /// Envelopes per second through check + canonicalize + digest, small and
     /// 32 KiB (issue 6).
     Envelope,
+    /// Scheduled tasks: the next due task among 10,000, one tick with 100
+    /// due at once, and the memory the tasks add (issue 15).
+    Schedules,
     /// The room pilot's wall time with the fake OpenCode, and with the real
     /// pinned one when it is installed (issue 6).
     Pilot,
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
         BenchWhat::Room => room::run(),
         BenchWhat::Envelope => envelope::run(),
         BenchWhat::Pilot => pilot::run(),
+        BenchWhat::Schedules => schedules::run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
