@@ -94,7 +94,14 @@ async fn measure() -> anyhow::Result<()> {
         for i in 0..SESSIONS {
             let id = format!("bot-{i:04}");
             let session = format!("session-{i:04}");
-            change.put_bot(&Bot::new(id, format!("Bot {i}"), "member-owner", "mock", session, BASE));
+            change.put_bot(&Bot::new(
+                id,
+                format!("Bot {i}"),
+                "member-owner",
+                "mock",
+                session,
+                BASE,
+            ));
         }
         Ok(())
     })

@@ -12,6 +12,8 @@ pub mod sentences {
     pub const SAME_CHAT: &str =
         "The task is already on that chat; pick another Bot or group chat to copy it to.";
     pub const PICK_FUTURE: &str = "Pick a time in the future.";
+    pub const SAY_WHEN: &str =
+        "Say when the task runs: when {kind: at, every, daily, weekly or cron, ...}.";
     pub const RESUME_FIRST: &str = "Resume the task first.";
     pub const EVERY_RANGE: &str = "Repeat every 60 seconds to 7 days (604800 seconds).";
     pub const BAD_CRON: &str = "The cron rule could not be read; write five fields (minute hour day month weekday) or six with seconds first.";

@@ -63,67 +63,73 @@ impl Scheduler {
     }
 
     /// Fires every task due now; answers the soonest time still ahead.
+    /// Every due task is delivered first, then all their records are
+    /// written in one change: a crash between the two may repeat each of
+    /// those runs once, never more.
     pub async fn tick(&self) -> Option<u64> {
         let now = self.book.now();
         let (due, soonest) = self
             .book
             .team
             .read(|state| due_now(state.schedules.values(), now));
-        for id in due {
-            self.fire_one(&id, now).await;
+        if due.is_empty() {
+            return soonest;
         }
-        soonest
-    }
-
-    async fn fire_one(&self, id: &str, now: u64) {
-        let zone = self.book.host_zone.clone();
-        let Some((task, quiet)) = self
-            .book
-            .team
-            .read(|s| s.schedules.get(id).map(|t| (t.clone(), team_quiet(s))))
-        else {
-            return;
-        };
-        let (Ok(cal), Ok(host)) = (calendar(&task.when, &zone), zone_of(None, &zone)) else {
-            tracing::warn!("scheduled task {id} has a timing this host cannot read; it stays put");
-            return;
-        };
-        let Some(fired) = fire(&task, &cal, now, self.started_at, quiet.as_ref(), &host) else {
-            return;
-        };
-        let next = after_fire(&task, &fired, now);
-        let Fire::Deliver {
-            scheduled_for,
-            missed,
-            ..
-        } = fired
-        else {
-            let _ = self
-                .book
-                .write("scheduler", |change| Ok(change.put_schedule(&next)))
-                .await;
-            return;
-        };
-        let run = self.deliver_run(&task, scheduled_for, missed, now);
+        let fired: Vec<(ScheduleTask, ScheduleTask, Option<ScheduleRun>)> =
+            due.iter().filter_map(|id| self.fire_one(id, now)).collect();
         let recorded = self
             .book
             .write("scheduler", |change| {
-                if change.state().schedules.contains_key(&task.id) {
-                    change.put_schedule(&next);
-                    change.put_schedule_run(&task.id, &run);
+                for (task, next, run) in &fired {
+                    if !change.state().schedules.contains_key(&task.id) {
+                        continue;
+                    }
+                    change.put_schedule(next);
+                    if let Some(run) = run {
+                        change.put_schedule_run(&task.id, run);
+                    }
                 }
                 Ok(())
             })
             .await;
         if let Err(e) = recorded {
-            tracing::warn!(
-                "the run of scheduled task {id} was not recorded: {}",
-                e.message
-            );
+            tracing::warn!("the scheduler's runs were not recorded: {}", e.message);
         }
-        if run.result == RunResult::Failed {
-            self.announce_failure(&task, &run).await;
+        for (task, _, run) in &fired {
+            if let Some(run) = run.as_ref().filter(|run| run.result == RunResult::Failed) {
+                self.announce_failure(task, run).await;
+            }
         }
+        soonest
+    }
+
+    /// What `id` does now: the task as it was, as it will be, and the run
+    /// it delivered (none when quiet hours held it).
+    fn fire_one(
+        &self,
+        id: &str,
+        now: u64,
+    ) -> Option<(ScheduleTask, ScheduleTask, Option<ScheduleRun>)> {
+        let zone = self.book.host_zone.clone();
+        let (task, quiet) = self
+            .book
+            .team
+            .read(|s| s.schedules.get(id).map(|t| (t.clone(), team_quiet(s))))?;
+        let (Ok(cal), Ok(host)) = (calendar(&task.when, &zone), zone_of(None, &zone)) else {
+            tracing::warn!("scheduled task {id} has a timing this host cannot read; it stays put");
+            return None;
+        };
+        let fired = fire(&task, &cal, now, self.started_at, quiet.as_ref(), &host)?;
+        let next = after_fire(&task, &fired, now);
+        let run = match fired {
+            Fire::Deliver {
+                scheduled_for,
+                missed,
+                ..
+            } => Some(self.deliver_run(&task, scheduled_for, missed, now)),
+            Fire::Suppress { .. } => None,
+        };
+        Some((task, next, run))
     }
 
     /// Delivers `task` now and answers its run record: `running`, or

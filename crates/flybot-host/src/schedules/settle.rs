@@ -69,6 +69,16 @@ fn ending_of(reason: &EndReason) -> Ending {
 
 impl Scheduler {
     async fn turn_ended(&self, session_id: &str, turn_id: &str) {
+        // Only a Session with a run going is read: most turns are no run.
+        let running = self.book.team.read(|state| {
+            state
+                .schedule_runs
+                .values()
+                .any(|run| run.result == RunResult::Running && run.session_id == session_id)
+        });
+        if !running {
+            return;
+        }
         let Ok(entries) = self.sessions.transcript(session_id, 0) else {
             return;
         };

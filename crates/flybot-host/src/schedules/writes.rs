@@ -51,7 +51,7 @@ pub async fn create(
                 let when = req
                     .when
                     .as_ref()
-                    .ok_or_else(|| Refusal::invalid("when", sentences::PICK_FUTURE))?;
+                    .ok_or_else(|| Refusal::invalid("when", sentences::SAY_WHEN))?;
                 let new = NewTask {
                     id,
                     session_id: target.session_id().to_owned(),

@@ -259,3 +259,68 @@ async fn missed_runs_354_a_one_minute_task_stopped_across_two_due_times_runs_onc
     .await;
     assert_eq!(schedule_messages(&kit, &ada.session).len(), 2);
 }
+
+#[tokio::test(start_paused = true)]
+async fn tasks_354_survive_a_kill_9_once_acknowledged() {
+    let (kit, clock) = timed_kit(None).await;
+    let ada = kit.bot("Ada").await;
+    let id = every(&kit, &ada.id, 60).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    kit.advance(&clock, Duration::from_secs(60));
+    settled_run(&kit, &id).await;
+    kit.ok(
+        "schedule-pause",
+        json!({"sessionId": ada.session, "id": id}),
+    )
+    .await;
+    // The home's files as a kill -9 leaves them: no clean stop, no snapshot.
+    let copy = tempfile::tempdir().unwrap();
+    for name in ["journal.jsonl", "state.json"] {
+        let from = kit.home().join(name);
+        if from.exists() {
+            std::fs::copy(&from, copy.path().join(name)).unwrap();
+        }
+    }
+    let live = kit
+        .host
+        .store()
+        .read(|s| (s.schedules.clone(), s.schedule_runs.clone()));
+    let store =
+        flybot_store::Store::open(copy.path(), flybot_store::StoreOptions::default()).unwrap();
+    let reopened = store.read(|s| (s.schedules.clone(), s.schedule_runs.clone()));
+    assert_eq!(reopened, live);
+    assert_eq!(
+        reopened.0[&id].status,
+        flybot_protocol::schedule::ScheduleStatus::Paused
+    );
+    assert_eq!(
+        reopened.1[&id].result,
+        flybot_protocol::schedule::RunResult::Ran
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn part_move_1245_tasks_are_keyed_by_the_bots_own_chat_session_so_they_stay_in_place() {
+    // A Bot's own-chat Session id is the one its parts keep (issue 16): a
+    // task keyed by it keeps its id, next run and history whatever the Bot's
+    // record does around it.
+    let (kit, clock) = timed_kit(None).await;
+    let ada = kit.bot("Ada").await;
+    let id = every(&kit, &ada.id, 60).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    kit.advance(&clock, Duration::from_secs(60));
+    settled_run(&kit, &id).await;
+    let before = row(&kit, &id).await;
+    assert_eq!(before["sessionId"], ada.session.as_str());
+    kit.ok(
+        "update-bot",
+        json!({"id": ada.id, "name": "Ada Two", "instructions": "New part, same chat."}),
+    )
+    .await;
+    let after = row(&kit, &id).await;
+    assert_eq!(after, before, "same id, same next run, same last run");
+}
