@@ -55,13 +55,15 @@ pub enum Outcome {
 }
 
 type Inflight = HashMap<String, watch::Receiver<Option<Outcome>>>;
+/// The keys that went out (or failed for good), and their order for the cap.
+type Done = (HashMap<String, Outcome>, VecDeque<String>);
 
 /// The delivery policy around one transport. Cheap to clone.
 #[derive(Clone)]
 pub struct Notifier {
     transport: Arc<dyn Transport>,
     enabled: Arc<dyn Fn() -> bool + Send + Sync>,
-    done: Arc<Mutex<(HashMap<String, Outcome>, VecDeque<String>)>>,
+    done: Arc<Mutex<Done>>,
     inflight: Arc<Mutex<Inflight>>,
 }
 

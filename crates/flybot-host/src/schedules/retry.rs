@@ -18,7 +18,7 @@ pub async fn retry(
     let book = &scheduler.book;
     let task = book
         .team
-        .read(|state| source_of(state, actor, &req.session_id, &req.id).map(Clone::clone))?;
+        .read(|state| source_of(state, actor, &req.session_id, &req.id).cloned())?;
     if task.status == ScheduleStatus::Paused {
         return Err(Refusal::invalid("id", sentences::RESUME_FIRST).into());
     }
