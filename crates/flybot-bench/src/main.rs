@@ -10,6 +10,7 @@ mod memory;
 mod model;
 mod pilot;
 mod room;
+mod schedules;
 mod store;
 mod tasks;
 mod turn;
@@ -52,6 +53,9 @@ enum BenchWhat {
     /// The context steward over 500 turns in a 16,000-token window, and
     /// recall time over 10,000 memory entries (issue 16).
     Memory,
+    /// Scheduled tasks: the next due task among 10,000, one tick with 100
+    /// due at once, and the memory the tasks add (issue 15).
+    Schedules,
     /// The room pilot's wall time with the fake OpenCode, and with the real
     /// pinned one when it is installed (issue 6).
     Pilot,
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         BenchWhat::Envelope => envelope::run(),
         BenchWhat::Pilot => pilot::run(),
         BenchWhat::Memory => memory::run(),
+        BenchWhat::Schedules => schedules::run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

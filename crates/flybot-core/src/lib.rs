@@ -11,6 +11,7 @@ pub mod memory;
 pub mod names;
 pub mod rooms;
 pub mod roster;
+pub mod schedules;
 pub mod secret_shape;
 pub mod sync;
 pub mod tasks;

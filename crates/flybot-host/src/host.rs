@@ -11,6 +11,7 @@ use crate::events::{Bus, HostEvent};
 use crate::live::feed::LiveFeed;
 use crate::rooms::external::ExternalSeats;
 use crate::rooms::{RoomLogs, Rounds};
+use crate::schedules::{ScheduleBook, Scheduler};
 use crate::team::Team;
 use crate::turns::HostTurns;
 use crate::turns::usage::{UsageCell, UsageRecorder};
@@ -42,6 +43,15 @@ pub struct HostConfig {
     pub check_ratio: Option<f64>,
     /// `compactDeadlineMs`: making room before a step (300 s, #1285).
     pub compact_deadline_ms: u64,
+    /// Whether the scheduler runs (`automationTasks`, on by default, #378).
+    pub automation_tasks: bool,
+    /// The scheduler's clock (ms since the epoch): the system's, or tokio's
+    /// time in a test on paused time.
+    pub schedule_clock: crate::schedules::ScheduleClock,
+    /// The zone a scheduled task names none in: the system's.
+    pub host_zone: String,
+    /// Out-of-app delivery (#355): the transports `config.toml` names.
+    pub notify: crate::notify::NotifyConfig,
 }
 
 impl HostConfig {
@@ -55,6 +65,10 @@ impl HostConfig {
             ),
             check_ratio: None,
             compact_deadline_ms: flybot_core::context::COMPACT_DEADLINE_MS,
+            automation_tasks: true,
+            schedule_clock: crate::schedules::ScheduleClock(Arc::new(flybot_store::system_now_ms)),
+            host_zone: crate::schedules::system_zone(),
+            notify: crate::notify::NotifyConfig::default(),
         }
     }
 }
@@ -72,6 +86,7 @@ struct Inner {
     usage: Arc<UsageCell>,
     workflows: Workflows,
     drive: Arc<TaskDrive>,
+    scheduler: Scheduler,
 }
 
 impl Drop for Inner {
@@ -112,7 +127,14 @@ impl Host {
             default_model: config.default_model.clone(),
         };
         let waits = Arc::default();
-        let env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
+        let book = ScheduleBook::new(
+            team.clone(),
+            config.schedule_clock.0.clone(),
+            &config.host_zone,
+            config.automation_tasks,
+        );
+        let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
+        env.schedules = Some(book.clone());
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let rounds = Rounds {
             team: team.clone(),
@@ -131,6 +153,14 @@ impl Host {
             usage: usage.clone(),
         }
         .start();
+        let scheduler = Scheduler {
+            started_at: book.now(),
+            out_of_app: Arc::new(crate::notify::OutOfApp::configured(&team, &config.notify)),
+            book,
+            sessions: sessions.clone(),
+            logs: logs.clone(),
+        };
+        scheduler.start();
         crate::board::questions::follow(&board);
         crate::board::lease_clock::follow(&board);
         crate::board::prune::follow(&board);
@@ -152,6 +182,7 @@ impl Host {
                 rounds,
                 usage,
                 workflows,
+                scheduler,
             }),
         }
     }
@@ -194,6 +225,11 @@ impl Host {
     /// The agent runtime (`send`, `messages`, `cancel`, and a room's turns).
     pub fn sessions(&self) -> &Sessions {
         &self.inner.sessions
+    }
+
+    /// The scheduled tasks and their scheduler (#354).
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.inner.scheduler
     }
 
     /// The task drive (#1109).

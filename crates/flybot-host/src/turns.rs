@@ -42,6 +42,8 @@ pub struct HostTurns {
     pub workflows: Workflows,
     pub check_ratio: Option<f64>,
     pub compact_deadline_ms: u64,
+    /// The scheduled tasks for the schedule tools (#354, #628).
+    pub schedules: Option<crate::schedules::ScheduleBook>,
 }
 
 impl HostTurns {
@@ -70,6 +72,7 @@ impl HostTurns {
             workflows: workflows.clone(),
             check_ratio: config.check_ratio,
             compact_deadline_ms: config.compact_deadline_ms,
+            schedules: None,
         }
     }
 }
@@ -113,16 +116,28 @@ fn all_tools() -> ToolSet {
     tools.push(Arc::new(flybot_agent::tools::track_tasks::TrackTasks));
     tools.extend(flybot_agent::tools::workflow::workflow_tools());
     tools.extend(flybot_agent::tools::memory::memory_tools());
+    tools.extend(flybot_agent::tools::schedules::schedule_tools());
     ToolSet::new(tools)
 }
 
 /// The mask of `bot`'s turns: a run Bot is offered exactly what its node
 /// grants (#1445: the read-only list, its card's `track_tasks`, the tools
 /// and the shell its node names) and every other call is refused with the
-/// core rule's sentence; `record_decision` is offered only to a Bot that
-/// opted in (#396).
-fn mask_for(tools: &ToolSet, bot: &Bot) -> Mask {
+/// core rule's sentence; a room's member turn carries no schedule tool
+/// (#1237); `record_decision` is offered only to a Bot that opted in (#396).
+fn mask_for(tools: &ToolSet, bot: &Bot, room_seat: bool) -> Mask {
     let mut mask = Mask::default();
+    // A schedule belongs to a Session (#628): a room's member turn carries
+    // none of the schedule tools, and a call is refused with why (#1237).
+    if room_seat {
+        for name in tool_names::SCHEDULE_TOOLS {
+            mask.restrict.insert(name.to_owned());
+            mask.guard.insert(
+                name.to_owned(),
+                flybot_core::schedules::sentences::NOT_IN_ROOM.to_owned(),
+            );
+        }
+    }
     let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
     if bot.run {
         let step = step_tools(bot);
@@ -215,6 +230,7 @@ impl TurnEnvironment for HostTurns {
                 code: e.code(),
                 message: e.to_string(),
             })?;
+        let room_seat = standing.is_some();
         let mut prompt = system_prompt(PromptInput {
             bot_name: &bot.name,
             is_main,
@@ -234,7 +250,7 @@ impl TurnEnvironment for HostTurns {
                 }
             })?;
         let mut tools = self.tools.clone();
-        let mask = mask_for(&tools, &bot);
+        let mask = mask_for(&tools, &bot, room_seat);
         if let Err(e) = tools.rebuild_mask(|| Ok(mask)) {
             // The previous (empty) mask cannot stand for a run Bot: refuse.
             tracing::warn!("the tool mask of {} could not be built: {e}", bot.id);
@@ -253,6 +269,10 @@ impl TurnEnvironment for HostTurns {
         tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
             memory: crate::memory::Memory::new(&self.team, &self.home),
         }));
+        tool_context.schedules = self.schedules.clone().map(|book| {
+            Arc::new(crate::schedules::tools::HostSchedules { book })
+                as Arc<dyn flybot_agent::tools::schedules::ScheduleAccess>
+        });
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
             model: route.name.clone(),

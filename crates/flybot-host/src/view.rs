@@ -53,12 +53,16 @@ pub async fn state_view(
         view.work = crate::turns::work_view(sessions, state, actor);
         view.work["rooms"] = speakers_view(logs, state, actor);
         view.read_only = read_only;
-        serde_json::to_value(view).map_err(|e| {
+        let mut view = serde_json::to_value(view).map_err(|e| {
             ApiError::new(
                 ErrorCode::Invalid,
                 format!("The state view could not be written as JSON ({e}); try again."),
             )
-        })
+        })?;
+        // Automation tasks (#378) and the runs quiet hours held (#1166).
+        view["automation"] =
+            crate::schedules::book::automation_view(state, actor, config.automation_tasks);
+        Ok(view)
     })
 }
 

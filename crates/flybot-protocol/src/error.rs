@@ -46,6 +46,9 @@ pub enum ErrorCode {
     /// A preset workflow is copied by Customize, never written (#1299).
     #[serde(rename = "workflow/preset-read-only")]
     PresetReadOnly,
+    /// A task's time falls inside the team's quiet hours (#1166).
+    #[serde(rename = "bot/quiet-hours")]
+    QuietHours,
 }
 
 impl ErrorCode {
@@ -68,6 +71,7 @@ impl ErrorCode {
             ErrorCode::NotInRole => "bot/not-in-role",
             ErrorCode::Busy => "bot/busy",
             ErrorCode::PresetReadOnly => "workflow/preset-read-only",
+            ErrorCode::QuietHours => "bot/quiet-hours",
         }
     }
 
@@ -84,6 +88,7 @@ impl ErrorCode {
             ErrorCode::NotInRole => 403,
             ErrorCode::LeaseHeld | ErrorCode::QueueFull | ErrorCode::NoMemberWithRole => 409,
             ErrorCode::PresetReadOnly | ErrorCode::Busy => 409,
+            ErrorCode::QuietHours => 409,
         }
     }
 }

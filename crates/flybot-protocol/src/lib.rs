@@ -12,6 +12,7 @@ pub mod failure;
 pub mod journal;
 pub mod memory_requests;
 pub mod room_line;
+pub mod schedule;
 pub mod state;
 pub mod task;
 pub mod task_requests;

@@ -55,6 +55,12 @@ pub struct TeamState {
     /// Session id → the id of the deleted Bot that owned it (#1453); only grows.
     #[serde(default)]
     pub retired_sessions: BTreeMap<String, String>,
+    /// Scheduled tasks by id (#354), active, paused and done.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub schedules: crate::schedule::Schedules,
+    /// Each task's last run (#473), the newest 200 tasks.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub schedule_runs: crate::schedule::ScheduleRuns,
     #[serde(flatten)]
     pub extra: Extra,
 }

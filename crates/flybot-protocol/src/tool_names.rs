@@ -57,3 +57,19 @@ pub const RECALL: &str = "recall";
 pub const PIN_MEMORY: &str = "pin_memory";
 /// `session_search`: lines of the Bot's own conversations and their parts.
 pub const SESSION_SEARCH: &str = "session_search";
+/// Scheduled tasks on the calling Session (#354); none in a group room's
+/// member turns (#1237).
+pub const SCHEDULE_CREATE: &str = "schedule_create";
+pub const SCHEDULE_LIST: &str = "schedule_list";
+pub const SCHEDULE_UPDATE: &str = "schedule_update";
+pub const SCHEDULE_DELETE: &str = "schedule_delete";
+/// The Bot-wide, read-only list of its scheduled tasks (#628).
+pub const BOT_SCHEDULES: &str = "bot_schedules";
+/// Every schedule tool, the names a room's member turn is not given.
+pub const SCHEDULE_TOOLS: [&str; 5] = [
+    SCHEDULE_CREATE,
+    SCHEDULE_LIST,
+    SCHEDULE_UPDATE,
+    SCHEDULE_DELETE,
+    BOT_SCHEDULES,
+];

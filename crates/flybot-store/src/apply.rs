@@ -43,6 +43,8 @@ pub fn apply_op(state: &mut TeamState, op: &Op) -> Result<(), ApplyError> {
         "authSessions" => apply_map(&mut state.auth_sessions, key, rest, next),
         "retiredSessions" => apply_map(&mut state.retired_sessions, key, rest, next),
         "prefs" => apply_map(&mut state.prefs, key, rest, next),
+        "schedules" => apply_map(&mut state.schedules, key, rest, next),
+        "scheduleRuns" => apply_map(&mut state.schedule_runs, key, rest, next),
         "flybot" => match rest.split_first() {
             Some((section, id)) if section == "approvals" => {
                 apply_map(&mut state.flybot.approvals, key, id, next)
@@ -115,6 +117,8 @@ pub fn value_at(state: &TeamState, key: &[String]) -> Option<Value> {
         "authSessions" => get(&state.auth_sessions, rest),
         "retiredSessions" => get(&state.retired_sessions, rest),
         "prefs" => get(&state.prefs, rest),
+        "schedules" => get(&state.schedules, rest),
+        "scheduleRuns" => get(&state.schedule_runs, rest),
         "flybot" => match rest.split_first() {
             Some((section, id)) if section == "approvals" => get(&state.flybot.approvals, id),
             _ => get(&state.flybot.extra, rest),

@@ -55,7 +55,7 @@ impl<'a> Change<'a> {
         }
     }
 
-    fn set(&mut self, key: Vec<String>, value: &impl Serialize) {
+    pub(crate) fn set(&mut self, key: Vec<String>, value: &impl Serialize) {
         // Records are plain data; serialising them cannot fail.
         let Ok(next) = serde_json::to_value(value) else {
             return;
@@ -63,7 +63,7 @@ impl<'a> Change<'a> {
         self.write(Op::Set { key, next });
     }
 
-    fn delete(&mut self, key: Vec<String>) {
+    pub(crate) fn delete(&mut self, key: Vec<String>) {
         if value_at(self.state, &key).is_some() {
             self.write(Op::Delete { key });
         }

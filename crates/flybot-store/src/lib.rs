@@ -19,6 +19,7 @@ pub mod parts;
 pub mod replay;
 pub mod room_log;
 mod roster_writes;
+mod schedules;
 pub mod sessions;
 mod store;
 pub mod turn_log;

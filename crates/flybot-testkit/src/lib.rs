@@ -17,8 +17,10 @@
 //! the kit unwraps and panics with a message the way a test does.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod api_fake;
 mod cards;
 mod channel;
+mod clock;
 mod live;
 pub mod llama_server;
 pub mod mock_server;
@@ -29,6 +31,7 @@ mod waits;
 
 pub use cards::{STATUSES, move_body};
 pub use channel::{Caller, Member};
+pub use clock::ManualClock;
 pub use live::{Live, LiveEvent};
 pub use roster::{Bot, Room};
 pub use waits::{Events, LIMIT, within, within_for};
@@ -122,9 +125,16 @@ impl Kit {
     /// Stops this host cleanly and opens a second one on the same home, as
     /// a restart would (on the default config).
     pub async fn restart(self) -> Kit {
+        self.restart_with(|_| {}).await
+    }
+
+    /// `restart`, with the second host's config changed by `adjust` first.
+    pub async fn restart_with(self, adjust: impl FnOnce(&mut HostConfig)) -> Kit {
+        self.host.begin_stop();
         self.host.shut_down().await.unwrap();
         let store = Store::open(self.home(), StoreOptions::default()).unwrap();
-        let config = HostConfig::new(self.home().to_owned());
+        let mut config = HostConfig::new(self.home().to_owned());
+        adjust(&mut config);
         Kit {
             host: Host::open(store, config).await,
             home: self.home,

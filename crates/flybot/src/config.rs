@@ -31,9 +31,65 @@ pub struct Config {
     /// How long making room before a step may take (300 000 ms, #1285).
     #[serde(default)]
     pub compact_deadline_ms: Option<u64>,
+    /// Automation tasks (#378): the scheduler runs unless this is `false`.
+    #[serde(default)]
+    pub automation_tasks: Option<bool>,
+    /// `[notify.slack]` and `[notify.feishu]`: out-of-app delivery (#355).
+    #[serde(default)]
+    pub notify: NotifySection,
+}
+
+/// `[notify]`: where a scheduled run's answer or failure may go.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifySection {
+    #[serde(default)]
+    pub slack: Option<SlackSection>,
+    #[serde(default)]
+    pub feishu: Option<FeishuSection>,
+}
+
+/// `[notify.slack]`: the variable holding the bot token (never the token),
+/// the channel, and the API root (Slack's by default).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SlackSection {
+    pub token_env: String,
+    pub channel: String,
+    #[serde(default)]
+    pub api: Option<String>,
+}
+
+/// `[notify.feishu]`: the variable holding the custom bot's webhook URL
+/// (the URL is the credential), and the origin it must be on.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FeishuSection {
+    pub webhook_env: String,
+    #[serde(default)]
+    pub origin: Option<String>,
 }
 
 impl Config {
+    /// The host's out-of-app delivery settings.
+    pub fn notify_config(&self) -> flybot_host::notify::NotifyConfig {
+        use flybot_host::notify::{FeishuConfig, NotifyConfig, SlackConfig, feishu, slack};
+        NotifyConfig {
+            slack: self.notify.slack.as_ref().map(|s| SlackConfig {
+                token_env: s.token_env.clone(),
+                channel: s.channel.clone(),
+                api: s.api.clone().unwrap_or_else(|| slack::SLACK_API.to_owned()),
+            }),
+            feishu: self.notify.feishu.as_ref().map(|f| FeishuConfig {
+                webhook_env: f.webhook_env.clone(),
+                origin: f
+                    .origin
+                    .clone()
+                    .unwrap_or_else(|| feishu::FEISHU_ORIGIN.to_owned()),
+            }),
+        }
+    }
+
     /// The provider and model tables, for the registry.
     pub fn models_config(&self) -> ModelsConfig {
         ModelsConfig {
@@ -119,5 +175,25 @@ mod tests {
         assert_eq!(config.compact_deadline_ms, Some(120_000));
         let unset = Config::default();
         assert_eq!((unset.check_ratio, unset.compact_deadline_ms), (None, None));
+    }
+
+    #[test]
+    fn automation_tasks_378_is_on_unless_config_says_false_and_notify_names_variables() {
+        let default: Config = toml::from_str("").unwrap();
+        assert_eq!(default.automation_tasks, None);
+        let off: Config = toml::from_str("automationTasks = false").unwrap();
+        assert_eq!(off.automation_tasks, Some(false));
+        let notify: Config = toml::from_str(
+            "[notify.slack]\ntokenEnv = \"SLACK_BOT_TOKEN\"\nchannel = \"C1\"\n[notify.feishu]\nwebhookEnv = \"FEISHU_WEBHOOK\"\n",
+        )
+        .unwrap();
+        let host = notify.notify_config();
+        assert_eq!(host.slack.unwrap().api, "https://slack.com/api");
+        assert_eq!(host.feishu.unwrap().origin, "https://open.feishu.cn");
+        // A token pasted into the file is refused: only the variable's name.
+        assert!(
+            toml::from_str::<Config>("[notify.slack]\ntoken = \"xoxb\"\nchannel = \"C\"\n")
+                .is_err()
+        );
     }
 }

@@ -50,6 +50,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         if let Some(ms) = config.compact_deadline_ms {
             host_config.compact_deadline_ms = ms;
         }
+        host_config.automation_tasks = config.automation_tasks != Some(false);
+        host_config.notify = config.notify_config();
         if let Some(model) = config.default_model {
             host_config.default_model = model;
         }

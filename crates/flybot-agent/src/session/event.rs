@@ -42,6 +42,11 @@ pub enum Source {
         room_id: String,
         hops: u32,
     },
+    /// A scheduled task's run (#473): the turn is that task's run.
+    Schedule {
+        #[serde(rename = "taskId")]
+        task_id: String,
+    },
 }
 
 /// Who stopped a turn.

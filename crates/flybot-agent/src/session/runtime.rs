@@ -388,6 +388,12 @@ impl Sessions {
         lock(&self.inner.ended).list()
     }
 
+    /// Notes a failure that ran no turn (a scheduled task that could not be
+    /// delivered, #473) in the ended turns the notifications read (#353).
+    pub fn note_failure(&self, session_id: &str, id: &str, at: u64, failed: &str) {
+        lock(&self.inner.ended).record_failure(session_id, id, at, failed);
+    }
+
     /// Starts the Session's turn loop unless a turn is running.
     pub(crate) fn start(&self, cell: Arc<Cell>) {
         let ready = {

@@ -133,6 +133,21 @@ impl EndedTurns {
         self.list = older.into_iter().chain(recent).collect();
     }
 
+    /// A failure with no turn behind it (#473): listed like a failed turn.
+    pub fn record_failure(&mut self, session_id: &str, id: &str, at: u64, failed: &str) {
+        self.list.push_back(EndedTurn {
+            id: format!("{session_id}:{id}:{at}"),
+            session_id: session_id.to_owned(),
+            at,
+            kind: "error",
+            failed: Some(failed.chars().take(FAILED_TEXT_MAX).collect()),
+            calls: None,
+            silent: true,
+            streak: None,
+        });
+        self.trim(at);
+    }
+
     pub fn list(&self) -> Vec<EndedTurn> {
         self.list.iter().cloned().collect()
     }

@@ -8,6 +8,7 @@
 //! hand and never matches on another tool's name.
 
 pub mod memory;
+pub mod schedules;
 pub mod schema;
 pub mod set;
 pub mod team;
@@ -74,6 +75,9 @@ pub struct ToolContext {
     /// The Bot's memory for `remember`, `recall`, `pin_memory` and
     /// `session_search`; `None` where a turn runs without a host.
     pub memory: Option<Arc<dyn crate::tools::memory::MemoryAccess>>,
+    /// The scheduled tasks for the schedule tools; `None` where a turn runs
+    /// without a host.
+    pub schedules: Option<Arc<dyn crate::tools::schedules::ScheduleAccess>>,
     /// The agent runtime running this turn (delivery, stop, unread counts);
     /// the runtime puts itself here when the turn starts, so nothing outside
     /// a turn holds it. `None` where a tool runs without a runtime.
@@ -92,6 +96,7 @@ impl ToolContext {
             tasks: None,
             workflows: None,
             memory: None,
+            schedules: None,
             sessions: None,
         }
     }

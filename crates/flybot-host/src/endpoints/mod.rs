@@ -11,6 +11,7 @@ mod chat;
 mod host;
 mod memory;
 mod roster;
+mod schedules;
 mod tasks;
 mod workflow;
 
@@ -30,6 +31,10 @@ pub async fn call(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> 
         return answer;
     }
     let answer = work(host, caller, endpoint, body).await;
+    if !is_unknown(&answer) {
+        return answer;
+    }
+    let answer = schedules::call(host.scheduler(), caller, endpoint, body).await;
     if !is_unknown(&answer) {
         return answer;
     }

@@ -16,6 +16,7 @@ const routes = [
   [/^#\/workflows$/, 'workflows', () => ({})],
   [/^#\/workflow\/([^/]+)$/, 'workflows', (m) => ({ workflowId: decodeURIComponent(m[1]) })],
   [/^#\/usage$/, 'usage', () => ({})],
+  [/^#\/schedules$/, 'schedules', () => ({})],
   [/^#\/settings$/, 'settings', () => ({})],
 ];
 

@@ -147,6 +147,7 @@ export function draw(nav, ctx, conn) {
       ['#/inbox', 'Inbox', count ? [['count', String(count), `${count} waiting`]] : []],
       ['#/board', 'Board', []],
       ['#/workflows', 'Workflows', []],
+      ['#/schedules', 'Schedules', []],
       ['#/usage', 'Usage', []],
       ['#/settings', 'Settings', []],
     ]);

@@ -34,6 +34,10 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Pref
                 "A preference key is 1 to 100 printable characters.",
             ));
         }
+        // Quiet hours (#1166): a window that does not read is refused.
+        if key == "quietHours" {
+            flybot_core::schedules::quiet::quiet_hours(Some(value))?;
+        }
         if value.to_string().len() > PREF_VALUE_MAX {
             return Err(ApiError::invalid(
                 &format!("prefs.{key}"),

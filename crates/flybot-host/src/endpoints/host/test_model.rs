@@ -34,7 +34,7 @@ pub async fn test_model(
 ) -> Result<ModelTested, ApiError> {
     let (name, model) = team.store().read(|state| {
         let bot = managed_bot_for(state, actor, &req.bot_id, "test its model")?;
-        Ok((bot.name.clone(), bot.model.clone()))
+        Ok::<_, ApiError>((bot.name.clone(), bot.model.clone()))
     })?;
     let registry = models;
     let route = match registry.route(&model) {

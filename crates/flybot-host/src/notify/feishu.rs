@@ -1,0 +1,84 @@
+//! A Feishu (Lark) custom-bot webhook as a notifier transport (#355, #1263):
+//! one `POST` of `{msg_type: "text", content: {text}}` into the group.
+//! Feishu answers HTTP 200 with the verdict in the body (`code: 0` success,
+//! 9499 a rate limit, 19021 a refused signature, any other code refused).
+//! The URL is the credential: it must be on the configured Feishu origin,
+//! and it never appears in a log line or a view. Kept small and on its own
+//! so other senders (a connector's send) can reuse it.
+
+use super::notifier::{PostError, Transport};
+use flybot_agent::tools::BoxFuture;
+use serde_json::{Value, json};
+
+/// Feishu's open platform origin.
+pub const FEISHU_ORIGIN: &str = "https://open.feishu.cn";
+/// Feishu's rate-limit code.
+const RATE_LIMITED: i64 = 9499;
+
+pub struct FeishuWebhook {
+    http: reqwest::Client,
+    url: String,
+}
+
+impl FeishuWebhook {
+    /// The webhook at `url`, which must be https on `origin` (a loopback
+    /// origin may be plain http: nothing leaves the machine).
+    pub fn new(http: reqwest::Client, url: &str, origin: &str) -> Result<FeishuWebhook, String> {
+        let origin = origin.trim_end_matches('/');
+        let loopback =
+            origin.starts_with("http://127.0.0.1:") || origin.starts_with("http://localhost:");
+        let on_origin = url.starts_with(&format!("{origin}/"));
+        if !on_origin || !(origin.starts_with("https://") || loopback) {
+            return Err(format!("A Feishu webhook must be https on {origin}."));
+        }
+        Ok(FeishuWebhook {
+            http,
+            url: url.to_owned(),
+        })
+    }
+}
+
+impl Transport for FeishuWebhook {
+    fn post<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Result<String, PostError>> {
+        Box::pin(async move {
+            let answer = self
+                .http
+                .post(&self.url)
+                .json(&json!({"msg_type": "text", "content": {"text": text}}))
+                .send()
+                .await
+                .map_err(|e| PostError::Network(super::link_error(&e)))?;
+            let status = answer.status();
+            if status.as_u16() == 429 {
+                return Err(PostError::RateLimited {
+                    retry_after: super::retry_after(answer.headers()),
+                });
+            }
+            if status.is_server_error() {
+                return Err(PostError::Network(format!("Feishu answered {status}")));
+            }
+            let body: Value = answer
+                .json()
+                .await
+                .map_err(|_| PostError::Structural("Feishu's answer was not JSON".to_owned()))?;
+            verdict(&body)
+        })
+    }
+}
+
+/// Feishu's body: `code` (or the older `StatusCode`) 0, or the refusal.
+fn verdict(body: &Value) -> Result<String, PostError> {
+    let code = body
+        .get("code")
+        .or_else(|| body.get("StatusCode"))
+        .and_then(Value::as_i64);
+    match code {
+        Some(0) => Ok("feishu".to_owned()),
+        Some(RATE_LIMITED) => Err(PostError::RateLimited { retry_after: None }),
+        Some(code) => {
+            let msg = body.get("msg").and_then(Value::as_str).unwrap_or("refused");
+            Err(PostError::Structural(format!("Feishu code {code}: {msg}")))
+        }
+        None => Err(PostError::Structural("untyped Feishu answer".to_owned())),
+    }
+}
