@@ -356,3 +356,45 @@ async fn a_run_bot_1445_is_refused_recall_and_the_team_scope_but_keeps_its_own_m
     assert!(results[2].starts_with("Remembered:"), "{results:?}");
     assert!(!kit.home().join("memory/team").exists());
 }
+
+/// #1245 across issues 15 and 16: a Bot's scheduled task stays in place
+/// when its conversation moves to a fresh part: same id, same next run,
+/// same owning Session.
+#[tokio::test]
+async fn a_scheduled_task_moves_with_the_part_in_place_1245() {
+    let kit = small_window_kit(json!([{"reply": {"text": "Noted."}}])).await;
+    let bot = kit
+        .anyone()
+        .bot_from(json!({"name": "Ada", "model": "small"}))
+        .await;
+    let made = kit
+        .ok(
+            "schedule-create",
+            json!({"botId": bot.id, "title": "Hourly", "prompt": "Check in.",
+                   "when": {"kind": "every", "seconds": 3600}}),
+        )
+        .await;
+    let row = async || {
+        let list = kit.ok("schedules", json!({})).await;
+        list["schedules"][0].clone()
+    };
+    let before = row().await;
+    assert_eq!(before["id"], made["schedule"]["id"], "{made}");
+    let sessions = kit.host.sessions();
+    let mut n = 0;
+    while sessions.current_part(&bot.session).unwrap() == 1 {
+        kit.say(
+            &bot.session,
+            &format!("note {n}: {}", "filler words for the log ".repeat(40)),
+        );
+        kit.idle(&bot.session).await;
+        n += 1;
+        assert!(n < 40, "the conversation never moved to a fresh part");
+    }
+    let after = row().await;
+    assert!(before["nextRunAt"].is_u64(), "{before}");
+    assert_eq!(before["sessionId"], bot.session.as_str());
+    for key in ["id", "sessionId", "nextRunAt", "title"] {
+        assert_eq!(after[key], before[key], "{key}: {before} -> {after}");
+    }
+}
