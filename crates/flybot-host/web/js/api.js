@@ -31,13 +31,18 @@ async function answer(response) {
   return body;
 }
 
-/** Calls `endpoint` with `body`; resolves to the answer (without `ok`). */
-export async function call(endpoint, body = {}) {
+/** A POST of `body` as JSON to `url`, with the guard headers. */
+function post(url, body) {
   const headers = { 'content-type': 'application/json' };
   if (csrf) headers['x-flybot-csrf'] = csrf;
+  return fetch(url, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
+}
+
+/** Calls `endpoint` with `body`; resolves to the answer (without `ok`). */
+export async function call(endpoint, body = {}) {
   let response;
   try {
-    response = await fetch(`/api/bot/${endpoint}`, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
+    response = await post(`/api/bot/${endpoint}`, body);
   } catch {
     throw new ApiError({ code: 'bot/unreachable', message: 'The host cannot be reached; check that flybot serve is running.' });
   }
@@ -56,7 +61,5 @@ export async function session() {
 
 /** POST /web/<path> (sign-in, sign-out) with the guard headers. */
 export async function web(path, body = {}) {
-  const headers = { 'content-type': 'application/json' };
-  if (csrf) headers['x-flybot-csrf'] = csrf;
-  return answer(await fetch(`/web/${path}`, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' }));
+  return answer(await post(`/web/${path}`, body));
 }

@@ -2,24 +2,20 @@
 
 /** h('button', {class: 'x', onclick: fn}, 'Stop', child...): "on…" attributes are listeners, null/false skipped. */
 export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
+  return fill(document.createElement(tag), attrs, children);
+}
+
+/** An SVG element (for the flowchart and charts), same rules as `h`. */
+export function svg(tag, attrs = {}, ...children) {
+  return fill(document.createElementNS('http://www.w3.org/2000/svg', tag), attrs, children);
+}
+
+function fill(el, attrs, children) {
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
     else if (key === 'dataset') Object.assign(el.dataset, value);
     else if (value === true) el.setAttribute(key, '');
-    else el.setAttribute(key, String(value));
-  }
-  append(el, children);
-  return el;
-}
-
-/** An SVG element (for the flowchart and charts), same rules as `h`. */
-export function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
     else el.setAttribute(key, String(value));
   }
   append(el, children);
@@ -40,8 +36,34 @@ export function replace(el, ...children) {
   return el;
 }
 
+/** `n word`, with an s unless n is 1. */
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 /** A time in the person's locale, from milliseconds since the epoch. */
 export function when(ms) {
   if (!ms) return '';
   return new Date(ms).toLocaleString();
+}
+
+/** One run of `pass` at a time: a call while it runs is coalesced into one more pass, until `stop()`. */
+export function coalesce(pass, stop = () => false) {
+  let running = null;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await pass();
+      } while (again && !stop());
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  };
 }

@@ -63,6 +63,7 @@ async function draw() {
     }
   }
   const screen = await import(`./screens/${name}.js`);
+  main.className = '';
   dispose = (await screen.show(main, ctx, params)) || null;
 }
 

@@ -2,11 +2,14 @@
 
 import * as api from './api.js';
 import * as live from './live.js';
+import { coalesce } from './dom.js';
 
 const listeners = new Set();
 let current = null;
-let inflight = null;
-let again = false;
+const reload = coalesce(async () => {
+  current = await api.state();
+  for (const fn of listeners) fn(current);
+});
 
 export const team = {
   /** The latest state view, or null before the first load. */
@@ -15,22 +18,7 @@ export const team = {
   },
   /** Reloads the view; concurrent calls share one request and one follow-up. */
   async refresh() {
-    if (inflight) {
-      again = true;
-      return inflight;
-    }
-    inflight = (async () => {
-      do {
-        again = false;
-        current = await api.state();
-        for (const fn of listeners) fn(current);
-      } while (again);
-    })();
-    try {
-      await inflight;
-    } finally {
-      inflight = null;
-    }
+    await reload();
     return current;
   },
   /** Calls `fn(state)` after each reload; returns the unsubscribe. */

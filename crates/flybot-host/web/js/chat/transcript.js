@@ -5,7 +5,7 @@ import { h, when } from '../dom.js';
 const STEP_KEYS = ['command', 'cmd', 'argv', 'pattern', 'query', 'url', 'file_path', 'path'];
 
 /** What a call acts on (#546): the first telling argument, one line, ≤ 80 chars. */
-export function stepOf(argumentsText) {
+function stepOf(argumentsText) {
   let args = null;
   try {
     args = JSON.parse(argumentsText);
@@ -38,7 +38,7 @@ export function stepOf(argumentsText) {
 }
 
 /** The sentence for a turn's end (a failed one's #1347 `sentence` first), or null for one that just completed. */
-export function endSentence(reason, sentence) {
+function endSentence(reason, sentence) {
   switch (reason?.kind) {
     case 'error':
       return { failed: true, text: `This turn failed. ${sentence || reason.message || reason.code || 'The model did not answer.'}` };

@@ -1,6 +1,6 @@
 // The task board (#/board, #1058): three columns by the row's `column`, filters by Bot, room and project, and the archive (#1252).
 
-import { h, replace } from '../dom.js';
+import { h, replace, coalesce, plural } from '../dom.js';
 import { cardTile, cardDetail, isTerminal, mayMove } from '../work/card.js';
 import { taskForm } from '../work/task_form.js';
 import { openDialog, redrawDialog, alertLine, showRefusal, clearRefusal, select, field } from '../work/ui.js';
@@ -13,13 +13,10 @@ const COLUMNS = [
 
 export async function show(main, ctx) {
   const { api, live, team } = ctx;
-  main.className = '';
   const filters = { botId: '', roomId: '', project: '', archive: false };
   let rows = [];
   let detail = null; // {handle, id}
   let disposed = false;
-  let loading = null;
-  let again = false;
 
   const errors = alertLine();
   const count = h('p', { class: 'muted w-board-count', role: 'status' });
@@ -61,30 +58,16 @@ export async function show(main, ctx) {
     return (await api.call('tasks', body)).tasks;
   }
 
-  async function load() {
-    if (loading) {
-      again = true;
-      return loading;
-    }
-    loading = (async () => {
-      do {
-        again = false;
-        try {
-          rows = await fetchRows();
-          if (disposed) return;
-          clearRefusal(errors.parentElement);
-          draw();
-        } catch (error) {
-          if (!disposed) showRefusal(errors.parentElement, error);
-        }
-      } while (again && !disposed);
-    })();
+  const load = coalesce(async () => {
     try {
-      await loading;
-    } finally {
-      loading = null;
+      rows = await fetchRows();
+      if (disposed) return;
+      clearRefusal(errors.parentElement);
+      draw();
+    } catch (error) {
+      if (!disposed) showRefusal(errors.parentElement, error);
     }
-  }
+  }, () => disposed);
 
   function draw() {
     const state = team.state;
@@ -95,7 +78,7 @@ export async function show(main, ctx) {
       let emptyText = 'No cards.';
       if (key === 'done' && !filters.archive) {
         const finished = state?.finishedTasks || 0;
-        emptyText = finished ? `${finished} finished card${finished === 1 ? '' : 's'} in the archive.` : 'Finished cards go to the archive.';
+        emptyText = finished ? `${plural(finished, 'finished card')} in the archive.` : 'Finished cards go to the archive.';
       }
       return h(
         'section',
@@ -107,7 +90,7 @@ export async function show(main, ctx) {
       );
     });
     replace(board, columns);
-    count.textContent = `${shown.length} card${shown.length === 1 ? '' : 's'}${filters.archive ? ', finished ones included' : ''}.`;
+    count.textContent = `${plural(shown.length, 'card')}${filters.archive ? ', finished ones included' : ''}.`;
     if (detail) refreshDetail();
   }
 

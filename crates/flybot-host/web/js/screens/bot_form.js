@@ -19,7 +19,6 @@ export function modelNames(state, current) {
 }
 
 export async function show(main, ctx, { botId }) {
-  main.className = '';
   const state = ctx.team.state;
   const bot = botId ? (state.bots || []).find((b) => b.id === botId) : null;
   if (botId && !bot) {

@@ -1,6 +1,6 @@
 // A Bot's chat (#/bot/<id>): paged history, the streaming answer, tool rows (#546), approval cards (#540), Stop, failed turns (#1347).
 
-import { h, replace } from '../dom.js';
+import { h, replace, coalesce } from '../dom.js';
 import { entryNode, attachResult } from '../chat/transcript.js';
 import { approvalCard } from '../chat/approval_card.js';
 import { composer } from '../chat/composer.js';
@@ -13,7 +13,6 @@ export async function show(main, ctx, { botId }) {
   const state = ctx.team.state;
   const bot = () => (ctx.team.state?.bots || []).find((b) => b.id === botId);
   if (!bot()) {
-    main.className = '';
     replace(main, h('h1', {}, 'No such Bot'), h('p', {}, 'This Bot does not exist or is not yours to see.'), h('a', { href: '#/bots/new' }, 'New Bot'));
     return;
   }
@@ -157,43 +156,27 @@ export async function show(main, ctx, { botId }) {
     });
   };
 
-  let fetching = null;
-  let again = false;
-  const fetchNew = async () => {
-    if (fetching) {
-      again = true;
-      return fetching;
-    }
-    fetching = (async () => {
-      do {
-        again = false;
-        try {
-          const answer = await ctx.api.call('messages', first ? { botId, limit: PAGE } : { botId, after: last });
-          if (gone) return;
-          const fresh = (answer.messages || []).filter((m) => m.seq > last);
-          if (first) {
-            first = false;
-            firstSeq = fresh[0]?.seq || 0;
-            older.hidden = !answer.earlier;
-            empty.hidden = Boolean(answer.earlier);
-          }
-          last = Math.max(last, answer.last || 0);
-          running = answer.running;
-          seen.noteEntries(botId, fresh);
-          add(fresh);
-          seen.markSeen(botId, last);
-        } catch (refusal) {
-          if (gone) return;
-          working.textContent = refusal.message;
-        }
-      } while (again && !gone);
-    })();
+  const fetchNew = coalesce(async () => {
     try {
-      await fetching;
-    } finally {
-      fetching = null;
+      const answer = await ctx.api.call('messages', first ? { botId, limit: PAGE } : { botId, after: last });
+      if (gone) return;
+      const fresh = (answer.messages || []).filter((m) => m.seq > last);
+      if (first) {
+        first = false;
+        firstSeq = fresh[0]?.seq || 0;
+        older.hidden = !answer.earlier;
+        empty.hidden = Boolean(answer.earlier);
+      }
+      last = Math.max(last, answer.last || 0);
+      running = answer.running;
+      seen.noteEntries(botId, fresh);
+      add(fresh);
+      seen.markSeen(botId, last);
+    } catch (refusal) {
+      if (gone) return;
+      working.textContent = refusal.message;
     }
-  };
+  }, () => gone);
 
   const drawCards = (list) => {
     const mine = list.filter((a) => approvals.botOf(a) === botId);

@@ -11,7 +11,6 @@ export async function show(main, ctx) {
     ctx.navigate(`#/bot/${first}`);
     return;
   }
-  main.className = '';
   replace(
     main,
     h(

@@ -39,7 +39,6 @@ function inputCard(ctx, task, names) {
 }
 
 export async function show(main, ctx) {
-  main.className = '';
   const names = {
     bot: (id) => (ctx.team.state?.bots || []).find((b) => b.id === id)?.name,
   };

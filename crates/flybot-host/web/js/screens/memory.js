@@ -27,7 +27,6 @@ function action(label, box, call, redraw, cls = 'primary') {
 }
 
 export async function show(main, ctx, { botId }) {
-  main.className = '';
   const bot = (ctx.team.state.bots || []).find((b) => b.id === botId);
   const redraw = () => show(main, ctx, { botId });
   const call = (endpoint, body) => () => ctx.api.call(endpoint, { botId, ...body });

@@ -1,9 +1,9 @@
 // A room (#/room/<id>): who speaks now, the round's lines, a composer with @mentions, Stop, the notice and members (#50, #130, #1267).
 
-import { h, replace, when } from '../dom.js';
+import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
 import { composer } from '../work/composer.js';
-import { drawPeople } from '../work/room_people.js';
+import { drawPeople, nameOf } from '../work/room_people.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
 const KIND_LABEL = { claim: 'claimed a card', event: 'room' };
@@ -21,8 +21,6 @@ export async function show(main, ctx, { roomId }) {
   let last = null;
   let running = false;
   let speaking = null;
-  let loading = null;
-  let again = false;
   let disposed = false;
   let drawn = '';
   const drafts = new Map(); // sessionId → draft element
@@ -58,10 +56,7 @@ export async function show(main, ctx, { roomId }) {
     side.classList.toggle('w-open', open);
   });
 
-  function botName(id) {
-    const s = team.state;
-    return s?.bots.find((b) => b.id === id)?.name || s?.members.find((m) => m.id === id)?.name || id;
-  }
+  const botName = (id) => nameOf(team.state, id);
 
   function seatOf(sessionId) {
     const room = roomOf();
@@ -94,7 +89,7 @@ export async function show(main, ctx, { roomId }) {
       ? `${botName(speaking)} is speaking.`
       : running
         ? 'A round is running.'
-        : `No round running · ${count} member${count === 1 ? '' : 's'}.`;
+        : `No round running · ${plural(count, 'member')}.`;
     stop.disabled = !running;
     const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
     if (key === drawn) return;
@@ -108,42 +103,28 @@ export async function show(main, ctx, { roomId }) {
     });
   }
 
-  async function load() {
-    if (loading) {
-      again = true;
-      return loading;
-    }
-    loading = (async () => {
-      do {
-        again = false;
-        try {
-          const answer = await api.call('messages', { roomId, ...(last === null ? {} : { after: last }) });
-          if (disposed) return;
-          const fresh = answer.messages.filter((l) => last === null || l.seq > last);
-          const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-          for (const line of fresh) {
-            lines.append(lineRow(line));
-            last = Math.max(last ?? 0, line.seq);
-            const seat = line.authorKind === 'local-bot' ? roomOf()?.sessions?.[line.authorId] : null;
-            if (seat) dropDraft(seat);
-          }
-          empty.hidden = lines.childElementCount > 0;
-          running = answer.running;
-          speaking = answer.speaking;
-          if (!running) for (const id of [...drafts.keys()]) dropDraft(id);
-          drawHead();
-          if (fresh.length && (nearBottom || last === fresh.at(-1)?.seq)) log.scrollTop = log.scrollHeight;
-        } catch (error) {
-          if (!disposed) showRefusal(errors.parentElement, error);
-        }
-      } while (again && !disposed);
-    })();
+  const load = coalesce(async () => {
     try {
-      await loading;
-    } finally {
-      loading = null;
+      const answer = await api.call('messages', { roomId, ...(last === null ? {} : { after: last }) });
+      if (disposed) return;
+      const fresh = answer.messages.filter((l) => last === null || l.seq > last);
+      const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+      for (const line of fresh) {
+        lines.append(lineRow(line));
+        last = Math.max(last ?? 0, line.seq);
+        const seat = line.authorKind === 'local-bot' ? roomOf()?.sessions?.[line.authorId] : null;
+        if (seat) dropDraft(seat);
+      }
+      empty.hidden = lines.childElementCount > 0;
+      running = answer.running;
+      speaking = answer.speaking;
+      if (!running) for (const id of [...drafts.keys()]) dropDraft(id);
+      drawHead();
+      if (fresh.length && (nearBottom || last === fresh.at(-1)?.seq)) log.scrollTop = log.scrollHeight;
+    } catch (error) {
+      if (!disposed) showRefusal(errors.parentElement, error);
     }
-  }
+  }, () => disposed);
 
   function dropDraft(sessionId) {
     drafts.get(sessionId)?.remove();

@@ -10,7 +10,6 @@ function timing(kind, v) {
 }
 
 export async function show(main, ctx) {
-  main.className = '';
   const s = ctx.team.state || {};
   const places = [...(s.bots || []).filter((b) => !b.hidden).map((b) => [`botId:${b.id}`, b.name]), ...(s.rooms || []).map((r) => [`roomId:${r.id}`, `Room ${r.name}`])];
   const nameOf = (r) => places.find(([k]) => k.endsWith(`:${r.botId || r.roomId}`))?.[1];

@@ -1,6 +1,6 @@
 // Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), members and invitations, sign-out, and About (`diagnostics`).
 
-import { h, replace, when } from '../dom.js';
+import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
 import { modelNames } from './bot_form.js';
 
@@ -168,7 +168,7 @@ function about(ctx) {
           item('Build', `flybot ${d.version}`),
           item('Store', d.store?.writer ? 'writing' : `read-only: ${d.store?.reason || ''}`),
           item('Revision', String(d.revision)),
-          item('Team', [[d.counts.members, 'member'], [d.counts.bots, 'Bot'], [d.counts.rooms, 'room'], [d.counts.tasks, 'task']].map(([n, w]) => `${n} ${w}${n === 1 ? '' : 's'}`).join(' · ')),
+          item('Team', [[d.counts.members, 'member'], [d.counts.bots, 'Bot'], [d.counts.rooms, 'room'], [d.counts.tasks, 'task']].map(([n, w]) => plural(n, w)).join(' · ')),
         ),
       );
     })
@@ -177,7 +177,6 @@ function about(ctx) {
 }
 
 export async function show(main, ctx) {
-  main.className = '';
   const keep = { results: new Map(), once: h('div', { 'aria-live': 'polite' }) };
   let session = null;
   let gone = false;

@@ -103,7 +103,6 @@ function table(rows, botName) {
 }
 
 export async function show(main, ctx) {
-  main.className = '';
   const bots = (ctx.team.state?.bots || []).filter((b) => !b.hidden);
   const botName = (id) => bots.find((b) => b.id === id)?.name || id;
   const pick = h('select', { id: 'usage-bot' }, h('option', { value: '' }, 'All my Bots'), bots.map((b) => h('option', { value: b.id }, b.name)));

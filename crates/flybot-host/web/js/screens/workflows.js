@@ -1,13 +1,21 @@
 // Workflows (#/workflows, #/workflow/<id>; #1272, #1299).
 
-import { h, replace } from '../dom.js';
+import { h, replace, plural } from '../dom.js';
 import { flowchart, fallbackLayout } from '../work/flowchart.js';
 import { customizeForm, definitionEditor } from '../work/workflow_edit.js';
 import { alertLine, showRefusal, attempt } from '../work/ui.js';
 
 export async function show(main, ctx, { workflowId } = {}) {
-  main.className = '';
   return workflowId ? showOne(main, ctx, workflowId) : showList(main, ctx);
+}
+
+/** A workflow's id, node count, and its preset and default badges. */
+function badgesOf(id, nodes, w) {
+  return [
+    h('span', { class: 'muted' }, `${id} · ${plural(nodes, 'node')}`),
+    w.preset ? h('span', { class: 'w-badge' }, 'preset') : null,
+    w.default ? h('span', { class: 'w-badge w-badge-live' }, 'default') : null,
+  ];
 }
 
 async function showList(main, { api }) {
@@ -30,9 +38,7 @@ async function showList(main, { api }) {
                 'li',
                 { class: 'w-wf-row' },
                 h('a', { href: `#/workflow/${encodeURIComponent(w.id)}`, class: 'w-wf-link' }, w.name),
-                h('span', { class: 'muted' }, ` ${w.id} · ${w.nodes} node${w.nodes === 1 ? '' : 's'}`),
-                w.preset ? h('span', { class: 'w-badge' }, 'preset') : null,
-                w.default ? h('span', { class: 'w-badge w-badge-live' }, 'default') : null,
+                badgesOf(` ${w.id}`, w.nodes, w),
               ),
             ),
           )
@@ -163,9 +169,7 @@ async function showOne(main, ctx, id) {
     title.textContent = def.name;
     replace(
       badges,
-      h('span', { class: 'muted' }, `${def.id} · ${def.nodes.length} node${def.nodes.length === 1 ? '' : 's'}`),
-      workflow.preset ? h('span', { class: 'w-badge' }, 'preset') : null,
-      workflow.default ? h('span', { class: 'w-badge w-badge-live' }, 'default') : null,
+      badgesOf(def.id, def.nodes.length, workflow),
     );
     makeDefault.hidden = Boolean(workflow.default);
     drawChart();

@@ -4,7 +4,7 @@ import { h, replace, when } from '../dom.js';
 import { preview, readable } from './text.js';
 import { attempt, field, alertLine } from './ui.js';
 
-export const STATUS_LABEL = {
+const STATUS_LABEL = {
   open: 'Open',
   claimed: 'Claimed',
   working: 'Working',

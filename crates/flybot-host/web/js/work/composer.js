@@ -1,6 +1,6 @@
 // A room's composer: a labelled textarea (Enter sends, Shift+Enter is a new line) with @mention completion from the room's members (#287).
 
-import { h, replace } from '../dom.js';
+import { h, replace, plural } from '../dom.js';
 import { uid } from './ui.js';
 
 /** The "@word" the caret sits in, or null: {start, query}. */
@@ -93,7 +93,7 @@ export function composer({ members, onSend, label = 'Message' }) {
     );
     list.hidden = false;
     highlight(0);
-    hint.textContent = `${options.length} member${options.length === 1 ? '' : 's'} match; arrow keys choose, Enter picks.`;
+    hint.textContent = `${plural(options.length, 'member')} match; arrow keys choose, Enter picks.`;
   }
 
   box.addEventListener('input', update);

@@ -1,6 +1,6 @@
 // A workflow drawn as an SVG flowchart (#1272) from the engine's layout (`workflows {id}` → workflow.layout).
 
-import { svg } from '../dom.js';
+import { svg, plural } from '../dom.js';
 
 const W = 180; // core workflow::layout::BOX_WIDTH
 const H = 72; // BOX_HEIGHT
@@ -71,7 +71,7 @@ export function flowchart(def, layout, { selected, onSelect, label }) {
     const node = nodes.get(b.id) || {};
     const guards = node.guards?.length || 0;
     const chosen = b.id === selected;
-    const guardWord = guards ? `${guards} guard${guards === 1 ? '' : 's'}` : '';
+    const guardWord = guards ? plural(guards, 'guard') : '';
     // The name starts with the box's visible words (id, role, guards).
     const name = `${b.id}, ${b.role}${guards ? `, ${guardWord}` : ''}${node.column ? `, column ${node.column}` : ''}`;
     const g = svg(

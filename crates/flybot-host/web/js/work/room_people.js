@@ -4,12 +4,13 @@ import { h, replace } from '../dom.js';
 import { attempt, field, alertLine, select } from './ui.js';
 
 /** The Bot that divides the room's board (core tasks::roles::task_lead). */
-export function taskLead(room) {
+function taskLead(room) {
   const picked = room.taskLead && room.members.includes(room.taskLead) ? room.taskLead : null;
   return picked || room.admin || null;
 }
 
-function nameOf(state, id) {
+/** A Bot's or person's name in `state`, else the id. */
+export function nameOf(state, id) {
   return state.bots.find((b) => b.id === id)?.name || state.members.find((m) => m.id === id)?.name || id;
 }
 
