@@ -15,7 +15,8 @@ pub const EPHEMERAL_DENIED_TOOLS: [&str; 21] = [
     tool_names::CREATE_BOT,
     tool_names::UPDATE_BOT,
     "create_group",
-    "post_group",
+    // The spec's `post_group` is this build's `post_to_group`.
+    tool_names::POST_TO_GROUP,
     tool_names::ASK_USER,
     "grant_capability",
     "revoke_capability",
@@ -38,10 +39,10 @@ pub const EPHEMERAL_ALLOWED_TOOLS: [&str; 9] = [
     tool_names::LIST_BOTS,
     "list_models",
     "list_capabilities",
-    "bot_schedules",
-    "schedule_list",
+    tool_names::BOT_SCHEDULES,
+    tool_names::SCHEDULE_LIST,
     "read_own_chat",
-    "read_group_chat",
+    tool_names::READ_GROUP_CHAT,
     tool_names::REMEMBER,
     "forget",
 ];

@@ -361,6 +361,18 @@ fn run_bot_is_not_a_team_member_1445() {
 }
 
 #[test]
+fn a_run_bot_never_posts_to_a_group_even_when_its_node_names_it_1445() {
+    // The spec's `post_group` is this build's `post_to_group`: a node that
+    // names it grants nothing, and reading a group stays allowed.
+    let node_tools = vec!["post_to_group".to_owned()];
+    assert_eq!(
+        run_bot_may_call("post_to_group", &node_tools).unwrap_err(),
+        NOT_A_TEAM_MEMBER
+    );
+    run_bot_may_call("read_group_chat", &[]).unwrap();
+}
+
+#[test]
 fn run_bot_capped_by_caller_and_saver_1544_1582() {
     assert_eq!(capped_by(Some("bot-a"), Some("bot-b")), ["bot-a", "bot-b"]);
     assert_eq!(capped_by(Some("bot-a"), Some("bot-a")), ["bot-a"]);
