@@ -46,7 +46,7 @@ pub struct Seen {
 pub struct ApiFake {
     pub base_url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    _server: crate::loopback::Loopback,
 }
 
 impl ApiFake {
@@ -58,29 +58,12 @@ impl ApiFake {
             let (record, script) = (record.clone(), script.clone());
             async move { answer(&record, &script, &uri, &headers, &body) }
         });
-        let (address_tx, address_rx) = std::sync::mpsc::channel();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                address_tx.send(listener.local_addr().unwrap()).unwrap();
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(async move {
-                        let _ = stopped.await;
-                    })
-                    .await
-                    .unwrap();
-            });
-        });
-        let address = address_rx.recv().unwrap();
+        let server = crate::loopback::Loopback::serve(app);
+        let address = server.address;
         ApiFake {
             base_url: format!("http://{address}"),
             seen,
-            stop: Some(stop),
+            _server: server,
         }
     }
 
@@ -122,12 +105,4 @@ fn answer(
         response.headers_mut().insert(name, value.parse().unwrap());
     }
     response
-}
-
-impl Drop for ApiFake {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
 }

@@ -23,6 +23,7 @@ mod channel;
 mod clock;
 mod live;
 pub mod llama_server;
+mod loopback;
 pub mod mock_server;
 mod roster;
 pub mod sse_server;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// A running `mock_model_app`; stops when dropped.
 pub struct MockServer {
     pub base_url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    _server: crate::loopback::Loopback,
 }
 
 impl MockServer {
@@ -23,36 +23,11 @@ impl MockServer {
             MockModel::with_scenario(Scenario::from_json(scenario).unwrap())
         };
         let app = mock_model_app(Arc::new(mock));
-        let (address_tx, address_rx) = std::sync::mpsc::channel();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                address_tx.send(listener.local_addr().unwrap()).unwrap();
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(async move {
-                        let _ = stopped.await;
-                    })
-                    .await
-                    .unwrap();
-            });
-        });
-        let address = address_rx.recv().unwrap();
+        let server = crate::loopback::Loopback::serve(app);
+        let address = server.address;
         MockServer {
             base_url: format!("http://{address}/v1"),
-            stop: Some(stop),
-        }
-    }
-}
-
-impl Drop for MockServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
+            _server: server,
         }
     }
 }

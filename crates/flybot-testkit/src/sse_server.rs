@@ -54,7 +54,7 @@ struct Script {
 pub struct ScriptedProvider {
     pub base_url: String,
     script: Arc<Script>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    _server: crate::loopback::Loopback,
 }
 
 impl ScriptedProvider {
@@ -68,29 +68,12 @@ impl ScriptedProvider {
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(answer))
             .with_state(script.clone());
-        let (address_tx, address_rx) = std::sync::mpsc::channel();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                address_tx.send(listener.local_addr().unwrap()).unwrap();
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(async move {
-                        let _ = stopped.await;
-                    })
-                    .await
-                    .unwrap();
-            });
-        });
-        let address = address_rx.recv().unwrap();
+        let server = crate::loopback::Loopback::serve(app);
+        let address = server.address;
         ScriptedProvider {
             base_url: format!("http://{address}/v1"),
             script,
-            stop: Some(stop),
+            _server: server,
         }
     }
 
@@ -102,14 +85,6 @@ impl ScriptedProvider {
     /// Resolves once a client hangs up on a reply still being sent.
     pub async fn hung_up(&self) {
         self.script.hung_up.notified().await;
-    }
-}
-
-impl Drop for ScriptedProvider {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
     }
 }
 
