@@ -46,22 +46,8 @@ impl Transport for FeishuWebhook {
                 .post(&self.url)
                 .json(&json!({"msg_type": "text", "content": {"text": text}}))
                 .send()
-                .await
-                .map_err(|e| PostError::Network(super::link_error(&e)))?;
-            let status = answer.status();
-            if status.as_u16() == 429 {
-                return Err(PostError::RateLimited {
-                    retry_after: super::retry_after(answer.headers()),
-                });
-            }
-            if status.is_server_error() {
-                return Err(PostError::Network(format!("Feishu answered {status}")));
-            }
-            let body: Value = answer
-                .json()
-                .await
-                .map_err(|_| PostError::Structural("Feishu's answer was not JSON".to_owned()))?;
-            verdict(&body)
+                .await;
+            verdict(&super::json_answer(answer, "Feishu").await?)
         })
     }
 }

@@ -131,6 +131,31 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .map(Duration::from_secs)
 }
 
+/// A transport's HTTP answer as the notifier reads it, for `service`: a
+/// send that never got one is a network failure, 429 is rate limited
+/// (`Retry-After` kept), a 5xx may pass, and anything else is the JSON body
+/// the service's own verdict reads.
+async fn json_answer(
+    sent: Result<reqwest::Response, reqwest::Error>,
+    service: &str,
+) -> Result<Value, notifier::PostError> {
+    use notifier::PostError;
+    let answer = sent.map_err(|e| PostError::Network(link_error(&e)))?;
+    let status = answer.status();
+    if status.as_u16() == 429 {
+        return Err(PostError::RateLimited {
+            retry_after: retry_after(answer.headers()),
+        });
+    }
+    if status.is_server_error() {
+        return Err(PostError::Network(format!("{service} answered {status}")));
+    }
+    answer
+        .json()
+        .await
+        .map_err(|_| PostError::Structural(format!("{service}'s answer was not JSON")))
+}
+
 /// A broken link, said without the URL (a webhook's URL is a credential).
 fn link_error(e: &reqwest::Error) -> String {
     if e.is_timeout() {

@@ -34,22 +34,8 @@ impl Transport for SlackTransport {
                 .bearer_auth(token)
                 .json(&json!({"channel": self.channel, "text": text}))
                 .send()
-                .await
-                .map_err(|e| PostError::Network(super::link_error(&e)))?;
-            let status = answer.status();
-            if status.as_u16() == 429 {
-                return Err(PostError::RateLimited {
-                    retry_after: super::retry_after(answer.headers()),
-                });
-            }
-            if status.is_server_error() {
-                return Err(PostError::Network(format!("Slack answered {status}")));
-            }
-            let body: Value = answer
-                .json()
-                .await
-                .map_err(|_| PostError::Structural("Slack's answer was not JSON".to_owned()))?;
-            verdict(&body)
+                .await;
+            verdict(&super::json_answer(answer, "Slack").await?)
         })
     }
 }
