@@ -15,9 +15,11 @@
 
 mod files;
 mod recover;
+mod room_notes;
 mod writer;
 
-pub use recover::read_journal_inflight;
+pub use recover::{read_journal_inflight, read_journal_rooms};
+use room_notes::RoomNote;
 
 use crate::inflight::Inflight;
 use flybot_core::sync::lock;
@@ -102,6 +104,7 @@ pub(crate) enum Job {
     Write {
         records: Vec<Record>,
         inflight: Option<Vec<u8>>,
+        room: Option<RoomNote>,
         urgency: Urgency,
         done: Option<OnDurable>,
     },
@@ -219,16 +222,43 @@ impl TurnLog {
         let inflight = inflight
             .map(|notes| serde_json::to_vec(notes).map_err(io::Error::other))
             .transpose()?;
-        let running = self.running()?;
-        let job = Job::Write {
+        self.send(Job::Write {
             records,
             inflight,
+            room: None,
             urgency,
             done,
-        };
+        })
+    }
+
+    fn send(&self, job: Job) -> io::Result<()> {
+        let running = self.running()?;
         lock(&running.jobs)
             .send(job)
             .map_err(|_| io::Error::other("the turn log's writer has stopped"))
+    }
+
+    /// Hands the room's newest run note to the writer (`None` forgets the
+    /// room: nothing of it is owed after a restart). Journal order is send
+    /// order, so a caller that sends under its own lock keeps the notes in
+    /// the order it took them.
+    pub fn write_room_run(
+        &self,
+        room_id: &str,
+        run: Option<&serde_json::Value>,
+        urgency: Urgency,
+    ) -> io::Result<()> {
+        let run = room_notes::note_bytes(run)?;
+        self.send(Job::Write {
+            records: Vec::new(),
+            inflight: None,
+            room: Some(RoomNote {
+                room_id: room_id.to_owned(),
+                run,
+            }),
+            urgency,
+            done: None,
+        })
     }
 
     /// `write` at once; the answer blocks the thread that waits on it

@@ -4,13 +4,14 @@
 //! journal starts again from its newest in-flight notes. A home from before
 //! the journal carries its `inflight.json` over the same way.
 
+use super::room_notes::Carried;
 use super::{JOURNAL_FILE, LOCK_FILE, inside};
 use crate::inflight::{Inflight, inflight_path};
 use crate::jsonl::JsonlAppender;
 use flybot_core::sync::lock;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
@@ -21,7 +22,8 @@ use std::time::Duration;
 /// How long an opener waits for the writer of a home that is stopping.
 const LOCK_TRIES: u32 = 300;
 
-/// One journal line: a file's line, or the newest in-flight notes.
+/// One journal line: a file's line, the newest in-flight notes, or a
+/// room's newest run note (`run: null` forgets the room).
 #[derive(Deserialize)]
 struct JournalLine {
     #[serde(default)]
@@ -30,6 +32,10 @@ struct JournalLine {
     line: Option<Value>,
     #[serde(default)]
     inflight: Option<Value>,
+    #[serde(default)]
+    room: Option<String>,
+    #[serde(default)]
+    run: Option<Value>,
 }
 
 /// The homes whose writer thread runs in this process (canonical paths).
@@ -103,15 +109,18 @@ fn journal_lines(home: &Path) -> io::Result<Vec<JournalLine>> {
 }
 
 /// Replays the journal into its files and starts it again; answers the
-/// newest in-flight notes (the journal's, else a legacy `inflight.json`'s).
-pub(crate) fn recover(home: &Path) -> io::Result<Option<Vec<u8>>> {
+/// newest in-flight notes (the journal's, else a legacy `inflight.json`'s)
+/// and each room's newest run note.
+pub(crate) fn recover(home: &Path) -> io::Result<Carried> {
     let lines = journal_lines(home)?;
     let mut files: Vec<(PathBuf, Vec<Value>)> = Vec::new();
     let mut inflight = None;
+    let mut rooms = BTreeMap::new();
     for line in lines {
         if let Some(notes) = line.inflight {
             inflight = Some(notes);
         }
+        keep_room(&mut rooms, line.room, line.run);
         let (Some(file), Some(line)) = (line.file, line.line) else {
             continue;
         };
@@ -133,16 +142,15 @@ pub(crate) fn recover(home: &Path) -> io::Result<Option<Vec<u8>>> {
         Some(notes) => Some(notes),
         None => read_legacy(&legacy),
     };
-    let carried = carried
-        .map(|notes| serde_json::to_vec(&notes).map_err(io::Error::other))
-        .transpose()?;
-    let mut fresh = Vec::new();
-    if let Some(notes) = &carried {
-        fresh.extend_from_slice(b"{\"inflight\":");
-        fresh.extend_from_slice(notes);
-        fresh.extend_from_slice(b"}\n");
-    }
-    crate::atomic_write(&home.join(JOURNAL_FILE), &fresh)?;
+    let to_bytes = |notes: &Value| serde_json::to_vec(notes).map_err(io::Error::other);
+    let carried = Carried {
+        inflight: carried.as_ref().map(to_bytes).transpose()?,
+        rooms: rooms
+            .iter()
+            .map(|(id, run)| Ok((id.clone(), to_bytes(run)?)))
+            .collect::<io::Result<_>>()?,
+    };
+    crate::atomic_write(&home.join(JOURNAL_FILE), &carried.lines())?;
     if legacy.exists() {
         fs::remove_file(&legacy)?;
     }
@@ -195,4 +203,23 @@ pub fn read_journal_inflight(home: &Path) -> io::Result<Option<Inflight>> {
     newest
         .map(|notes| serde_json::from_value(notes).map_err(io::Error::other))
         .transpose()
+}
+
+/// Each room's newest run note the journal holds.
+pub fn read_journal_rooms(home: &Path) -> io::Result<BTreeMap<String, Value>> {
+    let mut rooms = BTreeMap::new();
+    for line in journal_lines(home)? {
+        keep_room(&mut rooms, line.room, line.run);
+    }
+    Ok(rooms)
+}
+
+/// Folds one journal line's room note into the newest notes.
+fn keep_room(rooms: &mut BTreeMap<String, Value>, room: Option<String>, run: Option<Value>) {
+    if let Some(room_id) = room {
+        match run {
+            Some(run) => rooms.insert(room_id, run),
+            None => rooms.remove(&room_id),
+        };
+    }
 }

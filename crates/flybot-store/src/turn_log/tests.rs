@@ -176,3 +176,48 @@ async fn settled_resolves_once_every_earlier_line_is_durable() {
     log.settled().await.unwrap();
     assert_eq!(rx.try_recv(), Ok(true), "the earlier callback ran first");
 }
+
+#[test]
+fn a_rooms_newest_run_note_wins_survives_a_restart_and_null_forgets_it_1203() {
+    let home = tempfile::tempdir().unwrap();
+    let log = TurnLog::for_home(home.path());
+    let run = |n: u64| json!({"pending": [n], "seen": {"b1": n}});
+    log.write_room_run("r1", Some(&run(1)), Urgency::Soon)
+        .unwrap();
+    log.write_room_run("r2", Some(&run(7)), Urgency::Soon)
+        .unwrap();
+    log.write_room_run("r1", Some(&run(2)), Urgency::Soon)
+        .unwrap();
+    log.write_room_run("r3", Some(&run(9)), Urgency::Soon)
+        .unwrap();
+    log.write_room_run("r3", None, Urgency::Soon).unwrap();
+    log.write_durable(Vec::new(), Some(&notes("t1"))).unwrap();
+    let rooms = read_journal_rooms(home.path()).unwrap();
+    assert_eq!(rooms.keys().collect::<Vec<_>>(), ["r1", "r2"]);
+    assert_eq!(rooms["r1"], run(2));
+    // A clean stop (a checkpoint) keeps only the newest notes, one a room.
+    drop(log);
+    assert_eq!(
+        lines_of(&home.path().join(JOURNAL_FILE)),
+        [
+            r#"{"inflight":{"turns":[{"sessionId":"s","turnId":"t1"}],"queued":[{"sessionId":"s","item":{"id":"m1"}}]}}"#,
+            r#"{"room":"r1","run":{"pending":[2],"seen":{"b1":2}}}"#,
+            r#"{"room":"r2","run":{"pending":[7],"seen":{"b1":7}}}"#,
+        ]
+    );
+    // A start after a crash carries them too.
+    fs::write(
+        home.path().join(JOURNAL_FILE),
+        [
+            r#"{"room":"r1","run":{"pending":[3]}}"#,
+            r#"{"room":"r2","run":null}"#,
+            r#"{"room":"r1","run":{"pending":[4"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    TurnLog::for_home(home.path()).open().unwrap();
+    let rooms = read_journal_rooms(home.path()).unwrap();
+    assert_eq!(rooms.len(), 1);
+    assert_eq!(rooms["r1"], json!({"pending": [3]}));
+}

@@ -6,6 +6,7 @@
 //! answered with it, so nothing is acknowledged that may not be on disk.
 
 use super::files::{IDLE, OpenFiles};
+use super::room_notes::{Carried, room_line};
 use super::{Counters, JOURNAL_FILE, Job, OnDurable, Record, SOON, Urgency};
 use crate::jsonl::JsonlAppender;
 use std::io;
@@ -28,8 +29,8 @@ struct Writer {
     journal: JsonlAppender,
     journal_bytes: u64,
     files: OpenFiles,
-    /// The newest in-flight notes, carried into the next journal.
-    inflight: Option<Vec<u8>>,
+    /// The newest in-flight and room notes, carried into the next journal.
+    carried: Carried,
     /// Written, not yet synced: called after the next sync.
     waiting: Vec<OnDurable>,
     /// When the oldest unsynced `Soon` write must be synced.
@@ -48,7 +49,7 @@ pub(crate) fn start(
 ) -> io::Result<(mpsc::Sender<Job>, JoinHandle<()>)> {
     let lock = super::recover::lock_home(home)?;
     let writing = super::recover::Writing::new(home);
-    let inflight = super::recover::recover(home)?;
+    let carried = super::recover::recover(home)?;
     let journal = JsonlAppender::open(&home.join(JOURNAL_FILE))?;
     counters.opens.fetch_add(1, Ordering::Relaxed);
     let journal_bytes = journal.size()?;
@@ -57,7 +58,7 @@ pub(crate) fn start(
         journal,
         journal_bytes,
         files: OpenFiles::new(home),
-        inflight,
+        carried,
         waiting: Vec::new(),
         deadline: None,
         unsynced: false,
@@ -121,6 +122,7 @@ impl Writer {
                 Job::Write {
                     records,
                     inflight,
+                    room,
                     urgency,
                     done,
                 } => {
@@ -134,7 +136,11 @@ impl Writer {
                         journal.extend_from_slice(b"{\"inflight\":");
                         journal.extend_from_slice(&notes);
                         journal.extend_from_slice(b"}\n");
-                        self.inflight = Some(notes);
+                        self.carried.inflight = Some(notes);
+                    }
+                    if let Some(note) = room {
+                        room_line(&mut journal, &note.room_id, note.run.as_deref());
+                        self.carried.keep_room(note);
                     }
                     self.waiting.extend(done);
                     let by = match urgency {
@@ -194,19 +200,15 @@ impl Writer {
     }
 
     /// Flushes the files the journal covers, then starts the journal again
-    /// from the newest in-flight notes (written whole and renamed in).
+    /// from the newest in-flight and room notes (written whole and renamed
+    /// in).
     fn checkpoint(&mut self) {
         if self.broken.is_some() {
             return;
         }
         let started = self.files.flush_dirty(&self.counters).and_then(|()| {
             let path = self.home.join(JOURNAL_FILE);
-            let mut fresh = Vec::new();
-            if let Some(notes) = &self.inflight {
-                fresh.extend_from_slice(b"{\"inflight\":");
-                fresh.extend_from_slice(notes);
-                fresh.extend_from_slice(b"}\n");
-            }
+            let fresh = self.carried.lines();
             crate::atomic_write(&path, &fresh)?;
             self.counters.syncs.fetch_add(2, Ordering::Relaxed);
             self.journal = JsonlAppender::open(&path)?;
