@@ -5,7 +5,7 @@
 //! stays literal text.
 
 /// A member as a line may name it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Named {
     pub id: String,
     pub name: String,

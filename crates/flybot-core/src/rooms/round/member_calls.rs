@@ -7,7 +7,7 @@ use super::super::{ROOM_ADMIN_TURNS_EACH, ROOM_ROUND_TURNS_MAX, ROOM_TURNS_EACH}
 use super::{Round, Slot};
 
 /// Why a call inside the round was not queued.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Dropped {
     NotAMember,
     Sender,

@@ -27,7 +27,7 @@ pub use turn_taking::{Reply, TurnCall};
 use std::collections::{BTreeMap, VecDeque};
 
 /// How a slot ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SlotOutcome {
     Answered,
     Passed,
@@ -39,7 +39,7 @@ pub enum SlotOutcome {
 }
 
 /// One member turn in the round.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Slot {
     pub bot_id: String,
     /// A person's line (or the poster's own line) named this member.
@@ -51,8 +51,9 @@ pub struct Slot {
     pub outcome: Option<SlotOutcome>,
 }
 
-/// A running round.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A running round. It is plain data, so the host notes it in the turn
+/// log at every step and a restart finishes it where it stopped.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Round {
     pub setup: Setup,
     queue: VecDeque<Slot>,

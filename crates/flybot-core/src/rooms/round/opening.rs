@@ -7,7 +7,7 @@ use super::{Round, Slot};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The room as a round reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Setup {
     /// Live member Bots in the room's order.
     pub order: Vec<Named>,

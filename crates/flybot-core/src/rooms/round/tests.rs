@@ -266,3 +266,29 @@ fn model_calls_per_line_in_a_six_bot_room_routed_is_one_all_is_six() {
     let mut all = Round::open(setup(6), person("@all status"), 0);
     assert_eq!(run(&mut all, |_, _| "ok".into()).len(), 6);
 }
+
+#[test]
+fn a_round_noted_mid_turn_comes_back_with_its_speaker_order_and_caps_557() {
+    // Ada and Cy call each other until the per-member cap (#557) ends it;
+    // the round is noted while Cy's first turn runs.
+    let reply = |id: &str, _: bool| if id == "bot-a" { "@Cy you" } else { "@Ada you" }.to_string();
+    let mut round = Round::open(setup(3), person("@Ada go"), 0);
+    let first = round.next_turn().unwrap();
+    round.record(&first.bot_id, Reply::Line(&reply(&first.bot_id, false)));
+    let second = round.next_turn().unwrap();
+    assert_eq!(second.bot_id, "bot-c");
+    let noted = serde_json::to_string(&round).unwrap();
+    let mut back: Round = serde_json::from_str(&noted).unwrap();
+    assert_eq!(back, round);
+    // The cut turn is the one that was running, and nothing else moved.
+    assert_eq!(back.running_call(), Some(second.clone()));
+    let said = reply(&second.bot_id, false);
+    back.record(&second.bot_id, Reply::Line(&said));
+    round.record(&second.bot_id, Reply::Line(&said));
+    assert_eq!(run(&mut back, reply), run(&mut round, reply));
+    assert_eq!(back, round);
+    for id in ["bot-a", "bot-c"] {
+        let turns = back.slots.iter().filter(|s| s.bot_id == id).count() as u32;
+        assert_eq!(turns, ROOM_TURNS_EACH, "{id}");
+    }
+}

@@ -124,6 +124,17 @@ impl Round {
         }
     }
 
+    /// The turn running when the round was noted: after a restart the host
+    /// finishes that member's cut turn before it asks `next_turn` again.
+    pub fn running_call(&self) -> Option<TurnCall> {
+        self.current.as_ref().map(|slot| TurnCall {
+            bot_id: slot.bot_id.clone(),
+            forced: slot.forced,
+            addressed: slot.addressed,
+            by: slot.by.clone(),
+        })
+    }
+
     /// The member speaking now.
     pub fn speaking(&self) -> Option<&str> {
         self.current.as_ref().map(|s| s.bot_id.as_str())
