@@ -349,10 +349,12 @@ async fn a_restart_picks_up_a_cut_turn_once_and_queued_input() {
                 TurnNote {
                     session_id: "a".into(),
                     turn_id: "ta".into(),
+                    items: Vec::new(),
                 },
                 TurnNote {
                     session_id: "b".into(),
                     turn_id: "tb".into(),
+                    items: Vec::new(),
                 },
             ],
             queued: vec![QueuedNote {
@@ -382,6 +384,62 @@ async fn a_restart_picks_up_a_cut_turn_once_and_queued_input() {
         "turn/end completed"
     );
     // Everything owed was taken: nothing is noted any more.
+    let notes = flybot_store::inflight::read_inflight(&f.home);
+    assert!(
+        notes.turns.is_empty() && notes.queued.is_empty(),
+        "{notes:?}"
+    );
+}
+
+/// The user messages of a Session's log, in order.
+fn user_texts(entries: &[LogEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.event {
+            SessionEvent::UserMessage { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_crash_between_the_turn_note_and_turn_start_delivers_the_persons_line_itself() {
+    use flybot_store::inflight::{Inflight, TurnNote, write_inflight};
+    let f = fixture(vec![]);
+    // The note says a turn of s1 ran with the person's line as its input,
+    // and the kill came before its turn/start reached the log.
+    let item = serde_json::json!({"id": "m7", "text": "please ship the fix", "source": {"kind": "user"}, "kind": "next-turn"});
+    let round = serde_json::json!({"id": "m8", "text": "[Group \"Ship\"] your turn", "source": {"kind": "round", "roomId": "r1", "hops": 0}, "kind": "next-turn"});
+    write_inflight(
+        &f.home,
+        &Inflight {
+            turns: vec![
+                TurnNote {
+                    session_id: "s1".into(),
+                    turn_id: "t1".into(),
+                    items: vec![item],
+                },
+                TurnNote {
+                    session_id: "g1".into(),
+                    turn_id: "t2".into(),
+                    items: vec![round],
+                },
+            ],
+            queued: Vec::new(),
+        },
+    )
+    .unwrap();
+    let pickup = f.sessions.pick_up().unwrap();
+    assert_eq!(pickup.turns, ["s1", "g1"]);
+    for s in ["s1", "g1"] {
+        f.sessions.wait_idle(s).await.unwrap();
+    }
+    let s1 = f.sessions.transcript("s1", 0).unwrap();
+    assert_eq!(user_texts(&s1), ["please ship the fix"]);
+    assert_eq!(kinds(&s1).last().unwrap(), "turn/end completed");
+    let g1 = f.sessions.transcript("g1", 0).unwrap();
+    assert_eq!(user_texts(&g1), ["[Group \"Ship\"] your turn"]);
+    // Nothing is owed any more, and nothing generic was delivered.
     let notes = flybot_store::inflight::read_inflight(&f.home);
     assert!(
         notes.turns.is_empty() && notes.queued.is_empty(),

@@ -242,6 +242,21 @@ impl Host {
         &self.inner.logs
     }
 
+    /// Once, after a start and before new input: the Sessions pick up the
+    /// turns and input a crash cut, then each room finishes the round it
+    /// was running (reading its cut member turn from that pickup) and
+    /// answers the lines that waited. Answers the Sessions' pickup and the
+    /// rounds resumed.
+    pub fn pick_up(&self) -> (std::io::Result<flybot_agent::session::Pickup>, usize) {
+        let pickup = self.inner.sessions.pick_up();
+        let starts = self.inner.logs.restore();
+        let rounds = starts.len();
+        for start in starts {
+            self.inner.logs.send_start(start);
+        }
+        (pickup, rounds)
+    }
+
     /// External room members' processes (#198).
     pub fn externals(&self) -> &Arc<ExternalSeats> {
         &self.inner.rounds.externals

@@ -9,12 +9,16 @@ use serde_json::Value;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A running turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A running turn and its input (the inbox items as the agent wrote
+/// them): a restart that finds no `turn/start` for it delivers that input
+/// itself, so a person's line is never lost between the note and the log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnNote {
     pub session_id: String,
     pub turn_id: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<Value>,
 }
 
 /// A message delivered to a Session and not yet taken by a turn.

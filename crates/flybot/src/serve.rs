@@ -61,7 +61,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let host = Host::open(store, host_config).await;
         // Turns a crash or a kill cut are picked up once, before new input.
         if store_writes(&host) {
-            match host.sessions().pick_up() {
+            let (pickup, rounds) = host.pick_up();
+            if rounds > 0 {
+                println!("resuming {rounds} room round(s) from before the restart");
+            }
+            match pickup {
                 Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => println!(
                     "picked up {} cut turn(s) and {} queued line(s) from before the restart",
                     pickup.turns.len(),

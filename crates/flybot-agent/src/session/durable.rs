@@ -180,6 +180,11 @@ impl Sessions {
                 notes.turns.push(TurnNote {
                     session_id: cell.session_id.clone(),
                     turn_id: running.turn_id.clone(),
+                    items: running
+                        .items
+                        .iter()
+                        .filter_map(|item| serde_json::to_value(item).ok())
+                        .collect(),
                 });
             }
             let held = state.held.as_ref().map(super::settle::Held::as_item);

@@ -2,14 +2,16 @@
 //! noted as running and the input noted as delivered but not taken. A noted
 //! turn is picked up once only if a restart really cut it: its `turn/end` is
 //! `interrupted`, or it has no end and no later `turn/start`. A turn that
-//! ended any other way is not repeated. A pickup is at-least-once: its note
+//! ended any other way is not repeated. A noted turn whose `turn/start`
+//! never reached the log is owed its input itself (a person's line, a
+//! room's turn), not a generic note. A pickup is at-least-once: its note
 //! stays (as queued input) until a new turn takes it.
 
 use super::event::{EndReason, LogEntry, SessionEvent, Source};
 use super::inbox::{InboxItem, ItemKind};
 use super::runtime::Sessions;
 use flybot_core::sync::lock;
-use flybot_store::inflight::read_inflight;
+use flybot_store::inflight::{TurnNote, read_inflight};
 use flybot_store::turn_log::Urgency;
 use std::io;
 
@@ -50,6 +52,14 @@ pub fn was_cut(entries: &[LogEntry], turn_id: &str) -> bool {
     true
 }
 
+/// A noted turn's input items, those this build can read.
+fn noted_input(items: &[serde_json::Value]) -> Vec<InboxItem> {
+    items
+        .iter()
+        .filter_map(|item| serde_json::from_value(item.clone()).ok())
+        .collect()
+}
+
 impl Sessions {
     /// Reads the in-flight notes and picks up what they owe. Call once at start,
     /// before any new input.
@@ -59,37 +69,9 @@ impl Sessions {
         let notes = read_inflight(self.home());
         let mut pickup = Pickup::default();
         for note in &notes.turns {
-            let cell = self.cell(&note.session_id)?;
-            let cut = cell.with_log(|log| was_cut(log.entries(), &note.turn_id));
-            if !cut {
-                continue;
+            if self.pick_up_turn(note)? {
+                pickup.turns.push(note.session_id.clone());
             }
-            let has_start = cell.with_log(|log| {
-                log.entries().iter().any(|e| {
-                    matches!(&e.event, SessionEvent::TurnStart { turn_id } if turn_id == &note.turn_id)
-                })
-            });
-            let ended = cell.with_log(|log| {
-                log.entries().iter().any(|e| {
-                    matches!(&e.event, SessionEvent::TurnEnd { turn_id, .. } if turn_id == &note.turn_id)
-                })
-            });
-            if has_start && !ended {
-                let end = SessionEvent::TurnEnd {
-                    turn_id: note.turn_id.clone(),
-                    reason: EndReason::Interrupted,
-                    calls: 0,
-                };
-                cell.append(self.now_ms(), vec![end], Urgency::Soon)?;
-            }
-            let id = self.new_id("msg");
-            lock(&cell.state).inbox.push(InboxItem {
-                id,
-                text: PICKUP_TEXT.to_owned(),
-                source: Source::Host,
-                kind: ItemKind::NextTurn,
-            });
-            pickup.turns.push(note.session_id.clone());
         }
         for note in &notes.queued {
             let Ok(item) = serde_json::from_value::<InboxItem>(note.item.clone()) else {
@@ -115,5 +97,60 @@ impl Sessions {
             self.start(self.cell(&session_id)?);
         }
         Ok(pickup)
+    }
+
+    /// Picks up one noted turn if a restart cut it; answers whether it did.
+    fn pick_up_turn(&self, note: &TurnNote) -> io::Result<bool> {
+        let cell = self.cell(&note.session_id)?;
+        let cut = cell.with_log(|log| was_cut(log.entries(), &note.turn_id));
+        if !cut {
+            return Ok(false);
+        }
+        let has_start = cell.with_log(|log| {
+            log.entries().iter().any(|e| {
+                matches!(&e.event, SessionEvent::TurnStart { turn_id } if turn_id == &note.turn_id)
+            })
+        });
+        let ended = cell.with_log(|log| {
+            log.entries().iter().any(|e| {
+                matches!(&e.event, SessionEvent::TurnEnd { turn_id, .. } if turn_id == &note.turn_id)
+            })
+        });
+        if has_start && !ended {
+            let end = SessionEvent::TurnEnd {
+                turn_id: note.turn_id.clone(),
+                reason: EndReason::Interrupted,
+                calls: 0,
+            };
+            cell.append(self.now_ms(), vec![end], Urgency::Soon)?;
+        }
+        let input = noted_input(&note.items);
+        let mut state = lock(&cell.state);
+        if has_start || input.is_empty() {
+            // The input is in the log: the pickup goes on from it; a room's
+            // turn goes on as the room's, so its round reads the answer.
+            let source = input
+                .iter()
+                .map(|i| i.source.clone())
+                .find(|s| matches!(s, Source::Round { .. }))
+                .unwrap_or(Source::Host);
+            let id = self.new_id("msg");
+            state.inbox.push(InboxItem {
+                id,
+                text: PICKUP_TEXT.to_owned(),
+                source,
+                kind: ItemKind::NextTurn,
+            });
+        } else {
+            // The turn never reached the log: its input itself is owed.
+            for mut item in input {
+                if state.inbox.items().all(|queued| queued.id != item.id) {
+                    item.kind = ItemKind::NextTurn;
+                    state.inbox.push(item);
+                }
+            }
+        }
+        drop(state);
+        Ok(true)
     }
 }

@@ -35,6 +35,8 @@ pub const STOPPED_REASON: &str = "ds-bot/stopped";
 /// A running turn.
 pub(crate) struct Running {
     pub turn_id: String,
+    /// The turn's input, noted with it until its `turn/start` is in the log.
+    pub items: Vec<InboxItem>,
     cancel: watch::Sender<Option<EndReason>>,
     /// Open tool waits: call id, since when, what it acts on.
     waits: Vec<(String, Instant, Option<String>)>,
@@ -418,6 +420,7 @@ impl Sessions {
                 let (sender, receiver) = watch::channel(None);
                 state.running = Some(Running {
                     turn_id: turn_id.clone(),
+                    items: Vec::new(),
                     cancel: sender,
                     waits: Vec::new(),
                     interrupted: BTreeSet::new(),
@@ -435,6 +438,9 @@ impl Sessions {
                 lock(&cell.state).running = None;
                 self.note_inflight(Urgency::Soon);
                 continue;
+            }
+            if let Some(running) = &mut lock(&cell.state).running {
+                running.items = items.clone();
             }
             self.note_inflight(Urgency::Soon);
             let watched = items

@@ -1,9 +1,16 @@
 //! The internal agent as a room participant: a member's group Session in the
 //! agent runtime. A turn is one delivered item; its answer is the turn's
-//! last assistant message, read back from the Session's log.
+//! last assistant message, read back from the Session's log. A person's
+//! line steered into a turn that had no step left opens one more turn in
+//! the Session (#1267): its answer is posted with the member's reply. A
+//! turn a restart cut ends `interrupted` and its pickup goes on with it:
+//! the pickup's answer is the turn's.
 
-use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
+use super::participant::{
+    MemberTurn, ResumeFuture, RoomParticipant, Snapshot, TurnFuture, TurnOutcome,
+};
 use flybot_agent::session::{EndReason, ItemKind, SessionEvent, Sessions, Source};
+use flybot_core::rooms::mentions::is_pass;
 use flybot_protocol::FailureCode;
 
 /// The agent runtime behind the room boundary.
@@ -20,7 +27,9 @@ fn last_seq(sessions: &Sessions, session_id: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The answer of the turn that ended after `after` in the log.
+/// The answer of the turn that ended after `after` in the log, with the
+/// answers of the turns a steered line opened after it (#1267); a turn a
+/// restart cut goes on in its pickup, whose answer is the turn's.
 fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutcome {
     let Ok(entries) = sessions.transcript_written(session_id, after) else {
         return TurnOutcome::Failed {
@@ -28,26 +37,30 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
         };
     };
     let mut text: Option<String> = None;
+    let mut answers: Vec<String> = Vec::new();
+    let mut ended = false;
     for entry in &entries {
         match &entry.event {
             SessionEvent::AssistantMessage { text: t, .. } if !t.trim().is_empty() => {
                 text = Some(t.clone())
             }
-            SessionEvent::TurnEnd { reason, .. } => {
-                return match reason {
-                    EndReason::Completed | EndReason::MaxTokens => {
-                        TurnOutcome::Text(text.clone().unwrap_or_default())
-                    }
-                    EndReason::Aborted { .. } => TurnOutcome::Stopped,
-                    EndReason::Error { code, .. } => TurnOutcome::Failed { code: code.clone() },
-                    EndReason::Interrupted => TurnOutcome::Failed {
-                        code: FailureCode::Interrupted,
-                    },
-                    EndReason::Blocked { .. } => TurnOutcome::Failed {
+            SessionEvent::TurnEnd { reason, .. } => match reason {
+                EndReason::Interrupted => {}
+                EndReason::Completed | EndReason::MaxTokens => {
+                    ended = true;
+                    answers.push(text.take().unwrap_or_default());
+                }
+                // The member turn itself failed or was stopped: that is its
+                // outcome. A later turn only adds to an answer.
+                _ if ended => break,
+                EndReason::Aborted { .. } => return TurnOutcome::Stopped,
+                EndReason::Error { code, .. } => return TurnOutcome::Failed { code: code.clone() },
+                EndReason::Blocked { .. } => {
+                    return TurnOutcome::Failed {
                         code: FailureCode::Blocked,
-                    },
-                };
-            }
+                    };
+                }
+            },
             SessionEvent::AssistantMessage { .. }
             | SessionEvent::TurnStart { .. }
             | SessionEvent::UserMessage { .. }
@@ -57,9 +70,22 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
             | SessionEvent::ToolResult { .. } => {}
         }
     }
-    TurnOutcome::Failed {
-        code: FailureCode::NoEnd,
+    if !ended {
+        return TurnOutcome::Failed {
+            code: FailureCode::NoEnd,
+        };
     }
+    // A pass (or nothing) beside a real answer is that answer.
+    let said: Vec<&str> = answers
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.trim().is_empty() && !is_pass(a))
+        .collect();
+    let joined = said.join("\n\n");
+    if joined.is_empty() {
+        return TurnOutcome::Text(answers.into_iter().next().unwrap_or_default());
+    }
+    TurnOutcome::Text(joined)
 }
 
 impl RoomParticipant for AgentParticipant {
@@ -121,5 +147,29 @@ impl RoomParticipant for AgentParticipant {
                     ItemKind::Steer,
                 )
                 .is_ok()
+    }
+
+    fn mark(&self, session_id: &str) -> u64 {
+        last_seq(&self.sessions, session_id)
+    }
+
+    fn resume_turn(&self, session_id: &str, after: u64) -> ResumeFuture<'_> {
+        let session_id = session_id.to_owned();
+        Box::pin(async move {
+            // The Sessions' pickup queued the cut turn (or its undelivered
+            // input) before the rounds resumed: its end is awaited here.
+            if self.sessions.wait_written(&session_id).await.is_err() {
+                return Some(TurnOutcome::Failed {
+                    code: FailureCode::Log,
+                });
+            }
+            let began = self
+                .sessions
+                .transcript_written(&session_id, after)
+                .ok()?
+                .iter()
+                .any(|e| matches!(e.event, SessionEvent::TurnStart { .. }));
+            began.then(|| outcome_after(&self.sessions, &session_id, after))
+        })
     }
 }

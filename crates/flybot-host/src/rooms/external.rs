@@ -7,7 +7,9 @@
 //! outlive a round (they live in the host).
 
 use super::agent::AgentParticipant;
-use super::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture, TurnOutcome};
+use super::participant::{
+    MemberTurn, ResumeFuture, RoomParticipant, Snapshot, TurnFuture, TurnOutcome,
+};
 use super::rounds::Rounds;
 use flybot_core::fences::{LineOrigin, authored_line};
 use flybot_core::sync::lock;
@@ -300,5 +302,19 @@ impl RoomParticipant for RoutedParticipant {
             return false;
         }
         self.agent.steer(session_id, text)
+    }
+
+    fn mark(&self, session_id: &str) -> u64 {
+        self.agent.mark(session_id)
+    }
+
+    /// A peer's cut turn is run again (it has no Session to pick it up);
+    /// the agent's is read from its pickup.
+    fn resume_turn(&self, session_id: &str, after: u64) -> ResumeFuture<'_> {
+        if self.seat_of(session_id).is_some() || self.rounds.externals.opencode.running(session_id)
+        {
+            return Box::pin(async { None });
+        }
+        self.agent.resume_turn(session_id, after)
     }
 }

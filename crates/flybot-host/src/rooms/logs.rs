@@ -8,12 +8,13 @@
 //! (group commit, issue 19); a line is announced and shown to people once
 //! it is durable (`durable.rs`).
 
+use super::run_note::{RoundNote, RunNote};
 use crate::events::{Bus, HostEvent};
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::sync::lock;
 use flybot_store::room_log::{NewLine, RoomLog};
 use flybot_store::turn_log::{TurnLog, Urgency};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -34,7 +35,7 @@ pub struct RoomRun {
     /// speak are skipped and the waiting lines open no next round.
     pub halted: bool,
     /// Member → the last seq its turn showed (#1203).
-    pub seen: HashMap<String, u64>,
+    pub seen: BTreeMap<String, u64>,
     /// Rounds Bots started since the person last spoke (#557).
     pub late_rounds: u32,
     /// Seqs of Bot lines whose poster wants the round's closing report
@@ -43,10 +44,12 @@ pub struct RoomRun {
     /// Bot lines posted while the round runs (#932): the round calls the
     /// members they name at its next loop head.
     pub mid_posts: Vec<MidPost>,
+    /// The round running now, as its driver last noted it.
+    pub round: Option<RoundNote>,
 }
 
 /// A Bot's `post_to_group` line that arrived while a round ran (#932).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MidPost {
     pub seq: u64,
     pub from: String,
@@ -67,11 +70,13 @@ pub struct RoomLogs {
     pub(super) shown: Arc<Mutex<HashMap<String, u64>>>,
 }
 
-/// A round to run: the room and the seq of the line that opens it.
+/// A round to run: the room and the seq of the line that opens it, or the
+/// round a restart cut, to finish.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoundStart {
     pub room_id: String,
     pub opener_seq: u64,
+    pub resume: Option<Box<RoundNote>>,
 }
 
 /// The round driver's end of the rooms' door.
@@ -172,10 +177,68 @@ impl RoomLogs {
             .collect()
     }
 
-    /// Runs `f` on the room's run state.
+    /// Runs `f` on the room's run state; a change to what a restart needs
+    /// (`RunNote`) is written to the turn log before the lock is let go, so
+    /// the journal holds the notes in the order they were taken. It joins
+    /// the next sync: a caller that answers a person waits on `settled`.
     pub fn run<T>(&self, room_id: &str, f: impl FnOnce(&mut RoomRun) -> T) -> T {
         let mut runs = lock(&self.runs);
-        f(runs.entry(room_id.to_owned()).or_default())
+        let run = runs.entry(room_id.to_owned()).or_default();
+        let before = RunNote::of(run);
+        let answer = f(run);
+        let after = RunNote::of(run);
+        if after != before {
+            let value = after.map(|note| serde_json::to_value(note).unwrap_or_default());
+            if let Err(e) = self
+                .turn_log
+                .write_room_run(room_id, value.as_ref(), Urgency::Soon)
+            {
+                tracing::warn!("the run of {room_id} could not be noted: {e}");
+            }
+        }
+        answer
+    }
+
+    /// Reads back every room's run note after a start and answers the
+    /// rounds to run: a round a restart cut is finished, and lines that
+    /// waited for a round open one. Call once, after the Sessions' pickup.
+    pub fn restore(&self) -> Vec<RoundStart> {
+        if let Err(e) = self.turn_log.open() {
+            tracing::warn!("the rooms' run notes could not be read: {e}");
+            return Vec::new();
+        }
+        let notes = match flybot_store::turn_log::read_journal_rooms(&self.home) {
+            Ok(notes) => notes,
+            Err(e) => {
+                tracing::warn!("the rooms' run notes could not be read: {e}");
+                return Vec::new();
+            }
+        };
+        let mut starts = Vec::new();
+        let mut runs = lock(&self.runs);
+        for (room_id, value) in notes {
+            let Ok(note) = serde_json::from_value::<RunNote>(value) else {
+                tracing::warn!("the run note of {room_id} could not be read; its round is lost");
+                continue;
+            };
+            let mut run = note.into_run();
+            let resume = run.round.clone();
+            let newest = run.pending.iter().max().copied();
+            let opener = resume.as_ref().map(|r| r.opener_seq).or(newest);
+            if let Some(opener_seq) = opener {
+                if resume.is_none() {
+                    run.pending.clear();
+                }
+                run.running = true;
+                starts.push(RoundStart {
+                    room_id: room_id.clone(),
+                    opener_seq,
+                    resume: resume.map(Box::new),
+                });
+            }
+            runs.insert(room_id, run);
+        }
+        starts
     }
 
     /// Opens a round for the line at `opener_seq` when none runs, or keeps
@@ -208,13 +271,20 @@ impl RoomLogs {
 
     /// Hands a round the caller already marked running to the driver.
     pub fn start_round(&self, room_id: &str, opener_seq: u64) {
-        let sent = self.door.send(RoundStart {
+        self.send_start(RoundStart {
             room_id: room_id.to_owned(),
             opener_seq,
+            resume: None,
         });
+    }
+
+    /// Hands `start` to the driver; with none running, the room waits.
+    pub fn send_start(&self, start: RoundStart) {
+        let room_id = start.room_id.clone();
+        let sent = self.door.send(start);
         if sent.is_err() {
             tracing::warn!("no round driver runs; the round of {room_id} waits");
-            self.run(room_id, |r| r.running = false);
+            self.run(&room_id, |r| r.running = false);
         }
     }
 

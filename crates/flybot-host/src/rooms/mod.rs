@@ -11,10 +11,12 @@ pub mod interrupt;
 pub mod logs;
 pub mod opencode;
 pub mod participant;
+pub mod round_resume;
 pub mod round_steps;
 pub mod rounds;
+pub mod run_note;
 pub mod runner;
 
 pub use logs::RoomLogs;
-pub use participant::{MemberTurn, RoomParticipant, Snapshot, TurnOutcome};
+pub use participant::{MemberTurn, ResumeFuture, RoomParticipant, Snapshot, TurnOutcome};
 pub use rounds::Rounds;

@@ -42,6 +42,9 @@ pub struct Snapshot {
 /// A boxed future, so the trait stays object safe.
 pub type TurnFuture<'a> = Pin<Box<dyn Future<Output = TurnOutcome> + Send + 'a>>;
 
+/// A cut turn's answer after a restart; `None`: no turn ran, run it again.
+pub type ResumeFuture<'a> = Pin<Box<dyn Future<Output = Option<TurnOutcome>> + Send + 'a>>;
+
 /// The boundary a room runs its members through.
 pub trait RoomParticipant: Send + Sync {
     /// Readies the member's seat (its group Session) before its first turn.
@@ -54,4 +57,17 @@ pub trait RoomParticipant: Send + Sync {
     fn cancel(&self, session_id: &str) -> bool;
     /// Hands a person's line to the running turn as a steer (#1267).
     fn steer(&self, session_id: &str, text: &str) -> bool;
+    /// Where the seat's own log stands before a turn (the agent: its
+    /// Session log's last seq), noted with the round so a restart finds
+    /// the turn that began after it. A seat with no log answers 0.
+    fn mark(&self, _session_id: &str) -> u64 {
+        0
+    }
+    /// After a restart: the answer of the turn that began after `after`,
+    /// once the seat's pickup of it has ended; `None` when no turn began
+    /// there (nothing reached the seat), so the round runs it again. A seat
+    /// that cannot pick a turn up answers `None`.
+    fn resume_turn(&self, _session_id: &str, _after: u64) -> ResumeFuture<'_> {
+        Box::pin(async { None })
+    }
 }

@@ -7,6 +7,7 @@
 use super::dispatch::{RoundBoard, dispatch_in};
 use super::logs::RoomLogs;
 use super::participant::{MemberTurn, RoomParticipant, TurnOutcome};
+use super::run_note::{RoundNote, TurnMark};
 use super::runner::{
     ClosingReport, RoundSummary, TurnAsk, last_speaker_before, setup_of, turn_text,
 };
@@ -47,43 +48,68 @@ fn opener_of(line: &RoomLine) -> Opener<'_> {
 impl RoundParts<'_> {
     /// Runs the round the line at `opener_seq` opens.
     pub async fn run(&self, room_id: &str, opener_seq: u64) -> RoundSummary {
-        let mut summary = RoundSummary::default();
         let state = (self.read)();
         let Some(room) = state.rooms.get(room_id).cloned() else {
-            return summary;
+            return RoundSummary::default();
         };
+        let Some(line) = self.opener_line(room_id, opener_seq) else {
+            return RoundSummary::default();
+        };
+        let round = self.open(&state, &room, &line).await;
+        self.finish(room_id, round, &line, RoundSummary::default())
+            .await
+    }
+
+    /// The line at `seq` of the room's log.
+    pub(super) fn opener_line(&self, room_id: &str, seq: u64) -> Option<RoomLine> {
         let lines = self.logs.lines(room_id).unwrap_or_default();
-        let Some(line) = lines.iter().find(|l| l.seq == opener_seq).cloned() else {
-            return summary;
-        };
-        let mut round = self.open(&state, &room, &line).await;
-        while let Some(call) = self.next_turn(room_id, &mut round) {
+        lines.into_iter().find(|l| l.seq == seq)
+    }
+
+    /// Runs the round's member turns until it is over, then its closing
+    /// report.
+    pub(super) async fn finish(
+        &self,
+        room_id: &str,
+        mut round: Round,
+        line: &RoomLine,
+        mut summary: RoundSummary,
+    ) -> RoundSummary {
+        while let Some(call) = self.next_turn(room_id, line.seq, &mut round) {
             if self.logs.run(room_id, |r| r.stopped || r.halted) {
                 round.record(&call.bot_id, Reply::Stopped);
                 continue;
             }
             if !self
-                .member_turn(room_id, &mut round, &call, &line, &mut summary)
+                .member_turn(room_id, &mut round, &call, line, &mut summary)
                 .await
             {
                 break;
             }
         }
-        summary.report = self.closing_report(room_id, &round, &line);
+        summary.report = self.closing_report(room_id, &round, line);
         summary
     }
 
     /// The next member turn, after the calls in the Bot lines posted since
     /// the last one (#932): the members they name speak in this round; a
-    /// line that named nobody waits for the next round.
-    fn next_turn(&self, room_id: &str, round: &mut Round) -> Option<TurnCall> {
-        let posts = self.logs.run(room_id, |r| std::mem::take(&mut r.mid_posts));
-        for post in posts {
-            if !round.call_from_post(&post.from, &post.text) {
-                self.logs.run(room_id, |r| r.pending.push(post.seq));
+    /// line that named nobody waits for the next round. The round is noted
+    /// with the same look at the room, so a restart finishes it from here.
+    fn next_turn(&self, room_id: &str, opener_seq: u64, round: &mut Round) -> Option<TurnCall> {
+        self.logs.run(room_id, |r| {
+            for post in std::mem::take(&mut r.mid_posts) {
+                if !round.call_from_post(&post.from, &post.text) {
+                    r.pending.push(post.seq);
+                }
             }
-        }
-        round.next_turn()
+            let call = round.next_turn();
+            r.round = Some(RoundNote {
+                opener_seq,
+                round: round.clone(),
+                turn: None,
+            });
+            call
+        })
     }
 
     /// Opens the round: the late-round count, and the lead's dispatch
@@ -135,7 +161,7 @@ impl RoundParts<'_> {
 
     /// Runs one called member's turn and records its reply. Answers false
     /// when the room is gone and the round ends.
-    async fn member_turn(
+    pub(super) async fn member_turn(
         &self,
         room_id: &str,
         round: &mut Round,
@@ -157,6 +183,23 @@ impl RoundParts<'_> {
         // the round never asks a rate-limited turn again on top of them
         // (#1679), and a Stop cancels the turn, its backoff wait included.
         let outcome = self.participant.run_turn(turn).await;
+        self.take_outcome(&room, round, call, opener, outcome, summary)
+            .await;
+        true
+    }
+
+    /// Records how a member turn ended and posts what it said (or why it
+    /// said nothing, #198).
+    pub(super) async fn take_outcome(
+        &self,
+        room: &Room,
+        round: &mut Round,
+        call: &TurnCall,
+        opener: &RoomLine,
+        outcome: TurnOutcome,
+        summary: &mut RoundSummary,
+    ) {
+        let room_id = room.id.as_str();
         let superseded = self.logs.run(room_id, |r| {
             r.speaking = None;
             std::mem::take(&mut r.stopped)
@@ -168,7 +211,7 @@ impl RoundParts<'_> {
                 round.record(&call.bot_id, Reply::Stopped);
             }
             TurnOutcome::Text(reply) => {
-                if self.said(round, &room, &call.bot_id, reply, hop).await {
+                if self.said(round, room, &call.bot_id, reply, hop).await {
                     summary.lines += 1;
                 }
             }
@@ -186,7 +229,6 @@ impl RoundParts<'_> {
                 self.event_line(room_id, &call.bot_id, friendly.to_owned(), hop);
             }
         }
-        true
     }
 
     /// The member's turn, opened on its seat and marked speaking; `None`
@@ -217,9 +259,22 @@ impl RoundParts<'_> {
         };
         let text = turn_text(state, room, &lines, round, &ask);
         let last = lines.last().map_or(0, |l| l.seq);
+        // Noted before the turn is handed over: a restart reads this turn's
+        // answer from the Session instead of asking the model again.
+        let mark = TurnMark {
+            bot_id: call.bot_id.clone(),
+            session_id: session_id.clone(),
+            session_after: self.participant.mark(&session_id),
+            room_after: last,
+        };
         self.logs.run(&room.id, |r| {
             r.speaking = Some((call.bot_id.clone(), session_id.clone()));
             r.seen.insert(call.bot_id.clone(), last);
+            r.round = Some(RoundNote {
+                opener_seq: opener.seq,
+                round: round.clone(),
+                turn: Some(mark),
+            });
         });
         self.logs.announce_speaking(&room.id);
         Some(MemberTurn {

@@ -3,8 +3,9 @@
 //! until no person line is left waiting, each member's turn through the
 //! room's participant (the agent, a supervised subprocess, or OpenCode),
 //! dispatches onto the board (#1254), and the closing report into the
-//! poster's own chat (#913). It holds what a member's turn uses; nothing
-//! holds it but its own loop and the participants it makes.
+//! poster's own chat (#913). A round a restart cut is finished first
+//! (`round_resume`). It holds what a member's turn uses; nothing holds it
+//! but its own loop and the participants it makes.
 
 use super::RoomLogs;
 use super::external::{ExternalSeats, RoutedParticipant};
@@ -66,6 +67,7 @@ impl Rounds {
         let now = flybot_store::system_now_ms;
         let room_id = start.room_id;
         let mut next = start.opener_seq;
+        let mut resume = start.resume;
         loop {
             let parts = RoundParts {
                 logs: &self.logs,
@@ -74,7 +76,10 @@ impl Rounds {
                 read: &read,
                 now: &now,
             };
-            let summary = parts.run(&room_id, next).await;
+            let summary = match resume.take() {
+                Some(note) => parts.resume(&room_id, *note).await,
+                None => parts.run(&room_id, next).await,
+            };
             if let Some(report) = summary.report {
                 self.send_report(&report);
             }
@@ -83,6 +88,7 @@ impl Rounds {
                 tracing::warn!("the lines of a round in {room_id} are not durable: {e}");
             }
             let more = self.logs.run(&room_id, |r| {
+                r.round = None;
                 // A post that came after the round's last turn opens the next.
                 let late_posts = std::mem::take(&mut r.mid_posts);
                 r.pending

@@ -28,6 +28,7 @@ fn notes(turn: &str) -> Inflight {
         turns: vec![TurnNote {
             session_id: "s".into(),
             turn_id: turn.into(),
+            items: Vec::new(),
         }],
         queued: vec![QueuedNote {
             session_id: "s".into(),

@@ -12,6 +12,7 @@ mod crash_round;
 mod envelope;
 mod lifecycle;
 mod replay;
+mod restart_round;
 mod rooms;
 mod support;
 mod two_writers;

@@ -135,6 +135,11 @@ pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<RoomL
             RoomQueued::NextRound
         }
     };
+    // Answered once what became of the line is durable too: the steer in
+    // the member's Session, or the line waiting for the next round.
+    if let Err(e) = rounds.logs.settled().await {
+        return Err(io_refusal(e));
+    }
     Ok(RoomLineSent {
         room_id: room.id,
         seq: line.seq,
