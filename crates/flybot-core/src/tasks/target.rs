@@ -223,6 +223,24 @@ pub fn wants_wake(write_back: &WriteBack, now: u64) -> bool {
         && now < write_back.at.saturating_add(WRITE_BACK_PATIENCE_MS)
 }
 
+/// A reminder of the card's pending comment went out (#1172): the card
+/// counts it in `writeBack.wakes`, so the cap holds across a restart. Only
+/// the decision made at `at` is counted (a newer decision starts again);
+/// `None` when there is no such pending comment. No stamp moves: the count
+/// is not a change anybody made to the card.
+pub fn count_wake(
+    task: &flybot_protocol::state::Task,
+    at: u64,
+) -> Option<flybot_protocol::state::Task> {
+    let mut card = Card::of(task);
+    let write_back = card.fields.write_back.as_mut()?;
+    if write_back.state != WriteBackState::Pending || write_back.at != at {
+        return None;
+    }
+    write_back.wakes = write_back.wakes.saturating_add(1);
+    Some(card.into_task())
+}
+
 /// A pending comment a day old turns unconfirmed: a quiet card line, not an
 /// error. Answers whether it changed.
 pub fn settle_unconfirmed(write_back: &mut WriteBack, now: u64) -> bool {

@@ -10,7 +10,8 @@
 //! a turn that was not a wake (a person speaking). The work pass and the
 //! queue pass keep their own waits. A card waiting on an answer never wakes
 //! (`is_work`), and a decision comment's reminder counts only wakes that went
-//! out, at most two (#1172); the drive keeps that count itself.
+//! out, at most two (#1172); each is written on the card (`writeBack.wakes`)
+//! so the cap holds across a restart.
 //!
 //! `pass` and `ended` take `now`, so a test can drive the beat itself; the
 //! host's clock is tokio's, so a paused test clock moves the waits too.
@@ -23,7 +24,7 @@ use flybot_core::rooms::board::format_room_board;
 use flybot_core::rooms::wake::{Backoff, after_wake, fingerprint, may_wake, offer_text, wake_text};
 use flybot_core::sync::lock;
 use flybot_core::tasks::drive::{next_work, queue_offers};
-use flybot_core::tasks::target::WRITE_BACK_WAKES_MAX;
+use flybot_core::tasks::target::{WRITE_BACK_WAKES_MAX, count_wake};
 use flybot_protocol::state::{Task, TaskStatus};
 use flybot_protocol::task::{TaskFields, WriteBackState};
 use std::collections::{BTreeSet, HashMap};
@@ -205,7 +206,8 @@ impl TaskDrive {
             }
             woken.insert(plan.session_id.clone());
             if let Some(key) = reminder_key(&plan.task) {
-                *self.lock().reminders.entry(key).or_default() += 1;
+                *self.lock().reminders.entry(key.clone()).or_default() += 1;
+                self.count_reminder(key);
             }
             sent.push(Sent {
                 session_id: plan.session_id,
@@ -214,6 +216,31 @@ impl TaskDrive {
             });
         }
         sent
+    }
+
+    /// Writes a reminder that went out on its card (`writeBack.wakes`,
+    /// #1172), so the cap holds after a restart; the count in memory holds
+    /// it until the write is on disk. No board event: the count wakes
+    /// nobody.
+    fn count_reminder(&self, (task_id, at): (String, u64)) {
+        let team = self.team.clone();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let written = team
+                .mutate("task-reminder", |change| {
+                    let task = change.state().tasks.get(&task_id).cloned();
+                    if let Some(counted) = task.and_then(|t| count_wake(&t, at)) {
+                        change.put_task(&counted);
+                    }
+                    Ok(())
+                })
+                .await;
+            if let Err(e) = written {
+                tracing::warn!("the reminder of {task_id} was not counted: {e:?}");
+            }
+        });
     }
 
     /// A turn of `session_id` ended: a wake's turn that left its card as it

@@ -80,3 +80,39 @@ impl RunNote {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::logs::RoomLogs;
+
+    #[test]
+    fn seen_cursors_1203_late_rounds_557_and_queued_lines_survive_a_restart() {
+        let home = tempfile::tempdir().unwrap();
+        let logs = RoomLogs::new(home.path().to_owned());
+        logs.run("r1", |r| {
+            r.seen.insert("bot-a".into(), 4);
+            r.late_rounds = 3;
+        });
+        logs.run("r2", |r| {
+            r.running = true;
+            r.pending.extend([7, 9, 8]);
+        });
+        drop(logs);
+
+        let logs = RoomLogs::new(home.path().to_owned());
+        let starts = logs.restore();
+        // The room with waiting lines opens a round on the newest (its turn
+        // text shows the others); the idle room opens none.
+        assert_eq!(starts.len(), 1);
+        assert_eq!(
+            (starts[0].room_id.as_str(), starts[0].opener_seq),
+            ("r2", 9)
+        );
+        assert!(starts[0].resume.is_none());
+        assert!(logs.run("r2", |r| r.running && r.pending.is_empty()));
+        let (seen, late) = logs.run("r1", |r| (r.seen.get("bot-a").copied(), r.late_rounds));
+        assert_eq!((seen, late), (Some(4), 3));
+        assert!(!logs.run("r1", |r| r.running));
+    }
+}

@@ -171,6 +171,18 @@ async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
     };
     kit.until("the first reminder", || reminders(&kit) == 1)
         .await;
+    // Each reminder that went out is counted on the card, so the cap
+    // holds after a restart (the drive's own count is process memory).
+    let wakes = |kit: &Kit| {
+        kit.host.team().read(|s| {
+            flybot_protocol::task::TaskFields::read(&s.tasks[&id])
+                .write_back
+                .map(|wb| wb.wakes)
+        })
+    };
+    kit.until("the first reminder is counted", || wakes(&kit) == Some(1))
+        .await;
     tokio::time::sleep(Duration::from_secs(60 * 60)).await;
     assert_eq!(reminders(&kit), 2, "reminders stop after two");
+    assert_eq!(wakes(&kit), Some(2));
 }
