@@ -34,6 +34,17 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// A 200 stream of one text answer that ends the turn.
+    pub fn text(text: &str) -> Reply {
+        let content =
+            serde_json::json!({"choices": [{"delta": {"content": text}, "finish_reason": "stop"}]});
+        Reply {
+            status: 200,
+            payloads: vec![content.to_string(), "[DONE]".into()],
+            end: End::Close,
+        }
+    }
+
     /// A 200 stream of `payloads` (each written as `data: <payload>\n\n`).
     pub fn stream(payloads: &[&str], end: End) -> Reply {
         Reply {
@@ -48,6 +59,9 @@ struct Script {
     replies: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<Value>>,
     hung_up: Notify,
+    /// While set, a request is recorded and its reply waits (`hold`).
+    held: Mutex<bool>,
+    released: Notify,
 }
 
 /// A running scripted provider; stops when dropped.
@@ -64,6 +78,8 @@ impl ScriptedProvider {
             replies: Mutex::new(replies.into()),
             requests: Mutex::new(Vec::new()),
             hung_up: Notify::new(),
+            held: Mutex::new(false),
+            released: Notify::new(),
         });
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(answer))
@@ -80,6 +96,19 @@ impl ScriptedProvider {
     /// The request bodies received so far, oldest first.
     pub fn requests(&self) -> Vec<Value> {
         self.script.requests.lock().unwrap().clone()
+    }
+
+    /// From now on each request is recorded and its reply waits until
+    /// `release`: a model call that is in flight for as long as a test
+    /// needs (the server's own runtime is not paused with the test's).
+    pub fn hold(&self) {
+        *self.script.held.lock().unwrap() = true;
+    }
+
+    /// Lets every held reply (and the later ones) go.
+    pub fn release(&self) {
+        *self.script.held.lock().unwrap() = false;
+        self.script.released.notify_waiters();
     }
 
     /// Resolves once a client hangs up on a reply still being sent.
@@ -105,6 +134,15 @@ impl Drop for HangUpGuard {
 async fn answer(State(script): State<Arc<Script>>, body: Bytes) -> Response {
     let request = serde_json::from_slice(&body).unwrap_or(Value::Null);
     script.requests.lock().unwrap().push(request);
+    loop {
+        let released = script.released.notified();
+        tokio::pin!(released);
+        released.as_mut().enable();
+        if !*script.held.lock().unwrap() {
+            break;
+        }
+        released.await;
+    }
     let Some(reply) = script.replies.lock().unwrap().pop_front() else {
         return (StatusCode::INTERNAL_SERVER_ERROR, "no reply scripted").into_response();
     };

@@ -1,10 +1,13 @@
-//! A round's steering and retries (issue 5): the 60 s steering interrupt
-//! (#1650), a rate-limited member turn asked again only by the provider's
+//! A round's steering and retries (issue 5): a line steered into a turn
+//! that had no step left is still answered in the room (#1267), the 60 s
+//! steering interrupt (#1650), a rate-limited member turn asked again only by the provider's
 //! own backoff, never stacked with a room retry (#1679), and
 //! the closing report for `report_back` (#913), on the in-process mock on a
 //! paused clock.
 
 use flybot_agent::session::{AbortedBy, EndReason};
+use flybot_testkit::mock_server::{kit_on, models_config};
+use flybot_testkit::sse_server::{Reply, ScriptedProvider};
 use flybot_testkit::{Bot, Kit, Room};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -191,4 +194,50 @@ async fn report_back_sends_the_rounds_closing_report_to_the_posters_own_chat_913
     assert!(!report.contains("Ada"), "{report}");
     assert_eq!(kit.said(&room, &bo), ["looked"]);
     assert_eq!(kit.said(&room, &ada), ["@Bo please look"]);
+}
+
+#[tokio::test]
+async fn a_line_steered_into_a_one_step_member_turn_is_answered_in_the_room_1267() {
+    let server = ScriptedProvider::start(vec![
+        Reply::text("Looked: all green."),
+        Reply::text("The tests pass too."),
+    ]);
+    let kit = kit_on(&models_config(&server.base_url, None)).await;
+    let bo = kit
+        .anyone()
+        .bot_from(json!({"name": "Bo", "model": "remote"}))
+        .await;
+    let room = kit.room("Build", &[&bo]).await;
+    server.hold();
+    send(&kit, &room, "@Bo look").await;
+    kit.until("Bo's one model call is in flight", || {
+        server.requests().len() == 1
+    })
+    .await;
+    let steered = send(&kit, &room, "and the tests?").await;
+    assert_eq!(steered["queued"], "steer");
+    server.release();
+    kit.round_ended(&room).await;
+    // The line came after the turn's only step: it opened one more turn
+    // in Bo's seat, and that answer reaches the room with Bo's reply.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let last_user = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .cloned()
+        .unwrap();
+    assert!(
+        last_user["content"]
+            .as_str()
+            .unwrap()
+            .contains("and the tests?")
+    );
+    assert_eq!(
+        kit.said(&room, &bo),
+        ["Looked: all green.\n\nThe tests pass too."]
+    );
 }
