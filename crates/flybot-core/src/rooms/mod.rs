@@ -15,6 +15,7 @@ pub mod dispatch;
 pub mod hold;
 pub mod log;
 pub mod mentions;
+pub mod notice_seen;
 pub mod participants;
 pub mod presence;
 pub mod reach;

@@ -11,7 +11,9 @@ use super::run_note::{RoundNote, TurnMark};
 use super::runner::{
     ClosingReport, RoundSummary, TurnAsk, last_speaker_before, setup_of, turn_text,
 };
+use crate::team::Team;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::rooms::notice_seen::{mark_now, see_notice};
 use flybot_core::rooms::report::closing_report;
 use flybot_core::rooms::round::{Opener, Reply, Round, TurnCall, is_quiet, next_late_rounds};
 use flybot_protocol::state::{Room, TeamState};
@@ -19,11 +21,13 @@ use flybot_store::room_log::NewLine;
 
 /// What a round runs with: the room logs, the members' participant, the
 /// board a dispatch is written to (none: a dispatch stays an ordinary
-/// call), and how the team and the clock are read.
+/// call), the team each member's `noticeSeen` mark is written to (none: not
+/// kept, #894), and how the team and the clock are read.
 pub struct RoundParts<'a> {
     pub logs: &'a RoomLogs,
     pub participant: &'a dyn RoomParticipant,
     pub board: Option<&'a dyn RoundBoard>,
+    pub team: Option<&'a Team>,
     pub read: &'a (dyn Fn() -> TeamState + Sync),
     pub now: &'a (dyn Fn() -> u64 + Sync),
 }
@@ -179,6 +183,7 @@ impl RoundParts<'_> {
         };
         summary.max_prompt_chars = summary.max_prompt_chars.max(turn.text.chars().count());
         summary.turns += 1;
+        self.see_notice(&room, &call.bot_id).await;
         // One member turn makes at most the provider's own attempts (#1308):
         // the round never asks a rate-limited turn again on top of them
         // (#1679), and a Stop cancels the turn, its backoff wait included.
@@ -186,6 +191,32 @@ impl RoundParts<'_> {
         self.take_outcome(&room, round, call, opener, outcome, summary)
             .await;
         true
+    }
+
+    /// Writes the mark of the notice `bot_id`'s turn was shown in `room`
+    /// (`noticeSeen`, #894), when it moved; a failed write only means the
+    /// next turn says the notice changed once more.
+    async fn see_notice(&self, room: &Room, bot_id: &str) {
+        let Some(team) = self.team else { return };
+        let mark = mark_now(room);
+        if see_notice(room, bot_id, &mark).is_none() {
+            return;
+        }
+        let written = team
+            .mutate("room-notice-seen", |change| {
+                let now = change.state().rooms.get(&room.id);
+                if let Some(seen) = now.and_then(|r| see_notice(r, bot_id, &mark)) {
+                    change.put_room(&seen);
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = written {
+            tracing::warn!(
+                "the notice {bot_id} saw in {} was not noted: {e:?}",
+                room.id
+            );
+        }
     }
 
     /// Records how a member turn ended and posts what it said (or why it

@@ -73,6 +73,7 @@ impl Rounds {
                 logs: &self.logs,
                 participant: &participant,
                 board: Some(&board),
+                team: Some(&self.team),
                 read: &read,
                 now: &now,
             };

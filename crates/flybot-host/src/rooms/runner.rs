@@ -12,6 +12,7 @@ pub use super::round_steps::RoundParts;
 use flybot_core::rooms::context::room_lines_text;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::mentions::Named;
+use flybot_core::rooms::notice_seen::notice_news;
 use flybot_core::rooms::participants::participants_of;
 use flybot_core::rooms::presence::format_room_presence;
 use flybot_core::rooms::round::{Round, Setup};
@@ -175,6 +176,12 @@ pub fn turn_text(
         body.push_str("\n\n");
         body.push_str(&board);
     }
+    // #894: the notice is in the standing rules; a turn says only that it
+    // changed or was cleared since this member last saw it.
+    if let Some(news) = notice_news(room, bot_id) {
+        body.push_str("\n\n");
+        body.push_str(news);
+    }
     turn_message(&body, &note, forced)
 }
 
@@ -192,6 +199,7 @@ pub async fn run_round(
         logs,
         participant,
         board: None,
+        team: None,
         read,
         now,
     };

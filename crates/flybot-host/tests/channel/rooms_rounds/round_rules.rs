@@ -79,6 +79,60 @@ async fn create_room_sets_the_notice_and_the_task_lead_894_1182() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn notice_seen_894_a_members_next_turn_says_only_that_the_notice_changed() {
+    let kit = Kit::scripted(json!([
+        {"when": {"userContains": "notice changed"}, "reply": {"text": "saw the change"}},
+        {"reply": {"text": "ok"}}
+    ]))
+    .await;
+    let [ada] = kit.bots(["Ada"]).await;
+    let answer = kit
+        .ok(
+            "create-room",
+            json!({"name": "Ship", "members": [ada.id], "notice": "Ship on Friday."}),
+        )
+        .await;
+    let room = flybot_testkit::Room::from_answer(&answer);
+    let seen = |kit: &Kit| {
+        kit.host.team().read(|s| {
+            s.rooms[&room.id].extra["noticeSeen"][&ada.id]
+                .as_str()
+                .map(str::to_owned)
+        })
+    };
+    kit.ok("send", json!({"roomId": room.id, "text": "@Ada one"}))
+        .await;
+    settled(&kit, &room).await;
+    let first = seen(&kit).expect("the mark of the notice Ada saw");
+    assert_eq!(first.len(), 16);
+    // The same notice again: the turn says nothing of it, nothing is written.
+    let revision = kit.host.store().revision();
+    kit.ok("send", json!({"roomId": room.id, "text": "@Ada two"}))
+        .await;
+    settled(&kit, &room).await;
+    assert_eq!(kit.host.store().revision(), revision);
+    kit.ok(
+        "update-room",
+        json!({"id": room.id, "notice": "Ship on Monday."}),
+    )
+    .await;
+    kit.ok("send", json!({"roomId": room.id, "text": "@Ada three"}))
+        .await;
+    settled(&kit, &room).await;
+    assert_eq!(kit.said(&room, &ada), ["ok", "ok", "saw the change"]);
+    assert_ne!(seen(&kit).unwrap(), first);
+    let texts = kit.user_texts(&kit.seat(&room, &ada));
+    assert_eq!(
+        texts
+            .iter()
+            .filter(|t| t.contains("notice changed"))
+            .count(),
+        1,
+        "{texts:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_task_lead_that_is_not_a_member_is_refused_and_no_room_is_made() {
     let kit = Kit::new().await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
