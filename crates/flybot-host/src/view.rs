@@ -51,7 +51,7 @@ pub async fn state_view(
         let mut view = narrowed(state, actor, &config.default_model, &config.models);
         view.revision = store.revision();
         view.work = crate::turns::work_view(sessions, state, actor);
-        view.work["rooms"] = speakers_view(logs, state, actor);
+        view.work["rooms"] = speakers_view(logs, sessions, state, actor);
         view.read_only = read_only;
         let mut view = serde_json::to_value(view).map_err(|e| {
             ApiError::new(
@@ -191,8 +191,17 @@ fn visible_rooms(state: &TeamState, actor: &Actor) -> Vec<Value> {
 }
 
 /// The rooms with a round running that the actor sees, and who speaks in
-/// each now: `{roomId: {botId, sessionId}}` (both null between turns).
-fn speakers_view(logs: &RoomLogs, state: &TeamState, actor: &Actor) -> Value {
+/// each now: `{roomId: {botId, sessionId}}` (both null between turns), with
+/// the speaking member's turn, its step (#546) and its tool-call count
+/// while above 0 (#471): the room's own count, never summed with the
+/// member's own chat.
+fn speakers_view(
+    logs: &RoomLogs,
+    sessions: &flybot_agent::session::Sessions,
+    state: &TeamState,
+    actor: &Actor,
+) -> Value {
+    let running = sessions.running_work();
     let rooms: serde_json::Map<String, Value> = logs
         .speakers()
         .into_iter()
@@ -204,10 +213,20 @@ fn speakers_view(logs: &RoomLogs, state: &TeamState, actor: &Actor) -> Value {
         })
         .map(|(room_id, speaking)| {
             let (bot_id, session_id) = speaking.unzip();
-            (
-                room_id,
-                serde_json::json!({"botId": bot_id, "sessionId": session_id}),
-            )
+            let mut entry = serde_json::json!({"botId": bot_id, "sessionId": session_id});
+            let work = running
+                .iter()
+                .find(|w| Some(&w.session_id) == session_id.as_ref());
+            if let (Some(work), Some(object)) = (work, entry.as_object_mut()) {
+                object.insert("turnId".into(), work.turn_id.clone().into());
+                if let Some(step) = &work.step {
+                    object.insert("step".into(), step.clone().into());
+                }
+                if work.calls > 0 {
+                    object.insert("calls".into(), work.calls.into());
+                }
+            }
+            (room_id, entry)
         })
         .collect();
     Value::Object(rooms)

@@ -186,7 +186,7 @@ async fn a_member_never_sees_the_text_of_another_members_bot_49() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn who_speaks_in_a_room_is_announced_and_in_the_state_view() {
+async fn who_speaks_in_a_room_is_announced_and_in_the_state_view_with_its_call_count_471() {
     let kit = scripted_kit().await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let room = kit.room("Build", &[&ada, &bo]).await;
@@ -202,6 +202,10 @@ async fn who_speaks_in_a_room_is_announced_and_in_the_state_view() {
     let asked = live.until("approval.asked", |_| true).await;
     let (_, view) = kit.state().await;
     assert_eq!(view["work"]["rooms"][&room.id]["botId"], ada.id.as_str());
+    // #471: the room's entry counts the speaking turn's tool calls; Ada's
+    // own chat runs no turn, so nothing is counted there.
+    assert_eq!(view["work"]["rooms"][&room.id]["calls"], 1);
+    assert!(view["work"]["bots"].get(&ada.id).is_none(), "{view}");
     let id = asked.data["approvalId"].as_str().unwrap();
     kit.ok("approval-answer", json!({"id": id, "answer": "rejected"}))
         .await;
