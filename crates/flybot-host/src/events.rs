@@ -63,6 +63,14 @@ pub enum HostEvent {
     /// The members who have a page open (a live stream connected).
     #[serde(rename = "presence", rename_all = "camelCase")]
     Presence { member_ids: Vec<String> },
+    /// A Bot recorded a decision (#396): the line `decisions.jsonl` now
+    /// holds, for the Bot's owner's activity feed.
+    #[serde(rename = "decision", rename_all = "camelCase")]
+    Decision {
+        bot_id: String,
+        session_id: String,
+        entry: serde_json::Value,
+    },
 }
 
 impl HostEvent {
@@ -80,6 +88,7 @@ impl HostEvent {
             HostEvent::ApprovalAsked { .. } => "approval.asked",
             HostEvent::ApprovalAnswered { .. } => "approval.answered",
             HostEvent::Presence { .. } => "presence",
+            HostEvent::Decision { .. } => "decision",
         }
     }
 }
@@ -122,7 +131,8 @@ impl Bus {
             | HostEvent::RoomSpeaking { .. }
             | HostEvent::ApprovalAsked { .. }
             | HostEvent::ApprovalAnswered { .. }
-            | HostEvent::Presence { .. } => {
+            | HostEvent::Presence { .. }
+            | HostEvent::Decision { .. } => {
                 let _ = self.all.send(event);
                 return;
             }

@@ -13,6 +13,11 @@ pub fn decisions_path(home: &Path) -> PathBuf {
     home.join("decisions.jsonl")
 }
 
+/// One writer of `decisions.jsonl` at a time in this process (#396): an
+/// append that trims reads the file and replaces it, so two at once would
+/// lose one's line.
+static ONE_WRITER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Appends `line` (one JSON object), then trims the file to the bounds.
 pub fn append_decision(home: &Path, line: &serde_json::Value) -> io::Result<()> {
     append_bounded(home, line, MAX_DECISION_LINES, MAX_DECISION_BYTES)
@@ -24,6 +29,7 @@ fn append_bounded(
     max_lines: usize,
     max_bytes: usize,
 ) -> io::Result<()> {
+    let _one_writer = flybot_core::sync::lock(&ONE_WRITER);
     let path = decisions_path(home);
     let mut text = serde_json::to_vec(line).map_err(io::Error::other)?;
     text.push(b'\n');
@@ -105,5 +111,40 @@ mod tests {
         let all = read_decisions(home.path()).unwrap();
         assert_eq!(all.len(), 20);
         assert_eq!(all[0], json!({"n": 5}));
+    }
+
+    #[test]
+    fn decisions_396_have_one_writer_so_concurrent_trims_lose_no_line() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().to_owned();
+        // Every append past the first 10 lines trims (reads and replaces).
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for n in 0..15 {
+                        append_bounded(&path, &json!({"t": t, "n": n}), 10, 1 << 20).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        let kept = read_decisions(home.path()).unwrap();
+        assert_eq!(kept.len(), 10, "{kept:?}");
+        // Each thread's lines stay in its own order, and every thread's
+        // last line is among the newest ten or came before one that is.
+        for t in 0..8 {
+            let ns: Vec<u64> = kept
+                .iter()
+                .filter(|l| l["t"] == t)
+                .map(|l| l["n"].as_u64().unwrap())
+                .collect();
+            assert!(ns.windows(2).all(|w| w[1] == w[0] + 1), "{t}: {ns:?}");
+            if let Some(last) = ns.last() {
+                assert_eq!(*last, 14, "{t}: a later line of it was lost: {ns:?}");
+            }
+        }
     }
 }

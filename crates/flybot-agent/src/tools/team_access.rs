@@ -22,6 +22,9 @@ pub trait TeamAccess: Send + Sync {
     fn new_id(&self, prefix: &str) -> String;
     /// Announces a Bot a team tool made (`bot.created`); never for a run Bot.
     fn bot_created(&self, bot: &Bot);
+    /// Announces a decision `record_decision` wrote (`decision` on the live
+    /// stream, #396), once its line is in `decisions.jsonl`.
+    fn decision_recorded(&self, entry: &serde_json::Value);
     /// The process-local dedupe of repeated Bot-to-Bot lines (#641).
     fn recent_lines(&self) -> &RecentLines;
     /// The owner policy's verdict on a send, judged by the host with the

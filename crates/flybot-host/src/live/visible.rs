@@ -51,7 +51,8 @@ fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
             .is_some_and(|room| room_visible(state, actor, room)),
         HostEvent::BotCreated { bot_id, .. }
         | HostEvent::ApprovalAsked { bot_id, .. }
-        | HostEvent::ApprovalAnswered { bot_id, .. } => state
+        | HostEvent::ApprovalAnswered { bot_id, .. }
+        | HostEvent::Decision { bot_id, .. } => state
             .bots
             .get(bot_id)
             .is_some_and(|bot| bot_visible(state, actor, bot)),

@@ -41,6 +41,20 @@ impl TeamAccess for HostTeam {
             owner_id: bot.owner_id.clone(),
         });
     }
+    fn decision_recorded(&self, entry: &serde_json::Value) {
+        let text = |key: &str| {
+            entry
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        self.team.emit(HostEvent::Decision {
+            bot_id: text("botId"),
+            session_id: text("sessionId"),
+            entry: entry.clone(),
+        });
+    }
     fn recent_lines(&self) -> &RecentLines {
         &self.recent
     }

@@ -212,3 +212,39 @@ async fn who_speaks_in_a_room_is_announced_and_in_the_state_view_with_its_call_c
     live.until("room.speaking", |data| data["botId"].is_null())
         .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_recorded_decision_is_announced_as_decision_on_the_live_stream_396() {
+    let kit = flybot_testkit::Kit::scripted(json!([
+        {"when": {"userContains": "choose", "step": 0},
+         "reply": {"toolCalls": [{"name": "record_decision", "arguments":
+             {"option": "Postgres", "choice": "rejected", "why": "one file is enough"}}]}},
+        {"reply": {"text": "done"}}
+    ]))
+    .await;
+    let [ada] = kit.bots(["Ada"]).await;
+    kit.host
+        .team()
+        .mutate("test", |change| {
+            let mut bot = change.state().bots[&ada.id].clone();
+            bot.record_decisions = Some(true);
+            change.put_bot(&bot);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let mut live = kit.anyone().live(None).await;
+    kit.ok(
+        "send",
+        json!({"botId": ada.id, "text": "choose a database"}),
+    )
+    .await;
+    let decided = live.until("decision", |_| true).await;
+    assert_eq!(decided.data["botId"], ada.id.as_str());
+    assert_eq!(decided.data["entry"]["option"], "Postgres");
+    assert_eq!(decided.data["entry"]["choice"], "rejected");
+    // The line the event carries is the one the file holds.
+    let written =
+        flybot_store::decisions::read_decisions(kit.host.config().home.as_path()).unwrap();
+    assert_eq!(written, [decided.data["entry"].clone()]);
+}

@@ -1,7 +1,8 @@
 //! `record_decision` (#396): a Bot writes down a choice it used or rejected,
 //! one line in the bounded `decisions.jsonl`. Opt-in per Bot (the Bot's
 //! `recordDecisions` flag); secret-shaped text is refused, never written;
-//! a write failure is the call's failure, never the turn's.
+//! a write failure is the call's failure, never the turn's. A written
+//! decision is announced as `decision` on the live stream.
 
 use super::{caller, looks_like_secret, team};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
@@ -73,12 +74,16 @@ impl Tool for RecordDecision {
             "why": args.why.trim(),
         });
         let home = team.home().to_owned();
+        let entry = line.clone();
         let written = tokio::task::spawn_blocking(move || {
             flybot_store::decisions::append_decision(&home, &line)
         })
         .await;
         match written {
-            Ok(Ok(())) => Ok("Recorded.".to_owned()),
+            Ok(Ok(())) => {
+                team.decision_recorded(&entry);
+                Ok("Recorded.".to_owned())
+            }
             Ok(Err(e)) => {
                 tracing::warn!("decisions.jsonl could not be written: {e}");
                 Err(ToolError::Failed(

@@ -39,6 +39,7 @@ struct TestTeam {
     home: PathBuf,
     counter: AtomicU64,
     created: Mutex<Vec<String>>,
+    decided: Mutex<Vec<serde_json::Value>>,
     recent: RecentLines,
 }
 
@@ -54,6 +55,9 @@ impl TeamAccess for TestTeam {
     }
     fn bot_created(&self, bot: &Bot) {
         self.created.lock().unwrap().push(bot.id.clone());
+    }
+    fn decision_recorded(&self, entry: &serde_json::Value) {
+        self.decided.lock().unwrap().push(entry.clone());
     }
     fn recent_lines(&self) -> &RecentLines {
         &self.recent
@@ -129,6 +133,7 @@ async fn fixture(answers: Vec<Answer>) -> Fixture {
         home,
         counter: AtomicU64::new(0),
         created: Mutex::new(Vec::new()),
+        decided: Mutex::new(Vec::new()),
         recent: RecentLines::default(),
     });
     Fixture { _dir: dir, team }
@@ -511,6 +516,8 @@ async fn record_decision_is_opt_in_refuses_secrets_and_appends_396() {
         .unwrap();
     let lines = flybot_store::decisions::read_decisions(&f.team.home).unwrap();
     assert_eq!(lines.len(), 1);
+    // Announced once, with the line as written; the refusals announced nothing.
+    assert_eq!(*f.team.decided.lock().unwrap(), lines);
     assert_eq!(lines[0]["choice"], "rejected");
     assert_eq!(lines[0]["botId"], "a");
 }
