@@ -167,6 +167,10 @@ impl<'a> Change<'a> {
             &approval,
         );
     }
+    /// Removes an approval record (#754: a decided one past the kept).
+    pub fn remove_approval(&mut self, id: &str) {
+        self.delete(vec!["flybot".into(), "approvals".into(), id.into()]);
+    }
 }
 
 /// A memory scope's mark lives at `flybot.memory:<scope>`.

@@ -4,6 +4,7 @@
 //! The host keeps the waiting turns and the delivery of a released send.
 
 pub mod answer;
+pub mod bounds;
 
 use flybot_protocol::state::{Bot, Extra, Room, TeamState};
 use serde_json::json;

@@ -6,13 +6,16 @@
 //! (only that owner's session decides; an allow revalidates in the same
 //! change that records it, and a hold that no longer holds is marked stale
 //! instead of sent); deleting either Bot makes its waiting holds stale in
-//! core `roster::delete_bot`. This side holds a send (blocking the
+//! core `roster::delete_bot`. Past `PENDING_MAX` waiting asks of the sender a
+//! send is refused, and a new hold removes the decided records past
+//! `APPROVALS_KEPT` (#754). This side holds a send (blocking the
 //! sender's working card on it, #54, #207) and delivers a released one.
 
 use crate::approvals::Approvals;
 use crate::events::HostEvent;
 use crate::team::Team;
 use flybot_agent::session::{ItemKind, Source};
+use flybot_core::approvals::bounds;
 use flybot_core::rooms::hold::{HeldRecord, HoldStatus, SendRequest, hold};
 use flybot_core::rooms::reach::Party;
 use flybot_core::tasks::approval::{self, task_of_send};
@@ -50,6 +53,7 @@ pub async fn hold_send(
     let blocked = team
         .mutate(&format!("bot:{from_bot}"), |change| {
             let now = change.now_ms();
+            bounds::admit_ask(change.state(), from_bot)?;
             let held = hold(change.state(), &req, &id, now)?;
             let mut record = HeldRecord {
                 id: id.clone(),
@@ -76,6 +80,9 @@ pub async fn hold_send(
                 change.put_task(task);
             }
             put(change, &record);
+            for old in bounds::past_kept(change.state()) {
+                change.remove_approval(&old);
+            }
             Ok(blocked)
         })
         .await?;

@@ -3,13 +3,15 @@
 //! on the room the ask came from for the Bot's owner), rejected at once when
 //! nobody can answer it (a hidden run Bot, an owner who is not a member),
 //! and otherwise recorded in `state.flybot.approvals` as `waiting` while the
-//! turn waits for the owner's `approval-answer`. The record and the standing
-//! grants are core `approvals`.
+//! turn waits for the owner's `approval-answer`. Past `PENDING_MAX` waiting
+//! asks one more is rejected at once, and a new record removes the decided
+//! ones past `APPROVALS_KEPT` (#754). The record, the standing grants and
+//! the bounds are core `approvals`.
 
 use crate::team::Team;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
-use flybot_core::approvals::{Approval, ApprovalRecord, ApprovalStatus, standing_covers};
+use flybot_core::approvals::{Approval, ApprovalRecord, ApprovalStatus, bounds, standing_covers};
 use flybot_core::workflow::run_bot::run_bot_may_call;
 use flybot_protocol::state::TeamState;
 use std::collections::HashMap;
@@ -86,6 +88,11 @@ fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
     };
     if standing_covers(state, bot, room_id.as_deref(), &ask.tool) {
         return Plan::Allow;
+    }
+    // #754: past PENDING_MAX asks waiting on the owner, one more is
+    // rejected at once instead of joining a queue nobody will read.
+    if !bounds::may_ask(state, &bot.id) {
+        return Plan::Reject("too many approvals already wait for the owner");
     }
     Plan::Wait(Box::new(ApprovalRecord {
         id: crate::ids::new_id("approval"),
@@ -171,6 +178,9 @@ async fn decide(team: Team, waits: Waits, ask: ApprovalAsk) -> ApprovalOutcome {
     let written = team
         .mutate(&format!("bot:{}", record.bot_id), |change| {
             put(change, &record);
+            for old in bounds::past_kept(change.state()) {
+                change.remove_approval(&old);
+            }
             Ok(())
         })
         .await;

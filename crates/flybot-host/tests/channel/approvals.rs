@@ -311,3 +311,89 @@ async fn always_bot_answers_this_ask_and_releases_the_bots_other_waiting_ask() {
     });
     assert_eq!(statuses, ["allowed-once", "allowed-once"]);
 }
+
+/// A tool approval record of `bot`, waiting or decided at `at`.
+fn record(
+    bot: &flybot_testkit::Bot,
+    n: u64,
+    waiting: bool,
+) -> flybot_protocol::approval::ApprovalRecord {
+    use flybot_protocol::approval::{ApprovalRecord, ApprovalStatus};
+    ApprovalRecord {
+        id: format!("approval-old-{n:04}"),
+        bot_id: bot.id.clone(),
+        session_id: bot.session.clone(),
+        tool: "run_command".into(),
+        label: format!("old {n}"),
+        status: if waiting {
+            ApprovalStatus::Waiting
+        } else {
+            ApprovalStatus::Rejected
+        },
+        request_id: format!("request-old-{n}"),
+        owner_id: "member-x".into(),
+        created_at: n,
+        tool_call_id: format!("call-{n}"),
+        room_id: None,
+        decided_at: (!waiting).then_some(n),
+        answer: None,
+        extra: Default::default(),
+    }
+}
+
+async fn put_records(kit: &Kit, records: Vec<flybot_protocol::approval::ApprovalRecord>) {
+    kit.host
+        .team()
+        .mutate("test", |change| {
+            for r in &records {
+                change.put_approval(&r.id, r);
+            }
+            Ok(())
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn approvals_754_past_pending_max_an_ask_is_rejected_at_once_and_nothing_is_written() {
+    use flybot_core::approvals::bounds::PENDING_MAX;
+    let kit = scripted_kit().await;
+    let bot = kit.bot("Ada").await;
+    let waiting_before: Vec<_> = (0..PENDING_MAX as u64)
+        .map(|n| record(&bot, n, true))
+        .collect();
+    put_records(&kit, waiting_before).await;
+    let before = kit.host.store().read(|s| s.flybot.approvals.clone());
+    kit.say(&bot.session, "run it");
+    kit.idle(&bot.session).await;
+    let (result, is_error) = kit.tool_results(&bot.session).into_iter().next().unwrap();
+    assert!(is_error && result.contains("did not approve"), "{result}");
+    assert_eq!(
+        kit.host.store().read(|s| s.flybot.approvals.clone()),
+        before
+    );
+}
+
+#[tokio::test]
+async fn approvals_754_a_new_record_keeps_only_the_newest_approvals_kept_decided_ones() {
+    use flybot_core::approvals::bounds::APPROVALS_KEPT;
+    let kit = scripted_kit().await;
+    let bot = kit.bot("Ada").await;
+    let decided: Vec<_> = (1..=APPROVALS_KEPT as u64 + 5)
+        .map(|n| record(&bot, n, false))
+        .collect();
+    put_records(&kit, decided).await;
+    kit.say(&bot.session, "run it");
+    let asked = waiting(kit.anyone(), 1).await;
+    let ids: Vec<String> = kit
+        .host
+        .store()
+        .read(|s| s.flybot.approvals.keys().cloned().collect());
+    // The new ask waits; of the decided, the newest APPROVALS_KEPT stay.
+    assert_eq!(ids.len(), APPROVALS_KEPT + 1);
+    assert!(ids.contains(&asked[0]["id"].as_str().unwrap().to_owned()));
+    for gone in 1..=5 {
+        assert!(!ids.contains(&format!("approval-old-{gone:04}")), "{gone}");
+    }
+    assert!(ids.contains(&"approval-old-0006".to_owned()));
+}
