@@ -312,8 +312,8 @@ async fn always_bot_answers_this_ask_and_releases_the_bots_other_waiting_ask() {
     assert_eq!(statuses, ["allowed-once", "allowed-once"]);
 }
 
-/// A tool approval record of `bot`, waiting or decided at `at`.
-fn record(
+/// A tool approval record of `bot`, waiting or decided at `n`.
+pub fn approval_record(
     bot: &flybot_testkit::Bot,
     n: u64,
     waiting: bool,
@@ -341,7 +341,7 @@ fn record(
     }
 }
 
-async fn put_records(kit: &Kit, records: Vec<flybot_protocol::approval::ApprovalRecord>) {
+pub async fn put_records(kit: &Kit, records: Vec<flybot_protocol::approval::ApprovalRecord>) {
     kit.host
         .team()
         .mutate("test", |change| {
@@ -360,7 +360,7 @@ async fn approvals_754_past_pending_max_an_ask_is_rejected_at_once_and_nothing_i
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
     let waiting_before: Vec<_> = (0..PENDING_MAX as u64)
-        .map(|n| record(&bot, n, true))
+        .map(|n| approval_record(&bot, n, true))
         .collect();
     put_records(&kit, waiting_before).await;
     let before = kit.host.store().read(|s| s.flybot.approvals.clone());
@@ -380,7 +380,7 @@ async fn approvals_754_a_new_record_keeps_only_the_newest_approvals_kept_decided
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
     let decided: Vec<_> = (1..=APPROVALS_KEPT as u64 + 5)
-        .map(|n| record(&bot, n, false))
+        .map(|n| approval_record(&bot, n, false))
         .collect();
     put_records(&kit, decided).await;
     kit.say(&bot.session, "run it");

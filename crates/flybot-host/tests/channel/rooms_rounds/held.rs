@@ -5,7 +5,7 @@
 //! delivers and a hold that no longer holds is stale; deleting a Bot makes
 //! its holds stale at once.
 
-use crate::approvals::scripted_kit;
+use crate::approvals::{approval_record, put_records, scripted_kit};
 use flybot_agent::session::{SessionEvent, Source};
 use flybot_agent::tools::team::pending_approvals;
 use flybot_testkit::{Bot, Kit, Member};
@@ -269,5 +269,26 @@ async fn rejecting_a_held_send_cancels_its_card_54() {
         .ok("approval-answer", json!({"id": hold, "answer": "rejected"}))
         .await;
     assert_eq!(kit.record(&card)["status"], "cancelled");
+    assert!(from_ada(&kit, &p).is_empty());
+}
+
+#[tokio::test]
+async fn a_send_past_pending_max_waiting_asks_is_refused_and_nothing_is_held_754() {
+    use flybot_core::approvals::bounds::PENDING_MAX;
+    let kit = scripted_kit().await;
+    let p = pair(&kit).await;
+    let waiting: Vec<_> = (0..PENDING_MAX as u64)
+        .map(|n| approval_record(&p.ada_bot, n, true))
+        .collect();
+    put_records(&kit, waiting).await;
+    let before = kit.host.store().read(|s| s.flybot.approvals.len());
+    kit.say(&p.ada_bot.session, "tell bob");
+    kit.idle(&p.ada_bot.session).await;
+    let (result, is_error) = kit.tool_results(&p.ada_bot.session).pop().unwrap();
+    assert!(
+        is_error && result.contains("already wait for your owner"),
+        "{result}"
+    );
+    assert_eq!(kit.host.store().read(|s| s.flybot.approvals.len()), before);
     assert!(from_ada(&kit, &p).is_empty());
 }
