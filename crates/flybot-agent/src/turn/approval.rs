@@ -14,6 +14,9 @@ pub struct ApprovalAsk {
     pub tool: String,
     /// What would happen, in one sentence.
     pub summary: String,
+    /// Where the turn's input came from: a standing grant answers only a
+    /// turn its owner started (#540).
+    pub sources: Vec<crate::session::Source>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -331,6 +331,7 @@ async fn run_call(
                         tool_call_id: call.id.clone(),
                         tool: call.name.clone(),
                         summary,
+                        sources: turn.input.iter().map(|i| i.source.clone()).collect(),
                     })
                     .await
             }

@@ -5,6 +5,7 @@
 
 pub mod answer;
 pub mod bounds;
+pub mod origin;
 
 use flybot_protocol::state::{Bot, Extra, Room, TeamState};
 use serde_json::json;

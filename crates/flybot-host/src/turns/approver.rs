@@ -1,6 +1,8 @@
 //! The host's `Approver` (#540, #754): a tool call that needs approval is
 //! answered at once by a standing grant (`standingApprovals` on the Bot, or
-//! on the room the ask came from for the Bot's owner), rejected at once when
+//! on the room the ask came from for the Bot's owner) in a turn its owner
+//! started (or a no-verdict retry in the Bot's own chat; the first grant a
+//! turn could not use is logged per Session and kind), rejected at once when
 //! nobody can answer it (a hidden run Bot, an owner who is not a member),
 //! and otherwise recorded in `state.flybot.approvals` as `waiting` while the
 //! turn waits for the owner's `approval-answer`. Past `PENDING_MAX` waiting
@@ -9,25 +11,36 @@
 //! the bounds are core `approvals`.
 
 use crate::team::Team;
+use flybot_agent::session::Source;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::turn::{ApprovalAsk, ApprovalOutcome, Approver};
+use flybot_core::approvals::origin::{AskFrom, grant_applies};
 use flybot_core::approvals::{Approval, ApprovalRecord, ApprovalStatus, bounds, standing_covers};
 use flybot_core::workflow::run_bot::run_bot_may_call;
 use flybot_protocol::state::TeamState;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// A label's longest length, in characters.
 const LABEL_MAX: usize = 200;
 
-/// The turns waiting on an answer, by approval id.
+/// The turns waiting on an answer, by approval id, and the Sessions and
+/// kinds whose unused standing grant was already logged (#540).
 #[derive(Default)]
 pub(crate) struct ApprovalWaits {
     waiting: Mutex<HashMap<String, oneshot::Sender<ApprovalOutcome>>>,
+    unused_logged: Mutex<HashSet<(String, String)>>,
 }
 
 impl ApprovalWaits {
+    /// Whether this is the first unused grant of `session_id` and `kind`:
+    /// only that one is logged.
+    pub(crate) fn first_unused(&self, session_id: &str, kind: &str) -> bool {
+        flybot_core::sync::lock(&self.unused_logged)
+            .insert((session_id.to_owned(), kind.to_owned()))
+    }
+
     fn add(&self, id: &str) -> oneshot::Receiver<ApprovalOutcome> {
         let (sender, receiver) = oneshot::channel();
         self.lock().insert(id.to_owned(), sender);
@@ -60,7 +73,19 @@ pub(crate) fn room_of_session(state: &TeamState, session_id: &str) -> Option<Str
 enum Plan {
     Reject(&'static str),
     Allow,
-    Wait(Box<ApprovalRecord>),
+    /// The ask waits for the owner; with the verdict of a standing grant
+    /// that covered it but could not be used for this turn (#540).
+    Wait(Box<ApprovalRecord>, Option<&'static str>),
+}
+
+/// The standing-grant rule's reading of a turn input's source.
+fn ask_from(source: &Source) -> AskFrom {
+    match source {
+        Source::User { member_id } => AskFrom::Person(member_id.clone()),
+        Source::Bot { .. } => AskFrom::Bot,
+        Source::Round { room_id, .. } => AskFrom::Room(room_id.clone()),
+        Source::Host | Source::Schedule { .. } => AskFrom::Host,
+    }
 }
 
 fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
@@ -86,30 +111,38 @@ fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
     } else {
         room_of_session(state, &ask.session_id)
     };
+    let mut unused = None;
     if standing_covers(state, bot, room_id.as_deref(), &ask.tool) {
-        return Plan::Allow;
+        let from: Vec<AskFrom> = ask.sources.iter().map(ask_from).collect();
+        match grant_applies(state, bot, room_id.is_none(), &from) {
+            Ok(()) => return Plan::Allow,
+            Err(verdict) => unused = Some(verdict),
+        }
     }
     // #754: past PENDING_MAX asks waiting on the owner, one more is
     // rejected at once instead of joining a queue nobody will read.
     if !bounds::may_ask(state, &bot.id) {
         return Plan::Reject("too many approvals already wait for the owner");
     }
-    Plan::Wait(Box::new(ApprovalRecord {
-        id: crate::ids::new_id("approval"),
-        bot_id: bot.id.clone(),
-        session_id: ask.session_id.clone(),
-        tool: ask.tool.clone(),
-        label: ask.summary.chars().take(LABEL_MAX).collect(),
-        status: ApprovalStatus::Waiting,
-        request_id: crate::ids::new_id("request"),
-        owner_id: bot.owner_id.clone(),
-        created_at: now,
-        tool_call_id: ask.tool_call_id.clone(),
-        room_id,
-        decided_at: None,
-        answer: None,
-        extra: Default::default(),
-    }))
+    Plan::Wait(
+        Box::new(ApprovalRecord {
+            id: crate::ids::new_id("approval"),
+            bot_id: bot.id.clone(),
+            session_id: ask.session_id.clone(),
+            tool: ask.tool.clone(),
+            label: ask.summary.chars().take(LABEL_MAX).collect(),
+            status: ApprovalStatus::Waiting,
+            request_id: crate::ids::new_id("request"),
+            owner_id: bot.owner_id.clone(),
+            created_at: now,
+            tool_call_id: ask.tool_call_id.clone(),
+            room_id,
+            decided_at: None,
+            answer: None,
+            extra: Default::default(),
+        }),
+        unused,
+    )
 }
 
 /// Marks a record still waiting as cancelled when its turn stops waiting
@@ -167,7 +200,18 @@ async fn decide(team: Team, waits: Waits, ask: ApprovalAsk) -> ApprovalOutcome {
             return ApprovalOutcome::Rejected;
         }
         Plan::Allow => return ApprovalOutcome::AllowedOnce,
-        Plan::Wait(record) => *record,
+        Plan::Wait(record, unused) => {
+            if let Some(verdict) = unused
+                && waits.first_unused(&ask.session_id, &ask.tool)
+            {
+                tracing::info!(
+                    session = %ask.session_id,
+                    "the standing approval for {} was not used: the turn is \"{verdict}\"",
+                    ask.tool
+                );
+            }
+            *record
+        }
     };
     let answer = waits.add(&record.id);
     let mut guard = WaitGuard {
@@ -209,3 +253,17 @@ impl Approver for HostApprover {
 
 /// Shared by the approval endpoints: `Arc` so the host can hand it out.
 pub(crate) type Waits = Arc<ApprovalWaits>;
+
+#[cfg(test)]
+mod tests {
+    use super::ApprovalWaits;
+
+    #[test]
+    fn an_unused_standing_grant_540_is_logged_once_per_session_and_kind() {
+        let waits = ApprovalWaits::default();
+        assert!(waits.first_unused("s1", "run_command"));
+        assert!(!waits.first_unused("s1", "run_command"));
+        assert!(waits.first_unused("s1", "write_file"));
+        assert!(waits.first_unused("s2", "run_command"));
+    }
+}

@@ -397,3 +397,41 @@ async fn approvals_754_a_new_record_keeps_only_the_newest_approvals_kept_decided
     }
     assert!(ids.contains(&"approval-old-0006".to_owned()));
 }
+
+#[tokio::test]
+async fn a_standing_grant_540_answers_the_owners_turn_but_a_bots_request_still_asks() {
+    use flybot_agent::session::{ItemKind, Source};
+    let kit = scripted_kit().await;
+    let bot = kit.bot("Ada").await;
+    let other = kit.bot("Bo").await;
+    edit_bot(&kit, &bot.id, |ada| {
+        ada.extra.insert(
+            "standingApprovals".into(),
+            json!([{"kind": "run_command", "label": "run", "at": 1}]),
+        );
+    })
+    .await;
+    // Another Bot's message: the grant is not used, the owner is asked.
+    kit.host
+        .sessions()
+        .deliver(
+            &bot.session,
+            "run it",
+            Source::Bot {
+                bot_id: other.id.clone(),
+                hops: 1,
+            },
+            ItemKind::NextTurn,
+        )
+        .unwrap();
+    let id = the_one_waiting(kit.anyone()).await;
+    answer(kit.anyone(), &id, "rejected").await;
+    kit.idle(&bot.session).await;
+    // The owner's own line: the grant answers at once, nothing waits.
+    kit.say(&bot.session, "run it again");
+    kit.idle(&bot.session).await;
+    let result = last_result(&kit, &bot.id).await;
+    assert_eq!(result["isError"], false, "{result}");
+    let all = kit.host.store().read(|s| s.flybot.approvals.len());
+    assert_eq!(all, 1, "only the Bot's request made a record");
+}

@@ -1,0 +1,138 @@
+//! Whom a standing grant answers for (#540): a grant answers an ask at once
+//! only in a turn the Bot's owner started, or in a turn with no verdict at
+//! all in the Bot's own chat (the host's own retry or pickup, which carries
+//! nobody's request). A Bot's request, another member's line, or a room
+//! with another person (or another owner's Bot) in it still asks. The
+//! verdict is the sentence the host logs for the first unused grant of a
+//! Session and kind.
+
+use super::super::rooms::participants::{ParticipantKind, participants_of};
+use flybot_protocol::state::{Bot, TeamState};
+
+/// Where one input of the asking turn came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskFrom {
+    /// A person's line in the Bot's own chat (`None`: before anyone signed
+    /// in, the one person).
+    Person(Option<String>),
+    /// Another Bot's message.
+    Bot,
+    /// A room's round handed the member its turn.
+    Room(String),
+    /// The host itself: a retry, a pickup, a scheduled run. No verdict.
+    Host,
+}
+
+/// Whether a standing grant may answer an ask of `bot`'s turn whose inputs
+/// came `from`, in the Bot's own chat (`own_chat`) or a room's seat; `Err`
+/// is the turn's verdict when it may not.
+pub fn grant_applies(
+    state: &TeamState,
+    bot: &Bot,
+    own_chat: bool,
+    from: &[AskFrom],
+) -> Result<(), &'static str> {
+    if from.is_empty() {
+        return Err("started by nobody");
+    }
+    let no_verdict = from.iter().all(|f| *f == AskFrom::Host);
+    if no_verdict && !own_chat {
+        return Err("a turn with no verdict outside the Bot's own chat");
+    }
+    for input in from {
+        match input {
+            AskFrom::Person(None) => {}
+            AskFrom::Person(Some(member)) if *member == bot.owner_id => {}
+            AskFrom::Person(Some(_)) => return Err("another member's line"),
+            AskFrom::Bot => return Err("a Bot's request"),
+            AskFrom::Room(room_id) if only_owner_in(state, bot, room_id) => {}
+            AskFrom::Room(_) => return Err("a room with another person in it"),
+            // Rides along with the other inputs, which decide.
+            AskFrom::Host => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether every person in the room is `bot`'s owner and every Bot there
+/// is one of that owner's.
+fn only_owner_in(state: &TeamState, bot: &Bot, room_id: &str) -> bool {
+    let Some(room) = state.rooms.get(room_id) else {
+        return false;
+    };
+    participants_of(room)
+        .iter()
+        .filter(|p| p.is_live())
+        .all(|p| match p.kind {
+            ParticipantKind::Human => p.id == bot.owner_id,
+            ParticipantKind::LocalBot => state
+                .bots
+                .get(&p.id)
+                .is_some_and(|b| b.owner_id == bot.owner_id),
+            ParticipantKind::RemoteBot => false,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn state() -> TeamState {
+        let mut state = TeamState::default();
+        for (id, owner) in [("ada", "m1"), ("bo", "m1"), ("cy", "m2")] {
+            let bot: Bot = serde_json::from_value(json!({
+                "id": id, "name": id, "ownerId": owner, "sessionId": format!("s-{id}"),
+                "model": "mock", "createdAt": 1, "updatedAt": 1
+            }))
+            .unwrap();
+            state.bots.insert(id.into(), bot);
+        }
+        for (id, members) in [("mine", vec!["ada", "bo"]), ("shared", vec!["ada", "cy"])] {
+            let room = serde_json::from_value(json!({
+                "id": id, "name": id, "ownerId": "m1", "members": members,
+                "createdAt": 1, "updatedAt": 1
+            }))
+            .unwrap();
+            state.rooms.insert(id.into(), room);
+        }
+        state
+    }
+
+    #[test]
+    fn standing_grants_540_answer_only_the_owners_turn_or_a_no_verdict_retry_in_its_own_chat() {
+        let state = state();
+        let ada = &state.bots["ada"];
+        let owner = AskFrom::Person(Some("m1".into()));
+        assert_eq!(
+            grant_applies(&state, ada, true, std::slice::from_ref(&owner)),
+            Ok(())
+        );
+        assert_eq!(
+            grant_applies(&state, ada, true, &[AskFrom::Person(None)]),
+            Ok(())
+        );
+        assert_eq!(grant_applies(&state, ada, true, &[AskFrom::Host]), Ok(()));
+        assert_eq!(
+            grant_applies(&state, ada, false, &[AskFrom::Host]),
+            Err("a turn with no verdict outside the Bot's own chat")
+        );
+        assert_eq!(
+            grant_applies(&state, ada, true, &[owner.clone(), AskFrom::Bot]),
+            Err("a Bot's request")
+        );
+        assert_eq!(
+            grant_applies(&state, ada, true, &[AskFrom::Person(Some("m2".into()))]),
+            Err("another member's line")
+        );
+        assert_eq!(
+            grant_applies(&state, ada, false, &[AskFrom::Room("mine".into())]),
+            Ok(())
+        );
+        assert_eq!(
+            grant_applies(&state, ada, false, &[AskFrom::Room("shared".into())]),
+            Err("a room with another person in it")
+        );
+    }
+}
