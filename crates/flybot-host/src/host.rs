@@ -112,7 +112,38 @@ impl Host {
         if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
+        host.clear_crashed_asks().await;
         host
+    }
+
+    /// Marks the tool approvals a crash left waiting cancelled (#540): their
+    /// turns died with the process that ran them. Only the home's writer.
+    async fn clear_crashed_asks(&self) {
+        if self.store().status() != flybot_store::StoreStatus::Writer {
+            return;
+        }
+        let left = self
+            .team()
+            .read(|s| !flybot_core::approvals::bounds::left_by_a_crash(s, 0).is_empty());
+        if !left {
+            return;
+        }
+        let cleared = self
+            .team()
+            .mutate("host", |change| {
+                let now = change.now_ms();
+                for record in flybot_core::approvals::bounds::left_by_a_crash(change.state(), now) {
+                    change.put_approval(&record.id, &record);
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = cleared {
+            tracing::warn!(
+                "approvals a crash left waiting were not cleared: {}",
+                e.message
+            );
+        }
     }
 
     pub fn new(store: Store, config: HostConfig) -> Host {

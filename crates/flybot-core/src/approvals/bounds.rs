@@ -83,3 +83,24 @@ pub fn admit_ask(state: &TeamState, bot_id: &str) -> Result<(), flybot_protocol:
         ),
     ))
 }
+
+/// The tool approvals still waiting when a host starts, each marked
+/// cancelled at `now`: no turn of this process asked them (the one that
+/// did was cut with its host), so nobody waits on the answer, and the
+/// cut turn's pickup asks again if it still needs the call (#540). A held
+/// send waits on its owner, not on a turn, and stays.
+pub fn left_by_a_crash(state: &TeamState, now: u64) -> Vec<super::ApprovalRecord> {
+    state
+        .flybot
+        .approvals
+        .values()
+        .filter_map(Approval::as_tool)
+        .filter(|record| record.status == ApprovalStatus::Waiting)
+        .map(|record| {
+            let mut cleared = record.clone();
+            cleared.status = ApprovalStatus::Cancelled;
+            cleared.decided_at = Some(now);
+            cleared
+        })
+        .collect()
+}

@@ -435,3 +435,47 @@ async fn a_standing_grant_540_answers_the_owners_turn_but_a_bots_request_still_a
     let all = kit.host.store().read(|s| s.flybot.approvals.len());
     assert_eq!(all, 1, "only the Bot's request made a record");
 }
+
+#[tokio::test]
+async fn waiting_asks_a_crash_left_are_cleared_on_start_540() {
+    use flybot_protocol::approval::{Approval, ApprovalStatus};
+    use flybot_store::{Store, StoreOptions};
+    let home = tempfile::tempdir().unwrap();
+    let bot = flybot_testkit::Bot {
+        id: "bot-a".into(),
+        name: "Ada".into(),
+        session: "session-a".into(),
+    };
+    {
+        let store = Store::open(home.path(), StoreOptions::default()).unwrap();
+        store
+            .mutate("test", |change| {
+                for r in [
+                    approval_record(&bot, 1, true),
+                    approval_record(&bot, 2, false),
+                ] {
+                    change.put_approval(&r.id, &r);
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+    }
+    let store = Store::open(home.path(), StoreOptions::default()).unwrap();
+    let config = flybot_host::HostConfig::new(home.path().to_owned());
+    let host = flybot_host::Host::open(store, config).await;
+    let status = |id: &str| {
+        host.store().read(|s| match &s.flybot.approvals[id] {
+            Approval::Tool(r) => (r.status, r.decided_at.is_some()),
+            other => panic!("{other:?}"),
+        })
+    };
+    assert_eq!(
+        status("approval-old-0001"),
+        (ApprovalStatus::Cancelled, true)
+    );
+    assert_eq!(
+        status("approval-old-0002"),
+        (ApprovalStatus::Rejected, true)
+    );
+}
