@@ -6,6 +6,7 @@
 pub mod answer;
 pub mod bounds;
 pub mod origin;
+pub mod revoke;
 
 use flybot_protocol::state::{Bot, Extra, Room, TeamState};
 use serde_json::json;

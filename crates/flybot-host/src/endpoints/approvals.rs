@@ -8,7 +8,8 @@
 //! sends (#52, #754, `rooms::hold`) are listed and answered here too:
 //! allowed-once releases one after revalidating it, rejected drops it. The
 //! rule is core `approvals::answer_approval`; this side wakes the waiting
-//! turns and delivers a released send.
+//! turns and delivers a released send. `standing-approval-remove` revokes
+//! a standing grant (core `approvals::revoke`).
 
 use crate::actor::journal_actor;
 use crate::approvals::Approvals;
@@ -16,10 +17,11 @@ use crate::events::HostEvent;
 use crate::rooms::hold::deliver_released;
 use flybot_agent::turn::ApprovalOutcome;
 use flybot_core::access::Actor;
+use flybot_core::approvals::revoke::{Revoked, Scope, revoke_standing};
 use flybot_core::approvals::{Answer, Answered, ApprovalStatus, answer_approval, tool_approvals};
 use flybot_core::rooms::hold::{held_sends, is_waiting};
 use flybot_protocol::ApiError;
-use flybot_protocol::answers::{ApprovalAnswered, ApprovalsAnswer};
+use flybot_protocol::answers::{ApprovalAnswered, ApprovalsAnswer, StandingApprovalRemoved};
 use flybot_protocol::approval::Approval;
 use serde::Deserialize;
 
@@ -28,6 +30,44 @@ use serde::Deserialize;
 pub struct ListApprovals {
     #[serde(default)]
     pub bot_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RemoveStanding {
+    pub scope: Scope,
+    pub id: String,
+    pub kind: String,
+}
+
+/// `standing-approval-remove {scope: bot|room, id, kind}` →
+/// `{scope, id, kind, removed}` (#540): the rule is core
+/// `approvals::revoke`; one change, nothing on refusal.
+pub async fn remove_standing(
+    approvals: &Approvals,
+    actor: &Actor,
+    req: RemoveStanding,
+) -> Result<StandingApprovalRemoved, ApiError> {
+    approvals
+        .team
+        .mutate(journal_actor(actor), |change| {
+            match revoke_standing(change.state(), actor, req.scope, &req.id, &req.kind)? {
+                Revoked::Bot(bot) => change.put_bot(&bot),
+                Revoked::Room(room) => change.put_room(&room),
+            }
+            Ok(())
+        })
+        .await?;
+    Ok(StandingApprovalRemoved {
+        scope: match req.scope {
+            Scope::Bot => "bot",
+            Scope::Room => "room",
+        }
+        .to_owned(),
+        id: req.id,
+        kind: req.kind,
+        removed: true,
+    })
 }
 
 #[derive(Debug, Deserialize)]

@@ -281,6 +281,9 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
         "approval-answer" => {
             typed(approvals::answer(host.approvals(), caller.require()?, parse(body)?).await)
         }
+        "standing-approval-remove" => typed(
+            approvals::remove_standing(host.approvals(), caller.require()?, parse(body)?).await,
+        ),
         // A Bot's memory, for its owner (#450, #638).
         "memory" => typed(memory::read(
             &host.memory(),

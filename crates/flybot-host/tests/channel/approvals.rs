@@ -479,3 +479,37 @@ async fn waiting_asks_a_crash_left_are_cleared_on_start_540() {
         (ApprovalStatus::Rejected, true)
     );
 }
+
+#[tokio::test]
+async fn standing_approval_remove_540_revokes_and_the_next_ask_waits_again() {
+    let kit = scripted_kit().await;
+    let bot = kit.bot("Ada").await;
+    kit.say(&bot.session, "run it");
+    let id = the_one_waiting(kit.anyone()).await;
+    answer(kit.anyone(), &id, "always-bot").await;
+    kit.idle(&bot.session).await;
+    // A kind the Bot holds no grant for: refused, nothing changes.
+    let revision = kit.host.store().revision();
+    kit.refused(
+        "standing-approval-remove",
+        json!({"scope": "bot", "id": bot.id, "kind": "write_file"}),
+        "bot/not-found",
+    )
+    .await;
+    assert_eq!(kit.host.store().revision(), revision);
+    let removed = kit
+        .ok(
+            "standing-approval-remove",
+            json!({"scope": "bot", "id": bot.id, "kind": "run_command"}),
+        )
+        .await;
+    assert_eq!(removed["removed"], true);
+    let grants = kit
+        .host
+        .store()
+        .read(|s| s.bots[&bot.id].extra["standingApprovals"].clone());
+    assert_eq!(grants, json!([]));
+    // The next ask waits for the owner again.
+    kit.say(&bot.session, "run it again");
+    waiting(kit.anyone(), 1).await;
+}

@@ -26,3 +26,14 @@ pub enum ApprovalAnswered {
         delivered: bool,
     },
 }
+
+/// `standing-approval-remove` → `{scope, id, kind, removed}` (#540): the
+/// grants of that kind taken off the Bot or the room.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StandingApprovalRemoved {
+    pub scope: String,
+    pub id: String,
+    pub kind: String,
+    pub removed: bool,
+}
