@@ -1,6 +1,6 @@
 //! `noticeSeen` (#894): the room keeps, per member, a 16-hex mark of the
-//! notice that member last saw (`room.noticeSeen[botId]`, `""` when it saw
-//! none). The notice itself lives in the standing section; a member's next
+//! notice that member last saw (`room.noticeSeen[botId]`, `""` once a
+//! notice it saw was cleared). The notice itself lives in the standing section; a member's next
 //! turn says only that it changed or was cleared since that member's last
 //! turn, and a member that never took a turn here is told nothing.
 
@@ -50,7 +50,10 @@ pub fn notice_news(room: &Room, bot_id: &str) -> Option<&'static str> {
 /// The room with `bot_id`'s mark set to `mark` (what its turn was shown);
 /// `None` when that is already its mark, so nothing is written.
 pub fn see_notice(room: &Room, bot_id: &str, mark: &str) -> Option<Room> {
-    if seen_by(room, bot_id) == Some(mark) {
+    let seen = seen_by(room, bot_id);
+    // No notice seen and none to note: nothing to write (a notice set later
+    // is read in the standing rules).
+    if seen == Some(mark) || (seen.is_none() && mark.is_empty()) {
         return None;
     }
     let mut room = room.clone();
@@ -106,11 +109,14 @@ mod tests {
         let mut cleared = seen.clone();
         cleared.extra.remove("notice");
         assert_eq!(notice_news(&cleared, "b1"), Some(NOTICE_CLEARED));
-        // A member that saw no notice is told when one is set.
-        let none = saw(&room(None), "b2");
-        assert_eq!(seen_by(&none, "b2"), Some(""));
-        let mut set = none.clone();
+        // A member that only ever saw no notice has no mark to write; one
+        // that saw a notice keeps "" once it is cleared, and is told when a
+        // new one is set.
+        assert_eq!(see_notice(&room(None), "b2", ""), None);
+        let blank = see_notice(&cleared, "b1", "").unwrap();
+        assert_eq!(seen_by(&blank, "b1"), Some(""));
+        let mut set = blank.clone();
         set.extra.insert("notice".into(), "Freeze".into());
-        assert_eq!(notice_news(&set, "b2"), Some(NOTICE_CHANGED));
+        assert_eq!(notice_news(&set, "b1"), Some(NOTICE_CHANGED));
     }
 }

@@ -66,6 +66,13 @@ impl RoomLogs {
         Ok(lines)
     }
 
+    /// Blocks until every line and run note written so far is durable, as
+    /// `append` blocks for a person's line: the answer to a person waits on
+    /// it, and no await lets a test's paused clock run ahead meanwhile.
+    pub fn settle_now(&self) -> io::Result<()> {
+        self.turn_log.write_durable(Vec::new(), None)
+    }
+
     /// Resolves once every line written so far is durable and announced.
     pub async fn settled(&self) -> io::Result<()> {
         self.turn_log.settled().await

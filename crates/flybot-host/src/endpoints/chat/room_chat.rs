@@ -137,9 +137,7 @@ pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<RoomL
     };
     // Answered once what became of the line is durable too: the steer in
     // the member's Session, or the line waiting for the next round.
-    if let Err(e) = rounds.logs.settled().await {
-        return Err(io_refusal(e));
-    }
+    rounds.logs.settle_now().map_err(io_refusal)?;
     Ok(RoomLineSent {
         room_id: room.id,
         seq: line.seq,
