@@ -87,6 +87,7 @@ struct Inner {
     workflows: Workflows,
     drive: Arc<TaskDrive>,
     scheduler: Scheduler,
+    memory: crate::memory::Memory,
 }
 
 impl Drop for Inner {
@@ -135,6 +136,7 @@ impl Host {
         );
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
+        let memory = env.memory.clone();
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let rounds = Rounds {
             team: team.clone(),
@@ -183,6 +185,7 @@ impl Host {
                 usage,
                 workflows,
                 scheduler,
+                memory,
             }),
         }
     }
@@ -251,9 +254,10 @@ impl Host {
         self.inner.team.store()
     }
 
-    /// The memory service over this host's team and home.
+    /// The memory service over this host's team and home (one recall
+    /// cache for the channel and the turns).
     pub fn memory(&self) -> crate::memory::Memory {
-        crate::memory::Memory::new(self.team(), &self.inner.config.home)
+        self.inner.memory.clone()
     }
 
     pub fn config(&self) -> &HostConfig {
