@@ -9,6 +9,7 @@ pub(crate) mod approver;
 mod reach;
 mod team;
 pub(crate) mod usage;
+mod usage_catch_up;
 
 use crate::board::Board;
 use crate::events::HostEvent;

@@ -136,6 +136,17 @@ impl UsageLedger {
             .map_err(|source| self.fail(source))
     }
 
+    /// The time of the newest call recorded; `None` for an empty ledger.
+    pub async fn newest_at_ms(&self) -> Result<Option<i64>, UsageError> {
+        let mut conn = self.conn.lock().await;
+        let row = sqlx::query("SELECT MAX(at_ms) AS newest FROM calls")
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(|source| self.fail(source))?;
+        row.try_get::<Option<i64>, _>("newest")
+            .map_err(|source| self.fail(source))
+    }
+
     fn fail(&self, source: sqlx::Error) -> UsageError {
         UsageError::Database {
             path: self.path.clone(),
