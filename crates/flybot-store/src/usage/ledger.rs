@@ -48,7 +48,8 @@ impl UsageLedger {
         // rollback journal did); `NORMAL` leaves the sync to its checkpoints:
         // a row survives a crash of the process, and a power cut may take
         // back the newest rows (the turns they count stay in the durable
-        // Session logs).
+        // Session logs, and a start folds them again: the host's
+        // `usage_catch_up`).
         let writable = options
             .clone()
             .journal_mode(SqliteJournalMode::Wal)
