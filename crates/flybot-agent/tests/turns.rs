@@ -7,7 +7,8 @@
 
 use flybot_agent::model::{ModelError, Role};
 use flybot_agent::session::{
-    AbortedBy, EndReason, ItemKind, LogEntry, SendOutcome, SessionEvent, Sessions, Source,
+    AbortedBy, EndReason, ItemKind, KEPT_IDLE, LogEntry, SendOutcome, SessionEvent, Sessions,
+    Source,
 };
 use flybot_agent::testing::{Answer, Echo, ScriptedModel, TestEnv, TextArgs};
 use flybot_agent::tools::{DynTool, Tool, ToolContext, ToolResult, ToolSet};
@@ -387,4 +388,50 @@ async fn a_restart_picks_up_a_cut_turn_once_and_queued_input() {
         notes.turns.is_empty() && notes.queued.is_empty(),
         "{notes:?}"
     );
+}
+
+/// Bounded Session memory (issue 13): past `KEPT_IDLE` idle Sessions the
+/// least recently used are let go; a Session whose turn runs stays; one
+/// let go reads back whole from its files when it is next used.
+#[tokio::test]
+async fn idle_sessions_past_the_bound_are_let_go_and_read_back_whole() {
+    let f = fixture(vec![Answer::Calls(vec![(
+        "wait".into(),
+        r#"{"text":"100000"}"#.into(),
+    )])]);
+    let (text, source, kind) = user("wait a long time");
+    f.sessions.deliver("busy", &text, source, kind).unwrap();
+    while f.sessions.oldest_open_wait("busy").is_none() {
+        tokio::task::yield_now().await;
+    }
+    let many = KEPT_IDLE + 20;
+    for n in 0..many {
+        let (text, source, kind) = user(&format!("line {n}"));
+        let session = format!("s-{n}");
+        f.sessions.deliver(&session, &text, source, kind).unwrap();
+        f.sessions.wait_idle(&session).await.unwrap();
+    }
+    assert!(
+        f.sessions.in_memory() <= KEPT_IDLE + 2,
+        "{} Sessions in memory",
+        f.sessions.in_memory()
+    );
+    assert!(f.sessions.is_running("busy"), "a running Session stays");
+    let first = f.sessions.transcript("s-0", 0).unwrap();
+    assert_eq!(
+        kinds(&first),
+        [
+            "turn/start",
+            "user/message",
+            "step/start",
+            "step/end",
+            "assistant/message",
+            "turn/end completed"
+        ]
+    );
+    let SessionEvent::UserMessage { text, .. } = &first[1].event else {
+        panic!("{first:?}")
+    };
+    assert_eq!(text, "line 0");
+    f.sessions.cancel("busy", AbortedBy::User, false).unwrap();
 }

@@ -59,6 +59,8 @@ pub(crate) struct Cell {
     pub(crate) visible: Arc<Visible>,
     pub(crate) env: Arc<dyn TurnEnvironment>,
     pub(crate) turn_log: TurnLog,
+    /// When the Session was last used (`Inner::ticks`), for `evict`.
+    pub(crate) used: AtomicU64,
 }
 
 impl Cell {
@@ -104,6 +106,8 @@ struct Inner {
     ended: Mutex<EndedTurns>,
     inflight: Mutex<()>,
     counter: AtomicU64,
+    /// The clock of `Cell::used`: one tick per use of a Session.
+    ticks: AtomicU64,
     turn_log: TurnLog,
 }
 
@@ -142,6 +146,7 @@ impl Sessions {
                 ended: Mutex::new(EndedTurns::default()),
                 inflight: Mutex::new(()),
                 counter: AtomicU64::new(0),
+                ticks: AtomicU64::new(0),
                 turn_log: TurnLog::for_home(&home),
                 home,
             }),
@@ -149,10 +154,13 @@ impl Sessions {
     }
 
     pub(crate) fn cell(&self, session_id: &str) -> io::Result<Arc<Cell>> {
+        let tick = self.inner.ticks.fetch_add(1, Ordering::Relaxed);
         let mut cells = lock(&self.inner.cells);
         if let Some(cell) = cells.get(session_id) {
+            cell.used.store(tick, Ordering::Relaxed);
             return Ok(cell.clone());
         }
+        super::evict::let_go_idle(&mut cells);
         // The journal is replayed into the logs before the first is read;
         // a host that only reads (another writes the home) reads as is.
         if let Err(e) = self.inner.turn_log.open() {
@@ -172,6 +180,7 @@ impl Sessions {
             parts: Mutex::new(parts),
             env: self.inner.env.clone(),
             turn_log: self.inner.turn_log.clone(),
+            used: AtomicU64::new(tick),
         });
         cells.insert(session_id.to_owned(), cell.clone());
         Ok(cell)
@@ -348,6 +357,12 @@ impl Sessions {
             && self
                 .stop_room_turn(session_id)
                 .is_ok_and(|outcome| outcome.was_running)
+    }
+
+    /// How many Sessions are in memory now (`evict`: the busy ones and
+    /// at most `KEPT_IDLE` idle ones, plus the one just read).
+    pub fn in_memory(&self) -> usize {
+        lock(&self.inner.cells).len()
     }
 
     pub fn is_running(&self, session_id: &str) -> bool {
