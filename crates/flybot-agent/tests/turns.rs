@@ -213,12 +213,12 @@ async fn a_line_during_a_wait_over_60_seconds_interrupts_the_turn_once() {
     tokio::time::sleep(Duration::from_secs(30)).await;
     // A wait of 60 s or less is left alone.
     assert_eq!(
-        f.sessions.send_line("s1", "early", None).unwrap(),
+        f.sessions.send_line("s1", "early", None).unwrap().0,
         SendOutcome::Queued
     );
     tokio::time::sleep(Duration::from_secs(31)).await;
     assert_eq!(
-        f.sessions.send_line("s1", "stop waiting", None).unwrap(),
+        f.sessions.send_line("s1", "stop waiting", None).unwrap().0,
         SendOutcome::Interrupted
     );
     f.sessions.wait_idle("s1").await.unwrap();
@@ -257,7 +257,7 @@ async fn a_line_during_a_wait_over_60_seconds_interrupts_the_turn_once() {
 async fn lines_inside_the_settle_window_open_one_turn() {
     let f = fixture(vec![Answer::Text("one answer".into())]);
     assert_eq!(
-        f.sessions.send_line("s1", "first", None).unwrap(),
+        f.sessions.send_line("s1", "first", None).unwrap().0,
         SendOutcome::Held
     );
     tokio::time::sleep(Duration::from_millis(1000)).await;

@@ -60,6 +60,17 @@ pub enum HostEvent {
     /// A waiting approval or held send was answered, cancelled or went stale.
     #[serde(rename = "approval.answered", rename_all = "camelCase")]
     ApprovalAnswered { approval_id: String, bot_id: String },
+    /// A person's line reached a running turn and is acknowledged (#1584):
+    /// an empty `text` first (the page draws dots), then its sentence.
+    #[serde(rename = "busy.ack", rename_all = "camelCase")]
+    BusyAck {
+        session_id: String,
+        line_id: String,
+        text: String,
+    },
+    /// The turn ended: the Session's acknowledgments clear (#1665).
+    #[serde(rename = "busy.ack.cleared", rename_all = "camelCase")]
+    BusyAckCleared { session_id: String },
     /// The members who have a page open (a live stream connected).
     #[serde(rename = "presence", rename_all = "camelCase")]
     Presence { member_ids: Vec<String> },
@@ -80,6 +91,8 @@ impl HostEvent {
             HostEvent::ApprovalAsked { .. } => "approval.asked",
             HostEvent::ApprovalAnswered { .. } => "approval.answered",
             HostEvent::Presence { .. } => "presence",
+            HostEvent::BusyAck { .. } => "busy.ack",
+            HostEvent::BusyAckCleared { .. } => "busy.ack.cleared",
         }
     }
 }
@@ -122,6 +135,8 @@ impl Bus {
             | HostEvent::RoomSpeaking { .. }
             | HostEvent::ApprovalAsked { .. }
             | HostEvent::ApprovalAnswered { .. }
+            | HostEvent::BusyAck { .. }
+            | HostEvent::BusyAckCleared { .. }
             | HostEvent::Presence { .. } => {
                 let _ = self.all.send(event);
                 return;

@@ -52,6 +52,9 @@ pub struct HostConfig {
     pub host_zone: String,
     /// Out-of-app delivery (#355): the transports `config.toml` names.
     pub notify: crate::notify::NotifyConfig,
+    /// `modelFor['busy-ack']`: the model busy-send acknowledgments are
+    /// written on; the chat's own when unset (#1665).
+    pub ack_model: Option<String>,
 }
 
 impl HostConfig {
@@ -69,6 +72,7 @@ impl HostConfig {
             schedule_clock: crate::schedules::ScheduleClock(Arc::new(flybot_store::system_now_ms)),
             host_zone: crate::schedules::system_zone(),
             notify: crate::notify::NotifyConfig::default(),
+            ack_model: None,
         }
     }
 }
@@ -88,6 +92,7 @@ struct Inner {
     drive: Arc<TaskDrive>,
     scheduler: Scheduler,
     memory: crate::memory::Memory,
+    busy_acks: crate::busy_ack::BusyAcks,
 }
 
 impl Drop for Inner {
@@ -167,6 +172,9 @@ impl Host {
         crate::board::lease_clock::follow(&board);
         crate::board::prune::follow(&board);
         crate::workflows::beat::follow(&workflows);
+        let busy_acks =
+            crate::busy_ack::BusyAcks::new(&team, config.models.clone(), config.ack_model.clone());
+        busy_acks.follow_turn_ends();
         Host {
             inner: Arc::new(Inner {
                 drive: TaskDrive::start(team.clone(), sessions.clone()),
@@ -186,6 +194,7 @@ impl Host {
                 workflows,
                 scheduler,
                 memory,
+                busy_acks,
             }),
         }
     }
@@ -252,6 +261,11 @@ impl Host {
 
     pub fn store(&self) -> &Store {
         self.inner.team.store()
+    }
+
+    /// Busy-send acknowledgments (#1584).
+    pub(crate) fn busy_acks(&self) -> &crate::busy_ack::BusyAcks {
+        &self.inner.busy_acks
     }
 
     /// The memory service over this host's team and home (one recall

@@ -215,32 +215,34 @@ impl Sessions {
 
     /// A person's line in the Bot's own chat: held in the settle window when
     /// no turn runs (#642); during a turn queued as its own steer item, and
-    /// the steering interrupt applies (#1509, #1666).
+    /// the steering interrupt applies (#1509, #1666). Answers what was done
+    /// and, for a line that reached a running turn, its item id (the id a
+    /// busy-send acknowledgment is keyed on, #1684).
     pub fn send_line(
         &self,
         session_id: &str,
         text: &str,
         member_id: Option<String>,
-    ) -> io::Result<SendOutcome> {
+    ) -> io::Result<(SendOutcome, Option<String>)> {
         let cell = self.cell(session_id)?;
         let outcome = {
             let mut state = lock(&cell.state);
             if state.running.is_none() {
                 super::settle::hold(self, &cell, &mut state, text, member_id);
-                SendOutcome::Held
+                (SendOutcome::Held, None)
             } else {
                 super::settle::flush(self, &mut state);
                 let id = self.new_id("msg");
                 state.inbox.push(InboxItem {
-                    id,
+                    id: id.clone(),
                     text: text.to_owned(),
                     source: Source::User { member_id },
                     kind: ItemKind::Steer,
                 });
                 if interrupt_long_wait(&mut state) {
-                    SendOutcome::Interrupted
+                    (SendOutcome::Interrupted, Some(id))
                 } else {
-                    SendOutcome::Queued
+                    (SendOutcome::Queued, Some(id))
                 }
             }
         };

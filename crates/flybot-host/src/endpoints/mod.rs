@@ -257,9 +257,16 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
             caller.require()?,
             parse(body)?,
         )),
-        "send" => {
-            typed(chat::own_chat::send(team, sessions, caller.require()?, parse(body)?).await)
-        }
+        "send" => typed(
+            chat::own_chat::send(
+                team,
+                sessions,
+                host.busy_acks(),
+                caller.require()?,
+                parse(body)?,
+            )
+            .await,
+        ),
         "messages" => typed(chat::own_chat::messages(
             team,
             sessions,
