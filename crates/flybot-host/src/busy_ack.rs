@@ -37,6 +37,9 @@ pub struct Arrival {
     pub working_on: String,
     /// The running tool's step, when one runs.
     pub running_tool: Option<String>,
+    /// A room member's turn: the room and the member, so the room draws
+    /// the ack on the member's row (#1646).
+    pub in_room: Option<(String, String)>,
 }
 
 impl Arrival {
@@ -72,6 +75,7 @@ impl Arrival {
             model: model.to_owned(),
             working_on,
             running_tool: running.and_then(|work| work.step),
+            in_room: None,
         }
     }
 }
@@ -108,14 +112,14 @@ impl BusyAcks {
             .entry(arrival.session_id.clone())
             .or_default()
             .push(arrival.line_id.clone());
-        self.publish(&arrival.session_id, &arrival.line_id, "");
+        self.publish(&arrival, "");
         let acks = self.clone();
         tokio::spawn(async move {
             let Some(sentence) = acks.sentence(&arrival).await else {
                 return;
             };
             if acks.is_live(&arrival.session_id, &arrival.line_id) {
-                acks.publish(&arrival.session_id, &arrival.line_id, &sentence);
+                acks.publish(&arrival, &sentence);
             }
         });
     }
@@ -153,11 +157,14 @@ impl BusyAcks {
             .is_some_and(|ids| ids.iter().any(|id| id == line_id))
     }
 
-    fn publish(&self, session_id: &str, line_id: &str, text: &str) {
+    fn publish(&self, arrival: &Arrival, text: &str) {
+        let (room_id, bot_id) = arrival.in_room.clone().unzip();
         self.team.bus().emit(HostEvent::BusyAck {
-            session_id: session_id.to_owned(),
-            line_id: line_id.to_owned(),
+            session_id: arrival.session_id.clone(),
+            line_id: arrival.line_id.clone(),
             text: text.to_owned(),
+            room_id,
+            bot_id,
         });
     }
 

@@ -62,11 +62,16 @@ pub enum HostEvent {
     ApprovalAnswered { approval_id: String, bot_id: String },
     /// A person's line reached a running turn and is acknowledged (#1584):
     /// an empty `text` first (the page draws dots), then its sentence.
+    /// In a room it is the speaking member's, on the room (#1646).
     #[serde(rename = "busy.ack", rename_all = "camelCase")]
     BusyAck {
         session_id: String,
         line_id: String,
         text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        room_id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bot_id: Option<String>,
     },
     /// The turn ended: the Session's acknowledgments clear (#1665).
     #[serde(rename = "busy.ack.cleared", rename_all = "camelCase")]

@@ -125,3 +125,36 @@ async fn busy_ack_1665_a_failed_call_leaves_the_text_empty_and_the_turn_end_clea
         HostEvent::BusyAckCleared { .. }
     ));
 }
+
+#[tokio::test]
+async fn busy_ack_1646_a_line_steered_into_a_speaking_member_is_acked_on_the_room_for_that_member() {
+    let kit = kit_with_ack(json!({"reply": {"text": SENTENCE}})).await;
+    let ada = kit.bot("Ada").await;
+    let room = kit.room("Build", &[&ada]).await;
+    let seat = kit.seat(&room, &ada);
+    let mut events = kit.host.team().bus().subscribe_all();
+    kit.ok("send", json!({"roomId": room.id, "text": "run it"}))
+        .await;
+    kit.until("the member's tool waits", || {
+        kit.host.sessions().oldest_open_wait(&seat).is_some()
+    })
+    .await;
+    let sent = kit
+        .ok("send", json!({"roomId": room.id, "text": "any news?"}))
+        .await;
+    assert_eq!(sent["queued"], "steer");
+    for expected in ["", SENTENCE] {
+        let HostEvent::BusyAck {
+            text,
+            room_id,
+            bot_id,
+            ..
+        } = next_ack(&kit, &mut events, &seat).await
+        else {
+            panic!("an ack on the member's seat")
+        };
+        assert_eq!(text, expected);
+        assert_eq!(room_id.as_deref(), Some(room.id.as_str()));
+        assert_eq!(bot_id.as_deref(), Some(ada.id.as_str()));
+    }
+}
