@@ -51,3 +51,22 @@ test('a line sent while the turn runs is acknowledged, then cleared with the tur
   await expect(ack).toHaveCount(0);
   await expect(main.locator('.msg.user').getByText('And what about the deploy?')).toHaveCount(1);
 });
+
+test('in a room, a line steered into the speaking member is acknowledged on that member', async ({ page }) => {
+  await host.api.state();
+  const bot = await host.api.createBot('Runner', { model: 'scripted' });
+  const room = await host.api.createRoom('Ops', [bot.id]);
+  await open(page, host, `#/room/${room.id}`);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('@Runner run the greeting');
+  await box.press('Enter');
+  const main = page.getByRole('main');
+  await expect(main.getByText('Runner is speaking.')).toBeVisible();
+
+  await box.fill('And what about the deploy?');
+  await box.press('Enter');
+  const ack = main.locator('.msg.ack');
+  await expect(ack).toContainText('Runner');
+  await expect(ack).toContainText(SENTENCE);
+  await page.screenshot({ path: test.info().outputPath('busy-ack-room.png') });
+});

@@ -224,7 +224,7 @@ export async function show(main, ctx, { botId }) {
     ctx.live.on('resync', () => fetchNew()),
     ctx.team.onChange(drawHead),
     approvals.onApprovals(drawCards),
-    ...busyAcks(ctx.live, sessionId, acks, keepBottom),
+    ...busyAcks(ctx.live, { mine: (event) => event.sessionId === sessionId }, acks, keepBottom),
   ];
   stop.addEventListener('click', async () => {
     stop.disabled = true;
