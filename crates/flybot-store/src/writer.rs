@@ -180,14 +180,25 @@ impl Writer {
         }
     }
 
-    /// The fault a test armed, failing this flush as the disk would.
+    /// The fault a test armed, failing this flush's write as the disk would.
     #[cfg(feature = "testing")]
-    fn injected_fault(&self) -> io::Result<()> {
-        self.cfg.faults.check()
+    fn injected_write_fault(&self) -> io::Result<()> {
+        self.cfg.faults.before_write()
     }
 
     #[cfg(not(feature = "testing"))]
-    fn injected_fault(&self) -> io::Result<()> {
+    fn injected_write_fault(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// The fault a test armed, failing this flush's fsync as the disk would.
+    #[cfg(feature = "testing")]
+    fn injected_sync_fault(&self) -> io::Result<()> {
+        self.cfg.faults.before_sync()
+    }
+
+    #[cfg(not(feature = "testing"))]
+    fn injected_sync_fault(&self) -> io::Result<()> {
         Ok(())
     }
 
@@ -203,8 +214,9 @@ impl Writer {
             return;
         }
         let result = self.health().and_then(|()| {
-            self.injected_fault()
+            self.injected_write_fault()
                 .and_then(|()| self.file.write_all(buf))
+                .and_then(|()| self.injected_sync_fault())
                 .and_then(|()| self.file.sync_data())
                 .map_err(|e| format!("the disk refused a write: {e}"))
         });
@@ -218,6 +230,7 @@ impl Writer {
             Err(why) => {
                 if self.failed.is_none() {
                     tracing::warn!("journal.jsonl: {why}; this home is read-only until restarted");
+                    self.cut_back();
                 }
                 self.failed = Some(why.clone());
             }
@@ -226,6 +239,21 @@ impl Writer {
             let _ = ack.send(result.clone());
         }
         buf.clear();
+    }
+
+    /// Cuts the journal back to its acknowledged length: lines that were
+    /// written but never synced must not show when the team is read again
+    /// from disk, nor come back on a restart.
+    fn cut_back(&mut self) {
+        let cut = self
+            .file
+            .set_len(self.len)
+            .and_then(|()| self.file.sync_data());
+        if let Err(e) = cut {
+            tracing::warn!(
+                "journal.jsonl could not be cut back to its last acknowledged line ({e}); unacknowledged lines may show after a restart"
+            );
+        }
     }
 
     fn keeps_history(&self) -> bool {
