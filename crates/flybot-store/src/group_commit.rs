@@ -8,7 +8,7 @@
 //! the rest queueing behind it for a second.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// How long the writer waits for another line when no change is being
@@ -57,10 +57,8 @@ impl GroupCommit {
         if self.busy() {
             let cap = (self.last_sync / 2).clamp(GATHER_MAX, BURST_MAX);
             let left = cap.checked_sub(started.elapsed())?;
-            return match rx.recv_timeout(left.min(BURST_QUIET)) {
-                Ok(msg) => Some(msg),
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-            };
+            // A quiet gap or a closed queue ends the batch alike.
+            return rx.recv_timeout(left.min(BURST_QUIET)).ok();
         }
         // A timed sleep would overshoot by the kernel's timer slack (tens of
         // microseconds); yielding keeps the wait short and lets producers run.
