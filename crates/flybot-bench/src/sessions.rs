@@ -64,7 +64,7 @@ async fn resident() -> anyhow::Result<()> {
     };
     print(0, &host);
     let mut done = 0;
-    for target in [1_000, TURNS] {
+    for target in [1_000, 2_500, 5_000, 7_500, TURNS] {
         while done < target {
             let batch: Vec<&String> = (done..done + AT_ONCE).map(|n| &bots[n % BOTS]).collect();
             turns(&host, &address, &batch, &line).await?;

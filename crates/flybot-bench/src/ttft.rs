@@ -2,8 +2,9 @@
 //! median), against the llama.cpp server serving SmolLM2-135M on loopback.
 //! Each run sends one line through the channel to a fresh Bot on that
 //! server, through `forwarder`, and takes the host's time to first token
-//! (from the `send` to the first `text.delta` on the bus) less the server's
-//! own for the same request (from the request handed over to its first
+//! (from the `send` to the first `text.delta` on the bus, less the settle
+//! window a person's first line waits by rule, #642) less the server's own
+//! for the same request (from the request handed over to its first
 //! content): the same request, in the same cache state, so the difference
 //! is the host's work and the relay's, nothing of the model's.
 
@@ -12,6 +13,7 @@ use crate::figures::{ms, percentile};
 use crate::forwarder::Forwarder;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::MockModel;
+use flybot_agent::session::SETTLE;
 use flybot_host::events::HostEvent;
 use flybot_host::{Host, HostConfig};
 use flybot_store::{Store, StoreOptions};
@@ -52,7 +54,9 @@ pub async fn run() -> anyhow::Result<()> {
     let mut events = host.team().bus().subscribe_all();
     let (mut through_host, mut server_alone, mut added) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..WARM_UP + RUNS {
-        let host_ttft = one_turn(&host, &address, &mut events).await?;
+        let host_ttft = one_turn(&host, &address, &mut events)
+            .await?
+            .saturating_sub(SETTLE);
         let Some(server_ttft) = forwarder.server_ttft.recv().await else {
             anyhow::bail!("the forwarder stopped");
         };
@@ -63,7 +67,8 @@ pub async fn run() -> anyhow::Result<()> {
         }
     }
     println!(
-        "time to first token, {RUNS} own-chat turns on SmolLM2-135M (llama.cpp server on loopback):"
+        "time to first token, {RUNS} own-chat turns on SmolLM2-135M (llama.cpp server on loopback; the {} ms settle window of #642 left out):",
+        SETTLE.as_millis()
     );
     println!(
         "  through the host: median {:.1} ms; the server alone, same requests: median {:.1} ms",

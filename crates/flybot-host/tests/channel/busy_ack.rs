@@ -127,7 +127,8 @@ async fn busy_ack_1665_a_failed_call_leaves_the_text_empty_and_the_turn_end_clea
 }
 
 #[tokio::test]
-async fn busy_ack_1646_a_line_steered_into_a_speaking_member_is_acked_on_the_room_for_that_member() {
+async fn busy_ack_1646_a_line_steered_into_a_speaking_member_is_acked_on_the_room_for_that_member()
+{
     let kit = kit_with_ack(json!({"reply": {"text": SENTENCE}})).await;
     let ada = kit.bot("Ada").await;
     let room = kit.room("Build", &[&ada]).await;
