@@ -7,7 +7,8 @@
 
 use flybot_agent::model::{ModelError, Role};
 use flybot_agent::session::{
-    AbortedBy, EndReason, ItemKind, LogEntry, SendOutcome, SessionEvent, Sessions, Source,
+    AbortedBy, EndReason, ItemKind, KEPT_IDLE, LogEntry, SendOutcome, SessionEvent, Sessions,
+    Source,
 };
 use flybot_agent::testing::{Answer, Echo, ScriptedModel, TestEnv, TextArgs};
 use flybot_agent::tools::{DynTool, Tool, ToolContext, ToolResult, ToolSet};
@@ -212,12 +213,12 @@ async fn a_line_during_a_wait_over_60_seconds_interrupts_the_turn_once() {
     tokio::time::sleep(Duration::from_secs(30)).await;
     // A wait of 60 s or less is left alone.
     assert_eq!(
-        f.sessions.send_line("s1", "early", None).unwrap(),
+        f.sessions.send_line("s1", "early", None).unwrap().0,
         SendOutcome::Queued
     );
     tokio::time::sleep(Duration::from_secs(31)).await;
     assert_eq!(
-        f.sessions.send_line("s1", "stop waiting", None).unwrap(),
+        f.sessions.send_line("s1", "stop waiting", None).unwrap().0,
         SendOutcome::Interrupted
     );
     f.sessions.wait_idle("s1").await.unwrap();
@@ -256,7 +257,7 @@ async fn a_line_during_a_wait_over_60_seconds_interrupts_the_turn_once() {
 async fn lines_inside_the_settle_window_open_one_turn() {
     let f = fixture(vec![Answer::Text("one answer".into())]);
     assert_eq!(
-        f.sessions.send_line("s1", "first", None).unwrap(),
+        f.sessions.send_line("s1", "first", None).unwrap().0,
         SendOutcome::Held
     );
     tokio::time::sleep(Duration::from_millis(1000)).await;
@@ -445,4 +446,50 @@ async fn a_crash_between_the_turn_note_and_turn_start_delivers_the_persons_line_
         notes.turns.is_empty() && notes.queued.is_empty(),
         "{notes:?}"
     );
+}
+
+/// Bounded Session memory (issue 13): past `KEPT_IDLE` idle Sessions the
+/// least recently used are let go; a Session whose turn runs stays; one
+/// let go reads back whole from its files when it is next used.
+#[tokio::test]
+async fn idle_sessions_past_the_bound_are_let_go_and_read_back_whole() {
+    let f = fixture(vec![Answer::Calls(vec![(
+        "wait".into(),
+        r#"{"text":"100000"}"#.into(),
+    )])]);
+    let (text, source, kind) = user("wait a long time");
+    f.sessions.deliver("busy", &text, source, kind).unwrap();
+    while f.sessions.oldest_open_wait("busy").is_none() {
+        tokio::task::yield_now().await;
+    }
+    let many = KEPT_IDLE + 20;
+    for n in 0..many {
+        let (text, source, kind) = user(&format!("line {n}"));
+        let session = format!("s-{n}");
+        f.sessions.deliver(&session, &text, source, kind).unwrap();
+        f.sessions.wait_idle(&session).await.unwrap();
+    }
+    assert!(
+        f.sessions.in_memory() <= KEPT_IDLE + 2,
+        "{} Sessions in memory",
+        f.sessions.in_memory()
+    );
+    assert!(f.sessions.is_running("busy"), "a running Session stays");
+    let first = f.sessions.transcript("s-0", 0).unwrap();
+    assert_eq!(
+        kinds(&first),
+        [
+            "turn/start",
+            "user/message",
+            "step/start",
+            "step/end",
+            "assistant/message",
+            "turn/end completed"
+        ]
+    );
+    let SessionEvent::UserMessage { text, .. } = &first[1].event else {
+        panic!("{first:?}")
+    };
+    assert_eq!(text, "line 0");
+    f.sessions.cancel("busy", AbortedBy::User, false).unwrap();
 }

@@ -4,15 +4,19 @@
 //! which is why it is a binary of its own and not a `flybot` subcommand.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod channel;
 mod envelope;
 mod figures;
+mod forwarder;
 mod memory;
 mod model;
 mod pilot;
 mod room;
 mod schedules;
+mod sessions;
 mod store;
 mod tasks;
+mod ttft;
 mod turn;
 mod turn_sync;
 mod workflow;
@@ -56,6 +60,10 @@ enum BenchWhat {
     /// Scheduled tasks: the next due task among 10,000, one tick with 100
     /// due at once, and the memory the tasks add (issue 15).
     Schedules,
+    /// Resident memory after 1,000 and 10,000 turns over 1,000 Bots, and
+    /// the time to first token the host adds over the llama.cpp server
+    /// (issue 13).
+    Sessions,
     /// The room pilot's wall time with the fake OpenCode, and with the real
     /// pinned one when it is installed (issue 6).
     Pilot,
@@ -75,6 +83,7 @@ fn main() -> ExitCode {
         BenchWhat::Pilot => pilot::run(),
         BenchWhat::Memory => memory::run(),
         BenchWhat::Schedules => schedules::run(),
+        BenchWhat::Sessions => sessions::run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,15 +9,14 @@
 //! and the usage ledger's too, are what `scripts/trace-turn-syscalls`
 //! counts with strace.
 
+use crate::channel::{create_bots, post};
 use crate::figures::{ms, percentile};
 use flybot_host::events::HostEvent;
 use flybot_host::{Host, HostConfig};
 use flybot_store::turn_log::{CountersRead, TurnLog, set_sync_delay};
 use flybot_store::{Store, StoreOptions};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
@@ -126,23 +125,6 @@ async fn measure() -> anyhow::Result<Figures> {
     })
 }
 
-async fn create_bots(address: &str, count: usize) -> anyhow::Result<Vec<String>> {
-    let mut ids = Vec::new();
-    for _ in 0..count {
-        let name = format!("Bot{}", next_number());
-        let bot = post(address, "create-bot", json!({"name": name})).await?;
-        ids.push(bot["bot"]["id"].as_str().unwrap_or_default().to_owned());
-    }
-    Ok(ids)
-}
-
-/// A number no earlier Bot name of this run used.
-fn next_number() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
 /// One line to each Bot; resolves once every turn has ended (durably).
 async fn own_chat(
     address: &str,
@@ -187,24 +169,4 @@ async fn round(
             return Ok(started.elapsed());
         }
     }
-}
-
-/// `POST /api/bot/<endpoint>` on its own connection; answers the body.
-async fn post(address: &str, endpoint: &str, body: Value) -> anyhow::Result<Value> {
-    let (address, endpoint) = (address.to_owned(), endpoint.to_owned());
-    tokio::task::spawn_blocking(move || {
-        let mut stream = TcpStream::connect(&address)?;
-        stream.set_nodelay(true)?;
-        let body = body.to_string();
-        write!(
-            stream,
-            "POST /api/bot/{endpoint} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )?;
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw)?;
-        let answer = raw.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        anyhow::Ok(serde_json::from_str(answer)?)
-    })
-    .await?
 }

@@ -60,6 +60,22 @@ pub enum HostEvent {
     /// A waiting approval or held send was answered, cancelled or went stale.
     #[serde(rename = "approval.answered", rename_all = "camelCase")]
     ApprovalAnswered { approval_id: String, bot_id: String },
+    /// A person's line reached a running turn and is acknowledged (#1584):
+    /// an empty `text` first (the page draws dots), then its sentence.
+    /// In a room it is the speaking member's, on the room (#1646).
+    #[serde(rename = "busy.ack", rename_all = "camelCase")]
+    BusyAck {
+        session_id: String,
+        line_id: String,
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        room_id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bot_id: Option<String>,
+    },
+    /// The turn ended: the Session's acknowledgments clear (#1665).
+    #[serde(rename = "busy.ack.cleared", rename_all = "camelCase")]
+    BusyAckCleared { session_id: String },
     /// The members who have a page open (a live stream connected).
     #[serde(rename = "presence", rename_all = "camelCase")]
     Presence { member_ids: Vec<String> },
@@ -89,6 +105,8 @@ impl HostEvent {
             HostEvent::ApprovalAnswered { .. } => "approval.answered",
             HostEvent::Presence { .. } => "presence",
             HostEvent::Decision { .. } => "decision",
+            HostEvent::BusyAck { .. } => "busy.ack",
+            HostEvent::BusyAckCleared { .. } => "busy.ack.cleared",
         }
     }
 }
@@ -131,6 +149,8 @@ impl Bus {
             | HostEvent::RoomSpeaking { .. }
             | HostEvent::ApprovalAsked { .. }
             | HostEvent::ApprovalAnswered { .. }
+            | HostEvent::BusyAck { .. }
+            | HostEvent::BusyAckCleared { .. }
             | HostEvent::Presence { .. }
             | HostEvent::Decision { .. } => {
                 let _ = self.all.send(event);

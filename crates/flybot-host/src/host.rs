@@ -52,6 +52,9 @@ pub struct HostConfig {
     pub host_zone: String,
     /// Out-of-app delivery (#355): the transports `config.toml` names.
     pub notify: crate::notify::NotifyConfig,
+    /// `modelFor['busy-ack']`: the model busy-send acknowledgments are
+    /// written on; the chat's own when unset (#1665).
+    pub ack_model: Option<String>,
 }
 
 impl HostConfig {
@@ -69,6 +72,7 @@ impl HostConfig {
             schedule_clock: crate::schedules::ScheduleClock(Arc::new(flybot_store::system_now_ms)),
             host_zone: crate::schedules::system_zone(),
             notify: crate::notify::NotifyConfig::default(),
+            ack_model: None,
         }
     }
 }
@@ -87,6 +91,8 @@ struct Inner {
     workflows: Workflows,
     drive: Arc<TaskDrive>,
     scheduler: Scheduler,
+    memory: crate::memory::Memory,
+    busy_acks: crate::busy_ack::BusyAcks,
 }
 
 impl Drop for Inner {
@@ -166,6 +172,7 @@ impl Host {
         );
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
+        let memory = env.memory.clone();
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let rounds = Rounds {
             team: team.clone(),
@@ -196,6 +203,9 @@ impl Host {
         crate::board::lease_clock::follow(&board);
         crate::board::prune::follow(&board);
         crate::workflows::beat::follow(&workflows);
+        let busy_acks =
+            crate::busy_ack::BusyAcks::new(&team, config.models.clone(), config.ack_model.clone());
+        busy_acks.follow_turn_ends();
         Host {
             inner: Arc::new(Inner {
                 drive: TaskDrive::start(team.clone(), sessions.clone()),
@@ -214,6 +224,8 @@ impl Host {
                 usage,
                 workflows,
                 scheduler,
+                memory,
+                busy_acks,
             }),
         }
     }
@@ -297,9 +309,15 @@ impl Host {
         self.inner.team.store()
     }
 
-    /// The memory service over this host's team and home.
+    /// Busy-send acknowledgments (#1584).
+    pub(crate) fn busy_acks(&self) -> &crate::busy_ack::BusyAcks {
+        &self.inner.busy_acks
+    }
+
+    /// The memory service over this host's team and home (one recall
+    /// cache for the channel and the turns).
     pub fn memory(&self) -> crate::memory::Memory {
-        crate::memory::Memory::new(self.team(), &self.inner.config.home)
+        self.inner.memory.clone()
     }
 
     pub fn config(&self) -> &HostConfig {

@@ -5,6 +5,8 @@ mod actor;
 pub mod approvals;
 pub mod board;
 mod bootstrap;
+mod busy_ack;
+pub use busy_ack::ACK_MODEL_KEY;
 mod endpoints;
 pub mod events;
 mod host;

@@ -9,6 +9,7 @@ pub(crate) mod approver;
 mod reach;
 mod team;
 pub(crate) mod usage;
+mod usage_catch_up;
 
 use crate::board::Board;
 use crate::events::HostEvent;
@@ -44,6 +45,8 @@ pub struct HostTurns {
     pub compact_deadline_ms: u64,
     /// The scheduled tasks for the schedule tools (#354, #628).
     pub schedules: Option<crate::schedules::ScheduleBook>,
+    /// The memory service, with the host's one recall cache.
+    pub memory: crate::memory::Memory,
 }
 
 impl HostTurns {
@@ -73,6 +76,7 @@ impl HostTurns {
             check_ratio: config.check_ratio,
             compact_deadline_ms: config.compact_deadline_ms,
             schedules: None,
+            memory: crate::memory::Memory::new(team, &config.home),
         }
     }
 }
@@ -267,7 +271,7 @@ impl TurnEnvironment for HostTurns {
             workflows: self.workflows.clone(),
         }));
         tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
-            memory: crate::memory::Memory::new(&self.team, &self.home),
+            memory: self.memory.clone(),
         }));
         tool_context.schedules = self.schedules.clone().map(|book| {
             Arc::new(crate::schedules::tools::HostSchedules { book })

@@ -55,6 +55,9 @@ pub struct TeamState {
     /// Session id → the id of the deleted Bot that owned it (#1453); only grows.
     #[serde(default)]
     pub retired_sessions: BTreeMap<String, String>,
+    /// A workflow run's job card id → the Project it is bound to (#1691).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub project_runs: BTreeMap<String, String>,
     /// Scheduled tasks by id (#354), active, paused and done.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub schedules: crate::schedule::Schedules,

@@ -233,20 +233,22 @@ pub struct ProjectById {
     pub project: String,
 }
 
-/// `project-bind {roomId | botId, project}`: `project: null` unbinds
-/// (#1691, #1710).
+/// `project-bind {roomId | botId | runId, project}`: `project: null`
+/// unbinds (#1691, #1710). A run is named by its job card's id.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectBind {
     pub room_id: Option<String>,
     pub bot_id: Option<String>,
+    pub run_id: Option<String>,
     pub project: Option<String>,
 }
 
-/// `project-of {roomId | botId}`.
+/// `project-of {roomId | botId | runId}`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectOf {
     pub room_id: Option<String>,
     pub bot_id: Option<String>,
+    pub run_id: Option<String>,
 }

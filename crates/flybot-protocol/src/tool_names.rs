@@ -37,6 +37,8 @@ pub const EDIT_FILE: &str = "edit_file";
 pub const LIST_FILES: &str = "list_files";
 /// `search_files`, in the Bot's working folder.
 pub const SEARCH_FILES: &str = "search_files";
+/// `project_state` (#1702): the Project State files of the working folder.
+pub const PROJECT_STATE: &str = "project_state";
 /// `run_command`: a program in the Bot's working folder, approved first.
 pub const RUN_COMMAND: &str = "run_command";
 

@@ -140,12 +140,21 @@ impl<'a> Change<'a> {
             None => self.delete(key2("prefs", key)),
         }
     }
-    /// Writes a Project record (#1691); room bindings live on the record.
+    /// Writes a Project record (#1691); a Bot's and a room's binding live
+    /// on the Bot and the room (`projectId`), a run's in `projectRuns`.
     pub fn put_project(&mut self, id: &str, project: &Value) {
         self.set(key2("projects", id), project);
     }
     pub fn remove_project(&mut self, id: &str) {
         self.delete(key2("projects", id));
+    }
+    /// Binds the workflow run `run_id` (its job card) to a Project, or
+    /// unbinds it with `None`.
+    pub fn set_project_run(&mut self, run_id: &str, project: Option<&str>) {
+        match project {
+            Some(project) => self.set(key2("projectRuns", run_id), &project),
+            None => self.delete(key2("projectRuns", run_id)),
+        }
     }
     /// The journaled mark of a memory scope (`flybot-store::memory`).
     pub fn memory_mark(&self, scope_key: &str) -> Option<Value> {

@@ -14,6 +14,9 @@ pub enum DiskFault {
     RefuseWrite,
     /// The disk is full.
     Full,
+    /// The bytes reach the file but the fsync fails, as a disk that loses
+    /// its cache does: the lines sit in the file, never acknowledged.
+    SyncRefused,
 }
 
 /// The fault armed for a store's writer; none until a test arms one.
@@ -30,16 +33,29 @@ impl DiskFaults {
         }
     }
 
-    /// The error the armed fault makes a flush fail with, if any.
-    pub(crate) fn check(&self) -> io::Result<()> {
-        let armed = self.armed.lock().map(|a| *a).unwrap_or(None);
-        match armed {
-            None => Ok(()),
+    fn armed(&self) -> Option<DiskFault> {
+        self.armed.lock().map(|a| *a).unwrap_or(None)
+    }
+
+    /// The error the armed fault makes a flush's write fail with, if any.
+    pub(crate) fn before_write(&self) -> io::Result<()> {
+        match self.armed() {
+            None | Some(DiskFault::SyncRefused) => Ok(()),
             Some(DiskFault::RefuseWrite) => Err(io::Error::other("input/output error (injected)")),
             Some(DiskFault::Full) => Err(io::Error::new(
                 io::ErrorKind::StorageFull,
                 "no space left on device (injected)",
             )),
+        }
+    }
+
+    /// The error the armed fault makes a flush's fsync fail with, if any.
+    pub(crate) fn before_sync(&self) -> io::Result<()> {
+        match self.armed() {
+            Some(DiskFault::SyncRefused) => {
+                Err(io::Error::other("fsync: input/output error (injected)"))
+            }
+            None | Some(DiskFault::RefuseWrite | DiskFault::Full) => Ok(()),
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod apply;
 mod atomic;
 pub mod change;
 pub mod decisions;
+mod group_commit;
 mod housekeeping;
 pub mod inflight;
 pub mod interop_journal;

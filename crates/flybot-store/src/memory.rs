@@ -16,10 +16,19 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::fs::{self, File};
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 const ENTRIES_FILE: &str = "MEMORY.md";
 const PINNED_FILE: &str = "PINNED.md";
+
+/// A memory file as one `stat` sees it (`MemoryFiles::stamp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    pub len: u64,
+    pub modified_ns: i128,
+    pub inode: u64,
+}
 
 /// The `memory/` folder of one home.
 #[derive(Debug, Clone)]
@@ -74,6 +83,21 @@ impl MemoryFiles {
     /// The scope's entries, in file order; a missing file is none.
     pub fn read(&self, scope: &Scope) -> io::Result<Vec<MemoryEntry>> {
         Ok(parse_file(&read_text(&self.scope_file(scope)?)?))
+    }
+
+    /// What the scope's file is now, from one `stat` (no read): its length,
+    /// modification time and inode, which an atomic replace or a hand edit
+    /// changes. `None` when there is no file.
+    pub fn stamp(&self, scope: &Scope) -> io::Result<Option<FileStamp>> {
+        match fs::metadata(self.scope_file(scope)?) {
+            Ok(meta) => Ok(Some(FileStamp {
+                len: meta.len(),
+                modified_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+                inode: meta.ino(),
+            })),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The Bot's pinned block; a missing file is empty.

@@ -5,6 +5,7 @@
 //! so it stays within its caps (#511).
 
 use crate::atomic::atomic_write;
+use crate::group_commit::GroupCommit;
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
 use crate::store::Clock;
 use flybot_protocol::state::TeamState;
@@ -12,10 +13,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::sync::oneshot;
 
 /// The answer a waiter gets: the line is on disk, or why it is not.
@@ -47,7 +48,7 @@ pub(crate) struct WriterConfig {
     pub max_bytes: u64,
     pub max_age_ms: u64,
     pub clock: Clock,
-    /// How many changes are being made right now (see `gather_more`).
+    /// How many changes are being made right now (see `group_commit`).
     pub making: Arc<AtomicUsize>,
     /// The disk faults a test arms (the `testing` feature only).
     #[cfg(feature = "testing")]
@@ -72,6 +73,8 @@ struct Writer {
     /// History was given up because the team alone passes the cap.
     history_stopped: bool,
     failed: Option<String>,
+    /// How long a batch is held open for more lines.
+    commit: GroupCommit,
 }
 
 pub(crate) fn spawn(
@@ -86,6 +89,7 @@ pub(crate) fn spawn(
         oldest_t: info.oldest_change_t,
         history_stopped: false,
         failed: None,
+        commit: GroupCommit::default(),
         cfg,
     };
     if writer.keeps_history() && info.base_len + 1 > writer.target_bytes() {
@@ -105,41 +109,11 @@ fn open_append(cfg: &WriterConfig) -> io::Result<File> {
     OpenOptions::new().append(true).open(&cfg.path)
 }
 
-/// How long the writer waits for another line when no change is being
-/// made: covers the gap between two requests handled back to back.
-const GATHER_GRACE: Duration = Duration::from_micros(8);
-/// The most a batch waits for followers in all.
-const GATHER_MAX: Duration = Duration::from_micros(400);
-
-/// Group commit's wait: while a change is being made (`making` > 0) its line
-/// is about to arrive, and it is cheaper to share this fsync than to queue
-/// behind it. A lone change finds nobody making one and is written at once.
-fn gather_more(
-    rx: &Receiver<WriterMsg>,
-    making: &AtomicUsize,
-    since: &mut Option<Instant>,
-) -> Option<WriterMsg> {
-    let started = *since.get_or_insert_with(Instant::now);
-    // A timed sleep would overshoot by the kernel's timer slack (tens of
-    // microseconds); yielding keeps the wait short and lets producers run.
-    let quiet = Instant::now();
-    while (making.load(Ordering::SeqCst) > 0 || quiet.elapsed() < GATHER_GRACE)
-        && started.elapsed() < GATHER_MAX
-    {
-        if let Ok(msg) = rx.try_recv() {
-            return Some(msg);
-        }
-        std::thread::yield_now();
-    }
-    None
-}
-
 impl Writer {
     fn run(mut self, rx: Receiver<WriterMsg>) {
         self.retain();
         let mut buf = Vec::new();
         let mut pending = Vec::new();
-        let mut gathering_since = None;
         while let Ok(first) = rx.recv() {
             let mut next = Some(first);
             while let Some(msg) = next.take() {
@@ -171,23 +145,33 @@ impl Writer {
                 // and lines still arriving close behind them.
                 next = rx.try_recv().ok();
                 if next.is_none() && !pending.is_empty() {
-                    next = gather_more(&rx, &self.cfg.making, &mut gathering_since);
+                    next = self.commit.more(&rx, &self.cfg.making);
                 }
             }
-            gathering_since = None;
             self.flush(&mut buf, &mut pending);
             self.retain();
         }
     }
 
-    /// The fault a test armed, failing this flush as the disk would.
+    /// The fault a test armed, failing this flush's write as the disk would.
     #[cfg(feature = "testing")]
-    fn injected_fault(&self) -> io::Result<()> {
-        self.cfg.faults.check()
+    fn injected_write_fault(&self) -> io::Result<()> {
+        self.cfg.faults.before_write()
     }
 
     #[cfg(not(feature = "testing"))]
-    fn injected_fault(&self) -> io::Result<()> {
+    fn injected_write_fault(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// The fault a test armed, failing this flush's fsync as the disk would.
+    #[cfg(feature = "testing")]
+    fn injected_sync_fault(&self) -> io::Result<()> {
+        self.cfg.faults.before_sync()
+    }
+
+    #[cfg(not(feature = "testing"))]
+    fn injected_sync_fault(&self) -> io::Result<()> {
         Ok(())
     }
 
@@ -202,12 +186,15 @@ impl Writer {
         if pending.is_empty() {
             return;
         }
+        let started = Instant::now();
         let result = self.health().and_then(|()| {
-            self.injected_fault()
+            self.injected_write_fault()
                 .and_then(|()| self.file.write_all(buf))
+                .and_then(|()| self.injected_sync_fault())
                 .and_then(|()| self.file.sync_data())
                 .map_err(|e| format!("the disk refused a write: {e}"))
         });
+        self.commit.batch_done(pending.len(), started.elapsed());
         match &result {
             Ok(()) => {
                 self.len += buf.len() as u64;
@@ -218,6 +205,7 @@ impl Writer {
             Err(why) => {
                 if self.failed.is_none() {
                     tracing::warn!("journal.jsonl: {why}; this home is read-only until restarted");
+                    self.cut_back();
                 }
                 self.failed = Some(why.clone());
             }
@@ -226,6 +214,21 @@ impl Writer {
             let _ = ack.send(result.clone());
         }
         buf.clear();
+    }
+
+    /// Cuts the journal back to its acknowledged length: lines that were
+    /// written but never synced must not show when the team is read again
+    /// from disk, nor come back on a restart.
+    fn cut_back(&mut self) {
+        let cut = self
+            .file
+            .set_len(self.len)
+            .and_then(|()| self.file.sync_data());
+        if let Err(e) = cut {
+            tracing::warn!(
+                "journal.jsonl could not be cut back to its last acknowledged line ({e}); unacknowledged lines may show after a restart"
+            );
+        }
     }
 
     fn keeps_history(&self) -> bool {

@@ -37,6 +37,10 @@ pub struct Config {
     /// `[notify.slack]` and `[notify.feishu]`: out-of-app delivery (#355).
     #[serde(default)]
     pub notify: NotifySection,
+    /// `[modelFor]`: the model a host-side call runs on instead of the
+    /// chat's own (`busy-ack`, #1665).
+    #[serde(default)]
+    pub model_for: BTreeMap<String, String>,
 }
 
 /// `[notify]`: where a scheduled run's answer or failure may go.

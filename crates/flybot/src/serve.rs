@@ -6,7 +6,7 @@ use crate::listen::listen_and_announce;
 use anyhow::Context;
 use clap::Args;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
-use flybot_host::{Host, HostConfig};
+use flybot_host::{ACK_MODEL_KEY, Host, HostConfig};
 use flybot_interop::opencode::PINNED_VERSION;
 use flybot_interop::opencode::locate::{README_PATH, locate};
 use flybot_store::{Store, StoreOptions, StoreStatus};
@@ -52,6 +52,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         host_config.automation_tasks = config.automation_tasks != Some(false);
         host_config.notify = config.notify_config();
+        host_config.ack_model = config.model_for.get(ACK_MODEL_KEY).cloned();
+        if let Some(model) = &host_config.ack_model {
+            anyhow::ensure!(
+                host_config.models.route(model).is_ok(),
+                "config.toml's [modelFor] names the model \"{model}\" for {ACK_MODEL_KEY}, but [models] declares no such model; add it there or remove the line."
+            );
+        }
         if let Some(model) = config.default_model {
             host_config.default_model = model;
         }

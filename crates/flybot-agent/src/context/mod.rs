@@ -16,6 +16,7 @@ mod view;
 
 pub use parts::{PartRecord, PartView, Parts};
 pub(crate) use room::{Room, make_room};
+pub use summary::ask;
 pub use view::part_messages;
 
 use crate::model::ModelProvider;

@@ -38,8 +38,9 @@ pub fn transcript(entries: &[LogEntry], max_chars: usize) -> String {
     lines.join("\n")
 }
 
-/// One request, read to its end: the answer's text.
-async fn ask(
+/// One request, read to its end: the answer's text (reasoning off, no
+/// tools): the steward's, the summary's and a busy-send acknowledgment's.
+pub async fn ask(
     provider: &dyn ModelProvider,
     model: &str,
     messages: Vec<ChatMessage>,

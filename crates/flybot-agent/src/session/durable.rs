@@ -29,7 +29,7 @@ impl Visible {
         }
     }
 
-    fn durable(&self) -> u64 {
+    pub(crate) fn durable(&self) -> u64 {
         self.durable.load(Ordering::Acquire)
     }
 }

@@ -3,6 +3,7 @@
 
 mod durable;
 pub mod event;
+mod evict;
 pub mod inbox;
 pub mod log;
 pub mod pickup;
@@ -11,6 +12,7 @@ pub mod settle;
 pub mod work;
 
 pub use event::{AbortedBy, EndReason, LogEntry, SessionEvent, Source};
+pub use evict::KEPT_IDLE;
 pub use inbox::{Inbox, InboxItem, ItemKind};
 pub use log::SessionLog;
 pub use pickup::{Pickup, was_cut};

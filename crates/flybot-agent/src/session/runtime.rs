@@ -61,6 +61,8 @@ pub(crate) struct Cell {
     pub(crate) visible: Arc<Visible>,
     pub(crate) env: Arc<dyn TurnEnvironment>,
     pub(crate) turn_log: TurnLog,
+    /// When the Session was last used (`Inner::ticks`), for `evict`.
+    pub(crate) used: AtomicU64,
 }
 
 impl Cell {
@@ -106,6 +108,8 @@ struct Inner {
     ended: Mutex<EndedTurns>,
     inflight: Mutex<()>,
     counter: AtomicU64,
+    /// The clock of `Cell::used`: one tick per use of a Session.
+    ticks: AtomicU64,
     turn_log: TurnLog,
 }
 
@@ -144,6 +148,7 @@ impl Sessions {
                 ended: Mutex::new(EndedTurns::default()),
                 inflight: Mutex::new(()),
                 counter: AtomicU64::new(0),
+                ticks: AtomicU64::new(0),
                 turn_log: TurnLog::for_home(&home),
                 home,
             }),
@@ -151,10 +156,13 @@ impl Sessions {
     }
 
     pub(crate) fn cell(&self, session_id: &str) -> io::Result<Arc<Cell>> {
+        let tick = self.inner.ticks.fetch_add(1, Ordering::Relaxed);
         let mut cells = lock(&self.inner.cells);
         if let Some(cell) = cells.get(session_id) {
+            cell.used.store(tick, Ordering::Relaxed);
             return Ok(cell.clone());
         }
+        super::evict::let_go_idle(&mut cells);
         // The journal is replayed into the logs before the first is read;
         // a host that only reads (another writes the home) reads as is.
         if let Err(e) = self.inner.turn_log.open() {
@@ -174,6 +182,7 @@ impl Sessions {
             parts: Mutex::new(parts),
             env: self.inner.env.clone(),
             turn_log: self.inner.turn_log.clone(),
+            used: AtomicU64::new(tick),
         });
         cells.insert(session_id.to_owned(), cell.clone());
         Ok(cell)
@@ -208,32 +217,34 @@ impl Sessions {
 
     /// A person's line in the Bot's own chat: held in the settle window when
     /// no turn runs (#642); during a turn queued as its own steer item, and
-    /// the steering interrupt applies (#1509, #1666).
+    /// the steering interrupt applies (#1509, #1666). Answers what was done
+    /// and, for a line that reached a running turn, its item id (the id a
+    /// busy-send acknowledgment is keyed on, #1684).
     pub fn send_line(
         &self,
         session_id: &str,
         text: &str,
         member_id: Option<String>,
-    ) -> io::Result<SendOutcome> {
+    ) -> io::Result<(SendOutcome, Option<String>)> {
         let cell = self.cell(session_id)?;
         let outcome = {
             let mut state = lock(&cell.state);
             if state.running.is_none() {
                 super::settle::hold(self, &cell, &mut state, text, member_id);
-                SendOutcome::Held
+                (SendOutcome::Held, None)
             } else {
                 super::settle::flush(self, &mut state);
                 let id = self.new_id("msg");
                 state.inbox.push(InboxItem {
-                    id,
+                    id: id.clone(),
                     text: text.to_owned(),
                     source: Source::User { member_id },
                     kind: ItemKind::Steer,
                 });
                 if interrupt_long_wait(&mut state) {
-                    SendOutcome::Interrupted
+                    (SendOutcome::Interrupted, Some(id))
                 } else {
-                    SendOutcome::Queued
+                    (SendOutcome::Queued, Some(id))
                 }
             }
         };
@@ -350,6 +361,12 @@ impl Sessions {
             && self
                 .stop_room_turn(session_id)
                 .is_ok_and(|outcome| outcome.was_running)
+    }
+
+    /// How many Sessions are in memory now (`evict`: the busy ones and
+    /// at most `KEPT_IDLE` idle ones, plus the one just read).
+    pub fn in_memory(&self) -> usize {
+        lock(&self.inner.cells).len()
     }
 
     pub fn is_running(&self, session_id: &str) -> bool {

@@ -3,10 +3,12 @@
 //! only source of truth. Everything here is a pure function of the entries:
 //! the file format, the checks an entry passes before it is written, who may
 //! read which scope, and the recall index (exact words, TF-IDF cosine, the
-//! `[[topic]]` / `by:` graph), rebuilt from the files whenever it is needed.
+//! `[[topic]]` / `by:` graph), built from the files and rebuilt when they
+//! change.
 
 pub mod exact;
 pub mod graph;
+pub mod index;
 pub mod markdown;
 pub mod scope;
 pub mod semantic;

@@ -1,6 +1,6 @@
 //! `project-board {project}` (#1696, #1723): the read-only board over a
-//! Project's bindings, `{tasks: [...]}`, one row per card of a bound room
-//! or a bound Bot, newest first, that the caller may open through `tasks`
+//! Project's bindings, `{tasks: [...]}`, one row per card of a bound room,
+//! a bound Bot or a bound workflow run, newest first, that the caller may open through `tasks`
 //! (the one card predicate). Each row is the card as the board shows it
 //! with `source` (`bot`, `group` or `workflow`), `assignee` (the Bot that
 //! holds the card), `runId` / `nodeId` when a workflow run holds it, and
@@ -9,7 +9,8 @@
 
 use super::audit::audit;
 use super::job_card::JOB_WORKFLOW;
-use super::projects::{find_project, room_ids};
+use super::project_binds::{bot_project, room_project, run_project};
+use super::projects::find_project;
 use super::read::{Viewer, row};
 use crate::access::Actor;
 use flybot_protocol::ApiError;
@@ -17,9 +18,6 @@ use flybot_protocol::state::{Task, TeamState};
 use flybot_protocol::task::TaskFields;
 use serde_json::Value;
 use std::cmp::Reverse;
-
-/// A Bot's key naming the Project it is bound to.
-pub const BOT_PROJECT: &str = "projectId";
 
 /// A workflow node card's key naming its node.
 const NODE: &str = "node";
@@ -51,24 +49,25 @@ fn run_and_node(task: &Task) -> Option<(String, Option<String>)> {
     }
 }
 
-/// Whether the card is in the Project's scope: a bound room's, or a bound
-/// Bot's.
-fn in_scope(state: &TeamState, project_id: &str, rooms: &[String], task: &Task) -> bool {
-    task.room_id.as_ref().is_some_and(|r| rooms.contains(r))
-        || state.bots.get(&task.bot_id).is_some_and(|bot| {
-            bot.extra.get(BOT_PROJECT).and_then(Value::as_str) == Some(project_id)
-        })
+/// Whether the card is in the Project's scope: a bound room's, a bound
+/// Bot's, or a bound run's.
+fn in_scope(state: &TeamState, project_id: &str, task: &Task) -> bool {
+    let bound = Some(project_id);
+    task.room_id
+        .as_deref()
+        .is_some_and(|r| room_project(state, r) == bound)
+        || bot_project(state, &task.bot_id) == bound
+        || run_and_node(task).is_some_and(|(run, _)| run_project(state, &run) == bound)
 }
 
 /// The board's rows for `actor`.
 pub fn board(state: &TeamState, actor: &Actor, id: &str) -> Result<Vec<Value>, ApiError> {
-    let project = find_project(state, id)?;
-    let rooms = room_ids(project);
+    find_project(state, id)?;
     let viewer = Viewer::new(state, actor);
     let mut cards: Vec<&Task> = state
         .tasks
         .values()
-        .filter(|t| in_scope(state, id, &rooms, t))
+        .filter(|t| in_scope(state, id, t))
         .filter(|t| viewer.may_open(state, actor, t))
         .collect();
     cards.sort_by_key(|t| (Reverse(t.updated_at), Reverse(t.created_at)));
@@ -100,9 +99,42 @@ fn board_row(state: &TeamState, task: &Task) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::task;
+    #![allow(clippy::unwrap_used)]
+    use super::super::fixture::{member, task};
+    use super::super::project_binds::PROJECT_ID;
+    use super::super::projects::tests::with_project;
     use super::*;
     use flybot_protocol::state::TaskStatus;
+
+    #[test]
+    fn the_board_shows_only_cards_the_caller_may_open_1723() {
+        let mut state = with_project(Some("member-a"));
+        let mut room = state.rooms["room-1"].clone();
+        room.extra.insert(PROJECT_ID.into(), "project-1".into());
+        state.rooms.insert(room.id.clone(), room);
+        let mut mine = task("task-mine", TaskStatus::Open);
+        mine.room_id = Some("room-1".into());
+        let mut theirs = task("task-theirs", TaskStatus::Open);
+        theirs.room_id = Some("room-1".into());
+        theirs.bot_id = "bot-rev".into();
+        theirs.requester_id = Some("member-b".into());
+        state.tasks.insert(mine.id.clone(), mine);
+        state.tasks.insert(theirs.id.clone(), theirs);
+        // member-b owns neither the room nor its admin Bot: only its own card.
+        let rows = board(&state, &member("member-b"), "project-1").unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0]["id"], "task-theirs");
+        assert_eq!(rows[0]["source"], "group");
+        // member-a owns the room: the group view shows both.
+        let rows = board(&state, &member("member-a"), "project-1").unwrap();
+        assert_eq!(rows.len(), 2);
+        state.tasks.clear();
+        assert!(
+            board(&state, &member("member-b"), "project-1")
+                .unwrap()
+                .is_empty()
+        );
+    }
 
     #[test]
     fn a_node_card_names_its_run_and_node_and_reads_as_workflow_1696() {

@@ -35,6 +35,8 @@ pub async fn prune(board: &Board, kept: usize, slack: usize) -> usize {
             let ids = prunable(change.state(), kept, change.now_ms());
             for id in &ids {
                 change.remove_task(id);
+                // A pruned job card ends its run's Project binding (#1691).
+                change.set_project_run(id, None);
             }
             Ok(ids.len())
         })

@@ -244,9 +244,9 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
         ),
         // A Bot's own chat: the agent runtime (#642, #1509).
         // A room's channel (issue 5): the same names with a roomId.
-        "send" if chat::room_chat::names_room(body) => {
-            typed(chat::room_chat::send(rounds, caller.require()?, parse(body)?).await)
-        }
+        "send" if chat::room_chat::names_room(body) => typed(
+            chat::room_chat::send(rounds, host.busy_acks(), caller.require()?, parse(body)?).await,
+        ),
         "messages" if chat::room_chat::names_room(body) => typed(chat::room_chat::messages(
             rounds,
             caller.require()?,
@@ -257,9 +257,16 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
             caller.require()?,
             parse(body)?,
         )),
-        "send" => {
-            typed(chat::own_chat::send(team, sessions, caller.require()?, parse(body)?).await)
-        }
+        "send" => typed(
+            chat::own_chat::send(
+                team,
+                sessions,
+                host.busy_acks(),
+                caller.require()?,
+                parse(body)?,
+            )
+            .await,
+        ),
         "messages" => typed(chat::own_chat::messages(
             team,
             sessions,

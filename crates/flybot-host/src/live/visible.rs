@@ -42,8 +42,18 @@ fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
         HostEvent::TasksWritten { .. } => false,
         HostEvent::Work { session_id }
         | HostEvent::TurnEnded { session_id, .. }
-        | HostEvent::TextDelta { session_id, .. } => session_visible(state, actor, session_id),
-        HostEvent::RoundEnded { room_id }
+        | HostEvent::TextDelta { session_id, .. }
+        | HostEvent::BusyAck {
+            session_id,
+            room_id: None,
+            ..
+        }
+        | HostEvent::BusyAckCleared { session_id } => session_visible(state, actor, session_id),
+        HostEvent::BusyAck {
+            room_id: Some(room_id),
+            ..
+        }
+        | HostEvent::RoundEnded { room_id }
         | HostEvent::RoomLine { room_id, .. }
         | HostEvent::RoomSpeaking { room_id, .. } => state
             .rooms

@@ -4,24 +4,29 @@
 //! the files, which stay the only source of truth. The channel's memory
 //! endpoints and the memory tools (`tools.rs`) both come here.
 
+mod recall_cache;
 mod tools;
 
 pub use tools::HostMemoryTools;
 
 use crate::ids::new_id;
 use crate::team::Team;
+use flybot_core::memory::index::RecallIndex;
 use flybot_core::memory::scope::team_entries_for;
 use flybot_core::memory::{MemoryEntry, Scope, checked_entry, checked_pinned};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::memory::MemoryFiles;
+use recall_cache::{RecallCache, Stamp, owners_fingerprint};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The memory service. Cheap to clone.
 #[derive(Clone)]
 pub struct Memory {
     team: Team,
     files: MemoryFiles,
+    recall: RecallCache,
 }
 
 /// A memory file that could not be read or written: said once, logged once.
@@ -42,6 +47,7 @@ impl Memory {
         Memory {
             team: team.clone(),
             files: MemoryFiles::new(home),
+            recall: RecallCache::default(),
         }
     }
 
@@ -158,5 +164,41 @@ impl Memory {
         let team = self.files.read(&Scope::Team).map_err(|e| memory_io(&e))?;
         own.extend(team_entries_for(state, bot, team));
         Ok(own)
+    }
+
+    /// The recall index of what `bot_id` reads, kept while its files and
+    /// the team's owners stand (`recall_cache`); built off the async
+    /// threads when it must be.
+    pub async fn recall_index(&self, bot_id: &str) -> Result<Arc<RecallIndex>, ApiError> {
+        let (bot, owners) = self.team.read(|state| {
+            let bot = state.bots.get(bot_id).cloned();
+            (bot, owners_fingerprint(state))
+        });
+        let bot = bot.ok_or_else(|| ApiError::not_found("Bot", bot_id))?;
+        let stamp = Stamp {
+            own: self
+                .files
+                .stamp(&Scope::bot(bot_id))
+                .map_err(|e| memory_io(&e))?,
+            team: self.files.stamp(&Scope::Team).map_err(|e| memory_io(&e))?,
+            owners,
+        };
+        if let Some(index) = self.recall.get(bot_id, &stamp) {
+            return Ok(index);
+        }
+        let memory = self.clone();
+        let index = tokio::task::spawn_blocking(move || {
+            let entries = memory.team.read(|state| memory.readable(state, &bot))?;
+            Ok::<_, ApiError>(Arc::new(RecallIndex::build(entries)))
+        })
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                ErrorCode::Busy,
+                "Recall stopped before it finished; try again.",
+            )
+        })??;
+        self.recall.put(bot_id, stamp, index.clone());
+        Ok(index)
     }
 }

@@ -6,8 +6,10 @@ use crate::turns::bot_of_session;
 use flybot_agent::tools::BoxFuture;
 use flybot_agent::tools::memory::MemoryAccess;
 use flybot_core::memory::MemoryEntry;
+use flybot_core::memory::index::RecallIndex;
 use flybot_core::memory::scope::writable_scope;
 use flybot_protocol::ApiError;
+use std::sync::Arc;
 
 /// The memory tools' access to the running host.
 pub struct HostMemoryTools {
@@ -42,14 +44,16 @@ impl MemoryAccess for HostMemoryTools {
         })
     }
 
-    fn readable(&self, bot_id: &str) -> Result<Vec<MemoryEntry>, String> {
-        self.memory
-            .team()
-            .read(|state| {
-                let bot = state.bots.get(bot_id).ok_or_else(bot_gone)?;
-                self.memory.readable(state, bot)
-            })
-            .map_err(|e| e.message)
+    fn recall_index<'a>(
+        &'a self,
+        bot_id: &'a str,
+    ) -> BoxFuture<'a, Result<Arc<RecallIndex>, String>> {
+        Box::pin(async move {
+            self.memory
+                .recall_index(bot_id)
+                .await
+                .map_err(|e| e.message)
+        })
     }
 
     fn pin<'a>(&'a self, bot_id: &'a str, text: String) -> BoxFuture<'a, Result<(), String>> {

@@ -15,9 +15,17 @@ use flybot_protocol::schedule::{RunResult, ScheduleRun, ScheduleTask};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The longest the loop sleeps before it looks again (a wall clock that
-/// jumped, a zone rule that changed).
+/// The longest the loop sleeps before it looks again while a task is ahead
+/// (a wall clock that jumped, a zone rule that changed).
 const LOOK_AGAIN: Duration = Duration::from_secs(60);
+
+/// Sleeps `wait`, or for ever when there is nothing to wait for.
+async fn sleep_for(wait: Option<Duration>) {
+    match wait {
+        Some(wait) => tokio::time::sleep(wait).await,
+        None => std::future::pending().await,
+    }
+}
 
 /// The scheduler and what a run uses. Cheap to clone.
 #[derive(Clone)]
@@ -51,13 +59,14 @@ impl Scheduler {
         loop {
             let soonest = self.tick().await;
             let now = self.book.now();
-            let sleep = soonest.map_or(LOOK_AGAIN, |at| {
-                Duration::from_millis(at.saturating_sub(now)).min(LOOK_AGAIN)
-            });
+            // With no task ahead the loop sleeps until a task is written
+            // (`woken`): an idle host keeps no timer.
+            let sleep =
+                soonest.map(|at| Duration::from_millis(at.saturating_sub(now)).min(LOOK_AGAIN));
             tokio::select! {
                 () = &mut stopped => break,
                 () = self.book.woken() => {}
-                () = tokio::time::sleep(sleep) => {}
+                () = sleep_for(sleep) => {}
             }
         }
     }

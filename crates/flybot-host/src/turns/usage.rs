@@ -4,6 +4,8 @@
 //! call: it starts at `step/start` and ends at the first answer event of the
 //! step (or at `turn/end` when it failed or was cut). The Session log does
 //! not carry token counts, so they are stored as unknown (NULL), never as 0.
+//! What a crash or a power cut took back is folded again at start
+//! (`usage_catch_up`).
 
 use flybot_agent::session::{LogEntry, SessionEvent};
 use flybot_store::usage::{
@@ -24,6 +26,10 @@ impl UsageCell {
             home,
             ledger: OnceCell::new(),
         }
+    }
+
+    pub(crate) fn home(&self) -> &std::path::Path {
+        &self.home
     }
 
     /// The open ledger; `None` when it could not be opened (a warning, once).
@@ -179,14 +185,16 @@ pub(crate) struct UsageRecorder {
 }
 
 impl UsageRecorder {
-    /// Opens the ledger in the background and follows the turns' ends.
+    /// Opens the ledger in the background, catches up on the turns it may
+    /// have lost (`usage_catch_up`) and follows the turns' ends.
     pub(crate) fn start(self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let usage = self.usage.clone();
+        let recorder = self.clone();
         runtime.spawn(async move {
-            usage.ledger().await;
+            let home = recorder.usage.home().to_owned();
+            super::usage_catch_up::catch_up(&recorder, &home).await;
         });
         let bus = self.team.bus().clone();
         crate::events::follow(

@@ -7,6 +7,7 @@
 mod access;
 mod approvals;
 mod auth;
+mod busy_ack;
 mod card_access;
 mod chat;
 mod edge;

@@ -208,16 +208,15 @@ async fn team_allowed_from_53_keeps_another_owner_s_entries_out_of_the_team_scop
         .save(&bo_bot.id, true, None, "Bo's team ships on Tuesday.".into())
         .await
         .unwrap();
-    let texts = |bot: &str| -> Vec<String> {
-        tools
-            .readable(bot)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.text)
-            .collect()
+    let texts = async |bot: &str| -> Vec<String> {
+        let index = tools.recall_index(bot).await.unwrap();
+        index.entries().iter().map(|e| e.text.clone()).collect()
     };
-    assert_eq!(texts(&ada_bot.id), vec!["Ada's team ships on Monday."]);
-    assert_eq!(texts(&bo_bot.id), vec!["Bo's team ships on Tuesday."]);
+    assert_eq!(
+        texts(&ada_bot.id).await,
+        vec!["Ada's team ships on Monday."]
+    );
+    assert_eq!(texts(&bo_bot.id).await, vec!["Bo's team ships on Tuesday."]);
     let refused = tools
         .save(&ada_bot.id, false, None, "password= hunter2hunter".into())
         .await
@@ -397,4 +396,64 @@ async fn a_scheduled_task_moves_with_the_part_in_place_1245() {
     for key in ["id", "sessionId", "nextRunAt", "title"] {
         assert_eq!(after[key], before[key], "{key}: {before} -> {after}");
     }
+}
+
+/// The recall index is kept between recalls and never answers from files
+/// that changed: an edit through the channel, a hand edit of the Markdown
+/// file (the files are the only source of truth) and a deletion are all
+/// seen by the next recall.
+#[tokio::test]
+async fn recall_keeps_its_index_until_the_memory_files_change() {
+    let kit = Kit::new().await;
+    let bot = kit.bot("Ada").await;
+    let tools = HostMemoryTools {
+        memory: kit.host.memory(),
+    };
+    let added = kit
+        .ok(
+            "memory-append",
+            json!({"botId": bot.id, "text": "Deploys go out on Fridays.", "topic": "deploy"}),
+        )
+        .await;
+    let id = added["entry"]["id"].as_str().unwrap().to_owned();
+    let first = tools.recall_index(&bot.id).await.unwrap();
+    let again = tools.recall_index(&bot.id).await.unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &again),
+        "an unchanged file reuses the index"
+    );
+    assert_eq!(first.exact("fridays", 5)[0].id, id);
+
+    kit.ok(
+        "memory-edit",
+        json!({"botId": bot.id, "id": id, "text": "Deploys go out on Thursdays."}),
+    )
+    .await;
+    let edited = tools.recall_index(&bot.id).await.unwrap();
+    assert!(edited.exact("fridays", 5).is_empty());
+    assert_eq!(edited.semantic("thursdays deploys", 5)[0].id, id);
+
+    let by_hand = MemoryEntry {
+        id: "mem-by-hand".into(),
+        topic: "lunch".into(),
+        by: "owner".into(),
+        at: 9,
+        text: "Lunch is at noon.".into(),
+    };
+    let mut entries = edited.entries().to_vec();
+    entries.push(by_hand);
+    let path = kit
+        .home()
+        .join("memory/bots")
+        .join(&bot.id)
+        .join("MEMORY.md");
+    std::fs::write(&path, format_file("Memory", &entries)).unwrap();
+    let hand_edited = tools.recall_index(&bot.id).await.unwrap();
+    assert_eq!(hand_edited.exact("noon", 5)[0].id, "mem-by-hand");
+
+    kit.ok("memory-delete", json!({"botId": bot.id, "id": id}))
+        .await;
+    let deleted = tools.recall_index(&bot.id).await.unwrap();
+    assert!(deleted.exact("thursdays", 5).is_empty());
+    assert_eq!(deleted.entries().len(), 1);
 }

@@ -2,6 +2,7 @@
 //! binding needs the right to manage, and the board shows only the cards the
 //! caller may open through `tasks`.
 
+use crate::workflows::{desk, fact, run_job};
 use flybot_testkit::Kit;
 use serde_json::{Value, json};
 
@@ -83,7 +84,13 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
         .as_member(&owner)
         .ok("project-bind", json!({"roomId": room, "project": project}))
         .await;
-    assert_eq!(bound["project"]["roomIds"], json!([room]));
+    assert_eq!(bound["project"]["id"], project.as_str());
+    // The binding is the room's own `projectId` (#1691).
+    let room_project = kit
+        .host
+        .store()
+        .read(|s| s.rooms[&room].extra["projectId"].clone());
+    assert_eq!(room_project, project.as_str());
     let of = kit
         .as_member(&other)
         .ok("project-of", json!({"roomId": room}))
@@ -183,4 +190,53 @@ async fn a_project_record_binds_a_bot_and_its_board_rows_name_source_and_assigne
         board(&kit, &owner.token, &project).await["tasks"],
         json!([])
     );
+}
+
+#[tokio::test]
+async fn a_workflow_run_binds_to_a_project_and_its_cards_show_run_and_node_1691_1696() {
+    let kit = Kit::new().await;
+    let (room, lead) = desk(&kit).await;
+    let project = kit.ok("project-create", json!({"name": "Site"})).await["project"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, job) = run_job(
+        &kit,
+        json!({"workflow": "blank", "roomId": room, "botId": lead, "title": "Post"}),
+    )
+    .await;
+    fact(&kit, &job, "text:topic", "t1", None).await;
+    let of = kit.ok("project-of", json!({"runId": job})).await;
+    assert_eq!(of["project"], Value::Null);
+    let rows = kit.ok("project-board", json!({"project": project})).await;
+    assert_eq!(rows["tasks"], json!([]));
+    kit.refused(
+        "project-bind",
+        json!({"runId": job, "roomId": room, "project": project}),
+        "bot/invalid",
+    )
+    .await;
+    kit.refused(
+        "project-bind",
+        json!({"runId": "task-nope", "project": project}),
+        "bot/not-found",
+    )
+    .await;
+    kit.ok("project-bind", json!({"runId": job, "project": project}))
+        .await;
+    let of = kit.ok("project-of", json!({"runId": job})).await;
+    assert_eq!(of["project"]["id"], project.as_str());
+    let rows = kit.ok("project-board", json!({"project": project})).await;
+    let rows = rows["tasks"].as_array().unwrap();
+    let job_row = rows.iter().find(|r| r["id"] == job.as_str()).unwrap();
+    assert_eq!(job_row["source"], "workflow");
+    assert_eq!(job_row["runId"], job.as_str());
+    let draft = rows.iter().find(|r| r["nodeId"] == "draft").unwrap();
+    assert_eq!(draft["source"], "workflow");
+    assert_eq!(draft["runId"], job.as_str());
+    // Deleting the Project leaves no binding behind.
+    kit.ok("project-delete", json!({"project": project})).await;
+    let of = kit.ok("project-of", json!({"runId": job})).await;
+    assert_eq!(of["project"], Value::Null);
+    assert!(kit.host.store().read(|s| s.project_runs.is_empty()));
 }

@@ -81,3 +81,28 @@ async fn message_bot_lands_in_the_other_bots_chat_and_ask_user_is_a_question() {
         .unwrap();
     assert_eq!(question["text"], "Which branch?");
 }
+
+/// The ledger leaves its syncs to SQLite's checkpoints (issue 19), so a
+/// power cut may take its newest rows back. The Session logs the rows are
+/// folded from are durable: the next start records the lost rows again,
+/// each once, the same as they were (#903).
+#[tokio::test]
+async fn usage_rows_lost_with_the_ledger_are_recorded_again_at_start_903() {
+    let kit = scripted_kit().await;
+    let bot = kit.bot("Ada").await;
+    kit.say(&bot.session, "write it");
+    kit.idle(&bot.session).await;
+    let before = rows(&kit, &bot.id, 2).await;
+    let kit = kit
+        .restart_with(|config| {
+            for file in ["usage.sqlite", "usage.sqlite-wal", "usage.sqlite-shm"] {
+                let _ = std::fs::remove_file(config.home.join(file));
+            }
+        })
+        .await;
+    let after = rows(&kit, &bot.id, 2).await;
+    let ids = |rows: &[Value]| -> Vec<Value> { rows.iter().map(|r| r["id"].clone()).collect() };
+    assert_eq!(ids(&after), ids(&before), "each lost row once: {after:?}");
+    assert_eq!(after[0]["toolCalls"], before[0]["toolCalls"]);
+    assert_eq!(after[0]["inputTokens"], before[0]["inputTokens"]);
+}

@@ -48,7 +48,8 @@ impl UsageLedger {
         // rollback journal did); `NORMAL` leaves the sync to its checkpoints:
         // a row survives a crash of the process, and a power cut may take
         // back the newest rows (the turns they count stay in the durable
-        // Session logs).
+        // Session logs, and a start folds them again: the host's
+        // `usage_catch_up`).
         let writable = options
             .clone()
             .journal_mode(SqliteJournalMode::Wal)
@@ -133,6 +134,17 @@ impl UsageLedger {
         rows.iter()
             .map(read_row)
             .collect::<sqlx::Result<Vec<_>>>()
+            .map_err(|source| self.fail(source))
+    }
+
+    /// The time of the newest call recorded; `None` for an empty ledger.
+    pub async fn newest_at_ms(&self) -> Result<Option<i64>, UsageError> {
+        let mut conn = self.conn.lock().await;
+        let row = sqlx::query("SELECT MAX(at_ms) AS newest FROM calls")
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(|source| self.fail(source))?;
+        row.try_get::<Option<i64>, _>("newest")
             .map_err(|source| self.fail(source))
     }
 

@@ -57,3 +57,13 @@ async fn a_full_disk_loses_nothing_acknowledged_and_says_why() {
     let why = a_fault_keeps_what_was_acknowledged_and_hides_what_was_refused(DiskFault::Full).await;
     assert!(why.contains("no space left on device"), "{why}");
 }
+
+#[tokio::test]
+async fn a_refused_fsync_hides_the_written_line_from_reads_and_from_a_restart() {
+    // The bytes reached the file, the fsync failed: the line was never
+    // acknowledged, so neither the reread team nor a restart may show it.
+    let why =
+        a_fault_keeps_what_was_acknowledged_and_hides_what_was_refused(DiskFault::SyncRefused)
+            .await;
+    assert!(why.contains("fsync: input/output error"), "{why}");
+}

@@ -91,3 +91,26 @@ fn help_explains_the_commands() {
         text.contains("--home") && text.contains("--listen") && text.contains("127.0.0.1:7450")
     );
 }
+
+/// `[modelFor] busy-ack` (#1665) naming a model config.toml does not
+/// declare stops the start with one sentence, and nothing is served.
+#[test]
+fn a_model_for_naming_an_undeclared_model_stops_the_start_with_a_sentence() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[modelFor]\nbusy-ack = \"nope\"\n",
+    )
+    .unwrap();
+    let out = crate::support::flybot()
+        .args(["serve", "--listen", "127.0.0.1:0", "--home"])
+        .arg(home.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("[modelFor] names the model \"nope\" for busy-ack"),
+        "{said}"
+    );
+}

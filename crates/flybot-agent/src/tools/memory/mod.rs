@@ -19,6 +19,7 @@ pub use session_search::SessionSearch;
 
 use super::{BoxFuture, DynTool, ToolContext, ToolError};
 use flybot_core::memory::MemoryEntry;
+use flybot_core::memory::index::RecallIndex;
 use std::sync::Arc;
 
 /// The host as the memory tools see it. A refusal is one sentence the model
@@ -32,8 +33,12 @@ pub trait MemoryAccess: Send + Sync {
         topic: Option<String>,
         text: String,
     ) -> BoxFuture<'a, Result<MemoryEntry, String>>;
-    /// What `bot_id` may read: its own entries, then the team's it may see.
-    fn readable(&self, bot_id: &str) -> Result<Vec<MemoryEntry>, String>;
+    /// The recall index of what `bot_id` may read: its own entries, then
+    /// the team's it may see.
+    fn recall_index<'a>(
+        &'a self,
+        bot_id: &'a str,
+    ) -> BoxFuture<'a, Result<Arc<RecallIndex>, String>>;
     /// Replaces the Bot's pinned block.
     fn pin<'a>(&'a self, bot_id: &'a str, text: String) -> BoxFuture<'a, Result<(), String>>;
     /// The Bot's own Sessions: its chat, then its seats in rooms.

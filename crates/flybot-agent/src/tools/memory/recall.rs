@@ -1,14 +1,12 @@
 //! `recall`: the Bot's own entries and the team's it may see, by exact
 //! words (the default), `semantic` (TF-IDF cosine) or `related` (the
-//! `[[topic]]` / `by:` graph, two hops). The index is built from the
-//! entries at each call: the files are the only source of truth.
+//! `[[topic]]` / `by:` graph, two hops). The index comes from the host,
+//! which keeps it while the files it was built from stand.
 
 use super::{access, entry_line};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
 use flybot_core::memory::MemoryEntry;
-use flybot_core::memory::exact::exact_recall;
-use flybot_core::memory::graph::related_entries;
-use flybot_core::memory::semantic::{build_index, search_index};
+use flybot_core::memory::index::RecallIndex;
 use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -45,18 +43,15 @@ pub struct Recall;
 
 /// The entries `mode` finds for `query`, best first.
 pub fn recall_entries<'a>(
-    entries: &'a [MemoryEntry],
+    index: &'a RecallIndex,
     query: &str,
     mode: RecallMode,
     limit: usize,
 ) -> Vec<&'a MemoryEntry> {
     match mode {
-        RecallMode::Exact => exact_recall(entries, query, limit),
-        RecallMode::Semantic => search_index(&build_index(entries), query, limit)
-            .into_iter()
-            .map(|(at, _)| &entries[at])
-            .collect(),
-        RecallMode::Related => related_entries(entries, query, limit),
+        RecallMode::Exact => index.exact(query, limit),
+        RecallMode::Semantic => index.semantic(query, limit),
+        RecallMode::Related => index.related(query, limit),
     }
 }
 
@@ -72,11 +67,12 @@ impl Tool for Recall {
     }
 
     async fn call(&self, ctx: &ToolContext, args: RecallArgs) -> ToolResult {
-        let entries = access(ctx)?
-            .readable(&ctx.bot_id)
+        let index = access(ctx)?
+            .recall_index(&ctx.bot_id)
+            .await
             .map_err(ToolError::Failed)?;
         let limit = args.limit.unwrap_or(8).clamp(1, 50) as usize;
-        let found = recall_entries(&entries, &args.query, args.mode, limit);
+        let found = recall_entries(&index, &args.query, args.mode, limit);
         if found.is_empty() {
             return Ok("Nothing in memory matches.".to_owned());
         }

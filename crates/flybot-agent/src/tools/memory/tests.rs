@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::tools::{BoxFuture, Tool, ToolContext};
+use flybot_core::memory::index::RecallIndex;
 use flybot_core::sync::lock;
 use std::sync::Mutex;
 
@@ -33,8 +34,12 @@ impl MemoryAccess for Shelf {
             Ok(entry)
         })
     }
-    fn readable(&self, _bot_id: &str) -> Result<Vec<MemoryEntry>, String> {
-        Ok(lock(&self.entries).clone())
+    fn recall_index<'a>(
+        &'a self,
+        _bot_id: &'a str,
+    ) -> BoxFuture<'a, Result<Arc<RecallIndex>, String>> {
+        let entries = lock(&self.entries).clone();
+        Box::pin(async move { Ok(Arc::new(RecallIndex::build(entries))) })
     }
     fn pin<'a>(&'a self, _bot_id: &'a str, _text: String) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async { Ok(()) })

@@ -60,6 +60,10 @@ pub enum Refusal {
         "`{line_range}` is not a line range; lines start at 1 and `end_line` is not before `start_line`."
     )]
     BadLineRange { line_range: String },
+    #[error(
+        "`{path}` is not a Project State file; ask for PROJECT.md, ROADMAP.md, docs/governance.md, LESSONS.md or decisions/<name>.md, or leave `file` out for the list."
+    )]
+    NotProjectState { path: String },
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -1,6 +1,7 @@
 //! Workspace tools for an internal Bot, inside its own working folder only
-//! (`ctx.workdir`): read, write and edit a file, list and search, and run a
-//! command with a timeout and an output cap. A path outside the folder is
+//! (`ctx.workdir`): read, write and edit a file, list and search, read the
+//! Project State files (`project_state`), and run a command with a timeout
+//! and an output cap. A path outside the folder is
 //! refused (`path`).
 //!
 //! Each tool's work is a plain function over a [`WorkingFolder`] and a typed
@@ -17,6 +18,7 @@ pub mod error;
 pub mod files;
 pub mod list;
 pub mod path;
+pub mod project_state;
 pub mod search;
 mod walk;
 
@@ -27,6 +29,7 @@ pub use files::{
 };
 pub use list::{ListFilesArgs, Listing, list_files};
 pub use path::WorkingFolder;
+pub use project_state::{ProjectState, ProjectStateArgs, project_state};
 pub use search::{SearchFilesArgs, SearchMode, SearchResults, search_files};
 
 use super::{DynTool, Tool, ToolContext, ToolError, ToolResult};
@@ -155,6 +158,22 @@ impl Tool for SearchFiles {
     }
 }
 
+/// `project_state` (#1702): read only, so it asks nobody.
+pub struct ProjectStateTool;
+
+impl Tool for ProjectStateTool {
+    type Args = ProjectStateArgs;
+    fn name(&self) -> &'static str {
+        tool_names::PROJECT_STATE
+    }
+    fn description(&self) -> &'static str {
+        "List the Project State files of your working folder (PROJECT.md, ROADMAP.md, docs/governance.md, decisions/*.md, LESSONS.md) with size, sha256 and modified time, or read one whole (up to 200,000 bytes); compare the hash with the copy you had."
+    }
+    async fn call(&self, ctx: &ToolContext, args: ProjectStateArgs) -> ToolResult {
+        in_folder(ctx, args, project_state, |state| state.to_model_text()).await
+    }
+}
+
 /// Whether `run_command` asks the owner before each run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunCommandApproval {
@@ -196,7 +215,7 @@ impl Tool for RunCommand {
     }
 }
 
-/// The six workspace tools, ready for a `ToolSet`.
+/// The seven workspace tools, ready for a `ToolSet`.
 pub fn workspace_tools(run_command_approval: RunCommandApproval) -> Vec<Arc<dyn DynTool>> {
     vec![
         Arc::new(ReadFile),
@@ -204,6 +223,7 @@ pub fn workspace_tools(run_command_approval: RunCommandApproval) -> Vec<Arc<dyn 
         Arc::new(EditFile),
         Arc::new(ListFiles),
         Arc::new(SearchFiles),
+        Arc::new(ProjectStateTool),
         Arc::new(RunCommand {
             approval: run_command_approval,
         }),

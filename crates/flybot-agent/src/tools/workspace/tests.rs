@@ -115,6 +115,7 @@ fn workspace_tools_schemas_are_complete_objects_with_descriptions() {
         [
             "edit_file",
             "list_files",
+            "project_state",
             "read_file",
             "run_command",
             "search_files",
@@ -154,4 +155,36 @@ fn workspace_run_command_approval_names_the_command() {
         approval: RunCommandApproval::NotNeeded,
     };
     assert_eq!(Tool::approval(&silent, &args), None);
+}
+
+#[tokio::test]
+async fn project_state_1702_answers_through_the_tool_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    std::fs::write(root.join("PROJECT.md"), "# Site\n").unwrap();
+    let before: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let one = call(root, "project_state", r#"{"file": "PROJECT.md"}"#)
+        .await
+        .unwrap();
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(one["status"], "file");
+    assert_eq!(one["file"]["content"], "# Site\n");
+    assert_eq!(one["file"]["size"], 7);
+    let list = call(root, "project_state", "{}").await.unwrap();
+    let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(list["files"][0]["sha256"], one["file"]["sha256"]);
+    assert_eq!(list["files"][1]["status"], "absent");
+    let refused = call(root, "project_state", r#"{"file": "src/main.rs"}"#).await;
+    assert!(
+        matches!(refused, Err(ToolError::Refused(ref s)) if s.contains("not a Project State file"))
+    );
+    let after: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(before, after, "a call only reads");
 }

@@ -3,6 +3,7 @@
 //! `cancel` (Stop, with or without `keepInbox`). Owner-scoped: a caller
 //! reaches only the Bots it may see.
 
+use crate::busy_ack::{Arrival, BusyAcks};
 use crate::team::Team;
 use crate::turns::bot_of_session;
 use flybot_agent::session::Sessions;
@@ -104,18 +105,29 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 }
 
 /// `send {botId, text}` → `{sessionId, queued: "held"|"queued"|"interrupted"}`.
+/// A line that reaches a running turn is acknowledged (#1584).
 pub async fn send(
     team: &Team,
     sessions: &Sessions,
+    acks: &BusyAcks,
     actor: &Actor,
     req: Send,
 ) -> Result<LineSent, ApiError> {
     let text = flybot_core::names::clean_line(&req.text)?;
     let bot = chat_bot(team, actor, Some(&req.bot_id), None)?;
     let member = team.store().read(|state| actor.member_id(state));
-    let outcome = sessions
+    let (outcome, line_id) = sessions
         .send_line(&bot.session_id, text, member)
         .map_err(io_refusal)?;
+    if let Some(line_id) = line_id {
+        acks.arrived(Arrival::in_session(
+            sessions,
+            &bot.session_id,
+            line_id,
+            text,
+            &bot.model,
+        ));
+    }
     let queued = match outcome {
         SendOutcome::Held => LineQueued::Held,
         SendOutcome::Queued => LineQueued::Queued,

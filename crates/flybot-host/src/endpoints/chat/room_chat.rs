@@ -3,6 +3,7 @@
 //! window (#50). A line while a member speaks is a steer into that turn, or a
 //! stop that cancels it (#1267); a line while no round runs opens one.
 
+use crate::busy_ack::{Arrival, BusyAcks};
 use crate::rooms::Rounds;
 use crate::rooms::interrupt::interrupt_long_wait;
 use flybot_core::access::Actor;
@@ -66,7 +67,14 @@ fn io_refusal(e: std::io::Error) -> ApiError {
 }
 
 /// `send {roomId, text}` → `{roomId, seq, queued: "round"|"steer"|"stop"|"interrupt"|"next-round"}`.
-pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<RoomLineSent, ApiError> {
+/// A line steered into the speaking member's turn is acknowledged on the
+/// room, per member (#1646).
+pub async fn send(
+    rounds: &Rounds,
+    acks: &BusyAcks,
+    actor: &Actor,
+    req: RoomSend,
+) -> Result<RoomLineSent, ApiError> {
     let text = flybot_core::names::clean_line(&req.text)?;
     let (room, member) = rounds.team.read(|state| {
         room_window(state, actor, &req.room_id)
@@ -98,7 +106,7 @@ pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<RoomL
             rounds.logs.start_round(&room.id, line.seq);
             RoomQueued::Round
         }
-        Ok(Some((_, session))) => match mid_line(text) {
+        Ok(Some((bot_id, session))) => match mid_line(text) {
             MidLine::Stop => {
                 rounds.logs.run(&room.id, |r| {
                     r.stopped = true;
@@ -123,6 +131,15 @@ pub async fn send(rounds: &Rounds, actor: &Actor, req: RoomSend) -> Result<RoomL
                 let participant = rounds.participant();
                 let note = format!("{}\n{text}", mid_line_note(&room.name));
                 if crate::rooms::RoomParticipant::steer(&participant, &session, &note) {
+                    let model = rounds
+                        .team
+                        .read(|state| state.bots.get(&bot_id).map(|bot| bot.model.clone()))
+                        .unwrap_or_default();
+                    let line_id = format!("{}:{}", room.id, line.seq);
+                    let mut arrival =
+                        Arrival::in_session(&rounds.sessions, &session, line_id, text, &model);
+                    arrival.in_room = Some((room.id.clone(), bot_id));
+                    acks.arrived(arrival);
                     RoomQueued::Steer
                 } else {
                     rounds.logs.run(&room.id, |r| r.pending.push(line.seq));

@@ -7,8 +7,8 @@
 use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::ids::new_id;
-use flybot_core::access::{Actor, bot_visible};
-use flybot_core::tasks::projects::{self, ProjectWrites};
+use flybot_core::access::Actor;
+use flybot_core::tasks::projects::{self, Bindable, ProjectWrites};
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::{ProjectAnswer, ProjectDeleted, ProjectsAnswer, TaskRows};
 use flybot_protocol::task_requests::{ProjectBind, ProjectById, ProjectCreate, ProjectOf};
@@ -24,6 +24,12 @@ fn write(change: &mut Change<'_>, writes: &ProjectWrites) {
     }
     for bot in &writes.bots {
         change.put_bot(bot);
+    }
+    for room in &writes.rooms {
+        change.put_room(room);
+    }
+    for (run, project) in &writes.runs {
+        change.set_project_run(run, project.as_deref());
     }
 }
 
@@ -62,24 +68,25 @@ pub fn read(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, Api
         .read(|state| projects::read(state, actor, &req.project))
 }
 
-/// `project-bind {roomId | botId, project}` → `{project}`; refused
-/// `bot/forbidden` unless the caller may bind the room (its owner or admin)
-/// or the Bot (its owner) and manages the Project named.
+/// `project-bind {roomId | botId | runId, project}` → `{project}`;
+/// refused `bot/forbidden` unless the caller may bind the room (its owner or
+/// admin), the Bot (its owner) or the run (whoever acts for its lead Bot)
+/// and manages the Project named.
 pub async fn bind(
     board: &Board,
     actor: &Actor,
     req: ProjectBind,
 ) -> Result<ProjectAnswer, ApiError> {
+    let what = Bindable::named(
+        req.room_id.as_deref(),
+        req.bot_id.as_deref(),
+        req.run_id.as_deref(),
+    )?;
     let project = board
         .team()
         .mutate(journal_actor(actor), |change| {
             let (state, now) = (change.state(), change.now_ms());
-            let target = req.project.as_deref();
-            let (bound, writes) = match (&req.room_id, &req.bot_id) {
-                (Some(room), None) => projects::bind(state, actor, room, target, now)?,
-                (None, Some(bot)) => projects::bind_bot(state, actor, bot, target, now)?,
-                (Some(_), Some(_)) | (None, None) => return Err(one_of()),
-            };
+            let (bound, writes) = projects::bind(state, actor, what, req.project.as_deref(), now)?;
             write(change, &writes);
             Ok(bound)
         })
@@ -89,37 +96,16 @@ pub async fn bind(
     })
 }
 
-/// The refusal of a binding that names both a room and a Bot, or neither.
-fn one_of() -> ApiError {
-    ApiError::invalid(
-        "roomId",
-        "Name the roomId or the botId to bind, one of the two.",
-    )
-}
-
-/// `project-of {roomId | botId}` → `{project}` (null when it has none).
+/// `project-of {roomId | botId | runId}` → `{project}` (null when it has
+/// none).
 pub fn of(board: &Board, actor: &Actor, req: ProjectOf) -> Result<ProjectAnswer, ApiError> {
+    let what = Bindable::named(
+        req.room_id.as_deref(),
+        req.bot_id.as_deref(),
+        req.run_id.as_deref(),
+    )?;
     board.team().store().read(|state| {
-        let project = match (&req.room_id, &req.bot_id) {
-            (Some(room), None) => {
-                if !state.rooms.contains_key(room) {
-                    return Err(ApiError::not_found("room", room));
-                }
-                projects::project_of(state, room)
-            }
-            (None, Some(bot)) => {
-                // A Bot the caller cannot see answers like an unknown one.
-                let seen = state
-                    .bots
-                    .get(bot)
-                    .is_some_and(|b| bot_visible(state, actor, b));
-                if !seen {
-                    return Err(ApiError::not_found("Bot", bot));
-                }
-                projects::project_of_bot(state, bot)
-            }
-            (Some(_), Some(_)) | (None, None) => return Err(one_of()),
-        };
+        let project = projects::project_of(state, actor, what)?;
         Ok(ProjectAnswer {
             project: project.cloned().unwrap_or(Value::Null),
         })
@@ -144,7 +130,8 @@ pub async fn delete(
     let project = board
         .team()
         .mutate(journal_actor(actor), |change| {
-            let (project, writes) = projects::delete(change.state(), actor, &req.project)?;
+            let (state, now) = (change.state(), change.now_ms());
+            let (project, writes) = projects::delete(state, actor, &req.project, now)?;
             write(change, &writes);
             Ok(project)
         })

@@ -6,6 +6,7 @@ import { approvalCard } from '../chat/approval_card.js';
 import { composer } from '../chat/composer.js';
 import * as approvals from '../chat/approvals.js';
 import * as seen from '../chat/seen.js';
+import { busyAcks } from '../chat/busy_ack.js';
 
 const PAGE = 80;
 
@@ -34,9 +35,10 @@ export async function show(main, ctx, { botId }) {
   const streaming = h('div', { class: 'log-inner', 'aria-live': 'polite' });
   const working = h('p', { class: 'working', role: 'status' });
   const cards = h('div', { class: 'log-inner' });
+  const acks = h('div', { class: 'log-inner' });
   const empty = h('p', { class: 'muted' }, `This is the start of your chat with ${bot().name}.`);
   inner.append(older, empty, lines);
-  const log = h('div', { class: 'log', role: 'log', 'aria-label': `Chat with ${bot().name}`, tabindex: '0' }, inner, pending, streaming, h('div', { class: 'log-inner' }, working), cards);
+  const log = h('div', { class: 'log', role: 'log', 'aria-label': `Chat with ${bot().name}`, tabindex: '0' }, inner, pending, streaming, acks, h('div', { class: 'log-inner' }, working), cards);
   const input = composer({
     placeholder: `Write to ${bot().name}…`,
     onSend: async (text) => {
@@ -222,6 +224,7 @@ export async function show(main, ctx, { botId }) {
     ctx.live.on('resync', () => fetchNew()),
     ctx.team.onChange(drawHead),
     approvals.onApprovals(drawCards),
+    ...busyAcks(ctx.live, { mine: (event) => event.sessionId === sessionId }, acks, keepBottom),
   ];
   stop.addEventListener('click', async () => {
     stop.disabled = true;

@@ -1,5 +1,6 @@
 // A room (#/room/<id>): who speaks now, the round's lines, a composer with @mentions, Stop, the notice and members (#50, #130, #1267).
 
+import { busyAcks } from '../chat/busy_ack.js';
 import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
 import { composer } from '../work/composer.js';
@@ -32,7 +33,8 @@ export async function show(main, ctx, { roomId }) {
   const lines = h('ol', { class: 'w-lines' });
   const empty = h('p', { class: 'muted w-empty' }, 'No lines yet. Write the first one below; @all calls everyone.');
   const streaming = h('div', { class: 'w-drafts', 'aria-live': 'polite' });
-  const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, empty, lines, streaming);
+  const acks = h('div', { class: 'w-drafts' });
+  const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, empty, lines, streaming, acks);
   const side = h('aside', { class: 'w-room-side', id: `people-${roomId}`, 'aria-label': 'Members and notice' });
   const errors = alertLine();
   const box = composer({
@@ -191,6 +193,7 @@ export async function show(main, ctx, { roomId }) {
       drawHead();
     }),
     live.on('text.delta', delta),
+    ...busyAcks(live, { mine: (d) => d.roomId === roomId, who: (d) => botName(d.botId) }, acks, (change) => change()),
     live.on('resync', reload),
     live.on('reconnected', reload),
     team.onChange(() => drawHead()),

@@ -1,0 +1,102 @@
+//! How long the journal writer holds a batch open for more lines before its
+//! one write and fsync (group commit). A lone change is written at once. A
+//! change being made right now (`making` > 0) is waited for: its line is
+//! microseconds away. And while the team is busy (the last batch carried
+//! several lines, and ended moments ago) a batch waits a short quiet gap for
+//! the next line, asleep so the changes being made get the CPU: a burst of
+//! changes then shares one fsync instead of the first few paying one and
+//! the rest queueing behind it for a second.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+/// How long the writer waits for another line when no change is being
+/// made and the team is quiet: covers two requests handled back to back.
+const GATHER_GRACE: Duration = Duration::from_micros(8);
+/// The most a quiet team's batch waits for followers in all.
+const GATHER_MAX: Duration = Duration::from_micros(400);
+/// While busy: how long a batch waits for the next line of the burst.
+const BURST_QUIET: Duration = Duration::from_micros(200);
+/// While busy: the most a batch waits, at most half an fsync, so a burst's
+/// wait never costs more than the second fsync it saves.
+const BURST_MAX: Duration = Duration::from_millis(2);
+/// A batch starting this soon after a batch of several lines is part of
+/// the same burst.
+const BURST_RECENT: Duration = Duration::from_millis(10);
+
+/// What the writer remembers of its last batches.
+#[derive(Debug, Default)]
+pub(crate) struct GroupCommit {
+    /// The batch being gathered: when its first line arrived.
+    since: Option<Instant>,
+    /// The last batch: how many lines, when it was on disk, how long its
+    /// write and fsync took.
+    last_lines: usize,
+    last_done: Option<Instant>,
+    last_sync: Duration,
+}
+
+impl GroupCommit {
+    /// A batch of `lines` lines is on disk; its write and fsync took `sync`.
+    pub(crate) fn batch_done(&mut self, lines: usize, sync: Duration) {
+        self.since = None;
+        self.last_lines = lines;
+        self.last_done = Some(Instant::now());
+        self.last_sync = sync;
+    }
+
+    /// Whether the team is in a burst of changes.
+    fn busy(&self) -> bool {
+        self.last_lines > 1 && self.last_done.is_some_and(|t| t.elapsed() < BURST_RECENT)
+    }
+
+    /// The next line of this batch, if one comes before the batch should go.
+    pub(crate) fn more<T>(&mut self, rx: &Receiver<T>, making: &AtomicUsize) -> Option<T> {
+        let started = *self.since.get_or_insert_with(Instant::now);
+        if self.busy() {
+            let cap = (self.last_sync / 2).clamp(GATHER_MAX, BURST_MAX);
+            let left = cap.checked_sub(started.elapsed())?;
+            // A quiet gap or a closed queue ends the batch alike.
+            return rx.recv_timeout(left.min(BURST_QUIET)).ok();
+        }
+        // A timed sleep would overshoot by the kernel's timer slack (tens of
+        // microseconds); yielding keeps the wait short and lets producers run.
+        let quiet = Instant::now();
+        while (making.load(Ordering::SeqCst) > 0 || quiet.elapsed() < GATHER_GRACE)
+            && started.elapsed() < GATHER_MAX
+        {
+            if let Ok(msg) = rx.try_recv() {
+                return Some(msg);
+            }
+            std::thread::yield_now();
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    #[test]
+    fn a_lone_change_is_written_at_once_and_a_burst_waits_for_its_next_line() {
+        let (tx, rx) = channel::<u32>();
+        let making = AtomicUsize::new(0);
+        let mut commit = GroupCommit::default();
+        // Quiet team, nothing coming: the batch goes.
+        assert_eq!(commit.more(&rx, &making), None);
+        commit.batch_done(1, Duration::from_millis(4));
+        assert!(!commit.busy(), "one line is no burst");
+        commit.batch_done(5, Duration::from_millis(4));
+        assert!(commit.busy());
+        // Busy: a line already queued joins the batch.
+        tx.send(7).unwrap();
+        assert_eq!(commit.more(&rx, &making), Some(7));
+        // The senders are gone: the batch goes.
+        drop(tx);
+        assert_eq!(commit.more(&rx, &making), None);
+    }
+}
