@@ -187,12 +187,27 @@ async fn completion_evidence_idle_without_an_answer_or_an_errored_answer_is_not_
 async fn capability_failure_a_document_that_is_not_the_pinned_one_blocks_visibly() {
     let (fake, client, _pin) = start(vec![reply("x")], FakeGaps::default()).await;
     let check = check_doc_against(&client.doc().await.unwrap(), &"0".repeat(64));
-    assert!(!check.pinned);
+    assert!(!check.expected && !check.pinned);
     let blocked = DriverSession::open(client.clone(), check, "task-1").await;
     assert!(
         matches!(&blocked, Err(TurnEnd::Blocked { reason }) if reason.contains("not the pinned"))
     );
     assert!(fake.sessions().is_empty(), "no silent fallback");
+}
+
+#[tokio::test]
+async fn capability_failure_the_fakes_own_document_runs_but_is_never_the_pinned_one() {
+    let (_fake, client, pin) = start(vec![reply("x")], FakeGaps::default()).await;
+    let check = check_doc_against(&client.doc().await.unwrap(), &pin);
+    assert!(
+        check.expected,
+        "the fake serves the document it was started with"
+    );
+    assert!(!check.pinned, "a fake never passes for the pinned OpenCode");
+    assert_ne!(
+        check.digest,
+        flybot_interop::opencode::pin::PINNED_DOC_SHA256.trim()
+    );
 }
 
 #[tokio::test]

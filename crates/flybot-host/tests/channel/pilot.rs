@@ -44,6 +44,28 @@ fn check_collaboration(run: &PilotRun) {
         // saw no outbound call at all.
         assert_eq!(network["egressAttempts"], json!([]), "{network}");
     }
+    // The report names the isolation that held Bot B and what proved it.
+    let isolation = &report.isolation;
+    let child = isolation["child"].as_str().unwrap();
+    if report.evidence_level_number == 1 {
+        assert!(child.starts_with("none: the scripted fake"), "{isolation}");
+    } else {
+        assert!(
+            child.starts_with("Landlock ABI ") && child.contains("TCP connect to port"),
+            "{isolation}"
+        );
+    }
+    assert!(
+        isolation["verifier"]
+            .as_str()
+            .unwrap()
+            .contains(": no TCP connection"),
+        "{isolation}"
+    );
+    let proof = &isolation["proofOnThisMachine"];
+    assert_eq!(proof["forbiddenPort"], "permission denied", "{isolation}");
+    assert_eq!(proof["allowedPortReached"], true, "{isolation}");
+    assert!(isolation["checks"].as_array().unwrap().len() >= 3);
     let journal = &report.raw_status["journal"];
     assert_eq!(journal["inboxCursor"], 4, "{journal}");
     assert_eq!(journal["sends"], 3, "{journal}");

@@ -12,6 +12,7 @@ pub mod journaled;
 pub mod locate;
 pub mod pin;
 pub mod process;
+pub mod project_config;
 pub mod spec;
 
 pub use client::OpenCodeClient;

@@ -49,6 +49,9 @@ pub struct Started {
     pub version: String,
     /// The real child's proxy trap: every outbound attempt it made.
     pub trap: Option<EgressTrap>,
+    /// The mechanism that holds the real child's network (`None` on the
+    /// fake, which starts no process).
+    pub sandbox: Option<String>,
     /// The fake's record of what it was sent (the fake only).
     #[cfg(feature = "fake-runtime")]
     pub fake: Option<FakeOpenCode>,
@@ -119,6 +122,7 @@ pub async fn start(
                 pin: fake_doc_digest(&gaps),
                 version: "fake (scripted mock of the pinned routes)".to_owned(),
                 trap: None,
+                sandbox: None,
                 fake: Some(fake),
                 _process: None,
             })
@@ -151,6 +155,7 @@ pub async fn start(
                 pin: PINNED_DOC_SHA256.trim().to_owned(),
                 version,
                 trap: Some(trap),
+                sandbox: Some(process.sandbox().to_owned()),
                 #[cfg(feature = "fake-runtime")]
                 fake: None,
                 _process: Some(process),

@@ -27,6 +27,7 @@ use flybot_core::sync::lock;
 use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
+use flybot_interop::opencode::project_config::refuse_project_config;
 use flybot_interop::opencode::spec::OpenCodeSpec;
 use flybot_interop::opencode::{
     JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
@@ -79,23 +80,33 @@ impl Seat {
         self.runtime.fake_prompts()
     }
 
+    /// The mechanism that holds the real child's network, for a report.
+    pub fn sandbox(&self) -> Option<&str> {
+        self.runtime.sandbox.as_deref()
+    }
+
     pub fn workspace(&self) -> &std::path::Path {
         &self.workspace
     }
 }
 
 /// The files of the seat's seed (none without one), written into its
-/// workspace the first time the seat opens.
+/// workspace the first time the seat opens. A seed or a workspace that
+/// carries OpenCode project configuration is refused before every start.
 fn seed_workspace(workspace: &std::path::Path, spec: &OpenCodeSpec) -> Result<Files, String> {
     let baseline = match &spec.seed {
-        Some(seed) => project::files_of(seed)
-            .map_err(|e| format!("its seed {} could not be read: {e}", seed.display()))?,
+        Some(seed) => {
+            refuse_project_config(seed, "seed")?;
+            project::files_of(seed)
+                .map_err(|e| format!("its seed {} could not be read: {e}", seed.display()))?
+        }
         None => Files::new(),
     };
     if !workspace.exists() {
         project::write_files(workspace, &baseline)
             .map_err(|e| format!("its workspace could not be made: {e}"))?;
     }
+    refuse_project_config(workspace, "workspace")?;
     Ok(baseline)
 }
 
@@ -321,6 +332,14 @@ impl OpenCodeSeats {
             Ok(seat) => seat,
             Err(outcome) => return outcome,
         };
+        // The agent edits its workspace: what it wrote there last turn is
+        // checked before this one (#198).
+        if let Err(why) = refuse_project_config(&seat.workspace, "workspace") {
+            return failed(
+                FailureCode::Invalid,
+                format!("I cannot work this card: {why}."),
+            );
+        }
         // The previous turn's projection first: the card as it left it.
         drop(seat.projecting.lock().await);
         let Some(card) = rounds.team.read(|state| card_by_id(state, &card.id)) else {
