@@ -8,7 +8,7 @@
 //! unjournaled. `observed` is set only once the runtime shows the session
 //! stopped.
 
-use super::client::OpenCodeClient;
+use super::client::{OpenCodeClient, SessionStatus};
 use super::pin::{Capability, DocCheck};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -289,7 +289,7 @@ impl DriverSession {
                     });
                 }
             };
-            if status != "idle" {
+            if !status.is_idle() {
                 idle_polls = 0;
                 continue;
             }
@@ -359,24 +359,21 @@ impl DriverSession {
             return TurnEnd::Stopped { observed: false };
         }
         TurnEnd::Stopped {
-            observed: self.wait_stopped().await,
+            observed: self.wait_stopped().await.is_some(),
         }
     }
 
-    /// Polls the runtime's status until it shows the session idle after an
-    /// abort (the version-specific stop observation).
-    pub async fn wait_stopped(&self) -> bool {
+    /// Polls the runtime's status until it reports the session idle after
+    /// an abort (the version-specific stop observation); answers the raw
+    /// status it reported. A session the runtime does not know, or a status
+    /// of a shape it does not document, is never taken for idle.
+    pub async fn wait_stopped(&self) -> Option<String> {
         for _ in 0..25 {
-            if self
-                .client
-                .status(&self.session_id)
-                .await
-                .is_ok_and(|s| s == "idle")
-            {
-                return true;
+            if let Ok(SessionStatus::Idle { raw }) = self.client.status(&self.session_id).await {
+                return Some(raw);
             }
             tokio::time::sleep(POLL).await;
         }
-        false
+        None
     }
 }

@@ -51,6 +51,12 @@ pub struct FakeGaps {
     pub without: Vec<crate::opencode::pin::Capability>,
     /// Abort answers `true` but the session stays busy.
     pub abort_not_observed: bool,
+    /// Abort stops the session and the server then forgets it: the status
+    /// lists it no more and `GET /session/{id}` answers 404.
+    pub forget_session_on_abort: bool,
+    /// `GET /session/status` lists every session with a status type the
+    /// pinned document does not have.
+    pub status_of_unknown_shape: bool,
 }
 
 #[derive(Default)]
@@ -152,6 +158,7 @@ impl FakeOpenCode {
             .route("/session/{id}/prompt_async", post(prompt))
             .route("/event", get(events))
             .route("/session/status", get(status))
+            .route("/session/{id}", get(session_record))
             .route("/session/{id}/message", get(history))
             .route("/session/{id}/abort", post(abort))
             .route("/permission/{id}/reply", post(permission_reply))
@@ -357,8 +364,28 @@ async fn history(State(fake): State<FakeOpenCode>, Path(session): Path<String>) 
     ))
 }
 
+async fn session_record(
+    State(fake): State<FakeOpenCode>,
+    Path(session): Path<String>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if lock(&fake.inner).sessions.contains_key(&session) {
+        return Json(json!({"id": session})).into_response();
+    }
+    let missing = json!({"name": "NotFoundError", "data": {"message": format!("Session not found: {session}")}});
+    (axum::http::StatusCode::NOT_FOUND, Json(missing)).into_response()
+}
+
 async fn status(State(fake): State<FakeOpenCode>) -> Json<Value> {
     let inner = lock(&fake.inner);
+    if fake.gaps.status_of_unknown_shape {
+        let odd: serde_json::Map<String, Value> = inner
+            .sessions
+            .keys()
+            .map(|id| (id.clone(), json!({"type": "paused"})))
+            .collect();
+        return Json(Value::Object(odd));
+    }
     let busy: serde_json::Map<String, Value> = inner
         .sessions
         .iter()
@@ -380,7 +407,11 @@ async fn abort(State(fake): State<FakeOpenCode>, Path(session): Path<String>) ->
         fake.answer(&session, "", Some("MessageAbortedError"));
         fake.set_busy(&session, false);
     }
-    Json(was.is_some())
+    if fake.gaps.forget_session_on_abort {
+        lock(&fake.inner).sessions.remove(&session);
+    }
+    // Like the pinned server, an abort of any id answers `true`.
+    Json(true)
 }
 
 async fn permission_reply(

@@ -28,6 +28,10 @@ pub enum OpenCodeRuntime {
     /// gets a fresh fake running these steps.
     #[cfg(feature = "fake-runtime")]
     Fake(Vec<FakeStep>),
+    /// The scripted fake with the gaps it emulates (a runtime that does
+    /// not confirm an abort, one that forgets a session).
+    #[cfg(feature = "fake-runtime")]
+    FakeGapped(Vec<FakeStep>, FakeGaps),
 }
 
 impl OpenCodeRuntime {
@@ -110,7 +114,12 @@ pub async fn start(
         )),
         #[cfg(feature = "fake-runtime")]
         OpenCodeRuntime::Fake(steps) => {
-            let gaps = FakeGaps::default();
+            let gapped = OpenCodeRuntime::FakeGapped(steps.clone(), FakeGaps::default());
+            Box::pin(start(&gapped, root, workspace, model, test_command)).await
+        }
+        #[cfg(feature = "fake-runtime")]
+        OpenCodeRuntime::FakeGapped(steps, gaps) => {
+            let gaps = gaps.clone();
             let fake = FakeOpenCode::new(steps.clone(), gaps.clone(), workspace.to_owned());
             let base = fake
                 .clone()

@@ -9,6 +9,7 @@
 //! and a result is verified in a fresh copy for the card's own Bot before
 //! the card is returned. Only a person accepts it.
 
+mod cancel;
 pub mod card;
 mod card_moves;
 pub mod launcher;
@@ -63,6 +64,10 @@ pub struct Seat {
     /// next turn starts from the card as that projection left it.
     projecting: Arc<tokio::sync::Mutex<()>>,
     runtime: Started,
+    /// The card was cancelled and the runtime showed the stop: the seat may go.
+    cancel_observed: std::sync::atomic::AtomicBool,
+    /// A cancel is being settled on this seat.
+    settling: std::sync::atomic::AtomicBool,
 }
 
 impl Seat {
@@ -116,7 +121,9 @@ pub struct OpenCodeSeats {
     seats: Mutex<HashMap<(String, String, String), Arc<Seat>>>,
     /// Session id → the stop of the turn running on it, from the turn's
     /// first step (a stop while the seat starts is kept, never lost).
-    running: Mutex<HashMap<String, watch::Sender<bool>>>,
+    running: Arc<Mutex<HashMap<String, watch::Sender<bool>>>>,
+    /// Card id → the session id of the turn running on it.
+    cards_running: Arc<Mutex<HashMap<String, String>>>,
     /// Mock models served on loopback for OpenCode, by model name.
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
 }
@@ -154,14 +161,22 @@ impl OpenCodeSeats {
 
     /// Ends the seats the team no longer has (a member removed, a Bot
     /// deleted or no longer OpenCode, a card finished): dropping a seat
-    /// ends its server's process group.
+    /// ends its server's process group. A cancelled card's seat stays
+    /// until its stop is observed (`settle_cancelled`).
     pub fn retain(&self, state: &TeamState, is_opencode: impl Fn(&TeamState, &str) -> bool) {
         lock(&self.seats).retain(|_, seat| {
             let member = state
                 .rooms
                 .get(&seat.room_id)
                 .is_some_and(|room| room.members.contains(&seat.bot_id));
-            member && is_opencode(state, &seat.bot_id) && card_is_open(state, &seat.task_id)
+            let stopping = cancel::card_is_cancelled(state, &seat.task_id)
+                && !seat
+                    .cancel_observed
+                    .load(std::sync::atomic::Ordering::SeqCst);
+            stopping
+                || (member
+                    && is_opencode(state, &seat.bot_id)
+                    && card_is_open(state, &seat.task_id))
         });
     }
 
@@ -297,6 +312,8 @@ impl OpenCodeSeats {
             task: tokio::sync::Mutex::new(task),
             projecting: Arc::default(),
             runtime,
+            cancel_observed: Default::default(),
+            settling: Default::default(),
         });
         lock(&self.seats).insert(key, seat.clone());
         Ok(seat)
@@ -309,6 +326,7 @@ impl OpenCodeSeats {
         lock(&self.running).insert(turn.session_id.clone(), stop_tx);
         let outcome = self.turn_registered(rounds, &turn, spec, &mut stop).await;
         lock(&self.running).remove(&turn.session_id);
+        lock(&self.cards_running).retain(|_, session| *session != turn.session_id);
         outcome
     }
 
@@ -328,6 +346,7 @@ impl OpenCodeSeats {
                 "I work on a card: create one in this room (task-create with this roomId), start it (task-accept, task-start) and ask me again.".to_owned(),
             );
         };
+        lock(&self.cards_running).insert(card.id.clone(), turn.session_id.clone());
         let seat = match self.open_seat(rounds, turn, &card, &spec).await {
             Ok(seat) => seat,
             Err(outcome) => return outcome,

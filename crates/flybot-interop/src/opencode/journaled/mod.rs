@@ -12,10 +12,14 @@
 //! restart, a seat re-opened) resumes from it: its ids, its open question
 //! and its one session come from the journal, never from zero.
 
+mod stop;
+
+pub use stop::CancelStand;
+
 use super::client::{self, OpenCodeClient};
 use super::driver::{DriverSession, Followed, TurnEnd, no_answer_within};
 use super::pin::{Capability, DocCheck};
-use crate::cancel::{StopEvidence, TurnKey};
+use crate::cancel::TurnKey;
 use crate::envelope::rules::input_digest;
 use crate::envelope::{Envelope, EnvelopeKind, Payload};
 use crate::journal::{
@@ -428,84 +432,6 @@ impl JournaledTask {
                 })
             }
         }
-    }
-
-    /// The session's abort, its intent and outcome journaled around the
-    /// call. `true` when the runtime took it (not yet proof it stopped).
-    async fn abort(&mut self, session: &DriverSession) -> bool {
-        if session.check.blocked(Capability::Abort).is_some() {
-            return false;
-        }
-        let Ok(send) = self.journal.begin_send(
-            &self.task_id,
-            SendOperation::Abort,
-            None,
-            None,
-            (self.clock)(),
-        ) else {
-            return false;
-        };
-        let aborted = session.client.abort(&session.session_id).await;
-        let _ = self
-            .journal
-            .finish_send(send, control_observation(&aborted), (self.clock)());
-        aborted.is_ok()
-    }
-
-    /// A permission or question the policy does not allow (#198, capability
-    /// failure): the deny journaled as its own send, then a journaled
-    /// abort, then the runtime's stop awaited. It is not a person's stop:
-    /// no cancel is requested and the generation stays.
-    async fn refuse(
-        &mut self,
-        session: &DriverSession,
-        turn: &TurnKey,
-        request_id: &str,
-        question: bool,
-    ) {
-        if let Ok(send) = self.journal.begin_send(
-            &self.task_id,
-            SendOperation::DenyRequest,
-            Some(turn.clone()),
-            None,
-            (self.clock)(),
-        ) {
-            let denied = session.deny(request_id, question).await;
-            let _ = self
-                .journal
-                .finish_send(send, control_observation(&denied), (self.clock)());
-        }
-        // The turn ends refused whether or not the stop shows: the
-        // projection reports the permission, not a stop.
-        if self.abort(session).await {
-            let _ = session.wait_stopped().await;
-        }
-    }
-
-    /// A person's stop: cancel requested (generation up, turn tombstoned),
-    /// the abort journaled, then what the runtime showed.
-    async fn stop(&mut self, session: &DriverSession) -> TurnEnd {
-        let _ = self.journal.request_cancel(&self.task_id, (self.clock)());
-        if !self.abort(session).await {
-            return TurnEnd::Stopped { observed: false };
-        }
-        let _ =
-            self.journal
-                .observe_stop(&self.task_id, StopEvidence::AbortAccepted, (self.clock)());
-        if !session.wait_stopped().await {
-            return TurnEnd::Stopped { observed: false };
-        }
-        let observed = self
-            .journal
-            .observe_stop(
-                &self.task_id,
-                StopEvidence::RuntimeStopped {
-                    raw_status: "idle".to_owned(),
-                },
-                (self.clock)(),
-            )
-            .unwrap_or(false);
-        TurnEnd::Stopped { observed }
     }
 
     /// Bot B's end as its own envelope through the ingress. A reply the
