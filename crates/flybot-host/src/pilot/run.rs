@@ -288,6 +288,7 @@ async fn raw_status(
             json!({"inboxCursor": task.journal().inbox_cursor(),
                 "sends": task.journal().state().sends.len(),
                 "turnsSubmitted": exec.map(|t| t.budget.turns_submitted),
+                "progressEvents": exec.map(|t| t.budget.progress_events),
                 "resultEvent": exec.and_then(|t| t.result_event.clone())}),
         )
     };

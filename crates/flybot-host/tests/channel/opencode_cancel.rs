@@ -3,7 +3,8 @@
 //! new generation, the turn tombstoned) and the runtime (the session's
 //! abort); the seat goes only once the runtime reported the session
 //! stopped, and a runtime that never shows the stop keeps it at
-//! `cancel: requested`.
+//! `cancel: requested`. Budgets live (resource bounds): the deadline and
+//! the progress limit abort the turn in flight and pause new work.
 
 use crate::opencode_room::{Pilot, host_on, journal_text, set_up};
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
@@ -103,4 +104,86 @@ async fn stop_and_late_result_an_abort_the_runtime_never_confirms_keeps_the_seat
         evidence.contains("abort-accepted"),
         "an HTTP success alone is not proof"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resource_bounds_progress_is_charged_and_its_limit_aborts_the_turn_in_flight() {
+    // Thirteen finished tool calls: the twelfth is the last the budget
+    // takes, the thirteenth pauses the work and aborts the turn.
+    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::ToolsThenHang {
+        count: 13,
+    }]))
+    .await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok(
+        "send",
+        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
+    )
+    .await;
+    let lines = crate::opencode_room::settled(&kit, &p.room).await;
+    let said = &lines.iter().rfind(|(a, _, _)| *a == p.coder).unwrap().2;
+    assert!(
+        said.contains("budget: this task has used its twelve progress events")
+            && said.contains("the turn in flight was aborted"),
+        "{lines:#?}"
+    );
+    let accepted = records(&kit, &p, "ingress")
+        .into_iter()
+        .filter(|r| r["kind"] == "progress")
+        .map(|r| {
+            r["decision"]["decision"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(
+        accepted.iter().filter(|d| *d == "accepted").count(),
+        12,
+        "{accepted:?}"
+    );
+    assert_eq!(
+        accepted.last().map(String::as_str),
+        Some("refused"),
+        "{accepted:?}"
+    );
+    let journal = journal_text(&kit, &p);
+    assert!(journal.contains("\"abort\""), "{journal}");
+    // New work is paused: the next line starts nothing.
+    kit.ok("send", json!({"roomId": p.room.id, "text": "@Coder go on"}))
+        .await;
+    let lines = crate::opencode_room::settled(&kit, &p.room).await;
+    let said = &lines.iter().rfind(|(a, _, _)| *a == p.coder).unwrap().2;
+    assert!(said.contains("starts no work"), "{lines:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resource_bounds_the_deadline_aborts_the_turn_in_flight_and_pauses_new_work() {
+    let kit = Kit::with_config(|config| {
+        config.models = crate::opencode_room::bot_a_models();
+        config.opencode = OpenCodeRuntime::Fake(vec![FakeStep::Hang]);
+        // A deadline the hanging turn outlives.
+        config.opencode_budget.deadline_ms = 1_000;
+    })
+    .await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok(
+        "send",
+        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
+    )
+    .await;
+    let lines = crate::opencode_room::settled(&kit, &p.room).await;
+    let said = &lines.iter().rfind(|(a, _, _)| *a == p.coder).unwrap().2;
+    assert!(
+        said.contains("budget: this task passed its ten-minute deadline")
+            && said.contains("the turn in flight was aborted"),
+        "{lines:#?}"
+    );
+    let journal = journal_text(&kit, &p);
+    assert!(journal.contains("\"abort\""), "{journal}");
+    kit.ok("send", json!({"roomId": p.room.id, "text": "@Coder go on"}))
+        .await;
+    let lines = crate::opencode_room::settled(&kit, &p.room).await;
+    let said = &lines.iter().rfind(|(a, _, _)| *a == p.coder).unwrap().2;
+    assert!(said.contains("starts no work"), "{lines:#?}");
 }

@@ -62,7 +62,16 @@ pub enum Followed {
     TimedOut {
         limit_secs: u64,
     },
+    /// A reported step (a finished tool call) was refused by the budget;
+    /// nothing was aborted yet.
+    BudgetSpent {
+        reason: String,
+    },
 }
+
+/// What a finished step of the runtime costs: `Err` with the refusal's
+/// sentence once the budget has none left.
+pub type ProgressCharge<'a> = &'a mut (dyn FnMut() -> Result<(), String> + Send);
 
 /// The end of a turn that passed its time limit.
 pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
@@ -173,7 +182,7 @@ impl DriverSession {
         limit: Duration,
     ) -> TurnEnd {
         match self.submit(text).await {
-            Ok(submitted) => self.await_end(submitted, stop, limit).await,
+            Ok(submitted) => self.await_end(submitted, stop, limit, &mut || Ok(())).await,
             Err(end) => end,
         }
     }
@@ -216,8 +225,9 @@ impl DriverSession {
         submitted: Submitted,
         stop: &mut watch::Receiver<bool>,
         limit: Duration,
+        progress: ProgressCharge<'_>,
     ) -> TurnEnd {
-        match self.follow(submitted, stop, limit).await {
+        match self.follow(submitted, stop, limit, progress).await {
             Followed::End(end) => end,
             Followed::StopAsked => self.stop_observed().await,
             Followed::RequestAsked {
@@ -233,6 +243,10 @@ impl DriverSession {
                 let _ = self.client.abort(&self.session_id).await;
                 no_answer_within(limit_secs)
             }
+            Followed::BudgetSpent { reason } => {
+                let _ = self.stop_observed().await;
+                TurnEnd::Blocked { reason }
+            }
         }
     }
 
@@ -245,6 +259,7 @@ impl DriverSession {
         submitted: Submitted,
         stop: &mut watch::Receiver<bool>,
         limit: Duration,
+        progress: ProgressCharge<'_>,
     ) -> Followed {
         let Submitted { before, mut events } = submitted;
         let deadline = tokio::time::Instant::now() + limit;
@@ -266,6 +281,11 @@ impl DriverSession {
                     Some(event) => {
                         if let Some(asked) = self.asked_request(&event) {
                             return asked;
+                        }
+                        if self.is_step_done(&event)
+                            && let Err(reason) = progress()
+                        {
+                            return Followed::BudgetSpent { reason };
                         }
                         continue;
                     }
@@ -311,6 +331,19 @@ impl DriverSession {
                 });
             }
         }
+    }
+
+    /// Whether `event` reports a finished step of this session's turn (a
+    /// tool call completed or failed): the progress a budget charges.
+    fn is_step_done(&self, event: &Value) -> bool {
+        let part = &event["properties"]["part"];
+        event["type"] == "message.part.updated"
+            && part["sessionID"].as_str() == Some(self.session_id.as_str())
+            && part["type"] == "tool"
+            && matches!(
+                part["state"]["status"].as_str(),
+                Some("completed" | "error")
+            )
     }
 
     /// A permission or question for this session, which the policy never

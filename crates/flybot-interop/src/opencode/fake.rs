@@ -38,6 +38,8 @@ pub enum FakeStep {
     AskQuestion,
     /// Stays busy until aborted.
     Hang,
+    /// Reports `count` finished tool calls, then stays busy until aborted.
+    ToolsThenHang { count: u32 },
     /// Goes idle without any answer (idle is not completion).
     IdleWithoutAnswer,
     /// Answers an assistant message whose error is set.
@@ -217,6 +219,13 @@ impl FakeOpenCode {
         self.emit(json!({"type": "message.updated", "properties": {"sessionID": session}}));
     }
 
+    /// A finished tool call, as the pinned server reports one.
+    fn tool_done(&self, session: &str, tool: &str) {
+        let part = json!({"id": self.id("prt"), "sessionID": session, "type": "tool",
+            "tool": tool, "state": {"status": "completed"}});
+        self.emit(json!({"type": "message.part.updated", "properties": {"part": part}}));
+    }
+
     async fn play(&self, session: String, step: FakeStep) {
         self.set_busy(&session, true);
         tokio::time::sleep(std::time::Duration::from_millis(30)).await;
@@ -244,6 +253,7 @@ impl FakeOpenCode {
                         let _ = std::fs::create_dir_all(parent);
                     }
                     let _ = std::fs::write(&target, content);
+                    self.tool_done(&session, "write");
                 }
                 if let Some((program, args)) = command.split_first() {
                     let ran = tokio::process::Command::new(program)
@@ -255,6 +265,9 @@ impl FakeOpenCode {
                     if let Ok(ran) = ran {
                         output = String::from_utf8_lossy(&ran.stdout).into_owned();
                     }
+                }
+                if !command.is_empty() {
+                    self.tool_done(&session, "bash");
                 }
                 self.answer(&session, &format!("{text}\n{output}"), None);
             }
@@ -271,6 +284,15 @@ impl FakeOpenCode {
                 let id = self.id("que");
                 self.emit(json!({"type": "question.asked", "properties":
                     {"id": id, "sessionID": session, "questions": [{"question": "Which one?"}]}}));
+                return;
+            }
+            FakeStep::ToolsThenHang { count } => {
+                for _ in 0..count {
+                    self.tool_done(&session, "read");
+                }
+                if let Some(s) = lock(&self.inner).sessions.get_mut(&session) {
+                    s.hanging = true;
+                }
                 return;
             }
             FakeStep::Hang => {

@@ -25,7 +25,6 @@ use super::participant::{MemberTurn, TurnOutcome};
 use crate::rooms::Rounds;
 use card::{Card, card_by_id, card_for, card_is_open};
 use flybot_core::sync::lock;
-use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
 use flybot_interop::opencode::project_config::refuse_project_config;
@@ -113,6 +112,26 @@ fn seed_workspace(workspace: &std::path::Path, spec: &OpenCodeSpec) -> Result<Fi
     }
     refuse_project_config(workspace, "workspace")?;
     Ok(baseline)
+}
+
+/// The Bot's other open cards that have an execution journal: the
+/// contract's concurrent-task count, durable (the journals on disk and the
+/// board), so a restart or a dropped seat never frees a slot.
+fn cards_with_a_journal(
+    state: &TeamState,
+    home: &std::path::Path,
+    bot_id: &str,
+    card_id: &str,
+) -> usize {
+    let Ok(folders) = std::fs::read_dir(home.join("interop").join(bot_id)) else {
+        return 0;
+    };
+    folders
+        .filter_map(Result::ok)
+        .filter(|f| f.path().join("journal").is_dir())
+        .filter_map(|f| f.file_name().into_string().ok())
+        .filter(|id| id != card_id && card_is_open(state, id))
+        .count()
 }
 
 /// The OpenCode members' seats, by (room, Bot, card).
@@ -232,10 +251,9 @@ impl OpenCodeSeats {
         if let Some(seat) = lock(&self.seats).get(&key) {
             return Ok(seat.clone());
         }
-        let busy = lock(&self.seats)
-            .keys()
-            .filter(|(_, bot, _)| *bot == turn.bot_id)
-            .count();
+        let busy = rounds
+            .team
+            .read(|state| cards_with_a_journal(state, &rounds.config.home, &turn.bot_id, &card.id));
         if busy >= CONCURRENT_CARDS {
             return Err(failed(
                 FailureCode::Budget,
@@ -280,7 +298,7 @@ impl OpenCodeSeats {
         let check = check_doc_against(&doc, &runtime.pin);
         let journal = Journal::open_dir(
             &root.join("journal"),
-            PROPOSED,
+            rounds.config.opencode_budget,
             flybot_store::system_now_ms(),
         )
         .map_err(|e| start(format!("its journal: {e}")))?;

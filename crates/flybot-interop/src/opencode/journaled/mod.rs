@@ -12,12 +12,13 @@
 //! restart, a seat re-opened) resumes from it: its ids, its open question
 //! and its one session come from the journal, never from zero.
 
+mod follow;
 mod stop;
 
 pub use stop::CancelStand;
 
 use super::client::{self, OpenCodeClient};
-use super::driver::{DriverSession, Followed, TurnEnd, no_answer_within};
+use super::driver::{DriverSession, TurnEnd};
 use super::pin::{Capability, DocCheck};
 use crate::cancel::TurnKey;
 use crate::envelope::rules::input_digest;
@@ -364,23 +365,10 @@ impl JournaledTask {
             return blocked(e.to_string());
         }
         let end = match submitted {
-            Ok(submitted) => match session.follow(submitted, stop, limit).await {
-                Followed::End(end) => end,
-                Followed::StopAsked => self.stop(&session).await,
-                Followed::RequestAsked {
-                    permission,
-                    request_id,
-                    question,
-                } => {
-                    self.refuse(&session, &turn, &request_id, question).await;
-                    TurnEnd::Refused { permission }
-                }
-                Followed::TimedOut { limit_secs } => {
-                    // The turn's end is the limit whatever the abort did.
-                    self.abort(&session).await;
-                    no_answer_within(limit_secs)
-                }
-            },
+            Ok(submitted) => {
+                self.follow_to_end(&session, submitted, stop, limit, &record.event_id, &turn)
+                    .await
+            }
             Err(end) => end,
         };
         self.session = Some(session);
