@@ -266,6 +266,17 @@ async fn refused_turn(
     (end, ordered, exec.cancel.generation)
 }
 
+/// The submit, with the messageID OpenCode gave the prompt (the fake's
+/// second id: the session was its first).
+fn submitted() -> (SendOperation, Option<SendObservation>) {
+    (
+        SendOperation::SubmitTurn,
+        Some(SendObservation::Accepted {
+            remote_ref: Some("msg_000002".to_owned()),
+        }),
+    )
+}
+
 fn accepted(operation: SendOperation) -> (SendOperation, Option<SendObservation>) {
     (
         operation,
@@ -301,7 +312,7 @@ async fn capability_failure_an_unexpected_permission_journals_the_deny_and_the_a
     assert_eq!(
         sends[1..],
         [
-            accepted(SendOperation::SubmitTurn),
+            submitted(),
             accepted(SendOperation::DenyRequest),
             accepted(SendOperation::Abort),
         ]
@@ -321,7 +332,7 @@ async fn capability_failure_an_unexpected_question_journals_the_deny_and_the_abo
     assert_eq!(
         sends[1..],
         [
-            accepted(SendOperation::SubmitTurn),
+            submitted(),
             accepted(SendOperation::DenyRequest),
             accepted(SendOperation::Abort),
         ]

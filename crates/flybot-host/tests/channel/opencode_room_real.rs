@@ -94,6 +94,10 @@ async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
         Vec::<String>::new(),
         "the real OpenCode made no outbound call"
     );
+    // The real server's messageID of each prompt is recorded with its submit.
+    let ids = crate::opencode_room::submitted_message_ids(&kit, &p);
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(ids.iter().all(|id| id.starts_with("msg_")), "{ids:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

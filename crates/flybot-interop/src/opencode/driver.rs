@@ -84,6 +84,8 @@ pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
 /// and the event stream opened before the prompt.
 pub struct Submitted {
     before: BTreeSet<String>,
+    /// The user messages the history held before the prompt.
+    before_users: BTreeSet<String>,
     events: Option<tokio::sync::mpsc::Receiver<Value>>,
 }
 
@@ -98,6 +100,14 @@ fn assistant_ids(history: &[Value]) -> BTreeSet<String> {
     history
         .iter()
         .filter(|m| m["info"]["role"] == "assistant")
+        .filter_map(|m| m["info"]["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn ids_of_role(history: &[Value], role: &str) -> BTreeSet<String> {
+    history
+        .iter()
+        .filter(|m| m["info"]["role"] == role)
         .filter_map(|m| m["info"]["id"].as_str().map(str::to_owned))
         .collect()
 }
@@ -196,8 +206,8 @@ impl DriverSession {
                 return Err(TurnEnd::Blocked { reason });
             }
         }
-        let before = match self.client.messages(&self.session_id).await {
-            Ok(history) => assistant_ids(&history),
+        let (before, before_users) = match self.client.messages(&self.session_id).await {
+            Ok(history) => (assistant_ids(&history), ids_of_role(&history, "user")),
             Err(e) => {
                 return Err(TurnEnd::Uncertain {
                     detail: e.to_string(),
@@ -215,7 +225,33 @@ impl DriverSession {
                 detail: e.to_string(),
             });
         }
-        Ok(Submitted { before, events })
+        Ok(Submitted {
+            before,
+            before_users,
+            events,
+        })
+    }
+
+    /// OpenCode's `messageID` of the prompt just submitted: the user
+    /// message the history shows that it did not before (a candidate
+    /// correlation for reconciliation, not an idempotency key); `None` when
+    /// the history does not show it within a few polls.
+    pub async fn submitted_message(&self, submitted: &Submitted) -> Option<String> {
+        for _ in 0..5 {
+            if let Ok(history) = self.client.messages(&self.session_id).await {
+                let new = history.iter().rev().find(|m| {
+                    m["info"]["role"] == "user"
+                        && m["info"]["id"]
+                            .as_str()
+                            .is_some_and(|id| !submitted.before_users.contains(id))
+                });
+                if let Some(id) = new.and_then(|m| m["info"]["id"].as_str()) {
+                    return Some(id.to_owned());
+                }
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        None
     }
 
     /// Follows a submitted turn to its end; a stop, an unexpected request
@@ -261,7 +297,9 @@ impl DriverSession {
         limit: Duration,
         progress: ProgressCharge<'_>,
     ) -> Followed {
-        let Submitted { before, mut events } = submitted;
+        let Submitted {
+            before, mut events, ..
+        } = submitted;
         let deadline = tokio::time::Instant::now() + limit;
         let mut idle_polls = 0;
         // A stop sender that is gone can never stop this turn.

@@ -353,6 +353,13 @@ async fn prompt(
     let step = step.unwrap_or(FakeStep::Reply {
         text: "(the fake's script is over)".to_owned(),
     });
+    // The person's side of the turn, as the pinned server keeps it.
+    let id = fake.id("msg");
+    let message = json!({"info": {"id": id, "sessionID": session, "role": "user",
+        "time": {"created": now_ms()}}, "parts": [{"type": "text", "text": text}]});
+    if let Some(s) = lock(&fake.inner).sessions.get_mut(&session) {
+        s.messages.push(message);
+    }
     tokio::spawn(async move { fake.play(session, step).await });
     axum::http::StatusCode::NO_CONTENT
 }

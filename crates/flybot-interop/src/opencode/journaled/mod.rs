@@ -354,8 +354,15 @@ impl JournaledTask {
             Err(e) => return blocked(e.to_string()),
         };
         let submitted = session.submit(text).await;
+        let message_id = match &submitted {
+            Ok(submitted) => session.submitted_message(submitted).await,
+            Err(_) => None,
+        };
         let observed = match &submitted {
-            Ok(_) => SendObservation::Accepted { remote_ref: None },
+            // OpenCode's messageID of the prompt, recorded with the submit.
+            Ok(_) => SendObservation::Accepted {
+                remote_ref: message_id,
+            },
             Err(TurnEnd::Uncertain { .. }) => SendObservation::Lost,
             Err(other) => SendObservation::Refused {
                 reason: format!("{other:?}"),
