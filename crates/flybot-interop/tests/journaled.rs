@@ -449,6 +449,42 @@ async fn delivery_and_crash_a_session_whose_creation_is_unknown_is_not_created_t
     );
 }
 
+#[tokio::test]
+async fn delivery_and_crash_a_reserved_turn_without_a_send_intent_is_uncertain_not_stuck() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        // The request is enrolled and its turn reserved; the host stops
+        // before any send intent (here: no session capability).
+        let gaps = FakeGaps {
+            without: vec![flybot_interop::opencode::Capability::Session],
+            ..FakeGaps::default()
+        };
+        let (_fake, client, check) = serve(vec![], gaps).await;
+        let mut task = bind_over(dir.path(), &client, &check);
+        let end = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
+        assert!(matches!(end, TurnEnd::Blocked { .. }), "{end:?}");
+    }
+    let (fake, client, check) = serve(vec![reply("DONE.")], FakeGaps::default()).await;
+    let mut task = bind_over(dir.path(), &client, &check);
+    assert_eq!(
+        task.journal().state().reserved_without_intent("task-1"),
+        Some("t1".to_owned())
+    );
+    let end = task
+        .turn("Fix slugify, please", &mut no_stop(), LIMIT)
+        .await;
+    assert!(
+        matches!(&end, TurnEnd::Uncertain { detail } if detail.contains("no submission was recorded")),
+        "{end:?}"
+    );
+    assert!(matches!(
+        task.last_observation(),
+        Some(Observation::Uncertain { .. })
+    ));
+    assert!(fake.prompts().is_empty(), "nothing was submitted blindly");
+    assert!(fake.sessions().is_empty());
+}
+
 // The session the journal names is gone from the runtime (a new process
 // without it): the turn is uncertain, and no session replaces it.
 #[tokio::test]

@@ -298,29 +298,8 @@ impl JournaledTask {
         limit: Duration,
     ) -> TurnEnd {
         self.last_observation = None;
-        if self.session.is_none() && self.journal.session_creation_unresolved(&self.task_id) {
-            // #198, delivery and crash: the runtime may hold a session the
-            // journal never saw created; another one is not created
-            // silently, and the line opens no turn (no budget is spent on
-            // work that cannot start).
-            let raw_status = self
-                .journal
-                .task(&self.task_id)
-                .and_then(|t| t.cancel.recovery.as_ref())
-                .map_or_else(
-                    || "no outcome recorded".to_owned(),
-                    |r| r.raw_status.clone(),
-                );
-            self.last_observation = Some(Observation::Uncertain {
-                raw_status: raw_status.clone(),
-            });
-            return TurnEnd::Uncertain {
-                detail: format!(
-                    "the creation of this task's OpenCode session has no known outcome \
-                     ({raw_status}), after a restart or a lost connection; a person must \
-                     decide before another session is created"
-                ),
-            };
+        if let Some(end) = self.uncertain_before_work() {
+            return end;
         }
         let envelope = self.inbound(text);
         let digest = turn_content_digest(&envelope);
@@ -380,6 +359,49 @@ impl JournaledTask {
         };
         self.session = Some(session);
         self.outbound(record.event_id, turn, end)
+    }
+
+    /// A turn that may have run with no known outcome leaves the task
+    /// uncertain: no work is dispatched until a person decides (#198,
+    /// delivery and crash). `Some` is the turn's end.
+    fn uncertain_before_work(&mut self) -> Option<TurnEnd> {
+        if self.session.is_none() && self.journal.session_creation_unresolved(&self.task_id) {
+            // #198, delivery and crash: the runtime may hold a session the
+            // journal never saw created; another one is not created
+            // silently, and the line opens no turn (no budget is spent on
+            // work that cannot start).
+            let raw_status = self
+                .journal
+                .task(&self.task_id)
+                .and_then(|t| t.cancel.recovery.as_ref())
+                .map_or_else(
+                    || "no outcome recorded".to_owned(),
+                    |r| r.raw_status.clone(),
+                );
+            self.last_observation = Some(Observation::Uncertain {
+                raw_status: raw_status.clone(),
+            });
+            return Some(TurnEnd::Uncertain {
+                detail: format!(
+                    "the creation of this task's OpenCode session has no known outcome \
+                     ({raw_status}), after a restart or a lost connection; a person must \
+                     decide before another session is created"
+                ),
+            });
+        }
+        if let Some(turn_id) = self.journal.state().reserved_without_intent(&self.task_id) {
+            // #198, delivery and crash: a reserved turn with no send intent
+            // may or may not have run; nothing is dispatched until a person
+            // decides, and the line opens no other turn.
+            let raw_status = format!("turn {turn_id} was reserved but no submission was recorded");
+            self.last_observation = Some(Observation::Uncertain {
+                raw_status: raw_status.clone(),
+            });
+            return Some(TurnEnd::Uncertain {
+                detail: format!("{raw_status}; a person must decide before more work starts"),
+            });
+        }
+        None
     }
 
     /// The task's one session: created once, its intent and its id
