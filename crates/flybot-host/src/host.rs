@@ -38,6 +38,8 @@ pub struct HostConfig {
     /// one found through `$FLYBOT_OPENCODE` or `.tools/opencode` under the
     /// current folder.
     pub opencode: crate::rooms::opencode::launcher::OpenCodeRuntime,
+    /// Each OpenCode card's budget (the contract's proposed limits).
+    pub opencode_budget: flybot_interop::budgets::BudgetLimits,
     /// `checkRatio`: the steward's check line as a share of the usable
     /// window (0.45 when unset, #796).
     pub check_ratio: Option<f64>,
@@ -66,6 +68,7 @@ impl HostConfig {
             opencode: crate::rooms::opencode::launcher::OpenCodeRuntime::located(
                 &std::env::current_dir().into_iter().collect::<Vec<_>>(),
             ),
+            opencode_budget: flybot_interop::budgets::PROPOSED,
             check_ratio: None,
             compact_deadline_ms: flybot_core::context::COMPACT_DEADLINE_MS,
             automation_tasks: true,

@@ -16,6 +16,7 @@ pub mod opencode;
 pub mod pilot;
 pub mod project;
 pub mod projection;
+pub mod sandbox;
 pub mod subprocess;
 
 pub use canonical::{canonical_bytes, canonical_json_bytes};

@@ -155,7 +155,9 @@ pub struct TestRun {
 }
 
 /// Runs `command` in `folder`: never through a shell, its own process
-/// group, only `PATH` from the host's environment, a limit.
+/// group, only `PATH` from the host's environment, a limit, and inside the
+/// network sandbox with no TCP connection at all (the verifier runs a
+/// peer's edited code).
 pub async fn run_tests_with(folder: &Path, command: &[String]) -> std::io::Result<TestRun> {
     let Some((program, args)) = command.split_first() else {
         return Err(std::io::Error::other("the test command is empty"));
@@ -176,7 +178,7 @@ pub async fn run_tests_with(folder: &Path, command: &[String]) -> std::io::Resul
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let child = child.spawn()?;
+    let child = crate::sandbox::spawn(child, &crate::sandbox::NetworkPolicy::offline()).await?;
     let _group = ProcessGroup::new(child.id());
     let output = tokio::time::timeout(TEST_LIMIT, child.wait_with_output())
         .await

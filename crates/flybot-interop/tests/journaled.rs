@@ -266,6 +266,17 @@ async fn refused_turn(
     (end, ordered, exec.cancel.generation)
 }
 
+/// The submit, with the messageID OpenCode gave the prompt (the fake's
+/// second id: the session was its first).
+fn submitted() -> (SendOperation, Option<SendObservation>) {
+    (
+        SendOperation::SubmitTurn,
+        Some(SendObservation::Accepted {
+            remote_ref: Some("msg_000002".to_owned()),
+        }),
+    )
+}
+
 fn accepted(operation: SendOperation) -> (SendOperation, Option<SendObservation>) {
     (
         operation,
@@ -301,7 +312,7 @@ async fn capability_failure_an_unexpected_permission_journals_the_deny_and_the_a
     assert_eq!(
         sends[1..],
         [
-            accepted(SendOperation::SubmitTurn),
+            submitted(),
             accepted(SendOperation::DenyRequest),
             accepted(SendOperation::Abort),
         ]
@@ -321,7 +332,7 @@ async fn capability_failure_an_unexpected_question_journals_the_deny_and_the_abo
     assert_eq!(
         sends[1..],
         [
-            accepted(SendOperation::SubmitTurn),
+            submitted(),
             accepted(SendOperation::DenyRequest),
             accepted(SendOperation::Abort),
         ]
@@ -436,6 +447,42 @@ async fn delivery_and_crash_a_session_whose_creation_is_unknown_is_not_created_t
         vec![None],
         "the one intent, still without an outcome"
     );
+}
+
+#[tokio::test]
+async fn delivery_and_crash_a_reserved_turn_without_a_send_intent_is_uncertain_not_stuck() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        // The request is enrolled and its turn reserved; the host stops
+        // before any send intent (here: no session capability).
+        let gaps = FakeGaps {
+            without: vec![flybot_interop::opencode::Capability::Session],
+            ..FakeGaps::default()
+        };
+        let (_fake, client, check) = serve(vec![], gaps).await;
+        let mut task = bind_over(dir.path(), &client, &check);
+        let end = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
+        assert!(matches!(end, TurnEnd::Blocked { .. }), "{end:?}");
+    }
+    let (fake, client, check) = serve(vec![reply("DONE.")], FakeGaps::default()).await;
+    let mut task = bind_over(dir.path(), &client, &check);
+    assert_eq!(
+        task.journal().state().reserved_without_intent("task-1"),
+        Some("t1".to_owned())
+    );
+    let end = task
+        .turn("Fix slugify, please", &mut no_stop(), LIMIT)
+        .await;
+    assert!(
+        matches!(&end, TurnEnd::Uncertain { detail } if detail.contains("no submission was recorded")),
+        "{end:?}"
+    );
+    assert!(matches!(
+        task.last_observation(),
+        Some(Observation::Uncertain { .. })
+    ));
+    assert!(fake.prompts().is_empty(), "nothing was submitted blindly");
+    assert!(fake.sessions().is_empty());
 }
 
 // The session the journal names is gone from the runtime (a new process

@@ -142,7 +142,7 @@ async fn stop_and_late_result_abort_is_observed_from_the_runtime_before_stopped(
     let end = task.turn("go", &mut stopped, LIMIT).await;
     assert_eq!(end, TurnEnd::Stopped { observed: true });
     drop(stopper.await);
-    assert_eq!(client.status(&task.session_id).await.unwrap(), "idle");
+    assert!(client.status(&task.session_id).await.unwrap().is_idle());
 }
 
 #[tokio::test]
@@ -161,6 +161,40 @@ async fn stop_and_late_result_an_abort_the_runtime_does_not_confirm_stays_reques
         TurnEnd::Stopped { observed: false },
         "HTTP success alone is not proof"
     );
+}
+
+#[tokio::test]
+async fn stop_and_late_result_a_session_the_runtime_forgot_is_not_idle_so_not_observed() {
+    let gaps = FakeGaps {
+        forget_session_on_abort: true,
+        ..FakeGaps::default()
+    };
+    let (_fake, client, pin) = start(vec![FakeStep::Hang], gaps).await;
+    let task = session(&client, &pin, "task-1").await;
+    let (stop, mut stopped) = watch::channel(false);
+    stop.send_replace(true);
+    let end = task.turn("go", &mut stopped, LIMIT).await;
+    assert_eq!(end, TurnEnd::Stopped { observed: false });
+    let status = client.status(&task.session_id).await;
+    assert!(
+        status.is_err(),
+        "a missing session is no status: {status:?}"
+    );
+}
+
+#[tokio::test]
+async fn stop_and_late_result_a_status_of_unknown_shape_is_not_idle_so_not_observed() {
+    let gaps = FakeGaps {
+        status_of_unknown_shape: true,
+        ..FakeGaps::default()
+    };
+    let (_fake, client, pin) = start(vec![FakeStep::Hang], gaps).await;
+    let task = session(&client, &pin, "task-1").await;
+    let (stop, mut stopped) = watch::channel(false);
+    stop.send_replace(true);
+    let end = task.turn("go", &mut stopped, LIMIT).await;
+    assert_eq!(end, TurnEnd::Stopped { observed: false });
+    assert!(client.status(&task.session_id).await.is_err());
 }
 
 #[tokio::test]
@@ -187,12 +221,27 @@ async fn completion_evidence_idle_without_an_answer_or_an_errored_answer_is_not_
 async fn capability_failure_a_document_that_is_not_the_pinned_one_blocks_visibly() {
     let (fake, client, _pin) = start(vec![reply("x")], FakeGaps::default()).await;
     let check = check_doc_against(&client.doc().await.unwrap(), &"0".repeat(64));
-    assert!(!check.pinned);
+    assert!(!check.expected && !check.pinned);
     let blocked = DriverSession::open(client.clone(), check, "task-1").await;
     assert!(
         matches!(&blocked, Err(TurnEnd::Blocked { reason }) if reason.contains("not the pinned"))
     );
     assert!(fake.sessions().is_empty(), "no silent fallback");
+}
+
+#[tokio::test]
+async fn capability_failure_the_fakes_own_document_runs_but_is_never_the_pinned_one() {
+    let (_fake, client, pin) = start(vec![reply("x")], FakeGaps::default()).await;
+    let check = check_doc_against(&client.doc().await.unwrap(), &pin);
+    assert!(
+        check.expected,
+        "the fake serves the document it was started with"
+    );
+    assert!(!check.pinned, "a fake never passes for the pinned OpenCode");
+    assert_ne!(
+        check.digest,
+        flybot_interop::opencode::pin::PINNED_DOC_SHA256.trim()
+    );
 }
 
 #[tokio::test]

@@ -8,7 +8,6 @@ use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::RoomLine;
 #[cfg(feature = "fake-runtime")]
 use flybot_interop::opencode::config::ModelEndpoint;
-use flybot_interop::opencode::pin::PINNED_DOC_SHA256;
 use flybot_interop::opencode::{OpenCodeClient, TurnEnd, check_doc_against};
 use flybot_interop::pilot::fixture;
 use flybot_interop::pilot::report::{EvidenceLevel, PilotReport, skipped_boundaries};
@@ -224,8 +223,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let check = check_doc_against(&doc, &runtime.started.pin);
     // `pinned`: the runtime serves the pinned OpenCode's own document (the
     // fake's matches only the fake's own digest, which is not the pin).
-    let pinned = check.digest == PINNED_DOC_SHA256.trim();
-    let schema = json!({"sha256": check.digest, "pinned": pinned,
+    let schema = json!({"sha256": check.digest, "pinned": check.pinned,
         "missing": check.missing.iter().map(|c| c.name()).collect::<Vec<_>>()});
     let (cast, statuses) = super::cast::set_up(&config, &probe).await?;
     let member = super::cast::bind_member(&config, &runtime, &client, &check, &cast)?;
@@ -257,6 +255,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         evidence: checked.evidence,
         verification: checked.verification,
         room: walk.lines.iter().map(|l| line_view(l, &names)).collect(),
+        isolation: flybot_interop::pilot::report::isolation(runtime.started.sandbox.as_deref()),
         skipped_boundaries: skipped_boundaries(runtime.level),
         wall_ms: started.elapsed().as_millis() as u64,
     };
@@ -289,6 +288,7 @@ async fn raw_status(
             json!({"inboxCursor": task.journal().inbox_cursor(),
                 "sends": task.journal().state().sends.len(),
                 "turnsSubmitted": exec.map(|t| t.budget.turns_submitted),
+                "progressEvents": exec.map(|t| t.budget.progress_events),
                 "resultEvent": exec.and_then(|t| t.result_event.clone())}),
         )
     };

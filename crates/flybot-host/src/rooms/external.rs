@@ -89,6 +89,7 @@ impl ExternalSeats {
                 store.read(|state| {
                     seats.supervisor.retain(|key| seat_is_live(state, key));
                     seats.opencode.retain(state, runs_on_opencode);
+                    seats.opencode.settle_cancelled(state);
                 });
             }
         });

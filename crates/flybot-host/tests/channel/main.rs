@@ -15,6 +15,8 @@ mod external_members;
 mod live_stream;
 mod memory;
 mod model_client;
+mod opencode_cancel;
+mod opencode_isolation;
 mod opencode_room;
 mod opencode_room_bounds;
 mod opencode_room_real;

@@ -41,6 +41,27 @@ pub(crate) fn journal_text(kit: &Kit, p: &Pilot) -> String {
     std::fs::read_to_string(seat_folder(kit, p).join("journal/journal.jsonl")).unwrap()
 }
 
+/// OpenCode's messageIDs recorded with the card's turn submissions.
+pub(crate) fn submitted_message_ids(kit: &Kit, p: &Pilot) -> Vec<String> {
+    let records: Vec<Value> = journal_text(kit, p)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let submits: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "send-intent" && r["operation"] == "submit-turn")
+        .collect();
+    submits
+        .iter()
+        .filter_map(|intent| {
+            records
+                .iter()
+                .find(|r| r["type"] == "send-outcome" && r["sendId"] == intent["sendId"])
+        })
+        .filter_map(|outcome| outcome["observed"]["remoteRef"].as_str().map(str::to_owned))
+        .collect()
+}
+
 /// The card's evidence record.
 pub(crate) fn evidence_record(kit: &Kit, p: &Pilot) -> Value {
     serde_json::from_slice(&std::fs::read(seat_folder(kit, p).join("evidence.json")).unwrap())
@@ -256,6 +277,11 @@ async fn complete_collaboration_a_running_host_walks_the_pilot_with_send_and_mes
             .starts_with("@Coder Transliterate"),
         "{ready}"
     );
+    // OpenCode's messageID of each prompt is recorded with its submit.
+    let ids = submitted_message_ids(&kit, &p);
+    assert_eq!(ids.len(), 2, "{}", journal_text(&kit, &p));
+    assert!(ids.iter().all(|id| id.starts_with("msg")), "{ids:?}");
+    assert_ne!(ids[0], ids[1]);
     let accepted = kit.ok("task-accept-result", json!({"id": p.task})).await;
     assert_eq!(accepted["task"]["status"], "accepted");
     // The finished card's seat (its OpenCode, its session) is let go.

@@ -240,6 +240,58 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn resource_bounds_the_two_card_limit_is_durable_across_dropped_seats() {
+    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
+        text: "On it.".into(),
+    }]))
+    .await;
+    let coder = kit
+        .ok(
+            "create-bot",
+            json!({"name": "Coder", "external": {"driver": "opencode"}}),
+        )
+        .await;
+    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let mut said = Vec::new();
+    let mut cards = Vec::new();
+    let mut rooms = Vec::new();
+    for n in 0..3 {
+        if n == 2 {
+            // The seats go as with a host restart: no process, no
+            // in-memory count; the two cards' journals stay.
+            kit.host.externals().opencode().stop_all();
+        }
+        let room = kit
+            .room_from(json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}))
+            .await;
+        let task = kit
+            .card_from(json!({"botId": coder, "roomId": room.id, "title": format!("Card {n}")}))
+            .await;
+        for endpoint in ["task-accept", "task-start"] {
+            kit.ok(endpoint, json!({"id": task})).await;
+        }
+        kit.ok("send", json!({"roomId": room.id, "text": "@Coder go"}))
+            .await;
+        let lines = settled(&kit, &room).await;
+        let last = lines
+            .iter()
+            .rfind(|(a, kind, _)| *a == coder && kind != "claim");
+        said.push(last.unwrap_or_else(|| panic!("{lines:#?}")).2.clone());
+        cards.push(task);
+        rooms.push(room);
+    }
+    assert_eq!(said[..2], ["On it.", "On it."]);
+    assert!(said[2].starts_with("I already work 2 cards"), "{said:?}");
+    // A finished card frees its slot: the third card is worked then.
+    kit.ok("task-cancel", json!({"id": cards[0]})).await;
+    kit.ok("send", json!({"roomId": rooms[2].id, "text": "@Coder go"}))
+        .await;
+    let lines = settled(&kit, &rooms[2]).await;
+    let last = lines.iter().rfind(|(a, _, _)| *a == coder).unwrap();
+    assert_eq!(last.2, "On it.", "{lines:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stays_working() {
     let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
         files: vec![(

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The pinned OpenCode the README's setup installed, if any.
-fn installed_opencode() -> Option<PathBuf> {
+pub(crate) fn installed_opencode() -> Option<PathBuf> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let binary = repo.join(README_PATH);
     binary.exists().then_some(binary)
@@ -27,7 +27,12 @@ fn installed_opencode() -> Option<PathBuf> {
 /// A host with Bot A on the mock and the model `coder` on a loopback
 /// provider serving Bot B's scenario, running the real OpenCode `binary`.
 async fn real_host(binary: PathBuf) -> (Kit, MockServer) {
-    let coder_mock = MockServer::start(&flybot_host::pilot::real::opencode_scenario());
+    real_host_on(binary, &flybot_host::pilot::real::opencode_scenario()).await
+}
+
+/// `real_host`, the model `coder` serving `coder_scenario`.
+pub(crate) async fn real_host_on(binary: PathBuf, coder_scenario: &str) -> (Kit, MockServer) {
+    let coder_mock = MockServer::start(coder_scenario);
     let mut models = ModelsConfig::default();
     models.providers.insert(
         "coder-mock".into(),
@@ -89,6 +94,10 @@ async fn level2_a_running_host_walks_the_pilot_on_the_real_pinned_opencode() {
         Vec::<String>::new(),
         "the real OpenCode made no outbound call"
     );
+    // The real server's messageID of each prompt is recorded with its submit.
+    let ids = crate::opencode_room::submitted_message_ids(&kit, &p);
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(ids.iter().all(|id| id.starts_with("msg_")), "{ids:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -44,8 +44,40 @@ fn check_collaboration(run: &PilotRun) {
         // saw no outbound call at all.
         assert_eq!(network["egressAttempts"], json!([]), "{network}");
     }
+    // The report names the isolation that held Bot B and what proved it.
+    let isolation = &report.isolation;
+    let child = isolation["child"].as_str().unwrap();
+    if report.evidence_level_number == 1 {
+        assert!(child.starts_with("none: the scripted fake"), "{isolation}");
+    } else {
+        assert!(
+            child.starts_with("Landlock ABI ") && child.contains("TCP connect to port"),
+            "{isolation}"
+        );
+    }
+    assert!(
+        isolation["verifier"]
+            .as_str()
+            .unwrap()
+            .contains(": no TCP connection"),
+        "{isolation}"
+    );
+    let proof = &isolation["proofOnThisMachine"];
+    assert_eq!(proof["forbiddenPort"], "permission denied", "{isolation}");
+    assert_eq!(proof["allowedPortReached"], true, "{isolation}");
+    assert!(isolation["checks"].as_array().unwrap().len() >= 3);
     let journal = &report.raw_status["journal"];
-    assert_eq!(journal["inboxCursor"], 4, "{journal}");
+    // Bot B's finished tool calls (the write, the test run) are charged as
+    // progress events through the same inbox: both on the fake; on the real
+    // server the event stream is only a notification source (a run showed
+    // one of the two), so no more than two.
+    let progress = journal["progressEvents"].as_u64().unwrap();
+    if report.evidence_level_number == 1 {
+        assert_eq!(progress, 2, "{journal}");
+    } else {
+        assert!(progress <= 2, "{journal}");
+    }
+    assert_eq!(journal["inboxCursor"], 4 + progress, "{journal}");
     assert_eq!(journal["sends"], 3, "{journal}");
     assert_eq!(journal["turnsSubmitted"], 2, "{journal}");
     assert!(journal["resultEvent"].is_string(), "{journal}");

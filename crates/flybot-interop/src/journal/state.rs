@@ -198,6 +198,19 @@ impl JournalState {
         }
     }
 
+    /// The task's reserved turn that no send intent names: a crash (or a
+    /// refusal) between the reservation and the submit. Nothing shows
+    /// whether it ran, so the task is uncertain, never silently stuck.
+    pub fn reserved_without_intent(&self, task_id: &str) -> Option<String> {
+        let turn_id = self.tasks.get(task_id)?.budget.in_flight.clone()?;
+        let sent = self.sends.values().any(|s| {
+            s.task_id == task_id
+                && s.operation == SendOperation::SubmitTurn
+                && s.turn.as_ref().is_some_and(|t| t.turn_id == turn_id)
+        });
+        (!sent).then_some(turn_id)
+    }
+
     fn apply_ingress(&mut self, ingress: &IngressRecord) {
         self.journaled_cursor = self.journaled_cursor.max(ingress.cursor);
         let sender = ingress.context.sender_bot.clone();

@@ -22,6 +22,23 @@ pub enum ClientError {
 
 pub type Result<T> = std::result::Result<T, ClientError>;
 
+/// A session's status as the runtime reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionStatus {
+    /// Not working; `raw` is what the runtime showed, for the journal.
+    Idle {
+        raw: String,
+    },
+    Busy,
+    Retry,
+}
+
+impl SessionStatus {
+    pub fn is_idle(&self) -> bool {
+        matches!(self, SessionStatus::Idle { .. })
+    }
+}
+
 /// A connection to one `opencode serve`.
 #[derive(Clone)]
 pub struct OpenCodeClient {
@@ -154,19 +171,45 @@ impl OpenCodeClient {
         .map(|_| ())
     }
 
-    /// `GET /session/status`: the session's status type (`idle` when the
-    /// server does not list it).
-    pub async fn status(&self, session: &str) -> Result<String> {
+    /// `GET /session/status` (and, when the session is not listed, `GET
+    /// /session/{id}`): what the runtime reports for `session`. The pinned
+    /// 1.18.33 lists only sessions at work, so an unlisted session is idle
+    /// only when the server shows it exists; a session it does not know, or
+    /// a status it does not document, is an error, never `idle`.
+    pub async fn status(&self, session: &str) -> Result<SessionStatus> {
         let statuses: Value = self
             .get("status", "/session/status")
             .await?
             .json()
             .await
             .map_err(|_| ClientError::Shape("status"))?;
-        Ok(statuses[session]["type"]
-            .as_str()
-            .unwrap_or("idle")
-            .to_owned())
+        let Some(statuses) = statuses.as_object() else {
+            return Err(ClientError::Shape("status"));
+        };
+        if let Some(entry) = statuses.get(session) {
+            return match entry["type"].as_str() {
+                Some("idle") => Ok(SessionStatus::Idle {
+                    raw: entry.to_string(),
+                }),
+                Some("busy") => Ok(SessionStatus::Busy),
+                Some("retry") => Ok(SessionStatus::Retry),
+                _ => Err(ClientError::Shape("status")),
+            };
+        }
+        let known: Value = self
+            .get("session", &format!("/session/{session}"))
+            .await?
+            .json()
+            .await
+            .map_err(|_| ClientError::Shape("session"))?;
+        if known["id"].as_str() != Some(session) {
+            return Err(ClientError::Shape("session"));
+        }
+        Ok(SessionStatus::Idle {
+            raw: format!(
+                "{session} not listed in /session/status; GET /session/{session} shows it"
+            ),
+        })
     }
 
     /// `GET /session/{id}/message`: the session's history.

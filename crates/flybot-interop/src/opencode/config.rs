@@ -14,6 +14,26 @@ pub struct ModelEndpoint {
     pub model: String,
 }
 
+impl ModelEndpoint {
+    /// The port of a loopback `http://` endpoint: the one TCP port the
+    /// sandbox lets the child reach. Another host is refused, since the
+    /// sandbox's rules name ports, not addresses, and a key-free loopback
+    /// model is what keeps the cost at zero.
+    pub fn loopback_port(&self) -> Result<u16, String> {
+        let refused = || {
+            format!(
+                "the model endpoint {} is not an http:// address on this machine (127.0.0.1, localhost or [::1]), and OpenCode reaches only a loopback model",
+                self.base_url
+            )
+        };
+        if !super::client::is_loopback(&self.base_url) {
+            return Err(refused());
+        }
+        let url = reqwest::Url::parse(&self.base_url).map_err(|_| refused())?;
+        url.port_or_known_default().ok_or_else(refused)
+    }
+}
+
 /// The provider id the generated configuration uses.
 pub const PROVIDER_ID: &str = "flybot";
 
@@ -50,4 +70,34 @@ pub fn generated_config(model: &ModelEndpoint, test_command: &str) -> Value {
             "skill": "deny"
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoint(base_url: &str) -> ModelEndpoint {
+        ModelEndpoint {
+            base_url: base_url.to_owned(),
+            model: "m".to_owned(),
+        }
+    }
+
+    #[test]
+    fn only_a_loopback_model_gives_the_sandbox_its_port() {
+        assert_eq!(
+            endpoint("http://127.0.0.1:8080/v1").loopback_port(),
+            Ok(8080)
+        );
+        assert_eq!(endpoint("http://localhost/v1").loopback_port(), Ok(80));
+        assert_eq!(endpoint("http://[::1]:7/v1").loopback_port(), Ok(7));
+        for remote in [
+            "https://api.example.com/v1",
+            "http://10.0.0.1:8080/v1",
+            "http://127.0.0.1.example.com:80/v1",
+        ] {
+            let refused = endpoint(remote).loopback_port().unwrap_err();
+            assert!(refused.contains("loopback"), "{refused}");
+        }
+    }
 }

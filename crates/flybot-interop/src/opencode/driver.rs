@@ -8,7 +8,7 @@
 //! unjournaled. `observed` is set only once the runtime shows the session
 //! stopped.
 
-use super::client::OpenCodeClient;
+use super::client::{OpenCodeClient, SessionStatus};
 use super::pin::{Capability, DocCheck};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -62,7 +62,16 @@ pub enum Followed {
     TimedOut {
         limit_secs: u64,
     },
+    /// A reported step (a finished tool call) was refused by the budget;
+    /// nothing was aborted yet.
+    BudgetSpent {
+        reason: String,
+    },
 }
+
+/// What a finished step of the runtime costs: `Err` with the refusal's
+/// sentence once the budget has none left.
+pub type ProgressCharge<'a> = &'a mut (dyn FnMut() -> Result<(), String> + Send);
 
 /// The end of a turn that passed its time limit.
 pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
@@ -75,6 +84,8 @@ pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
 /// and the event stream opened before the prompt.
 pub struct Submitted {
     before: BTreeSet<String>,
+    /// The user messages the history held before the prompt.
+    before_users: BTreeSet<String>,
     events: Option<tokio::sync::mpsc::Receiver<Value>>,
 }
 
@@ -89,6 +100,14 @@ fn assistant_ids(history: &[Value]) -> BTreeSet<String> {
     history
         .iter()
         .filter(|m| m["info"]["role"] == "assistant")
+        .filter_map(|m| m["info"]["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn ids_of_role(history: &[Value], role: &str) -> BTreeSet<String> {
+    history
+        .iter()
+        .filter(|m| m["info"]["role"] == role)
         .filter_map(|m| m["info"]["id"].as_str().map(str::to_owned))
         .collect()
 }
@@ -173,7 +192,7 @@ impl DriverSession {
         limit: Duration,
     ) -> TurnEnd {
         match self.submit(text).await {
-            Ok(submitted) => self.await_end(submitted, stop, limit).await,
+            Ok(submitted) => self.await_end(submitted, stop, limit, &mut || Ok(())).await,
             Err(end) => end,
         }
     }
@@ -187,8 +206,8 @@ impl DriverSession {
                 return Err(TurnEnd::Blocked { reason });
             }
         }
-        let before = match self.client.messages(&self.session_id).await {
-            Ok(history) => assistant_ids(&history),
+        let (before, before_users) = match self.client.messages(&self.session_id).await {
+            Ok(history) => (assistant_ids(&history), ids_of_role(&history, "user")),
             Err(e) => {
                 return Err(TurnEnd::Uncertain {
                     detail: e.to_string(),
@@ -206,7 +225,33 @@ impl DriverSession {
                 detail: e.to_string(),
             });
         }
-        Ok(Submitted { before, events })
+        Ok(Submitted {
+            before,
+            before_users,
+            events,
+        })
+    }
+
+    /// OpenCode's `messageID` of the prompt just submitted: the user
+    /// message the history shows that it did not before (a candidate
+    /// correlation for reconciliation, not an idempotency key); `None` when
+    /// the history does not show it within a few polls.
+    pub async fn submitted_message(&self, submitted: &Submitted) -> Option<String> {
+        for _ in 0..5 {
+            if let Ok(history) = self.client.messages(&self.session_id).await {
+                let new = history.iter().rev().find(|m| {
+                    m["info"]["role"] == "user"
+                        && m["info"]["id"]
+                            .as_str()
+                            .is_some_and(|id| !submitted.before_users.contains(id))
+                });
+                if let Some(id) = new.and_then(|m| m["info"]["id"].as_str()) {
+                    return Some(id.to_owned());
+                }
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        None
     }
 
     /// Follows a submitted turn to its end; a stop, an unexpected request
@@ -216,8 +261,9 @@ impl DriverSession {
         submitted: Submitted,
         stop: &mut watch::Receiver<bool>,
         limit: Duration,
+        progress: ProgressCharge<'_>,
     ) -> TurnEnd {
-        match self.follow(submitted, stop, limit).await {
+        match self.follow(submitted, stop, limit, progress).await {
             Followed::End(end) => end,
             Followed::StopAsked => self.stop_observed().await,
             Followed::RequestAsked {
@@ -233,6 +279,10 @@ impl DriverSession {
                 let _ = self.client.abort(&self.session_id).await;
                 no_answer_within(limit_secs)
             }
+            Followed::BudgetSpent { reason } => {
+                let _ = self.stop_observed().await;
+                TurnEnd::Blocked { reason }
+            }
         }
     }
 
@@ -245,8 +295,11 @@ impl DriverSession {
         submitted: Submitted,
         stop: &mut watch::Receiver<bool>,
         limit: Duration,
+        progress: ProgressCharge<'_>,
     ) -> Followed {
-        let Submitted { before, mut events } = submitted;
+        let Submitted {
+            before, mut events, ..
+        } = submitted;
         let deadline = tokio::time::Instant::now() + limit;
         let mut idle_polls = 0;
         // A stop sender that is gone can never stop this turn.
@@ -266,6 +319,11 @@ impl DriverSession {
                     Some(event) => {
                         if let Some(asked) = self.asked_request(&event) {
                             return asked;
+                        }
+                        if self.is_step_done(&event)
+                            && let Err(reason) = progress()
+                        {
+                            return Followed::BudgetSpent { reason };
                         }
                         continue;
                     }
@@ -289,7 +347,7 @@ impl DriverSession {
                     });
                 }
             };
-            if status != "idle" {
+            if !status.is_idle() {
                 idle_polls = 0;
                 continue;
             }
@@ -311,6 +369,19 @@ impl DriverSession {
                 });
             }
         }
+    }
+
+    /// Whether `event` reports a finished step of this session's turn (a
+    /// tool call completed or failed): the progress a budget charges.
+    fn is_step_done(&self, event: &Value) -> bool {
+        let part = &event["properties"]["part"];
+        event["type"] == "message.part.updated"
+            && part["sessionID"].as_str() == Some(self.session_id.as_str())
+            && part["type"] == "tool"
+            && matches!(
+                part["state"]["status"].as_str(),
+                Some("completed" | "error")
+            )
     }
 
     /// A permission or question for this session, which the policy never
@@ -359,24 +430,21 @@ impl DriverSession {
             return TurnEnd::Stopped { observed: false };
         }
         TurnEnd::Stopped {
-            observed: self.wait_stopped().await,
+            observed: self.wait_stopped().await.is_some(),
         }
     }
 
-    /// Polls the runtime's status until it shows the session idle after an
-    /// abort (the version-specific stop observation).
-    pub async fn wait_stopped(&self) -> bool {
+    /// Polls the runtime's status until it reports the session idle after
+    /// an abort (the version-specific stop observation); answers the raw
+    /// status it reported. A session the runtime does not know, or a status
+    /// of a shape it does not document, is never taken for idle.
+    pub async fn wait_stopped(&self) -> Option<String> {
         for _ in 0..25 {
-            if self
-                .client
-                .status(&self.session_id)
-                .await
-                .is_ok_and(|s| s == "idle")
-            {
-                return true;
+            if let Ok(SessionStatus::Idle { raw }) = self.client.status(&self.session_id).await {
+                return Some(raw);
             }
             tokio::time::sleep(POLL).await;
         }
-        false
+        None
     }
 }

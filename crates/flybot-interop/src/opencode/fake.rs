@@ -38,6 +38,8 @@ pub enum FakeStep {
     AskQuestion,
     /// Stays busy until aborted.
     Hang,
+    /// Reports `count` finished tool calls, then stays busy until aborted.
+    ToolsThenHang { count: u32 },
     /// Goes idle without any answer (idle is not completion).
     IdleWithoutAnswer,
     /// Answers an assistant message whose error is set.
@@ -51,6 +53,12 @@ pub struct FakeGaps {
     pub without: Vec<crate::opencode::pin::Capability>,
     /// Abort answers `true` but the session stays busy.
     pub abort_not_observed: bool,
+    /// Abort stops the session and the server then forgets it: the status
+    /// lists it no more and `GET /session/{id}` answers 404.
+    pub forget_session_on_abort: bool,
+    /// `GET /session/status` lists every session with a status type the
+    /// pinned document does not have.
+    pub status_of_unknown_shape: bool,
 }
 
 #[derive(Default)]
@@ -152,6 +160,7 @@ impl FakeOpenCode {
             .route("/session/{id}/prompt_async", post(prompt))
             .route("/event", get(events))
             .route("/session/status", get(status))
+            .route("/session/{id}", get(session_record))
             .route("/session/{id}/message", get(history))
             .route("/session/{id}/abort", post(abort))
             .route("/permission/{id}/reply", post(permission_reply))
@@ -210,6 +219,13 @@ impl FakeOpenCode {
         self.emit(json!({"type": "message.updated", "properties": {"sessionID": session}}));
     }
 
+    /// A finished tool call, as the pinned server reports one.
+    fn tool_done(&self, session: &str, tool: &str) {
+        let part = json!({"id": self.id("prt"), "sessionID": session, "type": "tool",
+            "tool": tool, "state": {"status": "completed"}});
+        self.emit(json!({"type": "message.part.updated", "properties": {"part": part}}));
+    }
+
     async fn play(&self, session: String, step: FakeStep) {
         self.set_busy(&session, true);
         tokio::time::sleep(std::time::Duration::from_millis(30)).await;
@@ -237,6 +253,7 @@ impl FakeOpenCode {
                         let _ = std::fs::create_dir_all(parent);
                     }
                     let _ = std::fs::write(&target, content);
+                    self.tool_done(&session, "write");
                 }
                 if let Some((program, args)) = command.split_first() {
                     let ran = tokio::process::Command::new(program)
@@ -248,6 +265,9 @@ impl FakeOpenCode {
                     if let Ok(ran) = ran {
                         output = String::from_utf8_lossy(&ran.stdout).into_owned();
                     }
+                }
+                if !command.is_empty() {
+                    self.tool_done(&session, "bash");
                 }
                 self.answer(&session, &format!("{text}\n{output}"), None);
             }
@@ -264,6 +284,15 @@ impl FakeOpenCode {
                 let id = self.id("que");
                 self.emit(json!({"type": "question.asked", "properties":
                     {"id": id, "sessionID": session, "questions": [{"question": "Which one?"}]}}));
+                return;
+            }
+            FakeStep::ToolsThenHang { count } => {
+                for _ in 0..count {
+                    self.tool_done(&session, "read");
+                }
+                if let Some(s) = lock(&self.inner).sessions.get_mut(&session) {
+                    s.hanging = true;
+                }
                 return;
             }
             FakeStep::Hang => {
@@ -324,6 +353,13 @@ async fn prompt(
     let step = step.unwrap_or(FakeStep::Reply {
         text: "(the fake's script is over)".to_owned(),
     });
+    // The person's side of the turn, as the pinned server keeps it.
+    let id = fake.id("msg");
+    let message = json!({"info": {"id": id, "sessionID": session, "role": "user",
+        "time": {"created": now_ms()}}, "parts": [{"type": "text", "text": text}]});
+    if let Some(s) = lock(&fake.inner).sessions.get_mut(&session) {
+        s.messages.push(message);
+    }
     tokio::spawn(async move { fake.play(session, step).await });
     axum::http::StatusCode::NO_CONTENT
 }
@@ -357,8 +393,28 @@ async fn history(State(fake): State<FakeOpenCode>, Path(session): Path<String>) 
     ))
 }
 
+async fn session_record(
+    State(fake): State<FakeOpenCode>,
+    Path(session): Path<String>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if lock(&fake.inner).sessions.contains_key(&session) {
+        return Json(json!({"id": session})).into_response();
+    }
+    let missing = json!({"name": "NotFoundError", "data": {"message": format!("Session not found: {session}")}});
+    (axum::http::StatusCode::NOT_FOUND, Json(missing)).into_response()
+}
+
 async fn status(State(fake): State<FakeOpenCode>) -> Json<Value> {
     let inner = lock(&fake.inner);
+    if fake.gaps.status_of_unknown_shape {
+        let odd: serde_json::Map<String, Value> = inner
+            .sessions
+            .keys()
+            .map(|id| (id.clone(), json!({"type": "paused"})))
+            .collect();
+        return Json(Value::Object(odd));
+    }
     let busy: serde_json::Map<String, Value> = inner
         .sessions
         .iter()
@@ -380,7 +436,11 @@ async fn abort(State(fake): State<FakeOpenCode>, Path(session): Path<String>) ->
         fake.answer(&session, "", Some("MessageAbortedError"));
         fake.set_busy(&session, false);
     }
-    Json(was.is_some())
+    if fake.gaps.forget_session_on_abort {
+        lock(&fake.inner).sessions.remove(&session);
+    }
+    // Like the pinned server, an abort of any id answers `true`.
+    Json(true)
 }
 
 async fn permission_reply(

@@ -12,9 +12,10 @@ pub mod journaled;
 pub mod locate;
 pub mod pin;
 pub mod process;
+pub mod project_config;
 pub mod spec;
 
 pub use client::OpenCodeClient;
 pub use driver::{DriverSession, Followed, Submitted, TurnEnd};
-pub use journaled::{JournaledTask, Parties};
+pub use journaled::{CancelStand, JournaledTask, Parties};
 pub use pin::{Capability, DocCheck, PINNED_VERSION, check_doc, check_doc_against};

@@ -71,7 +71,11 @@ impl Capability {
 pub struct DocCheck {
     /// SHA-256 of the document's bytes as served.
     pub digest: String,
-    /// The digest equals the pinned one.
+    /// The digest equals the one the runtime was started to serve (the
+    /// pinned OpenCode's, or a test fake's own): the driver may go on.
+    pub expected: bool,
+    /// The digest is the pinned OpenCode's own document: only a report of
+    /// this says `pinned: true`, so a fake never passes for the pin.
     pub pinned: bool,
     /// Capabilities the document does not list.
     pub missing: Vec<Capability>,
@@ -81,12 +85,12 @@ impl DocCheck {
     /// Whether `capability` may be used: the document is the pinned one and
     /// lists it.
     pub fn allows(&self, capability: Capability) -> bool {
-        self.pinned && !self.missing.contains(&capability)
+        self.expected && !self.missing.contains(&capability)
     }
 
     /// Why `capability` is blocked, as a sentence, or `None`.
     pub fn blocked(&self, capability: Capability) -> Option<String> {
-        if !self.pinned {
+        if !self.expected {
             return Some(format!(
                 "OpenCode's API document has digest {}, not the pinned one (opencode-ai {PINNED_VERSION}); {} is blocked.",
                 self.digest,
@@ -124,7 +128,8 @@ pub fn check_doc_against(bytes: &[u8], expected: &str) -> DocCheck {
         })
         .collect();
     DocCheck {
-        pinned: digest == expected.trim(),
+        expected: digest == expected.trim(),
+        pinned: digest == PINNED_DOC_SHA256.trim(),
         digest,
         missing,
     }
@@ -146,7 +151,7 @@ mod tests {
         }});
         let check = check_doc(&serde_json::to_vec(&doc).unwrap());
         assert_eq!(check.missing, vec![Capability::Abort]);
-        assert!(!check.pinned);
+        assert!(!check.pinned && !check.expected);
         assert!(check.blocked(Capability::Abort).is_some());
         assert_eq!(PINNED_DOC_SHA256.trim().len(), 64);
     }

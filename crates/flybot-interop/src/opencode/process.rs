@@ -2,8 +2,13 @@
 //! folders and the generated configuration (never the operator's config,
 //! MCP servers, plugins or secrets), an empty disposable workspace as its
 //! working folder, loopback only, killed with its process group on drop.
+//! It runs inside the network sandbox (`crate::sandbox`): TCP to its model's
+//! loopback port only, for it and every command its agent runs; a
+//! workspace carrying OpenCode project configuration is refused first.
 
 use super::config::{ModelEndpoint, generated_config};
+use super::project_config::refuse_project_config;
+use crate::sandbox::NetworkPolicy;
 use crate::subprocess::group::ProcessGroup;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -65,6 +70,11 @@ fn isolated(
         .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
         .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
         .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        // Belt and braces: the workspace is checked for project
+        // configuration before every start and turn anyway.
+        .env("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
+        .env("OPENCODE_DISABLE_CLAUDE_CODE", "1")
+        .env("OPENCODE_DISABLE_EXTERNAL_SKILLS", "1")
         .stdin(Stdio::null())
         .process_group(0)
         .kill_on_drop(true);
@@ -86,16 +96,15 @@ pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String
     for (_, folder) in folders(scratch) {
         std::fs::create_dir_all(folder)?;
     }
-    let output = tokio::time::timeout(
-        Duration::from_secs(30),
-        isolated(binary, scratch, scratch, None, None)
-            .arg("--version")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .output(),
-    )
-    .await
-    .map_err(|_| std::io::Error::other("opencode --version did not answer"))??;
+    let mut command = isolated(binary, scratch, scratch, None, None);
+    command
+        .arg("--version")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let child = crate::sandbox::spawn(command, &NetworkPolicy::offline()).await?;
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .map_err(|_| std::io::Error::other("opencode --version did not answer"))??;
     Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
@@ -126,6 +135,7 @@ pub struct OpenCodeProcess {
     _group: ProcessGroup,
     base: String,
     version: String,
+    sandbox: String,
 }
 
 impl OpenCodeProcess {
@@ -165,6 +175,8 @@ impl OpenCodeProcess {
         test_command: &[String],
         trap: Option<&str>,
     ) -> std::io::Result<OpenCodeProcess> {
+        refuse_project_config(workspace, "workspace").map_err(std::io::Error::other)?;
+        let port = model.loopback_port().map_err(std::io::Error::other)?;
         for (_, folder) in folders(root) {
             std::fs::create_dir_all(folder)?;
         }
@@ -177,11 +189,13 @@ impl OpenCodeProcess {
             serde_json::to_vec_pretty(&config).map_err(std::io::Error::other)?,
         )?;
         mark_plugin_installed(&config_dir)?;
-        let mut child = isolated(binary, root, workspace, trap, Some(model))
+        let mut command = isolated(binary, root, workspace, trap, Some(model));
+        command
             .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
+            .stderr(Stdio::null());
+        let (mut child, sandbox) =
+            crate::sandbox::spawn_described(command, &NetworkPolicy::only(&[port])).await?;
         let group = ProcessGroup::new(child.id());
         let stdout = child
             .stdout
@@ -212,6 +226,7 @@ impl OpenCodeProcess {
             _group: group,
             base,
             version,
+            sandbox,
         })
     }
 
@@ -221,6 +236,11 @@ impl OpenCodeProcess {
 
     pub fn version(&self) -> &str {
         &self.version
+    }
+
+    /// The mechanism that holds the child's network: for a report.
+    pub fn sandbox(&self) -> &str {
+        &self.sandbox
     }
 }
 

@@ -46,6 +46,8 @@ fn seed_of(value: Option<&Value>) -> Result<Option<PathBuf>, SpecRefusal> {
             format!("seed {} is not a folder on this machine.", path.display()),
         ));
     }
+    super::project_config::refuse_project_config(&path, "seed")
+        .map_err(|why| refuse(field, format!("{}.", why.replacen("the ", "The ", 1))))?;
     Ok(Some(path))
 }
 

@@ -43,6 +43,8 @@ pub struct PilotReport {
     pub evidence: Value,
     pub verification: Value,
     pub room: Vec<Value>,
+    /// The isolation mechanism that held Bot B and the checks that proved it.
+    pub isolation: Value,
     pub skipped_boundaries: Vec<String>,
     pub wall_ms: u64,
 }
@@ -62,4 +64,34 @@ pub fn skipped_boundaries(level: EvidenceLevel) -> Vec<String> {
         );
     }
     skipped
+}
+
+/// The tests that prove the isolation a report names.
+pub const ISOLATION_CHECKS: [&str; 6] = [
+    "flybot-interop::sandbox no_network_a_sandboxed_command_reaches_only_the_allowed_port",
+    "flybot-interop::sandbox no_network_the_verifiers_test_run_cannot_connect_anywhere",
+    "flybot-host::channel opencode_isolation::no_network_the_real_opencodes_test_command_reaches_only_its_model",
+    "flybot-host::channel opencode_isolation::isolation_a_seed_carrying_opencode_config_is_refused_when_the_bot_is_made",
+    "flybot-host::channel opencode_isolation::isolation_a_seed_given_opencode_config_later_is_refused_before_the_start",
+    "flybot-host::channel opencode_isolation::isolation_opencode_config_written_into_the_workspace_is_refused_before_the_next_turn",
+];
+
+/// The report's isolation: the child's sandbox as started (`None` on the
+/// fake, which starts no process), the proof made on this machine now,
+/// the verifier's sandbox, the project-configuration rule and the checks.
+pub fn isolation(child_sandbox: Option<&str>) -> Value {
+    let proof = crate::sandbox::prove();
+    serde_json::json!({
+        "child": child_sandbox.map_or_else(
+            || Value::String("none: the scripted fake starts no process".to_owned()),
+            |m| Value::String(m.to_owned())),
+        "verifier": crate::sandbox::probe(&crate::sandbox::NetworkPolicy::offline())
+            .unwrap_or_else(|e| e.to_string()),
+        "proofOnThisMachine": match proof {
+            Ok(proof) => serde_json::to_value(&proof).unwrap_or(Value::Null),
+            Err(e) => Value::String(e.to_string()),
+        },
+        "projectConfig": "a seed or workspace carrying opencode.json, opencode.jsonc or .opencode/ is refused before every start and every turn; the child also runs with OPENCODE_DISABLE_PROJECT_CONFIG=1",
+        "checks": ISOLATION_CHECKS,
+    })
 }

@@ -28,6 +28,10 @@ pub enum OpenCodeRuntime {
     /// gets a fresh fake running these steps.
     #[cfg(feature = "fake-runtime")]
     Fake(Vec<FakeStep>),
+    /// The scripted fake with the gaps it emulates (a runtime that does
+    /// not confirm an abort, one that forgets a session).
+    #[cfg(feature = "fake-runtime")]
+    FakeGapped(Vec<FakeStep>, FakeGaps),
 }
 
 impl OpenCodeRuntime {
@@ -49,6 +53,9 @@ pub struct Started {
     pub version: String,
     /// The real child's proxy trap: every outbound attempt it made.
     pub trap: Option<EgressTrap>,
+    /// The mechanism that holds the real child's network (`None` on the
+    /// fake, which starts no process).
+    pub sandbox: Option<String>,
     /// The fake's record of what it was sent (the fake only).
     #[cfg(feature = "fake-runtime")]
     pub fake: Option<FakeOpenCode>,
@@ -107,7 +114,12 @@ pub async fn start(
         )),
         #[cfg(feature = "fake-runtime")]
         OpenCodeRuntime::Fake(steps) => {
-            let gaps = FakeGaps::default();
+            let gapped = OpenCodeRuntime::FakeGapped(steps.clone(), FakeGaps::default());
+            Box::pin(start(&gapped, root, workspace, model, test_command)).await
+        }
+        #[cfg(feature = "fake-runtime")]
+        OpenCodeRuntime::FakeGapped(steps, gaps) => {
+            let gaps = gaps.clone();
             let fake = FakeOpenCode::new(steps.clone(), gaps.clone(), workspace.to_owned());
             let base = fake
                 .clone()
@@ -119,6 +131,7 @@ pub async fn start(
                 pin: fake_doc_digest(&gaps),
                 version: "fake (scripted mock of the pinned routes)".to_owned(),
                 trap: None,
+                sandbox: None,
                 fake: Some(fake),
                 _process: None,
             })
@@ -151,6 +164,7 @@ pub async fn start(
                 pin: PINNED_DOC_SHA256.trim().to_owned(),
                 version,
                 trap: Some(trap),
+                sandbox: Some(process.sandbox().to_owned()),
                 #[cfg(feature = "fake-runtime")]
                 fake: None,
                 _process: Some(process),

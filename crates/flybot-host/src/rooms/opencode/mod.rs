@@ -9,6 +9,7 @@
 //! and a result is verified in a fresh copy for the card's own Bot before
 //! the card is returned. Only a person accepts it.
 
+mod cancel;
 pub mod card;
 mod card_moves;
 pub mod launcher;
@@ -24,9 +25,9 @@ use super::participant::{MemberTurn, TurnOutcome};
 use crate::rooms::Rounds;
 use card::{Card, card_by_id, card_for, card_is_open};
 use flybot_core::sync::lock;
-use flybot_interop::budgets::PROPOSED;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
+use flybot_interop::opencode::project_config::refuse_project_config;
 use flybot_interop::opencode::spec::OpenCodeSpec;
 use flybot_interop::opencode::{
     JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
@@ -62,6 +63,10 @@ pub struct Seat {
     /// next turn starts from the card as that projection left it.
     projecting: Arc<tokio::sync::Mutex<()>>,
     runtime: Started,
+    /// The card was cancelled and the runtime showed the stop: the seat may go.
+    cancel_observed: std::sync::atomic::AtomicBool,
+    /// A cancel is being settled on this seat.
+    settling: std::sync::atomic::AtomicBool,
 }
 
 impl Seat {
@@ -79,24 +84,54 @@ impl Seat {
         self.runtime.fake_prompts()
     }
 
+    /// The mechanism that holds the real child's network, for a report.
+    pub fn sandbox(&self) -> Option<&str> {
+        self.runtime.sandbox.as_deref()
+    }
+
     pub fn workspace(&self) -> &std::path::Path {
         &self.workspace
     }
 }
 
 /// The files of the seat's seed (none without one), written into its
-/// workspace the first time the seat opens.
+/// workspace the first time the seat opens. A seed or a workspace that
+/// carries OpenCode project configuration is refused before every start.
 fn seed_workspace(workspace: &std::path::Path, spec: &OpenCodeSpec) -> Result<Files, String> {
     let baseline = match &spec.seed {
-        Some(seed) => project::files_of(seed)
-            .map_err(|e| format!("its seed {} could not be read: {e}", seed.display()))?,
+        Some(seed) => {
+            refuse_project_config(seed, "seed")?;
+            project::files_of(seed)
+                .map_err(|e| format!("its seed {} could not be read: {e}", seed.display()))?
+        }
         None => Files::new(),
     };
     if !workspace.exists() {
         project::write_files(workspace, &baseline)
             .map_err(|e| format!("its workspace could not be made: {e}"))?;
     }
+    refuse_project_config(workspace, "workspace")?;
     Ok(baseline)
+}
+
+/// The Bot's other open cards that have an execution journal: the
+/// contract's concurrent-task count, durable (the journals on disk and the
+/// board), so a restart or a dropped seat never frees a slot.
+fn cards_with_a_journal(
+    state: &TeamState,
+    home: &std::path::Path,
+    bot_id: &str,
+    card_id: &str,
+) -> usize {
+    let Ok(folders) = std::fs::read_dir(home.join("interop").join(bot_id)) else {
+        return 0;
+    };
+    folders
+        .filter_map(Result::ok)
+        .filter(|f| f.path().join("journal").is_dir())
+        .filter_map(|f| f.file_name().into_string().ok())
+        .filter(|id| id != card_id && card_is_open(state, id))
+        .count()
 }
 
 /// The OpenCode members' seats, by (room, Bot, card).
@@ -105,7 +140,9 @@ pub struct OpenCodeSeats {
     seats: Mutex<HashMap<(String, String, String), Arc<Seat>>>,
     /// Session id → the stop of the turn running on it, from the turn's
     /// first step (a stop while the seat starts is kept, never lost).
-    running: Mutex<HashMap<String, watch::Sender<bool>>>,
+    running: Arc<Mutex<HashMap<String, watch::Sender<bool>>>>,
+    /// Card id → the session id of the turn running on it.
+    cards_running: Arc<Mutex<HashMap<String, String>>>,
     /// Mock models served on loopback for OpenCode, by model name.
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
 }
@@ -143,14 +180,22 @@ impl OpenCodeSeats {
 
     /// Ends the seats the team no longer has (a member removed, a Bot
     /// deleted or no longer OpenCode, a card finished): dropping a seat
-    /// ends its server's process group.
+    /// ends its server's process group. A cancelled card's seat stays
+    /// until its stop is observed (`settle_cancelled`).
     pub fn retain(&self, state: &TeamState, is_opencode: impl Fn(&TeamState, &str) -> bool) {
         lock(&self.seats).retain(|_, seat| {
             let member = state
                 .rooms
                 .get(&seat.room_id)
                 .is_some_and(|room| room.members.contains(&seat.bot_id));
-            member && is_opencode(state, &seat.bot_id) && card_is_open(state, &seat.task_id)
+            let stopping = cancel::card_is_cancelled(state, &seat.task_id)
+                && !seat
+                    .cancel_observed
+                    .load(std::sync::atomic::Ordering::SeqCst);
+            stopping
+                || (member
+                    && is_opencode(state, &seat.bot_id)
+                    && card_is_open(state, &seat.task_id))
         });
     }
 
@@ -206,10 +251,9 @@ impl OpenCodeSeats {
         if let Some(seat) = lock(&self.seats).get(&key) {
             return Ok(seat.clone());
         }
-        let busy = lock(&self.seats)
-            .keys()
-            .filter(|(_, bot, _)| *bot == turn.bot_id)
-            .count();
+        let busy = rounds
+            .team
+            .read(|state| cards_with_a_journal(state, &rounds.config.home, &turn.bot_id, &card.id));
         if busy >= CONCURRENT_CARDS {
             return Err(failed(
                 FailureCode::Budget,
@@ -254,7 +298,7 @@ impl OpenCodeSeats {
         let check = check_doc_against(&doc, &runtime.pin);
         let journal = Journal::open_dir(
             &root.join("journal"),
-            PROPOSED,
+            rounds.config.opencode_budget,
             flybot_store::system_now_ms(),
         )
         .map_err(|e| start(format!("its journal: {e}")))?;
@@ -286,6 +330,8 @@ impl OpenCodeSeats {
             task: tokio::sync::Mutex::new(task),
             projecting: Arc::default(),
             runtime,
+            cancel_observed: Default::default(),
+            settling: Default::default(),
         });
         lock(&self.seats).insert(key, seat.clone());
         Ok(seat)
@@ -298,6 +344,7 @@ impl OpenCodeSeats {
         lock(&self.running).insert(turn.session_id.clone(), stop_tx);
         let outcome = self.turn_registered(rounds, &turn, spec, &mut stop).await;
         lock(&self.running).remove(&turn.session_id);
+        lock(&self.cards_running).retain(|_, session| *session != turn.session_id);
         outcome
     }
 
@@ -317,10 +364,19 @@ impl OpenCodeSeats {
                 "I work on a card: create one in this room (task-create with this roomId), start it (task-accept, task-start) and ask me again.".to_owned(),
             );
         };
+        lock(&self.cards_running).insert(card.id.clone(), turn.session_id.clone());
         let seat = match self.open_seat(rounds, turn, &card, &spec).await {
             Ok(seat) => seat,
             Err(outcome) => return outcome,
         };
+        // The agent edits its workspace: what it wrote there last turn is
+        // checked before this one (#198).
+        if let Err(why) = refuse_project_config(&seat.workspace, "workspace") {
+            return failed(
+                FailureCode::Invalid,
+                format!("I cannot work this card: {why}."),
+            );
+        }
         // The previous turn's projection first: the card as it left it.
         drop(seat.projecting.lock().await);
         let Some(card) = rounds.team.read(|state| card_by_id(state, &card.id)) else {

@@ -12,10 +12,15 @@
 //! restart, a seat re-opened) resumes from it: its ids, its open question
 //! and its one session come from the journal, never from zero.
 
+mod follow;
+mod stop;
+
+pub use stop::CancelStand;
+
 use super::client::{self, OpenCodeClient};
-use super::driver::{DriverSession, Followed, TurnEnd, no_answer_within};
+use super::driver::{DriverSession, TurnEnd};
 use super::pin::{Capability, DocCheck};
-use crate::cancel::{StopEvidence, TurnKey};
+use crate::cancel::TurnKey;
 use crate::envelope::rules::input_digest;
 use crate::envelope::{Envelope, EnvelopeKind, Payload};
 use crate::journal::{
@@ -293,29 +298,8 @@ impl JournaledTask {
         limit: Duration,
     ) -> TurnEnd {
         self.last_observation = None;
-        if self.session.is_none() && self.journal.session_creation_unresolved(&self.task_id) {
-            // #198, delivery and crash: the runtime may hold a session the
-            // journal never saw created; another one is not created
-            // silently, and the line opens no turn (no budget is spent on
-            // work that cannot start).
-            let raw_status = self
-                .journal
-                .task(&self.task_id)
-                .and_then(|t| t.cancel.recovery.as_ref())
-                .map_or_else(
-                    || "no outcome recorded".to_owned(),
-                    |r| r.raw_status.clone(),
-                );
-            self.last_observation = Some(Observation::Uncertain {
-                raw_status: raw_status.clone(),
-            });
-            return TurnEnd::Uncertain {
-                detail: format!(
-                    "the creation of this task's OpenCode session has no known outcome \
-                     ({raw_status}), after a restart or a lost connection; a person must \
-                     decide before another session is created"
-                ),
-            };
+        if let Some(end) = self.uncertain_before_work() {
+            return end;
         }
         let envelope = self.inbound(text);
         let digest = turn_content_digest(&envelope);
@@ -349,8 +333,15 @@ impl JournaledTask {
             Err(e) => return blocked(e.to_string()),
         };
         let submitted = session.submit(text).await;
+        let message_id = match &submitted {
+            Ok(submitted) => session.submitted_message(submitted).await,
+            Err(_) => None,
+        };
         let observed = match &submitted {
-            Ok(_) => SendObservation::Accepted { remote_ref: None },
+            // OpenCode's messageID of the prompt, recorded with the submit.
+            Ok(_) => SendObservation::Accepted {
+                remote_ref: message_id,
+            },
             Err(TurnEnd::Uncertain { .. }) => SendObservation::Lost,
             Err(other) => SendObservation::Refused {
                 reason: format!("{other:?}"),
@@ -360,27 +351,57 @@ impl JournaledTask {
             return blocked(e.to_string());
         }
         let end = match submitted {
-            Ok(submitted) => match session.follow(submitted, stop, limit).await {
-                Followed::End(end) => end,
-                Followed::StopAsked => self.stop(&session).await,
-                Followed::RequestAsked {
-                    permission,
-                    request_id,
-                    question,
-                } => {
-                    self.refuse(&session, &turn, &request_id, question).await;
-                    TurnEnd::Refused { permission }
-                }
-                Followed::TimedOut { limit_secs } => {
-                    // The turn's end is the limit whatever the abort did.
-                    self.abort(&session).await;
-                    no_answer_within(limit_secs)
-                }
-            },
+            Ok(submitted) => {
+                self.follow_to_end(&session, submitted, stop, limit, &record.event_id, &turn)
+                    .await
+            }
             Err(end) => end,
         };
         self.session = Some(session);
         self.outbound(record.event_id, turn, end)
+    }
+
+    /// A turn that may have run with no known outcome leaves the task
+    /// uncertain: no work is dispatched until a person decides (#198,
+    /// delivery and crash). `Some` is the turn's end.
+    fn uncertain_before_work(&mut self) -> Option<TurnEnd> {
+        if self.session.is_none() && self.journal.session_creation_unresolved(&self.task_id) {
+            // #198, delivery and crash: the runtime may hold a session the
+            // journal never saw created; another one is not created
+            // silently, and the line opens no turn (no budget is spent on
+            // work that cannot start).
+            let raw_status = self
+                .journal
+                .task(&self.task_id)
+                .and_then(|t| t.cancel.recovery.as_ref())
+                .map_or_else(
+                    || "no outcome recorded".to_owned(),
+                    |r| r.raw_status.clone(),
+                );
+            self.last_observation = Some(Observation::Uncertain {
+                raw_status: raw_status.clone(),
+            });
+            return Some(TurnEnd::Uncertain {
+                detail: format!(
+                    "the creation of this task's OpenCode session has no known outcome \
+                     ({raw_status}), after a restart or a lost connection; a person must \
+                     decide before another session is created"
+                ),
+            });
+        }
+        if let Some(turn_id) = self.journal.state().reserved_without_intent(&self.task_id) {
+            // #198, delivery and crash: a reserved turn with no send intent
+            // may or may not have run; nothing is dispatched until a person
+            // decides, and the line opens no other turn.
+            let raw_status = format!("turn {turn_id} was reserved but no submission was recorded");
+            self.last_observation = Some(Observation::Uncertain {
+                raw_status: raw_status.clone(),
+            });
+            return Some(TurnEnd::Uncertain {
+                detail: format!("{raw_status}; a person must decide before more work starts"),
+            });
+        }
+        None
     }
 
     /// The task's one session: created once, its intent and its id
@@ -428,84 +449,6 @@ impl JournaledTask {
                 })
             }
         }
-    }
-
-    /// The session's abort, its intent and outcome journaled around the
-    /// call. `true` when the runtime took it (not yet proof it stopped).
-    async fn abort(&mut self, session: &DriverSession) -> bool {
-        if session.check.blocked(Capability::Abort).is_some() {
-            return false;
-        }
-        let Ok(send) = self.journal.begin_send(
-            &self.task_id,
-            SendOperation::Abort,
-            None,
-            None,
-            (self.clock)(),
-        ) else {
-            return false;
-        };
-        let aborted = session.client.abort(&session.session_id).await;
-        let _ = self
-            .journal
-            .finish_send(send, control_observation(&aborted), (self.clock)());
-        aborted.is_ok()
-    }
-
-    /// A permission or question the policy does not allow (#198, capability
-    /// failure): the deny journaled as its own send, then a journaled
-    /// abort, then the runtime's stop awaited. It is not a person's stop:
-    /// no cancel is requested and the generation stays.
-    async fn refuse(
-        &mut self,
-        session: &DriverSession,
-        turn: &TurnKey,
-        request_id: &str,
-        question: bool,
-    ) {
-        if let Ok(send) = self.journal.begin_send(
-            &self.task_id,
-            SendOperation::DenyRequest,
-            Some(turn.clone()),
-            None,
-            (self.clock)(),
-        ) {
-            let denied = session.deny(request_id, question).await;
-            let _ = self
-                .journal
-                .finish_send(send, control_observation(&denied), (self.clock)());
-        }
-        // The turn ends refused whether or not the stop shows: the
-        // projection reports the permission, not a stop.
-        if self.abort(session).await {
-            let _ = session.wait_stopped().await;
-        }
-    }
-
-    /// A person's stop: cancel requested (generation up, turn tombstoned),
-    /// the abort journaled, then what the runtime showed.
-    async fn stop(&mut self, session: &DriverSession) -> TurnEnd {
-        let _ = self.journal.request_cancel(&self.task_id, (self.clock)());
-        if !self.abort(session).await {
-            return TurnEnd::Stopped { observed: false };
-        }
-        let _ =
-            self.journal
-                .observe_stop(&self.task_id, StopEvidence::AbortAccepted, (self.clock)());
-        if !session.wait_stopped().await {
-            return TurnEnd::Stopped { observed: false };
-        }
-        let observed = self
-            .journal
-            .observe_stop(
-                &self.task_id,
-                StopEvidence::RuntimeStopped {
-                    raw_status: "idle".to_owned(),
-                },
-                (self.clock)(),
-            )
-            .unwrap_or(false);
-        TurnEnd::Stopped { observed }
     }
 
     /// Bot B's end as its own envelope through the ingress. A reply the
