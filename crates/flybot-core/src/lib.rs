@@ -13,6 +13,7 @@ pub mod rooms;
 pub mod roster;
 pub mod schedules;
 pub mod secret_shape;
+pub mod secrets;
 pub mod sync;
 pub mod tasks;
 pub mod workflow;

@@ -87,6 +87,7 @@ struct Inner {
     workflows: Workflows,
     drive: Arc<TaskDrive>,
     scheduler: Scheduler,
+    secrets: crate::secrets::Secrets,
 }
 
 impl Drop for Inner {
@@ -133,8 +134,10 @@ impl Host {
             &config.host_zone,
             config.automation_tasks,
         );
+        let secrets = crate::secrets::Secrets::open(&team, &config.home);
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
+        env.secrets = Some(secrets.clone());
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let rounds = Rounds {
             team: team.clone(),
@@ -183,6 +186,7 @@ impl Host {
                 usage,
                 workflows,
                 scheduler,
+                secrets,
             }),
         }
     }
@@ -230,6 +234,11 @@ impl Host {
     /// The scheduled tasks and their scheduler (#354).
     pub fn scheduler(&self) -> &Scheduler {
         &self.inner.scheduler
+    }
+
+    /// The owner's saved keys (#545).
+    pub fn secrets(&self) -> &crate::secrets::Secrets {
+        &self.inner.secrets
     }
 
     /// The task drive (#1109).

@@ -18,6 +18,7 @@ pub mod notify;
 pub mod pilot;
 pub mod rooms;
 pub mod schedules;
+pub mod secrets;
 pub mod team;
 mod turns;
 mod view;

@@ -44,6 +44,8 @@ pub struct HostTurns {
     pub compact_deadline_ms: u64,
     /// The scheduled tasks for the schedule tools (#354, #628).
     pub schedules: Option<crate::schedules::ScheduleBook>,
+    /// The owner's saved keys for the shell and the secrets tools (#545).
+    pub secrets: Option<crate::secrets::Secrets>,
 }
 
 impl HostTurns {
@@ -73,11 +75,36 @@ impl HostTurns {
             check_ratio: config.check_ratio,
             compact_deadline_ms: config.compact_deadline_ms,
             schedules: None,
+            secrets: None,
         }
     }
 }
 
 impl HostTurns {
+    /// The services a turn's tools reach, for `bot_id` in `session_id`.
+    fn tool_context(&self, session_id: &str, bot_id: &str, workdir: PathBuf) -> ToolContext {
+        let mut tool_context = ToolContext::new(session_id, bot_id, workdir);
+        tool_context.team = Some(self.team_tools.clone());
+        tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
+            board: self.board.clone(),
+        }));
+        tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
+            workflows: self.workflows.clone(),
+        }));
+        tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
+            memory: crate::memory::Memory::new(&self.team, &self.home),
+        }));
+        tool_context.schedules = self.schedules.clone().map(|book| {
+            Arc::new(crate::schedules::tools::HostSchedules { book })
+                as Arc<dyn flybot_agent::tools::schedules::ScheduleAccess>
+        });
+        tool_context.secrets = self
+            .secrets
+            .clone()
+            .map(|keys| Arc::new(keys) as Arc<dyn flybot_agent::tools::secrets::SecretAccess>);
+        tool_context
+    }
+
     /// The steward's settings and the Bot's pinned memory for one turn; the
     /// steward asks on the route's own provider with its own retries.
     fn context_setup(
@@ -117,6 +144,7 @@ fn all_tools() -> ToolSet {
     tools.extend(flybot_agent::tools::workflow::workflow_tools());
     tools.extend(flybot_agent::tools::memory::memory_tools());
     tools.extend(flybot_agent::tools::schedules::schedule_tools());
+    tools.extend(flybot_agent::tools::secrets::secret_tools());
     ToolSet::new(tools)
 }
 
@@ -258,21 +286,7 @@ impl TurnEnvironment for HostTurns {
                 reason: "The Bot's tool list could not be built.".to_owned(),
             });
         }
-        let mut tool_context = ToolContext::new(session_id, &bot.id, workdir);
-        tool_context.team = Some(self.team_tools.clone());
-        tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
-            board: self.board.clone(),
-        }));
-        tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
-            workflows: self.workflows.clone(),
-        }));
-        tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
-            memory: crate::memory::Memory::new(&self.team, &self.home),
-        }));
-        tool_context.schedules = self.schedules.clone().map(|book| {
-            Arc::new(crate::schedules::tools::HostSchedules { book })
-                as Arc<dyn flybot_agent::tools::schedules::ScheduleAccess>
-        });
+        let tool_context = self.tool_context(session_id, &bot.id, workdir);
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
             model: route.name.clone(),

@@ -13,6 +13,7 @@ pub mod journal;
 pub mod memory_requests;
 pub mod room_line;
 pub mod schedule;
+pub mod secrets;
 pub mod state;
 pub mod task;
 pub mod task_requests;

@@ -20,6 +20,7 @@ pub mod replay;
 pub mod room_log;
 mod roster_writes;
 mod schedules;
+pub mod secrets;
 pub mod sessions;
 mod store;
 pub mod turn_log;

@@ -10,6 +10,7 @@
 pub mod memory;
 pub mod schedules;
 pub mod schema;
+pub mod secrets;
 pub mod set;
 pub mod team;
 pub mod track_tasks;
@@ -78,6 +79,9 @@ pub struct ToolContext {
     /// The scheduled tasks for the schedule tools; `None` where a turn runs
     /// without a host.
     pub schedules: Option<Arc<dyn crate::tools::schedules::ScheduleAccess>>,
+    /// The owner's saved keys for `run_command`'s environment and the
+    /// secrets tools (#545); `None` where a turn runs without a host.
+    pub secrets: Option<Arc<dyn crate::tools::secrets::SecretAccess>>,
     /// The agent runtime running this turn (delivery, stop, unread counts);
     /// the runtime puts itself here when the turn starts, so nothing outside
     /// a turn holds it. `None` where a tool runs without a runtime.
@@ -97,6 +101,7 @@ impl ToolContext {
             workflows: None,
             memory: None,
             schedules: None,
+            secrets: None,
             sessions: None,
         }
     }

@@ -27,6 +27,7 @@ mod room_stop;
 mod rooms_rounds;
 mod roster;
 mod schedules;
+mod secrets;
 mod task_board;
 mod task_contract;
 mod task_queue;
