@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod approvals;
+pub mod connectors;
 pub mod context;
 pub mod fences;
 pub mod main_bots;

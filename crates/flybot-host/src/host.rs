@@ -88,6 +88,7 @@ struct Inner {
     drive: Arc<TaskDrive>,
     scheduler: Scheduler,
     secrets: crate::secrets::Secrets,
+    connectors: crate::connectors::Connectors,
 }
 
 impl Drop for Inner {
@@ -138,6 +139,8 @@ impl Host {
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
         env.secrets = Some(secrets.clone());
+        let connectors = crate::connectors::Connectors::new(&secrets, &config.home);
+        env.connectors = Some(connectors.clone());
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let rounds = Rounds {
             team: team.clone(),
@@ -187,6 +190,7 @@ impl Host {
                 workflows,
                 scheduler,
                 secrets,
+                connectors,
             }),
         }
     }
@@ -234,6 +238,11 @@ impl Host {
     /// The scheduled tasks and their scheduler (#354).
     pub fn scheduler(&self) -> &Scheduler {
         &self.inner.scheduler
+    }
+
+    /// The owner's MCP connectors (#311).
+    pub fn connectors(&self) -> &crate::connectors::Connectors {
+        &self.inner.connectors
     }
 
     /// The owner's saved keys (#545).

@@ -5,6 +5,7 @@ mod actor;
 pub mod approvals;
 pub mod board;
 mod bootstrap;
+pub mod connectors;
 mod endpoints;
 pub mod events;
 mod host;

@@ -46,6 +46,8 @@ pub struct HostTurns {
     pub schedules: Option<crate::schedules::ScheduleBook>,
     /// The owner's saved keys for the shell and the secrets tools (#545).
     pub secrets: Option<crate::secrets::Secrets>,
+    /// The owner's connectors, whose tools each turn mounts (#311).
+    pub connectors: Option<crate::connectors::Connectors>,
 }
 
 impl HostTurns {
@@ -76,6 +78,7 @@ impl HostTurns {
             compact_deadline_ms: config.compact_deadline_ms,
             schedules: None,
             secrets: None,
+            connectors: None,
         }
     }
 }
@@ -169,7 +172,9 @@ fn mask_for(tools: &ToolSet, bot: &Bot, room_seat: bool) -> Mask {
     let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
     if bot.run {
         let step = step_tools(bot);
-        for name in &offered {
+        // A connector's tools are judged by the connector rule (#1555).
+        let own = offered.iter().filter(|n| !n.starts_with(flybot_core::connectors::PREFIX));
+        for name in own {
             if let Err(why) = run_bot_may_call(name, &step) {
                 mask.restrict.insert(name.clone());
                 mask.guard.insert(name.clone(), why);
@@ -278,7 +283,19 @@ impl TurnEnvironment for HostTurns {
                 }
             })?;
         let mut tools = self.tools.clone();
-        let mask = mask_for(&tools, &bot, room_seat);
+        if let Some(connectors) = &self.connectors {
+            tools = tools.with(connectors.tools());
+        }
+        let mut mask = mask_for(&tools, &bot, room_seat);
+        // The connector tools' guard and mask (#601, #1234, #1237, #1555).
+        let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
+        let denied = self
+            .team
+            .read(|state| flybot_core::connectors::denied(state, &bot, room_seat, &offered));
+        for (name, why) in denied {
+            mask.restrict.insert(name.clone());
+            mask.guard.insert(name, why);
+        }
         if let Err(e) = tools.rebuild_mask(|| Ok(mask)) {
             // The previous (empty) mask cannot stand for a run Bot: refuse.
             tracing::warn!("the tool mask of {} could not be built: {e}", bot.id);

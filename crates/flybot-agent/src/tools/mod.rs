@@ -137,10 +137,12 @@ pub trait Tool: Send + Sync + 'static {
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The object-safe form of `Tool` a `ToolSet` holds: JSON in, text out.
-/// Every `Tool` is one; nothing implements this by hand.
+/// Every `Tool` is one; the only tools implementing it by hand are a
+/// connector's (`mcp__<connector>__<tool>`), whose names and schemas come
+/// from the MCP server at run time.
 pub trait DynTool: Send + Sync {
-    fn name(&self) -> &'static str;
-    fn description(&self) -> &'static str;
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
     /// The completed JSON schema of the arguments.
     fn parameters(&self) -> Value;
     /// Parses the model's argument text; answers the approval sentence, if
@@ -154,10 +156,10 @@ pub trait DynTool: Send + Sync {
 }
 
 impl<T: Tool> DynTool for T {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         Tool::name(self)
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         Tool::description(self)
     }
     fn parameters(&self) -> Value {

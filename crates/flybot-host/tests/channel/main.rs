@@ -9,6 +9,7 @@ mod approvals;
 mod auth;
 mod card_access;
 mod chat;
+mod connectors;
 mod edge;
 mod external_members;
 mod live_stream;
