@@ -173,7 +173,9 @@ fn mask_for(tools: &ToolSet, bot: &Bot, room_seat: bool) -> Mask {
     if bot.run {
         let step = step_tools(bot);
         // A connector's tools are judged by the connector rule (#1555).
-        let own = offered.iter().filter(|n| !n.starts_with(flybot_core::connectors::PREFIX));
+        let own = offered
+            .iter()
+            .filter(|n| !n.starts_with(flybot_core::connectors::PREFIX));
         for name in own {
             if let Err(why) = run_bot_may_call(name, &step) {
                 mask.restrict.insert(name.clone());

@@ -94,7 +94,9 @@ fn cap_switches(state: &TeamState, bot: &Bot, connector: &str) -> Vec<CapSwitch>
                 name: cap.name.clone(),
                 on: !switched_off(cap, connector),
             },
-            None if is_remote_bot(state, id) => CapSwitch::Remote { name: id.to_owned() },
+            None if is_remote_bot(state, id) => CapSwitch::Remote {
+                name: id.to_owned(),
+            },
             None => CapSwitch::Gone,
         })
         .collect()

@@ -61,7 +61,11 @@ fn room_gateway_1237_composio_is_hidden_in_a_room_only() {
     let tools = names(&["mcp__composio__run", "read_file"]);
     let denied_in_room = denied(&state, ada, true, &tools);
     assert_eq!(denied_in_room.len(), 1);
-    assert!(denied_in_room[0].1.contains("not available in a group room"));
+    assert!(
+        denied_in_room[0]
+            .1
+            .contains("not available in a group room")
+    );
     assert!(denied(&state, ada, false, &tools).is_empty());
 }
 
@@ -71,7 +75,10 @@ fn bot_switch_601_off_denies_every_tool_of_that_connector_absent_is_on() {
     let tools = names(&["mcp__everything__echo", "mcp__github__list_issues"]);
     assert!(denied(&state, &state.bots["bot-a"], false, &tools).is_empty());
     let ada = state.bots.get_mut("bot-a").unwrap();
-    ada.extra.insert(SWITCHES.into(), json!({"everything": false, "github": true}));
+    ada.extra.insert(
+        SWITCHES.into(),
+        json!({"everything": false, "github": true}),
+    );
     let ada = &state.bots["bot-a"];
     assert_eq!(
         denied(&state, ada, false, &tools),

@@ -116,7 +116,9 @@ pub async fn ended(service: RunningService<RoleClient, ()>) -> Option<String> {
     match service.waiting().await {
         Ok(QuitReason::Cancelled) => None,
         Ok(QuitReason::Closed) => Some("The server exited; connect it again.".to_owned()),
-        Ok(QuitReason::JoinError(e)) | Err(e) => Some(format!("The server's session failed ({e}).")),
+        Ok(QuitReason::JoinError(e)) | Err(e) => {
+            Some(format!("The server's session failed ({e})."))
+        }
         Ok(_) => Some("The server's session ended.".to_owned()),
     }
 }
@@ -161,7 +163,11 @@ impl McpTool {
 
 /// The arguments as a JSON object (`{}` for none).
 fn object_args(arguments: &str) -> Result<serde_json::Map<String, Value>, ToolError> {
-    let text = if arguments.trim().is_empty() { "{}" } else { arguments };
+    let text = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
     match serde_json::from_str(text) {
         Ok(Value::Object(map)) => Ok(map),
         _ => Err(ToolError::Invalid(
@@ -213,11 +219,15 @@ impl DynTool for McpTool {
     }
     fn check(&self, arguments: &str) -> Result<Option<String>, ToolError> {
         let args = object_args(arguments)?;
-        Ok(self.approval.then(|| {
-            format!("Call {} with {}.", self.name, Value::Object(args))
-        }))
+        Ok(self
+            .approval
+            .then(|| format!("Call {} with {}.", self.name, Value::Object(args))))
     }
-    fn call_json<'a>(&'a self, _ctx: &'a ToolContext, arguments: &'a str) -> BoxFuture<'a, ToolResult> {
+    fn call_json<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        arguments: &'a str,
+    ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let mut params = CallToolRequestParams::new(self.remote.clone());
             params.arguments = Some(object_args(arguments)?);
@@ -228,9 +238,9 @@ impl DynTool for McpTool {
                     self.name,
                     CALL_DEADLINE.as_secs()
                 ))),
-                Ok(Err(e)) => Err(ToolError::Failed(self.redact(&format!(
-                    "The connector's server refused the call: {e}"
-                )))),
+                Ok(Err(e)) => Err(ToolError::Failed(
+                    self.redact(&format!("The connector's server refused the call: {e}")),
+                )),
                 Ok(Ok(result)) if result.is_error == Some(true) => {
                     Err(ToolError::Failed(self.redact(&result_text(&result))))
                 }

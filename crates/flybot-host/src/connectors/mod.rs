@@ -96,15 +96,18 @@ impl Connectors {
 
     /// One connector's row; an unknown id is `off`.
     pub fn row(&self, id: &str) -> ConnectorRow {
-        self.table().get(id).map(|e| e.row(id)).unwrap_or(ConnectorRow {
-            id: id.to_owned(),
-            kind: "mcp".to_owned(),
-            status: ConnectorStatus::Off,
-            tools: Vec::new(),
-            error: None,
-            command: None,
-            url: None,
-        })
+        self.table()
+            .get(id)
+            .map(|e| e.row(id))
+            .unwrap_or(ConnectorRow {
+                id: id.to_owned(),
+                kind: "mcp".to_owned(),
+                status: ConnectorStatus::Off,
+                tools: Vec::new(),
+                error: None,
+                command: None,
+                url: None,
+            })
     }
 
     /// The tools of every ready connector, for a turn's tool set.

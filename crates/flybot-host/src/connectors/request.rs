@@ -33,7 +33,11 @@ pub fn endpoint(
             format!("{bad} is not an environment variable name (letters, digits and _)."),
         ));
     }
-    if spec.env.values().any(|v| v.contains('\0') || v.len() > 16 * 1024) {
+    if spec
+        .env
+        .values()
+        .any(|v| v.contains('\0') || v.len() > 16 * 1024)
+    {
         return Err(ApiError::invalid(
             "env",
             "A variable's value is at most 16 KiB, without a NUL.",

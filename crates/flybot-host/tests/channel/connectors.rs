@@ -13,7 +13,8 @@ use std::path::PathBuf;
 /// `FLYBOT_REQUIRE_MCP` says it must run).
 pub fn everything() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let path = root.join(".tools/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let path =
+        root.join(".tools/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     if path.exists() {
         return Some(path);
     }
@@ -83,7 +84,10 @@ async fn connector_311_server_everything_mounts_and_a_bot_gets_its_tool_result()
         .ok("connector-disconnect", json!({"id": "everything"}))
         .await;
     assert_eq!(off["connector"]["status"], "off");
-    assert_eq!(kit.ok("connectors", json!({})).await["connectors"], json!([]));
+    assert_eq!(
+        kit.ok("connectors", json!({})).await["connectors"],
+        json!([])
+    );
     // Gone from the list: the tool is unknown to the next turn.
     let (text, is_error) = call(&kit, &ada, "echo it").await;
     assert!(is_error && text.contains("no tool named"), "{text}");
@@ -103,17 +107,28 @@ async fn connector_env_311_the_server_gets_only_what_the_connector_names() {
         &path,
         json!({"env": {"MARK": "plain-mark"}, "secretEnv": {"API_KEY": "EVERYTHING_KEY"}}),
     );
-    assert_eq!(kit.ok("connector-connect", body).await["connector"]["status"], "ready");
+    assert_eq!(
+        kit.ok("connector-connect", body).await["connector"]["status"],
+        "ready"
+    );
     let (text, _) = call(&kit, &ada, "show env").await;
     let env: Value = serde_json::from_str(&text).unwrap();
-    let mut names: Vec<&str> = env.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut names: Vec<&str> = env
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     names.sort();
     assert_eq!(names, ["API_KEY", "HOME", "MARK", "PATH"], "{text}");
     assert_eq!(env["MARK"], "plain-mark");
     // The key reached the server, and the Session log keeps no value.
     assert_eq!(env["API_KEY"], "[secret]");
     kit.settled().await;
-    let log = kit.ok("messages", json!({"botId": ada.id})).await.to_string();
+    let log = kit
+        .ok("messages", json!({"botId": ada.id}))
+        .await
+        .to_string();
     assert!(!log.contains("key-value-for-mcp"));
 }
 
@@ -129,7 +144,10 @@ async fn connector_status_311_a_bad_command_and_a_server_that_exits_read_as_erro
         .await;
     assert_eq!(bad["connector"]["status"], "error");
     let why = bad["connector"]["error"].as_str().unwrap();
-    assert!(why.starts_with("The command /no/such/server could not start"), "{why}");
+    assert!(
+        why.starts_with("The command /no/such/server could not start"),
+        "{why}"
+    );
     kit.ok("connector-connect", everything_body(&path, json!({})))
         .await;
     let pgid = kit.host.connectors().process_group("everything").unwrap();
@@ -140,7 +158,11 @@ async fn connector_status_311_a_bad_command_and_a_server_that_exits_read_as_erro
     let row = kit
         .until_some("the connector reads error", async || {
             let rows = kit.ok("connectors", json!({})).await["connectors"].clone();
-            let row = rows.as_array()?.iter().find(|r| r["id"] == "everything")?.clone();
+            let row = rows
+                .as_array()?
+                .iter()
+                .find(|r| r["id"] == "everything")?
+                .clone();
             (row["status"] == "error").then_some(row)
         })
         .await;
@@ -153,18 +175,37 @@ async fn connector_refusals_311_name_the_field_and_mount_nothing() {
     let kit = Kit::new().await;
     for (body, field) in [
         (json!({"id": "Bad_Name", "command": ["x"]}), "id"),
-        (json!({"id": "ok", "command": ["x"], "url": "http://127.0.0.1:1/"}), "command"),
+        (
+            json!({"id": "ok", "command": ["x"], "url": "http://127.0.0.1:1/"}),
+            "command",
+        ),
         (json!({"id": "ok", "url": "ftp://example"}), "command"),
-        (json!({"id": "ok", "command": ["x"], "secretEnv": {"K": "MISSING"}}), "secretEnv"),
-        (json!({"id": "ok", "command": ["x"], "env": {"1BAD": "v"}}), "env"),
+        (
+            json!({"id": "ok", "command": ["x"], "secretEnv": {"K": "MISSING"}}),
+            "secretEnv",
+        ),
+        (
+            json!({"id": "ok", "command": ["x"], "env": {"1BAD": "v"}}),
+            "env",
+        ),
     ] {
-        let refused = kit.anyone().refused("connector-connect", body, "bot/invalid").await;
+        let refused = kit
+            .anyone()
+            .refused("connector-connect", body, "bot/invalid")
+            .await;
         assert_eq!(refused["error"]["details"]["field"], field);
     }
     kit.anyone()
-        .refused("connector-disconnect", json!({"id": "none"}), "bot/not-found")
+        .refused(
+            "connector-disconnect",
+            json!({"id": "none"}),
+            "bot/not-found",
+        )
         .await;
-    assert_eq!(kit.ok("connectors", json!({})).await["connectors"], json!([]));
+    assert_eq!(
+        kit.ok("connectors", json!({})).await["connectors"],
+        json!([])
+    );
 }
 
 #[tokio::test]
@@ -177,7 +218,10 @@ async fn connectors_shared_49_are_blocked_with_more_than_one_member() {
         ("connectors", json!({})),
         ("connector-connect", json!({"id": "x", "command": ["true"]})),
         ("connector-disconnect", json!({"id": "x"})),
-        ("bot-connectors", json!({"botId": bot.id, "connector": "x", "enabled": false})),
+        (
+            "bot-connectors",
+            json!({"botId": bot.id, "connector": "x", "enabled": false}),
+        ),
     ] {
         ada.refused(endpoint, body, "bot/blocked-shared").await;
     }

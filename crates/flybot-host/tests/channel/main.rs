@@ -9,6 +9,7 @@ mod approvals;
 mod auth;
 mod card_access;
 mod chat;
+mod connector_access;
 mod connectors;
 mod edge;
 mod external_members;

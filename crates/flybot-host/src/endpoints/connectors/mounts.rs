@@ -43,7 +43,11 @@ pub fn disconnect(
 }
 
 /// `bot-connectors {botId, connector, enabled}` → the Bot's switches.
-pub async fn switch(hub: &Connectors, actor: &Actor, req: BotConnectors) -> Result<Value, ApiError> {
+pub async fn switch(
+    hub: &Connectors,
+    actor: &Actor,
+    req: BotConnectors,
+) -> Result<Value, ApiError> {
     hub.secrets().check_writable()?;
     flybot_core::connectors::check_name(&req.connector)
         .map_err(|_| ApiError::invalid("connector", "Name a connector such as github."))?;
@@ -53,7 +57,9 @@ pub async fn switch(hub: &Connectors, actor: &Actor, req: BotConnectors) -> Resu
             return Err(ApiError::not_found("Bot", &req.bot_id));
         };
         if !may_manage_bot(actor, &bot) {
-            return Err(ApiError::forbidden("Only the Bot's owner may switch its connectors."));
+            return Err(ApiError::forbidden(
+                "Only the Bot's owner may switch its connectors.",
+            ));
         }
         let mut switches = bot
             .extra
@@ -69,7 +75,8 @@ pub async fn switch(hub: &Connectors, actor: &Actor, req: BotConnectors) -> Resu
         if switches.is_empty() {
             bot.extra.remove(SWITCHES);
         } else {
-            bot.extra.insert(SWITCHES.into(), Value::Object(switches.clone()));
+            bot.extra
+                .insert(SWITCHES.into(), Value::Object(switches.clone()));
         }
         if change.state().bots.get(&req.bot_id) != Some(&bot) {
             change.put_bot(&bot);
