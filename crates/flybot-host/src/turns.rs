@@ -134,6 +134,11 @@ pub(crate) fn bot_id_of_session(state: &TeamState, session_id: &str) -> Option<S
     session_owner(state, session_id).bot_id().map(str::to_owned)
 }
 
+/// The GitHub connector's tools' prefix.
+const GITHUB_TOOLS: &str = "mcp__github__";
+/// The Bot rule when the GitHub connector is mounted (#311).
+const PREFER_GITHUB_CONNECTOR: &str = "\n\nFor GitHub, use the GitHub connector tools (mcp__github__*) first; use $FLYBOT_SECRET_GITHUB_TOKEN with gh or git in run_command only for what they cannot do, such as git push.";
+
 /// Every tool a Bot's turn may call. `run_command` asks the owner before
 /// every run (`EveryRun`): a command can do anything the host's user can
 /// inside and beyond the folder (network, processes), so a person decides
@@ -297,6 +302,9 @@ impl TurnEnvironment for HostTurns {
         for (name, why) in denied {
             mask.restrict.insert(name.clone());
             mask.guard.insert(name, why);
+        }
+        if offered.iter().any(|n| n.starts_with(GITHUB_TOOLS)) {
+            prompt.push_str(PREFER_GITHUB_CONNECTOR);
         }
         if let Err(e) = tools.rebuild_mask(|| Ok(mask)) {
             // The previous (empty) mask cannot stand for a run Bot: refuse.

@@ -123,6 +123,7 @@ impl Connectors {
     /// row: `ready` with its tools, or `error` with why.
     pub async fn connect(&self, spec: ConnectorConnect) -> Result<ConnectorRow, ApiError> {
         self.inner.secrets.check_writable()?;
+        let spec = request::with_github_defaults(spec);
         let (endpoint, keys) = request::endpoint(&spec, &self.inner.secrets, &self.inner.home)?;
         let id = spec.id.clone();
         let mount = {

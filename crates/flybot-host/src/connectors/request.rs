@@ -19,6 +19,28 @@ fn env_name_ok(name: &str) -> bool {
         && name.len() <= 128
 }
 
+/// The GitHub MCP server the `github` connector runs when the owner names
+/// no command (npm, pinned).
+pub const GITHUB_SERVER: [&str; 3] = ["npx", "-y", "@modelcontextprotocol/server-github@2025.4.8"];
+/// The owner's GitHub key (#545) and the variable the server reads it from.
+pub const GITHUB_TOKEN: &str = "GITHUB_TOKEN";
+const GITHUB_TOKEN_VAR: &str = "GITHUB_PERSONAL_ACCESS_TOKEN";
+
+/// The `github` connector's defaults: GitHub's MCP server, given the
+/// owner's `GITHUB_TOKEN` secret, unless the owner named otherwise.
+pub fn with_github_defaults(mut spec: ConnectorConnect) -> ConnectorConnect {
+    if spec.id != flybot_core::connectors::GITHUB {
+        return spec;
+    }
+    if spec.command.is_none() && spec.url.is_none() {
+        spec.command = Some(GITHUB_SERVER.iter().map(|s| (*s).to_owned()).collect());
+    }
+    spec.secret_env
+        .entry(GITHUB_TOKEN_VAR.to_owned())
+        .or_insert_with(|| GITHUB_TOKEN.to_owned());
+    spec
+}
+
 /// Checks `spec` and answers the endpoint with the secret values it holds.
 pub fn endpoint(
     spec: &ConnectorConnect,

@@ -10,6 +10,7 @@ mod auth;
 mod card_access;
 mod chat;
 mod connector_access;
+mod connector_github;
 mod connectors;
 mod edge;
 mod external_members;
