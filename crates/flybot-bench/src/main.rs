@@ -4,8 +4,10 @@
 //! which is why it is a binary of its own and not a `flybot` subcommand.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod connectors;
 mod envelope;
 mod figures;
+mod mcp_fixture;
 mod memory;
 mod model;
 mod pilot;
@@ -56,6 +58,12 @@ enum BenchWhat {
     /// Scheduled tasks: the next due task among 10,000, one tick with 100
     /// due at once, and the memory the tasks add (issue 15).
     Schedules,
+    /// Connectors (issue 17): mount time of a 50-tool stdio MCP server, the
+    /// latency per tool call, the prompt characters own chat vs room turn.
+    Connectors,
+    /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
+    #[command(hide = true)]
+    McpFixture,
     /// The room pilot's wall time with the fake OpenCode, and with the real
     /// pinned one when it is installed (issue 6).
     Pilot,
@@ -75,6 +83,8 @@ fn main() -> ExitCode {
         BenchWhat::Pilot => pilot::run(),
         BenchWhat::Memory => memory::run(),
         BenchWhat::Schedules => schedules::run(),
+        BenchWhat::Connectors => connectors::run(),
+        BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
