@@ -104,14 +104,19 @@ fn prompt_figures(tools: &[std::sync::Arc<dyn flybot_agent::tools::DynTool>]) {
             .into_iter()
             .map(|(name, _)| name)
             .collect();
-        let kept = tools.iter().filter(|t| !denied.iter().any(|d| d == t.name()));
+        let kept = tools
+            .iter()
+            .filter(|t| !denied.iter().any(|d| d == t.name()));
         let specs: Vec<serde_json::Value> = kept
             .map(|t| {
                 serde_json::json!({"type": "function", "function": {
                     "name": t.name(), "description": t.description(), "parameters": t.parameters()}})
             })
             .collect();
-        (specs.len(), serde_json::to_string(&specs).map_or(0, |s| s.len()))
+        (
+            specs.len(),
+            serde_json::to_string(&specs).map_or(0, |s| s.len()),
+        )
     };
     let (own_tools, own) = chars(false);
     let (room_tools, room) = chars(true);

@@ -110,6 +110,7 @@ impl Host {
     /// be written is opened as it is.
     pub async fn open(store: Store, config: HostConfig) -> Host {
         let host = Host::new(store, config);
+        host.connectors().restore();
         let model = host.config().default_model.clone();
         if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);

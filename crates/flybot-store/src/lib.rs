@@ -5,6 +5,7 @@
 pub mod apply;
 mod atomic;
 pub mod change;
+pub mod connectors;
 pub mod decisions;
 mod housekeeping;
 pub mod inflight;

@@ -28,6 +28,8 @@ pub struct Connectors {
 struct Inner {
     secrets: Secrets,
     home: PathBuf,
+    /// What the owner added, saved so a restart mounts it again.
+    saved: flybot_store::connectors::ConnectorsFile,
     table: Mutex<BTreeMap<String, Entry>>,
 }
 
@@ -72,6 +74,7 @@ impl Connectors {
             inner: Arc::new(Inner {
                 secrets: secrets.clone(),
                 home: home.to_owned(),
+                saved: flybot_store::connectors::ConnectorsFile::new(home),
                 table: Mutex::new(BTreeMap::new()),
             }),
         }
@@ -126,6 +129,7 @@ impl Connectors {
         let spec = request::with_github_defaults(spec);
         let (endpoint, keys) = request::endpoint(&spec, &self.inner.secrets, &self.inner.home)?;
         let id = spec.id.clone();
+        self.save_with(Some(&spec), &id)?;
         let mount = {
             let mut table = self.table();
             let mount = table.get(&id).map_or(1, |e| e.mount + 1);
@@ -242,6 +246,7 @@ impl Connectors {
         };
         entry.stop();
         drop(table);
+        self.save_with(None, id)?;
         Ok(self.row(id))
     }
 
@@ -249,6 +254,40 @@ impl Connectors {
     /// a supervisor or a test that stops it from outside).
     pub fn process_group(&self, id: &str) -> Option<u32> {
         self.table().get(id).and_then(|e| e.pgid)
+    }
+
+    /// Saves the connectors with `id` replaced by `spec` (or removed).
+    fn save_with(&self, spec: Option<&ConnectorConnect>, id: &str) -> Result<(), ApiError> {
+        let file = &self.inner.saved;
+        let mut saved = file.load().unwrap_or_default();
+        saved.retain(|s| s.id != id);
+        saved.extend(spec.cloned());
+        file.save(&saved).map_err(|e| {
+            tracing::error!("connectors.json could not be saved: {e}");
+            ApiError::new(
+                flybot_protocol::ErrorCode::ReadOnly,
+                "The connectors could not be saved on this host's disk.",
+            )
+        })
+    }
+
+    /// Mounts every saved connector again, each on its own task (a start).
+    pub fn restore(&self) {
+        let saved = match self.inner.saved.load() {
+            Ok(saved) => saved,
+            Err(e) => {
+                tracing::warn!("connectors.json is unreadable; no connector is mounted: {e}");
+                return;
+            }
+        };
+        for spec in saved {
+            let hub = self.clone();
+            tokio::spawn(async move {
+                if let Err(e) = hub.connect(spec).await {
+                    tracing::warn!("a saved connector was not mounted: {}", e.message);
+                }
+            });
+        }
     }
 
     /// Stops every server (the host is stopping).

@@ -118,6 +118,12 @@ async fn room_reads_1234_a_member_turn_is_refused_a_github_write_the_own_chat_is
     let Some(path) = everything() else { return };
     let kit = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
+    // The github connector reads the owner's GITHUB_TOKEN.
+    kit.ok(
+        "secret-set",
+        json!({"name": "GITHUB_TOKEN", "value": "ghp_room_test"}),
+    )
+    .await;
     let mut body = everything_body(&path, json!({}));
     body["id"] = "github".into();
     kit.ok("connector-connect", body).await;

@@ -227,3 +227,28 @@ async fn connectors_shared_49_are_blocked_with_more_than_one_member() {
     }
     assert!(kit.host.connectors().rows().is_empty());
 }
+
+#[tokio::test]
+async fn connectors_311_a_restart_mounts_the_saved_connectors_again() {
+    let Some(path) = everything() else { return };
+    let kit = Kit::new().await;
+    kit.ok("connector-connect", everything_body(&path, json!({})))
+        .await;
+    let kit = kit.restart().await;
+    let row = kit
+        .until_some("the saved connector is ready again", async || {
+            let rows = kit.ok("connectors", json!({})).await["connectors"].clone();
+            let row = rows.as_array()?.first()?.clone();
+            (row["status"] == "ready").then_some(row)
+        })
+        .await;
+    assert_eq!(row["id"], "everything");
+    kit.ok("connector-disconnect", json!({"id": "everything"}))
+        .await;
+    let kit = kit.restart().await;
+    kit.settled().await;
+    assert_eq!(
+        kit.ok("connectors", json!({})).await["connectors"],
+        json!([])
+    );
+}
