@@ -32,6 +32,8 @@ const SCRIPT: &str = r#"[
    "reply": {"toolCalls": [{"name": "mcp__github__list_issues", "arguments": {"owner": "acme", "repo": "app"}}]}},
   {"when": {"userContains": "open issue", "step": 0},
    "reply": {"toolCalls": [{"name": "mcp__github__create_issue", "arguments": {"owner": "acme", "repo": "app", "title": "Bug"}}]}},
+  {"when": {"userContains": "your rules", "systemContains": "use the GitHub connector tools (mcp__github__*) first"},
+   "reply": {"text": "connector first"}},
   {"when": {"afterTool": "*"}, "reply": {"text": "done"}},
   {"reply": {"text": "fine"}}
 ]"#;
@@ -144,4 +146,14 @@ async fn github_approval_311_a_marked_tool_asks_the_owner_first() {
     let (text, is_error) = kit.tool_results(&ada.session).pop().unwrap();
     assert!(is_error && text.contains("did not approve"), "{text}");
     assert!(fake.seen().is_empty());
+}
+
+#[tokio::test]
+async fn github_rule_311_a_bot_is_told_to_prefer_the_connector_over_the_shell() {
+    let Some((kit, _fake)) = connected(&[]).await else { return };
+    let ada = kit.bot("Ada").await;
+    kit.ok("send", json!({"botId": ada.id, "text": "your rules"})).await;
+    kit.idle(&ada.session).await;
+    let said = kit.ok("messages", json!({"botId": ada.id})).await.to_string();
+    assert!(said.contains("connector first"), "{said}");
 }
