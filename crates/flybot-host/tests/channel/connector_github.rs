@@ -150,10 +150,16 @@ async fn github_approval_311_a_marked_tool_asks_the_owner_first() {
 
 #[tokio::test]
 async fn github_rule_311_a_bot_is_told_to_prefer_the_connector_over_the_shell() {
-    let Some((kit, _fake)) = connected(&[]).await else { return };
+    let Some((kit, _fake)) = connected(&[]).await else {
+        return;
+    };
     let ada = kit.bot("Ada").await;
-    kit.ok("send", json!({"botId": ada.id, "text": "your rules"})).await;
+    kit.ok("send", json!({"botId": ada.id, "text": "your rules"}))
+        .await;
     kit.idle(&ada.session).await;
-    let said = kit.ok("messages", json!({"botId": ada.id})).await.to_string();
+    let said = kit
+        .ok("messages", json!({"botId": ada.id}))
+        .await
+        .to_string();
     assert!(said.contains("connector first"), "{said}");
 }
