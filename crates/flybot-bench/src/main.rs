@@ -5,9 +5,11 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod channel;
+mod connectors;
 mod envelope;
 mod figures;
 mod forwarder;
+mod mcp_fixture;
 mod memory;
 mod model;
 mod pilot;
@@ -64,6 +66,12 @@ enum BenchWhat {
     /// the time to first token the host adds over the llama.cpp server
     /// (issue 13).
     Sessions,
+    /// Connectors (issue 17): mount time of a 50-tool stdio MCP server, the
+    /// latency per tool call, the prompt characters own chat vs room turn.
+    Connectors,
+    /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
+    #[command(hide = true)]
+    McpFixture,
     /// The room pilot's wall time with the fake OpenCode, and with the real
     /// pinned one when it is installed (issue 6).
     Pilot,
@@ -84,6 +92,8 @@ fn main() -> ExitCode {
         BenchWhat::Memory => memory::run(),
         BenchWhat::Schedules => schedules::run(),
         BenchWhat::Sessions => sessions::run(),
+        BenchWhat::Connectors => connectors::run(),
+        BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

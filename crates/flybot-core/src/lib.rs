@@ -5,6 +5,7 @@
 pub mod access;
 pub mod approvals;
 pub mod busy_ack;
+pub mod connectors;
 pub mod context;
 pub mod fences;
 pub mod main_bots;
@@ -14,6 +15,7 @@ pub mod rooms;
 pub mod roster;
 pub mod schedules;
 pub mod secret_shape;
+pub mod secrets;
 pub mod sync;
 pub mod tasks;
 pub mod workflow;

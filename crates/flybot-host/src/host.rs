@@ -96,6 +96,8 @@ struct Inner {
     scheduler: Scheduler,
     memory: crate::memory::Memory,
     busy_acks: crate::busy_ack::BusyAcks,
+    secrets: crate::secrets::Secrets,
+    connectors: crate::connectors::Connectors,
 }
 
 impl Drop for Inner {
@@ -117,6 +119,7 @@ impl Host {
     /// be written is opened as it is.
     pub async fn open(store: Store, config: HostConfig) -> Host {
         let host = Host::new(store, config);
+        host.connectors().restore();
         let model = host.config().default_model.clone();
         if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
@@ -173,9 +176,13 @@ impl Host {
             &config.host_zone,
             config.automation_tasks,
         );
+        let secrets = crate::secrets::Secrets::open(&team, &config.home);
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
         let memory = env.memory.clone();
+        env.secrets = Some(secrets.clone());
+        let connectors = crate::connectors::Connectors::new(&secrets, &config.home);
+        env.connectors = Some(connectors.clone());
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let rounds = Rounds {
             team: team.clone(),
@@ -229,6 +236,8 @@ impl Host {
                 scheduler,
                 memory,
                 busy_acks,
+                secrets,
+                connectors,
             }),
         }
     }
@@ -276,6 +285,16 @@ impl Host {
     /// The scheduled tasks and their scheduler (#354).
     pub fn scheduler(&self) -> &Scheduler {
         &self.inner.scheduler
+    }
+
+    /// The owner's MCP connectors (#311).
+    pub fn connectors(&self) -> &crate::connectors::Connectors {
+        &self.inner.connectors
+    }
+
+    /// The owner's saved keys (#545).
+    pub fn secrets(&self) -> &crate::secrets::Secrets {
+        &self.inner.secrets
     }
 
     /// The task drive (#1109).

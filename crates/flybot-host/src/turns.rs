@@ -47,6 +47,10 @@ pub struct HostTurns {
     pub schedules: Option<crate::schedules::ScheduleBook>,
     /// The memory service, with the host's one recall cache.
     pub memory: crate::memory::Memory,
+    /// The owner's saved keys for the shell and the secrets tools (#545).
+    pub secrets: Option<crate::secrets::Secrets>,
+    /// The owner's connectors, whose tools each turn mounts (#311).
+    pub connectors: Option<crate::connectors::Connectors>,
 }
 
 impl HostTurns {
@@ -77,11 +81,37 @@ impl HostTurns {
             compact_deadline_ms: config.compact_deadline_ms,
             schedules: None,
             memory: crate::memory::Memory::new(team, &config.home),
+            secrets: None,
+            connectors: None,
         }
     }
 }
 
 impl HostTurns {
+    /// The services a turn's tools reach, for `bot_id` in `session_id`.
+    fn tool_context(&self, session_id: &str, bot_id: &str, workdir: PathBuf) -> ToolContext {
+        let mut tool_context = ToolContext::new(session_id, bot_id, workdir);
+        tool_context.team = Some(self.team_tools.clone());
+        tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
+            board: self.board.clone(),
+        }));
+        tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
+            workflows: self.workflows.clone(),
+        }));
+        tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
+            memory: self.memory.clone(),
+        }));
+        tool_context.schedules = self.schedules.clone().map(|book| {
+            Arc::new(crate::schedules::tools::HostSchedules { book })
+                as Arc<dyn flybot_agent::tools::schedules::ScheduleAccess>
+        });
+        tool_context.secrets = self
+            .secrets
+            .clone()
+            .map(|keys| Arc::new(keys) as Arc<dyn flybot_agent::tools::secrets::SecretAccess>);
+        tool_context
+    }
+
     /// The steward's settings and the Bot's pinned memory for one turn; the
     /// steward asks on the route's own provider with its own retries.
     fn context_setup(
@@ -108,6 +138,11 @@ pub(crate) fn bot_id_of_session(state: &TeamState, session_id: &str) -> Option<S
     session_owner(state, session_id).bot_id().map(str::to_owned)
 }
 
+/// The GitHub connector's tools' prefix.
+const GITHUB_TOOLS: &str = "mcp__github__";
+/// The Bot rule when the GitHub connector is mounted (#311).
+const PREFER_GITHUB_CONNECTOR: &str = "\n\nFor GitHub, use the GitHub connector tools (mcp__github__*) first; use $FLYBOT_SECRET_GITHUB_TOKEN with gh or git in run_command only for what they cannot do, such as git push.";
+
 /// Every tool a Bot's turn may call. `run_command` asks the owner before
 /// every run (`EveryRun`): a command can do anything the host's user can
 /// inside and beyond the folder (network, processes), so a person decides
@@ -121,6 +156,7 @@ fn all_tools() -> ToolSet {
     tools.extend(flybot_agent::tools::workflow::workflow_tools());
     tools.extend(flybot_agent::tools::memory::memory_tools());
     tools.extend(flybot_agent::tools::schedules::schedule_tools());
+    tools.extend(flybot_agent::tools::secrets::secret_tools());
     ToolSet::new(tools)
 }
 
@@ -145,7 +181,11 @@ fn mask_for(tools: &ToolSet, bot: &Bot, room_seat: bool) -> Mask {
     let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
     if bot.run {
         let step = step_tools(bot);
-        for name in &offered {
+        // A connector's tools are judged by the connector rule (#1555).
+        let own = offered
+            .iter()
+            .filter(|n| !n.starts_with(flybot_core::connectors::PREFIX));
+        for name in own {
             if let Err(why) = run_bot_may_call(name, &step) {
                 mask.restrict.insert(name.clone());
                 mask.guard.insert(name.clone(), why);
@@ -254,7 +294,22 @@ impl TurnEnvironment for HostTurns {
                 }
             })?;
         let mut tools = self.tools.clone();
-        let mask = mask_for(&tools, &bot, room_seat);
+        if let Some(connectors) = &self.connectors {
+            tools = tools.with(connectors.tools());
+        }
+        let mut mask = mask_for(&tools, &bot, room_seat);
+        // The connector tools' guard and mask (#601, #1234, #1237, #1555).
+        let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
+        let denied = self
+            .team
+            .read(|state| flybot_core::connectors::denied(state, &bot, room_seat, &offered));
+        for (name, why) in denied {
+            mask.restrict.insert(name.clone());
+            mask.guard.insert(name, why);
+        }
+        if offered.iter().any(|n| n.starts_with(GITHUB_TOOLS)) {
+            prompt.push_str(PREFER_GITHUB_CONNECTOR);
+        }
         if let Err(e) = tools.rebuild_mask(|| Ok(mask)) {
             // The previous (empty) mask cannot stand for a run Bot: refuse.
             tracing::warn!("the tool mask of {} could not be built: {e}", bot.id);
@@ -262,21 +317,7 @@ impl TurnEnvironment for HostTurns {
                 reason: "The Bot's tool list could not be built.".to_owned(),
             });
         }
-        let mut tool_context = ToolContext::new(session_id, &bot.id, workdir);
-        tool_context.team = Some(self.team_tools.clone());
-        tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
-            board: self.board.clone(),
-        }));
-        tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
-            workflows: self.workflows.clone(),
-        }));
-        tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
-            memory: self.memory.clone(),
-        }));
-        tool_context.schedules = self.schedules.clone().map(|book| {
-            Arc::new(crate::schedules::tools::HostSchedules { book })
-                as Arc<dyn flybot_agent::tools::schedules::ScheduleAccess>
-        });
+        let tool_context = self.tool_context(session_id, &bot.id, workdir);
         Ok(TurnSetup {
             provider: Arc::new(route.retrying()),
             model: route.name.clone(),

@@ -75,3 +75,7 @@ pub const SCHEDULE_TOOLS: [&str; 5] = [
     SCHEDULE_DELETE,
     BOT_SCHEDULES,
 ];
+/// The keys the Bot's shell gets and why the others are withheld (#651).
+pub const LIST_SECRETS: &str = "list_secrets";
+/// Whether the Bot may use one key, and how to ask the owner for it.
+pub const REQUEST_SECRET: &str = "request_secret";

@@ -5,6 +5,7 @@
 pub mod apply;
 mod atomic;
 pub mod change;
+pub mod connectors;
 pub mod decisions;
 mod group_commit;
 mod housekeeping;
@@ -21,6 +22,7 @@ pub mod replay;
 pub mod room_log;
 mod roster_writes;
 mod schedules;
+pub mod secrets;
 pub mod sessions;
 mod store;
 pub mod turn_log;

@@ -7,22 +7,37 @@ use std::path::{Path, PathBuf};
 /// The Bot's working folder, created if missing. A Bot id that is not one
 /// plain path segment is refused.
 pub fn bot_workspace(home: &Path, bot_id: &str) -> io::Result<PathBuf> {
-    let plain = !bot_id.is_empty()
-        && bot_id.len() <= 128
-        && bot_id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && bot_id != "."
-        && bot_id != "..";
-    if !plain {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "a Bot id is one plain path segment",
-        ));
-    }
+    plain_segment(bot_id)?;
     let folder = home.join("workspaces").join(bot_id);
     std::fs::create_dir_all(&folder)?;
     Ok(folder)
+}
+
+/// A stdio connector's working folder and HOME, `<home>/connectors/<id>/`,
+/// created if missing (the id was checked as a connector name).
+pub fn connector_folder(home: &Path, connector_id: &str) -> io::Result<PathBuf> {
+    plain_segment(connector_id)?;
+    let folder = home.join("connectors").join(connector_id);
+    std::fs::create_dir_all(&folder)?;
+    Ok(folder)
+}
+
+/// An id that is one plain path segment, else an error.
+fn plain_segment(id: &str) -> io::Result<()> {
+    let plain = !id.is_empty()
+        && id.len() <= 128
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && id != "."
+        && id != "..";
+    if !plain {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "an id is one plain path segment",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

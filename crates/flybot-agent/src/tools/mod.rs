@@ -10,6 +10,7 @@
 pub mod memory;
 pub mod schedules;
 pub mod schema;
+pub mod secrets;
 pub mod set;
 pub mod team;
 pub mod track_tasks;
@@ -78,6 +79,9 @@ pub struct ToolContext {
     /// The scheduled tasks for the schedule tools; `None` where a turn runs
     /// without a host.
     pub schedules: Option<Arc<dyn crate::tools::schedules::ScheduleAccess>>,
+    /// The owner's saved keys for `run_command`'s environment and the
+    /// secrets tools (#545); `None` where a turn runs without a host.
+    pub secrets: Option<Arc<dyn crate::tools::secrets::SecretAccess>>,
     /// The agent runtime running this turn (delivery, stop, unread counts);
     /// the runtime puts itself here when the turn starts, so nothing outside
     /// a turn holds it. `None` where a tool runs without a runtime.
@@ -97,6 +101,7 @@ impl ToolContext {
             workflows: None,
             memory: None,
             schedules: None,
+            secrets: None,
             sessions: None,
         }
     }
@@ -132,10 +137,12 @@ pub trait Tool: Send + Sync + 'static {
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The object-safe form of `Tool` a `ToolSet` holds: JSON in, text out.
-/// Every `Tool` is one; nothing implements this by hand.
+/// Every `Tool` is one; the only tools implementing it by hand are a
+/// connector's (`mcp__<connector>__<tool>`), whose names and schemas come
+/// from the MCP server at run time.
 pub trait DynTool: Send + Sync {
-    fn name(&self) -> &'static str;
-    fn description(&self) -> &'static str;
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
     /// The completed JSON schema of the arguments.
     fn parameters(&self) -> Value;
     /// Parses the model's argument text; answers the approval sentence, if
@@ -149,10 +156,10 @@ pub trait DynTool: Send + Sync {
 }
 
 impl<T: Tool> DynTool for T {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         Tool::name(self)
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         Tool::description(self)
     }
     fn parameters(&self) -> Value {

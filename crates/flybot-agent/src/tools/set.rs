@@ -27,7 +27,7 @@ struct Entry {
 /// The tools a Session offers. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct ToolSet {
-    tools: Arc<BTreeMap<&'static str, Arc<Entry>>>,
+    tools: Arc<BTreeMap<String, Arc<Entry>>>,
     mask: Mask,
 }
 
@@ -47,7 +47,7 @@ impl ToolSet {
                     description: tool.description().to_owned(),
                     parameters: tool.parameters(),
                 };
-                (tool.name(), Arc::new(Entry { tool, spec }))
+                (tool.name().to_owned(), Arc::new(Entry { tool, spec }))
             })
             .collect();
         ToolSet {

@@ -8,6 +8,7 @@ mod access;
 mod approvals;
 mod body;
 mod chat;
+mod connectors;
 mod host;
 mod memory;
 mod roster;
@@ -35,6 +36,10 @@ pub async fn call(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> 
         return answer;
     }
     let answer = schedules::call(host.scheduler(), caller, endpoint, body).await;
+    if !is_unknown(&answer) {
+        return answer;
+    }
+    let answer = connectors::call(host.connectors(), caller, endpoint, body).await;
     if !is_unknown(&answer) {
         return answer;
     }

@@ -218,8 +218,20 @@ pub async fn run_command(
     args: &RunCommandArgs,
     limits: CommandLimits,
 ) -> Result<CommandOutcome> {
+    run_command_with_env(folder, args, limits, &[]).await
+}
+
+/// `run_command` with `env` added to the minimal environment (the Bot's
+/// keys, #545).
+pub async fn run_command_with_env(
+    folder: &WorkingFolder,
+    args: &RunCommandArgs,
+    limits: CommandLimits,
+    env: &[(String, String)],
+) -> Result<CommandOutcome> {
     let (program, arguments, cwd) = program_and_folder(folder, args)?;
     let mut command = confined_command(folder, program, arguments, &cwd);
+    command.envs(env.iter().map(|(k, v)| (k, v)));
     let started = Instant::now();
     let mut child = command
         .spawn()

@@ -22,7 +22,9 @@ pub mod project_state;
 pub mod search;
 mod walk;
 
-pub use command::{CommandLimits, CommandOutcome, RunCommandArgs, run_command};
+pub use command::{
+    CommandLimits, CommandOutcome, RunCommandArgs, run_command, run_command_with_env,
+};
 pub use error::{Refusal, WorkspaceError};
 pub use files::{
     EditFileArgs, FileText, ReadFileArgs, WriteFileArgs, edit_file, read_file, write_file,
@@ -208,10 +210,21 @@ impl Tool for RunCommand {
     async fn call(&self, ctx: &ToolContext, args: RunCommandArgs) -> ToolResult {
         let folder = WorkingFolder::open(&ctx.workdir).map_err(to_tool_error)?;
         let limits = CommandLimits::for_args(&args);
-        run_command(&folder, &args, limits)
+        // The Bot's keys (#545, #651), and never their values in what the
+        // Session log keeps: the output is redacted before it is answered.
+        let shell = ctx
+            .secrets
+            .as_ref()
+            .map(|secrets| secrets.shell(&ctx.bot_id))
+            .unwrap_or_default();
+        let redact = |text: String| flybot_core::secrets::redact(&text, &shell.values());
+        run_command_with_env(&folder, &args, limits, &shell.env())
             .await
-            .map(|outcome| outcome.to_model_text())
-            .map_err(to_tool_error)
+            .map(|outcome| redact(outcome.to_model_text()))
+            .map_err(|e| match to_tool_error(e) {
+                ToolError::Failed(text) => ToolError::Failed(redact(text)),
+                other => other,
+            })
     }
 }
 

@@ -1,0 +1,251 @@
+//! One MCP server, through the official Rust SDK (`rmcp`): started as a
+//! child process in its own process group with only the environment the
+//! connector names (stdio), or reached over streamable HTTP; its tools
+//! listed once, each call made through the server's peer. The session's
+//! task is watched: a server that exits turns the connector to `error`.
+
+use flybot_agent::tools::{BoxFuture, DynTool, ToolContext, ToolError, ToolResult};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::service::{Peer, QuitReason, RoleClient, RunningService, ServiceExt};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a mount (start, handshake, tool list) may take.
+pub const MOUNT_DEADLINE: Duration = Duration::from_secs(30);
+/// How long one tool call may take.
+pub const CALL_DEADLINE: Duration = Duration::from_secs(120);
+/// The most text one call answers the model.
+const RESULT_CAP: usize = 64 * 1024;
+/// PATH when the host has none.
+const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// argv, the environment it gets, and its working folder.
+    Stdio {
+        argv: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: std::path::PathBuf,
+    },
+    Http {
+        url: String,
+        bearer: Option<String>,
+    },
+}
+
+/// A mounted server: its peer for calls, its tools, and what stops it.
+pub struct Mounted {
+    pub peer: Peer<RoleClient>,
+    pub tools: Vec<rmcp::model::Tool>,
+    /// The child's process group (stdio only).
+    pub pgid: Option<u32>,
+    pub service: RunningService<RoleClient, ()>,
+}
+
+/// Starts or reaches the server, shakes hands and lists its tools.
+pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
+    let work = async {
+        let (service, pgid) = match endpoint {
+            Endpoint::Stdio { argv, env, cwd } => {
+                let (program, args) = argv
+                    .split_first()
+                    .ok_or_else(|| "The connector names no command.".to_owned())?;
+                let mut command = tokio::process::Command::new(program);
+                command
+                    .args(args)
+                    .current_dir(cwd)
+                    // Only what the connector names: the host's own
+                    // environment holds provider keys.
+                    .env_clear()
+                    .env(
+                        "PATH",
+                        std::env::var_os("PATH").unwrap_or_else(|| FALLBACK_PATH.into()),
+                    )
+                    .envs(env)
+                    .process_group(0)
+                    .kill_on_drop(true);
+                let (transport, _stderr) = TokioChildProcess::builder(command)
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .map_err(|e| format!("The command {program} could not start ({e})."))?;
+                let pgid = transport.id();
+                let service = ().serve(transport).await.map_err(|e| {
+                    kill_group(pgid);
+                    format!("The server did not answer the MCP handshake ({e}).")
+                })?;
+                (service, pgid)
+            }
+            Endpoint::Http { url, bearer } => {
+                let mut config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                        url.as_str(),
+                    );
+                if let Some(token) = bearer {
+                    config = config.auth_header(token.clone());
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                let service = ().serve(transport).await.map_err(|e| {
+                    format!("The server at the URL did not answer the MCP handshake ({e}).")
+                })?;
+                (service, None)
+            }
+        };
+        let tools = service.peer().list_all_tools().await.map_err(|e| {
+            kill_group(pgid);
+            format!("The server did not list its tools ({e}).")
+        })?;
+        Ok(Mounted {
+            peer: service.peer().clone(),
+            tools,
+            pgid,
+            service,
+        })
+    };
+    tokio::time::timeout(MOUNT_DEADLINE, work)
+        .await
+        .unwrap_or_else(|_| Err("The server did not become ready within 30 seconds.".to_owned()))
+}
+
+/// Waits until the session ends; answers why, for the connector's row.
+pub async fn ended(service: RunningService<RoleClient, ()>) -> Option<String> {
+    match service.waiting().await {
+        Ok(QuitReason::Cancelled) => None,
+        Ok(QuitReason::Closed) => Some("The server exited; connect it again.".to_owned()),
+        Ok(QuitReason::JoinError(e)) | Err(e) => {
+            Some(format!("The server's session failed ({e})."))
+        }
+        Ok(_) => Some("The server's session ended.".to_owned()),
+    }
+}
+
+/// Kills what is left of the server's process group.
+pub fn kill_group(pgid: Option<u32>) {
+    let Some(pgid) = pgid else { return };
+    let result = std::process::Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{pgid}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if let Err(error) = result {
+        tracing::warn!(pgid, %error, "could not stop a connector's process group");
+    }
+}
+
+/// One of a server's tools as a Bot's turn sees it.
+pub struct McpTool {
+    /// `mcp__<connector>__<tool>`.
+    pub name: String,
+    /// The server's own name.
+    pub remote: String,
+    pub description: String,
+    /// Completed by the tool-schema rule.
+    pub schema: Value,
+    /// Asks the owner before each call.
+    pub approval: bool,
+    pub peer: Peer<RoleClient>,
+    /// The saved keys the server was started with: taken out of what a
+    /// call answers, so no Session log keeps one (#545).
+    pub keys: Arc<Vec<String>>,
+}
+
+impl McpTool {
+    fn redact(&self, text: &str) -> String {
+        let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        flybot_core::secrets::redact(text, &keys)
+    }
+}
+
+/// The arguments as a JSON object (`{}` for none).
+fn object_args(arguments: &str) -> Result<serde_json::Map<String, Value>, ToolError> {
+    let text = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
+    match serde_json::from_str(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(ToolError::Invalid(
+            "The arguments must be one JSON object matching the tool's schema; fix them and call again.".to_owned(),
+        )),
+    }
+}
+
+/// The text a call answers: its text blocks, other blocks named.
+pub fn result_text(result: &CallToolResult) -> String {
+    let mut parts: Vec<String> = result
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.clone(),
+            ContentBlock::Image(image) => format!("[an image, {}]", image.mime_type),
+            ContentBlock::Audio(audio) => format!("[audio, {}]", audio.mime_type),
+            ContentBlock::Resource(_) => "[an embedded resource]".to_owned(),
+            ContentBlock::ResourceLink(link) => format!("[a resource: {}]", link.uri),
+            _ => "[content of a kind this host does not show]".to_owned(),
+        })
+        .collect();
+    if parts.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        parts.push(structured.to_string());
+    }
+    let mut text = parts.join("\n");
+    if text.len() > RESULT_CAP {
+        let mut cut = RESULT_CAP;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n[the result was cut at 64 KiB]");
+    }
+    text
+}
+
+impl DynTool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn parameters(&self) -> Value {
+        self.schema.clone()
+    }
+    fn check(&self, arguments: &str) -> Result<Option<String>, ToolError> {
+        let args = object_args(arguments)?;
+        Ok(self
+            .approval
+            .then(|| format!("Call {} with {}.", self.name, Value::Object(args))))
+    }
+    fn call_json<'a>(
+        &'a self,
+        _ctx: &'a ToolContext,
+        arguments: &'a str,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let mut params = CallToolRequestParams::new(self.remote.clone());
+            params.arguments = Some(object_args(arguments)?);
+            let call = tokio::time::timeout(CALL_DEADLINE, self.peer.call_tool(params)).await;
+            match call {
+                Err(_) => Err(ToolError::Failed(format!(
+                    "{} did not answer within {} seconds.",
+                    self.name,
+                    CALL_DEADLINE.as_secs()
+                ))),
+                Ok(Err(e)) => Err(ToolError::Failed(
+                    self.redact(&format!("The connector's server refused the call: {e}")),
+                )),
+                Ok(Ok(result)) if result.is_error == Some(true) => {
+                    Err(ToolError::Failed(self.redact(&result_text(&result))))
+                }
+                Ok(Ok(result)) => Ok(self.redact(&result_text(&result))),
+            }
+        })
+    }
+}

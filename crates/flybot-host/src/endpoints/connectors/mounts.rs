@@ -1,0 +1,90 @@
+//! `connectors`, `connector-connect`, `connector-disconnect` (#311) and
+//! `bot-connectors` (#601): the rows never carry a key; a switch is written
+//! on the Bot's record only where it differs from the default (on).
+
+use crate::actor::journal_actor;
+use crate::connectors::Connectors;
+use flybot_core::access::{Actor, may_manage_bot};
+use flybot_core::connectors::SWITCHES;
+use flybot_protocol::ApiError;
+use flybot_protocol::connectors::{
+    BotConnectors, ConnectorAnswer, ConnectorConnect, ConnectorDisconnect, ConnectorsAnswer,
+};
+use serde_json::{Map, Value};
+
+/// `connectors {}` → every connector's row.
+pub fn list(hub: &Connectors, _actor: &Actor) -> Result<ConnectorsAnswer, ApiError> {
+    hub.secrets().check_shared("Connectors")?;
+    Ok(ConnectorsAnswer {
+        connectors: hub.rows(),
+    })
+}
+
+/// `connector-connect {...}` → the row once mounted (ready or error).
+pub async fn connect(
+    hub: &Connectors,
+    _actor: &Actor,
+    req: ConnectorConnect,
+) -> Result<ConnectorAnswer, ApiError> {
+    Ok(ConnectorAnswer {
+        connector: hub.connect(req).await?,
+    })
+}
+
+/// `connector-disconnect {id}` → the row, now `off`.
+pub fn disconnect(
+    hub: &Connectors,
+    _actor: &Actor,
+    req: ConnectorDisconnect,
+) -> Result<ConnectorAnswer, ApiError> {
+    Ok(ConnectorAnswer {
+        connector: hub.disconnect(&req.id)?,
+    })
+}
+
+/// `bot-connectors {botId, connector, enabled}` → the Bot's switches.
+pub async fn switch(
+    hub: &Connectors,
+    actor: &Actor,
+    req: BotConnectors,
+) -> Result<Value, ApiError> {
+    hub.secrets().check_writable()?;
+    flybot_core::connectors::check_name(&req.connector)
+        .map_err(|_| ApiError::invalid("connector", "Name a connector such as github."))?;
+    let team = hub.secrets().team();
+    team.mutate(journal_actor(actor), |change| {
+        let Some(mut bot) = change.state().bots.get(&req.bot_id).cloned() else {
+            return Err(ApiError::not_found("Bot", &req.bot_id));
+        };
+        if !may_manage_bot(actor, &bot) {
+            return Err(ApiError::forbidden(
+                "Only the Bot's owner may switch its connectors.",
+            ));
+        }
+        let mut switches = bot
+            .extra
+            .get(SWITCHES)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if req.enabled {
+            switches.remove(&req.connector);
+        } else {
+            switches.insert(req.connector.clone(), Value::Bool(false));
+        }
+        if switches.is_empty() {
+            bot.extra.remove(SWITCHES);
+        } else {
+            bot.extra
+                .insert(SWITCHES.into(), Value::Object(switches.clone()));
+        }
+        if change.state().bots.get(&req.bot_id) != Some(&bot) {
+            change.put_bot(&bot);
+        }
+        let mut answer = Map::new();
+        answer.insert("botId".into(), req.bot_id.clone().into());
+        answer.insert("connectors".into(), Value::Object(switches));
+        Ok(Value::Object(answer))
+    })
+    .await
+}

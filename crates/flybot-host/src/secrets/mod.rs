@@ -1,0 +1,159 @@
+//! The owner's saved keys (#545, #651) as a service: `secrets.json` read
+//! and written by one writer at a time (a lock around load, edit, atomic
+//! save), widened once at start when this host writes the team, and the
+//! keys each Bot's shell gets (`SecretAccess`). A file this build cannot
+//! read gives no Bot a key and refuses every write (fail closed).
+
+use crate::team::Team;
+use flybot_agent::tools::secrets::SecretAccess;
+use flybot_core::access::shared_blocked;
+use flybot_core::rooms::participants::{ParticipantKind, participants_of};
+use flybot_core::secrets::{ShellBot, ShellSecrets, shell_secrets, widen_on_load};
+use flybot_protocol::secrets::SecretsFile;
+use flybot_protocol::state::TeamState;
+use flybot_protocol::{ApiError, ErrorCode};
+use flybot_store::StoreStatus;
+use flybot_store::secrets::SecretsStore;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The saved keys. Cheap to clone.
+#[derive(Clone)]
+pub struct Secrets {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    team: Team,
+    store: SecretsStore,
+    /// One edit at a time: load, change, save.
+    writing: Mutex<()>,
+}
+
+impl Secrets {
+    /// The keys of `home`; a writing host widens an old empty scope once
+    /// and saves it back, a reading host widens in memory only (#545).
+    pub fn open(team: &Team, home: &Path) -> Secrets {
+        let secrets = Secrets {
+            inner: Arc::new(Inner {
+                team: team.clone(),
+                store: SecretsStore::new(home),
+                writing: Mutex::new(()),
+            }),
+        };
+        if matches!(team.store().status(), StoreStatus::Writer)
+            && let Ok(mut file) = secrets.inner.store.load()
+            && widen_on_load(&mut file)
+            && let Err(e) = secrets.inner.store.save(&file)
+        {
+            tracing::warn!("the widened secret scopes could not be saved: {e}");
+        }
+        secrets
+    }
+
+    /// The saved keys, widened as loading does.
+    pub fn read(&self) -> Result<SecretsFile, ApiError> {
+        let mut file = self.inner.store.load().map_err(|e| {
+            tracing::warn!("{e}");
+            ApiError::new(
+                ErrorCode::ReadOnly,
+                format!("The saved secrets cannot be read ({e}); fix or remove secrets.json."),
+            )
+        })?;
+        widen_on_load(&mut file);
+        Ok(file)
+    }
+
+    /// Refuses a shared write (#49) or a write to a read-only home.
+    pub fn check_writable(&self) -> Result<(), ApiError> {
+        self.check_shared("Secrets and connectors")?;
+        if let StoreStatus::ReadOnly(reason) = self.inner.team.store().status() {
+            return Err(ApiError::new(
+                ErrorCode::ReadOnly,
+                crate::http::read_only_sentence(&reason),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `bot/blocked-shared` while the team has more than one member (#49).
+    pub fn check_shared(&self, what: &str) -> Result<(), ApiError> {
+        if self.inner.team.read(shared_blocked) {
+            return Err(ApiError::new(
+                ErrorCode::BlockedShared,
+                format!(
+                    "{what} belong to the whole host; while it has more than one member, no one member may use them."
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Loads, runs `edit`, and saves atomically; nothing is written when
+    /// `edit` refuses.
+    pub fn edit<T>(
+        &self,
+        edit: impl FnOnce(&mut SecretsFile, &TeamState) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        self.check_writable()?;
+        let _one =
+            self.inner.writing.lock().map_err(|_| {
+                ApiError::new(ErrorCode::Invalid, "A secrets write failed; try again.")
+            })?;
+        let mut file = self.read()?;
+        let answer = self.inner.team.read(|state| edit(&mut file, state))?;
+        self.inner.store.save(&file).map_err(|e| {
+            tracing::error!("secrets.json could not be saved: {e}");
+            ApiError::new(
+                ErrorCode::ReadOnly,
+                "The secrets could not be saved on this host's disk; nothing changed.",
+            )
+        })?;
+        Ok(answer)
+    }
+
+    /// A value of `name` for the host's own use (a connector's key).
+    pub fn value(&self, name: &str) -> Option<String> {
+        self.read()
+            .ok()
+            .and_then(|file| file.secrets.get(name).map(|r| r.value.0.clone()))
+    }
+
+    /// The team, for the rules that read it with the keys.
+    pub fn team(&self) -> &Team {
+        &self.inner.team
+    }
+}
+
+/// Whose shell `bot_id` is: a Bot of the team, a friend's Bot seated in a
+/// room, or nobody the team knows.
+pub fn shell_bot<'a>(state: &'a TeamState, bot_id: &'a str) -> ShellBot<'a> {
+    if let Some(bot) = state.bots.get(bot_id) {
+        return ShellBot::Own {
+            bot_id: &bot.id,
+            owner_id: &bot.owner_id,
+        };
+    }
+    let remote = state.rooms.values().any(|room| {
+        participants_of(room)
+            .iter()
+            .any(|seat| seat.kind == ParticipantKind::RemoteBot && seat.id == bot_id)
+    });
+    if remote {
+        ShellBot::Remote
+    } else {
+        ShellBot::Unknown
+    }
+}
+
+impl SecretAccess for Secrets {
+    fn shell(&self, bot_id: &str) -> ShellSecrets {
+        // A file that cannot be read gives no key (fail closed).
+        let Ok(file) = self.read() else {
+            return ShellSecrets::default();
+        };
+        self.inner
+            .team
+            .read(|state| shell_secrets(&file, shell_bot(state, bot_id)))
+    }
+}
