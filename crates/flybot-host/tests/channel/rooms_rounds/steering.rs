@@ -5,11 +5,14 @@
 //! the closing report for `report_back` (#913), on the in-process mock on a
 //! paused clock.
 
+use flybot_agent::model::config::ProviderRegistry;
+use flybot_agent::model::mock::MockModel;
 use flybot_agent::session::{AbortedBy, EndReason};
-use flybot_testkit::mock_server::{kit_on, models_config};
+use flybot_testkit::mock_server::models_config;
 use flybot_testkit::sse_server::{Reply, ScriptedProvider};
 use flybot_testkit::{Bot, Kit, Room};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A person's line in `room`; answers the channel's body.
@@ -202,7 +205,16 @@ async fn a_line_steered_into_a_one_step_member_turn_is_answered_in_the_room_1267
         Reply::text("Looked: all green."),
         Reply::text("The tests pass too."),
     ]);
-    let kit = kit_on(&models_config(&server.base_url, None)).await;
+    // The steered line's busy-send acknowledgment (#1646) is written on the
+    // offline mock, so the scripted server sees only Bo's turns.
+    let models =
+        ProviderRegistry::from_config(&models_config(&server.base_url, None), MockModel::offline())
+            .unwrap();
+    let kit = Kit::with_config(|host| {
+        host.models = Arc::new(models);
+        host.ack_model = Some("mock".into());
+    })
+    .await;
     let bo = kit
         .anyone()
         .bot_from(json!({"name": "Bo", "model": "remote"}))
