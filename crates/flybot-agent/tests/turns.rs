@@ -469,8 +469,11 @@ async fn idle_sessions_past_the_bound_are_let_go_and_read_back_whole() {
         f.sessions.deliver(&session, &text, source, kind).unwrap();
         f.sessions.wait_idle(&session).await.unwrap();
     }
+    // The busy one, the one read last and those whose turn's end is still
+    // being announced stay beside the idle ones kept; without the bound
+    // all of them (85) would.
     assert!(
-        f.sessions.in_memory() <= KEPT_IDLE + 2,
+        f.sessions.in_memory() <= KEPT_IDLE + 4,
         "{} Sessions in memory",
         f.sessions.in_memory()
     );

@@ -187,7 +187,9 @@ fn a_kill_mid_round_finishes_that_round_after_restart_with_every_line_answered_o
     std::fs::write(
         home.path().join("config.toml"),
         format!(
-            "defaultModel = \"loop\"\n[providers.loop]\nbaseUrl = \"{}\"\n[models.loop]\nprovider = \"loop\"\nmodel = \"m\"\ncontextWindow = 64000\nthinking = []\n",
+            // The steered line's busy-send acknowledgment (#1646) is written
+            // on the offline mock: the provider sees only the members' turns.
+            "defaultModel = \"loop\"\n[modelFor]\nbusy-ack = \"mock\"\n[providers.loop]\nbaseUrl = \"{}\"\n[models.loop]\nprovider = \"loop\"\nmodel = \"m\"\ncontextWindow = 64000\nthinking = []\n",
             provider.base_url
         ),
     )
