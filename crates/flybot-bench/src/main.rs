@@ -66,6 +66,9 @@ enum BenchWhat {
     /// the time to first token the host adds over the llama.cpp server
     /// (issue 13).
     Sessions,
+    /// The time to first token the host adds over the llama.cpp server
+    /// alone (the second half of `sessions`).
+    Ttft,
     /// Connectors (issue 17): mount time of a 50-tool stdio MCP server, the
     /// latency per tool call, the prompt characters own chat vs room turn.
     Connectors,
@@ -92,6 +95,7 @@ fn main() -> ExitCode {
         BenchWhat::Memory => memory::run(),
         BenchWhat::Schedules => schedules::run(),
         BenchWhat::Sessions => sessions::run(),
+        BenchWhat::Ttft => sessions::run_ttft(),
         BenchWhat::Connectors => connectors::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
     };

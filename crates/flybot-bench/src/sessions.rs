@@ -23,6 +23,11 @@ pub fn run() -> anyhow::Result<()> {
     runtime.block_on(crate::ttft::run())
 }
 
+/// The time to first token alone.
+pub fn run_ttft() -> anyhow::Result<()> {
+    tokio::runtime::Runtime::new()?.block_on(crate::ttft::run())
+}
+
 /// The process's resident set, in MB (`VmRSS` of `/proc/self/status`).
 fn resident_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

@@ -178,7 +178,7 @@ fn mask_for(tools: &ToolSet, bot: &Bot, room_seat: bool) -> Mask {
             );
         }
     }
-    let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
+    let offered = tools.offered_names();
     if bot.run {
         let step = step_tools(bot);
         // A connector's tools are judged by the connector rule (#1555).
@@ -299,7 +299,7 @@ impl TurnEnvironment for HostTurns {
         }
         let mut mask = mask_for(&tools, &bot, room_seat);
         // The connector tools' guard and mask (#601, #1234, #1237, #1555).
-        let offered: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
+        let offered = tools.offered_names();
         let denied = self
             .team
             .read(|state| flybot_core::connectors::denied(state, &bot, room_seat, &offered));

@@ -3,19 +3,28 @@
 //! snapshot (the records are `flybot-agent::context::parts`). The Session
 //! id and its log stay the same across parts; this file says where the
 //! current part begins. Appended and flushed through the JSONL appender, so
-//! a part is on disk before its handoff runs (#1245).
+//! a part is on disk before its handoff runs (#1245). A record nothing
+//! waits on (the pinned snapshot at a part's first step) is flushed on a
+//! thread of its own while the turn goes on; the next append waits for it,
+//! so the file keeps the order the records were taken in.
 
 use crate::jsonl::JsonlAppender;
 use crate::sessions::{sessions_dir, valid_session_id};
+use flybot_core::sync::lock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
+
+/// The outcome of an append still being flushed.
+type Behind = Arc<Mutex<Option<mpsc::Receiver<io::Result<()>>>>>;
 
 /// One Session's parts record.
 #[derive(Debug, Clone)]
 pub struct PartsFile {
     path: PathBuf,
+    behind: Behind,
 }
 
 impl PartsFile {
@@ -28,18 +37,49 @@ impl PartsFile {
         }
         Ok(PartsFile {
             path: sessions_dir(home).join(format!("{session_id}.parts.jsonl")),
+            behind: Behind::default(),
         })
     }
 
     /// Appends `record` and flushes it to disk before answering.
     pub fn append<T: Serialize>(&self, record: &T) -> io::Result<()> {
-        let mut bytes = serde_json::to_vec(record).map_err(io::Error::other)?;
-        bytes.push(b'\n');
+        let bytes = line_of(record)?;
+        self.wait_behind();
         JsonlAppender::open(&self.path)?.append(&bytes)
+    }
+
+    /// Appends and flushes `record` on a thread of its own and answers at
+    /// once; a failure is logged. For a record nothing waits on.
+    pub fn append_behind<T: Serialize>(&self, record: &T) -> io::Result<()> {
+        let bytes = line_of(record)?;
+        self.wait_behind();
+        let (done, outcome) = mpsc::channel();
+        let path = self.path.clone();
+        std::thread::Builder::new()
+            .name("flybot-parts".to_owned())
+            .spawn(move || {
+                let _ = done.send(JsonlAppender::open(&path).and_then(|mut f| f.append(&bytes)));
+            })?;
+        *lock(&self.behind) = Some(outcome);
+        Ok(())
+    }
+
+    /// Waits until an append made behind is on disk.
+    fn wait_behind(&self) {
+        let Some(outcome) = lock(&self.behind).take() else {
+            return;
+        };
+        if let Ok(Err(e)) = outcome.recv() {
+            tracing::warn!(
+                "a parts record of {} was not flushed: {e}",
+                self.path.display()
+            );
+        }
     }
 
     /// Every whole record, in order; a missing file is none.
     pub fn read<T: DeserializeOwned>(&self) -> io::Result<Vec<T>> {
+        self.wait_behind();
         match std::fs::read(&self.path) {
             Ok(bytes) => Ok(bytes
                 .split(|b| *b == b'\n')
@@ -49,6 +89,12 @@ impl PartsFile {
             Err(e) => Err(e),
         }
     }
+}
+
+fn line_of<T: Serialize>(record: &T) -> io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec(record).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -67,8 +113,19 @@ mod tests {
         parts
             .append(&json!({"type": "part/handoff", "part": 2}))
             .unwrap();
+        parts
+            .append_behind(&json!({"type": "part/pinned", "part": 2}))
+            .unwrap();
+        parts
+            .append(&json!({"type": "part/rollback", "part": 2}))
+            .unwrap();
         let read: Vec<Value> = parts.read().unwrap();
-        assert_eq!(read[1]["type"], "part/handoff");
+        let kinds: Vec<&str> = read.iter().filter_map(|r| r["type"].as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["part/start", "part/handoff", "part/pinned", "part/rollback"],
+            "a record flushed behind keeps its place"
+        );
         assert!(home.path().join("sessions/session-a.parts.jsonl").is_file());
         assert!(PartsFile::new(home.path(), "../x").is_err());
     }

@@ -86,6 +86,15 @@ impl Parts {
         Ok(())
     }
 
+    /// Keeps `record` and has it written while the turn goes on: for the
+    /// pinned snapshot, which a crash may lose at no cost (the next start
+    /// takes it again from the live block).
+    pub fn append_behind(&mut self, record: PartRecord) -> io::Result<()> {
+        self.file.append_behind(&record)?;
+        self.records.push(record);
+        Ok(())
+    }
+
     pub fn records(&self) -> &[PartRecord] {
         &self.records
     }

@@ -69,7 +69,8 @@ impl Room<'_> {
         )
     }
 
-    /// A part snapshots the pinned block once, at its first step.
+    /// A part snapshots the pinned block once, at its first step; the
+    /// model call does not wait for the snapshot's sync.
     fn snapshot_pinned(&self) {
         let Some(live) = &self.setup.context.pinned else {
             return;
@@ -81,7 +82,7 @@ impl Room<'_> {
                     part: view.part,
                     text: live.clone(),
                 };
-                if let Err(e) = parts.append(record) {
+                if let Err(e) = parts.append_behind(record) {
                     tracing::warn!("the pinned snapshot was not recorded: {e}");
                 }
             }

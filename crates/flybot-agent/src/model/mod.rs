@@ -13,10 +13,12 @@ mod openai_stream;
 pub mod openai_wire;
 pub mod retry;
 pub mod sse;
+mod tool_schema;
+
+pub use tool_schema::ToolSchema;
 
 use flybot_protocol::FailureCode;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,7 +80,7 @@ pub struct ToolCall {
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
-    pub parameters: Value,
+    pub parameters: ToolSchema,
 }
 
 /// How hard the model should think, where the model supports it.

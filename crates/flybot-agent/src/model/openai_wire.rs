@@ -4,7 +4,8 @@
 //! DeepSeek, OpenAI, Ollama and vLLM share, plus `reasoning_effort`.
 
 use super::{
-    ChatMessage, FinishReason, ModelRequest, Role, StreamEvent, ToolCall, ToolSpec, Usage,
+    ChatMessage, FinishReason, ModelRequest, Role, StreamEvent, ToolCall, ToolSchema, ToolSpec,
+    Usage,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -85,7 +86,7 @@ pub struct WireFunction {
     #[serde(default)]
     pub description: String,
     #[serde(default)]
-    pub parameters: Value,
+    pub parameters: ToolSchema,
 }
 
 fn function_type() -> String {

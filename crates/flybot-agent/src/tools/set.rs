@@ -24,6 +24,16 @@ struct Entry {
     spec: ToolSpec,
 }
 
+/// `tool` with its spec, keyed by its name.
+fn entry(tool: Arc<dyn DynTool>) -> (String, Arc<Entry>) {
+    let spec = ToolSpec {
+        name: tool.name().to_owned(),
+        description: tool.description().to_owned(),
+        parameters: tool.parameters().into(),
+    };
+    (spec.name.clone(), Arc::new(Entry { tool, spec }))
+}
+
 /// The tools a Session offers. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct ToolSet {
@@ -39,34 +49,25 @@ pub struct MaskError(pub String);
 impl ToolSet {
     /// A set of `tools`; a later tool with the same name replaces an earlier.
     pub fn new(tools: impl IntoIterator<Item = Arc<dyn DynTool>>) -> ToolSet {
-        let tools = tools
-            .into_iter()
-            .map(|tool| {
-                let spec = ToolSpec {
-                    name: tool.name().to_owned(),
-                    description: tool.description().to_owned(),
-                    parameters: tool.parameters(),
-                };
-                (tool.name().to_owned(), Arc::new(Entry { tool, spec }))
-            })
-            .collect();
         ToolSet {
-            tools: Arc::new(tools),
+            tools: Arc::new(tools.into_iter().map(entry).collect()),
             mask: Mask::default(),
         }
     }
 
-    /// The same tools with `other`'s tools added.
+    /// The same tools with `tools` added (replacing any of the same name).
+    /// The tools already here keep their specs: nothing is built again.
     pub fn with(&self, tools: impl IntoIterator<Item = Arc<dyn DynTool>>) -> ToolSet {
-        let mut all: Vec<Arc<dyn DynTool>> = self
-            .tools
-            .values()
-            .map(|entry| entry.tool.clone())
-            .collect();
-        all.extend(tools);
-        let mut set = ToolSet::new(all);
-        set.mask = self.mask.clone();
-        set
+        let mut added = tools.into_iter().map(entry).peekable();
+        if added.peek().is_none() {
+            return self.clone();
+        }
+        let mut all = (*self.tools).clone();
+        all.extend(added);
+        ToolSet {
+            tools: Arc::new(all),
+            mask: self.mask.clone(),
+        }
     }
 
     pub fn mask(&self) -> &Mask {
@@ -94,11 +95,20 @@ impl ToolSet {
 
     /// The specs the model sees: every tool the mask does not hide, by name.
     pub fn specs(&self) -> Vec<ToolSpec> {
+        self.offered().map(|entry| entry.spec.clone()).collect()
+    }
+
+    /// The names of the tools the model sees, in order.
+    pub fn offered_names(&self) -> Vec<String> {
+        self.offered()
+            .map(|entry| entry.spec.name.clone())
+            .collect()
+    }
+
+    fn offered(&self) -> impl Iterator<Item = &Arc<Entry>> {
         self.tools
             .values()
             .filter(|entry| !self.mask.restrict.contains(entry.spec.name.as_str()))
-            .map(|entry| entry.spec.clone())
-            .collect()
     }
 
     /// The tool `name` if the model may call it now: hidden and unknown

@@ -137,7 +137,7 @@ pub fn estimate_messages(messages: &[ChatMessage], tools: &[ToolSpec]) -> usize 
 fn tools_size(tools: &[ToolSpec]) -> usize {
     tools
         .iter()
-        .map(|t| estimate_text(&t.description) + estimate_text(&t.parameters.to_string()))
+        .map(|t| estimate_text(&t.description) + t.parameters.text_len().div_ceil(CHARS_PER_TOKEN))
         .sum()
 }
 

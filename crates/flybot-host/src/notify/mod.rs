@@ -62,6 +62,10 @@ fn switch(team: &Team, name: &'static str) -> Arc<dyn Fn() -> bool + Send + Sync
 impl OutOfApp {
     /// The transports `config` names, each switched by the team's prefs.
     pub fn configured(team: &Team, config: &NotifyConfig) -> OutOfApp {
+        if config.slack.is_none() && config.feishu.is_none() {
+            // No transport: no HTTP client (its trust store costs a start).
+            return OutOfApp::default();
+        }
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = match reqwest::Client::builder()
             .timeout(Duration::from_secs(60))

@@ -41,7 +41,7 @@ fn user(text: &str) -> ModelRequest {
         tools: vec![ToolSpec {
             name: "get_weather".into(),
             description: "The weather in a city.".into(),
-            parameters: json!({"type": "object", "properties": {}, "required": []}),
+            parameters: json!({"type": "object", "properties": {}, "required": []}).into(),
         }],
         max_tokens: None,
         thinking: None,
