@@ -117,6 +117,10 @@ impl Writer {
         let mut journal = Vec::new();
         let mut lines: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         let mut close = false;
+        // Only the batch's newest in-flight notes are written, last: the
+        // newest wins at a start, and nothing of the batch is acknowledged
+        // before its sync, so an older note of it is never the one read.
+        let mut newest_inflight = None;
         for job in batch {
             match job {
                 Job::Write {
@@ -132,11 +136,8 @@ impl Writer {
                     for record in records {
                         add_line(&mut journal, &mut lines, record);
                     }
-                    if let Some(notes) = inflight {
-                        journal.extend_from_slice(b"{\"inflight\":");
-                        journal.extend_from_slice(&notes);
-                        journal.extend_from_slice(b"}\n");
-                        self.carried.inflight = Some(notes);
+                    if inflight.is_some() {
+                        newest_inflight = inflight;
                     }
                     if let Some(note) = room {
                         room_line(&mut journal, &note.room_id, note.run.as_deref());
@@ -151,6 +152,12 @@ impl Writer {
                 }
                 Job::Close => close = true,
             }
+        }
+        if let Some(notes) = newest_inflight {
+            journal.extend_from_slice(b"{\"inflight\":");
+            journal.extend_from_slice(&notes);
+            journal.extend_from_slice(b"}\n");
+            self.carried.inflight = Some(notes);
         }
         if let Err(e) = self.write(&journal, &lines) {
             self.stop(e);
