@@ -86,6 +86,16 @@ pub fn decide(
         },
         reservation: None,
         at_ms: now_ms,
+        turn_text: match envelope.kind {
+            EnvelopeKind::Request => envelope.payload.requirement.clone(),
+            EnvelopeKind::Answer => envelope.payload.text.clone(),
+            EnvelopeKind::Question
+            | EnvelopeKind::Progress
+            | EnvelopeKind::Result
+            | EnvelopeKind::Failure
+            | EnvelopeKind::Cancel
+            | EnvelopeKind::CancelObserved => None,
+        },
     };
     let seen = state
         .events

@@ -23,6 +23,10 @@ pub struct TaskExec {
     /// Work-turn keys with their content digests.
     pub turns: BTreeMap<TurnKey, String>,
     pub active_turn: Option<String>,
+    /// The active turn's selected text, for a retransmission.
+    pub active_turn_text: Option<String>,
+    /// A retransmission of the active turn was charged and not yet sent.
+    pub retry_granted: bool,
     /// Events still waiting for a reply, with their kinds.
     pub outstanding: BTreeMap<String, EnvelopeKind>,
     /// Late events of tombstoned turns, kept as evidence only.
@@ -126,6 +130,11 @@ impl JournalState {
                 turn,
                 ..
             } => {
+                if *operation == SendOperation::SubmitTurn
+                    && let Some(task) = self.tasks.get_mut(task_id)
+                {
+                    task.retry_granted = false;
+                }
                 self.sends.insert(
                     *send_id,
                     SendState {
@@ -147,6 +156,14 @@ impl JournalState {
                 found,
                 at_ms,
             } => self.apply_reconciled(*send_id, found, *at_ms),
+            Record::Retried { task_id, turn, .. } => {
+                if let Some(task) = self.tasks.get_mut(task_id) {
+                    task.retry_granted = true;
+                    task.budget.apply(&Charge::Retry {
+                        turn_id: turn.turn_id.clone(),
+                    });
+                }
+            }
             Record::CancelRequested { task_id, .. } => {
                 if let Some(task) = self.tasks.get_mut(task_id) {
                     let active = task.active_turn.take();
@@ -239,6 +256,8 @@ impl JournalState {
                     cancel: CancelState::default(),
                     turns: BTreeMap::new(),
                     active_turn: None,
+                    active_turn_text: None,
+                    retry_granted: false,
                     outstanding: BTreeMap::new(),
                     diagnostics: Vec::new(),
                     conversations: BTreeSet::new(),
@@ -277,6 +296,7 @@ impl JournalState {
                 {
                     task.turns.insert(turn.clone(), digest.clone());
                     task.active_turn = Some(turn_id.clone());
+                    task.active_turn_text = ingress.turn_text.clone();
                 }
                 task.outstanding
                     .insert(ingress.event_id.clone(), ingress.kind);

@@ -69,9 +69,18 @@ pub enum Followed {
     },
 }
 
-/// What a finished step of the runtime costs: `Err` with the refusal's
-/// sentence once the budget has none left.
-pub type ProgressCharge<'a> = &'a mut (dyn FnMut() -> Result<(), String> + Send);
+/// Where a followed turn asks its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetPoint {
+    /// A step of the runtime finished (a tool call): it is charged.
+    StepDone,
+    /// A poll of the runtime's status: the budget is read, nothing charged.
+    Poll,
+}
+
+/// What a point of the turn costs: `Err` with the refusal's sentence once
+/// the budget has none left (the turn in flight is then aborted).
+pub type ProgressCharge<'a> = &'a mut (dyn FnMut(BudgetPoint) -> Result<(), String> + Send);
 
 /// The end of a turn that passed its time limit.
 pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
@@ -192,7 +201,10 @@ impl DriverSession {
         limit: Duration,
     ) -> TurnEnd {
         match self.submit(text).await {
-            Ok(submitted) => self.await_end(submitted, stop, limit, &mut || Ok(())).await,
+            Ok(submitted) => {
+                self.await_end(submitted, stop, limit, &mut |_| Ok(()))
+                    .await
+            }
             Err(end) => end,
         }
     }
@@ -219,11 +231,29 @@ impl DriverSession {
             true => self.client.events().await.ok(),
             false => None,
         };
-        if let Err(e) = self.client.prompt_async(&self.session_id, text).await {
+        match self.client.prompt_async(&self.session_id, text).await {
+            Ok(()) => {}
+            // The server answered and refused it: it did not happen, and
+            // the reservation stays for a retransmission. A 404 is a
+            // session the runtime lost, which a person looks at instead.
+            Err(
+                e @ super::client::ClientError::Status {
+                    status: 400..=403 | 405..=499,
+                    ..
+                },
+            ) => {
+                return Err(TurnEnd::Blocked {
+                    reason: format!(
+                        "{e}: the prompt was refused and not taken; the next line sends it again under the same reservation"
+                    ),
+                });
+            }
             // Accepted or not is unknown: never submitted again blindly.
-            return Err(TurnEnd::Uncertain {
-                detail: e.to_string(),
-            });
+            Err(e) => {
+                return Err(TurnEnd::Uncertain {
+                    detail: e.to_string(),
+                });
+            }
         }
         Ok(Submitted {
             before,
@@ -321,7 +351,7 @@ impl DriverSession {
                             return asked;
                         }
                         if self.is_step_done(&event)
-                            && let Err(reason) = progress()
+                            && let Err(reason) = progress(BudgetPoint::StepDone)
                         {
                             return Followed::BudgetSpent { reason };
                         }
@@ -338,6 +368,10 @@ impl DriverSession {
                 () = tokio::time::sleep_until(deadline) => {
                     return Followed::TimedOut { limit_secs: limit.as_secs() };
                 }
+            }
+            // A limit spent while the turn runs (#198) aborts it.
+            if let Err(reason) = progress(BudgetPoint::Poll) {
+                return Followed::BudgetSpent { reason };
             }
             let status = match self.client.status(&self.session_id).await {
                 Ok(status) => status,

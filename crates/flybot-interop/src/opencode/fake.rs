@@ -59,6 +59,8 @@ pub struct FakeGaps {
     /// `GET /session/status` lists every session with a status type the
     /// pinned document does not have.
     pub status_of_unknown_shape: bool,
+    /// The first this many prompts are refused with 400 and not taken.
+    pub refuse_first_prompts: u32,
 }
 
 #[derive(Default)]
@@ -76,6 +78,7 @@ struct Inner {
     next_id: u64,
     prompts: Vec<(String, String)>,
     requests: u64,
+    refused_prompts: u32,
 }
 
 /// The fake's state, shared with its test.
@@ -343,6 +346,13 @@ async fn prompt(
         .as_str()
         .unwrap_or_default()
         .to_owned();
+    {
+        let mut inner = lock(&fake.inner);
+        if inner.refused_prompts < fake.gaps.refuse_first_prompts {
+            inner.refused_prompts += 1;
+            return axum::http::StatusCode::BAD_REQUEST;
+        }
+    }
     let step = {
         let mut inner = fake_lock_prompt(&fake, &session, &text);
         match inner.as_mut() {
