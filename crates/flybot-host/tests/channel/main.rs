@@ -21,6 +21,7 @@ mod model_client;
 mod opencode_budgets;
 mod opencode_cancel;
 mod opencode_isolation;
+mod opencode_recovery;
 mod opencode_room;
 mod opencode_room_bounds;
 mod opencode_room_real;

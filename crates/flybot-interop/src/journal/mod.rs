@@ -376,6 +376,34 @@ impl Journal {
         })
     }
 
+    /// Why `task_id` waits for a person, if it does (#198): the task's
+    /// `recovery: uncertain`, a call with no known outcome, or a reserved
+    /// turn no submission names and no retry was granted for.
+    pub fn uncertainty(&self, task_id: &str) -> Option<String> {
+        let task = self.state.task(task_id)?;
+        if task.closed {
+            return None;
+        }
+        if let Some(recovery) = &task.cancel.recovery {
+            return Some(recovery.raw_status.clone());
+        }
+        if self
+            .state
+            .sends
+            .values()
+            .any(|s| s.task_id == task_id && s.unresolved())
+        {
+            return Some("a call has no recorded outcome".to_owned());
+        }
+        if task.retry_granted {
+            return None;
+        }
+        let turn = self.state.reserved_without_intent(task_id)?;
+        Some(format!(
+            "turn {turn} was reserved but no submission was recorded"
+        ))
+    }
+
     /// Unresolved sends (intent without a known effect), oldest first.
     pub fn unresolved_sends(&self) -> Vec<(u64, &SendState)> {
         self.state

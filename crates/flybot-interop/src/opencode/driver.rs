@@ -105,7 +105,7 @@ pub struct DriverSession {
     pub session_id: String,
 }
 
-fn assistant_ids(history: &[Value]) -> BTreeSet<String> {
+pub(crate) fn assistant_ids(history: &[Value]) -> BTreeSet<String> {
     history
         .iter()
         .filter(|m| m["info"]["role"] == "assistant")
@@ -121,7 +121,7 @@ fn ids_of_role(history: &[Value], role: &str) -> BTreeSet<String> {
         .collect()
 }
 
-fn text_of(message: &Value) -> String {
+pub(crate) fn text_of(message: &Value) -> String {
     message["parts"]
         .as_array()
         .map(|parts| {
@@ -137,7 +137,7 @@ fn text_of(message: &Value) -> String {
 
 /// What the history shows of the turn: a new assistant message that has
 /// completed (its text or its error).
-fn answer_in(history: &[Value], before: &BTreeSet<String>) -> Option<TurnEnd> {
+pub(crate) fn answer_in(history: &[Value], before: &BTreeSet<String>) -> Option<TurnEnd> {
     let message = history.iter().rev().find(|m| {
         m["info"]["role"] == "assistant"
             && m["info"]["id"]
@@ -394,6 +394,13 @@ impl DriverSession {
                 }
             };
             if let Some(end) = answer_in(&history, &before) {
+                // Steps already reported but not yet read are charged too:
+                // the poll can see the answer before the stream is read.
+                while let Some(event) = events.as_mut().and_then(|e| e.try_recv().ok()) {
+                    if self.is_step_done(&event) {
+                        let _ = progress(BudgetPoint::StepDone);
+                    }
+                }
                 return Followed::End(end);
             }
             idle_polls += 1;

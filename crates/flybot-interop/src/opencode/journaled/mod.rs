@@ -13,9 +13,11 @@
 //! and its one session come from the journal, never from zero.
 
 mod follow;
+mod recover;
 mod retry;
 mod stop;
 
+pub use recover::{Reconciled, RecoveryChoice, RecoveryDone};
 pub use stop::CancelStand;
 
 use super::client::{self, OpenCodeClient};

@@ -50,12 +50,18 @@ impl JournaledTask {
                 "budget: {e}; the turn the runtime refused is not sent again"
             ))));
         }
-        let number = turn.turn_id.trim_start_matches('t');
-        let request_event = format!("{}-a-{number}", self.task_id);
+        let request_event = self.opener_of(&turn);
         Some(Ok(Due {
             turn,
             text,
             request_event,
         }))
+    }
+
+    /// The event that opened `turn` (Bot A's request or answer, `{task}-a-{n}`
+    /// for turn `t{n}`): what Bot B's reply to it answers.
+    pub(super) fn opener_of(&self, turn: &TurnKey) -> String {
+        let number = turn.turn_id.trim_start_matches('t');
+        format!("{}-a-{number}", self.task_id)
     }
 }
