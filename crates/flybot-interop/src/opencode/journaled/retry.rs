@@ -25,13 +25,10 @@ impl JournaledTask {
     pub(super) fn retransmission_due(&mut self) -> Option<Result<Due, TurnEnd>> {
         let exec = self.journal.task(&self.task_id)?;
         let turn = exec.active_turn_key()?;
-        let last_submit = self
-            .journal
-            .state()
-            .sends
-            .values()
-            .filter(|s| s.operation == SendOperation::SubmitTurn && s.turn.as_ref() == Some(&turn))
-            .next_back();
+        let last_submit =
+            self.journal.state().sends.values().rfind(|s| {
+                s.operation == SendOperation::SubmitTurn && s.turn.as_ref() == Some(&turn)
+            });
         let refused = matches!(
             last_submit.and_then(|s| s.observed.as_ref()),
             Some(SendObservation::Refused { .. })
