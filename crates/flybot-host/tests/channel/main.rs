@@ -20,6 +20,7 @@ mod memory;
 mod model_client;
 mod opencode_budgets;
 mod opencode_cancel;
+mod opencode_delivery;
 mod opencode_isolation;
 mod opencode_recovery;
 mod opencode_room;

@@ -334,6 +334,8 @@ impl OpenCodeSeats {
             flybot_store::system_now_ms,
         )
         .map_err(|e| start(format!("its journal: {e}")))?;
+        let mut task = task;
+        task.follow_room_log();
         let seat = Arc::new(Seat {
             room_id: turn.room_id.clone(),
             bot_id: turn.bot_id.clone(),
@@ -433,7 +435,7 @@ impl OpenCodeSeats {
             .map_or(0, |l| l.seq);
         let (end, observation) = {
             let mut task = seat.task.lock().await;
-            let end = task.turn(&turn.text, stop, TURN_LIMIT).await;
+            let end = task.turn_at(&turn.text, before, stop, TURN_LIMIT).await;
             (end, task.last_observation().cloned())
         };
         let name = rounds.team.read(|state| name_of(state, &turn.bot_id));

@@ -12,6 +12,7 @@
 //! restart, a seat re-opened) resumes from it: its ids, its open question
 //! and its one session come from the journal, never from zero.
 
+mod cursor;
 mod follow;
 mod recover;
 mod retry;
@@ -73,6 +74,10 @@ pub struct JournaledTask {
     /// Bot B's last accepted question (Bot A's next turn answers it).
     last_question: Option<String>,
     last_observation: Option<Observation>,
+    /// The inbox cursor is a position in the room's log (`follow_room_log`).
+    room_cursor: bool,
+    /// The room line the running turn delivers (`turn_at`).
+    delivering: Option<u64>,
 }
 
 fn text_envelope(kind: EnvelopeKind, task_id: &str, event_id: String, text: String) -> Envelope {
@@ -127,6 +132,8 @@ impl JournaledTask {
             last_request: None,
             last_question: None,
             last_observation: None,
+            room_cursor: false,
+            delivering: None,
         };
         let key = CorrelationKey::of(&task.a_to_b(), task_id);
         task.journal.bind(TaskBinding {
@@ -239,7 +246,7 @@ impl JournaledTask {
         self.seq += 1;
         envelope.seq = self.seq;
         let bytes = serde_json::to_vec(&envelope).map_err(|e| e.to_string())?;
-        let cursor = self.journal.inbox_cursor() + 1;
+        let cursor = self.cursor_for(context);
         match self
             .journal
             .receive(context, &bytes, cursor, (self.clock)())
