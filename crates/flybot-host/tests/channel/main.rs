@@ -22,6 +22,7 @@ mod opencode_budgets;
 mod opencode_cancel;
 mod opencode_delivery;
 mod opencode_isolation;
+mod opencode_publication;
 mod opencode_recovery;
 mod opencode_room;
 mod opencode_room_bounds;

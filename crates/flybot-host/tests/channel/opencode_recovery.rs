@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// The question the runtime gives after the restart.
 const QUESTION: &str = "QUESTION: dashes or underscores?";
 
-fn copy_folder(from: &Path, to: &Path) {
+pub(crate) fn copy_folder(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -37,14 +37,14 @@ fn copy_folder(from: &Path, to: &Path) {
     }
 }
 
-fn journal_path(home: &Path, p: &Pilot) -> std::path::PathBuf {
+pub(crate) fn journal_path(home: &Path, p: &Pilot) -> std::path::PathBuf {
     home.join("interop")
         .join(&p.coder)
         .join(&p.task)
         .join("journal/journal.jsonl")
 }
 
-fn records(home: &Path, p: &Pilot) -> Vec<Value> {
+pub(crate) fn records(home: &Path, p: &Pilot) -> Vec<Value> {
     std::fs::read_to_string(journal_path(home, p))
         .unwrap()
         .lines()
@@ -69,7 +69,7 @@ fn cut_after_the_submission(home: &Path, p: &Pilot) {
     std::fs::write(&path, kept).unwrap();
 }
 
-fn host_config(home: &Path, after: Vec<FakeStep>) -> HostConfig {
+pub(crate) fn host_config(home: &Path, after: Vec<FakeStep>) -> HostConfig {
     let mut config = HostConfig::new(home.to_owned());
     config.models = bot_a_models();
     config.opencode = OpenCodeRuntime::Fake(after);

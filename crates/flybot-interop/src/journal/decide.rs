@@ -88,10 +88,10 @@ pub fn decide(
         at_ms: now_ms,
         turn_text: match envelope.kind {
             EnvelopeKind::Request => envelope.payload.requirement.clone(),
-            EnvelopeKind::Answer => envelope.payload.text.clone(),
-            EnvelopeKind::Question
-            | EnvelopeKind::Progress
-            | EnvelopeKind::Result
+            EnvelopeKind::Answer | EnvelopeKind::Question | EnvelopeKind::Result => {
+                envelope.payload.text.clone()
+            }
+            EnvelopeKind::Progress
             | EnvelopeKind::Failure
             | EnvelopeKind::Cancel
             | EnvelopeKind::CancelObserved => None,

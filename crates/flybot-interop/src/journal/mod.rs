@@ -7,10 +7,12 @@
 //! and its observed outcome after it. Raw file I/O is flybot-store's.
 
 pub mod decide;
+pub mod publication;
 pub mod records;
 pub mod state;
 
 pub use decide::{decide, sent_by_requester, turn_content_digest};
+pub use publication::Publication;
 pub use records::{
     Correlation, CorrelationKey, Decision, IngressRecord, Reconciliation, Record, RefusedBecause,
     SendObservation, SendOperation, TaskBinding, TransportContext,
@@ -391,7 +393,7 @@ impl Journal {
             .state
             .sends
             .values()
-            .any(|s| s.task_id == task_id && s.unresolved())
+            .any(|s| s.task_id == task_id && s.unresolved() && !s.host_settled())
         {
             return Some("a call has no recorded outcome".to_owned());
         }

@@ -130,9 +130,11 @@ pub struct IngressRecord {
     /// The budget charge reserved by this event.
     pub reservation: Option<Charge>,
     pub at_ms: u64,
-    /// The selected text a work turn submits (the request's requirement or
-    /// the answer's text), kept so a retransmission sends the same words
-    /// under the same reservation.
+    /// The selected text the event carries: what a work turn submits (the
+    /// request's requirement or the answer's text), kept so a
+    /// retransmission sends the same words under the same reservation, or
+    /// Bot B's question or result, kept so its publication onto the card
+    /// survives a crash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_text: Option<String>,
 }

@@ -35,6 +35,9 @@ pub struct TaskExec {
     pub conversations: BTreeSet<String>,
     /// A result was accepted for the active turn's generation.
     pub result_event: Option<String>,
+    /// Bot B's latest accepted question or result, with its selected
+    /// text: what the host publishes onto the card.
+    pub reply: Option<(String, EnvelopeKind, String)>,
     pub closed: bool,
 }
 
@@ -58,9 +61,24 @@ pub struct SendState {
     pub turn: Option<TurnKey>,
     pub observed: Option<SendObservation>,
     pub reconciled: Option<Reconciliation>,
+    /// What the intent named (a digest, or the event a publication
+    /// publishes).
+    pub digest: Option<String>,
 }
 
 impl SendState {
+    /// A call the host settles against its own board after a restart (a
+    /// publication), never a runtime effect a person must decide.
+    pub fn host_settled(&self) -> bool {
+        match self.operation {
+            SendOperation::PublishResult | SendOperation::DeliverMessage => true,
+            SendOperation::CreateSession
+            | SendOperation::SubmitTurn
+            | SendOperation::Abort
+            | SendOperation::DenyRequest => false,
+        }
+    }
+
     /// An intent whose effect is unknown: no outcome, or an ambiguous one
     /// not yet matched.
     pub fn unresolved(&self) -> bool {
@@ -128,6 +146,7 @@ impl JournalState {
                 task_id,
                 operation,
                 turn,
+                digest,
                 ..
             } => {
                 if *operation == SendOperation::SubmitTurn
@@ -143,6 +162,7 @@ impl JournalState {
                         turn: turn.clone(),
                         observed: None,
                         reconciled: None,
+                        digest: digest.clone(),
                     },
                 );
             }
@@ -204,7 +224,7 @@ impl JournalState {
         let unfinished: Vec<String> = self
             .sends
             .values()
-            .filter(|s| s.observed.is_none() && s.reconciled.is_none())
+            .filter(|s| s.observed.is_none() && s.reconciled.is_none() && !s.host_settled())
             .map(|s| s.task_id.clone())
             .collect();
         for task_id in unfinished {
@@ -262,6 +282,7 @@ impl JournalState {
                     diagnostics: Vec::new(),
                     conversations: BTreeSet::new(),
                     result_event: None,
+                    reply: None,
                     closed: false,
                 },
             );
@@ -303,11 +324,21 @@ impl JournalState {
             }
             EnvelopeKind::Question => {
                 end_active_turn(task);
+                task.reply = Some((
+                    ingress.event_id.clone(),
+                    ingress.kind,
+                    ingress.turn_text.clone().unwrap_or_default(),
+                ));
                 task.outstanding
                     .insert(ingress.event_id.clone(), ingress.kind);
             }
             EnvelopeKind::Result => {
                 end_active_turn(task);
+                task.reply = Some((
+                    ingress.event_id.clone(),
+                    ingress.kind,
+                    ingress.turn_text.clone().unwrap_or_default(),
+                ));
                 task.result_event = Some(ingress.event_id.clone());
             }
             EnvelopeKind::Failure => end_active_turn(task),

@@ -15,10 +15,11 @@ mod card_moves;
 pub mod launcher;
 pub mod observation_moves;
 mod outcome;
+mod publication;
 pub mod recovery;
 pub mod verify;
 
-use card_moves::{posted_after, project_result, resume};
+use card_moves::{posted_after, resume};
 use outcome::failed;
 pub use outcome::outcome_of;
 
@@ -447,7 +448,7 @@ impl OpenCodeSeats {
             let (rounds, seat, text) = (rounds.clone(), seat.clone(), text.clone());
             tokio::spawn(async move {
                 posted_after(&rounds, &seat, before).await;
-                project_result(&rounds, &seat, &card, &observation, &text).await;
+                publication::publish(&rounds, &seat, &card, &observation, &text).await;
                 drop(guard);
             });
         }

@@ -8,7 +8,6 @@
 //! person's decision (`task-recovery-decide`) to the card's journal.
 
 use super::card::{Card, card_by_id, card_is_open};
-use super::card_moves::project_result;
 use super::{OpenCodeSeats, Seat, SeatPlace, name_of, outcome_of};
 use crate::rooms::external::external_of;
 use crate::rooms::{Rounds, TurnOutcome};
@@ -77,8 +76,9 @@ fn journaled_cards(state: &TeamState, home: &Path) -> Vec<String> {
     cards
 }
 
-/// Whether the card's journal waits for a person, read without a runtime.
-fn journal_uncertain(rounds: &Rounds, placed: &Placed) -> bool {
+/// Whether the card's journal waits for a person or holds a reply not
+/// yet published onto the card, read without a runtime.
+fn journal_unsettled(rounds: &Rounds, placed: &Placed) -> bool {
     let folder = rounds
         .config
         .home
@@ -91,7 +91,10 @@ fn journal_uncertain(rounds: &Rounds, placed: &Placed) -> bool {
         rounds.config.opencode_budget,
         flybot_store::system_now_ms(),
     )
-    .is_ok_and(|journal| journal.uncertainty(&placed.card.id).is_some())
+    .is_ok_and(|journal| {
+        journal.uncertainty(&placed.card.id).is_some()
+            || journal.pending_publication(&placed.card.id).is_some()
+    })
 }
 
 /// Writes `recovery: uncertain` with `raw_status` on the card.
@@ -129,13 +132,15 @@ pub(crate) async fn project_end(rounds: &Rounds, seat: &Seat, card: &Card, end: 
         },
     );
     if let (TurnEnd::Text { text, .. }, Some(observation)) = (end, observation) {
-        project_result(rounds, seat, card, &observation, text).await;
+        super::publication::publish(rounds, seat, card, &observation, text).await;
     }
 }
 
 impl OpenCodeSeats {
-    /// Reconciles, once at start, every open card whose journal waits for
-    /// a person: a matched end is projected, the rest is shown uncertain.
+    /// Settles, once at start, every open card whose journal a crash left
+    /// unsettled: a reply not yet published onto the card is published
+    /// once; an uncertain turn is reconciled, a matched end projected and
+    /// the rest shown uncertain.
     pub async fn recover(&self, rounds: &Rounds) {
         let home = rounds.config.home.clone();
         let cards = rounds.team.read(|state| journaled_cards(state, &home));
@@ -143,7 +148,7 @@ impl OpenCodeSeats {
             let Some(placed) = rounds.team.read(|state| placed(state, &home, &card_id)) else {
                 continue;
             };
-            if !journal_uncertain(rounds, &placed) {
+            if !journal_unsettled(rounds, &placed) {
                 continue;
             }
             let seat = match self
@@ -160,6 +165,7 @@ impl OpenCodeSeats {
                     continue;
                 }
             };
+            super::publication::settle_publication(rounds, &seat, &card_id).await;
             let found = seat.task.lock().await.reconcile().await;
             match found {
                 Reconciled::Clear => {}

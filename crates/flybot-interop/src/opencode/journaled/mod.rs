@@ -14,6 +14,7 @@
 
 mod cursor;
 mod follow;
+mod publish;
 mod recover;
 mod retry;
 mod stop;

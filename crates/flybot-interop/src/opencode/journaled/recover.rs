@@ -142,7 +142,7 @@ impl JournaledTask {
             .journal
             .unresolved_sends()
             .into_iter()
-            .filter(|(_, s)| s.task_id == self.task_id)
+            .filter(|(_, s)| s.task_id == self.task_id && !s.host_settled())
             .map(|(id, s)| (id, s.operation.clone(), s.turn.clone()))
             .collect();
         let mut still = Vec::new();
