@@ -324,21 +324,13 @@ impl JournalState {
             }
             EnvelopeKind::Question => {
                 end_active_turn(task);
-                task.reply = Some((
-                    ingress.event_id.clone(),
-                    ingress.kind,
-                    ingress.turn_text.clone().unwrap_or_default(),
-                ));
+                note_reply(task, ingress);
                 task.outstanding
                     .insert(ingress.event_id.clone(), ingress.kind);
             }
             EnvelopeKind::Result => {
                 end_active_turn(task);
-                task.reply = Some((
-                    ingress.event_id.clone(),
-                    ingress.kind,
-                    ingress.turn_text.clone().unwrap_or_default(),
-                ));
+                note_reply(task, ingress);
                 task.result_event = Some(ingress.event_id.clone());
             }
             EnvelopeKind::Failure => end_active_turn(task),
@@ -442,6 +434,15 @@ impl JournalState {
             self.sessions.insert(session.to_owned(), task_id.to_owned());
         }
     }
+}
+
+/// Bot B's question or result, kept with its text for its publication.
+fn note_reply(task: &mut TaskExec, ingress: &IngressRecord) {
+    task.reply = Some((
+        ingress.event_id.clone(),
+        ingress.kind,
+        ingress.turn_text.clone().unwrap_or_default(),
+    ));
 }
 
 fn end_active_turn(task: &mut TaskExec) {
