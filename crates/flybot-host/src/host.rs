@@ -125,7 +125,21 @@ impl Host {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
         host.clear_crashed_asks().await;
+        host.recover_external_turns();
         host
+    }
+
+    /// Reconciles, in the background, the OpenCode cards a crash or a lost
+    /// connection left `recovery: uncertain` (#198). Only the home's writer.
+    fn recover_external_turns(&self) {
+        if self.store().status() != flybot_store::StoreStatus::Writer {
+            return;
+        }
+        let rounds = self.rounds().clone();
+        // A recovered seat is reaped like any other (a decided cancel
+        // releases it once its stop is observed).
+        rounds.externals.watch(rounds.team.store());
+        tokio::spawn(async move { rounds.externals.opencode().recover(&rounds).await });
     }
 
     /// Marks the tool approvals a crash left waiting cancelled (#540): their

@@ -208,6 +208,26 @@ impl TaskBudget {
         }
     }
 
+    /// Whether the turn in flight must be aborted now (#198: "exhaustion
+    /// pauses new work and starts abort if work is in flight"): the
+    /// deadline passed, the content budget has no message left for the
+    /// turn's reply (a question, result or failure could never be taken,
+    /// so the runtime would work for nothing), or more turns were
+    /// submitted than the limit now allows (a lowered limit). `None` with
+    /// no turn in flight.
+    pub fn exhausted_in_flight(&self, limits: &BudgetLimits, now_ms: u64) -> Option<BudgetRefusal> {
+        self.in_flight.as_ref()?;
+        if now_ms >= self.deadline_at_ms {
+            Some(BudgetRefusal::Deadline)
+        } else if self.turns_submitted > limits.turns_per_task {
+            Some(BudgetRefusal::Turns)
+        } else if self.content_messages >= limits.content_messages {
+            Some(BudgetRefusal::ContentMessages)
+        } else {
+            None
+        }
+    }
+
     /// Whether new work is paused: any work limit or the deadline reached.
     /// Exhaustion with a turn in flight means the caller starts an abort.
     pub fn exhausted(&self, limits: &BudgetLimits, now_ms: u64) -> Option<BudgetRefusal> {
@@ -264,5 +284,69 @@ impl Usage {
             output_tokens: add(self.output_tokens, other.output_tokens),
             cost_micros: add(self.cost_micros, other.cost_micros),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn in_flight(limits: &BudgetLimits) -> TaskBudget {
+        let mut budget = enroll(limits, 0, 0).unwrap_or_else(|e| panic!("{e}"));
+        budget.apply(&Charge::Turn {
+            turn_id: "t1".into(),
+        });
+        budget
+    }
+
+    #[test]
+    fn resource_bounds_a_turn_in_flight_is_funded_while_its_reply_can_be_taken() {
+        let budget = in_flight(&PROPOSED);
+        assert_eq!(budget.exhausted_in_flight(&PROPOSED, 1), None);
+        let mut idle = budget.clone();
+        idle.end_turn("t1");
+        assert_eq!(
+            idle.exhausted_in_flight(&PROPOSED, PROPOSED.deadline_ms),
+            None,
+            "nothing in flight, nothing to abort"
+        );
+    }
+
+    #[test]
+    fn resource_bounds_the_message_limit_the_turn_limit_and_the_deadline_abort_the_turn_in_flight()
+    {
+        let budget = in_flight(&PROPOSED);
+        let no_reply_left = BudgetLimits {
+            content_messages: 1,
+            ..PROPOSED
+        };
+        assert_eq!(
+            budget.exhausted_in_flight(&no_reply_left, 1),
+            Some(BudgetRefusal::ContentMessages)
+        );
+        let lowered = BudgetLimits {
+            turns_per_task: 0,
+            ..PROPOSED
+        };
+        assert_eq!(
+            budget.exhausted_in_flight(&lowered, 1),
+            Some(BudgetRefusal::Turns)
+        );
+        assert_eq!(
+            budget.exhausted_in_flight(&PROPOSED, PROPOSED.deadline_ms),
+            Some(BudgetRefusal::Deadline)
+        );
+    }
+
+    #[test]
+    fn resource_bounds_a_retry_charges_the_retry_counter_never_a_turn() {
+        let mut budget = in_flight(&PROPOSED);
+        let retry = Charge::Retry {
+            turn_id: "t1".into(),
+        };
+        budget.apply(&retry);
+        assert_eq!(budget.turns_submitted, 1);
+        assert_eq!(budget.content_messages, 1);
+        assert_eq!(budget.retries.get("t1"), Some(&1));
     }
 }

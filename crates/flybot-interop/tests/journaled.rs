@@ -509,3 +509,32 @@ async fn delivery_and_crash_a_rebound_session_missing_from_the_runtime_is_uncert
         "the submission's effect is unknown, not refused"
     );
 }
+
+#[tokio::test]
+async fn delivery_and_crash_a_room_line_at_or_before_the_inbox_cursor_is_not_delivered_again() {
+    let (fake, mut task, _home) =
+        task(vec![reply("first"), reply("second")], FakeGaps::default()).await;
+    task.follow_room_log();
+    let (_stop_tx, mut stop) = watch::channel(false);
+    let first = task
+        .turn_at("QUESTION first line", 7, &mut stop, LIMIT)
+        .await;
+    assert!(matches!(first, TurnEnd::Text { .. }), "{first:?}");
+    assert_eq!(task.journal().inbox_cursor(), 7);
+    // The same line again (a round resumed on it) and an older one: nothing
+    // is sent, nothing is journaled, the cursor stays.
+    let records = std::fs::read_to_string(task.journal().dir().join("journal.jsonl")).unwrap();
+    for seq in [7, 3] {
+        let again = task.turn_at("again", seq, &mut stop, LIMIT).await;
+        assert!(
+            matches!(&again, TurnEnd::Blocked { reason } if reason.contains("already delivered")),
+            "{again:?}"
+        );
+    }
+    assert_eq!(fake.prompts().len(), 1);
+    assert_eq!(task.journal().inbox_cursor(), 7);
+    assert_eq!(
+        std::fs::read_to_string(task.journal().dir().join("journal.jsonl")).unwrap(),
+        records
+    );
+}

@@ -268,10 +268,53 @@ pub struct TaskFields {
     pub write_back: Option<WriteBack>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
+    /// An external runtime's turn whose effect is unknown (#198), until a
+    /// person decides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<Recovery>,
+}
+
+/// `recovery: uncertain` beside the card's status (#198, "Lost connection
+/// or ambiguous write"): the raw status the runtime showed, kept as it
+/// was; the card takes no automatic dispatch until a person decides it with
+/// `task-recovery-decide`, and the decision stays on the card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recovery {
+    pub state: RecoveryState,
+    pub raw_status: String,
+    pub since: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<RecoveryDecision>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryState {
+    /// Nothing matched the turn unambiguously: a person decides.
+    Uncertain,
+    /// A person decided (`decision`).
+    Decided,
+}
+
+/// A person's decision on an uncertain turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryDecision {
+    /// Send the turn again under its one reservation.
+    Retry,
+    /// Take what the runtime shows as the turn's end.
+    Accept,
+    /// Give the work up: the card is cancelled.
+    Cancel,
 }
 
 /// The wire names of `TaskFields`, in declaration order.
-pub const TASK_FIELD_KEYS: [&str; 28] = [
+pub const TASK_FIELD_KEYS: [&str; 29] = [
     "kind",
     "source",
     "priority",
@@ -300,6 +343,7 @@ pub const TASK_FIELD_KEYS: [&str; 28] = [
     "target",
     "writeBack",
     "origin",
+    "recovery",
 ];
 
 impl TaskFields {
@@ -454,6 +498,14 @@ mod tests {
             origin: Some(Origin {
                 session_id: Some("s".into()),
                 room_id: None,
+            }),
+            recovery: Some(Recovery {
+                state: RecoveryState::Uncertain,
+                raw_status: "timeout".into(),
+                since: 1,
+                decision: None,
+                decided_by: None,
+                decided_at: None,
             }),
         };
         let Value::Object(map) = serde_json::to_value(&full).unwrap() else {

@@ -118,6 +118,15 @@ pub struct TaskById {
     pub id: String,
 }
 
+/// `task-recovery-decide {taskId, decision}` (#198): a person's decision
+/// on a card whose external turn is `recovery: uncertain`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TaskRecoveryDecide {
+    pub task_id: String,
+    pub decision: crate::task::RecoveryDecision,
+}
+
 /// `task-return {id, summary}`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -28,6 +28,7 @@ pub mod projects;
 pub mod prune;
 pub mod queue;
 pub mod read;
+pub mod recovery;
 pub mod rework;
 pub mod roles;
 pub mod target;

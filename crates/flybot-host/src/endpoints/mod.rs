@@ -198,6 +198,9 @@ async fn work(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> Answ
             typed(tasks::moves::accept_result(board, caller.require()?, parse(body)?).await)
         }
         "task-cancel" => typed(tasks::moves::cancel(board, caller.require()?, parse(body)?).await),
+        "task-recovery-decide" => {
+            typed(tasks::recovery::decide(host.rounds(), caller.require()?, parse(body)?).await)
+        }
         "task-wait-input" => {
             typed(tasks::moves::wait_input(board, caller.require()?, parse(body)?).await)
         }

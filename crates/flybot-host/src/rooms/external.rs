@@ -76,7 +76,7 @@ impl ExternalSeats {
     /// Starts, once, the task that ends the processes of seats the team no
     /// longer has: a member removed, a room or a Bot deleted, a record that
     /// is no longer external.
-    fn watch(self: &Arc<Self>, store: &flybot_store::Store) {
+    pub(crate) fn watch(self: &Arc<Self>, store: &flybot_store::Store) {
         if self.reaper.set(()).is_err() {
             return;
         }

@@ -139,9 +139,17 @@ async fn capability_failure_an_opencode_bot_without_a_card_or_a_runtime_says_so(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubmits_nothing() {
-    // The fake keeps its sessions in memory: after the seat is dropped, the
-    // card's session is gone and the re-bound journal says so.
-    let kit = fake_host().await;
+    // This fake keeps its sessions in memory: after the seat is dropped,
+    // the card's session is gone and the re-bound journal says so.
+    let gaps = flybot_interop::opencode::fake::FakeGaps {
+        forgets_sessions_on_restart: true,
+        ..Default::default()
+    };
+    let kit = host_on(OpenCodeRuntime::FakeGapped(
+        flybot_interop::pilot::script::fake_steps(),
+        gaps,
+    ))
+    .await;
     let p = set_up(&kit, "mock").await;
     kit.ok(
         "send",

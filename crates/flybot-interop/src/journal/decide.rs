@@ -86,6 +86,16 @@ pub fn decide(
         },
         reservation: None,
         at_ms: now_ms,
+        turn_text: match envelope.kind {
+            EnvelopeKind::Request => envelope.payload.requirement.clone(),
+            EnvelopeKind::Answer | EnvelopeKind::Question | EnvelopeKind::Result => {
+                envelope.payload.text.clone()
+            }
+            EnvelopeKind::Progress
+            | EnvelopeKind::Failure
+            | EnvelopeKind::Cancel
+            | EnvelopeKind::CancelObserved => None,
+        },
     };
     let seen = state
         .events

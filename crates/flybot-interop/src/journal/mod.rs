@@ -7,10 +7,12 @@
 //! and its observed outcome after it. Raw file I/O is flybot-store's.
 
 pub mod decide;
+pub mod publication;
 pub mod records;
 pub mod state;
 
 pub use decide::{decide, sent_by_requester, turn_content_digest};
+pub use publication::Publication;
 pub use records::{
     Correlation, CorrelationKey, Decision, IngressRecord, Reconciliation, Record, RefusedBecause,
     SendObservation, SendOperation, TaskBinding, TransportContext,
@@ -39,6 +41,8 @@ pub enum JournalError {
     UnknownSend(u64),
     #[error("dispatch is blocked: {0}")]
     Blocked(#[from] DispatchBlocked),
+    #[error("{0}")]
+    Budget(crate::budgets::BudgetRefusal),
 }
 
 pub type Result<T> = std::result::Result<T, JournalError>;
@@ -252,13 +256,14 @@ impl Journal {
                         if *turn == active && !task.cancel.tombstones.contains(turn) =>
                     {
                         // One reservation buys one submission: a second
-                        // dispatch of the same turn never starts.
+                        // dispatch of the same turn starts only as a
+                        // retransmission charged to its retry counter
+                        // (`retry_turn`).
                         let submitted = self.state.sends.values().any(|s| {
                             s.operation == SendOperation::SubmitTurn
                                 && s.turn.as_ref() == Some(turn)
-                                && !matches!(s.observed, Some(SendObservation::Refused { .. }))
                         });
-                        if submitted {
+                        if submitted && !task.retry_granted {
                             Err(DispatchBlocked::AlreadySubmitted.into())
                         } else {
                             Ok(())
@@ -271,6 +276,45 @@ impl Journal {
             }
             SendOperation::PublishResult | SendOperation::DeliverMessage => Ok(work(task)?),
         }
+    }
+
+    /// Charges one retransmission of the task's reserved turn to that
+    /// turn's retry counter (#198: the same reservation, a bounded retry
+    /// counter, never another turn) and allows its one more submission.
+    /// Refused while the task is cancelled, closed or uncertain, without a
+    /// reserved turn, or once the retries or the deadline are spent.
+    pub fn retry_turn(&mut self, task_id: &str, now_ms: u64) -> Result<TurnKey> {
+        let task = self
+            .state
+            .task(task_id)
+            .ok_or_else(|| JournalError::UnknownTask(task_id.to_owned()))?;
+        if task.closed {
+            return Err(DispatchBlocked::Closed.into());
+        }
+        if task.cancel.cancel.is_some() {
+            return Err(DispatchBlocked::Cancelled.into());
+        }
+        if task.cancel.recovery.is_some() {
+            return Err(DispatchBlocked::Uncertain.into());
+        }
+        let Some(turn) = task.active_turn_key() else {
+            return Err(DispatchBlocked::NotActiveTurn.into());
+        };
+        task.budget
+            .check(
+                &self.state.limits,
+                &crate::budgets::Charge::Retry {
+                    turn_id: turn.turn_id.clone(),
+                },
+                now_ms,
+            )
+            .map_err(JournalError::Budget)?;
+        self.write(Record::Retried {
+            task_id: task_id.to_owned(),
+            turn: turn.clone(),
+            at_ms: now_ms,
+        })?;
+        Ok(turn)
     }
 
     /// Persists what was observed of a remote call. A timeout or a lost
@@ -332,6 +376,34 @@ impl Journal {
         self.state.sends.values().any(|s| {
             s.task_id == task_id && s.operation == SendOperation::CreateSession && s.unresolved()
         })
+    }
+
+    /// Why `task_id` waits for a person, if it does (#198): the task's
+    /// `recovery: uncertain`, a call with no known outcome, or a reserved
+    /// turn no submission names and no retry was granted for.
+    pub fn uncertainty(&self, task_id: &str) -> Option<String> {
+        let task = self.state.task(task_id)?;
+        if task.closed {
+            return None;
+        }
+        if let Some(recovery) = &task.cancel.recovery {
+            return Some(recovery.raw_status.clone());
+        }
+        if self
+            .state
+            .sends
+            .values()
+            .any(|s| s.task_id == task_id && s.unresolved() && !s.host_settled())
+        {
+            return Some("a call has no recorded outcome".to_owned());
+        }
+        if task.retry_granted {
+            return None;
+        }
+        let turn = self.state.reserved_without_intent(task_id)?;
+        Some(format!(
+            "turn {turn} was reserved but no submission was recorded"
+        ))
     }
 
     /// Unresolved sends (intent without a known effect), oldest first.

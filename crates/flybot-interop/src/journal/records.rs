@@ -130,6 +130,13 @@ pub struct IngressRecord {
     /// The budget charge reserved by this event.
     pub reservation: Option<Charge>,
     pub at_ms: u64,
+    /// The selected text the event carries: what a work turn submits (the
+    /// request's requirement or the answer's text), kept so a
+    /// retransmission sends the same words under the same reservation, or
+    /// Bot B's question or result, kept so its publication onto the card
+    /// survives a crash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_text: Option<String>,
 }
 
 /// What a remote call is about to do.
@@ -217,6 +224,17 @@ pub enum Record {
         #[serde(rename = "sendId")]
         send_id: u64,
         found: Reconciliation,
+        #[serde(rename = "atMs")]
+        at_ms: u64,
+    },
+    /// A retransmission of the task's reserved turn (#198: "retransmission
+    /// uses the same turn reservation and a bounded retry counter"): one
+    /// more submission of that turn, charged to its retry counter, never a
+    /// new turn.
+    Retried {
+        #[serde(rename = "taskId")]
+        task_id: String,
+        turn: TurnKey,
         #[serde(rename = "atMs")]
         at_ms: u64,
     },

@@ -23,6 +23,10 @@ pub struct TaskExec {
     /// Work-turn keys with their content digests.
     pub turns: BTreeMap<TurnKey, String>,
     pub active_turn: Option<String>,
+    /// The active turn's selected text, for a retransmission.
+    pub active_turn_text: Option<String>,
+    /// A retransmission of the active turn was charged and not yet sent.
+    pub retry_granted: bool,
     /// Events still waiting for a reply, with their kinds.
     pub outstanding: BTreeMap<String, EnvelopeKind>,
     /// Late events of tombstoned turns, kept as evidence only.
@@ -31,6 +35,9 @@ pub struct TaskExec {
     pub conversations: BTreeSet<String>,
     /// A result was accepted for the active turn's generation.
     pub result_event: Option<String>,
+    /// Bot B's latest accepted question or result, with its selected
+    /// text: what the host publishes onto the card.
+    pub reply: Option<(String, EnvelopeKind, String)>,
     pub closed: bool,
 }
 
@@ -54,9 +61,24 @@ pub struct SendState {
     pub turn: Option<TurnKey>,
     pub observed: Option<SendObservation>,
     pub reconciled: Option<Reconciliation>,
+    /// What the intent named (a digest, or the event a publication
+    /// publishes).
+    pub digest: Option<String>,
 }
 
 impl SendState {
+    /// A call the host settles against its own board after a restart (a
+    /// publication), never a runtime effect a person must decide.
+    pub fn host_settled(&self) -> bool {
+        match self.operation {
+            SendOperation::PublishResult | SendOperation::DeliverMessage => true,
+            SendOperation::CreateSession
+            | SendOperation::SubmitTurn
+            | SendOperation::Abort
+            | SendOperation::DenyRequest => false,
+        }
+    }
+
     /// An intent whose effect is unknown: no outcome, or an ambiguous one
     /// not yet matched.
     pub fn unresolved(&self) -> bool {
@@ -124,8 +146,14 @@ impl JournalState {
                 task_id,
                 operation,
                 turn,
+                digest,
                 ..
             } => {
+                if *operation == SendOperation::SubmitTurn
+                    && let Some(task) = self.tasks.get_mut(task_id)
+                {
+                    task.retry_granted = false;
+                }
                 self.sends.insert(
                     *send_id,
                     SendState {
@@ -134,6 +162,7 @@ impl JournalState {
                         turn: turn.clone(),
                         observed: None,
                         reconciled: None,
+                        digest: digest.clone(),
                     },
                 );
             }
@@ -147,6 +176,14 @@ impl JournalState {
                 found,
                 at_ms,
             } => self.apply_reconciled(*send_id, found, *at_ms),
+            Record::Retried { task_id, turn, .. } => {
+                if let Some(task) = self.tasks.get_mut(task_id) {
+                    task.retry_granted = true;
+                    task.budget.apply(&Charge::Retry {
+                        turn_id: turn.turn_id.clone(),
+                    });
+                }
+            }
             Record::CancelRequested { task_id, .. } => {
                 if let Some(task) = self.tasks.get_mut(task_id) {
                     let active = task.active_turn.take();
@@ -187,7 +224,7 @@ impl JournalState {
         let unfinished: Vec<String> = self
             .sends
             .values()
-            .filter(|s| s.observed.is_none() && s.reconciled.is_none())
+            .filter(|s| s.observed.is_none() && s.reconciled.is_none() && !s.host_settled())
             .map(|s| s.task_id.clone())
             .collect();
         for task_id in unfinished {
@@ -239,10 +276,13 @@ impl JournalState {
                     cancel: CancelState::default(),
                     turns: BTreeMap::new(),
                     active_turn: None,
+                    active_turn_text: None,
+                    retry_granted: false,
                     outstanding: BTreeMap::new(),
                     diagnostics: Vec::new(),
                     conversations: BTreeSet::new(),
                     result_event: None,
+                    reply: None,
                     closed: false,
                 },
             );
@@ -277,17 +317,20 @@ impl JournalState {
                 {
                     task.turns.insert(turn.clone(), digest.clone());
                     task.active_turn = Some(turn_id.clone());
+                    task.active_turn_text = ingress.turn_text.clone();
                 }
                 task.outstanding
                     .insert(ingress.event_id.clone(), ingress.kind);
             }
             EnvelopeKind::Question => {
                 end_active_turn(task);
+                note_reply(task, ingress);
                 task.outstanding
                     .insert(ingress.event_id.clone(), ingress.kind);
             }
             EnvelopeKind::Result => {
                 end_active_turn(task);
+                note_reply(task, ingress);
                 task.result_event = Some(ingress.event_id.clone());
             }
             EnvelopeKind::Failure => end_active_turn(task),
@@ -391,6 +434,15 @@ impl JournalState {
             self.sessions.insert(session.to_owned(), task_id.to_owned());
         }
     }
+}
+
+/// Bot B's question or result, kept with its text for its publication.
+fn note_reply(task: &mut TaskExec, ingress: &IngressRecord) {
+    task.reply = Some((
+        ingress.event_id.clone(),
+        ingress.kind,
+        ingress.turn_text.clone().unwrap_or_default(),
+    ));
 }
 
 fn end_active_turn(task: &mut TaskExec) {

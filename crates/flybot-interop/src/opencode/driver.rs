@@ -69,9 +69,18 @@ pub enum Followed {
     },
 }
 
-/// What a finished step of the runtime costs: `Err` with the refusal's
-/// sentence once the budget has none left.
-pub type ProgressCharge<'a> = &'a mut (dyn FnMut() -> Result<(), String> + Send);
+/// Where a followed turn asks its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetPoint {
+    /// A step of the runtime finished (a tool call): it is charged.
+    StepDone,
+    /// A poll of the runtime's status: the budget is read, nothing charged.
+    Poll,
+}
+
+/// What a point of the turn costs: `Err` with the refusal's sentence once
+/// the budget has none left (the turn in flight is then aborted).
+pub type ProgressCharge<'a> = &'a mut (dyn FnMut(BudgetPoint) -> Result<(), String> + Send);
 
 /// The end of a turn that passed its time limit.
 pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
@@ -96,7 +105,7 @@ pub struct DriverSession {
     pub session_id: String,
 }
 
-fn assistant_ids(history: &[Value]) -> BTreeSet<String> {
+pub(crate) fn assistant_ids(history: &[Value]) -> BTreeSet<String> {
     history
         .iter()
         .filter(|m| m["info"]["role"] == "assistant")
@@ -112,7 +121,7 @@ fn ids_of_role(history: &[Value], role: &str) -> BTreeSet<String> {
         .collect()
 }
 
-fn text_of(message: &Value) -> String {
+pub(crate) fn text_of(message: &Value) -> String {
     message["parts"]
         .as_array()
         .map(|parts| {
@@ -128,7 +137,7 @@ fn text_of(message: &Value) -> String {
 
 /// What the history shows of the turn: a new assistant message that has
 /// completed (its text or its error).
-fn answer_in(history: &[Value], before: &BTreeSet<String>) -> Option<TurnEnd> {
+pub(crate) fn answer_in(history: &[Value], before: &BTreeSet<String>) -> Option<TurnEnd> {
     let message = history.iter().rev().find(|m| {
         m["info"]["role"] == "assistant"
             && m["info"]["id"]
@@ -192,7 +201,10 @@ impl DriverSession {
         limit: Duration,
     ) -> TurnEnd {
         match self.submit(text).await {
-            Ok(submitted) => self.await_end(submitted, stop, limit, &mut || Ok(())).await,
+            Ok(submitted) => {
+                self.await_end(submitted, stop, limit, &mut |_| Ok(()))
+                    .await
+            }
             Err(end) => end,
         }
     }
@@ -219,11 +231,29 @@ impl DriverSession {
             true => self.client.events().await.ok(),
             false => None,
         };
-        if let Err(e) = self.client.prompt_async(&self.session_id, text).await {
+        match self.client.prompt_async(&self.session_id, text).await {
+            Ok(()) => {}
+            // The server answered and refused it: it did not happen, and
+            // the reservation stays for a retransmission. A 404 is a
+            // session the runtime lost, which a person looks at instead.
+            Err(
+                e @ super::client::ClientError::Status {
+                    status: 400..=403 | 405..=499,
+                    ..
+                },
+            ) => {
+                return Err(TurnEnd::Blocked {
+                    reason: format!(
+                        "{e}: the prompt was refused and not taken; the next line sends it again under the same reservation"
+                    ),
+                });
+            }
             // Accepted or not is unknown: never submitted again blindly.
-            return Err(TurnEnd::Uncertain {
-                detail: e.to_string(),
-            });
+            Err(e) => {
+                return Err(TurnEnd::Uncertain {
+                    detail: e.to_string(),
+                });
+            }
         }
         Ok(Submitted {
             before,
@@ -321,7 +351,7 @@ impl DriverSession {
                             return asked;
                         }
                         if self.is_step_done(&event)
-                            && let Err(reason) = progress()
+                            && let Err(reason) = progress(BudgetPoint::StepDone)
                         {
                             return Followed::BudgetSpent { reason };
                         }
@@ -338,6 +368,10 @@ impl DriverSession {
                 () = tokio::time::sleep_until(deadline) => {
                     return Followed::TimedOut { limit_secs: limit.as_secs() };
                 }
+            }
+            // A limit spent while the turn runs (#198) aborts it.
+            if let Err(reason) = progress(BudgetPoint::Poll) {
+                return Followed::BudgetSpent { reason };
             }
             let status = match self.client.status(&self.session_id).await {
                 Ok(status) => status,
@@ -360,6 +394,13 @@ impl DriverSession {
                 }
             };
             if let Some(end) = answer_in(&history, &before) {
+                // Steps already reported but not yet read are charged too:
+                // the poll can see the answer before the stream is read.
+                while let Some(event) = events.as_mut().and_then(|e| e.try_recv().ok()) {
+                    if self.is_step_done(&event) {
+                        let _ = progress(BudgetPoint::StepDone);
+                    }
+                }
                 return Followed::End(end);
             }
             idle_polls += 1;

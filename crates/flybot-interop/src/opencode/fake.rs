@@ -59,6 +59,11 @@ pub struct FakeGaps {
     /// `GET /session/status` lists every session with a status type the
     /// pinned document does not have.
     pub status_of_unknown_shape: bool,
+    /// The first this many prompts are refused with 400 and not taken.
+    pub refuse_first_prompts: u32,
+    /// The server keeps its sessions in memory only: a restarted one
+    /// knows none of them.
+    pub forgets_sessions_on_restart: bool,
 }
 
 #[derive(Default)]
@@ -76,6 +81,7 @@ struct Inner {
     next_id: u64,
     prompts: Vec<(String, String)>,
     requests: u64,
+    refused_prompts: u32,
 }
 
 /// The fake's state, shared with its test.
@@ -85,6 +91,9 @@ pub struct FakeOpenCode {
     events: broadcast::Sender<Value>,
     gaps: FakeGaps,
     workspace: PathBuf,
+    /// Where the sessions' histories are kept across restarts, as the
+    /// pinned server keeps them in its data folder (`None`: memory only).
+    store: Option<PathBuf>,
 }
 
 fn now_ms() -> u64 {
@@ -125,6 +134,58 @@ impl FakeOpenCode {
             events: broadcast::channel(256).0,
             gaps,
             workspace,
+            store: None,
+        }
+    }
+
+    /// The fake keeping its sessions' histories in `file`, read back when
+    /// a fake starts on the same file (a restarted server): each session
+    /// comes back idle with its messages, as the pinned server's do after
+    /// its process died.
+    pub fn persisted_in(mut self, file: PathBuf) -> Self {
+        if self.gaps.forgets_sessions_on_restart {
+            return self;
+        }
+        if let Ok(bytes) = std::fs::read(&file)
+            && let Ok(saved) = serde_json::from_slice::<Value>(&bytes)
+        {
+            let mut inner = lock(&self.inner);
+            inner.next_id = saved["nextId"].as_u64().unwrap_or(0);
+            if let Some(sessions) = saved["sessions"].as_object() {
+                for (id, messages) in sessions {
+                    let messages = messages.as_array().cloned().unwrap_or_default();
+                    inner.sessions.insert(
+                        id.clone(),
+                        Session {
+                            messages,
+                            ..Session::default()
+                        },
+                    );
+                }
+            }
+        }
+        self.store = Some(file);
+        self
+    }
+
+    /// Writes the sessions' histories to the store (temporary file, then
+    /// rename), when the fake has one.
+    fn save(&self) {
+        let Some(file) = &self.store else {
+            return;
+        };
+        let saved = {
+            let inner = lock(&self.inner);
+            let sessions: serde_json::Map<String, Value> = inner
+                .sessions
+                .iter()
+                .map(|(id, s)| (id.clone(), Value::Array(s.messages.clone())))
+                .collect();
+            json!({"nextId": inner.next_id, "sessions": sessions})
+        };
+        let partial = file.with_extension("partial");
+        if std::fs::write(&partial, saved.to_string()).is_ok() {
+            let _ = std::fs::rename(&partial, file);
         }
     }
 
@@ -136,6 +197,26 @@ impl FakeOpenCode {
     /// Sessions created.
     pub fn sessions(&self) -> Vec<String> {
         lock(&self.inner).sessions.keys().cloned().collect()
+    }
+
+    /// Finishes every session whose last message is a person's prompt
+    /// with a completed answer `text`, as a runtime that went on working
+    /// would (a test's hook).
+    pub fn finish_pending(&self, text: &str) {
+        let pending: Vec<String> = lock(&self.inner)
+            .sessions
+            .iter()
+            .filter(|(_, s)| {
+                s.messages
+                    .last()
+                    .is_some_and(|m| m["info"]["role"] == "user")
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for session in pending {
+            self.answer(&session, text, None);
+            self.set_busy(&session, false);
+        }
     }
 
     /// HTTP requests served.
@@ -216,6 +297,7 @@ impl FakeOpenCode {
         if let Some(s) = lock(&self.inner).sessions.get_mut(session) {
             s.messages.push(message);
         }
+        self.save();
         self.emit(json!({"type": "message.updated", "properties": {"sessionID": session}}));
     }
 
@@ -331,6 +413,7 @@ async fn create(State(fake): State<FakeOpenCode>) -> Json<Value> {
     lock(&fake.inner)
         .sessions
         .insert(id.clone(), Session::default());
+    fake.save();
     Json(json!({"id": id, "directory": fake.workspace.display().to_string()}))
 }
 
@@ -343,6 +426,13 @@ async fn prompt(
         .as_str()
         .unwrap_or_default()
         .to_owned();
+    {
+        let mut inner = lock(&fake.inner);
+        if inner.refused_prompts < fake.gaps.refuse_first_prompts {
+            inner.refused_prompts += 1;
+            return axum::http::StatusCode::BAD_REQUEST;
+        }
+    }
     let step = {
         let mut inner = fake_lock_prompt(&fake, &session, &text);
         match inner.as_mut() {
@@ -360,6 +450,7 @@ async fn prompt(
     if let Some(s) = lock(&fake.inner).sessions.get_mut(&session) {
         s.messages.push(message);
     }
+    fake.save();
     tokio::spawn(async move { fake.play(session, step).await });
     axum::http::StatusCode::NO_CONTENT
 }
@@ -372,11 +463,6 @@ fn fake_lock_prompt<'a>(
     let mut inner = lock(&fake.inner);
     if !inner.sessions.contains_key(session) {
         return None;
-    }
-    let user = json!({"info": {"id": format!("msg_user_{}", inner.prompts.len()), "sessionID": session, "role": "user"},
-        "parts": [{"type": "text", "text": text}]});
-    if let Some(s) = inner.sessions.get_mut(session) {
-        s.messages.push(user);
     }
     inner.prompts.push((session.to_owned(), text.to_owned()));
     Some(inner)

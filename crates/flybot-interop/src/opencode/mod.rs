@@ -17,5 +17,7 @@ pub mod spec;
 
 pub use client::OpenCodeClient;
 pub use driver::{DriverSession, Followed, Submitted, TurnEnd};
-pub use journaled::{CancelStand, JournaledTask, Parties};
+pub use journaled::{
+    CancelStand, JournaledTask, Parties, Reconciled, RecoveryChoice, RecoveryDone,
+};
 pub use pin::{Capability, DocCheck, PINNED_VERSION, check_doc, check_doc_against};

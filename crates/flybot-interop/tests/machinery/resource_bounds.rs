@@ -174,24 +174,65 @@ fn matrix_resource_bounds_one_in_flight_turn_and_no_double_dispatch() {
     assert!(matches!(after_restart, JournalError::Blocked(_)));
 }
 
+/// Retransmission through the journal, as the OpenCode task makes it
+/// (`JournaledTask` retries a refused prompt, or a person's `retry`): a
+/// second submission of a reserved turn is blocked until `retry_turn`
+/// charges the turn's retry counter; the charge survives a restart, never
+/// buys a turn, and is bounded.
 #[test]
 fn matrix_resource_bounds_retransmission_reuses_the_reservation_and_is_bounded() {
-    let mut budget = enroll(&PROPOSED, 0, 0).unwrap();
-    budget.apply(&Charge::Turn {
-        turn_id: "t1".into(),
-    });
-    let retry = Charge::Retry {
-        turn_id: "t1".into(),
-    };
-    for _ in 0..3 {
-        budget.check(&PROPOSED, &retry, 1).unwrap();
-        budget.apply(&retry);
+    let mut h = Harness::new();
+    enrolled(&mut h, "task-1");
+    let session = h
+        .journal
+        .begin_send("task-1", SendOperation::CreateSession, None, None, h.now)
+        .unwrap();
+    h.journal
+        .finish_send(
+            session,
+            SendObservation::Accepted {
+                remote_ref: Some("ses-1".into()),
+            },
+            h.now,
+        )
+        .unwrap();
+    let turn = first_turn("task-1");
+    for retry in 1..=3u32 {
+        let send = h.submit(&turn).unwrap();
+        let refused = SendObservation::Refused {
+            reason: "400".into(),
+        };
+        h.journal.finish_send(send, refused, h.now).unwrap();
+        assert!(
+            matches!(
+                h.submit(&turn),
+                Err(JournalError::Blocked(DispatchBlocked::AlreadySubmitted))
+            ),
+            "no second submission without a retry"
+        );
+        assert_eq!(h.journal.retry_turn("task-1", h.now).unwrap(), turn);
+        h.restart();
+        let budget = &h.journal.task("task-1").unwrap().budget;
+        assert_eq!(budget.retries.get("t1"), Some(&retry));
+        assert_eq!(budget.turns_submitted, 1, "a retry never buys a turn");
     }
-    assert_eq!(
-        budget.check(&PROPOSED, &retry, 1),
-        Err(BudgetRefusal::Retries)
+    h.submit(&turn).unwrap();
+    assert!(matches!(
+        h.journal.retry_turn("task-1", h.now),
+        Err(JournalError::Budget(BudgetRefusal::Retries))
+    ));
+    // A retry names the reserved turn only.
+    let mut idle = Harness::new();
+    enrolled(&mut idle, "task-2");
+    idle.accepted(
+        &b_to_a(),
+        &reply(ResultKind, "task-2", "r1", "t1", "task-2-ev-1"),
     );
-    assert_eq!(budget.turns_submitted, 1, "a retry never buys a turn");
+    assert!(matches!(
+        idle.journal.retry_turn("task-2", idle.now),
+        Err(JournalError::Blocked(DispatchBlocked::NotActiveTurn))
+    ));
+    let budget = enroll(&PROPOSED, 0, 0).unwrap();
     assert_eq!(
         budget.check(
             &PROPOSED,

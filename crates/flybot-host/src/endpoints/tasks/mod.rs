@@ -7,3 +7,4 @@ pub mod board;
 pub mod moves;
 pub mod projects;
 pub mod queue;
+pub mod recovery;

@@ -120,7 +120,12 @@ pub async fn start(
         #[cfg(feature = "fake-runtime")]
         OpenCodeRuntime::FakeGapped(steps, gaps) => {
             let gaps = gaps.clone();
-            let fake = FakeOpenCode::new(steps.clone(), gaps.clone(), workspace.to_owned());
+            // Its sessions outlive it in the card's folder, as the pinned
+            // server's do in its data folder, so a restart can reconcile.
+            std::fs::create_dir_all(root)
+                .map_err(|e| format!("the fake OpenCode's folder could not be made: {e}"))?;
+            let fake = FakeOpenCode::new(steps.clone(), gaps.clone(), workspace.to_owned())
+                .persisted_in(root.join("fake-sessions.json"));
             let base = fake
                 .clone()
                 .serve()

@@ -15,9 +15,11 @@ mod card_moves;
 pub mod launcher;
 pub mod observation_moves;
 mod outcome;
+mod publication;
+pub mod recovery;
 pub mod verify;
 
-use card_moves::{posted_after, project_result, resume};
+use card_moves::{posted_after, resume};
 use outcome::failed;
 pub use outcome::outcome_of;
 
@@ -47,6 +49,12 @@ const TURN_LIMIT: Duration = Duration::from_secs(600);
 /// Cards one OpenCode Bot works at once (the contract's two concurrent
 /// tasks).
 const CONCURRENT_CARDS: usize = 2;
+
+/// Where a seat sits: the room and the OpenCode Bot working the card.
+pub struct SeatPlace {
+    pub room_id: String,
+    pub bot_id: String,
+}
 
 /// One card's seat: its runtime, its journaled session, its workspace.
 pub struct Seat {
@@ -82,6 +90,13 @@ impl Seat {
     /// Every prompt the fake OpenCode received (empty on the real one).
     pub fn runtime_prompts(&self) -> Vec<String> {
         self.runtime.fake_prompts()
+    }
+
+    /// The fake OpenCode this seat runs (a test's hook; `None` on the
+    /// real one).
+    #[cfg(feature = "fake-runtime")]
+    pub fn fake_runtime(&self) -> Option<&flybot_interop::opencode::fake::FakeOpenCode> {
+        self.runtime.fake.as_ref()
     }
 
     /// The mechanism that holds the real child's network, for a report.
@@ -243,10 +258,11 @@ impl OpenCodeSeats {
     async fn open_seat(
         &self,
         rounds: &Rounds,
-        turn: &MemberTurn,
+        place: &SeatPlace,
         card: &Card,
         spec: &OpenCodeSpec,
     ) -> Result<Arc<Seat>, TurnOutcome> {
+        let turn = place;
         let key = (turn.room_id.clone(), turn.bot_id.clone(), card.id.clone());
         if let Some(seat) = lock(&self.seats).get(&key) {
             return Ok(seat.clone());
@@ -319,6 +335,8 @@ impl OpenCodeSeats {
             flybot_store::system_now_ms,
         )
         .map_err(|e| start(format!("its journal: {e}")))?;
+        let mut task = task;
+        task.follow_room_log();
         let seat = Arc::new(Seat {
             room_id: turn.room_id.clone(),
             bot_id: turn.bot_id.clone(),
@@ -365,7 +383,11 @@ impl OpenCodeSeats {
             );
         };
         lock(&self.cards_running).insert(card.id.clone(), turn.session_id.clone());
-        let seat = match self.open_seat(rounds, turn, &card, &spec).await {
+        let place = SeatPlace {
+            room_id: turn.room_id.clone(),
+            bot_id: turn.bot_id.clone(),
+        };
+        let seat = match self.open_seat(rounds, &place, &card, &spec).await {
             Ok(seat) => seat,
             Err(outcome) => return outcome,
         };
@@ -414,7 +436,7 @@ impl OpenCodeSeats {
             .map_or(0, |l| l.seq);
         let (end, observation) = {
             let mut task = seat.task.lock().await;
-            let end = task.turn(&turn.text, stop, TURN_LIMIT).await;
+            let end = task.turn_at(&turn.text, before, stop, TURN_LIMIT).await;
             (end, task.last_observation().cloned())
         };
         let name = rounds.team.read(|state| name_of(state, &turn.bot_id));
@@ -426,7 +448,7 @@ impl OpenCodeSeats {
             let (rounds, seat, text) = (rounds.clone(), seat.clone(), text.clone());
             tokio::spawn(async move {
                 posted_after(&rounds, &seat, before).await;
-                project_result(&rounds, &seat, &card, &observation, &text).await;
+                publication::publish(&rounds, &seat, &card, &observation, &text).await;
                 drop(guard);
             });
         }

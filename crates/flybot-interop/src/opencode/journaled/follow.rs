@@ -8,7 +8,9 @@ use super::{JournaledTask, blocked, text_envelope};
 use crate::cancel::TurnKey;
 use crate::envelope::EnvelopeKind;
 use crate::journal::{Decision, RefusedBecause};
-use crate::opencode::driver::{DriverSession, Followed, Submitted, TurnEnd, no_answer_within};
+use crate::opencode::driver::{
+    BudgetPoint, DriverSession, Followed, Submitted, TurnEnd, no_answer_within,
+};
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -33,8 +35,9 @@ impl JournaledTask {
         let left = Duration::from_millis(deadline_ms.saturating_sub((self.clock)()));
         let bounded = limit.min(left);
         let followed = session
-            .follow(submitted, stop, bounded, &mut || {
-                self.charge_progress(request_event, turn)
+            .follow(submitted, stop, bounded, &mut |point| match point {
+                BudgetPoint::StepDone => self.charge_progress(request_event, turn),
+                BudgetPoint::Poll => self.still_funded(),
             })
             .await;
         match followed {
@@ -88,6 +91,23 @@ impl JournaledTask {
             Decision::Accepted => Ok(()),
             Decision::Refused(RefusedBecause::Budget { limit }) => Err(limit.to_string()),
             other => Err(format!("the journal refused a progress event: {other:?}")),
+        }
+    }
+
+    /// Whether the task's budget still funds the turn in flight: `Err`
+    /// with the limit's sentence once the deadline passed, the turns
+    /// overran a lowered limit, or no content message is left for the
+    /// turn's reply.
+    fn still_funded(&self) -> Result<(), String> {
+        let Some(task) = self.journal.task(&self.task_id) else {
+            return Ok(());
+        };
+        match task
+            .budget
+            .exhausted_in_flight(&self.journal.state().limits, (self.clock)())
+        {
+            Some(limit) => Err(limit.to_string()),
+            None => Ok(()),
         }
     }
 

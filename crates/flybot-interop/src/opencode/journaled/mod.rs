@@ -12,9 +12,14 @@
 //! restart, a seat re-opened) resumes from it: its ids, its open question
 //! and its one session come from the journal, never from zero.
 
+mod cursor;
 mod follow;
+mod publish;
+mod recover;
+mod retry;
 mod stop;
 
+pub use recover::{Reconciled, RecoveryChoice, RecoveryDone};
 pub use stop::CancelStand;
 
 use super::client::{self, OpenCodeClient};
@@ -25,7 +30,7 @@ use crate::envelope::rules::input_digest;
 use crate::envelope::{Envelope, EnvelopeKind, Payload};
 use crate::journal::{
     CorrelationKey, Decision, IngressRecord, Journal, JournalError, SendObservation, SendOperation,
-    TaskBinding, TransportContext, turn_content_digest,
+    TaskBinding, TransportContext,
 };
 use crate::projection::Observation;
 use std::time::Duration;
@@ -70,6 +75,10 @@ pub struct JournaledTask {
     /// Bot B's last accepted question (Bot A's next turn answers it).
     last_question: Option<String>,
     last_observation: Option<Observation>,
+    /// The inbox cursor is a position in the room's log (`follow_room_log`).
+    room_cursor: bool,
+    /// The room line the running turn delivers (`turn_at`).
+    delivering: Option<u64>,
 }
 
 fn text_envelope(kind: EnvelopeKind, task_id: &str, event_id: String, text: String) -> Envelope {
@@ -124,6 +133,8 @@ impl JournaledTask {
             last_request: None,
             last_question: None,
             last_observation: None,
+            room_cursor: false,
+            delivering: None,
         };
         let key = CorrelationKey::of(&task.a_to_b(), task_id);
         task.journal.bind(TaskBinding {
@@ -236,7 +247,7 @@ impl JournaledTask {
         self.seq += 1;
         envelope.seq = self.seq;
         let bytes = serde_json::to_vec(&envelope).map_err(|e| e.to_string())?;
-        let cursor = self.journal.inbox_cursor() + 1;
+        let cursor = self.cursor_for(context);
         match self
             .journal
             .receive(context, &bytes, cursor, (self.clock)())
@@ -290,7 +301,10 @@ impl JournaledTask {
         envelope
     }
 
-    /// Runs Bot B's turn on `text`, everything journaled.
+    /// Runs Bot B's turn on `text`, everything journaled. A reserved turn
+    /// due for a retransmission (a person's `retry`, or a submission the
+    /// runtime refused) is sent again instead, with its own words, under
+    /// its one reservation.
     pub async fn turn(
         &mut self,
         text: &str,
@@ -301,8 +315,16 @@ impl JournaledTask {
         if let Some(end) = self.uncertain_before_work() {
             return end;
         }
+        match self.retransmission_due() {
+            Some(Ok(due)) => {
+                return self
+                    .dispatch(&due.text, due.turn, due.request_event, stop, limit)
+                    .await;
+            }
+            Some(Err(end)) => return end,
+            None => {}
+        }
         let envelope = self.inbound(text);
-        let digest = turn_content_digest(&envelope);
         let record = match self.receive(&self.a_to_b(), envelope) {
             Ok(record) => record,
             Err(e) => return blocked(e),
@@ -317,20 +339,42 @@ impl JournaledTask {
             return blocked("the turn has no key");
         };
         self.last_request = Some(record.event_id.clone());
+        self.dispatch(text, turn, record.event_id, stop, limit)
+            .await
+    }
+
+    /// Submits the reserved `turn` with `text` to the task's one session,
+    /// the intent and OpenCode's messageID journaled around the call, then
+    /// follows it to its end and takes Bot B's reply through the ingress.
+    async fn dispatch(
+        &mut self,
+        text: &str,
+        turn: TurnKey,
+        request_event: String,
+        stop: &mut watch::Receiver<bool>,
+        limit: Duration,
+    ) -> TurnEnd {
         let session = match self.ensure_session().await {
             Ok(session) => session,
             Err(end) => return end,
         };
+        let digest = self
+            .journal
+            .task(&self.task_id)
+            .and_then(|t| t.turns.get(&turn).cloned());
         let now = (self.clock)();
         let send = match self.journal.begin_send(
             &self.task_id,
             SendOperation::SubmitTurn,
             Some(turn.clone()),
-            Some(digest),
+            digest,
             now,
         ) {
             Ok(send) => send,
-            Err(e) => return blocked(e.to_string()),
+            Err(e) => {
+                self.session = Some(session);
+                return blocked(e.to_string());
+            }
         };
         let submitted = session.submit(text).await;
         let message_id = match &submitted {
@@ -348,17 +392,18 @@ impl JournaledTask {
             },
         };
         if let Err(e) = self.journal.finish_send(send, observed, (self.clock)()) {
+            self.session = Some(session);
             return blocked(e.to_string());
         }
         let end = match submitted {
             Ok(submitted) => {
-                self.follow_to_end(&session, submitted, stop, limit, &record.event_id, &turn)
+                self.follow_to_end(&session, submitted, stop, limit, &request_event, &turn)
                     .await
             }
             Err(end) => end,
         };
         self.session = Some(session);
-        self.outbound(record.event_id, turn, end)
+        self.outbound(request_event, turn, end)
     }
 
     /// A turn that may have run with no known outcome leaves the task
@@ -389,7 +434,24 @@ impl JournaledTask {
                 ),
             });
         }
-        if let Some(turn_id) = self.journal.state().reserved_without_intent(&self.task_id) {
+        let exec = self.journal.task(&self.task_id)?;
+        if let Some(recovery) = &exec.cancel.recovery {
+            // #198: uncertain effects are not retried automatically; the
+            // line opens no turn until a person decides.
+            let raw_status = recovery.raw_status.clone();
+            self.last_observation = Some(Observation::Uncertain {
+                raw_status: raw_status.clone(),
+            });
+            return Some(TurnEnd::Uncertain {
+                detail: format!(
+                    "{raw_status}; a person decides with task-recovery-decide (retry, accept or cancel)"
+                ),
+            });
+        }
+        let retry_granted = exec.retry_granted;
+        if !retry_granted
+            && let Some(turn_id) = self.journal.state().reserved_without_intent(&self.task_id)
+        {
             // #198, delivery and crash: a reserved turn with no send intent
             // may or may not have run; nothing is dispatched until a person
             // decides, and the line opens no other turn.
