@@ -26,6 +26,7 @@ mod opencode_room_real;
 mod out_of_app;
 mod pilot;
 mod pilot_injection;
+mod pilot_real_model;
 mod projects;
 mod provider_wire;
 mod real_model;

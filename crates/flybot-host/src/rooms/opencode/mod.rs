@@ -235,6 +235,7 @@ impl OpenCodeSeats {
         let endpoint = ModelEndpoint {
             base_url: format!("http://{address}/v1"),
             model: flybot_agent::model::mock::MOCK_MODEL.to_owned(),
+            limit: None,
         };
         mocks.insert(model.to_owned(), endpoint.clone());
         Ok(endpoint)
