@@ -18,6 +18,7 @@ mod external_members;
 mod live_stream;
 mod memory;
 mod model_client;
+mod opencode_authority;
 mod opencode_cancel;
 mod opencode_isolation;
 mod opencode_room;

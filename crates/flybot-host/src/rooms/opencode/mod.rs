@@ -12,6 +12,7 @@
 mod cancel;
 pub mod card;
 mod card_moves;
+pub mod execution;
 pub mod launcher;
 pub mod observation_moves;
 mod outcome;
@@ -25,6 +26,7 @@ use super::participant::{MemberTurn, TurnOutcome};
 use crate::rooms::Rounds;
 use card::{Card, card_by_id, card_for, card_is_open};
 use flybot_core::sync::lock;
+use flybot_core::tasks::execution_seam::ExecutionBinding;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
 use flybot_interop::opencode::project_config::refuse_project_config;
@@ -67,6 +69,8 @@ pub struct Seat {
     cancel_observed: std::sync::atomic::AtomicBool,
     /// A cancel is being settled on this seat.
     settling: std::sync::atomic::AtomicBool,
+    /// The secret its observations present to the execution seam.
+    credential: execution::ExecutionCredential,
 }
 
 impl Seat {
@@ -143,6 +147,10 @@ pub struct OpenCodeSeats {
     running: Arc<Mutex<HashMap<String, watch::Sender<bool>>>>,
     /// Card id → the session id of the turn running on it.
     cards_running: Arc<Mutex<HashMap<String, String>>>,
+    /// Card id → the execution binding the host minted when the card's
+    /// seat enrolled it; gone with the seat, so a dropped seat's late
+    /// observation moves nothing.
+    bindings: Mutex<HashMap<String, ExecutionBinding>>,
     /// Mock models served on loopback for OpenCode, by model name.
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
 }
@@ -171,6 +179,11 @@ impl OpenCodeSeats {
         }
     }
 
+    /// The execution binding of `task_id`'s seat, while it stands.
+    pub fn binding(&self, task_id: &str) -> Option<ExecutionBinding> {
+        lock(&self.bindings).get(task_id).cloned()
+    }
+
     /// The seat of (room, Bot, card), if it was started.
     pub fn seat(&self, room_id: &str, bot_id: &str, task_id: &str) -> Option<Arc<Seat>> {
         lock(&self.seats)
@@ -197,6 +210,11 @@ impl OpenCodeSeats {
                     && is_opencode(state, &seat.bot_id)
                     && card_is_open(state, &seat.task_id))
         });
+        let seated: std::collections::HashSet<String> = lock(&self.seats)
+            .values()
+            .map(|s| s.task_id.clone())
+            .collect();
+        lock(&self.bindings).retain(|task_id, _| seated.contains(task_id));
     }
 
     /// Ends every seat (the host stops).
@@ -205,6 +223,7 @@ impl OpenCodeSeats {
             stop.send_replace(true);
         }
         lock(&self.seats).clear();
+        lock(&self.bindings).clear();
     }
 
     async fn endpoint_for(&self, rounds: &Rounds, model: &str) -> Result<ModelEndpoint, String> {
@@ -320,6 +339,9 @@ impl OpenCodeSeats {
             flybot_store::system_now_ms,
         )
         .map_err(|e| start(format!("its journal: {e}")))?;
+        let (binding, credential) =
+            execution::enroll(&card.id, &card.bot_id, &turn.bot_id, &turn.room_id)
+                .ok_or_else(|| start("no randomness for its execution credential".to_owned()))?;
         let seat = Arc::new(Seat {
             room_id: turn.room_id.clone(),
             bot_id: turn.bot_id.clone(),
@@ -333,7 +355,9 @@ impl OpenCodeSeats {
             runtime,
             cancel_observed: Default::default(),
             settling: Default::default(),
+            credential,
         });
+        lock(&self.bindings).insert(card.id.clone(), binding);
         lock(&self.seats).insert(key, seat.clone());
         Ok(seat)
     }
