@@ -138,6 +138,16 @@ fn cards_with_a_journal(
         .count()
 }
 
+/// A card's seat folder: `<home>/interop/<botId>/<cardId>/`.
+fn seat_root(rounds: &Rounds, bot_id: &str, card_id: &str) -> PathBuf {
+    rounds
+        .config
+        .home
+        .join("interop")
+        .join(bot_id)
+        .join(card_id)
+}
+
 /// The OpenCode members' seats, by (room, Bot, card).
 #[derive(Default)]
 pub struct OpenCodeSeats {
@@ -296,12 +306,7 @@ impl OpenCodeSeats {
             )
         });
         let endpoint = self.endpoint_for(rounds, &model).await.map_err(start)?;
-        let root = rounds
-            .config
-            .home
-            .join("interop")
-            .join(&turn.bot_id)
-            .join(&card.id);
+        let root = seat_root(rounds, &turn.bot_id, &card.id);
         let workspace = root.join("workspace");
         let baseline = seed_workspace(&workspace, spec).map_err(start)?;
         let runtime = launcher::start(
