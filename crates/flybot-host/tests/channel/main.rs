@@ -23,6 +23,7 @@ mod opencode_cancel;
 mod opencode_isolation;
 mod opencode_room;
 mod opencode_room_bounds;
+mod opencode_room_messages;
 mod opencode_room_real;
 mod out_of_app;
 mod pilot;
