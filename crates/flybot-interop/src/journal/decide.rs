@@ -195,16 +195,7 @@ fn follow_up(
     if !parties_match(task, context, envelope.kind) {
         return Err(refused(RefusedBecause::WrongParties));
     }
-    // A content follow-up carries the enrolled input's digest (control
-    // messages stay possible whatever they carry).
-    let control = matches!(
-        envelope.kind,
-        EnvelopeKind::Cancel | EnvelopeKind::CancelObserved
-    );
-    if let Some(enrolled) = &task.correlation.input_digest
-        && !control
-        && *enrolled != envelope.input_digest
-    {
+    if !carries_enrolled_input(task, envelope) {
         return Err(refused(RefusedBecause::InputDigest));
     }
     let key = TurnKey {
@@ -283,6 +274,19 @@ fn follow_up(
         EnvelopeKind::Request | EnvelopeKind::Cancel | EnvelopeKind::CancelObserved => {
             Err(refused(RefusedBecause::AlreadyEnrolled))
         }
+    }
+}
+
+/// A content follow-up carries the enrolled input's digest; control
+/// messages (cancel, cancel-observed) stay possible whatever they carry.
+fn carries_enrolled_input(task: &TaskExec, envelope: &Envelope) -> bool {
+    let control = matches!(
+        envelope.kind,
+        EnvelopeKind::Cancel | EnvelopeKind::CancelObserved
+    );
+    match &task.correlation.input_digest {
+        Some(enrolled) => control || *enrolled == envelope.input_digest,
+        None => true,
     }
 }
 
