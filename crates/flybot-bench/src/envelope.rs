@@ -3,8 +3,8 @@
 //! SHA-256) for a small envelope and one just under 32 KiB. Prints
 //! figures; nothing asserts a duration.
 
+use flybot_interop::envelope::input_scope::{InputScope, input_digest};
 use flybot_interop::envelope::limits::ENVELOPE_MAX_BYTES;
-use flybot_interop::envelope::rules::input_digest;
 use flybot_interop::envelope::{Envelope, EnvelopeKind, Payload, check_bytes};
 use std::time::{Duration, Instant};
 
@@ -26,7 +26,12 @@ fn small() -> anyhow::Result<Vec<u8>> {
         criteria: vec!["npm test passes".into()],
         ..Payload::default()
     };
-    request.input_digest = input_digest(&request.payload).unwrap_or_default();
+    let scope = InputScope {
+        recipient_bot: "bot-b",
+        task_id: &request.task_id,
+        budget: &flybot_interop::budgets::PROPOSED,
+    };
+    request.input_digest = input_digest(&request.payload, &scope).unwrap_or_default();
     Ok(serde_json::to_vec(&request)?)
 }
 

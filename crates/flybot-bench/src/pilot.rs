@@ -22,8 +22,8 @@ fn measure(name: &str, runtime: &PilotRuntime) -> anyhow::Result<()> {
     let mut walls = Vec::new();
     for _ in 0..RUNS {
         let command = vec!["flybot-bench".into(), "pilot".into()];
-        let report =
-            pilot_on_temporary_home(runtime.clone(), command).map_err(|e| anyhow::anyhow!(e))?;
+        let report = pilot_on_temporary_home(runtime.clone(), None, command)
+            .map_err(|e| anyhow::anyhow!(e))?;
         if report.outcome != "result-ready" {
             anyhow::bail!("{name}: the pilot ended {}", report.outcome);
         }

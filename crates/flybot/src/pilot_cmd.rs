@@ -1,11 +1,15 @@
-//! `flybot pilot [--runtime fake|opencode] [--report FILE] [--opencode PATH]`
-//! (#198): runs the phase-1 room pilot on a temporary home and writes its
-//! evidence report. The real OpenCode is found through `--opencode`, then
+//! `flybot pilot [--runtime fake|opencode] [--report FILE] [--opencode PATH]
+//! [--model-endpoint URL [--model-file GGUF]]` (#198): runs the phase-1 room
+//! pilot on a temporary home and writes its evidence report. With
+//! `--model-endpoint` (level 3) Bot A and OpenCode both run on the local
+//! model there; any endpoint not on loopback is refused before anything
+//! starts. The real OpenCode is found through `--opencode`, then
 //! `$FLYBOT_OPENCODE`, then the README's install folder; a version other
 //! than the pinned one is refused before anything starts. The scripted fake
 //! is in a build with the `fake-runtime` feature only.
 
 use anyhow::{Context, bail};
+use flybot_host::pilot::real_model::{RealModel, refuse_remote, resolve};
 use flybot_host::pilot::{PilotRuntime, pilot_on_temporary_home, pinned_runtime};
 use std::path::{Path, PathBuf};
 
@@ -38,6 +42,14 @@ pub struct PilotArgs {
     /// install folder).
     #[arg(long)]
     pub opencode: Option<PathBuf>,
+    /// Evidence level 3: an OpenAI-compatible endpoint on this machine
+    /// (`http://127.0.0.1:PORT/v1`) that Bot A and OpenCode both run on.
+    #[arg(long, value_name = "URL")]
+    pub model_endpoint: Option<String>,
+    /// The model file the endpoint serves, digested (SHA-256) into the
+    /// level-3 report; the server itself does not say which file it serves.
+    #[arg(long, value_name = "FILE", requires = "model_endpoint")]
+    pub model_file: Option<PathBuf>,
 }
 
 /// Where the README's install folder is looked for: the current folder
@@ -72,13 +84,53 @@ fn fake_runtime() -> anyhow::Result<PilotRuntime> {
     )
 }
 
+/// Level 3's model, checked before anything starts: a loopback endpoint
+/// only, with the real OpenCode only.
+fn real_model_checked(args: &PilotArgs) -> anyhow::Result<Option<&str>> {
+    let Some(url) = args.model_endpoint.as_deref() else {
+        return Ok(None);
+    };
+    if args.runtime != RuntimeArg::Opencode {
+        bail!(
+            "--model-endpoint runs the real OpenCode on a real model (level 3): pass --runtime opencode; nothing was started"
+        );
+    }
+    refuse_remote(url).map_err(|e| anyhow::anyhow!(e))?;
+    Ok(Some(url))
+}
+
+/// Asks the endpoint which model it serves and digests the model file.
+fn resolve_model(url: &str, file: Option<&Path>) -> anyhow::Result<RealModel> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let model = runtime
+        .block_on(resolve(url, file))
+        .map_err(|e| anyhow::anyhow!(e))?;
+    eprintln!(
+        "pilot: level 3 on {} at {} (model file sha256: {})",
+        model.model_id,
+        model.base_url,
+        model
+            .file
+            .as_ref()
+            .map_or("unknown, no --model-file", |(_, digest)| digest.as_str())
+    );
+    Ok(model)
+}
+
 pub fn run(args: PilotArgs) -> anyhow::Result<()> {
+    let endpoint = real_model_checked(&args)?;
     let runtime = match args.runtime {
         RuntimeArg::Fake => fake_runtime()?,
         RuntimeArg::Opencode => pinned_opencode(args.opencode.as_deref())?,
     };
+    let real_model = endpoint
+        .map(|url| resolve_model(url, args.model_file.as_deref()))
+        .transpose()?;
     let command: Vec<String> = std::env::args().collect();
-    let report = pilot_on_temporary_home(runtime, command).map_err(|e| anyhow::anyhow!(e))?;
+    let report =
+        pilot_on_temporary_home(runtime, real_model, command).map_err(|e| anyhow::anyhow!(e))?;
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(path) = &args.report {
         std::fs::write(path, &json).with_context(|| format!("writing {}", path.display()))?;
@@ -102,6 +154,20 @@ pub fn run(args: PilotArgs) -> anyhow::Result<()> {
             .map(|p| format!("; report: {}", p.display()))
             .unwrap_or_default()
     );
+    if let Some(model) = &report.model {
+        // Level 3 records what a real model did; a small one rarely ends
+        // the task, and that is the finding, not a failure of the run.
+        println!(
+            "level 3 on {}: {} Bot B turn(s); a person's acceptance (level 4) is separate.",
+            model["id"].as_str().unwrap_or_default(),
+            report.raw_status["botBTurns"]
+                .as_array()
+                .map_or(0, Vec::len)
+        );
+        if report.outcome != "result-ready" {
+            return Ok(());
+        }
+    }
     if report.outcome != "result-ready" {
         bail!("the task did not reach result-ready");
     }
@@ -131,5 +197,54 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(missing.contains("could not be run"), "{missing}");
+    }
+
+    fn args_of(line: &[&str]) -> PilotArgs {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            pilot: PilotArgs,
+        }
+        <Line as clap::Parser>::try_parse_from(line).unwrap().pilot
+    }
+
+    #[test]
+    fn level3_a_remote_model_endpoint_is_refused_before_anything_starts() {
+        // A binary that would write a file if it were ever run: it is not.
+        let dir = tempfile::tempdir().unwrap();
+        let ran = dir.path().join("ran");
+        let fake = dir.path().join("opencode");
+        std::fs::write(&fake, format!("#!/bin/sh\ntouch {}\n", ran.display())).unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let opencode = fake.to_str().unwrap();
+        for url in ["https://api.openai.com/v1", "http://192.168.1.5:8080/v1"] {
+            let args = args_of(&[
+                "pilot",
+                "--runtime",
+                "opencode",
+                "--opencode",
+                opencode,
+                "--model-endpoint",
+                url,
+            ]);
+            let refused = run(args).unwrap_err().to_string();
+            assert!(
+                refused.contains("not an http:// address on this machine"),
+                "{refused}"
+            );
+            assert!(refused.contains("nothing was started"), "{refused}");
+        }
+        assert!(!ran.exists(), "OpenCode was not even asked its version");
+    }
+
+    #[test]
+    fn level3_a_model_file_needs_an_endpoint() {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            pilot: PilotArgs,
+        }
+        let parsed = <Line as clap::Parser>::try_parse_from(["pilot", "--model-file", "m.gguf"]);
+        assert!(parsed.is_err());
     }
 }

@@ -140,19 +140,25 @@ fn simple(
 pub fn moved(
     state: &TeamState,
     actor: &Actor,
+    card: Card,
+    to: TaskStatus,
+    now: u64,
+    question_id: Option<String>,
+) -> Outcome {
+    moved_as(&actor_label(state, actor), card, to, now, question_id)
+}
+
+/// `moved`, recorded under `label` (the execution service's own label,
+/// `execution_seam::service_label`, is not a person's).
+pub fn moved_as(
+    label: &str,
     mut card: Card,
     to: TaskStatus,
     now: u64,
     question_id: Option<String>,
 ) -> Outcome {
     let mut stamps = Stamps::new(now);
-    step(
-        &mut card,
-        to,
-        &actor_label(state, actor),
-        &mut stamps,
-        question_id,
-    );
+    step(&mut card, to, label, &mut stamps, question_id);
     Outcome::one(card.into_task())
 }
 

@@ -17,6 +17,7 @@ pub mod counters;
 pub mod create;
 pub mod deleted_bot;
 pub mod drive;
+pub mod execution_seam;
 pub mod group;
 pub mod input;
 pub mod job_card;

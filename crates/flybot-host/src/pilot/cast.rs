@@ -33,26 +33,24 @@ pub async fn set_up(
     config: &PilotConfig,
     probe: &PilotProbe,
 ) -> Result<(Cast, Vec<Value>), String> {
-    let scenario = Scenario::from_json(&script::bot_a_scenario()).map_err(|e| e.to_string())?;
+    let (models, bot_model) = models_of(config)?;
     let host_home = config.home.join("host");
     let store = Store::open(&host_home, StoreOptions::default()).map_err(|e| e.to_string())?;
     let mut host_config = HostConfig::new(host_home);
-    host_config.models = Arc::new(ProviderRegistry::with_mock(MockModel::with_scenario(
-        scenario,
-    )));
+    host_config.models = Arc::new(models);
     let host = Host::open(store, host_config).await;
     let ada_instructions = probe.private_markers.join(" ");
     let ada = call(
         &host,
         "create-bot",
-        json!({"name": "Ada", "model": "mock", "instructions": ada_instructions}),
+        json!({"name": "Ada", "model": bot_model, "instructions": ada_instructions}),
     )
     .await?;
     let ada = str_at(&ada, "/bot/id")?;
     let coder = call(
         &host,
         "create-bot",
-        json!({"name": "Coder", "model": "mock",
+        json!({"name": "Coder", "model": bot_model,
         "instructions": "External coding agent (OpenCode) for the pilot."}),
     )
     .await?;
@@ -86,6 +84,17 @@ pub async fn set_up(
         task_id,
     };
     Ok((cast, statuses))
+}
+
+/// Bot A's models and the one it runs on: the real local model on level 3,
+/// else the mock answering by Bot A's scenario.
+fn models_of(config: &PilotConfig) -> Result<(ProviderRegistry, &'static str), String> {
+    if let Some(real) = &config.real_model {
+        return Ok((real.registry()?, super::real_model::PILOT_MODEL));
+    }
+    let scenario = Scenario::from_json(&script::bot_a_scenario()).map_err(|e| e.to_string())?;
+    let mock = ProviderRegistry::with_mock(MockModel::with_scenario(scenario));
+    Ok((mock, "mock"))
 }
 
 /// A second room of Bot A's with the probe's private lines in it.
@@ -160,5 +169,7 @@ pub fn bind_member(
         ends: Mutex::new(Vec::new()),
         observations: Mutex::new(Vec::new()),
         running: Mutex::new(false),
+        other_turns: Mutex::new(Vec::new()),
+        turn_limit: super::member::turn_limit(config.real_model.is_some()),
     })
 }

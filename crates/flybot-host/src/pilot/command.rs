@@ -35,6 +35,7 @@ pub fn pinned_runtime(flag: Option<&Path>, roots: &[PathBuf]) -> Result<PilotRun
 /// line the report names.
 pub fn pilot_on_temporary_home(
     runtime: PilotRuntime,
+    real_model: Option<super::real_model::RealModel>,
     command: Vec<String>,
 ) -> Result<PilotReport, String> {
     let home = tempfile::tempdir().map_err(|e| format!("no temporary home: {e}"))?;
@@ -42,6 +43,7 @@ pub fn pilot_on_temporary_home(
         runtime,
         home: home.path().to_owned(),
         command,
+        real_model,
     };
     run_pilot_blocking(config)
 }

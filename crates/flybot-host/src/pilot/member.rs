@@ -14,8 +14,20 @@ use std::sync::Mutex;
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// The room-turn limit for Bot B.
+/// The room-turn limit for Bot B on the mock.
 const TURN_LIMIT: Duration = Duration::from_secs(300);
+/// The room-turn limit for Bot B on a real model (level 3): a small model
+/// on a CPU may loop; the run must end within minutes.
+const REAL_MODEL_TURN_LIMIT: Duration = Duration::from_secs(90);
+
+/// Bot B's turn limit.
+pub fn turn_limit(real_model: bool) -> Duration {
+    if real_model {
+        REAL_MODEL_TURN_LIMIT
+    } else {
+        TURN_LIMIT
+    }
+}
 
 pub struct OpenCodeMember {
     pub agent: AgentParticipant,
@@ -29,6 +41,10 @@ pub struct OpenCodeMember {
     /// Each Bot B turn's observation for the projection table, in order.
     pub observations: Mutex<Vec<Option<Observation>>>,
     pub running: Mutex<bool>,
+    /// Every other member's (Bot A's) turn outcome, in order.
+    pub other_turns: Mutex<Vec<crate::rooms::participant::TurnOutcome>>,
+    /// How long one Bot B turn may take before it is aborted.
+    pub turn_limit: Duration,
 }
 
 impl RoomParticipant for OpenCodeMember {
@@ -42,14 +58,16 @@ impl RoomParticipant for OpenCodeMember {
     fn run_turn(&self, turn: MemberTurn) -> TurnFuture<'_> {
         Box::pin(async move {
             if turn.bot_id != self.bot_id {
-                return self.agent.run_turn(turn).await;
+                let outcome = self.agent.run_turn(turn).await;
+                lock(&self.other_turns).push(outcome.clone());
+                return outcome;
             }
             *lock(&self.running) = true;
             self.stop.send_replace(false);
             let mut stop = self.stop.subscribe();
             let (end, observation) = {
                 let mut task = self.task.lock().await;
-                let end = task.turn(&turn.text, &mut stop, TURN_LIMIT).await;
+                let end = task.turn(&turn.text, &mut stop, self.turn_limit).await;
                 (end, task.last_observation().cloned())
             };
             lock(&self.observations).push(observation);

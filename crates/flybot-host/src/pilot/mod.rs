@@ -10,7 +10,9 @@ mod command;
 mod evidence;
 pub mod member;
 pub mod real;
+pub mod real_model;
 pub mod run;
+mod runtime_turns;
 mod walk;
 
 pub use command::{PinnedError, pilot_on_temporary_home, pinned_runtime};

@@ -40,5 +40,6 @@ pub async fn start_mock_for_opencode() -> Result<ModelEndpoint, String> {
     Ok(ModelEndpoint {
         base_url: format!("http://{address}/v1"),
         model: "mock".to_owned(),
+        limit: None,
     })
 }

@@ -37,6 +37,9 @@ pub struct PilotConfig {
     pub home: PathBuf,
     /// The exact command line, for the report.
     pub command: Vec<String>,
+    /// Level 3: Bot A and the real OpenCode on this local model instead of
+    /// the mock (`--model-endpoint`).
+    pub real_model: Option<super::real_model::RealModel>,
 }
 
 /// Test hooks: Bot B's scripted steps on the fake, and private markers
@@ -103,16 +106,27 @@ async fn start_runtime(
             ModelEndpoint {
                 base_url: String::new(),
                 model: String::new(),
+                limit: None,
             },
             json!({}),
             EvidenceLevel::OfflineMock,
         ),
-        PilotRuntime::OpenCode { binary, found_by } => (
-            OpenCodeRuntime::Pinned(binary.clone()),
-            super::real::start_mock_for_opencode().await?,
-            json!({"opencodeBinary": binary, "foundBy": found_by}),
-            EvidenceLevel::RealProcessInterface,
-        ),
+        PilotRuntime::OpenCode { binary, found_by } => {
+            let (model, level) = match &config.real_model {
+                Some(real) => (real.endpoint(), EvidenceLevel::RealModelCollaboration),
+                None => (
+                    super::real::start_mock_for_opencode().await?,
+                    EvidenceLevel::RealProcessInterface,
+                ),
+            };
+            let versions = json!({"opencodeBinary": binary, "foundBy": found_by});
+            (
+                OpenCodeRuntime::Pinned(binary.clone()),
+                model,
+                versions,
+                level,
+            )
+        }
     };
     let test_command: Vec<String> = fixture::TEST_COMMAND
         .iter()
@@ -227,10 +241,12 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         "missing": check.missing.iter().map(|c| c.name()).collect::<Vec<_>>()});
     let (cast, statuses) = super::cast::set_up(&config, &probe).await?;
     let member = super::cast::bind_member(&config, &runtime, &client, &check, &cast)?;
-    let mut walk = super::walk::walk(&cast, &member, statuses).await?;
+    let mut walk = super::walk::walk(&cast, &member, statuses, config.real_model.is_some()).await?;
     let checked =
         super::evidence::check(&config, &runtime, &cast, &member, &mut walk, &workspace).await?;
-    let raw_status = raw_status(&cast, &member, &walk, &runtime, &client).await;
+    let mut raw_status = raw_status(&cast, &member, &walk, &runtime, &client).await;
+    raw_status["opencodeTurns"] =
+        super::runtime_turns::reported(&client, raw_status["opencodeSession"].as_str()).await;
     let names = vec![
         (cast.ada.clone(), "Ada".to_owned()),
         (cast.coder.clone(), "Coder".to_owned()),
@@ -239,11 +255,18 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let report = PilotReport {
         evidence_level: runtime.level,
         evidence_level_number: runtime.level.number(),
+        model: config
+            .real_model
+            .as_ref()
+            .map(super::real_model::RealModel::report),
         versions: json!({
             "flybot": env!("CARGO_PKG_VERSION"),
             "runtime": runtime.versions,
             "pinnedOpencode": flybot_interop::opencode::PINNED_VERSION,
-            "botA": "internal agent on the mock model (scenario)",
+            "botA": match &config.real_model {
+                Some(real) => format!("internal agent on {} at {}", real.model_id, real.base_url),
+                None => "internal agent on the mock model (scenario)".to_owned(),
+            },
             "node": fixture::node_version().await,
         }),
         schema_digest: schema,
@@ -302,6 +325,10 @@ async fn raw_status(
         .iter()
         .map(end_view)
         .collect();
-    json!({"task": walk.statuses, "taskId": cast.task_id, "opencodeSession": session_id, "journal": journal_view, "network": network, "botBTurns": ends,
+    let bot_a: Vec<Value> = flybot_core::sync::lock(&member.other_turns)
+        .iter()
+        .map(super::runtime_turns::agent_turn_view)
+        .collect();
+    json!({"task": walk.statuses, "taskId": cast.task_id, "opencodeSession": session_id, "journal": journal_view, "network": network, "botATurns": bot_a, "botBTurns": ends,
         "question": walk.question_id.is_some(), "answered": walk.answered})
 }

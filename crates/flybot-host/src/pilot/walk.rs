@@ -16,8 +16,12 @@ use flybot_protocol::state::TaskStatus;
 use flybot_store::room_log::NewLine;
 use serde_json::{Value, json};
 
-/// Rounds the pilot runs at most.
+/// Rounds the pilot runs at most on the mock.
 const MAX_ROUNDS: usize = 10;
+/// Rounds on a real model (level 3): enough for the delegation, one
+/// question and its answer, and a result, and no more, so a run that goes
+/// nowhere ends within minutes.
+const REAL_MODEL_ROUNDS: usize = 3;
 
 /// What the walk saw: the card's statuses, its question, whether it was
 /// answered, the opening line and the room's lines at the end.
@@ -38,6 +42,7 @@ pub async fn walk(
     cast: &Cast,
     member: &OpenCodeMember,
     statuses: Vec<Value>,
+    real_model: bool,
 ) -> Result<Walk, String> {
     let host = &cast.host;
     let owner = host
@@ -72,7 +77,12 @@ pub async fn walk(
     let read = move || store.read(|s| s.clone());
     let now = flybot_store::system_now_ms;
     let mut next = walk.opener.seq;
-    for _ in 0..MAX_ROUNDS {
+    let rounds = if real_model {
+        REAL_MODEL_ROUNDS
+    } else {
+        MAX_ROUNDS
+    };
+    for _ in 0..rounds {
         run_round(host.rooms(), member, &read, &now, &cast.room_id, next).await;
         let lines = host.rooms().lines(&cast.room_id).map_err(room_log)?;
         for line in lines

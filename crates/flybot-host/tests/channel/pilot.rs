@@ -16,6 +16,7 @@ async fn pilot(runtime: PilotRuntime, home: &std::path::Path) -> PilotRun {
         runtime,
         home: home.to_owned(),
         command: vec!["cargo".into(), "test".into()],
+        real_model: None,
     };
     match run_pilot(config).await {
         Ok(run) => run,

@@ -16,6 +16,7 @@ async fn probed(home: &std::path::Path, probe: PilotProbe) -> PilotRun {
         runtime: PilotRuntime::Fake,
         home: home.to_owned(),
         command: vec!["cargo".into(), "test".into()],
+        real_model: None,
     };
     match run_pilot_probed(config, probe).await {
         Ok(run) => run,

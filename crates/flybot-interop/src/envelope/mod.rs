@@ -4,6 +4,7 @@
 //! authenticated transport context confirm it.
 
 mod check;
+pub mod input_scope;
 pub mod limits;
 mod refusal;
 pub mod rules;
@@ -114,7 +115,8 @@ pub struct Envelope {
     pub seq: u64,
     /// Binds the exact canonical request inputs (starts at 1).
     pub input_version: u64,
-    /// SHA-256 hex of the canonical task input (see `Payload::input_digest`).
+    /// SHA-256 hex of the canonical task input bound to its recipient, task
+    /// and budget (`input_scope::input_digest`).
     pub input_digest: String,
     pub payload: Payload,
 }

@@ -40,12 +40,10 @@ pub enum RefusalCode {
     ResultTooLarge,
     #[serde(rename = "envelope/progress-too-long")]
     ProgressTooLong,
-    #[serde(rename = "envelope/input-digest-mismatch")]
-    InputDigestMismatch,
 }
 
 impl RefusalCode {
-    pub const ALL: [RefusalCode; 17] = [
+    pub const ALL: [RefusalCode; 16] = [
         RefusalCode::TooLarge,
         RefusalCode::NotUtf8,
         RefusalCode::NotJson,
@@ -62,7 +60,6 @@ impl RefusalCode {
         RefusalCode::InputTooLarge,
         RefusalCode::ResultTooLarge,
         RefusalCode::ProgressTooLong,
-        RefusalCode::InputDigestMismatch,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -83,7 +80,6 @@ impl RefusalCode {
             RefusalCode::InputTooLarge => "envelope/input-too-large",
             RefusalCode::ResultTooLarge => "envelope/result-too-large",
             RefusalCode::ProgressTooLong => "envelope/progress-too-long",
-            RefusalCode::InputDigestMismatch => "envelope/input-digest-mismatch",
         }
     }
 

@@ -6,7 +6,7 @@ use super::limits::{ID_MAX_BYTES, PROGRESS_MAX_CHARS, RESULT_MAX_BYTES, TASK_INP
 use super::refusal::{Refusal, RefusalCode};
 use super::{Envelope, EnvelopeKind, Payload};
 use crate::canonical::{MAX_SAFE_INTEGER, canonical_bytes};
-use crate::digest::{is_digest, sha256_hex};
+use crate::digest::is_digest;
 use std::collections::BTreeMap;
 
 /// Whether a field must, may or must not be present for a kind.
@@ -114,11 +114,7 @@ pub(super) fn check(envelope: &Envelope) -> Result<(), Refusal> {
     limits(envelope)
 }
 
-/// The SHA-256 hex of a request payload's canonical task input.
-pub fn input_digest(payload: &Payload) -> Option<String> {
-    let input = payload.task_input()?;
-    canonical_bytes(&input).ok().map(|bytes| sha256_hex(&bytes))
-}
+pub use super::input_scope::{InputScope, input_digest};
 
 fn id(field: &str, value: Option<&str>) -> Result<(), Refusal> {
     let Some(value) = value else { return Ok(()) };
@@ -222,13 +218,8 @@ fn limits(envelope: &Envelope) -> Result<(), Refusal> {
                     ),
                 ));
             }
-            if sha256_hex(&bytes) != envelope.input_digest {
-                return Err(field_refusal(
-                    RefusalCode::InputDigestMismatch,
-                    "inputDigest",
-                    "The inputDigest does not match the request's canonical task input.".to_owned(),
-                ));
-            }
+            // The digest binds the recipient, the task scope and the budget
+            // too (`input_scope`), which only the journal knows: it checks it.
             Ok(())
         }
         EnvelopeKind::Result => {

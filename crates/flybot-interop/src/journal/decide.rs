@@ -11,6 +11,7 @@ use super::state::{JournalState, TaskExec};
 use crate::budgets::{self, BudgetLimits, Charge};
 use crate::cancel::{Admission, TurnKey};
 use crate::digest::digest_of;
+use crate::envelope::input_scope::{InputScope, input_digest};
 use crate::envelope::{CheckedEnvelope, Envelope, EnvelopeKind};
 use serde::Serialize;
 
@@ -166,6 +167,17 @@ fn enroll(
     if envelope.generation != 0 {
         return Err(refused(RefusedBecause::StaleGeneration));
     }
+    // The digest binds the input to this recipient, this task and this
+    // journal's budget (the contract's inputDigest), recomputed here from
+    // the authenticated context, never taken on the sender's word.
+    let scope = InputScope {
+        recipient_bot: &context.recipient_bot,
+        task_id: &envelope.task_id,
+        budget: &state.limits,
+    };
+    if input_digest(&envelope.payload, &scope).as_deref() != Some(envelope.input_digest.as_str()) {
+        return Err(refused(RefusedBecause::InputDigest));
+    }
     budgets::enroll(&state.limits, state.active_tasks(), now_ms)
         .map_err(|limit| refused(RefusedBecause::Budget { limit }))?;
     let turn_id = envelope.turn_id.clone().unwrap_or_default();
@@ -175,6 +187,7 @@ fn enroll(
             owner_binding: binding.owner_binding.clone(),
             runtime_installation: binding.runtime_installation.clone(),
             session_id: None,
+            input_digest: Some(envelope.input_digest.clone()),
         }),
         Some(Charge::Turn { turn_id }),
     ))
@@ -191,6 +204,9 @@ fn follow_up(
     };
     if !parties_match(task, context, envelope.kind) {
         return Err(refused(RefusedBecause::WrongParties));
+    }
+    if !carries_enrolled_input(task, envelope) {
+        return Err(refused(RefusedBecause::InputDigest));
     }
     let key = TurnKey {
         task_id: envelope.task_id.clone(),
@@ -268,6 +284,19 @@ fn follow_up(
         EnvelopeKind::Request | EnvelopeKind::Cancel | EnvelopeKind::CancelObserved => {
             Err(refused(RefusedBecause::AlreadyEnrolled))
         }
+    }
+}
+
+/// A content follow-up carries the enrolled input's digest; control
+/// messages (cancel, cancel-observed) stay possible whatever they carry.
+fn carries_enrolled_input(task: &TaskExec, envelope: &Envelope) -> bool {
+    let control = matches!(
+        envelope.kind,
+        EnvelopeKind::Cancel | EnvelopeKind::CancelObserved
+    );
+    match &task.correlation.input_digest {
+        Some(enrolled) => control || *enrolled == envelope.input_digest,
+        None => true,
     }
 }
 

@@ -52,6 +52,10 @@ pub struct Correlation {
     pub runtime_installation: String,
     /// The task's one dedicated runtime session, once created.
     pub session_id: Option<String>,
+    /// The enrolled request's inputDigest: every content follow-up of the
+    /// task carries it (absent in a journal written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_digest: Option<String>,
 }
 
 /// The host's pre-established local binding a request must match.
@@ -74,6 +78,9 @@ pub enum RefusedBecause {
     WrongParties,
     /// A request for a task already enrolled.
     AlreadyEnrolled,
+    /// The request's inputDigest is not its task input bound to this
+    /// recipient, task and budget, or a follow-up's is not the enrolled one.
+    InputDigest,
     /// The generation is not the host's current one.
     StaleGeneration,
     /// `inReplyTo` names no outstanding event of this task.

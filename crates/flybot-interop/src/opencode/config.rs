@@ -12,6 +12,17 @@ pub struct ModelEndpoint {
     /// `http://127.0.0.1:PORT/v1`.
     pub base_url: String,
     pub model: String,
+    /// The context window and per-answer token cap OpenCode is told of
+    /// (`limit` in its model entry); `None` leaves OpenCode's defaults.
+    /// Level 3 caps a real model's answers so a run stays within minutes.
+    pub limit: Option<ModelLimit>,
+}
+
+/// A model's `limit` in OpenCode's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelLimit {
+    pub context: u32,
+    pub output: u32,
 }
 
 impl ModelEndpoint {
@@ -39,6 +50,10 @@ pub const PROVIDER_ID: &str = "flybot";
 
 /// The generated `opencode.json`.
 pub fn generated_config(model: &ModelEndpoint, test_command: &str) -> Value {
+    let mut entry = json!({"name": model.model, "tool_call": true});
+    if let Some(limit) = model.limit {
+        entry["limit"] = json!({"context": limit.context, "output": limit.output});
+    }
     json!({
         "$schema": "https://opencode.ai/config.json",
         "autoupdate": false,
@@ -52,7 +67,7 @@ pub fn generated_config(model: &ModelEndpoint, test_command: &str) -> Value {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "FlyBot model",
                 "options": {"baseURL": model.base_url, "apiKey": "not-a-key"},
-                "models": {model.model.clone(): {"name": model.model, "tool_call": true}}
+                "models": {model.model.clone(): entry}
             }
         },
         "mcp": {},
@@ -80,7 +95,25 @@ mod tests {
         ModelEndpoint {
             base_url: base_url.to_owned(),
             model: "m".to_owned(),
+            limit: None,
         }
+    }
+
+    #[test]
+    fn level3_a_models_limit_caps_opencodes_answers_and_none_leaves_its_defaults() {
+        let mut model = endpoint("http://127.0.0.1:8080/v1");
+        let entry = |m: &ModelEndpoint| {
+            generated_config(m, "node --test")["provider"][PROVIDER_ID]["models"]["m"].clone()
+        };
+        assert_eq!(entry(&model).get("limit"), None);
+        model.limit = Some(ModelLimit {
+            context: 8192,
+            output: 96,
+        });
+        assert_eq!(
+            entry(&model)["limit"],
+            json!({"context": 8192, "output": 96})
+        );
     }
 
     #[test]

@@ -252,6 +252,7 @@ mod tests {
         ModelEndpoint {
             base_url: base_url.to_owned(),
             model: "m".to_owned(),
+            limit: None,
         }
     }
 

@@ -13,6 +13,10 @@ pub enum EvidenceLevel {
     OfflineMock,
     /// A real `opencode serve` driven by the mock model.
     RealProcessInterface,
+    /// Bot A and a real `opencode serve` both on a real model (a loopback
+    /// endpoint). It says what the model did; a person's acceptance
+    /// (level 4) stays separate.
+    RealModelCollaboration,
 }
 
 impl EvidenceLevel {
@@ -20,6 +24,7 @@ impl EvidenceLevel {
         match self {
             EvidenceLevel::OfflineMock => 1,
             EvidenceLevel::RealProcessInterface => 2,
+            EvidenceLevel::RealModelCollaboration => 3,
         }
     }
 }
@@ -30,6 +35,10 @@ impl EvidenceLevel {
 pub struct PilotReport {
     pub evidence_level: EvidenceLevel,
     pub evidence_level_number: u8,
+    /// Level 3's model: its id, endpoint, file and the file's SHA-256
+    /// (absent on levels 1 and 2, which run on the mock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<Value>,
     pub versions: Value,
     /// SHA-256 of the runtime's API document and whether it is the pinned one.
     pub schema_digest: Value,
@@ -51,12 +60,15 @@ pub struct PilotReport {
 
 /// The boundaries a pilot run never crosses, named in every report.
 pub fn skipped_boundaries(level: EvidenceLevel) -> Vec<String> {
-    let mut skipped = vec![
-        "real-model collaboration (level 3): no model key; Bot A and Bot B run on the deterministic mock".to_owned(),
+    let mut skipped = Vec::new();
+    if level != EvidenceLevel::RealModelCollaboration {
+        skipped.push("real-model collaboration (level 3): Bot A and Bot B run on the deterministic mock; `flybot pilot --runtime opencode --model-endpoint URL` runs it on a local model".to_owned());
+    }
+    skipped.extend([
         "human acceptance (level 4): the task stops at result-ready; only a person's task-accept-result or a rejection ends it".to_owned(),
         "cross-owner DM transport and Bot Social: the phase-1 room pilot enrolls no relationship".to_owned(),
         "outbound network, credentials and budget top-ups: denied by policy, never exercised".to_owned(),
-    ];
+    ]);
     if level == EvidenceLevel::OfflineMock {
         skipped.insert(
             0,

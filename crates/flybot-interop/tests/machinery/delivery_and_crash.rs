@@ -49,7 +49,7 @@ fn matrix_delivery_and_crash_same_key_other_content_is_a_conflict() {
     enrolled(&mut h, "task-1");
     let mut edited = request("task-1", "task-1-ev-1", "t1");
     edited.payload.criteria.push("and also deploy it".into());
-    edited.input_digest = flybot_interop::envelope::rules::input_digest(&edited.payload).unwrap();
+    edited.input_digest = bound_digest(&edited.payload, &edited.task_id);
     assert_eq!(h.deliver(&a_to_b(), &edited).decision, Decision::Conflict);
     edited.event_id = "task-1-ev-2".into();
     assert_eq!(h.deliver(&a_to_b(), &edited).decision, Decision::Conflict);

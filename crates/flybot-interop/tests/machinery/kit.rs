@@ -122,12 +122,30 @@ pub fn request(task: &str, event: &str, turn: &str) -> Envelope {
     e.turn_id = Some(turn.into());
     e.payload.requirement = Some(format!("Fix the fixture of {task}."));
     e.payload.criteria = vec!["the tests pass".into()];
-    e.input_digest = input_digest(&e.payload).unwrap();
+    e.input_digest = bound_digest(&e.payload, task);
     e
+}
+
+/// A request payload's inputDigest for `task`, sent to Bot B under the
+/// harness's limits.
+pub fn bound_digest(payload: &flybot_interop::envelope::Payload, task: &str) -> String {
+    let scope = flybot_interop::envelope::input_scope::InputScope {
+        recipient_bot: BOT_B,
+        task_id: task,
+        budget: &PROPOSED,
+    };
+    input_digest(payload, &scope).unwrap()
+}
+
+/// The inputDigest `request(task, ..)` enrolls, which every content
+/// follow-up of the task carries.
+pub fn enrolled_digest(task: &str) -> String {
+    request(task, "ev", "t").input_digest
 }
 
 pub fn reply(kind: EnvelopeKind, task: &str, event: &str, turn: &str, to: &str) -> Envelope {
     let mut e = envelope(kind, task, event);
+    e.input_digest = enrolled_digest(task);
     e.turn_id = Some(turn.into());
     e.in_reply_to = Some(to.into());
     e.payload.text = Some(format!("{} of {task}", kind.as_str()));
@@ -136,6 +154,7 @@ pub fn reply(kind: EnvelopeKind, task: &str, event: &str, turn: &str, to: &str) 
 
 pub fn progress(task: &str, event: &str, turn: &str) -> Envelope {
     let mut e = envelope(EnvelopeKind::Progress, task, event);
+    e.input_digest = enrolled_digest(task);
     e.turn_id = Some(turn.into());
     e.payload.text = Some("working".into());
     e

@@ -140,8 +140,11 @@ fn matrix_stop_and_late_result_late_result_cannot_revive_the_task() {
     );
 }
 
+/// The codec's half only: raw room text is not an envelope. The rule that
+/// room messages never start work is kept on the live path, where every
+/// round turn is wrapped (flybot-host `opencode_room_messages`).
 #[test]
-fn matrix_stop_and_late_result_room_messages_never_start_work() {
+fn codec_raw_room_text_is_not_an_envelope() {
     let mut h = Harness::new();
     h.bind("task-1");
     for text in [

@@ -1,12 +1,13 @@
 //! The card an OpenCode Bot's room turn works on (#198: one task, one
-//! runtime session), and the board moves its observations ask for, made
-//! through the host seam as the Bot's owner would make them.
+//! runtime session), and the one move the room makes for the requester:
+//! its Bot's own answer to the worker's question. The worker's
+//! observations (a question, a result) are the execution service's moves
+//! (`execution`), never made with the owner's authority.
 
 use super::observation_moves::SeamMove;
 use crate::actor::journal_actor;
 use crate::board::Board;
-use crate::ids::new_id;
-use flybot_core::tasks::{input, machine};
+use flybot_core::tasks::input;
 use flybot_protocol::state::{Task, TaskStatus, TeamState};
 use flybot_protocol::task::{TaskFields, WaitingFor};
 
@@ -56,52 +57,31 @@ pub fn card_is_open(state: &TeamState, task_id: &str) -> bool {
         .is_some_and(|t| !t.status.is_terminal())
 }
 
-/// What a seam move says: the question, the answer, or the result's summary.
-pub enum MoveText<'a> {
-    Question(&'a str),
-    Answer {
-        question_id: &'a str,
-        answer: &'a str,
-    },
-    Summary(&'a str),
-}
-
-/// Makes one seam move on the card `task_id` as `bot_id`'s owner, through
-/// the board's one write path; answers the card.
-pub async fn make_move(
+/// Answers the card's open question with the requester Bot's own line
+/// (`requester_bot`'s act, under its owner's authority as the Bot's every
+/// act is), through the board's one write path; answers the card.
+pub async fn answer_as_requester(
     board: &Board,
-    bot_id: &str,
+    requester_bot: &str,
     task_id: &str,
-    seam_move: SeamMove,
-    text: MoveText<'_>,
+    question_id: &str,
+    answer: &str,
 ) -> Result<Option<Task>, String> {
     let actor = board
         .team()
-        .read(|state| crate::board::track::bot_actor(state, bot_id));
-    let question_id = new_id("question");
+        .read(|state| crate::board::track::bot_actor(state, requester_bot));
     let written = board
-        .write(journal_actor(&actor), |s, now| match (seam_move, text) {
-            (SeamMove::WaitInput, MoveText::Question(question)) => {
-                input::wait_input(s, &actor, task_id, question, &question_id, now)
-            }
-            (
-                SeamMove::AnswerInput,
-                MoveText::Answer {
-                    question_id,
-                    answer,
-                },
-            ) => input::answer_input(s, &actor, task_id, question_id, answer, now),
-            (SeamMove::Return, MoveText::Summary(summary)) => {
-                machine::return_result(s, &actor, task_id, summary, now)
-            }
-            (SeamMove::WaitInput | SeamMove::AnswerInput | SeamMove::Return, _) => Err(
-                flybot_protocol::ApiError::invalid("text", "The move and its words do not match."),
-            ),
+        .write(journal_actor(&actor), |s, now| {
+            input::answer_input(s, &actor, task_id, question_id, answer, now)
         })
         .await;
-    written
-        .map(|out| out.answer)
-        .map_err(|e| format!("{} was refused: {}", seam_move.endpoint(), e.message))
+    written.map(|out| out.answer).map_err(|e| {
+        format!(
+            "{} was refused: {}",
+            SeamMove::AnswerInput.endpoint(),
+            e.message
+        )
+    })
 }
 
 #[cfg(test)]

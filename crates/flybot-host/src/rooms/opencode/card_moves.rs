@@ -4,12 +4,14 @@
 //! returns it, once the turn's line is in the room.
 
 use super::Seat;
-use super::card::{Card, MoveText, make_move};
+use super::card::{Card, answer_as_requester};
+use super::execution::report;
 use super::{name_of, observation_moves, verify};
 use crate::rooms::Rounds;
 use crate::rooms::participant::MemberTurn;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind};
+use flybot_core::tasks::execution_seam::ExecutionObservation;
 use flybot_interop::projection::Observation;
 use flybot_protocol::state::TaskStatus;
 use flybot_protocol::task::WaitingFor;
@@ -37,9 +39,28 @@ pub(super) async fn posted_after(rounds: &Rounds, seat: &Seat, before: u64) {
     }
 }
 
+/// The requester Bot's own line since the worker's last line: the only
+/// room line that answers the worker's question (issue 18: never whatever
+/// line came last, a third member's or a person's, on the requester's
+/// behalf; a person answers with `task-answer-input`).
+pub(super) fn requester_answer(
+    lines: &[flybot_core::rooms::log::RoomLine],
+    requester_bot: &str,
+    worker_bot: &str,
+) -> Option<String> {
+    lines
+        .iter()
+        .rev()
+        .filter(|l| l.kind == LineKind::Chat)
+        .take_while(|l| l.author_id != worker_bot)
+        .find(|l| l.author_id == requester_bot)
+        .map(|l| readable_body(&l.text))
+}
+
 /// A blocked card before the turn: its own open question is answered by
-/// the line that called this turn (the table's `input-answered`, blocked →
-/// working); any other wait keeps the Bot out.
+/// the requester Bot's line since the question (the table's
+/// `input-answered`, blocked → working); any other wait, or no such line,
+/// keeps the Bot out.
 pub(super) async fn resume(rounds: &Rounds, turn: &MemberTurn, card: &Card) -> Result<(), String> {
     let (Some(WaitingFor::Input), Some(question_id)) = (card.waiting_for, &card.question_id) else {
         return Err(format!(
@@ -47,28 +68,19 @@ pub(super) async fn resume(rounds: &Rounds, turn: &MemberTurn, card: &Card) -> R
             card.title
         ));
     };
-    let seam_move = observation_moves::move_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
-    let answer = rounds
-        .logs
-        .lines(&turn.room_id)
-        .unwrap_or_default()
-        .iter()
-        .rev()
-        .find(|l| l.author_id != turn.bot_id && l.kind == LineKind::Chat)
-        .map(|l| readable_body(&l.text))
-        .unwrap_or_default();
-    make_move(
-        &rounds.board,
-        &turn.bot_id,
-        &card.id,
-        seam_move,
-        MoveText::Answer {
-            question_id,
-            answer: &answer,
-        },
-    )
-    .await
-    .map(|_| ())
+    // The projection table draws the edge (blocked → working) first.
+    observation_moves::move_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
+    let lines = rounds.logs.lines(&turn.room_id).unwrap_or_default();
+    let Some(answer) = requester_answer(&lines, &card.bot_id, &turn.bot_id) else {
+        let requester = rounds.team.read(|state| name_of(state, &card.bot_id));
+        return Err(format!(
+            "The card \"{}\" waits for {requester}'s answer to my question: {requester} answers in this room, or a person answers with task-answer-input.",
+            card.title
+        ));
+    };
+    answer_as_requester(&rounds.board, &card.bot_id, &card.id, question_id, &answer)
+        .await
+        .map(|_| ())
 }
 
 /// The board move a finished turn's observation asks for: a question
@@ -82,16 +94,23 @@ pub(super) async fn project_result(
     text: &str,
 ) {
     let verifier = rounds.team.read(|state| name_of(state, &card.bot_id));
+    // The host's binding for this card, revalidated by the seam on the move.
+    let Some(binding) = rounds.externals.opencode().binding(&card.id) else {
+        return;
+    };
     let said = match observation {
         Observation::WaitingForInput { .. } => {
             let question = text.lines().next().unwrap_or_default();
+            let question_id = crate::ids::new_id("question");
             match observation_moves::move_for(TaskStatus::Working, observation) {
-                Ok(seam_move) => make_move(
+                Ok(_) => report(
                     &rounds.board,
-                    &seat.bot_id,
-                    &card.id,
-                    seam_move,
-                    MoveText::Question(question),
+                    &binding,
+                    &seat.credential,
+                    ExecutionObservation::Question {
+                        question,
+                        question_id: &question_id,
+                    },
                 )
                 .await
                 .err(),
@@ -112,12 +131,13 @@ pub(super) async fn project_result(
                 Ok(Some(check)) if check.verified => {
                     let moved = match observation_moves::move_for(TaskStatus::Working, observation)
                     {
-                        Ok(seam_move) => make_move(
+                        Ok(_) => report(
                             &rounds.board,
-                            &seat.bot_id,
-                            &card.id,
-                            seam_move,
-                            MoveText::Summary(&check.sentence),
+                            &binding,
+                            &seat.credential,
+                            ExecutionObservation::Result {
+                                summary: &check.sentence,
+                            },
                         )
                         .await
                         .err(),

@@ -96,6 +96,7 @@ pub fn endpoint_of(route: &ModelRoute) -> Result<Option<ModelEndpoint>, String> 
     Ok(route.base_url.as_ref().map(|base| ModelEndpoint {
         base_url: base.clone(),
         model: route.provider_model.clone(),
+        limit: None,
     }))
 }
 

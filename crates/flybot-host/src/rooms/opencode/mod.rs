@@ -12,6 +12,7 @@
 mod cancel;
 pub mod card;
 mod card_moves;
+pub mod execution;
 pub mod launcher;
 pub mod observation_moves;
 mod outcome;
@@ -27,6 +28,7 @@ use super::participant::{MemberTurn, TurnOutcome};
 use crate::rooms::Rounds;
 use card::{Card, card_by_id, card_for, card_is_open};
 use flybot_core::sync::lock;
+use flybot_core::tasks::execution_seam::ExecutionBinding;
 use flybot_interop::journal::Journal;
 use flybot_interop::opencode::config::ModelEndpoint;
 use flybot_interop::opencode::project_config::refuse_project_config;
@@ -75,6 +77,8 @@ pub struct Seat {
     cancel_observed: std::sync::atomic::AtomicBool,
     /// A cancel is being settled on this seat.
     settling: std::sync::atomic::AtomicBool,
+    /// The secret its observations present to the execution seam.
+    credential: execution::ExecutionCredential,
 }
 
 impl Seat {
@@ -149,6 +153,16 @@ fn cards_with_a_journal(
         .count()
 }
 
+/// A card's seat folder: `<home>/interop/<botId>/<cardId>/`.
+fn seat_root(rounds: &Rounds, bot_id: &str, card_id: &str) -> PathBuf {
+    rounds
+        .config
+        .home
+        .join("interop")
+        .join(bot_id)
+        .join(card_id)
+}
+
 /// The OpenCode members' seats, by (room, Bot, card).
 #[derive(Default)]
 pub struct OpenCodeSeats {
@@ -158,6 +172,10 @@ pub struct OpenCodeSeats {
     running: Arc<Mutex<HashMap<String, watch::Sender<bool>>>>,
     /// Card id → the session id of the turn running on it.
     cards_running: Arc<Mutex<HashMap<String, String>>>,
+    /// Card id → the execution binding the host minted when the card's
+    /// seat enrolled it; gone with the seat, so a dropped seat's late
+    /// observation moves nothing.
+    bindings: Mutex<HashMap<String, ExecutionBinding>>,
     /// Mock models served on loopback for OpenCode, by model name.
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
 }
@@ -186,6 +204,11 @@ impl OpenCodeSeats {
         }
     }
 
+    /// The execution binding of `task_id`'s seat, while it stands.
+    pub fn binding(&self, task_id: &str) -> Option<ExecutionBinding> {
+        lock(&self.bindings).get(task_id).cloned()
+    }
+
     /// The seat of (room, Bot, card), if it was started.
     pub fn seat(&self, room_id: &str, bot_id: &str, task_id: &str) -> Option<Arc<Seat>> {
         lock(&self.seats)
@@ -212,6 +235,11 @@ impl OpenCodeSeats {
                     && is_opencode(state, &seat.bot_id)
                     && card_is_open(state, &seat.task_id))
         });
+        let seated: std::collections::HashSet<String> = lock(&self.seats)
+            .values()
+            .map(|s| s.task_id.clone())
+            .collect();
+        lock(&self.bindings).retain(|task_id, _| seated.contains(task_id));
     }
 
     /// Ends every seat (the host stops).
@@ -220,6 +248,7 @@ impl OpenCodeSeats {
             stop.send_replace(true);
         }
         lock(&self.seats).clear();
+        lock(&self.bindings).clear();
     }
 
     async fn endpoint_for(&self, rounds: &Rounds, model: &str) -> Result<ModelEndpoint, String> {
@@ -250,6 +279,7 @@ impl OpenCodeSeats {
         let endpoint = ModelEndpoint {
             base_url: format!("http://{address}/v1"),
             model: flybot_agent::model::mock::MOCK_MODEL.to_owned(),
+            limit: None,
         };
         mocks.insert(model.to_owned(), endpoint.clone());
         Ok(endpoint)
@@ -292,12 +322,7 @@ impl OpenCodeSeats {
             )
         });
         let endpoint = self.endpoint_for(rounds, &model).await.map_err(start)?;
-        let root = rounds
-            .config
-            .home
-            .join("interop")
-            .join(&turn.bot_id)
-            .join(&card.id);
+        let root = seat_root(rounds, &turn.bot_id, &card.id);
         let workspace = root.join("workspace");
         let baseline = seed_workspace(&workspace, spec).map_err(start)?;
         let runtime = launcher::start(
@@ -337,6 +362,9 @@ impl OpenCodeSeats {
         .map_err(|e| start(format!("its journal: {e}")))?;
         let mut task = task;
         task.follow_room_log();
+        let (binding, credential) =
+            execution::enroll(&card.id, &card.bot_id, &turn.bot_id, &turn.room_id)
+                .ok_or_else(|| start("no randomness for its execution credential".to_owned()))?;
         let seat = Arc::new(Seat {
             room_id: turn.room_id.clone(),
             bot_id: turn.bot_id.clone(),
@@ -350,7 +378,9 @@ impl OpenCodeSeats {
             runtime,
             cancel_observed: Default::default(),
             settling: Default::default(),
+            credential,
         });
+        lock(&self.bindings).insert(card.id.clone(), binding);
         lock(&self.seats).insert(key, seat.clone());
         Ok(seat)
     }

@@ -1,7 +1,8 @@
 //! The host seam (the moves) for an external runtime's observations (#198): each goes
 //! through the projection table, and the move it allows is made by the
 //! board rule that draws that edge, through the board's one write path
-//! (`card::make_move`). Neither the pilot nor a room's OpenCode Bot writes a
+//! (the execution service's `execution::report`, the requester's
+//! `card::answer_as_requester`). Neither the pilot nor a room's OpenCode Bot writes a
 //! status or moves a card the table does not allow.
 
 use flybot_interop::projection::{Observation, project};

@@ -86,6 +86,7 @@ impl JournaledTask {
         envelope.turn_id = Some(turn.turn_id.clone());
         envelope.generation = turn.generation;
         envelope.in_reply_to = Some(request_event.to_owned());
+        envelope.input_digest = self.enrolled_digest();
         let record = self.receive(&self.b_to_a(), envelope)?;
         match record.decision {
             Decision::Accepted => Ok(()),

@@ -26,7 +26,7 @@ use super::client::{self, OpenCodeClient};
 use super::driver::{DriverSession, TurnEnd};
 use super::pin::{Capability, DocCheck};
 use crate::cancel::TurnKey;
-use crate::envelope::rules::input_digest;
+use crate::envelope::input_scope::{InputScope, input_digest};
 use crate::envelope::{Envelope, EnvelopeKind, Payload};
 use crate::journal::{
     CorrelationKey, Decision, IngressRecord, Journal, JournalError, SendObservation, SendOperation,
@@ -231,6 +231,14 @@ impl JournaledTask {
         }
     }
 
+    /// The enrolled request's inputDigest, which every follow-up carries.
+    fn enrolled_digest(&self) -> String {
+        self.journal
+            .task(&self.task_id)
+            .and_then(|t| t.correlation.input_digest.clone())
+            .unwrap_or_else(|| "0".repeat(64))
+    }
+
     fn generation(&self) -> u64 {
         self.journal
             .task(&self.task_id)
@@ -277,7 +285,13 @@ impl JournaledTask {
                     requirement: Some(text.to_owned()),
                     ..Payload::default()
                 };
-                e.input_digest = input_digest(&e.payload).unwrap_or_else(|| "0".repeat(64));
+                // Bound to Bot B, this task and the journal's budget.
+                let scope = InputScope {
+                    recipient_bot: &self.parties.worker_bot,
+                    task_id: &self.task_id,
+                    budget: &self.journal.state().limits,
+                };
+                e.input_digest = input_digest(&e.payload, &scope).unwrap_or_else(|| "0".repeat(64));
                 e
             }
             Some(_) => {
@@ -287,6 +301,7 @@ impl JournaledTask {
                     event_id,
                     text.to_owned(),
                 );
+                e.input_digest = self.enrolled_digest();
                 // With no question outstanding the journal refuses it.
                 e.in_reply_to = Some(
                     self.last_question
@@ -548,6 +563,7 @@ impl JournaledTask {
         envelope.turn_id = Some(turn.turn_id.clone());
         envelope.generation = turn.generation;
         envelope.in_reply_to = Some(request_event);
+        envelope.input_digest = self.enrolled_digest();
         let record = match self.receive(&self.b_to_a(), envelope) {
             Ok(record) => record,
             Err(e) => return blocked(e),
