@@ -68,13 +68,13 @@ pub enum BudgetRefusal {
     ConcurrentTasks,
     #[error("this task already has a work turn in flight")]
     TurnInFlight,
-    #[error("this task has used its four work turns")]
+    #[error("this task has used all the work turns its budget allows")]
     Turns,
-    #[error("this task has used its eight content messages")]
+    #[error("this task has used all the content messages its budget allows")]
     ContentMessages,
-    #[error("this task has used its twelve progress events")]
+    #[error("this task has used all the progress events its budget allows")]
     ProgressEvents,
-    #[error("this task passed its ten-minute deadline")]
+    #[error("this task passed its budget's deadline")]
     Deadline,
     #[error("this task's control channel is exhausted")]
     ControlMessages,

@@ -49,11 +49,19 @@ async fn resource_bounds_the_message_limit_aborts_the_turn_in_flight_and_pauses_
     let say = |text: &str| json!({"roomId": p.room.id, "text": text});
     kit.ok("send", say("@Coder start on the card")).await;
     assert!(coder_said_last(&kit, &p).await.starts_with("QUESTION"));
-    card_when(&kit, &p.task, "blocked").await;
+    let blocked = card_when(&kit, &p.task, "blocked").await;
+    // A person answers on the card (only the requester's own answer
+    // counts), then calls Coder's turn that carries the answer.
+    let question = blocked["inputRequest"]["id"].as_str().unwrap();
+    kit.ok(
+        "task-answer-input",
+        json!({"id": p.task, "questionId": question, "answer": "dashes"}),
+    )
+    .await;
     kit.ok("send", say("@Coder dashes, please")).await;
     let said = coder_said_last(&kit, &p).await;
     assert!(
-        said.contains("budget: this task has used its eight content messages")
+        said.contains("budget: this task has used all the content messages its budget allows")
             && said.contains("the turn in flight was aborted"),
         "{said}"
     );

@@ -123,7 +123,7 @@ async fn resource_bounds_progress_is_charged_and_its_limit_aborts_the_turn_in_fl
     let lines = crate::opencode_room::settled(&kit, &p.room).await;
     let said = &lines.iter().rfind(|(a, _, _)| *a == p.coder).unwrap().2;
     assert!(
-        said.contains("budget: this task has used its twelve progress events")
+        said.contains("budget: this task has used all the progress events its budget allows")
             && said.contains("the turn in flight was aborted"),
         "{lines:#?}"
     );
@@ -175,7 +175,7 @@ async fn resource_bounds_the_deadline_aborts_the_turn_in_flight_and_pauses_new_w
     let lines = crate::opencode_room::settled(&kit, &p.room).await;
     let said = &lines.iter().rfind(|(a, _, _)| *a == p.coder).unwrap().2;
     assert!(
-        said.contains("budget: this task passed its ten-minute deadline")
+        said.contains("budget: this task passed its budget's deadline")
             && said.contains("the turn in flight was aborted"),
         "{lines:#?}"
     );
