@@ -55,6 +55,7 @@ impl Entry {
             error: self.error.clone(),
             command: self.spec.command.clone(),
             url: self.spec.url.clone(),
+            channel: None,
         }
     }
 
@@ -110,6 +111,7 @@ impl Connectors {
                 error: None,
                 command: None,
                 url: None,
+                channel: None,
             })
     }
 
@@ -186,6 +188,7 @@ impl Connectors {
                 error: None,
                 command: None,
                 url: None,
+                channel: None,
             },
         }
     }

@@ -15,6 +15,8 @@ mod connector_github;
 mod connectors;
 mod edge;
 mod external_members;
+mod feishu_app;
+mod feishu_webhook;
 mod live_stream;
 mod memory;
 mod model_client;
