@@ -11,6 +11,7 @@ mod busy_ack;
 mod card_access;
 mod chat;
 mod connector_access;
+mod connector_friends_run;
 mod connector_github;
 mod connectors;
 mod edge;
