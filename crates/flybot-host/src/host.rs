@@ -311,6 +311,15 @@ impl Host {
         &self.inner.channels
     }
 
+    /// The keys and connectors the state view lists (#49).
+    pub(crate) fn shared_surfaces(&self) -> crate::view_shared::SharedSurfaces<'_> {
+        crate::view_shared::SharedSurfaces {
+            secrets: &self.inner.secrets,
+            connectors: &self.inner.connectors,
+            channels: &self.inner.channels,
+        }
+    }
+
     /// The owner's saved keys (#545).
     pub fn secrets(&self) -> &crate::secrets::Secrets {
         &self.inner.secrets

@@ -89,6 +89,7 @@ async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
                 host.rooms(),
                 host.config(),
                 actor,
+                host.shared_surfaces(),
             )
             .await
         }

@@ -26,6 +26,7 @@ pub mod secrets;
 pub mod team;
 mod turns;
 mod view;
+mod view_shared;
 mod web;
 pub mod workflows;
 

@@ -322,6 +322,7 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
                 host.rooms(),
                 host.config(),
                 caller.require()?,
+                host.shared_surfaces(),
             )
             .await
         }

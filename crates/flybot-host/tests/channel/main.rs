@@ -37,6 +37,7 @@ mod rooms_rounds;
 mod roster;
 mod schedules;
 mod secrets;
+mod shared_view;
 mod task_board;
 mod task_contract;
 mod task_queue;
