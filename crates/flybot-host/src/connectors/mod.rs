@@ -7,6 +7,7 @@
 //! start it, and taken out of any error before it is shown.
 
 pub mod mcp;
+mod progress;
 mod request;
 
 use crate::secrets::Secrets;
@@ -209,6 +210,7 @@ impl Connectors {
                     schema,
                     approval: approval.iter().any(|a| a == tool.name.as_ref()),
                     peer: mounted.peer.clone(),
+                    progress: mounted.progress.clone(),
                     keys: keys.clone(),
                 })
             })
