@@ -7,7 +7,7 @@
 //! message through the webhook on the notifier's retry policy; a
 //! disconnect forgets the channel and clears its credentials.
 
-use super::{Channels, Live, credentials_set};
+use super::{Channels, Live};
 use crate::notify::feishu::FeishuWebhook;
 use crate::notify::feishu_app::FeishuApp;
 use crate::notify::notifier::{Notifier, Outcome, PostError, Transport};
@@ -260,14 +260,6 @@ impl Channels {
             sent: error.is_none(),
             error,
         }
-    }
-
-    /// Whether every credential of `id` is saved (for a test of a restart).
-    pub fn credentials_saved(&self, id: &str) -> bool {
-        let file = self.inner.secrets.read().unwrap_or_default();
-        self.table()
-            .get(id)
-            .is_some_and(|live| credentials_set(&live.saved, &file))
     }
 }
 
