@@ -57,6 +57,9 @@ pub struct HostConfig {
     /// `modelFor['busy-ack']`: the model busy-send acknowledgments are
     /// written on; the chat's own when unset (#1665).
     pub ack_model: Option<String>,
+    /// `[feishu] api`: the Feishu origin a channel connector reaches
+    /// (`https://open.feishu.cn` unless config.toml names another, #1266).
+    pub feishu_api: String,
 }
 
 impl HostConfig {
@@ -76,6 +79,7 @@ impl HostConfig {
             host_zone: crate::schedules::system_zone(),
             notify: crate::notify::NotifyConfig::default(),
             ack_model: None,
+            feishu_api: crate::notify::feishu::FEISHU_ORIGIN.to_owned(),
         }
     }
 }
@@ -98,6 +102,7 @@ struct Inner {
     busy_acks: crate::busy_ack::BusyAcks,
     secrets: crate::secrets::Secrets,
     connectors: crate::connectors::Connectors,
+    channels: crate::channels::Channels,
 }
 
 impl Drop for Inner {
@@ -120,6 +125,7 @@ impl Host {
     pub async fn open(store: Store, config: HostConfig) -> Host {
         let host = Host::new(store, config);
         host.connectors().restore();
+        host.channels().restore();
         let model = host.config().default_model.clone();
         if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
@@ -198,6 +204,13 @@ impl Host {
         let connectors = crate::connectors::Connectors::new(&secrets, &config.home);
         env.connectors = Some(connectors.clone());
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
+        let channels = crate::channels::Channels::new(
+            &team,
+            &secrets,
+            &sessions,
+            &config.home,
+            &config.feishu_api,
+        );
         let rounds = Rounds {
             team: team.clone(),
             board: board.clone(),
@@ -252,6 +265,7 @@ impl Host {
                 busy_acks,
                 secrets,
                 connectors,
+                channels,
             }),
         }
     }
@@ -304,6 +318,20 @@ impl Host {
     /// The owner's MCP connectors (#311).
     pub fn connectors(&self) -> &crate::connectors::Connectors {
         &self.inner.connectors
+    }
+
+    /// The owner's channel connectors (Feishu, #1266).
+    pub fn channels(&self) -> &crate::channels::Channels {
+        &self.inner.channels
+    }
+
+    /// The keys and connectors the state view lists (#49).
+    pub(crate) fn shared_surfaces(&self) -> crate::view_shared::SharedSurfaces<'_> {
+        crate::view_shared::SharedSurfaces {
+            secrets: &self.inner.secrets,
+            connectors: &self.inner.connectors,
+            channels: &self.inner.channels,
+        }
     }
 
     /// The owner's saved keys (#545).

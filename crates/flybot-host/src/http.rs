@@ -27,6 +27,7 @@ pub fn app(host: Host) -> Router {
         .route("/api/bot/state", get(state))
         .route("/api/bot/live", get(crate::live::live))
         .route("/api/bot/{endpoint}", post(endpoint))
+        .route(crate::channels::EVENTS_ROUTE, post(channel_event))
         .merge(crate::web::routes())
         .fallback(unknown_path)
         .with_state(host)
@@ -88,6 +89,7 @@ async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
                 host.rooms(),
                 host.config(),
                 actor,
+                host.shared_surfaces(),
             )
             .await
         }
@@ -122,6 +124,23 @@ async fn endpoint(
     }
     let caller = caller_of(&host, &headers);
     Answer(endpoints::call(&host, &caller, &name, &bytes).await)
+}
+
+/// A channel's event callback (#1266): Feishu's server posts it, with no
+/// member session; the channel checks the event's own verification token.
+/// The check's answer is the bare `{challenge}` Feishu asks for.
+async fn channel_event(State(host): State<Host>, Path(id): Path<String>, body: Body) -> Response {
+    let Ok(bytes) = to_bytes(body, BODY_LIMIT).await else {
+        return Answer(Err(ApiError::new(
+            ErrorCode::TooLarge,
+            "The event body is over 1 MiB.",
+        )))
+        .into_response();
+    };
+    match host.channels().inbound(&id, &bytes).await {
+        Ok(answer) if answer.get("challenge").is_some() => axum::Json(answer).into_response(),
+        other => Answer(other).into_response(),
+    }
 }
 
 async fn unknown_path() -> Answer {

@@ -7,6 +7,7 @@ pub mod board;
 mod bootstrap;
 mod busy_ack;
 pub use busy_ack::ACK_MODEL_KEY;
+pub mod channels;
 pub mod connectors;
 mod endpoints;
 pub mod events;
@@ -25,6 +26,7 @@ pub mod secrets;
 pub mod team;
 mod turns;
 mod view;
+mod view_shared;
 mod web;
 pub mod workflows;
 

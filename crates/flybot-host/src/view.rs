@@ -1,6 +1,7 @@
 //! The state view (`GET /api/bot/state`): the team narrowed to what the actor
 //! may see (#49), with the `revision` that moves on every accepted change.
-//! Credentials never leave the host: no token or code hash is in any view.
+//! Credentials never leave the host: no token or code hash is in any view,
+//! and the keys and connectors (`view_shared`) show by name and status.
 
 use crate::HostConfig;
 use crate::rooms::RoomLogs;
@@ -38,8 +39,10 @@ pub async fn state_view(
     logs: &RoomLogs,
     config: &HostConfig,
     actor: &Actor,
+    shared: crate::view_shared::SharedSurfaces<'_>,
 ) -> Result<Value, ApiError> {
     crate::bootstrap::first_main_bot(team, &config.default_model).await?;
+    let (secrets, connectors) = shared.rows();
     let store = team.store();
     let read_only = match store.status() {
         StoreStatus::Writer => None,
@@ -53,6 +56,8 @@ pub async fn state_view(
         view.work = crate::turns::work_view(sessions, state, actor);
         view.work["rooms"] = speakers_view(logs, sessions, state, actor);
         view.read_only = read_only;
+        view.secrets = secrets;
+        view.connectors = connectors;
         let mut view = serde_json::to_value(view).map_err(|e| {
             ApiError::new(
                 ErrorCode::Invalid,
@@ -160,6 +165,8 @@ fn narrowed<'a>(
                 created_at: s.created_at,
             })
             .collect(),
+        secrets: Vec::new(),
+        connectors: Vec::new(),
         revision: 0,
         work: Value::Null,
         read_only: None,

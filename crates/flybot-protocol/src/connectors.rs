@@ -69,6 +69,9 @@ pub struct ConnectorRow {
     pub command: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// A channel connector's own fields (#1266); absent for an MCP server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel: Option<crate::channel_connectors::ChannelRow>,
 }
 
 /// `connectors` → every connector.

@@ -7,6 +7,7 @@ pub mod answers;
 pub mod approval;
 mod bot_record;
 pub mod channel;
+pub mod channel_connectors;
 pub mod connectors;
 pub mod error;
 pub mod failure;

@@ -5,6 +5,7 @@
 pub mod apply;
 mod atomic;
 pub mod change;
+pub mod channels;
 pub mod connectors;
 pub mod decisions;
 mod group_commit;

@@ -1,14 +1,17 @@
 //! A scripted HTTP API on loopback for the out-of-app transports' tests
-//! (Slack's `chat.postMessage`, a Feishu webhook): every request is recorded
-//! (path, `Authorization`, JSON body) and answered with the next scripted
-//! answer (the last one repeats). It runs on its own thread and runtime, so
-//! a test on a paused clock does not pause it.
+//! (Slack's `chat.postMessage`, a Feishu webhook, a Feishu app's token and
+//! message calls): every request is recorded (path, query, `Authorization`,
+//! JSON body) and answered with the next scripted answer (the last one
+//! repeats), one script for every path or one per path (`routed`). It runs
+//! on its own thread and runtime, so a test on a paused clock does not
+//! pause it.
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// One scripted answer: a status, headers and a JSON body.
@@ -38,6 +41,8 @@ impl Answer {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seen {
     pub path: String,
+    /// The query string, if any (`receive_id_type=chat_id`).
+    pub query: Option<String>,
     pub authorization: Option<String>,
     pub body: Value,
 }
@@ -49,10 +54,22 @@ pub struct ApiFake {
     _server: crate::loopback::Loopback,
 }
 
+/// The scripts by path; `""` is every other path's.
+type Scripts = HashMap<String, Vec<Answer>>;
+
 impl ApiFake {
     pub fn start(answers: Vec<Answer>) -> ApiFake {
+        ApiFake::routed(vec![("", answers)])
+    }
+
+    /// One script per path (`""` answers every path not named).
+    pub fn routed(scripts: Vec<(&str, Vec<Answer>)>) -> ApiFake {
         let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
-        let script = Arc::new(Mutex::new(answers));
+        let scripts: Scripts = scripts
+            .into_iter()
+            .map(|(path, answers)| (path.to_owned(), answers))
+            .collect();
+        let script = Arc::new(Mutex::new(scripts));
         let record = seen.clone();
         let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: Bytes| {
             let (record, script) = (record.clone(), script.clone());
@@ -75,13 +92,14 @@ impl ApiFake {
 
 fn answer(
     record: &Mutex<Vec<Seen>>,
-    script: &Mutex<Vec<Answer>>,
+    script: &Mutex<Scripts>,
     uri: &Uri,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Response {
     record.lock().unwrap().push(Seen {
         path: uri.path().to_owned(),
+        query: uri.query().map(str::to_owned),
         authorization: headers
             .get("authorization")
             .and_then(|v| v.to_str().ok())
@@ -89,7 +107,12 @@ fn answer(
         body: serde_json::from_slice(body).unwrap_or(Value::Null),
     });
     let next = {
-        let mut script = script.lock().unwrap();
+        let mut scripts = script.lock().unwrap();
+        let path = uri.path();
+        let key = if scripts.contains_key(path) { path } else { "" };
+        let Some(script) = scripts.get_mut(key) else {
+            return (StatusCode::NOT_FOUND, "no script for this path").into_response();
+        };
         if script.len() > 1 {
             script.remove(0)
         } else {

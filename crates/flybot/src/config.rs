@@ -41,6 +41,17 @@ pub struct Config {
     /// chat's own (`busy-ack`, #1665).
     #[serde(default)]
     pub model_for: BTreeMap<String, String>,
+    /// `[feishu] api`: the Feishu origin a channel connector reaches
+    /// (`https://open.feishu.cn` by default, #1266).
+    #[serde(default)]
+    pub feishu: Option<FeishuApiSection>,
+}
+
+/// `[feishu]`: where Feishu's open API is.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeishuApiSection {
+    pub api: String,
 }
 
 /// `[notify]`: where a scheduled run's answer or failure may go.

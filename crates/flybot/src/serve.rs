@@ -52,6 +52,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         host_config.automation_tasks = config.automation_tasks != Some(false);
         host_config.notify = config.notify_config();
+        if let Some(feishu) = &config.feishu {
+            host_config.feishu_api = feishu.api.clone();
+        }
         host_config.ack_model = config.model_for.get(ACK_MODEL_KEY).cloned();
         if let Some(model) = &host_config.ack_model {
             anyhow::ensure!(

@@ -47,6 +47,9 @@ pub enum Source {
         #[serde(rename = "taskId")]
         task_id: String,
     },
+    /// A message from outside through a channel connector (#1266): the
+    /// turn's answer goes back out to `chat` through that connector.
+    Connector { connector: String, chat: String },
 }
 
 /// Who stopped a turn.

@@ -343,6 +343,27 @@ impl Sessions {
             .map(|(id, since, _)| (id.clone(), since.elapsed()))
     }
 
+    /// A tool call's progress (an MCP server's `notifications/progress`):
+    /// the open wait `call_id` now shows `step` in the running work, and the
+    /// Session's watchers are told. A call that is no longer open is left.
+    pub fn note_progress(&self, session_id: &str, call_id: &str, step: &str) {
+        let Some(cell) = lock(&self.inner.cells).get(session_id).cloned() else {
+            return;
+        };
+        let noted = {
+            let mut state = lock(&cell.state);
+            let wait = state
+                .running
+                .as_mut()
+                .and_then(|running| running.waits.iter_mut().find(|(id, _, _)| id == call_id));
+            wait.map(|(_, _, shown)| *shown = super::work::step_of_progress(step))
+                .is_some()
+        };
+        if noted {
+            self.inner.env.changed(session_id);
+        }
+    }
+
     /// A room's interrupt (#1650): lets the running member turn go for its
     /// open wait `call_id`, once per wait, exactly as the room's Stop does
     /// (`stop_room_turn`); answers whether it did.

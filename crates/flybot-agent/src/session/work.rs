@@ -169,6 +169,12 @@ pub fn step_of(arguments: &str) -> Option<String> {
     (!collapsed.is_empty()).then(|| collapsed.chars().take(STEP_MAX).collect())
 }
 
+/// A call's progress as its step: one line, at most 80 characters.
+pub fn step_of_progress(text: &str) -> Option<String> {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!collapsed.is_empty()).then(|| collapsed.chars().take(STEP_MAX).collect())
+}
+
 /// The first of the arguments that usually say what a call acts on.
 fn named_text(args: &Value) -> Option<String> {
     [

@@ -5,8 +5,12 @@
 //! Order: the room answer first (#1237), then a run's caps (#1555), then the
 //! Bot's own switch (#601: absent means on).
 
+pub mod channel;
+pub mod feishu_event;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_channel;
 
 use crate::rooms::participants::{ParticipantKind, participants_of};
 use crate::workflow::run_bot::{CapSwitch, connector_refusal};
@@ -84,12 +88,19 @@ pub fn room_refusal(name: &str) -> Option<String> {
 }
 
 /// The caps of a run Bot for `connector`, as the team holds them (#1555).
+/// The connectors are the host owner's (a shared surface, #49), so a cap
+/// Bot another member owns is a friend's Bot to them, like one seated from
+/// another home: it has no switch table of the owner's to intersect with.
 fn cap_switches(state: &TeamState, bot: &Bot, connector: &str) -> Vec<CapSwitch> {
     let ids = bot.extra.get(CAPPED_BY).and_then(Value::as_array);
+    let owner = crate::access::host_owner_id(state);
     ids.into_iter()
         .flatten()
         .filter_map(Value::as_str)
         .map(|id| match state.bots.get(id) {
+            Some(cap) if owner.as_ref().is_some_and(|o| *o != cap.owner_id) => CapSwitch::Remote {
+                name: cap.name.clone(),
+            },
             Some(cap) => CapSwitch::Team {
                 name: cap.name.clone(),
                 on: !switched_off(cap, connector),

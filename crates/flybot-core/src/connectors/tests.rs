@@ -113,6 +113,13 @@ fn friends_run_1555_a_run_capped_by_a_friends_bot_reaches_no_connector() {
     // An in-team caller whose switch is on, and a node naming it, get it.
     run.extra.insert(CAPPED_BY.into(), json!(["bot-a"]));
     assert!(denied(&state, &run, false, &tools).is_empty());
+    // Another member's Bot is a friend's Bot to the host owner's connectors.
+    run.extra.insert(CAPPED_BY.into(), json!(["bot-rev"]));
+    assert_eq!(
+        denied(&state, &run, false, &tools)[0].1,
+        "The github connector is not available to a run started by a friend's Bot."
+    );
+    run.extra.insert(CAPPED_BY.into(), json!(["bot-a"]));
     // A node that does not name the connector does not get it.
     run.extra.insert(STEP_TOOLS.into(), json!(["shell"]));
     assert_eq!(denied(&state, &run, false, &tools).len(), 1);

@@ -1,12 +1,21 @@
 //! One MCP server, through the official Rust SDK (`rmcp`): started as a
 //! child process in its own process group with only the environment the
 //! connector names (stdio), or reached over streamable HTTP; its tools
-//! listed once, each call made through the server's peer. The session's
-//! task is watched: a server that exits turns the connector to `error`.
+//! listed once, each call made through the server's peer with a progress
+//! token (its progress shows in the running work, and a call that reports
+//! progress gets a fresh deadline). The session's task is watched: a server
+//! that exits turns the connector to `error`.
 
+use super::progress::{ConnectorClient, progress_step};
 use flybot_agent::tools::{BoxFuture, DynTool, ToolContext, ToolError, ToolResult};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::{Peer, QuitReason, RoleClient, RunningService, ServiceExt};
+use futures_util::StreamExt;
+use rmcp::ServiceError;
+use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ContentBlock, RequestId, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, QuitReason, RoleClient, RunningService, ServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -16,7 +25,7 @@ use std::time::Duration;
 
 /// How long a mount (start, handshake, tool list) may take.
 pub const MOUNT_DEADLINE: Duration = Duration::from_secs(30);
-/// How long one tool call may take.
+/// How long one tool call may take without reporting progress.
 pub const CALL_DEADLINE: Duration = Duration::from_secs(120);
 /// The most text one call answers the model.
 const RESULT_CAP: usize = 64 * 1024;
@@ -44,11 +53,15 @@ pub struct Mounted {
     pub tools: Vec<rmcp::model::Tool>,
     /// The child's process group (stdio only).
     pub pgid: Option<u32>,
-    pub service: RunningService<RoleClient, ()>,
+    pub service: RunningService<RoleClient, ConnectorClient>,
+    /// Where the server's progress notes go, by token.
+    pub progress: ProgressDispatcher,
 }
 
 /// Starts or reaches the server, shakes hands and lists its tools.
 pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
+    let client = ConnectorClient::default();
+    let progress = client.progress.clone();
     let work = async {
         let (service, pgid) = match endpoint {
             Endpoint::Stdio { argv, env, cwd } => {
@@ -74,7 +87,7 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
                     .spawn()
                     .map_err(|e| format!("The command {program} could not start ({e})."))?;
                 let pgid = transport.id();
-                let service = ().serve(transport).await.map_err(|e| {
+                let service = client.serve(transport).await.map_err(|e| {
                     kill_group(pgid);
                     format!("The server did not answer the MCP handshake ({e}).")
                 })?;
@@ -89,7 +102,7 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
                     config = config.auth_header(token.clone());
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
-                let service = ().serve(transport).await.map_err(|e| {
+                let service = client.serve(transport).await.map_err(|e| {
                     format!("The server at the URL did not answer the MCP handshake ({e}).")
                 })?;
                 (service, None)
@@ -104,6 +117,7 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
             tools,
             pgid,
             service,
+            progress,
         })
     };
     tokio::time::timeout(MOUNT_DEADLINE, work)
@@ -112,7 +126,7 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
 }
 
 /// Waits until the session ends; answers why, for the connector's row.
-pub async fn ended(service: RunningService<RoleClient, ()>) -> Option<String> {
+pub async fn ended(service: RunningService<RoleClient, ConnectorClient>) -> Option<String> {
     match service.waiting().await {
         Ok(QuitReason::Cancelled) => None,
         Ok(QuitReason::Closed) => Some("The server exited; connect it again.".to_owned()),
@@ -149,6 +163,8 @@ pub struct McpTool {
     /// Asks the owner before each call.
     pub approval: bool,
     pub peer: Peer<RoleClient>,
+    /// The server's progress notes, by token.
+    pub progress: ProgressDispatcher,
     /// The saved keys the server was started with: taken out of what a
     /// call answers, so no Session log keeps one (#545).
     pub keys: Arc<Vec<String>>,
@@ -207,6 +223,67 @@ pub fn result_text(result: &CallToolResult) -> String {
     text
 }
 
+impl McpTool {
+    /// Calls the tool; each progress note the server sends is shown as the
+    /// call's step, and the deadline counts from the last one (rmcp's
+    /// `reset_timeout_on_progress`). A call whose turn is dropped tells the
+    /// server it was cancelled. A note sent before the subscription is made
+    /// (right after the request) is not shown; the next one is.
+    async fn call_with_progress(
+        &self,
+        ctx: &ToolContext,
+        params: CallToolRequestParams,
+    ) -> Result<CallToolResult, ServiceError> {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let options = PeerRequestOptions::with_timeout(CALL_DEADLINE).reset_timeout_on_progress();
+        let handle = self.peer.send_request_with_option(request, options).await?;
+        let mut notes = self.progress.subscribe(handle.progress_token.clone()).await;
+        let mut abandoned = Abandoned {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let answer = loop {
+            tokio::select! {
+                answer = &mut response => break answer,
+                Some(note) = notes.next() => {
+                    if let Some(sessions) = &ctx.sessions {
+                        let step = progress_step(&self.remote, &note);
+                        sessions.note_progress(&ctx.session_id, &ctx.call_id, &step);
+                    }
+                }
+            }
+        };
+        abandoned.id = None;
+        match answer? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            _ => Err(ServiceError::UnexpectedResponse),
+        }
+    }
+}
+
+/// A call whose answer nobody waits for any more: the server is told.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let why = Some("the Bot's turn stopped".to_owned());
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), why))
+                    .await;
+            });
+        }
+    }
+}
+
 impl DynTool for McpTool {
     fn name(&self) -> &str {
         &self.name
@@ -225,26 +302,25 @@ impl DynTool for McpTool {
     }
     fn call_json<'a>(
         &'a self,
-        _ctx: &'a ToolContext,
+        ctx: &'a ToolContext,
         arguments: &'a str,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let mut params = CallToolRequestParams::new(self.remote.clone());
             params.arguments = Some(object_args(arguments)?);
-            let call = tokio::time::timeout(CALL_DEADLINE, self.peer.call_tool(params)).await;
-            match call {
-                Err(_) => Err(ToolError::Failed(format!(
-                    "{} did not answer within {} seconds.",
+            match self.call_with_progress(ctx, params).await {
+                Err(ServiceError::Timeout { timeout }) => Err(ToolError::Failed(format!(
+                    "{} neither answered nor reported progress for {} seconds.",
                     self.name,
-                    CALL_DEADLINE.as_secs()
+                    timeout.as_secs()
                 ))),
-                Ok(Err(e)) => Err(ToolError::Failed(
+                Err(e) => Err(ToolError::Failed(
                     self.redact(&format!("The connector's server refused the call: {e}")),
                 )),
-                Ok(Ok(result)) if result.is_error == Some(true) => {
+                Ok(result) if result.is_error == Some(true) => {
                     Err(ToolError::Failed(self.redact(&result_text(&result))))
                 }
-                Ok(Ok(result)) => Ok(self.redact(&result_text(&result))),
+                Ok(result) => Ok(self.redact(&result_text(&result))),
             }
         })
     }

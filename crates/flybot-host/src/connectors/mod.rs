@@ -7,6 +7,7 @@
 //! start it, and taken out of any error before it is shown.
 
 pub mod mcp;
+mod progress;
 mod request;
 
 use crate::secrets::Secrets;
@@ -55,6 +56,7 @@ impl Entry {
             error: self.error.clone(),
             command: self.spec.command.clone(),
             url: self.spec.url.clone(),
+            channel: None,
         }
     }
 
@@ -110,6 +112,7 @@ impl Connectors {
                 error: None,
                 command: None,
                 url: None,
+                channel: None,
             })
     }
 
@@ -186,6 +189,7 @@ impl Connectors {
                 error: None,
                 command: None,
                 url: None,
+                channel: None,
             },
         }
     }
@@ -206,6 +210,7 @@ impl Connectors {
                     schema,
                     approval: approval.iter().any(|a| a == tool.name.as_ref()),
                     peer: mounted.peer.clone(),
+                    progress: mounted.progress.clone(),
                     keys: keys.clone(),
                 })
             })

@@ -39,7 +39,7 @@ pub async fn call(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> 
     if !is_unknown(&answer) {
         return answer;
     }
-    let answer = connectors::call(host.connectors(), caller, endpoint, body).await;
+    let answer = connectors::call(host.connectors(), host.channels(), caller, endpoint, body).await;
     if !is_unknown(&answer) {
         return answer;
     }
@@ -325,6 +325,7 @@ async fn conversations(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]
                 host.rooms(),
                 host.config(),
                 caller.require()?,
+                host.shared_surfaces(),
             )
             .await
         }

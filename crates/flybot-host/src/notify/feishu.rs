@@ -3,8 +3,8 @@
 //! Feishu answers HTTP 200 with the verdict in the body (`code: 0` success,
 //! 9499 a rate limit, 19021 a refused signature, any other code refused).
 //! The URL is the credential: it must be on the configured Feishu origin,
-//! and it never appears in a log line or a view. Kept small and on its own
-//! so other senders (a connector's send) can reuse it.
+//! and it never appears in a log line or a view. The channel connector's
+//! webhook mode (#1266) posts through this same transport.
 
 use super::notifier::{PostError, Transport};
 use flybot_agent::tools::BoxFuture;
@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 
 /// Feishu's open platform origin.
 pub const FEISHU_ORIGIN: &str = "https://open.feishu.cn";
-/// Feishu's rate-limit code.
-const RATE_LIMITED: i64 = 9499;
+/// Feishu's rate-limit codes: the webhook's, and the open API's two
+/// (a request frequency limit, a message frequency limit).
+const RATE_LIMITED: [i64; 3] = [9499, 99991400, 230020];
 
 pub struct FeishuWebhook {
     http: reqwest::Client,
@@ -24,11 +25,8 @@ impl FeishuWebhook {
     /// The webhook at `url`, which must be https on `origin` (a loopback
     /// origin may be plain http: nothing leaves the machine).
     pub fn new(http: reqwest::Client, url: &str, origin: &str) -> Result<FeishuWebhook, String> {
-        let origin = origin.trim_end_matches('/');
-        let loopback =
-            origin.starts_with("http://127.0.0.1:") || origin.starts_with("http://localhost:");
-        let on_origin = url.starts_with(&format!("{origin}/"));
-        if !on_origin || !(origin.starts_with("https://") || loopback) {
+        if !flybot_core::connectors::channel::on_origin(url, origin) {
+            let origin = origin.trim_end_matches('/');
             return Err(format!("A Feishu webhook must be https on {origin}."));
         }
         Ok(FeishuWebhook {
@@ -53,14 +51,18 @@ impl Transport for FeishuWebhook {
 }
 
 /// Feishu's body: `code` (or the older `StatusCode`) 0, or the refusal.
-fn verdict(body: &Value) -> Result<String, PostError> {
+/// The open API's answers have the same shape, so the app's token and
+/// message calls read their bodies here too.
+pub(super) fn verdict(body: &Value) -> Result<String, PostError> {
     let code = body
         .get("code")
         .or_else(|| body.get("StatusCode"))
         .and_then(Value::as_i64);
     match code {
         Some(0) => Ok("feishu".to_owned()),
-        Some(RATE_LIMITED) => Err(PostError::RateLimited { retry_after: None }),
+        Some(code) if RATE_LIMITED.contains(&code) => {
+            Err(PostError::RateLimited { retry_after: None })
+        }
         Some(code) => {
             let msg = body.get("msg").and_then(Value::as_str).unwrap_or("refused");
             Err(PostError::Structural(format!("Feishu code {code}: {msg}")))

@@ -5,6 +5,7 @@
 //! feishu}`), and a scheduled run's answer or failure goes through them.
 
 pub mod feishu;
+pub mod feishu_app;
 pub mod notifier;
 pub mod slack;
 

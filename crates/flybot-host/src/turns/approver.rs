@@ -84,7 +84,7 @@ fn ask_from(source: &Source) -> AskFrom {
         Source::User { member_id } => AskFrom::Person(member_id.clone()),
         Source::Bot { .. } => AskFrom::Bot,
         Source::Round { room_id, .. } => AskFrom::Room(room_id.clone()),
-        Source::Host | Source::Schedule { .. } => AskFrom::Host,
+        Source::Host | Source::Schedule { .. } | Source::Connector { .. } => AskFrom::Host,
     }
 }
 

@@ -2,8 +2,9 @@
 //! (npm, installed by `scripts/test` into `.tools/mcp`): connect over stdio,
 //! the tools mounted as `mcp__everything__<tool>`, a Bot on the mock model
 //! calling one and getting its result, errors, the server's environment
-//! (only what the connector names), a server that exits, the per-Bot switch
-//! with its guard, a room member's turn, and the shared block (#49).
+//! (only what the connector names), progress notes shown in the running
+//! work, a server that exits, the per-Bot switch with its guard, a room
+//! member's turn, and the shared block (#49).
 
 use flybot_testkit::Kit;
 use serde_json::{Value, json};
@@ -39,6 +40,8 @@ const SCRIPT: &str = r#"[
    "reply": {"toolCalls": [{"name": "mcp__everything__echo", "arguments": {"message": "hello mcp"}}]}},
   {"when": {"userContains": "add badly", "step": 0},
    "reply": {"toolCalls": [{"name": "mcp__everything__get-sum", "arguments": {"a": "one"}}]}},
+  {"when": {"userContains": "run long", "step": 0},
+   "reply": {"toolCalls": [{"name": "mcp__everything__trigger-long-running-operation", "arguments": {"duration": 2, "steps": 4}}]}},
   {"when": {"userContains": "show env", "step": 0},
    "reply": {"toolCalls": [{"name": "mcp__everything__get-env", "arguments": {}}]}},
   {"when": {"afterTool": "*"}, "reply": {"text": "done"}}
@@ -250,5 +253,52 @@ async fn connectors_311_a_restart_mounts_the_saved_connectors_again() {
     assert_eq!(
         kit.ok("connectors", json!({})).await["connectors"],
         json!([])
+    );
+}
+
+#[tokio::test]
+async fn connector_progress_311_a_long_tools_progress_shows_in_the_running_work() {
+    let Some(path) = everything() else { return };
+    let kit = scripted().await;
+    let ada = kit.bot("Ada").await;
+    kit.ok("connector-connect", everything_body(&path, json!({})))
+        .await;
+    kit.ok("send", json!({"botId": ada.id, "text": "run long"}))
+        .await;
+    // Each progress note the server sends is the call's step while it runs.
+    let mut steps: Vec<String> = Vec::new();
+    kit.until("the third of four progress notes shows", || {
+        let work = kit.host.sessions().running_work();
+        let step = work
+            .iter()
+            .find(|w| w.session_id == ada.session)
+            .and_then(|w| w.step.clone());
+        if let Some(step) = step.filter(|s| steps.last() != Some(s)) {
+            steps.push(step);
+        }
+        steps.last().is_some_and(|s| s.ends_with("3/4"))
+    })
+    .await;
+    let tool = "trigger-long-running-operation";
+    let progress: Vec<&String> = steps.iter().filter(|s| s.starts_with(tool)).collect();
+    assert_eq!(
+        progress,
+        [
+            format!("{tool} 1/4"),
+            format!("{tool} 2/4"),
+            format!("{tool} 3/4")
+        ]
+        .iter()
+        .collect::<Vec<_>>(),
+        "{steps:?}"
+    );
+    kit.idle(&ada.session).await;
+    let (text, is_error) = kit.tool_results(&ada.session).pop().unwrap();
+    assert_eq!(
+        (text.as_str(), is_error),
+        (
+            "Long running operation completed. Duration: 2 seconds, Steps: 4.",
+            false
+        )
     );
 }

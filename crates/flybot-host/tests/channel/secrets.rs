@@ -118,9 +118,19 @@ async fn secrets_545_a_key_reaches_an_in_scope_shell_and_nowhere_else() {
     // Nowhere else: no file of the home but secrets.json, no view.
     for value in [VALUE, SCOPED] {
         assert_eq!(files_holding(kit.home(), value), Vec::<String>::new());
+        let (_, state) = kit.anyone().state().await;
+        // The view lists the keys by name (#545), never by value.
+        let names: Vec<&str> = state["secrets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| row["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["DEPLOY_KEY", "ONLY_ADA"]);
         let mut views: Vec<Value> = vec![
-            kit.anyone().state().await.1,
+            state.clone(),
             kit.ok("secrets", json!({})).await,
+            kit.ok("connectors", json!({})).await,
             kit.ok("approvals", json!({})).await,
             kit.ok("usage", json!({})).await,
         ];

@@ -30,6 +30,12 @@ pub struct StateView<'a> {
     pub projects: Vec<&'a Value>,
     pub invitations: Vec<InvitationRow<'a>>,
     pub auth_sessions: Vec<AuthSessionRow<'a>>,
+    /// The saved keys by name and scope, never a value; `[]` once they are
+    /// shared (#49, #545).
+    pub secrets: Vec<crate::secrets::SecretRow>,
+    /// The connectors by id, kind and status, never a key; `[]` once they
+    /// are shared (#49, #311, #1266).
+    pub connectors: Vec<ConnectorSummary>,
     /// The journal's sequence number: it moves on every accepted change.
     pub revision: u64,
     /// The running work the actor may see, as the turns draw it.
@@ -88,4 +94,35 @@ pub struct AuthSessionRow<'a> {
 #[derive(Debug, Clone, Serialize)]
 pub struct ReadOnlyNote {
     pub message: String,
+}
+
+/// A connector in the view: what it is and where it stands, never a key,
+/// a command line or a URL (a URL may carry a token).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectorSummary {
+    pub id: String,
+    /// `mcp` or `channel`.
+    pub kind: String,
+    pub status: crate::connectors::ConnectorStatus,
+    /// How many tools it mounts (an MCP server's).
+    pub tool_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The Bot a channel talks to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot_id: Option<String>,
+}
+
+impl ConnectorSummary {
+    pub fn of(row: &crate::connectors::ConnectorRow) -> ConnectorSummary {
+        ConnectorSummary {
+            id: row.id.clone(),
+            kind: row.kind.clone(),
+            status: row.status,
+            tool_count: row.tools.len(),
+            error: row.error.clone(),
+            bot_id: row.channel.as_ref().map(|c| c.bot_id.clone()),
+        }
+    }
 }

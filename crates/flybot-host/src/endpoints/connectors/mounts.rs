@@ -12,12 +12,17 @@ use flybot_protocol::connectors::{
 };
 use serde_json::{Map, Value};
 
-/// `connectors {}` → every connector's row.
-pub fn list(hub: &Connectors, _actor: &Actor) -> Result<ConnectorsAnswer, ApiError> {
+/// `connectors {}` → every connector's row, MCP servers and channels.
+pub fn list(
+    hub: &Connectors,
+    channels: &crate::channels::Channels,
+    _actor: &Actor,
+) -> Result<ConnectorsAnswer, ApiError> {
     hub.secrets().check_shared("Connectors")?;
-    Ok(ConnectorsAnswer {
-        connectors: hub.rows(),
-    })
+    let mut connectors = hub.rows();
+    connectors.extend(channels.rows());
+    connectors.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(ConnectorsAnswer { connectors })
 }
 
 /// `connector-connect {...}` → the row once mounted (ready or error).

@@ -1,4 +1,4 @@
-// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), members and invitations, sign-out, and About (`diagnostics`).
+// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), the connectors and saved keys (read-only: names, scope and status from the state view, never a value; #545, #1266), members and invitations, sign-out, and About (`diagnostics`).
 
 import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
@@ -73,6 +73,44 @@ function prefs(ctx) {
   return section(
     'Preferences',
     h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'While FlyBot is in the background, tell me when a Bot answers or its turn fails (the browser asks first).'), status),
+  );
+}
+
+function scopeText(scope, bots) {
+  if (scope === 'all') return 'for all of your Bots';
+  if (!scope.length) return 'for no Bot (the host uses it)';
+  const names = scope.map((id) => bots.find((b) => b.id === id)?.name || id);
+  return `for ${names.join(', ')}`;
+}
+
+function connectors(ctx) {
+  const state = ctx.team.state;
+  const bots = state.bots || [];
+  const shared = (state.members || []).length > 1;
+  if (shared) {
+    return section('Connectors and keys', h('p', { class: 'muted' }, 'Connectors and saved keys belong to the whole host; with more than one member they are not shown.'));
+  }
+  const rows = (state.connectors || []).map((c) => {
+    const bot = c.botId ? bots.find((b) => b.id === c.botId)?.name || c.botId : null;
+    const tools = c.status === 'ready' ? `MCP server · ${plural(c.toolCount, 'tool')}` : 'MCP server';
+    const what = c.kind === 'channel' ? `Feishu channel${bot ? ` to ${bot}` : ''}` : tools;
+    return h(
+      'div',
+      { class: 'row' },
+      h('div', { class: 'grow' }, h('strong', {}, c.id), h('br'), h('span', { class: 'hint' }, what), c.error ? h('br') : null, c.error ? h('span', { class: 'bad' }, c.error) : null),
+      h('span', { class: c.status === 'ready' ? 'ok' : c.status === 'error' ? 'bad' : 'muted' }, c.status),
+    );
+  });
+  const keys = (state.secrets || []).map((s) =>
+    h('div', { class: 'row' }, h('div', { class: 'grow' }, h('strong', {}, s.name), h('br'), h('span', { class: 'hint' }, `${scopeText(s.scope, bots)} · saved ${when(s.updatedAt)}`))),
+  );
+  return section(
+    'Connectors and keys',
+    h('h3', {}, 'Connectors'),
+    rows.length ? rows : h('p', { class: 'muted' }, 'No connector yet (connector-connect adds one).'),
+    h('h3', {}, 'Saved keys'),
+    keys.length ? keys : h('p', { class: 'muted' }, 'No key saved yet (secret-set saves one).'),
+    h('p', { class: 'hint' }, 'A key\'s value is never shown here or anywhere else.'),
   );
 }
 
@@ -182,7 +220,7 @@ export async function show(main, ctx) {
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), people(ctx, session, keep), about(ctx));
+    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), connectors(ctx), people(ctx, session, keep), about(ctx));
     if (focused) document.getElementById(focused)?.focus();
   };
   draw();
