@@ -26,5 +26,5 @@ test('Settings lists the connectors and the saved keys by name, never a value', 
   await expect(section.getByText('SCOUT_ONLY')).toBeVisible();
   await expect(section.getByText(/for Scout ·/)).toBeVisible();
   await expect(page.locator('body')).not.toContainText(VALUE);
-  await section.screenshot({ path: '/tmp/flybot-17-connectors.png' });
+  await section.screenshot({ path: test.info().outputPath('connectors.png') });
 });

@@ -31,7 +31,7 @@ test('make, pause, resume and delete a scheduled task; a refusal stays beside it
   await expect(row).toContainText('active');
   await expect(page.locator('#sc-when-e')).toHaveText('');
   await expectAccessible(page, 'schedules');
-  await page.screenshot({ path: '/tmp/schedules-15.png', fullPage: true });
+  await page.screenshot({ path: test.info().outputPath('schedules.png'), fullPage: true });
 
   await row.getByRole('button', { name: 'Pause Standup' }).click();
   await expect(row).toContainText('paused');
