@@ -2,13 +2,14 @@
 //! one write and fsync (group commit). A lone change is written at once. A
 //! change being made right now (`making` > 0) is waited for: its line is
 //! microseconds away. And while the team is busy (the last batch carried
-//! several lines, and ended moments ago) a batch waits a short quiet gap for
-//! the next line, asleep so the changes being made get the CPU: a burst of
-//! changes then shares one fsync instead of the first few paying one and
-//! the rest queueing behind it for a second.
+//! several lines, and ended moments ago) a batch also waits a short quiet
+//! gap for the next change of the burst, so a burst shares one fsync
+//! instead of the first few paying one and the rest queueing behind it for
+//! a second. Every wait is bounded by the last measured fsync: holding a
+//! batch open never costs more than the fsync it saves.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// How long the writer waits for another line when no change is being
@@ -16,10 +17,12 @@ use std::time::{Duration, Instant};
 const GATHER_GRACE: Duration = Duration::from_micros(8);
 /// The most a quiet team's batch waits for followers in all.
 const GATHER_MAX: Duration = Duration::from_micros(400);
-/// While busy: how long a batch waits for the next line of the burst.
-const BURST_QUIET: Duration = Duration::from_micros(200);
-/// While busy: the most a batch waits, at most half an fsync, so a burst's
-/// wait never costs more than the second fsync it saves.
+/// While busy: the shortest and longest quiet gap a batch waits for the
+/// next change of the burst (between them, an eighth of the last fsync).
+/// The gap covers one change ending and the next one starting.
+const BURST_QUIET_MIN: Duration = Duration::from_micros(16);
+const BURST_QUIET_MAX: Duration = Duration::from_micros(200);
+/// While busy: the most a batch waits in all, at most one fsync.
 const BURST_MAX: Duration = Duration::from_millis(2);
 /// A batch starting this soon after a batch of several lines is part of
 /// the same burst.
@@ -51,25 +54,35 @@ impl GroupCommit {
         self.last_lines > 1 && self.last_done.is_some_and(|t| t.elapsed() < BURST_RECENT)
     }
 
-    /// The next line of this batch, if one comes before the batch should go.
+    /// How long this batch waits for the next line after the last one
+    /// (the quiet gap) and in all (the cap).
+    fn bounds(&self) -> (Duration, Duration) {
+        if self.busy() {
+            let gap = (self.last_sync / 8).clamp(BURST_QUIET_MIN, BURST_QUIET_MAX);
+            (gap, self.last_sync.min(BURST_MAX))
+        } else {
+            (GATHER_GRACE, GATHER_MAX)
+        }
+    }
+
+    /// The next line of this batch, if one comes before the batch should go:
+    /// while a change is being made, or within the quiet gap, and never past
+    /// the cap. A closed queue ends the batch.
     pub(crate) fn more<T>(&mut self, rx: &Receiver<T>, making: &AtomicUsize) -> Option<T> {
         let started = *self.since.get_or_insert_with(Instant::now);
-        if self.busy() {
-            let cap = (self.last_sync / 2).clamp(GATHER_MAX, BURST_MAX);
-            let left = cap.checked_sub(started.elapsed())?;
-            // A quiet gap or a closed queue ends the batch alike.
-            return rx.recv_timeout(left.min(BURST_QUIET)).ok();
-        }
+        let (gap, cap) = self.bounds();
         // A timed sleep would overshoot by the kernel's timer slack (tens of
-        // microseconds); yielding keeps the wait short and lets producers run.
+        // microseconds, as long as a fast disk's fsync); yielding keeps the
+        // wait short and lets the changes being made run.
         let quiet = Instant::now();
-        while (making.load(Ordering::SeqCst) > 0 || quiet.elapsed() < GATHER_GRACE)
-            && started.elapsed() < GATHER_MAX
+        while (making.load(Ordering::SeqCst) > 0 || quiet.elapsed() < gap)
+            && started.elapsed() < cap
         {
-            if let Ok(msg) = rx.try_recv() {
-                return Some(msg);
+            match rx.try_recv() {
+                Ok(msg) => return Some(msg),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => std::thread::yield_now(),
             }
-            std::thread::yield_now();
         }
         None
     }
@@ -98,5 +111,26 @@ mod tests {
         // The senders are gone: the batch goes.
         drop(tx);
         assert_eq!(commit.more(&rx, &making), None);
+    }
+
+    #[test]
+    fn a_burst_waits_no_longer_than_the_fsync_it_saves() {
+        let mut commit = GroupCommit::default();
+        assert_eq!(commit.bounds(), (GATHER_GRACE, GATHER_MAX), "a quiet team");
+        // A fast disk: a short gap, and no more than one fsync in all.
+        commit.batch_done(32, Duration::from_micros(240));
+        assert_eq!(
+            commit.bounds(),
+            (Duration::from_micros(30), Duration::from_micros(240))
+        );
+        // A very fast disk: the gap still covers one change handing over to the next.
+        commit.batch_done(32, Duration::from_micros(40));
+        assert_eq!(
+            commit.bounds(),
+            (BURST_QUIET_MIN, Duration::from_micros(40))
+        );
+        // A slow disk: both bounded.
+        commit.batch_done(32, Duration::from_millis(9));
+        assert_eq!(commit.bounds(), (BURST_QUIET_MAX, BURST_MAX));
     }
 }
