@@ -431,7 +431,8 @@ async fn a_crash_between_the_turn_note_and_turn_start_delivers_the_persons_line_
     )
     .unwrap();
     let pickup = f.sessions.pick_up().unwrap();
-    assert_eq!(pickup.turns, ["s1", "g1"]);
+    // Picked up in Session order.
+    assert_eq!(pickup.turns, ["g1", "s1"]);
     for s in ["s1", "g1"] {
         f.sessions.wait_idle(s).await.unwrap();
     }
@@ -494,5 +495,87 @@ async fn idle_sessions_past_the_bound_are_let_go_and_read_back_whole() {
         panic!("{first:?}")
     };
     assert_eq!(text, "line 0");
+    f.sessions.cancel("busy", AbortedBy::User, false).unwrap();
+}
+
+/// Copies the home as a kill -9 leaves it (no checkpoint, nothing flushed
+/// beyond what was written).
+fn crash_copy(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            crash_copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// One in-flight note per Session (issue 13): after a kill -9 the next
+/// start reads each Session's newest note: the running turn with the line
+/// queued behind it is picked up, and a Session that settled (a finished
+/// turn, a held line the person cancelled) owes nothing and runs nothing.
+#[tokio::test]
+async fn a_restart_reads_each_sessions_newest_note_and_a_settled_one_runs_nothing_13() {
+    let f = fixture(vec![Answer::Calls(vec![(
+        "wait".into(),
+        r#"{"text":"100000"}"#.into(),
+    )])]);
+    let (text, source, kind) = user("wait a long time");
+    f.sessions.deliver("busy", &text, source, kind).unwrap();
+    while f.sessions.oldest_open_wait("busy").is_none() {
+        tokio::task::yield_now().await;
+    }
+    let (outcome, _) = f.sessions.send_line("busy", "and then this", None).unwrap();
+    assert_eq!(outcome, SendOutcome::Queued);
+    let (text, source, kind) = user("finish quickly");
+    f.sessions.deliver("done", &text, source, kind).unwrap();
+    f.sessions.wait_idle("done").await.unwrap();
+    let (outcome, _) = f
+        .sessions
+        .send_line("cancelled", "never mind", None)
+        .unwrap();
+    assert_eq!(outcome, SendOutcome::Held);
+    f.sessions
+        .cancel("cancelled", AbortedBy::User, false)
+        .unwrap();
+
+    let crashed = tempfile::tempdir().unwrap();
+    crash_copy(&f.home, crashed.path());
+    let notes = flybot_store::inflight::read_inflight(crashed.path());
+    let noted: Vec<(&str, &str)> = notes
+        .turns
+        .iter()
+        .map(|t| (t.session_id.as_str(), t.items[0]["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(noted, [("busy", "wait a long time")]);
+    let queued: Vec<(&str, &str)> = notes
+        .queued
+        .iter()
+        .map(|q| (q.session_id.as_str(), q.item["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(queued, [("busy", "and then this")]);
+
+    let model = ScriptedModel::new(Vec::new());
+    let env = TestEnv::new(model, tools(), crashed.path().to_owned());
+    let restarted = Sessions::new(crashed.path().to_owned(), Arc::new(env));
+    let pickup = restarted.pick_up().unwrap();
+    assert_eq!(pickup.turns, ["busy"]);
+    assert_eq!(pickup.queued, 1);
+    for s in ["busy", "done", "cancelled"] {
+        restarted.wait_idle(s).await.unwrap();
+    }
+    // The cut turn goes on with the line that waited behind it, once.
+    let busy = user_texts(&restarted.transcript("busy", 0).unwrap());
+    assert_eq!(busy.first().unwrap(), "wait a long time");
+    assert_eq!(busy.last().unwrap(), "and then this");
+    assert_eq!(busy.iter().filter(|t| *t == "and then this").count(), 1);
+    assert_eq!(
+        user_texts(&restarted.transcript("done", 0).unwrap()),
+        ["finish quickly"]
+    );
+    assert!(restarted.transcript("cancelled", 0).unwrap().is_empty());
     f.sessions.cancel("busy", AbortedBy::User, false).unwrap();
 }

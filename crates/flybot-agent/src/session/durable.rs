@@ -2,12 +2,12 @@
 //! to the home's turn log, and only once a sync covers it does the
 //! Session's durable mark move, the `work` event go out and `transcript`
 //! show it. A turn's end is announced (`turn_ended`) from the same place.
-//! The in-flight notes are one appended record per change.
+//! A Session's in-flight note is one appended record per change of it.
 
 use super::event::{LogEntry, SessionEvent};
-use super::runtime::{Cell, Sessions};
+use super::runtime::{Cell, CellState, Sessions};
 use flybot_core::sync::lock;
-use flybot_store::inflight::{Inflight, QueuedNote, TurnNote};
+use flybot_store::inflight::SessionNote;
 use flybot_store::turn_log::{OnDurable, Urgency};
 use std::io;
 use std::sync::Arc;
@@ -146,58 +146,57 @@ impl Sessions {
             notified.await;
         }
     }
+}
 
-    /// Appends the in-flight notes of the live Sessions to the turn log;
-    /// `Now` blocks until they are durable (a person's line is answered
-    /// after it). A failed write is a warning: the turn goes on, and the
-    /// next change writes again.
+impl Cell {
+    /// Appends this Session's in-flight note (its running turn and queued
+    /// input; an empty one once it has settled) to the turn log; `Now`
+    /// blocks until it is durable (a person's line is answered after it).
+    /// The note is taken and sent under the Session's state lock, so the
+    /// journal holds its notes in the order its state changed. A failed
+    /// write is a warning: the turn goes on, and the next change writes
+    /// again.
     pub(crate) fn note_inflight(&self, urgency: Urgency) {
         let written = {
-            let _one_writer = self.inflight_writer();
-            let notes = self.inflight_notes();
+            let state = lock(&self.state);
+            let note = self.inflight_note(&state);
             match urgency {
                 Urgency::Now => self
-                    .turn_log()
-                    .write_pending(Vec::new(), Some(&notes), None)
+                    .turn_log
+                    .write_pending(Vec::new(), Some(&note), None)
                     .map(Some),
                 Urgency::Soon => self
-                    .turn_log()
-                    .write(Vec::new(), Some(&notes), Urgency::Soon, None)
+                    .turn_log
+                    .write(Vec::new(), Some(&note), Urgency::Soon, None)
                     .map(|()| None),
             }
         };
         let durable = written.and_then(|pending| pending.map_or(Ok(()), |p| p.wait()));
         if let Err(e) = durable {
-            tracing::warn!("the in-flight notes could not be written: {e}");
+            tracing::warn!(
+                "the in-flight note of {} could not be written: {e}",
+                self.session_id
+            );
         }
     }
 
-    fn inflight_notes(&self) -> Inflight {
-        let mut notes = Inflight::default();
-        for cell in self.live_cells() {
-            let state = lock(&cell.state);
-            if let Some(running) = &state.running {
-                notes.turns.push(TurnNote {
-                    session_id: cell.session_id.clone(),
-                    turn_id: running.turn_id.clone(),
-                    items: running
-                        .items
-                        .iter()
-                        .filter_map(|item| serde_json::to_value(item).ok())
-                        .collect(),
-                });
-            }
-            let held = state.held.as_ref().map(super::settle::Held::as_item);
-            for item in state.inbox.items().chain(held.as_ref()) {
-                if let Ok(item) = serde_json::to_value(item) {
-                    notes.queued.push(QueuedNote {
-                        session_id: cell.session_id.clone(),
-                        item,
-                    });
-                }
-            }
+    fn inflight_note(&self, state: &CellState) -> SessionNote {
+        let mut note = SessionNote::settled(&self.session_id);
+        if let Some(running) = &state.running {
+            note.turn_id = Some(running.turn_id.clone());
+            note.items = running
+                .items
+                .iter()
+                .filter_map(|item| serde_json::to_value(item).ok())
+                .collect();
         }
-        notes.turns.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-        notes
+        let held = state.held.as_ref().map(super::settle::Held::as_item);
+        note.queued = state
+            .inbox
+            .items()
+            .chain(held.as_ref())
+            .filter_map(|item| serde_json::to_value(item).ok())
+            .collect();
+        note
     }
 }

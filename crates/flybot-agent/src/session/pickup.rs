@@ -5,7 +5,9 @@
 //! ended any other way is not repeated. A noted turn whose `turn/start`
 //! never reached the log is owed its input itself (a person's line, a
 //! room's turn), not a generic note. A pickup is at-least-once: its note
-//! stays (as queued input) until a new turn takes it.
+//! stays (as queued input) until a new turn takes it. Every noted Session's
+//! note is written again from what it owes after the pickup, so a turn that
+//! was not cut is forgotten and never picked up at a later start.
 
 use super::event::{EndReason, LogEntry, SessionEvent, Source};
 use super::inbox::{InboxItem, ItemKind};
@@ -13,6 +15,7 @@ use super::runtime::Sessions;
 use flybot_core::sync::lock;
 use flybot_store::inflight::{TurnNote, read_inflight};
 use flybot_store::turn_log::Urgency;
+use std::collections::BTreeSet;
 use std::io;
 
 /// The text of a picked-up turn's input.
@@ -85,16 +88,27 @@ impl Sessions {
                 pickup.queued += 1;
             }
         }
-        // Durable before any new input: the interrupted ends ride along.
-        self.note_inflight(Urgency::Now);
-        let sessions: Vec<String> = notes
+        let sessions: BTreeSet<String> = notes
             .turns
             .iter()
             .map(|n| n.session_id.clone())
             .chain(notes.queued.iter().map(|n| n.session_id.clone()))
             .collect();
-        for session_id in sessions {
-            self.start(self.cell(&session_id)?);
+        // Every noted Session's note again, from what it owes now: a turn
+        // that was not cut is forgotten. Durable before any new input: the
+        // interrupted ends ride along.
+        let cells = sessions
+            .iter()
+            .map(|id| self.cell(id))
+            .collect::<io::Result<Vec<_>>>()?;
+        for cell in &cells {
+            cell.note_inflight(Urgency::Soon);
+        }
+        if let Err(e) = self.turn_log().write_durable(Vec::new(), None) {
+            tracing::warn!("the in-flight notes after the pickup are not durable: {e}");
+        }
+        for cell in cells {
+            self.start(cell);
         }
         Ok(pickup)
     }

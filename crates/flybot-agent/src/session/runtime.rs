@@ -1,9 +1,9 @@
 //! `Sessions`: the running Sessions of a host. One turn at a time per
 //! Session; input queues in the Session's inbox; `cancel` ends the running
 //! turn and, with `keepInbox`, leaves queued input for the next turn. Every
-//! running turn and queued input is noted in the turn log's in-flight notes
-//! so a restart picks it up (see `pickup`); what is durable and shown is
-//! kept in `durable`.
+//! change of a Session's running turn or queued input is noted in its
+//! in-flight note in the turn log so a restart picks it up (see `pickup`);
+//! what is durable and shown is kept in `durable`.
 
 use super::durable::Visible;
 use super::event::{AbortedBy, EndReason, Source};
@@ -106,7 +106,6 @@ struct Inner {
     env: Arc<dyn TurnEnvironment>,
     cells: Mutex<HashMap<String, Arc<Cell>>>,
     ended: Mutex<EndedTurns>,
-    inflight: Mutex<()>,
     counter: AtomicU64,
     /// The clock of `Cell::used`: one tick per use of a Session.
     ticks: AtomicU64,
@@ -146,7 +145,6 @@ impl Sessions {
                 env,
                 cells: Mutex::new(HashMap::new()),
                 ended: Mutex::new(EndedTurns::default()),
-                inflight: Mutex::new(()),
                 counter: AtomicU64::new(0),
                 ticks: AtomicU64::new(0),
                 turn_log: TurnLog::for_home(&home),
@@ -210,7 +208,7 @@ impl Sessions {
             source,
             kind,
         });
-        self.note_inflight(Urgency::Soon);
+        cell.note_inflight(Urgency::Soon);
         self.start(cell);
         Ok(id)
     }
@@ -249,7 +247,7 @@ impl Sessions {
             }
         };
         // The answer to the person waits until their line is durable.
-        self.note_inflight(Urgency::Now);
+        cell.note_inflight(Urgency::Now);
         Ok(outcome)
     }
 
@@ -308,7 +306,7 @@ impl Sessions {
                 dropped,
             }
         };
-        self.note_inflight(Urgency::Now);
+        cell.note_inflight(Urgency::Now);
         // With keepInbox and no turn running, held input still gets its turn.
         self.start(cell);
         Ok(outcome)
@@ -474,13 +472,13 @@ impl Sessions {
             if items.is_empty() {
                 // Every item was refused at delivery (#90): no turn opens.
                 lock(&cell.state).running = None;
-                self.note_inflight(Urgency::Soon);
+                cell.note_inflight(Urgency::Soon);
                 continue;
             }
             if let Some(running) = &mut lock(&cell.state).running {
                 running.items = items.clone();
             }
-            self.note_inflight(Urgency::Soon);
+            cell.note_inflight(Urgency::Soon);
             let watched = items
                 .iter()
                 .any(|item| matches!(item.source, Source::User { .. }));
@@ -494,7 +492,7 @@ impl Sessions {
                 summary.calls,
                 summary.said_something,
             );
-            self.note_inflight(Urgency::Soon);
+            cell.note_inflight(Urgency::Soon);
             // A person's turn is synced at once; a turn nobody watches (a
             // room member's, a Bot's message) joins the next sync.
             let urgency = if watched { Urgency::Now } else { Urgency::Soon };
@@ -513,16 +511,6 @@ impl Sessions {
 
     pub(crate) fn turn_log(&self) -> &TurnLog {
         &self.inner.turn_log
-    }
-
-    pub(crate) fn live_cells(&self) -> Vec<Arc<Cell>> {
-        lock(&self.inner.cells).values().cloned().collect()
-    }
-
-    /// One writer of the in-flight notes at a time, so the journal holds
-    /// them in the order they were taken.
-    pub(crate) fn inflight_writer(&self) -> std::sync::MutexGuard<'_, ()> {
-        lock(&self.inner.inflight)
     }
 }
 

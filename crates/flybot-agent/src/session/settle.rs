@@ -65,7 +65,7 @@ pub(crate) fn hold(
             }
         };
         if flushed {
-            sessions.note_inflight(flybot_store::turn_log::Urgency::Soon);
+            cell.note_inflight(flybot_store::turn_log::Urgency::Soon);
             sessions.start(cell);
         }
     });

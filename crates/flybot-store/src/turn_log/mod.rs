@@ -7,21 +7,25 @@
 //! disk's pace, not the number of lines. A start replays the journal into
 //! the files a crash left short (`recover`), and a checkpoint (a journal
 //! grown past its limit, or the last handle gone) flushes those files and
-//! starts the journal again from the newest in-flight note.
+//! starts the journal again from the newest notes (`carried`): one
+//! in-flight note per Session (`session_notes`), one run note per room.
 //!
 //! A write says how soon it must be durable ([`Urgency`]) and may carry a
 //! callback the writer calls, in write order, once a sync covers it; the
 //! callers acknowledge (answer a person, announce a line) only from there.
 
+mod carried;
 mod files;
 mod recover;
 mod room_notes;
+mod session_notes;
 mod writer;
 
 pub use recover::{read_journal_inflight, read_journal_rooms};
 use room_notes::RoomNote;
+use session_notes::NoteBytes;
 
-use crate::inflight::Inflight;
+use crate::inflight::SessionNote;
 use flybot_core::sync::lock;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -103,7 +107,7 @@ pub struct CountersRead {
 pub(crate) enum Job {
     Write {
         records: Vec<Record>,
-        inflight: Option<Vec<u8>>,
+        note: Option<NoteBytes>,
         room: Option<RoomNote>,
         urgency: Urgency,
         done: Option<OnDurable>,
@@ -210,21 +214,21 @@ impl TurnLog {
         Ok(open)
     }
 
-    /// Hands `records` (and the newest in-flight notes, if given) to the
-    /// writer; `done` is called once they are durable. Answers at once.
+    /// Hands `records` (and a Session's newest in-flight note, if given) to
+    /// the writer; `done` is called once they are durable. Answers at once.
+    /// Journal order is send order, so a caller that sends a Session's note
+    /// under the lock its state changes under keeps its notes in order.
     pub fn write(
         &self,
         records: Vec<Record>,
-        inflight: Option<&Inflight>,
+        note: Option<&SessionNote>,
         urgency: Urgency,
         done: Option<OnDurable>,
     ) -> io::Result<()> {
-        let inflight = inflight
-            .map(|notes| serde_json::to_vec(notes).map_err(io::Error::other))
-            .transpose()?;
+        let note = note.map(NoteBytes::new).transpose()?;
         self.send(Job::Write {
             records,
-            inflight,
+            note,
             room: None,
             urgency,
             done,
@@ -251,7 +255,7 @@ impl TurnLog {
         let run = room_notes::note_bytes(run)?;
         self.send(Job::Write {
             records: Vec::new(),
-            inflight: None,
+            note: None,
             room: Some(RoomNote {
                 room_id: room_id.to_owned(),
                 run,
@@ -268,7 +272,7 @@ impl TurnLog {
     pub fn write_pending(
         &self,
         records: Vec<Record>,
-        inflight: Option<&Inflight>,
+        note: Option<&SessionNote>,
         then: Option<OnDurable>,
     ) -> io::Result<Pending> {
         let (tx, rx) = mpsc::channel();
@@ -282,7 +286,7 @@ impl TurnLog {
             }
             let _ = tx.send(answer);
         });
-        self.write(records, inflight, Urgency::Now, Some(done))?;
+        self.write(records, note, Urgency::Now, Some(done))?;
         Ok(Pending(rx))
     }
 
@@ -290,9 +294,9 @@ impl TurnLog {
     pub fn write_durable(
         &self,
         records: Vec<Record>,
-        inflight: Option<&Inflight>,
+        note: Option<&SessionNote>,
     ) -> io::Result<()> {
-        self.write_pending(records, inflight, None)?.wait()
+        self.write_pending(records, note, None)?.wait()
     }
 
     /// Resolves once everything written before it is durable. The wait

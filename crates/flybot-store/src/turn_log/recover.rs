@@ -1,10 +1,12 @@
 //! Opening a home's turn log: `turns.lock` keeps one writer on it, and the
 //! journal a crash left is replayed into the files it covers (each line whose
 //! `seq` is past the file's last one is appended and flushed), then the
-//! journal starts again from its newest in-flight notes. A home from before
-//! the journal carries its `inflight.json` over the same way.
+//! journal starts again from its newest notes: each Session's in-flight note
+//! and each room's run note. A home from before the journal carries its
+//! `inflight.json` over the same way.
 
-use super::room_notes::Carried;
+use super::carried::Carried;
+use super::session_notes::Folded;
 use super::{JOURNAL_FILE, LOCK_FILE, inside};
 use crate::inflight::{Inflight, inflight_path};
 use crate::jsonl::JsonlAppender;
@@ -22,8 +24,9 @@ use std::time::Duration;
 /// How long an opener waits for the writer of a home that is stopping.
 const LOCK_TRIES: u32 = 300;
 
-/// One journal line: a file's line, the newest in-flight notes, or a
-/// room's newest run note (`run: null` forgets the room).
+/// One journal line: a file's line, a Session's newest in-flight note, an
+/// older journal's whole set of them, or a room's newest run note (`run:
+/// null` forgets the room).
 #[derive(Deserialize)]
 struct JournalLine {
     #[serde(default)]
@@ -32,6 +35,8 @@ struct JournalLine {
     line: Option<Value>,
     #[serde(default)]
     inflight: Option<Value>,
+    #[serde(default)]
+    note: Option<Value>,
     #[serde(default)]
     room: Option<String>,
     #[serde(default)]
@@ -108,18 +113,16 @@ fn journal_lines(home: &Path) -> io::Result<Vec<JournalLine>> {
         .collect())
 }
 
-/// Replays the journal into its files and starts it again; answers the
-/// newest in-flight notes (the journal's, else a legacy `inflight.json`'s)
-/// and each room's newest run note.
+/// Replays the journal into its files and starts it again; answers each
+/// Session's newest in-flight note (the journal's, else a legacy
+/// `inflight.json`'s) and each room's newest run note.
 pub(crate) fn recover(home: &Path) -> io::Result<Carried> {
     let lines = journal_lines(home)?;
     let mut files: Vec<(PathBuf, Vec<Value>)> = Vec::new();
-    let mut inflight = None;
+    let mut notes = Folded::default();
     let mut rooms = BTreeMap::new();
     for line in lines {
-        if let Some(notes) = line.inflight {
-            inflight = Some(notes);
-        }
+        notes.fold(line.inflight, line.note);
         keep_room(&mut rooms, line.room, line.run);
         let (Some(file), Some(line)) = (line.file, line.line) else {
             continue;
@@ -138,13 +141,14 @@ pub(crate) fn recover(home: &Path) -> io::Result<Carried> {
         replay(&home.join(rel), lines)?;
     }
     let legacy = inflight_path(home);
-    let carried = match inflight {
-        Some(notes) => Some(notes),
-        None => read_legacy(&legacy),
-    };
-    let to_bytes = |notes: &Value| serde_json::to_vec(notes).map_err(io::Error::other);
+    if !notes.seen
+        && let Some(set) = read_legacy(&legacy)
+    {
+        notes.whole(set);
+    }
+    let to_bytes = |run: &Value| serde_json::to_vec(run).map_err(io::Error::other);
     let carried = Carried {
-        inflight: carried.as_ref().map(to_bytes).transpose()?,
+        sessions: notes.into_bytes()?,
         rooms: rooms
             .iter()
             .map(|(id, run)| Ok((id.clone(), to_bytes(run)?)))
@@ -194,15 +198,14 @@ fn replay(path: &Path, lines: &[Value]) -> io::Result<()> {
     file.append(&missing)
 }
 
-/// The newest in-flight notes the journal holds, if it holds any.
+/// Each Session's newest in-flight note the journal holds, gathered; `None`
+/// when it holds none.
 pub fn read_journal_inflight(home: &Path) -> io::Result<Option<Inflight>> {
-    let newest = journal_lines(home)?
-        .into_iter()
-        .filter_map(|line| line.inflight)
-        .next_back();
-    newest
-        .map(|notes| serde_json::from_value(notes).map_err(io::Error::other))
-        .transpose()
+    let mut notes = Folded::default();
+    for line in journal_lines(home)? {
+        notes.fold(line.inflight, line.note);
+    }
+    Ok(notes.into_inflight())
 }
 
 /// Each room's newest run note the journal holds.

@@ -1,8 +1,8 @@
 //! The turn log: group commit, files kept open, replay after a crash, the
-//! in-flight notes as appended records (issue 19).
+//! in-flight notes as appended records, one per Session (issues 19, 13).
 
 use super::*;
-use crate::inflight::{QueuedNote, TurnNote, read_inflight, write_inflight};
+use crate::inflight::{Inflight, QueuedNote, SessionNote, TurnNote, read_inflight, write_inflight};
 use serde_json::json;
 use std::fs;
 
@@ -23,6 +23,17 @@ fn lines_of(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Session `s`'s note: turn `turn` running, item m1 queued.
+fn note(turn: &str) -> SessionNote {
+    SessionNote {
+        session_id: "s".into(),
+        turn_id: Some(turn.into()),
+        items: Vec::new(),
+        queued: vec![json!({"id": "m1"})],
+    }
+}
+
+/// The same as an older home's whole set.
 fn notes(turn: &str) -> Inflight {
     Inflight {
         turns: vec![TurnNote {
@@ -108,10 +119,11 @@ fn a_crash_that_left_files_short_is_replayed_from_the_journal_once() {
         [r#"{"seq":1,"text":"hi"}"#]
     );
     assert!(!home.path().parent().unwrap().join("outside.jsonl").exists());
-    // The journal starts again from the newest notes only.
+    // The journal starts again from the newest notes only, the older
+    // whole set carried as one note per Session.
     assert_eq!(
         lines_of(&home.path().join(JOURNAL_FILE)),
-        [r#"{"inflight":{"turns":[{"sessionId":"s","turnId":"t9"}],"queued":[]}}"#]
+        [r#"{"note":{"sessionId":"s","turnId":"t9"}}"#]
     );
     drop(log);
     // A second start replays nothing twice.
@@ -123,11 +135,11 @@ fn a_crash_that_left_files_short_is_replayed_from_the_journal_once() {
 fn the_newest_inflight_notes_win_and_a_clean_stop_keeps_only_them() {
     let home = tempfile::tempdir().unwrap();
     let log = TurnLog::for_home(home.path());
-    log.write(Vec::new(), Some(&notes("t1")), Urgency::Soon, None)
+    log.write(Vec::new(), Some(&note("t1")), Urgency::Soon, None)
         .unwrap();
     log.write_durable(
         vec![record(home.path(), "sessions/s.jsonl", 1)],
-        Some(&notes("t2")),
+        Some(&note("t2")),
     )
     .unwrap();
     assert_eq!(read_inflight(home.path()), notes("t2"));
@@ -192,7 +204,7 @@ fn a_rooms_newest_run_note_wins_survives_a_restart_and_null_forgets_it_1203() {
     log.write_room_run("r3", Some(&run(9)), Urgency::Soon)
         .unwrap();
     log.write_room_run("r3", None, Urgency::Soon).unwrap();
-    log.write_durable(Vec::new(), Some(&notes("t1"))).unwrap();
+    log.write_durable(Vec::new(), Some(&note("t1"))).unwrap();
     let rooms = read_journal_rooms(home.path()).unwrap();
     assert_eq!(rooms.keys().collect::<Vec<_>>(), ["r1", "r2"]);
     assert_eq!(rooms["r1"], run(2));
@@ -201,7 +213,7 @@ fn a_rooms_newest_run_note_wins_survives_a_restart_and_null_forgets_it_1203() {
     assert_eq!(
         lines_of(&home.path().join(JOURNAL_FILE)),
         [
-            r#"{"inflight":{"turns":[{"sessionId":"s","turnId":"t1"}],"queued":[{"sessionId":"s","item":{"id":"m1"}}]}}"#,
+            r#"{"note":{"sessionId":"s","turnId":"t1","queued":[{"id":"m1"}]}}"#,
             r#"{"room":"r1","run":{"pending":[2],"seen":{"b1":2}}}"#,
             r#"{"room":"r2","run":{"pending":[7],"seen":{"b1":7}}}"#,
         ]
@@ -221,4 +233,81 @@ fn a_rooms_newest_run_note_wins_survives_a_restart_and_null_forgets_it_1203() {
     let rooms = read_journal_rooms(home.path()).unwrap();
     assert_eq!(rooms.len(), 1);
     assert_eq!(rooms["r1"], json!({"pending": [3]}));
+}
+
+/// A Session's note with `queued` items queued and, if given, a turn.
+fn session_note(session: &str, turn: Option<&str>, queued: &[&str]) -> SessionNote {
+    SessionNote {
+        session_id: session.into(),
+        turn_id: turn.map(str::to_owned),
+        items: Vec::new(),
+        queued: queued.iter().map(|id| json!({ "id": id })).collect(),
+    }
+}
+
+/// Copies the home as a kill -9 leaves it: the journal as written, no
+/// checkpoint.
+fn crash_copy(home: &Path) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    fs::copy(home.join(JOURNAL_FILE), copy.path().join(JOURNAL_FILE)).unwrap();
+    copy
+}
+
+#[test]
+fn a_restart_reads_each_sessions_newest_note_and_a_settled_session_is_not_picked_up_13() {
+    let home = tempfile::tempdir().unwrap();
+    let log = TurnLog::for_home(home.path());
+    let write = |note: SessionNote| log.write(Vec::new(), Some(&note), Urgency::Soon, None);
+    write(session_note("a", None, &["a1"])).unwrap();
+    write(session_note("b", None, &["b1"])).unwrap();
+    write(session_note("a", Some("ta"), &["a2"])).unwrap();
+    write(session_note("c", Some("tc"), &[])).unwrap();
+    log.write_durable(Vec::new(), Some(&session_note("b", Some("tb"), &[])))
+        .unwrap();
+    // b's turn ends and nothing is queued: it owes nothing any more.
+    log.write_durable(Vec::new(), Some(&SessionNote::settled("b")))
+        .unwrap();
+    let expected = Inflight::from_notes(&[
+        session_note("a", Some("ta"), &["a2"]),
+        session_note("c", Some("tc"), &[]),
+    ]);
+    assert_eq!(read_inflight(home.path()), expected);
+    // Each note names its own Session's work alone, never another's.
+    let journal = lines_of(&home.path().join(JOURNAL_FILE));
+    assert!(
+        journal
+            .iter()
+            .all(|line| line.matches("sessionId").count() == 1)
+    );
+    // kill -9 now: the next start reads the same, b is not picked up, and
+    // the fresh journal carries one note for each Session that owes.
+    let crashed = crash_copy(home.path());
+    assert_eq!(read_inflight(crashed.path()), expected);
+    TurnLog::for_home(crashed.path()).open().unwrap();
+    assert_eq!(
+        lines_of(&crashed.path().join(JOURNAL_FILE)),
+        [
+            r#"{"note":{"sessionId":"a","turnId":"ta","queued":[{"id":"a2"}]}}"#,
+            r#"{"note":{"sessionId":"c","turnId":"tc"}}"#,
+        ]
+    );
+    assert_eq!(read_inflight(crashed.path()), expected);
+    // A clean stop carries the same.
+    drop(log);
+    assert_eq!(read_inflight(home.path()), expected);
+    assert_eq!(lines_of(&home.path().join(JOURNAL_FILE)).len(), 2);
+}
+
+#[test]
+fn an_older_journals_whole_set_is_replaced_by_a_later_sessions_note_13() {
+    let home = tempfile::tempdir().unwrap();
+    let journal = [
+        r#"{"inflight":{"turns":[{"sessionId":"a","turnId":"ta"},{"sessionId":"b","turnId":"tb"}],"queued":[{"sessionId":"a","item":{"id":"a1"}}]}}"#,
+        r#"{"note":{"sessionId":"a"}}"#,
+    ];
+    fs::write(home.path().join(JOURNAL_FILE), journal.join("\n")).unwrap();
+    let expected = Inflight::from_notes(&[session_note("b", Some("tb"), &[])]);
+    assert_eq!(read_inflight(home.path()), expected);
+    TurnLog::for_home(home.path()).open().unwrap();
+    assert_eq!(read_inflight(home.path()), expected);
 }

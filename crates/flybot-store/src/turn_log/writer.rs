@@ -5,10 +5,13 @@
 //! order. An I/O error stops the log: every waiting and later write is
 //! answered with it, so nothing is acknowledged that may not be on disk.
 
+use super::carried::Carried;
 use super::files::{IDLE, OpenFiles};
-use super::room_notes::{Carried, room_line};
+use super::room_notes::room_line;
+use super::session_notes::note_line;
 use super::{Counters, JOURNAL_FILE, Job, OnDurable, Record, SOON, Urgency};
 use crate::jsonl::JsonlAppender;
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,7 +32,7 @@ struct Writer {
     journal: JsonlAppender,
     journal_bytes: u64,
     files: OpenFiles,
-    /// The newest in-flight and room notes, carried into the next journal.
+    /// The newest Session and room notes, carried into the next journal.
     carried: Carried,
     /// Written, not yet synced: called after the next sync.
     waiting: Vec<OnDurable>,
@@ -117,15 +120,16 @@ impl Writer {
         let mut journal = Vec::new();
         let mut lines: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         let mut close = false;
-        // Only the batch's newest in-flight notes are written, last: the
-        // newest wins at a start, and nothing of the batch is acknowledged
-        // before its sync, so an older note of it is never the one read.
-        let mut newest_inflight = None;
+        // Only each Session's newest in-flight note of the batch is
+        // written, last: the newest wins at a start, and nothing of the
+        // batch is acknowledged before its sync, so an older note of it is
+        // never the one read.
+        let mut notes = BTreeMap::new();
         for job in batch {
             match job {
                 Job::Write {
                     records,
-                    inflight,
+                    note,
                     room,
                     urgency,
                     done,
@@ -136,8 +140,8 @@ impl Writer {
                     for record in records {
                         add_line(&mut journal, &mut lines, record);
                     }
-                    if inflight.is_some() {
-                        newest_inflight = inflight;
+                    if let Some(note) = note {
+                        notes.insert(note.session_id.clone(), note);
                     }
                     if let Some(note) = room {
                         room_line(&mut journal, &note.room_id, note.run.as_deref());
@@ -153,11 +157,9 @@ impl Writer {
                 Job::Close => close = true,
             }
         }
-        if let Some(notes) = newest_inflight {
-            journal.extend_from_slice(b"{\"inflight\":");
-            journal.extend_from_slice(&notes);
-            journal.extend_from_slice(b"}\n");
-            self.carried.inflight = Some(notes);
+        for note in notes.into_values() {
+            note_line(&mut journal, &note.json);
+            self.carried.keep_note(note);
         }
         if let Err(e) = self.write(&journal, &lines) {
             self.stop(e);
@@ -207,7 +209,7 @@ impl Writer {
     }
 
     /// Flushes the files the journal covers, then starts the journal again
-    /// from the newest in-flight and room notes (written whole and renamed
+    /// from the newest Session and room notes (written whole and renamed
     /// in).
     fn checkpoint(&mut self) {
         if self.broken.is_some() {
