@@ -7,8 +7,8 @@
 
 use flybot_agent::model::{ModelError, Role};
 use flybot_agent::session::{
-    AbortedBy, EndReason, ItemKind, KEPT_IDLE, LogEntry, SendOutcome, SessionEvent, Sessions,
-    Source,
+    AbortedBy, EndReason, ItemKind, KEPT_IDLE, KEPT_IDLE_BYTES, LogEntry, SendOutcome,
+    SessionEvent, Sessions, Source,
 };
 use flybot_agent::testing::{Answer, Echo, ScriptedModel, TestEnv, TextArgs};
 use flybot_agent::tools::{DynTool, Tool, ToolContext, ToolResult, ToolSet};
@@ -447,6 +447,33 @@ async fn a_crash_between_the_turn_note_and_turn_start_delivers_the_persons_line_
         notes.turns.is_empty() && notes.queued.is_empty(),
         "{notes:?}"
     );
+}
+
+/// Bounded Session memory (issue 13): idle Sessions are kept by the size
+/// of their logs too, so the memory they take does not grow with their
+/// history; the one let go reads back whole.
+#[tokio::test]
+async fn idle_sessions_past_the_byte_bound_are_let_go_13() {
+    let f = fixture(vec![]);
+    let line = "x".repeat((KEPT_IDLE_BYTES / 4) as usize);
+    for n in 0..8 {
+        let (text, source, kind) = user(&format!("{n} {line}"));
+        let session = format!("big-{n}");
+        f.sessions.deliver(&session, &text, source, kind).unwrap();
+        f.sessions.wait_idle(&session).await.unwrap();
+    }
+    // Eight logs of a quarter of the bound each: at most four fit, plus the
+    // one read last and those whose turn's end is still being announced.
+    assert!(
+        f.sessions.in_memory() <= 6,
+        "{} Sessions in memory",
+        f.sessions.in_memory()
+    );
+    let first = f.sessions.transcript("big-0", 0).unwrap();
+    let SessionEvent::UserMessage { text, .. } = &first[1].event else {
+        panic!("{first:?}")
+    };
+    assert_eq!(text.len(), line.len() + 2);
 }
 
 /// Bounded Session memory (issue 13): past `KEPT_IDLE` idle Sessions the

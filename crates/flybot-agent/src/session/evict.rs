@@ -1,8 +1,10 @@
 //! Bounded Session memory (issue 13): the host keeps in memory every
 //! Session that runs a turn, holds or queues input, has lines not yet
-//! durable, or is in use by a caller, and of the idle rest only the
-//! [`KEPT_IDLE`] used most recently. A Session let go is read from its
-//! files again the next time it is used; everything it held was durable.
+//! durable, or is in use by a caller, and of the idle rest only those used
+//! most recently, at most [`KEPT_IDLE`] of them holding at most
+//! [`KEPT_IDLE_BYTES`] of log in all, so the memory they take does not grow
+//! with the history they hold. A Session let go is read from its files
+//! again the next time it is used; everything it held was durable.
 
 use super::runtime::Cell;
 use flybot_core::sync::lock;
@@ -12,6 +14,8 @@ use std::sync::atomic::Ordering;
 
 /// How many idle Sessions stay in memory beside the busy ones.
 pub const KEPT_IDLE: usize = 64;
+/// How much log (as written) the idle Sessions kept may hold in all.
+pub const KEPT_IDLE_BYTES: u64 = 4 << 20;
 
 impl Cell {
     /// Whether nothing but the map holds the Session and nothing of it
@@ -29,22 +33,26 @@ impl Cell {
     }
 }
 
-/// Lets go of the least recently used idle Sessions beyond [`KEPT_IDLE`].
+/// Lets go of the least recently used idle Sessions beyond [`KEPT_IDLE`]
+/// of them or [`KEPT_IDLE_BYTES`] of their logs.
 pub(crate) fn let_go_idle(cells: &mut HashMap<String, Arc<Cell>>) {
-    if cells.len() <= KEPT_IDLE {
-        return;
-    }
-    let mut idle: Vec<(u64, String)> = cells
+    let mut idle: Vec<(u64, String, u64)> = cells
         .iter()
         .filter(|(_, cell)| cell.may_let_go())
-        .map(|(id, cell)| (cell.used.load(Ordering::Relaxed), id.clone()))
+        .map(|(id, cell)| {
+            let bytes = cell.with_log(|log| log.bytes());
+            (cell.used.load(Ordering::Relaxed), id.clone(), bytes)
+        })
         .collect();
-    if idle.len() <= KEPT_IDLE {
-        return;
-    }
-    idle.sort_unstable();
-    let extra = idle.len() - KEPT_IDLE;
-    for (_, id) in idle.into_iter().take(extra) {
-        cells.remove(&id);
+    // The most recently used first: they are the ones kept.
+    idle.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    let (mut kept, mut held) = (0, 0);
+    for (_, id, bytes) in idle {
+        if kept < KEPT_IDLE && held + bytes <= KEPT_IDLE_BYTES {
+            kept += 1;
+            held += bytes;
+        } else {
+            cells.remove(&id);
+        }
     }
 }

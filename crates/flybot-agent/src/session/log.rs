@@ -14,6 +14,8 @@ pub struct SessionLog {
     home: PathBuf,
     file: SessionLogFile,
     entries: Vec<LogEntry>,
+    /// The size of the entries as written: what holding them costs, near enough.
+    bytes: u64,
 }
 
 impl SessionLog {
@@ -21,10 +23,12 @@ impl SessionLog {
     pub fn open(home: &Path, session_id: &str) -> io::Result<SessionLog> {
         let file = SessionLogFile::new(home, session_id)?;
         let entries = file.read()?;
+        let bytes = std::fs::metadata(file.path()).map_or(0, |meta| meta.len());
         Ok(SessionLog {
             home: home.to_owned(),
             file,
             entries,
+            bytes,
         })
     }
 
@@ -57,9 +61,16 @@ impl SessionLog {
             .iter()
             .map(|entry| Record::new(&self.home, self.file.path(), entry))
             .collect::<io::Result<Vec<Record>>>()?;
+        let bytes: usize = records.iter().map(Record::byte_len).sum();
         turn_log.write(records, None, urgency, done)?;
         self.entries.extend(batch);
+        self.bytes += bytes as u64;
         Ok(())
+    }
+
+    /// The size of the log as written (its file's length).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
     }
 
     pub fn entries(&self) -> &[LogEntry] {

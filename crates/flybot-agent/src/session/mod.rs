@@ -12,7 +12,7 @@ pub mod settle;
 pub mod work;
 
 pub use event::{AbortedBy, EndReason, LogEntry, SessionEvent, Source};
-pub use evict::KEPT_IDLE;
+pub use evict::{KEPT_IDLE, KEPT_IDLE_BYTES};
 pub use inbox::{Inbox, InboxItem, ItemKind};
 pub use log::SessionLog;
 pub use pickup::{Pickup, was_cut};

@@ -28,7 +28,8 @@ pub struct StoreBenchReport {
     /// 32 changes made at once, until the last is answered.
     pub concurrent32_median_us: u64,
     pub concurrent32_p99_us: u64,
-    /// One 4 KiB append and fsync to a file beside the journal.
+    /// One 4 KiB append and fsync to a file beside the journal, sampled in
+    /// turn with the single changes.
     pub fsync_floor_median_us: u64,
     pub fsync_floor_p99_us: u64,
 }
@@ -50,16 +51,21 @@ pub async fn store_bench(dir: &Path, tasks: usize) -> anyhow::Result<StoreBenchR
     let store = Store::open(&home, StoreOptions::default())?;
     let load_ms = started.elapsed().as_secs_f64() * 1000.0;
 
+    // One change and the disk's floor are sampled in turn, so a slow spell
+    // of the disk lands on both alike.
+    let floor_path = home.join("fsync-floor.bin");
+    let mut floor_file = FloorFile::open(&floor_path)
+        .with_context(|| format!("the fsync floor in {}", home.display()))?;
     let mut one = Vec::with_capacity(SAMPLES);
+    let mut floor = Vec::with_capacity(SAMPLES);
     for i in 0..SAMPLES {
         let started = Instant::now();
         touch_task(&store, i % tasks.max(1)).await?;
         one.push(started.elapsed());
+        floor.push(floor_file.sample()?);
     }
     let mut rounds = concurrent_rounds(&store, tasks).await?;
     store.close().await?;
-    let mut floor = fsync_floor(&home.join("fsync-floor.bin"))
-        .with_context(|| format!("the fsync floor in {}", home.display()))?;
     let _ = std::fs::remove_dir_all(&home);
     Ok(StoreBenchReport {
         tasks,
@@ -108,21 +114,30 @@ async fn touch_task(store: &Store, index: usize) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// `SAMPLES` times one 4 KiB append and fsync: the disk's own floor.
-fn fsync_floor(path: &Path) -> std::io::Result<Vec<Duration>> {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    let block = vec![b'x'; 4096];
-    let mut samples = Vec::with_capacity(SAMPLES);
-    for _ in 0..SAMPLES {
-        let started = Instant::now();
-        file.write_all(&block)?;
-        file.sync_data()?;
-        samples.push(started.elapsed());
+/// A file beside the journal: one 4 KiB append and fsync is the disk's own floor.
+struct FloorFile {
+    file: std::fs::File,
+    block: Vec<u8>,
+}
+
+impl FloorFile {
+    fn open(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(FloorFile {
+            file,
+            block: vec![b'x'; 4096],
+        })
     }
-    Ok(samples)
+
+    fn sample(&mut self) -> std::io::Result<Duration> {
+        let started = Instant::now();
+        self.file.write_all(&self.block)?;
+        self.file.sync_data()?;
+        Ok(started.elapsed())
+    }
 }
 
 fn micros(samples: &mut [Duration], percent: usize) -> u64 {
