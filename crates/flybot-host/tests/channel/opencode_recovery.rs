@@ -177,8 +177,8 @@ async fn delivery_and_crash_a_kill_between_submit_and_outcome_is_uncertain_and_r
 
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_and_crash_retry_resends_the_turn_under_its_one_reservation_after_a_restart() {
-    let after = vec![FakeStep::Reply {
-        text: QUESTION.into(),
+    let after = vec![FakeStep::AskQuestion {
+        question: QUESTION.into(),
     }];
     let (_first, kit, p) = uncertain_after_a_kill(after.clone()).await;
     let decided = kit
@@ -226,7 +226,7 @@ async fn delivery_and_crash_accept_takes_what_the_runtime_shows_as_the_turns_end
     seat(&kit, &p)
         .fake_runtime()
         .unwrap()
-        .finish_pending(QUESTION);
+        .finish_pending_asking(QUESTION);
     let decided = kit
         .ok(
             "task-recovery-decide",

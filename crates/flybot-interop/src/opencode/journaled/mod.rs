@@ -102,12 +102,6 @@ fn control_observation<T>(result: &client::Result<T>) -> SendObservation {
     }
 }
 
-/// Whether Bot B's text asks for a selected input.
-pub fn is_question(text: &str) -> bool {
-    let first = text.lines().next().unwrap_or_default().trim();
-    first.starts_with("QUESTION") || first.ends_with('?')
-}
-
 impl JournaledTask {
     /// Records the host's binding for `task_id` between the parties and
     /// resumes from what the journal already holds for the task (see
@@ -533,10 +527,10 @@ impl JournaledTask {
     /// budget) is never the room's answer.
     fn outbound(&mut self, request_event: String, turn: TurnKey, end: TurnEnd) -> TurnEnd {
         let (kind, text) = match &end {
-            TurnEnd::Text { text, .. } if is_question(text) => (EnvelopeKind::Question, text),
-            TurnEnd::Text { text, .. } => (EnvelopeKind::Result, text),
-            TurnEnd::Failed { detail } => (EnvelopeKind::Failure, detail),
-            TurnEnd::Refused { permission } => (EnvelopeKind::Failure, permission),
+            // #198: what the runtime reported decides, never the words.
+            TurnEnd::Text { text, reported, .. } => reported.envelope(text),
+            TurnEnd::Failed { detail } => (EnvelopeKind::Failure, detail.clone()),
+            TurnEnd::Refused { permission } => (EnvelopeKind::Failure, permission.clone()),
             TurnEnd::Stopped { observed } => {
                 self.last_observation = Some(if *observed {
                     Observation::AbortObserved
