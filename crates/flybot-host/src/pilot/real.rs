@@ -11,6 +11,10 @@ use std::sync::Arc;
 
 /// Bot B's scenario for OpenCode's own agent loop.
 pub fn opencode_scenario() -> String {
+    let ask = json!({"toolCalls": [{"name": "question",
+        "arguments": {"questions": [{"question": script::QUESTION, "header": "Accents",
+            "options": [{"label": "transliterate", "description": "é becomes e"},
+                        {"label": "drop", "description": "é is dropped"}]}]}}]});
     json!([
         {"when": {"afterTool": "bash"}, "reply": {"text": script::DONE}},
         {"when": {"afterTool": "write"}, "reply": {"toolCalls": [{"name": "bash",
@@ -21,10 +25,9 @@ pub fn opencode_scenario() -> String {
             "arguments": {"filePath": "slug.mjs", "content": script::FIXED_SLUG}}]}},
         // The question goes through OpenCode's question tool, as the
         // runtime's own request: that, never the words, makes it a question.
-        {"when": {"userContains": "fixture task"}, "reply": {"toolCalls": [{"name": "question",
-            "arguments": {"questions": [{"question": script::QUESTION, "header": "Accents",
-                "options": [{"label": "transliterate", "description": "é becomes e"},
-                            {"label": "drop", "description": "é is dropped"}]}]}}]}},
+        {"when": {"userContains": "fixture task"}, "reply": ask},
+        // A room's seat sends the card's selected input, not the round.
+        {"when": {"userContains": "Acceptance criteria"}, "reply": ask},
         {"reply": {"text": "Pilot"}}
     ])
     .to_string()

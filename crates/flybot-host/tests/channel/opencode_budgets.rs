@@ -118,7 +118,10 @@ async fn resource_bounds_a_refused_submission_is_retried_under_the_same_reservat
         .unwrap();
     let prompts = seat.runtime_prompts();
     assert_eq!(prompts.len(), 1, "the refused prompt was not taken");
-    assert!(prompts[0].contains("make slugify pass"), "{prompts:?}");
+    assert!(
+        prompts[0].contains("Task: Fixture task: make slugify's tests pass"),
+        "{prompts:?}"
+    );
     assert!(!prompts[0].contains("try again"), "{prompts:?}");
     // One turn reserved, one retry charged, two submissions of that turn.
     let turns: Vec<Value> = records(&kit, &p, "ingress")

@@ -202,7 +202,10 @@ async fn delivery_and_crash_retry_resends_the_turn_under_its_one_reservation_aft
     // The turn's own words went again, not the new line.
     let prompts = seat(&kit, &p).runtime_prompts();
     assert_eq!(prompts.len(), 1, "{prompts:?}");
-    assert!(prompts[0].contains("make slugify pass"), "{prompts:?}");
+    assert!(
+        prompts[0].contains("Task: Fixture task: make slugify's tests pass"),
+        "{prompts:?}"
+    );
     let journal = records(kit.home(), &p);
     let kinds = |t: &str| journal.iter().filter(|r| r["type"] == t).count();
     assert_eq!(kinds("retried"), 1);

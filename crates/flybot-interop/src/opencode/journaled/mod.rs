@@ -188,6 +188,11 @@ impl JournaledTask {
         });
     }
 
+    /// Whether Bot A's request was made: the next turn carries an answer.
+    pub fn requested(&self) -> bool {
+        self.last_request.is_some()
+    }
+
     pub fn journal(&self) -> &Journal {
         &self.journal
     }
