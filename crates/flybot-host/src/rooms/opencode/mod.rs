@@ -18,7 +18,7 @@ pub mod observation_moves;
 mod outcome;
 mod publication;
 pub mod recovery;
-mod selected;
+pub(crate) mod selected;
 pub mod verify;
 
 use card_moves::{posted_after, resume};
@@ -469,7 +469,7 @@ impl OpenCodeSeats {
             let mut task = seat.task.lock().await;
             // #198: explicitly selected text, never the round's.
             let text = rounds.team.read(|state| {
-                selected::selected_text(state, &card.id, &seat.spec, task.requested())
+                selected::selected_text(state, &card.id, &seat.spec.test_command, task.requested())
             });
             let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
             (end, task.last_observation().cloned())

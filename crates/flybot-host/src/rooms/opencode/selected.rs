@@ -4,7 +4,6 @@
 //! round's text (other members' lines, route notes, reply rules) never
 //! reaches OpenCode.
 
-use flybot_interop::opencode::spec::OpenCodeSpec;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::task::TaskFields;
 
@@ -15,7 +14,7 @@ use flybot_protocol::task::TaskFields;
 pub fn selected_text(
     state: &TeamState,
     task_id: &str,
-    spec: &OpenCodeSpec,
+    test_command: &[String],
     requested: bool,
 ) -> String {
     let Some(task) = state.tasks.get(task_id) else {
@@ -35,7 +34,7 @@ pub fn selected_text(
     text.push_str(&format!(
         "Acceptance criteria:\n- `{}` passes in this workspace.\n\
          If anything is unclear, ask with your question tool.",
-        spec.test_command.join(" ")
+        test_command.join(" ")
     ));
     text
 }
