@@ -167,10 +167,11 @@ impl JournaledTask {
                 None
             };
             if let Some(n) = n {
-                self.seq += 1;
                 self.turns = self.turns.max(n);
             }
         }
+        // Each producer's seq goes on above its last accepted one.
+        self.seq = self.journal.state().highest_seq();
         let Some(exec) = self.journal.task(&self.task_id) else {
             // Never enrolled: the next line is still the request.
             return;
