@@ -118,6 +118,17 @@ fn check_collaboration(run: &PilotRun) {
             "\"result-ready\""
         ]
     );
+    // #198: Bot B's question and its result move the card as the
+    // execution service bound to it, never as the owner.
+    let moved_by = &report.raw_status["movedBy"];
+    for status in ["blocked", "result-ready"] {
+        assert!(
+            moved_by[status]
+                .as_str()
+                .is_some_and(|actor| actor.starts_with("execution:")),
+            "{status}: {moved_by}"
+        );
+    }
     // Evidence: the diff, both test runs, digests.
     assert!(
         report.evidence["diff"]
