@@ -11,7 +11,7 @@ use flybot_interop::cancel::CancelFacet;
 use flybot_interop::journal::{Journal, SendObservation, SendOperation};
 use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, FakeStep, fake_doc_digest};
 use flybot_interop::opencode::{
-    DocCheck, JournaledTask, OpenCodeClient, Parties, TurnEnd, check_doc_against,
+    DocCheck, JournaledTask, OpenCodeClient, Parties, Reported, TurnEnd, check_doc_against,
 };
 use flybot_interop::projection::{Observation, project};
 use flybot_protocol::state::TaskStatus;
@@ -43,10 +43,27 @@ fn reply(text: &str) -> FakeStep {
     }
 }
 
+/// A question the runtime asks through its question tool.
+fn ask(question: &str) -> FakeStep {
+    FakeStep::AskQuestion {
+        question: question.to_owned(),
+    }
+}
+
+/// An answer after a file change: what the runtime reports of a result.
+fn done(text: &str) -> FakeStep {
+    FakeStep::Edit {
+        files: vec![("result.txt".to_owned(), text.to_owned())],
+        command: Vec::new(),
+        text: text.to_owned(),
+    }
+}
+
 /// A scripted fake OpenCode, served on loopback, and a client checked
 /// against its `/doc`.
 async fn serve(script: Vec<FakeStep>, gaps: FakeGaps) -> (FakeOpenCode, OpenCodeClient, DocCheck) {
-    let fake = FakeOpenCode::new(script, gaps.clone(), std::env::temp_dir());
+    let workspace = tempfile::tempdir().unwrap().keep();
+    let fake = FakeOpenCode::new(script, gaps.clone(), workspace);
     let base = fake.clone().serve().await.unwrap();
     assert!(
         base.starts_with("http://127.0.0.1:"),
@@ -98,8 +115,8 @@ fn sends(task: &JournaledTask, operation: SendOperation) -> Vec<Option<SendObser
 async fn complete_collaboration_journaled_request_question_answer_result() {
     let (fake, mut task, _home) = task(
         vec![
-            reply("QUESTION: transliterate accents?"),
-            reply("DONE: tests pass."),
+            ask("QUESTION: transliterate accents?"),
+            done("DONE: tests pass."),
         ],
         FakeGaps::default(),
     )
@@ -136,14 +153,14 @@ async fn complete_collaboration_journaled_request_question_answer_result() {
     assert!(exec.result_event.is_some());
     assert_eq!(
         task.journal().inbox_cursor(),
-        4,
-        "two turns and two replies"
+        5,
+        "two turns, two replies and the file write's progress event"
     );
 }
 
 #[tokio::test]
 async fn resource_bounds_journaled_fifth_turn_never_reaches_the_runtime() {
-    let script = (0..6).map(|i| reply(&format!("QUESTION {i}?"))).collect();
+    let script = (0..6).map(|i| ask(&format!("QUESTION {i}?"))).collect();
     let (fake, mut task, _home) = task(script, FakeGaps::default()).await;
     for i in 0..4 {
         let end = task
@@ -215,7 +232,7 @@ async fn stop_and_late_result_journaled_unobserved_abort_stays_requested() {
 #[tokio::test]
 async fn identity_and_scope_journaled_room_line_after_result_starts_no_work() {
     let (fake, mut task, _home) =
-        task(vec![reply("DONE."), reply("again")], FakeGaps::default()).await;
+        task(vec![done("DONE."), reply("again")], FakeGaps::default()).await;
     let first = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
     assert!(matches!(first, TurnEnd::Text { .. }));
     // No question is outstanding: a further room line is no answer and
@@ -321,13 +338,12 @@ async fn capability_failure_an_unexpected_permission_journals_the_deny_and_the_a
 }
 
 #[tokio::test]
-async fn capability_failure_an_unexpected_question_journals_the_deny_and_the_abort() {
-    let (end, sends, generation) = refused_turn(FakeStep::AskQuestion).await;
-    assert_eq!(
-        end,
-        TurnEnd::Refused {
-            permission: "question".to_owned()
-        }
+async fn completion_evidence_a_runtime_question_suspends_the_turn_with_a_journaled_deny_and_abort()
+{
+    let (end, sends, generation) = refused_turn(ask("Which one")).await;
+    assert!(
+        matches!(&end, TurnEnd::Text { text, reported: Reported::Question, .. } if text == "Which one"),
+        "{end:?}"
     );
     assert_eq!(
         sends[1..],
@@ -369,7 +385,7 @@ async fn delivery_and_crash_a_timed_out_turn_journals_its_abort() {
 #[tokio::test]
 async fn delivery_and_crash_a_rebound_task_resumes_its_session_and_its_ids() {
     let (fake, client, check) = serve(
-        vec![reply("QUESTION: a or b?"), reply("DONE: b it is.")],
+        vec![ask("QUESTION: a or b?"), done("DONE: b it is.")],
         FakeGaps::default(),
     )
     .await;
@@ -426,7 +442,7 @@ async fn delivery_and_crash_a_session_whose_creation_is_unknown_is_not_created_t
             .begin_send("task-1", SendOperation::CreateSession, None, None, clock())
             .unwrap();
     }
-    let (fake, client, check) = serve(vec![reply("DONE.")], FakeGaps::default()).await;
+    let (fake, client, check) = serve(vec![done("DONE.")], FakeGaps::default()).await;
     let mut task = bind_over(dir.path(), &client, &check);
     assert_eq!(task.session_id(), None);
     let end = task
@@ -464,7 +480,7 @@ async fn delivery_and_crash_a_reserved_turn_without_a_send_intent_is_uncertain_n
         let end = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
         assert!(matches!(end, TurnEnd::Blocked { .. }), "{end:?}");
     }
-    let (fake, client, check) = serve(vec![reply("DONE.")], FakeGaps::default()).await;
+    let (fake, client, check) = serve(vec![done("DONE.")], FakeGaps::default()).await;
     let mut task = bind_over(dir.path(), &client, &check);
     assert_eq!(
         task.journal().state().reserved_without_intent("task-1"),
@@ -492,12 +508,12 @@ async fn delivery_and_crash_a_rebound_session_missing_from_the_runtime_is_uncert
     let dir = tempfile::tempdir().unwrap();
     {
         let (_fake, client, check) =
-            serve(vec![reply("QUESTION: a or b?")], FakeGaps::default()).await;
+            serve(vec![ask("QUESTION: a or b?")], FakeGaps::default()).await;
         let mut task = bind_over(dir.path(), &client, &check);
         let end = task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
         assert!(matches!(end, TurnEnd::Text { .. }), "{end:?}");
     }
-    let (fake, client, check) = serve(vec![reply("DONE.")], FakeGaps::default()).await;
+    let (fake, client, check) = serve(vec![done("DONE.")], FakeGaps::default()).await;
     let mut task = bind_over(dir.path(), &client, &check);
     let end = task.turn("b", &mut no_stop(), LIMIT).await;
     assert!(matches!(end, TurnEnd::Uncertain { .. }), "{end:?}");
@@ -536,5 +552,34 @@ async fn delivery_and_crash_a_room_line_at_or_before_the_inbox_cursor_is_not_del
     assert_eq!(
         std::fs::read_to_string(task.journal().dir().join("journal.jsonl")).unwrap(),
         records
+    );
+}
+
+/// What one turn of `step` leaves for the board: its observation.
+async fn observed_after(step: FakeStep) -> Option<Observation> {
+    let (_fake, mut task, _home) = task(vec![step], FakeGaps::default()).await;
+    task.turn("Fix slugify", &mut no_stop(), LIMIT).await;
+    task.last_observation().cloned()
+}
+
+// #198, completion evidence: question versus result is what the runtime
+// reported (its question request; an idle session with an answer after a
+// file change), never what the words look like.
+#[tokio::test]
+async fn completion_evidence_question_versus_result_rests_on_what_the_runtime_reports() {
+    let asked = observed_after(ask("Accents are open: transliterate them or drop them")).await;
+    assert!(
+        matches!(&asked, Some(Observation::WaitingForInput { .. })),
+        "the runtime's question request blocks for input: {asked:?}"
+    );
+    let looks_asked = observed_after(reply("QUESTION: should accents be dropped?")).await;
+    assert!(
+        matches!(&looks_asked, Some(Observation::KnownFailure { evidence }) if evidence.contains("neither asked a question nor changed a file")),
+        "words that look like a question, with no request and no change, are no question and no result: {looks_asked:?}"
+    );
+    let changed = observed_after(done("Which spelling did you want? I wrote both.")).await;
+    assert!(
+        matches!(&changed, Some(Observation::ValidResult { .. })),
+        "an answer after a file change is the result, whatever its words: {changed:?}"
     );
 }

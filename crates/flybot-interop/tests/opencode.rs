@@ -6,7 +6,7 @@
 
 use flybot_interop::opencode::fake::{FakeGaps, FakeOpenCode, FakeStep, fake_doc_digest};
 use flybot_interop::opencode::{
-    Capability, DriverSession, OpenCodeClient, TurnEnd, check_doc_against,
+    Capability, DriverSession, OpenCodeClient, Reported, TurnEnd, check_doc_against,
 };
 use std::time::Duration;
 use tokio::sync::watch;
@@ -47,7 +47,9 @@ fn reply(text: &str) -> FakeStep {
 async fn complete_collaboration_question_then_answer_use_one_session_and_end_with_text() {
     let (fake, client, pin) = start(
         vec![
-            reply("QUESTION: collapse repeated dashes?"),
+            FakeStep::AskQuestion {
+                question: "QUESTION: collapse repeated dashes?".to_owned(),
+            },
             reply("Done: tests pass."),
         ],
         FakeGaps::default(),
@@ -93,14 +95,16 @@ async fn parallel_work_two_tasks_get_two_sessions_and_answers_never_cross() {
 }
 
 #[tokio::test]
-async fn approval_an_unexpected_permission_or_question_is_denied_and_stops_the_turn() {
+async fn approval_an_unexpected_permission_is_denied_and_a_question_suspends_the_turn() {
     let (_fake, client, pin) = start(
         vec![
             FakeStep::AskPermission {
                 permission: "webfetch".to_owned(),
                 text: "fetched the web".to_owned(),
             },
-            FakeStep::AskQuestion,
+            FakeStep::AskQuestion {
+                question: "Which one?".to_owned(),
+            },
         ],
         FakeGaps::default(),
     )
@@ -121,11 +125,9 @@ async fn approval_an_unexpected_permission_or_question_is_denied_and_stops_the_t
         "never auto-approved"
     );
     let end = task.turn("go on", &mut no_stop(), LIMIT).await;
-    assert_eq!(
-        end,
-        TurnEnd::Refused {
-            permission: "question".to_owned()
-        }
+    assert!(
+        matches!(&end, TurnEnd::Text { text, reported: Reported::Question, .. } if text == "Which one?"),
+        "{end:?}"
     );
 }
 

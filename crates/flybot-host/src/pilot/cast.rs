@@ -26,6 +26,11 @@ pub struct Cast {
     pub coder: String,
     pub room_id: String,
     pub task_id: String,
+    /// The execution service's binding to the card and its credential,
+    /// minted at enrollment: Bot B's question and result move the card as
+    /// that service, never as the owner (#198).
+    pub binding: flybot_core::tasks::execution_seam::ExecutionBinding,
+    pub credential: crate::rooms::opencode::execution::ExecutionCredential,
 }
 
 /// Makes the cast; answers it with the card's statuses so far.
@@ -76,12 +81,17 @@ pub async fn set_up(
         let moved = call(&host, endpoint, json!({"id": task_id})).await?;
         statuses.push(json!({endpoint: str_at(&moved, "/task/status")?}));
     }
+    let (binding, credential) =
+        crate::rooms::opencode::execution::enroll(&task_id, &ada, &coder, &room_id)
+            .ok_or("no randomness for the execution credential")?;
     let cast = Cast {
         host,
         ada,
         coder,
         room_id,
         task_id,
+        binding,
+        credential,
     };
     Ok((cast, statuses))
 }

@@ -6,9 +6,12 @@
 
 use super::cast::Cast;
 use super::member::OpenCodeMember;
-use super::run::{PilotConfig, Runtime, call, latest_observation, str_at};
+use super::run::{PilotConfig, Runtime, latest_observation};
 use super::walk::{Walk, says_done};
+use crate::rooms::opencode::execution::report;
 use crate::rooms::opencode::observation_moves::move_for;
+use flybot_core::tasks::execution_seam::ExecutionObservation;
+use flybot_core::tasks::machine::status_word;
 use flybot_interop::pilot::fixture;
 use flybot_interop::project::Changes;
 use flybot_interop::projection::Observation;
@@ -95,10 +98,14 @@ pub async fn check(
             a_tests.summary.join(", "),
             evidence["diffSha256"].as_str().unwrap_or_default()
         );
-        let body = json!({"id": cast.task_id, "summary": summary});
-        let ready = call(&cast.host, returned.unwrap_or("task-return"), body).await?;
-        let status = str_at(&ready, "/task/status")?;
-        walk.statuses.push(json!({"task-return": status}));
+        // The execution service returns the card (#198), never the owner.
+        let result = ExecutionObservation::Result { summary: &summary };
+        let ready = report(cast.host.board(), &cast.binding, &cast.credential, result)
+            .await?
+            .ok_or("the card is gone")?;
+        let status = status_word(ready.status).to_owned();
+        walk.statuses
+            .push(json!({returned.unwrap_or("task-return"): status}));
         status
     } else {
         format!(

@@ -1,6 +1,7 @@
 //! Level 2's model: the mock model served on loopback for the real
-//! `opencode serve`, with Bot B's scenario (ask, then write the fix, run
-//! the tests, report), in the OpenAI tool-call shape OpenCode reads.
+//! `opencode serve`, with Bot B's scenario (ask through the question tool,
+//! then write the fix, run the tests, report), in the OpenAI tool-call
+//! shape OpenCode reads.
 
 use flybot_agent::model::mock::{MockModel, Scenario};
 use flybot_interop::opencode::config::ModelEndpoint;
@@ -10,6 +11,10 @@ use std::sync::Arc;
 
 /// Bot B's scenario for OpenCode's own agent loop.
 pub fn opencode_scenario() -> String {
+    let ask = json!({"toolCalls": [{"name": "question",
+        "arguments": {"questions": [{"question": script::QUESTION, "header": "Accents",
+            "options": [{"label": "transliterate", "description": "é becomes e"},
+                        {"label": "drop", "description": "é is dropped"}]}]}}]});
     json!([
         {"when": {"afterTool": "bash"}, "reply": {"text": script::DONE}},
         {"when": {"afterTool": "write"}, "reply": {"toolCalls": [{"name": "bash",
@@ -18,7 +23,11 @@ pub fn opencode_scenario() -> String {
             "arguments": {"command": "node --test", "description": "Run the fixture's tests"}}]}},
         {"when": {"userContains": "Transliterate them", "step": 0}, "reply": {"toolCalls": [{"name": "write",
             "arguments": {"filePath": "slug.mjs", "content": script::FIXED_SLUG}}]}},
-        {"when": {"userContains": "fixture task"}, "reply": {"text": script::QUESTION}},
+        // The question goes through OpenCode's question tool, as the
+        // runtime's own request: that, never the words, makes it a question.
+        {"when": {"userContains": "fixture task"}, "reply": ask},
+        // A room's seat sends the card's selected input, not the round.
+        {"when": {"userContains": "Acceptance criteria"}, "reply": ask},
         {"reply": {"text": "Pilot"}}
     ])
     .to_string()

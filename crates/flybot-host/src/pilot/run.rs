@@ -329,6 +329,22 @@ async fn raw_status(
         .iter()
         .map(super::runtime_turns::agent_turn_view)
         .collect();
-    json!({"task": walk.statuses, "taskId": cast.task_id, "opencodeSession": session_id, "journal": journal_view, "network": network, "botATurns": bot_a, "botBTurns": ends,
+    // Who made each of the card's moves, as the card records it.
+    let moved_by: serde_json::Map<String, Value> = cast.host.team().read(|state| {
+        state
+            .tasks
+            .get(&cast.task_id)
+            .map_or_else(Default::default, |t| {
+                flybot_protocol::task::TaskFields::read(t)
+                    .actors
+                    .iter()
+                    .map(|(status, entry)| {
+                        let status = flybot_core::tasks::machine::status_word(*status);
+                        (status.to_owned(), Value::from(entry.actor_id.clone()))
+                    })
+                    .collect()
+            })
+    });
+    json!({"task": walk.statuses, "movedBy": moved_by, "taskId": cast.task_id, "opencodeSession": session_id, "journal": journal_view, "network": network, "botATurns": bot_a, "botBTurns": ends,
         "question": walk.question_id.is_some(), "answered": walk.answered})
 }

@@ -5,12 +5,16 @@
 
 use super::cast::Cast;
 use super::member::OpenCodeMember;
-use super::run::{call, observation_at, str_at};
+use super::run::observation_at;
+use crate::rooms::opencode::card::answer_as_requester;
+use crate::rooms::opencode::execution::report;
 use crate::rooms::opencode::observation_moves::move_for;
 use crate::rooms::runner::run_round;
 use flybot_core::access::Actor;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::tasks::execution_seam::ExecutionObservation;
+use flybot_core::tasks::machine::status_word;
 use flybot_interop::projection::Observation;
 use flybot_protocol::state::TaskStatus;
 use flybot_store::room_log::NewLine;
@@ -128,20 +132,32 @@ impl Walk {
         match asked {
             Some(observation) if line.author_id == cast.coder && self.question_id.is_none() => {
                 let endpoint = move_for(TaskStatus::Working, &observation)?.endpoint();
-                let body = json!({"id": cast.task_id, "question": readable_body(&line.text)});
-                let waiting = call(&cast.host, endpoint, body).await?;
+                // The execution service reports the question (#198).
+                let question_id = crate::ids::new_id("question");
+                let question = readable_body(&line.text);
+                let asked = ExecutionObservation::Question {
+                    question: &question,
+                    question_id: &question_id,
+                };
+                let waiting = report(cast.host.board(), &cast.binding, &cast.credential, asked)
+                    .await?
+                    .ok_or("the card is gone")?;
                 self.statuses
-                    .push(json!({"task-wait-input": str_at(&waiting, "/task/status")?}));
-                self.question_id = Some(str_at(&waiting, "/task/inputRequest/id")?);
+                    .push(json!({endpoint: status_word(waiting.status)}));
+                self.question_id = Some(question_id);
             }
             _ if line.author_id == cast.ada && self.question_id.is_some() && !self.answered => {
                 let qid = self.question_id.clone().unwrap_or_default();
                 let endpoint =
                     move_for(TaskStatus::Blocked, &Observation::InputAnswered)?.endpoint();
-                let body = json!({"id": cast.task_id, "questionId": qid, "answer": readable_body(&line.text)});
-                let resumed = call(&cast.host, endpoint, body).await?;
+                // Bot A's own answer, as the requester (never the owner).
+                let answer = readable_body(&line.text);
+                let resumed =
+                    answer_as_requester(cast.host.board(), &cast.ada, &cast.task_id, &qid, &answer)
+                        .await?
+                        .ok_or("the card is gone")?;
                 self.statuses
-                    .push(json!({"task-answer-input": str_at(&resumed, "/task/status")?}));
+                    .push(json!({endpoint: status_word(resumed.status)}));
                 self.answered = true;
             }
             _ => {}

@@ -26,6 +26,7 @@ mod opencode_budgets;
 mod opencode_cancel;
 mod opencode_delivery;
 mod opencode_isolation;
+mod opencode_payload;
 mod opencode_publication;
 mod opencode_recovery;
 mod opencode_room;

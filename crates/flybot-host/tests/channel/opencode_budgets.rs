@@ -37,8 +37,8 @@ async fn resource_bounds_the_message_limit_aborts_the_turn_in_flight_and_pauses_
     let kit = Kit::with_config(|config| {
         config.models = crate::opencode_room::bot_a_models();
         config.opencode = OpenCodeRuntime::Fake(vec![
-            FakeStep::Reply {
-                text: "QUESTION: dashes or underscores?".into(),
+            FakeStep::AskQuestion {
+                question: "QUESTION: dashes or underscores?".into(),
             },
             FakeStep::Hang,
         ]);
@@ -80,7 +80,8 @@ async fn resource_bounds_the_message_limit_aborts_the_turn_in_flight_and_pauses_
         .into_iter()
         .filter(|r| r["operation"] == "abort")
         .count();
-    assert_eq!(aborts, 1, "{}", journal_text(&kit, &p));
+    // One suspended the question's turn, one the turn the budget stopped.
+    assert_eq!(aborts, 2, "{}", journal_text(&kit, &p));
     // New work is paused: the next line reaches OpenCode no more.
     kit.ok("send", say("@Coder go on")).await;
     let said = coder_said_last(&kit, &p).await;
@@ -117,7 +118,10 @@ async fn resource_bounds_a_refused_submission_is_retried_under_the_same_reservat
         .unwrap();
     let prompts = seat.runtime_prompts();
     assert_eq!(prompts.len(), 1, "the refused prompt was not taken");
-    assert!(prompts[0].contains("make slugify pass"), "{prompts:?}");
+    assert!(
+        prompts[0].contains("Task: Fixture task: make slugify's tests pass"),
+        "{prompts:?}"
+    );
     assert!(!prompts[0].contains("try again"), "{prompts:?}");
     // One turn reserved, one retry charged, two submissions of that turn.
     let turns: Vec<Value> = records(&kit, &p, "ingress")

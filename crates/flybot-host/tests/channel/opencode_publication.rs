@@ -85,8 +85,8 @@ async fn killed_before_the_publications_outcome(step: FakeStep) -> (Kit, Kit, Pi
 
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_and_crash_a_question_published_before_the_kill_is_recorded_not_published_twice() {
-    let (first, kit, p) = killed_before_the_publications_outcome(FakeStep::Reply {
-        text: "QUESTION: dashes or underscores?".into(),
+    let (first, kit, p) = killed_before_the_publications_outcome(FakeStep::AskQuestion {
+        question: "QUESTION: dashes or underscores?".into(),
     })
     .await;
     let before = crate::opencode_room::card(&first, &p.task).await;

@@ -177,8 +177,8 @@ async fn delivery_and_crash_a_kill_between_submit_and_outcome_is_uncertain_and_r
 
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_and_crash_retry_resends_the_turn_under_its_one_reservation_after_a_restart() {
-    let after = vec![FakeStep::Reply {
-        text: QUESTION.into(),
+    let after = vec![FakeStep::AskQuestion {
+        question: QUESTION.into(),
     }];
     let (_first, kit, p) = uncertain_after_a_kill(after.clone()).await;
     let decided = kit
@@ -202,7 +202,10 @@ async fn delivery_and_crash_retry_resends_the_turn_under_its_one_reservation_aft
     // The turn's own words went again, not the new line.
     let prompts = seat(&kit, &p).runtime_prompts();
     assert_eq!(prompts.len(), 1, "{prompts:?}");
-    assert!(prompts[0].contains("make slugify pass"), "{prompts:?}");
+    assert!(
+        prompts[0].contains("Task: Fixture task: make slugify's tests pass"),
+        "{prompts:?}"
+    );
     let journal = records(kit.home(), &p);
     let kinds = |t: &str| journal.iter().filter(|r| r["type"] == t).count();
     assert_eq!(kinds("retried"), 1);
@@ -226,7 +229,7 @@ async fn delivery_and_crash_accept_takes_what_the_runtime_shows_as_the_turns_end
     seat(&kit, &p)
         .fake_runtime()
         .unwrap()
-        .finish_pending(QUESTION);
+        .finish_pending_asking(QUESTION);
     let decided = kit
         .ok(
             "task-recovery-decide",

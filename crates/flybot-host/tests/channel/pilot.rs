@@ -79,7 +79,9 @@ fn check_collaboration(run: &PilotRun) {
         assert!(progress <= 2, "{journal}");
     }
     assert_eq!(journal["inboxCursor"], 4 + progress, "{journal}");
-    assert_eq!(journal["sends"], 3, "{journal}");
+    // The session, two submissions, and the reject and abort that suspend
+    // the turn in which the runtime asked its question.
+    assert_eq!(journal["sends"], 5, "{journal}");
     assert_eq!(journal["turnsSubmitted"], 2, "{journal}");
     assert!(journal["resultEvent"].is_string(), "{journal}");
     let texts: Vec<(&str, &str)> = report
@@ -116,6 +118,17 @@ fn check_collaboration(run: &PilotRun) {
             "\"result-ready\""
         ]
     );
+    // #198: Bot B's question and its result move the card as the
+    // execution service bound to it, never as the owner.
+    let moved_by = &report.raw_status["movedBy"];
+    for status in ["blocked", "result-ready"] {
+        assert!(
+            moved_by[status]
+                .as_str()
+                .is_some_and(|actor| actor.starts_with("execution:")),
+            "{status}: {moved_by}"
+        );
+    }
     // Evidence: the diff, both test runs, digests.
     assert!(
         report.evidence["diff"]

@@ -97,6 +97,7 @@ pub fn decide(
             | EnvelopeKind::Cancel
             | EnvelopeKind::CancelObserved => None,
         },
+        seq: envelope.seq,
     };
     let seen = state
         .events
@@ -107,6 +108,17 @@ pub fn decide(
         } else {
             Decision::Conflict
         };
+        return record;
+    }
+    // #198: each producer's seq strictly increases; a replayed or
+    // out-of-order one changes nothing.
+    let last = state
+        .producer_seqs
+        .get(&context.sender_bot)
+        .copied()
+        .unwrap_or(0);
+    if envelope.seq <= last {
+        record.decision = refused(RefusedBecause::SeqNotIncreasing { last });
         return record;
     }
     let outcome = match envelope.kind {

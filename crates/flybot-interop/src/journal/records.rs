@@ -94,6 +94,10 @@ pub enum RefusedBecause {
     Budget {
         limit: crate::budgets::BudgetRefusal,
     },
+    /// The event's `seq` is not above the last one its producer's accepted
+    /// events carried (#198: each producer's own sequence space): a replay
+    /// or an out-of-order event.
+    SeqNotIncreasing { last: u64 },
 }
 
 /// The dedupe decision recorded with the event.
@@ -144,6 +148,10 @@ pub struct IngressRecord {
     /// survives a crash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_text: Option<String>,
+    /// The envelope's producer-local sequence number (0 in journals
+    /// written before it was kept).
+    #[serde(default)]
+    pub seq: u64,
 }
 
 /// What a remote call is about to do.

@@ -104,6 +104,9 @@ pub struct JournalState {
     pub sends: BTreeMap<u64, SendState>,
     /// The highest inbox position journaled.
     pub journaled_cursor: u64,
+    /// Sender Bot → the highest `seq` of its accepted events: each
+    /// producer's sequence space, durable as the journal is.
+    pub producer_seqs: BTreeMap<String, u64>,
 }
 
 impl JournalState {
@@ -116,6 +119,7 @@ impl JournalState {
             sessions: BTreeMap::new(),
             sends: BTreeMap::new(),
             journaled_cursor: 0,
+            producer_seqs: BTreeMap::new(),
         }
     }
 
@@ -248,12 +252,29 @@ impl JournalState {
         (!sent).then_some(turn_id)
     }
 
+    /// An accepted (or diagnostic) event spends its producer's seq.
+    fn note_seq(&mut self, ingress: &IngressRecord) {
+        if matches!(ingress.decision, Decision::Accepted | Decision::Diagnostic) {
+            let last = self
+                .producer_seqs
+                .entry(ingress.context.sender_bot.clone())
+                .or_default();
+            *last = (*last).max(ingress.seq);
+        }
+    }
+
+    /// The highest seq any producer's accepted events carried.
+    pub fn highest_seq(&self) -> u64 {
+        self.producer_seqs.values().copied().max().unwrap_or(0)
+    }
+
     fn apply_ingress(&mut self, ingress: &IngressRecord) {
         self.journaled_cursor = self.journaled_cursor.max(ingress.cursor);
         let sender = ingress.context.sender_bot.clone();
         self.events
             .entry((sender, ingress.event_id.clone()))
             .or_insert_with(|| ingress.digest.clone());
+        self.note_seq(ingress);
         match &ingress.decision {
             Decision::Accepted => {}
             Decision::Diagnostic => {

@@ -1,8 +1,11 @@
 //! One OpenCode turn under the contract: `prompt_async`, then the `/event`
 //! stream as a notification source and polling of status and history as the
 //! record. Idle alone is not completion evidence: a turn ends with a text
-//! only when the history holds a new completed assistant message. An
-//! unexpected permission or question, a stop and a time limit are reported
+//! only when the history holds a new completed assistant message. A
+//! question the runtime asks (its question request) suspends the turn: it
+//! is rejected there and the session stopped, and the turn ends with the
+//! question's words for the room to answer in the next turn. An
+//! unexpected permission, a question, a stop and a time limit are reported
 //! by `follow` before any remote call, so a journaling caller can persist
 //! the deny and the abort around them; `await_end` makes those calls
 //! unjournaled. `observed` is set only once the runtime shows the session
@@ -10,6 +13,7 @@
 
 use super::client::{OpenCodeClient, SessionStatus};
 use super::pin::{Capability, DocCheck};
+use super::reported::{Reported, question_in, question_text, reported_in};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -23,10 +27,16 @@ const IDLE_POLLS: u32 = 10;
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TurnEnd {
-    /// A new completed assistant message: its text and id.
-    Text { text: String, message_id: String },
-    /// A permission or question the policy does not allow: denied, the turn
-    /// stopped.
+    /// Words the runtime ended the turn with: a new completed assistant
+    /// message (its text and id), or its question request (the question's
+    /// text and the request's id); `reported` says which, and whether the
+    /// turn changed a file.
+    Text {
+        text: String,
+        message_id: String,
+        reported: Reported,
+    },
+    /// A permission the policy does not allow: denied, the turn stopped.
     Refused { permission: String },
     /// The person stopped it; `observed` once the runtime showed the stop.
     Stopped { observed: bool },
@@ -55,7 +65,8 @@ pub enum Followed {
         permission: String,
         /// The id the deny reply names.
         request_id: String,
-        question: bool,
+        /// `Some` with the question's text when the runtime asked one.
+        question: Option<String>,
     },
     /// The turn passed its time limit; nothing was aborted yet. The turn
     /// ends `no_answer_within(limit_secs)` once it is.
@@ -86,6 +97,24 @@ pub type ProgressCharge<'a> = &'a mut (dyn FnMut(BudgetPoint) -> Result<(), Stri
 pub fn no_answer_within(limit_secs: u64) -> TurnEnd {
     TurnEnd::Failed {
         detail: format!("no answer within {limit_secs} s"),
+    }
+}
+
+/// The end of a turn in which the runtime asked `question` (its question
+/// request: the turn is suspended, the question the room's to answer) or a
+/// permission the policy refused.
+pub fn asked_or_refused(
+    permission: String,
+    request_id: String,
+    question: Option<String>,
+) -> TurnEnd {
+    match question {
+        Some(text) => TurnEnd::Text {
+            text,
+            message_id: request_id,
+            reported: Reported::Question,
+        },
+        None => TurnEnd::Refused { permission },
     }
 }
 
@@ -148,6 +177,15 @@ pub(crate) fn answer_in(history: &[Value], before: &BTreeSet<String>) -> Option<
         .as_str()
         .unwrap_or_default()
         .to_owned();
+    // The runtime's question request, recorded in the history: the turn
+    // asked, whatever became of the call after.
+    if let Some(text) = question_in(history, before) {
+        return Some(TurnEnd::Text {
+            text,
+            message_id: id,
+            reported: Reported::Question,
+        });
+    }
     if let Some(error) = message["info"].get("error").filter(|e| !e.is_null()) {
         let name = error["name"].as_str().unwrap_or("error");
         return Some(TurnEnd::Failed {
@@ -158,6 +196,7 @@ pub(crate) fn answer_in(history: &[Value], before: &BTreeSet<String>) -> Option<
     Some(TurnEnd::Text {
         text: text_of(message),
         message_id: id,
+        reported: reported_in(history, before),
     })
 }
 
@@ -301,9 +340,9 @@ impl DriverSession {
                 request_id,
                 question,
             } => {
-                let _ = self.deny(&request_id, question).await;
+                let _ = self.deny(&request_id, question.is_some()).await;
                 let _ = self.stop_observed().await;
-                TurnEnd::Refused { permission }
+                asked_or_refused(permission, request_id, question)
             }
             Followed::TimedOut { limit_secs } => {
                 let _ = self.client.abort(&self.session_id).await;
@@ -434,11 +473,8 @@ impl DriverSession {
             return None;
         }
         let (permission, question) = match kind {
-            "permission.asked" => (
-                properties["permission"].as_str().unwrap_or("unknown"),
-                false,
-            ),
-            "question.asked" => ("question", true),
+            "permission.asked" => (properties["permission"].as_str().unwrap_or("unknown"), None),
+            "question.asked" => ("question", Some(question_text(properties))),
             _ => return None,
         };
         Some(Followed::RequestAsked {

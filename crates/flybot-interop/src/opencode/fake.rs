@@ -26,7 +26,8 @@ pub enum FakeStep {
     /// Answers `echo: <the prompt>`.
     Echo,
     /// Writes `files` into its workspace, runs `command` there (argv, no
-    /// shell), then answers `text` with the command's output appended.
+    /// shell), then answers `text` with the command's output appended; its
+    /// history shows each write and the command as completed tool calls.
     Edit {
         files: Vec<(String, String)>,
         command: Vec<String>,
@@ -34,8 +35,10 @@ pub enum FakeStep {
     },
     /// Asks for `permission`, then answers `text` only if allowed.
     AskPermission { permission: String, text: String },
-    /// Asks a question through the question tool.
-    AskQuestion,
+    /// Asks `question` through OpenCode's question tool (a
+    /// `question.asked` request), then waits, busy, until it is answered,
+    /// rejected or the session aborted.
+    AskQuestion { question: String },
     /// Stays busy until aborted.
     Hang,
     /// Reports `count` finished tool calls, then stays busy until aborted.
@@ -203,6 +206,19 @@ impl FakeOpenCode {
     /// with a completed answer `text`, as a runtime that went on working
     /// would (a test's hook).
     pub fn finish_pending(&self, text: &str) {
+        self.finish_pending_with(text, Vec::new());
+    }
+
+    /// Finishes every pending session as `finish_pending` does, its answer's
+    /// message holding a call of the question tool that asked `question`
+    /// (as the history shows a question asked, then cut).
+    pub fn finish_pending_asking(&self, question: &str) {
+        let call = json!({"type": "tool", "tool": "question", "state": {"status": "error",
+            "input": {"questions": [{"question": question, "header": "Question", "options": []}]}}});
+        self.finish_pending_with("", vec![call]);
+    }
+
+    fn finish_pending_with(&self, text: &str, tools: Vec<Value>) {
         let pending: Vec<String> = lock(&self.inner)
             .sessions
             .iter()
@@ -214,7 +230,7 @@ impl FakeOpenCode {
             .map(|(id, _)| id.clone())
             .collect();
         for session in pending {
-            self.answer(&session, text, None);
+            self.answer_after(&session, text, None, tools.clone());
             self.set_busy(&session, false);
         }
     }
@@ -287,13 +303,19 @@ impl FakeOpenCode {
     }
 
     fn answer(&self, session: &str, text: &str, error: Option<&str>) {
+        self.answer_after(session, text, error, Vec::new());
+    }
+
+    /// An answer whose message also holds the turn's completed tool calls.
+    fn answer_after(&self, session: &str, text: &str, error: Option<&str>, mut tools: Vec<Value>) {
         let id = self.id("msg");
         let mut info = json!({"id": id, "sessionID": session, "role": "assistant",
             "time": {"created": now_ms(), "completed": now_ms()}});
         if let Some(name) = error {
             info["error"] = json!({"name": name, "data": {}});
         }
-        let message = json!({"info": info, "parts": [{"type": "text", "text": text}]});
+        tools.push(json!({"type": "text", "text": text}));
+        let message = json!({"info": info, "parts": tools});
         if let Some(s) = lock(&self.inner).sessions.get_mut(session) {
             s.messages.push(message);
         }
@@ -301,11 +323,13 @@ impl FakeOpenCode {
         self.emit(json!({"type": "message.updated", "properties": {"sessionID": session}}));
     }
 
-    /// A finished tool call, as the pinned server reports one.
-    fn tool_done(&self, session: &str, tool: &str) {
+    /// A finished tool call, as the pinned server reports one: its part,
+    /// for the answer's message.
+    fn tool_done(&self, session: &str, tool: &str) -> Value {
         let part = json!({"id": self.id("prt"), "sessionID": session, "type": "tool",
             "tool": tool, "state": {"status": "completed"}});
-        self.emit(json!({"type": "message.part.updated", "properties": {"part": part}}));
+        self.emit(json!({"type": "message.part.updated", "properties": {"part": part.clone()}}));
+        part
     }
 
     async fn play(&self, session: String, step: FakeStep) {
@@ -329,13 +353,14 @@ impl FakeOpenCode {
                 text,
             } => {
                 let mut output = String::new();
+                let mut tools = Vec::new();
                 for (path, content) in files {
                     let target = self.workspace.join(&path);
                     if let Some(parent) = target.parent() {
                         let _ = std::fs::create_dir_all(parent);
                     }
                     let _ = std::fs::write(&target, content);
-                    self.tool_done(&session, "write");
+                    tools.push(self.tool_done(&session, "write"));
                 }
                 if let Some((program, args)) = command.split_first() {
                     let ran = tokio::process::Command::new(program)
@@ -349,9 +374,9 @@ impl FakeOpenCode {
                     }
                 }
                 if !command.is_empty() {
-                    self.tool_done(&session, "bash");
+                    tools.push(self.tool_done(&session, "bash"));
                 }
-                self.answer(&session, &format!("{text}\n{output}"), None);
+                self.answer_after(&session, &format!("{text}\n{output}"), None, tools);
             }
             FakeStep::AskPermission { permission, text } => {
                 let id = self.id("per");
@@ -362,15 +387,19 @@ impl FakeOpenCode {
                     {"id": id, "sessionID": session, "permission": permission, "patterns": ["*"]}}));
                 return;
             }
-            FakeStep::AskQuestion => {
+            FakeStep::AskQuestion { question } => {
                 let id = self.id("que");
+                if let Some(s) = lock(&self.inner).sessions.get_mut(&session) {
+                    s.hanging = true;
+                }
                 self.emit(json!({"type": "question.asked", "properties":
-                    {"id": id, "sessionID": session, "questions": [{"question": "Which one?"}]}}));
+                    {"id": id, "sessionID": session, "questions":
+                        [{"question": question, "header": "Question", "options": []}]}}));
                 return;
             }
             FakeStep::ToolsThenHang { count } => {
                 for _ in 0..count {
-                    self.tool_done(&session, "read");
+                    let _ = self.tool_done(&session, "read");
                 }
                 if let Some(s) = lock(&self.inner).sessions.get_mut(&session) {
                     s.hanging = true;

@@ -13,6 +13,7 @@ pub mod locate;
 pub mod pin;
 pub mod process;
 pub mod project_config;
+pub mod reported;
 pub mod spec;
 
 pub use client::OpenCodeClient;
@@ -21,3 +22,4 @@ pub use journaled::{
     CancelStand, JournaledTask, Parties, Reconciled, RecoveryChoice, RecoveryDone,
 };
 pub use pin::{Capability, DocCheck, PINNED_VERSION, check_doc, check_doc_against};
+pub use reported::Reported;

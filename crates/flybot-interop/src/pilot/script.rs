@@ -39,12 +39,13 @@ pub fn bot_a_scenario() -> String {
 }
 
 #[cfg(feature = "testing")]
-/// The fake OpenCode's steps for Bot B: ask, then edit and test.
+/// The fake OpenCode's steps for Bot B: ask through the question tool, then
+/// edit and test.
 pub fn fake_steps() -> Vec<crate::opencode::fake::FakeStep> {
     use crate::opencode::fake::FakeStep;
     vec![
-        FakeStep::Reply {
-            text: QUESTION.to_owned(),
+        FakeStep::AskQuestion {
+            question: QUESTION.to_owned(),
         },
         FakeStep::Edit {
             files: vec![("slug.mjs".to_owned(), FIXED_SLUG.to_owned())],

@@ -202,3 +202,51 @@ fn matrix_delivery_and_crash_a_torn_last_record_is_dropped_on_restart() {
         &reply(Question, "task-1", "q1", "t1", "task-1-ev-1"),
     );
 }
+
+#[test]
+fn matrix_delivery_and_crash_seq_is_checked_per_producer_and_a_replay_changes_nothing() {
+    use flybot_interop::envelope::EnvelopeKind::Answer;
+    use flybot_interop::journal::RefusedBecause;
+    let mut h = Harness::new();
+    enrolled(&mut h, "task-1");
+    // Bot B's seq 1 is its own: Bot A's seq 1 does not spend it.
+    let mut question = reply(Question, "task-1", "q1", "t1", "task-1-ev-1");
+    question.seq = 1;
+    let asked = h.deliver_as_sent(&b_to_a(), &question);
+    assert_eq!(asked.decision, Decision::Accepted);
+    // Durable: after a restart Bot A's seq 1 (its request's) is still spent.
+    h.restart();
+    let before = format!("{:?}", h.journal.state().tasks);
+    let cursor = h.journal.inbox_cursor();
+    let mut replayed = reply(Answer, "task-1", "a1", "t2", "q1");
+    replayed.seq = 1;
+    let refused = h.deliver_as_sent(&a_to_b(), &replayed);
+    assert_eq!(
+        refused.decision,
+        Decision::Refused(RefusedBecause::SeqNotIncreasing { last: 1 })
+    );
+    assert_eq!(
+        format!("{:?}", h.journal.state().tasks),
+        before,
+        "nothing changed"
+    );
+    assert_eq!(
+        h.journal.inbox_cursor(),
+        cursor + 1,
+        "recorded, never acted on"
+    );
+    // An event that jumps ahead is taken; one behind it afterwards is not.
+    let mut ahead = reply(Answer, "task-1", "a2", "t2", "q1");
+    ahead.seq = 5;
+    assert_eq!(
+        h.deliver_as_sent(&a_to_b(), &ahead).decision,
+        Decision::Accepted
+    );
+    let mut behind = cancel("task-1", "c1", 0);
+    behind.seq = 4;
+    assert_eq!(
+        h.deliver_as_sent(&a_to_b(), &behind).decision,
+        Decision::Refused(RefusedBecause::SeqNotIncreasing { last: 5 })
+    );
+    assert!(h.journal.task("task-1").unwrap().cancel.cancel.is_none());
+}

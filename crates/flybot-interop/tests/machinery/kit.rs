@@ -38,6 +38,10 @@ pub struct Harness {
     pub journal: Journal,
     pub now: u64,
     pub cursor: u64,
+    /// Each producer's last seq, and the seq each (sender, eventId) went
+    /// out with: a producer numbers its events, and resends one as it was.
+    seqs: std::collections::HashMap<String, u64>,
+    sent: std::collections::HashMap<(String, String), u64>,
 }
 
 impl Harness {
@@ -49,6 +53,8 @@ impl Harness {
             journal,
             now: 1_000,
             cursor: 0,
+            seqs: Default::default(),
+            sent: Default::default(),
         }
     }
 
@@ -78,7 +84,31 @@ impl Harness {
 
     /// Delivers one envelope through the whole ingress (check, journal,
     /// cursor) and returns its record.
+    /// The envelope is numbered as its producer sends it: the next seq for
+    /// a new event, the one it went out with for a resent one.
     pub fn deliver(&mut self, context: &TransportContext, envelope: &Envelope) -> IngressRecord {
+        let key = (context.sender_bot.clone(), envelope.event_id.clone());
+        let seq = match self.sent.get(&key) {
+            Some(seq) => *seq,
+            None => {
+                let last = self.seqs.entry(context.sender_bot.clone()).or_default();
+                *last += 1;
+                self.sent.insert(key, *last);
+                *last
+            }
+        };
+        let mut numbered = envelope.clone();
+        numbered.seq = seq;
+        self.deliver_as_sent(context, &numbered)
+    }
+
+    /// Delivers the envelope with the seq it carries (a replay, an
+    /// out-of-order event).
+    pub fn deliver_as_sent(
+        &mut self,
+        context: &TransportContext,
+        envelope: &Envelope,
+    ) -> IngressRecord {
         self.cursor += 1;
         let bytes = serde_json::to_vec(envelope).unwrap();
         self.journal

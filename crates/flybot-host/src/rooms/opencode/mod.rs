@@ -18,6 +18,7 @@ pub mod observation_moves;
 mod outcome;
 mod publication;
 pub mod recovery;
+pub(crate) mod selected;
 pub mod verify;
 
 use card_moves::{posted_after, resume};
@@ -466,7 +467,11 @@ impl OpenCodeSeats {
             .map_or(0, |l| l.seq);
         let (end, observation) = {
             let mut task = seat.task.lock().await;
-            let end = task.turn_at(&turn.text, before, stop, TURN_LIMIT).await;
+            // #198: explicitly selected text, never the round's.
+            let text = rounds.team.read(|state| {
+                selected::selected_text(state, &card.id, &seat.spec.test_command, task.requested())
+            });
+            let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
             (end, task.last_observation().cloned())
         };
         let name = rounds.team.read(|state| name_of(state, &turn.bot_id));

@@ -9,7 +9,7 @@ use crate::cancel::TurnKey;
 use crate::envelope::EnvelopeKind;
 use crate::journal::{Decision, RefusedBecause};
 use crate::opencode::driver::{
-    BudgetPoint, DriverSession, Followed, Submitted, TurnEnd, no_answer_within,
+    BudgetPoint, DriverSession, Followed, Submitted, TurnEnd, asked_or_refused, no_answer_within,
 };
 use std::time::Duration;
 use tokio::sync::watch;
@@ -53,8 +53,9 @@ impl JournaledTask {
                 request_id,
                 question,
             } => {
-                self.refuse(session, turn, &request_id, question).await;
-                TurnEnd::Refused { permission }
+                self.refuse(session, turn, &request_id, question.is_some())
+                    .await;
+                asked_or_refused(permission, request_id, question)
             }
             Followed::TimedOut { limit_secs } => {
                 // The turn's end is the limit whatever the abort did.

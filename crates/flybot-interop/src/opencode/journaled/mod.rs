@@ -102,12 +102,6 @@ fn control_observation<T>(result: &client::Result<T>) -> SendObservation {
     }
 }
 
-/// Whether Bot B's text asks for a selected input.
-pub fn is_question(text: &str) -> bool {
-    let first = text.lines().next().unwrap_or_default().trim();
-    first.starts_with("QUESTION") || first.ends_with('?')
-}
-
 impl JournaledTask {
     /// Records the host's binding for `task_id` between the parties and
     /// resumes from what the journal already holds for the task (see
@@ -173,10 +167,11 @@ impl JournaledTask {
                 None
             };
             if let Some(n) = n {
-                self.seq += 1;
                 self.turns = self.turns.max(n);
             }
         }
+        // Each producer's seq goes on above its last accepted one.
+        self.seq = self.journal.state().highest_seq();
         let Some(exec) = self.journal.task(&self.task_id) else {
             // Never enrolled: the next line is still the request.
             return;
@@ -192,6 +187,11 @@ impl JournaledTask {
         self.session = exec.correlation.session_id.clone().map(|session_id| {
             DriverSession::attach(self.client.clone(), self.check.clone(), session_id)
         });
+    }
+
+    /// Whether Bot A's request was made: the next turn carries an answer.
+    pub fn requested(&self) -> bool {
+        self.last_request.is_some()
     }
 
     pub fn journal(&self) -> &Journal {
@@ -533,10 +533,10 @@ impl JournaledTask {
     /// budget) is never the room's answer.
     fn outbound(&mut self, request_event: String, turn: TurnKey, end: TurnEnd) -> TurnEnd {
         let (kind, text) = match &end {
-            TurnEnd::Text { text, .. } if is_question(text) => (EnvelopeKind::Question, text),
-            TurnEnd::Text { text, .. } => (EnvelopeKind::Result, text),
-            TurnEnd::Failed { detail } => (EnvelopeKind::Failure, detail),
-            TurnEnd::Refused { permission } => (EnvelopeKind::Failure, permission),
+            // #198: what the runtime reported decides, never the words.
+            TurnEnd::Text { text, reported, .. } => reported.envelope(text),
+            TurnEnd::Failed { detail } => (EnvelopeKind::Failure, detail.clone()),
+            TurnEnd::Refused { permission } => (EnvelopeKind::Failure, permission.clone()),
             TurnEnd::Stopped { observed } => {
                 self.last_observation = Some(if *observed {
                     Observation::AbortObserved
