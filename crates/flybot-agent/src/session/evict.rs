@@ -45,7 +45,7 @@ pub(crate) fn let_go_idle(cells: &mut HashMap<String, Arc<Cell>>) {
         })
         .collect();
     // The most recently used first: they are the ones kept.
-    idle.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    idle.sort_unstable_by_key(|cell| std::cmp::Reverse(cell.0));
     let (mut kept, mut held) = (0, 0);
     for (_, id, bytes) in idle {
         if kept < KEPT_IDLE && held + bytes <= KEPT_IDLE_BYTES {
