@@ -52,6 +52,16 @@ async fn killed_before_the_publications_outcome(step: FakeStep) -> (Kit, Kit, Pi
             journal_path(first.home(), &p).exists() && publications(first.home(), &p).1.len() == 1
         })
         .await;
+    // The crash comes after Bot B's line is on disk (the room posts it before
+    // the card moves, #198); what it cuts is only the publication's outcome.
+    first
+        .until("Bot B's line is durable in the room", || {
+            first
+                .room_lines(&p.room)
+                .iter()
+                .any(|l| l.author_id == p.coder)
+        })
+        .await;
     first.host.store().saves_settled().await;
     let home = tempfile::tempdir().unwrap();
     copy_folder(first.home(), home.path());
