@@ -57,6 +57,20 @@ fn fixture(answers: Vec<Answer>) -> Fixture {
     }
 }
 
+/// A fixture whose Session `busy` runs a turn that waits a long time.
+async fn with_busy_session() -> Fixture {
+    let f = fixture(vec![Answer::Calls(vec![(
+        "wait".into(),
+        r#"{"text":"100000"}"#.into(),
+    )])]);
+    let (text, source, kind) = user("wait a long time");
+    f.sessions.deliver("busy", &text, source, kind).unwrap();
+    while f.sessions.oldest_open_wait("busy").is_none() {
+        tokio::task::yield_now().await;
+    }
+    f
+}
+
 fn kinds(entries: &[LogEntry]) -> Vec<String> {
     entries
         .iter()
@@ -481,15 +495,7 @@ async fn idle_sessions_past_the_byte_bound_are_let_go_13() {
 /// let go reads back whole from its files when it is next used.
 #[tokio::test]
 async fn idle_sessions_past_the_bound_are_let_go_and_read_back_whole() {
-    let f = fixture(vec![Answer::Calls(vec![(
-        "wait".into(),
-        r#"{"text":"100000"}"#.into(),
-    )])]);
-    let (text, source, kind) = user("wait a long time");
-    f.sessions.deliver("busy", &text, source, kind).unwrap();
-    while f.sessions.oldest_open_wait("busy").is_none() {
-        tokio::task::yield_now().await;
-    }
+    let f = with_busy_session().await;
     let many = KEPT_IDLE + 20;
     for n in 0..many {
         let (text, source, kind) = user(&format!("line {n}"));
@@ -546,15 +552,7 @@ fn crash_copy(from: &std::path::Path, to: &std::path::Path) {
 /// turn, a held line the person cancelled) owes nothing and runs nothing.
 #[tokio::test]
 async fn a_restart_reads_each_sessions_newest_note_and_a_settled_one_runs_nothing_13() {
-    let f = fixture(vec![Answer::Calls(vec![(
-        "wait".into(),
-        r#"{"text":"100000"}"#.into(),
-    )])]);
-    let (text, source, kind) = user("wait a long time");
-    f.sessions.deliver("busy", &text, source, kind).unwrap();
-    while f.sessions.oldest_open_wait("busy").is_none() {
-        tokio::task::yield_now().await;
-    }
+    let f = with_busy_session().await;
     let (outcome, _) = f.sessions.send_line("busy", "and then this", None).unwrap();
     assert_eq!(outcome, SendOutcome::Queued);
     let (text, source, kind) = user("finish quickly");

@@ -329,22 +329,25 @@ async fn raw_status(
         .iter()
         .map(super::runtime_turns::agent_turn_view)
         .collect();
-    // Who made each of the card's moves, as the card records it.
-    let moved_by: serde_json::Map<String, Value> = cast.host.team().read(|state| {
+    let moved_by = moved_by(cast);
+    json!({"task": walk.statuses, "movedBy": moved_by, "taskId": cast.task_id, "opencodeSession": session_id, "journal": journal_view, "network": network, "botATurns": bot_a, "botBTurns": ends,
+        "question": walk.question_id.is_some(), "answered": walk.answered})
+}
+
+/// Who made each of the card's moves, as the card records it.
+fn moved_by(cast: &super::cast::Cast) -> serde_json::Map<String, Value> {
+    let actors = cast.host.team().read(|state| {
         state
             .tasks
             .get(&cast.task_id)
-            .map_or_else(Default::default, |t| {
-                flybot_protocol::task::TaskFields::read(t)
-                    .actors
-                    .iter()
-                    .map(|(status, entry)| {
-                        let status = flybot_core::tasks::machine::status_word(*status);
-                        (status.to_owned(), Value::from(entry.actor_id.clone()))
-                    })
-                    .collect()
-            })
+            .map(|task| flybot_protocol::task::TaskFields::read(task).actors)
+            .unwrap_or_default()
     });
-    json!({"task": walk.statuses, "movedBy": moved_by, "taskId": cast.task_id, "opencodeSession": session_id, "journal": journal_view, "network": network, "botATurns": bot_a, "botBTurns": ends,
-        "question": walk.question_id.is_some(), "answered": walk.answered})
+    actors
+        .iter()
+        .map(|(status, entry)| {
+            let status = flybot_core::tasks::machine::status_word(*status);
+            (status.to_owned(), Value::from(entry.actor_id.clone()))
+        })
+        .collect()
 }

@@ -68,12 +68,12 @@ pub struct Record {
 }
 
 impl Record {
-    /// The line `value` for the file at `path`, which must lie inside `home`.
     /// The bytes this record adds to its file, newline included.
     pub fn byte_len(&self) -> usize {
         self.line.len() + 1
     }
 
+    /// The line `value` for the file at `path`, which must lie inside `home`.
     pub fn new(home: &Path, path: &Path, value: &impl Serialize) -> io::Result<Record> {
         let file = path
             .strip_prefix(home)
