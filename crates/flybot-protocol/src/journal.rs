@@ -46,22 +46,25 @@ pub enum BaseOp {
     Base,
 }
 
+/// One change as the journal keeps it. `V` is how an operation's new value
+/// is held: a parsed `Value` when read back, the record's own JSON text
+/// when the store writes it (the same bytes, without building a `Value`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ChangeLine {
+pub struct ChangeLine<V = Value> {
     pub seq: u64,
     pub t: u64,
     pub prev: String,
     /// The member id behind the change, or `host` for the host's own writes.
     pub actor: String,
-    pub ops: Vec<Op>,
+    pub ops: Vec<Op<V>>,
 }
 
 /// One operation on the team. Keys are paths of at most three segments,
 /// for example `["bots", "bot-1a2b"]` or `["designatedChiefId"]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Op {
-    Set { key: Vec<String>, next: Value },
+pub enum Op<V = Value> {
+    Set { key: Vec<String>, next: V },
     Delete { key: Vec<String> },
 }

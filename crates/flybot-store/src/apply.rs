@@ -1,11 +1,14 @@
 //! Applies one journal operation to the typed team. The same function runs
 //! when a change is made, when the journal is replayed at start and when
-//! `flybot replay` rebuilds a team, so the three cannot disagree.
+//! `flybot replay` rebuilds a team, so the three cannot disagree. Where a
+//! key lives in the team is written once, in `visit`.
 
 use flybot_protocol::journal::Op;
 use flybot_protocol::state::TeamState;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::any::Any;
 use std::collections::BTreeMap;
 
 /// Why an operation could not be applied.
@@ -25,108 +28,176 @@ fn fail(key: &[String], reason: impl Into<String>) -> ApplyError {
 
 /// Applies `op` to `state`.
 pub fn apply_op(state: &mut TeamState, op: &Op) -> Result<(), ApplyError> {
+    apply_keeping(state, op).map(drop)
+}
+
+/// What puts one key back as it was before an operation: the typed value
+/// the operation replaced (kept as it was, never serialised), or its absence.
+pub(crate) struct Undo {
+    key: Vec<String>,
+    prev: Option<Box<dyn Any + Send>>,
+}
+
+impl Undo {
+    /// Whether the operation replaced or removed a value.
+    pub(crate) fn replaced_something(&self) -> bool {
+        self.prev.is_some()
+    }
+
+    /// Puts the key back. The key was applied once, so it resolves again.
+    pub(crate) fn restore(self, state: &mut TeamState) {
+        let _ = visit(state, &self.key, Restore(self.prev));
+    }
+}
+
+/// An operation's new value, in either form a `ChangeLine` holds it.
+pub(crate) trait NewValue {
+    fn read<T: DeserializeOwned>(&self) -> serde_json::Result<T>;
+}
+
+impl NewValue for Value {
+    fn read<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+        T::deserialize(self)
+    }
+}
+
+impl NewValue for Box<RawValue> {
+    fn read<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+        serde_json::from_str(self.get())
+    }
+}
+
+/// Applies `op` to `state` and keeps what undoes it.
+pub(crate) fn apply_keeping<V: NewValue>(
+    state: &mut TeamState,
+    op: &Op<V>,
+) -> Result<Undo, ApplyError> {
     let (key, next) = match op {
         Op::Set { key, next } => (key.as_slice(), Some(next)),
         Op::Delete { key } => (key.as_slice(), None),
     };
+    let prev = visit(state, key, Apply { key, next })??;
+    Ok(Undo {
+        key: key.to_vec(),
+        prev,
+    })
+}
+
+/// A value the team holds under a key.
+trait Kept: DeserializeOwned + Send + 'static {}
+impl<T: DeserializeOwned + Send + 'static> Kept for T {}
+
+/// What is done at a key once `visit` has found where it lives.
+trait AtKey {
+    type Out;
+    /// The key names one record of `map`.
+    fn record<T: Kept>(self, map: &mut BTreeMap<String, T>, id: &str) -> Self::Out;
+    /// The key names a field replaced whole.
+    fn whole<T: Kept + Default>(self, slot: &mut T) -> Self::Out;
+}
+
+/// Finds where `key` lives in the team and does `at` there.
+fn visit<A: AtKey>(state: &mut TeamState, key: &[String], at: A) -> Result<A::Out, ApplyError> {
     let Some((head, rest)) = key.split_first() else {
         return Err(fail(key, "an empty key"));
     };
-    match head.as_str() {
-        "members" => apply_map(&mut state.members, key, rest, next),
-        "bots" => apply_map(&mut state.bots, key, rest, next),
-        "rooms" => apply_map(&mut state.rooms, key, rest, next),
-        "tasks" => apply_map(&mut state.tasks, key, rest, next),
-        "grants" => apply_map(&mut state.grants, key, rest, next),
-        "projects" => apply_map(&mut state.projects, key, rest, next),
-        "invitations" => apply_map(&mut state.invitations, key, rest, next),
-        "authSessions" => apply_map(&mut state.auth_sessions, key, rest, next),
-        "retiredSessions" => apply_map(&mut state.retired_sessions, key, rest, next),
-        "projectRuns" => apply_map(&mut state.project_runs, key, rest, next),
-        "prefs" => apply_map(&mut state.prefs, key, rest, next),
-        "schedules" => apply_map(&mut state.schedules, key, rest, next),
-        "scheduleRuns" => apply_map(&mut state.schedule_runs, key, rest, next),
+    let one = |rest| one_id(key, rest);
+    Ok(match head.as_str() {
+        "members" => at.record(&mut state.members, one(rest)?),
+        "bots" => at.record(&mut state.bots, one(rest)?),
+        "rooms" => at.record(&mut state.rooms, one(rest)?),
+        "tasks" => at.record(&mut state.tasks, one(rest)?),
+        "grants" => at.record(&mut state.grants, one(rest)?),
+        "projects" => at.record(&mut state.projects, one(rest)?),
+        "invitations" => at.record(&mut state.invitations, one(rest)?),
+        "authSessions" => at.record(&mut state.auth_sessions, one(rest)?),
+        "retiredSessions" => at.record(&mut state.retired_sessions, one(rest)?),
+        "projectRuns" => at.record(&mut state.project_runs, one(rest)?),
+        "prefs" => at.record(&mut state.prefs, one(rest)?),
+        "schedules" => at.record(&mut state.schedules, one(rest)?),
+        "scheduleRuns" => at.record(&mut state.schedule_runs, one(rest)?),
         "flybot" => match rest.split_first() {
             Some((section, id)) if section == "approvals" => {
-                apply_map(&mut state.flybot.approvals, key, id, next)
+                at.record(&mut state.flybot.approvals, one(id)?)
             }
-            _ => apply_map(&mut state.flybot.extra, key, rest, next),
+            _ => at.record(&mut state.flybot.extra, one(rest)?),
         },
-        "designatedChiefId" => apply_whole(&mut state.designated_chief_id, key, rest, next),
-        "mainBotIds" => apply_whole(&mut state.main_bot_ids, key, rest, next),
+        "designatedChiefId" | "mainBotIds" if !rest.is_empty() => {
+            return Err(fail(key, "this field is replaced whole"));
+        }
+        "designatedChiefId" => at.whole(&mut state.designated_chief_id),
+        "mainBotIds" => at.whole(&mut state.main_bot_ids),
         "version" | "journalSeq" | "journalDigest" => {
-            Err(fail(key, "the store's own bookkeeping is not an operation"))
+            return Err(fail(key, "the store's own bookkeeping is not an operation"));
         }
-        _ => apply_map(&mut state.extra, key, std::slice::from_ref(head), next),
+        _ => at.record(&mut state.extra, head),
+    })
+}
+
+/// The id of a record key `[collection, id]`, given what follows the collection.
+fn one_id<'k>(key: &[String], rest: &'k [String]) -> Result<&'k str, ApplyError> {
+    match rest {
+        [id] => Ok(id),
+        _ => Err(fail(key, "a record key names its collection and one id")),
     }
 }
 
-/// `key` is `[collection, id]`: set or delete one record.
-fn apply_map<T: DeserializeOwned>(
-    map: &mut BTreeMap<String, T>,
-    key: &[String],
-    rest: &[String],
-    next: Option<&Value>,
-) -> Result<(), ApplyError> {
-    let [id] = rest else {
-        return Err(fail(key, "a record key names its collection and one id"));
-    };
-    match next {
-        Some(value) => {
-            let record = T::deserialize(value).map_err(|e| fail(key, e.to_string()))?;
-            map.insert(id.clone(), record);
-        }
-        None => {
-            map.remove(id);
-        }
-    }
-    Ok(())
+/// Sets (or deletes, with no `next`) the value at a key; answers the
+/// value it replaced.
+struct Apply<'a, V> {
+    key: &'a [String],
+    next: Option<&'a V>,
 }
 
-/// `key` is `[field]`: replace a whole top-level value (delete resets it).
-fn apply_whole<T: DeserializeOwned + Default>(
-    slot: &mut T,
-    key: &[String],
-    rest: &[String],
-    next: Option<&Value>,
-) -> Result<(), ApplyError> {
-    if !rest.is_empty() {
-        return Err(fail(key, "this field is replaced whole"));
+type Replaced = Result<Option<Box<dyn Any + Send>>, ApplyError>;
+
+impl<V: NewValue> AtKey for Apply<'_, V> {
+    type Out = Replaced;
+
+    fn record<T: Kept>(self, map: &mut BTreeMap<String, T>, id: &str) -> Replaced {
+        let prev = match self.next {
+            Some(value) => map.insert(id.to_owned(), self.read(value)?),
+            None => map.remove(id),
+        };
+        Ok(prev.map(|p| Box::new(p) as Box<dyn Any + Send>))
     }
-    *slot = match next {
-        Some(value) => T::deserialize(value).map_err(|e| fail(key, e.to_string()))?,
-        None => T::default(),
-    };
-    Ok(())
+
+    fn whole<T: Kept + Default>(self, slot: &mut T) -> Replaced {
+        let next = match self.next {
+            Some(value) => self.read(value)?,
+            None => T::default(),
+        };
+        Ok(Some(Box::new(std::mem::replace(slot, next))))
+    }
 }
 
-/// The current value at `key`, for undo and for diffing; `None` when absent.
-pub fn value_at(state: &TeamState, key: &[String]) -> Option<Value> {
-    fn get<T: serde::Serialize>(map: &BTreeMap<String, T>, rest: &[String]) -> Option<Value> {
-        let [id] = rest else { return None };
-        map.get(id).and_then(|v| serde_json::to_value(v).ok())
+impl<V: NewValue> Apply<'_, V> {
+    fn read<T: Kept>(&self, value: &V) -> Result<T, ApplyError> {
+        value.read().map_err(|e| fail(self.key, e.to_string()))
     }
-    let (head, rest) = key.split_first()?;
-    match head.as_str() {
-        "members" => get(&state.members, rest),
-        "bots" => get(&state.bots, rest),
-        "rooms" => get(&state.rooms, rest),
-        "tasks" => get(&state.tasks, rest),
-        "grants" => get(&state.grants, rest),
-        "projects" => get(&state.projects, rest),
-        "invitations" => get(&state.invitations, rest),
-        "authSessions" => get(&state.auth_sessions, rest),
-        "retiredSessions" => get(&state.retired_sessions, rest),
-        "projectRuns" => get(&state.project_runs, rest),
-        "prefs" => get(&state.prefs, rest),
-        "schedules" => get(&state.schedules, rest),
-        "scheduleRuns" => get(&state.schedule_runs, rest),
-        "flybot" => match rest.split_first() {
-            Some((section, id)) if section == "approvals" => get(&state.flybot.approvals, id),
-            _ => get(&state.flybot.extra, rest),
-        },
-        "designatedChiefId" => serde_json::to_value(&state.designated_chief_id).ok(),
-        "mainBotIds" => serde_json::to_value(&state.main_bot_ids).ok(),
-        _ => state.extra.get(head).cloned(),
+}
+
+/// Puts back the value an `Apply` replaced.
+struct Restore(Option<Box<dyn Any + Send>>);
+
+impl AtKey for Restore {
+    type Out = ();
+
+    fn record<T: Kept>(self, map: &mut BTreeMap<String, T>, id: &str) {
+        match self.0.map(|prev| prev.downcast::<T>()) {
+            Some(Ok(prev)) => {
+                map.insert(id.to_owned(), *prev);
+            }
+            Some(Err(_)) => {}
+            None => {
+                map.remove(id);
+            }
+        }
+    }
+
+    fn whole<T: Kept + Default>(self, slot: &mut T) {
+        if let Some(Ok(prev)) = self.0.map(|prev| prev.downcast::<T>()) {
+            *slot = *prev;
+        }
     }
 }

@@ -3,18 +3,23 @@
 //! its own writes) and recorded as a journal operation with its undo, so a
 //! refusal part-way through rolls the team back to the byte.
 
-use crate::apply::{apply_op, value_at};
+use crate::apply::{Undo, apply_keeping};
 use flybot_protocol::approval::Approval;
 use flybot_protocol::journal::Op;
 use flybot_protocol::state::{AuthSession, Bot, Grant, Invitation, Member, Room, Task, TeamState};
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// An operation as a change writes it: its new value is the record's JSON
+/// text, serialised once, straight from the typed record.
+pub(crate) type Written = Op<Box<RawValue>>;
 
 pub struct Change<'a> {
     state: &'a mut TeamState,
     now_ms: u64,
-    ops: Vec<Op>,
-    undo: Vec<Op>,
+    ops: Vec<Written>,
+    undo: Vec<Undo>,
 }
 
 impl<'a> Change<'a> {
@@ -43,44 +48,39 @@ impl<'a> Change<'a> {
     }
 
     /// The operations written, and the operations that undo them.
-    pub(crate) fn into_parts(self) -> (Vec<Op>, Vec<Op>) {
+    pub(crate) fn into_parts(self) -> (Vec<Written>, Vec<Undo>) {
         (self.ops, self.undo)
     }
 
     /// Puts the team back as it was before this change.
     pub(crate) fn roll_back(mut self) {
-        while let Some(op) = self.undo.pop() {
-            // Undo ops were read from the team itself, so they always apply.
-            let _ = apply_op(self.state, &op);
+        while let Some(undo) = self.undo.pop() {
+            undo.restore(self.state);
         }
     }
 
     pub(crate) fn set(&mut self, key: Vec<String>, value: &impl Serialize) {
         // Records are plain data; serialising them cannot fail.
-        let Ok(next) = serde_json::to_value(value) else {
+        let Ok(next) = serde_json::value::to_raw_value(value) else {
             return;
         };
         self.write(Op::Set { key, next });
     }
 
+    /// Deletes the value at `key`; deleting what is not there writes nothing.
     pub(crate) fn delete(&mut self, key: Vec<String>) {
-        if value_at(self.state, &key).is_some() {
-            self.write(Op::Delete { key });
-        }
+        self.write(Op::Delete { key });
     }
 
-    fn write(&mut self, op: Op) {
-        let key = match &op {
-            Op::Set { key, .. } | Op::Delete { key } => key.clone(),
+    fn write(&mut self, op: Written) {
+        let Ok(undo) = apply_keeping(self.state, &op) else {
+            return;
         };
-        let undo = match value_at(self.state, &key) {
-            Some(prev) => Op::Set { key, next: prev },
-            None => Op::Delete { key },
-        };
-        if apply_op(self.state, &op).is_ok() {
-            self.undo.push(undo);
-            self.ops.push(op);
+        if matches!(op, Op::Delete { .. }) && !undo.replaced_something() {
+            return;
         }
+        self.undo.push(undo);
+        self.ops.push(op);
     }
 
     pub fn put_member(&mut self, member: &Member) {
@@ -158,7 +158,11 @@ impl<'a> Change<'a> {
     }
     /// The journaled mark of a memory scope (`flybot-store::memory`).
     pub fn memory_mark(&self, scope_key: &str) -> Option<Value> {
-        value_at(self.state, &memory_key(scope_key))
+        self.state
+            .flybot
+            .extra
+            .get(&memory_name(scope_key))
+            .cloned()
     }
     pub fn put_memory_mark(&mut self, scope_key: &str, mark: &Value) {
         self.set(memory_key(scope_key), mark);
@@ -184,7 +188,11 @@ impl<'a> Change<'a> {
 
 /// A memory scope's mark lives at `flybot.memory:<scope>`.
 fn memory_key(scope_key: &str) -> Vec<String> {
-    vec!["flybot".to_owned(), format!("memory:{scope_key}")]
+    vec!["flybot".to_owned(), memory_name(scope_key)]
+}
+
+fn memory_name(scope_key: &str) -> String {
+    format!("memory:{scope_key}")
 }
 
 fn key2(collection: &str, id: &str) -> Vec<String> {

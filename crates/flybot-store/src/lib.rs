@@ -43,12 +43,13 @@ pub use store::{
     system_now_ms,
 };
 
-/// Lower-case hex of `bytes`.
+/// Lower-case hex of `bytes` (by table: every change's digest goes through it).
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for byte in bytes {
-        let _ = write!(out, "{byte:02x}");
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     out
 }

@@ -2,13 +2,14 @@
 //! A change is applied under the team's mutex, queued to the journal thread
 //! in seq order, and answered once its line is on disk.
 
-use crate::change::Change;
+use crate::apply::Undo;
+use crate::change::{Change, Written};
 use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
 use crate::writer::{self, JournalInfo, WriterConfig, WriterMsg};
 use flybot_core::sync::lock;
-use flybot_protocol::journal::{ChangeLine, Op};
+use flybot_protocol::journal::ChangeLine;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
 use std::path::{Path, PathBuf};
@@ -377,8 +378,8 @@ impl Store {
         live: &mut Live,
         actor: &str,
         now: u64,
-        ops: Vec<Op>,
-        undo: Vec<Op>,
+        ops: Vec<Written>,
+        undo: Vec<Undo>,
     ) -> Result<(u64, oneshot::Receiver<Result<(), String>>), ApiError> {
         let seq = live.team.journal_seq + 1;
         let line = ChangeLine {
@@ -412,9 +413,8 @@ impl Store {
                 Ok((seq, rx))
             }
             Err(why) => {
-                for op in undo.iter().rev() {
-                    // Undo ops were read from the team itself, so they apply.
-                    let _ = crate::apply::apply_op(&mut live.team, op);
+                for undo in undo.into_iter().rev() {
+                    undo.restore(&mut live.team);
                 }
                 Err(self.mark_damaged(format!("the disk refused a write: {why}")))
             }

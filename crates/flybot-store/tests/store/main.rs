@@ -10,3 +10,4 @@ mod migrate;
 mod one_writer;
 mod replay;
 mod support;
+mod undo;
