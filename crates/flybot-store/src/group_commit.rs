@@ -1,7 +1,8 @@
 //! How long the journal writer holds a batch open for more lines before its
 //! one write and fsync (group commit). A lone change is written at once. A
-//! change being made right now (`making` > 0) is waited for: its line is
-//! microseconds away. And while the team is busy (the last batch carried
+//! change being made right now (`making` > 0, counting a change waiting
+//! for the team another one holds) is waited for: its line is microseconds
+//! away. And while the team is busy (the last batch carried
 //! several lines, and ended moments ago) a batch also waits a short quiet
 //! gap for the next change of the burst, so a burst shares one fsync
 //! instead of the first few paying one and the rest queueing behind it for

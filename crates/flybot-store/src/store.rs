@@ -15,9 +15,13 @@ use flybot_protocol::{ApiError, ErrorCode};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::thread::JoinHandle;
 use tokio::sync::{oneshot, watch};
+
+/// How many times a change yields to the runtime for a team another change
+/// holds before it blocks on the lock.
+const TEAM_FREE_YIELDS: usize = 64;
 
 pub use crate::options::{Clock, StoreOptions, system_now_ms};
 
@@ -193,8 +197,9 @@ impl Store {
         actor: &str,
         f: impl FnOnce(&mut Change<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
+        let making = Making::enter(&self.inner.making);
+        self.team_free().await;
         let (value, seq, on_disk) = {
-            let _making = Making::enter(&self.inner.making);
             let mut live = self.writable()?;
             let now = self.next_now();
             let mut change = Change::new(&mut live.team, now);
@@ -212,6 +217,7 @@ impl Store {
             let (seq, on_disk) = self.queue(&mut live, actor, now, ops, undo)?;
             (value, seq, on_disk)
         };
+        drop(making);
         match on_disk.await {
             Ok(Ok(())) => {
                 // Waiters may wake out of order; the revision only moves up.
@@ -228,6 +234,19 @@ impl Store {
             Err(_) => Err(self.refused_on_disk(
                 "the disk refused a write: the journal writer stopped".to_owned(),
             )),
+        }
+    }
+
+    /// Waits, yielding to the runtime, while another change holds the team,
+    /// so a worker thread does not sleep on the lock and the holder need not
+    /// wake it: a burst's changes are made back to back. A team held longer
+    /// (a snapshot's copy, a reload) is then waited for by blocking.
+    async fn team_free(&self) {
+        for _ in 0..TEAM_FREE_YIELDS {
+            if !matches!(self.inner.live.try_lock(), Err(TryLockError::WouldBlock)) {
+                return;
+            }
+            tokio::task::yield_now().await;
         }
     }
 
