@@ -21,7 +21,7 @@ pub mod recovery;
 pub(crate) mod selected;
 pub mod verify;
 
-use card_moves::{posted_after, resume};
+use card_moves::posted_after;
 use outcome::failed;
 pub use outcome::outcome_of;
 
@@ -454,11 +454,20 @@ impl OpenCodeSeats {
         if *stop.borrow() {
             return TurnOutcome::Stopped;
         }
-        if card.status == TaskStatus::Blocked
-            && let Err(line) = resume(rounds, turn, &card).await
+        // #198: explicitly selected text, never the round's.
+        let requested = seat.task.lock().await.requested();
+        let text = match selected::turn_text(
+            rounds,
+            turn,
+            &card,
+            &seat.spec.test_command,
+            requested,
+        )
+        .await
         {
-            return failed(FailureCode::Blocked, line);
-        }
+            Ok(text) => text,
+            Err(line) => return failed(FailureCode::Blocked, line),
+        };
         let before = rounds
             .logs
             .lines(&turn.room_id)
@@ -467,10 +476,6 @@ impl OpenCodeSeats {
             .map_or(0, |l| l.seq);
         let (end, observation) = {
             let mut task = seat.task.lock().await;
-            // #198: explicitly selected text, never the round's.
-            let text = rounds.team.read(|state| {
-                selected::selected_text(state, &card.id, &seat.spec.test_command, task.requested())
-            });
             let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
             (end, task.last_observation().cloned())
         };
