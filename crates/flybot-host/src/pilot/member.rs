@@ -63,14 +63,13 @@ impl OpenCodeMember {
     /// Bot B's turn text, selected as a live seat selects it: the card's
     /// input and criteria, then the requester's answer from the room log,
     /// which resumes the card blocked on Bot B's question.
-    async fn selected(&self, turn: &MemberTurn) -> Result<String, String> {
+    async fn selected(&self, turn: &MemberTurn, task: &JournaledTask) -> Result<String, String> {
         let card = self
             .rounds
             .team
             .read(|state| card_by_id(state, &self.task_id))
             .ok_or("My card was deleted; start another and ask me again.")?;
-        let requested = self.task.lock().await.requested();
-        turn_text(&self.rounds, turn, &card, &self.test_command, requested).await
+        turn_text(&self.rounds, turn, &card, &self.test_command, task).await
     }
 }
 
@@ -92,13 +91,15 @@ impl RoomParticipant for OpenCodeMember {
             *lock(&self.running) = true;
             self.stop.send_replace(false);
             let mut stop = self.stop.subscribe();
-            let (end, observation) = match self.selected(&turn).await {
-                Ok(text) => {
-                    let mut task = self.task.lock().await;
-                    let end = task.turn(&text, &mut stop, self.turn_limit).await;
-                    (end, task.last_observation().cloned())
+            let (end, observation) = {
+                let mut task = self.task.lock().await;
+                match self.selected(&turn, &task).await {
+                    Ok(text) => {
+                        let end = task.turn(&text, &mut stop, self.turn_limit).await;
+                        (end, task.last_observation().cloned())
+                    }
+                    Err(reason) => (TurnEnd::Blocked { reason }, None),
                 }
-                Err(reason) => (TurnEnd::Blocked { reason }, None),
             };
             lock(&self.observations).push(observation);
             *lock(&self.running) = false;

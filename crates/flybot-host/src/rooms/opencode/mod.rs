@@ -454,17 +454,11 @@ impl OpenCodeSeats {
         if *stop.borrow() {
             return TurnOutcome::Stopped;
         }
+        let mut task = seat.task.lock().await;
         // #198: explicitly selected text, never the round's.
-        let requested = seat.task.lock().await.requested();
-        let text = match selected::turn_text(
-            rounds,
-            turn,
-            &card,
-            &seat.spec.test_command,
-            requested,
-        )
-        .await
-        {
+        let selected =
+            selected::turn_text(rounds, turn, &card, &seat.spec.test_command, &task).await;
+        let text = match selected {
             Ok(text) => text,
             Err(line) => return failed(FailureCode::Blocked, line),
         };
@@ -474,11 +468,9 @@ impl OpenCodeSeats {
             .unwrap_or_default()
             .last()
             .map_or(0, |l| l.seq);
-        let (end, observation) = {
-            let mut task = seat.task.lock().await;
-            let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
-            (end, task.last_observation().cloned())
-        };
+        let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
+        let observation = task.last_observation().cloned();
+        drop(task);
         let name = rounds.team.read(|state| name_of(state, &turn.bot_id));
         if let (TurnEnd::Text { text, .. }, Some(observation)) = (&end, observation) {
             // The move follows the line the room posts for this turn, so

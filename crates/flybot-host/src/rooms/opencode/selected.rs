@@ -9,27 +9,39 @@ use super::card::Card;
 use super::card_moves::resume;
 use crate::rooms::Rounds;
 use crate::rooms::participant::MemberTurn;
+use flybot_interop::opencode::JournaledTask;
 use flybot_protocol::state::{TaskStatus, TeamState};
 use flybot_protocol::task::TaskFields;
 
 /// The text an OpenCode turn on `card` sends, once the card may take a
-/// turn: a card blocked on the worker's own question is first resumed by
-/// the requester Bot's answer in the room log (`resume`), so the answer
-/// sent is the one the card records. `requested`: the journal made the
-/// request already. The refusal is the line the worker says instead.
+/// turn. The card's input must still be the one the enrolled request was
+/// made from (`task`'s `inputDigest`): a card edited since is refused and
+/// nothing moves. A card blocked on the worker's own question is then
+/// resumed by the requester Bot's answer in the room log (`resume`), so
+/// the answer sent is the one the card records. The refusal is the line
+/// the worker says instead.
 pub(crate) async fn turn_text(
     rounds: &Rounds,
     turn: &MemberTurn,
     card: &Card,
     test_command: &[String],
-    requested: bool,
+    task: &JournaledTask,
 ) -> Result<String, String> {
+    let input = rounds
+        .team
+        .read(|state| selected_text(state, &card.id, test_command, false));
+    if !task.input_unchanged(&input) {
+        return Err(format!(
+            "The card \"{}\" was edited after my request was made, so its input is not the one I was given; cancel it and start a new card with the edited input.",
+            card.title
+        ));
+    }
     if card.status == TaskStatus::Blocked {
         resume(rounds, turn, card).await?;
     }
     Ok(rounds
         .team
-        .read(|state| selected_text(state, &card.id, test_command, requested)))
+        .read(|state| selected_text(state, &card.id, test_command, task.requested())))
 }
 
 /// What the turn sends for card `task_id`: the request's selected input
