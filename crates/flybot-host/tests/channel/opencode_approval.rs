@@ -12,6 +12,7 @@ use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_host::rooms::hold::hold_send;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::fake::FakeStep;
+use flybot_interop::pilot::script;
 use flybot_protocol::approval::{Approval, HoldStatus};
 use flybot_store::room_log::NewLine;
 use flybot_testkit::Kit;
@@ -224,4 +225,52 @@ async fn matrix_approval_an_input_edited_after_the_request_prevents_execution() 
         "{said:?}"
     );
     assert_eq!(prompts(&kit, &p).len(), 1, "{:?}", prompts(&kit, &p));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn matrix_approval_an_input_edited_while_opencode_works_is_not_published() {
+    // Bot B writes the fix, then its test run waits for the test's go, so
+    // the card is edited while the turn is in flight.
+    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
+        files: vec![("slug.mjs".to_owned(), script::FIXED_SLUG.to_owned())],
+        command: ["sh", "-c", "until [ -e go ]; do sleep 0.01; done"]
+            .map(str::to_owned)
+            .to_vec(),
+        text: "DONE: slug.mjs is fixed.".to_owned(),
+    }]))
+    .await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok(
+        "send",
+        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
+    )
+    .await;
+    kit.until("Coder's prompt reaches OpenCode", || {
+        prompts(&kit, &p).len() == 1
+    })
+    .await;
+    edit_input(&kit, &p).await;
+    let seat = kit
+        .host
+        .externals()
+        .opencode()
+        .seat(&p.room.id, &p.coder, &p.task);
+    std::fs::write(seat.unwrap().workspace().join("go"), "").unwrap();
+    // The card's Bot says how the reply went: not published, or (had the
+    // edit been missed) verified and returned result-ready.
+    let said = kit
+        .until_some("the card's Bot says how the reply went", async || {
+            settled(&kit, &p.room)
+                .await
+                .into_iter()
+                .find(|(a, kind, text)| {
+                    *a == p.ada
+                        && kind == "event"
+                        && (text.contains("not published") || text.contains("result-ready"))
+                })
+        })
+        .await;
+    assert!(said.2.contains("its reply is not published"), "{said:?}");
+    let card = card(&kit, &p.task).await;
+    assert_eq!(card["status"], "working", "never result-ready: {card}");
 }

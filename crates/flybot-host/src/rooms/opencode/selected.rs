@@ -27,10 +27,7 @@ pub(crate) async fn turn_text(
     test_command: &[String],
     task: &JournaledTask,
 ) -> Result<String, String> {
-    let input = rounds
-        .team
-        .read(|state| selected_text(state, &card.id, test_command, false));
-    if !task.input_unchanged(&input) {
+    if input_edited(rounds, &card.id, test_command, task) {
         return Err(format!(
             "The card \"{}\" was edited after my request was made, so its input is not the one I was given; cancel it and start a new card with the edited input.",
             card.title
@@ -42,6 +39,21 @@ pub(crate) async fn turn_text(
     Ok(rounds
         .team
         .read(|state| selected_text(state, &card.id, test_command, task.requested())))
+}
+
+/// Whether card `card_id`'s input (its title, note and criterion, as the
+/// request carries them) is no longer the one `task`'s enrolled request
+/// was made from: its `inputDigest` binds them (#198).
+pub(crate) fn input_edited(
+    rounds: &Rounds,
+    card_id: &str,
+    test_command: &[String],
+    task: &JournaledTask,
+) -> bool {
+    let input = rounds
+        .team
+        .read(|state| selected_text(state, card_id, test_command, false));
+    !task.input_unchanged(&input)
 }
 
 /// What the turn sends for card `task_id`: the request's selected input
