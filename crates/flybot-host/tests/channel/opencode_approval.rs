@@ -7,7 +7,7 @@
 //! person decides both. A replayed approval, a rejection and an input
 //! edited after OpenCode's request was made start no OpenCode work.
 
-use crate::opencode_room::{Pilot, card, card_when, host_on, set_up, settled};
+use crate::opencode_room::{Pilot, card, card_when, host_on, seed, set_up, settled};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_host::rooms::hold::hold_send;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
@@ -273,4 +273,49 @@ async fn matrix_approval_an_input_edited_while_opencode_works_is_not_published()
     assert!(said.2.contains("its reply is not published"), "{said:?}");
     let card = card(&kit, &p.task).await;
     assert_eq!(card["status"], "working", "never result-ready: {card}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn matrix_approval_a_card_enrolled_for_one_opencode_bot_is_not_taken_over_by_another() {
+    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
+        text: "On it.".into(),
+    }]))
+    .await;
+    let p = set_up(&kit, "mock").await;
+    let other = kit
+        .ok(
+            "create-bot",
+            json!({"name": "Coder2", "model": "mock",
+                "external": {"driver": "opencode", "seed": seed(&kit), "testCommand": ["node", "--test"]}}),
+        )
+        .await;
+    let other = other["bot"]["id"].as_str().unwrap().to_owned();
+    let members = json!([p.ada, p.coder, other]);
+    kit.ok("update-room", json!({"id": p.room.id, "members": members}))
+        .await;
+    say(&kit, &p, "@Coder start on the card").await;
+    assert_eq!(prompts(&kit, &p).len(), 1);
+    assert_eq!(card(&kit, &p.task).await["status"], "working");
+    // The recipient changed with no new card: Coder2 starts nothing.
+    kit.ok(
+        "send",
+        json!({"roomId": p.room.id, "text": "@Coder2 take the card over"}),
+    )
+    .await;
+    let lines = settled(&kit, &p.room).await;
+    let refused = lines.iter().rfind(|(author, _, _)| *author == other);
+    assert!(
+        refused.is_some_and(|(_, _, text)| text.contains("was handed to Coder")),
+        "{lines:?}"
+    );
+    let opencode = kit.host.externals().opencode();
+    assert!(opencode.seat(&p.room.id, &other, &p.task).is_none());
+    assert!(
+        !kit.home()
+            .join("interop")
+            .join(&other)
+            .join(&p.task)
+            .exists()
+    );
+    assert_eq!(opencode.binding(&p.task).unwrap().worker_bot, p.coder);
 }
