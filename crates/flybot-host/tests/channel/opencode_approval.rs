@@ -227,10 +227,9 @@ async fn matrix_approval_an_input_edited_after_the_request_prevents_execution() 
     assert_eq!(prompts(&kit, &p).len(), 1, "{:?}", prompts(&kit, &p));
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn matrix_approval_an_input_edited_while_opencode_works_is_not_published() {
-    // Bot B writes the fix, then its test run waits for the test's go, so
-    // the card is edited while the turn is in flight.
+/// Bot B's turn in flight: it wrote the fix, and its test run waits for
+/// the file answered to exist in its workspace (the test's go).
+async fn working_until_go() -> (Kit, Pilot, std::path::PathBuf) {
     let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
         files: vec![("slug.mjs".to_owned(), script::FIXED_SLUG.to_owned())],
         command: ["sh", "-c", "until [ -e go ]; do sleep 0.01; done"]
@@ -249,13 +248,20 @@ async fn matrix_approval_an_input_edited_while_opencode_works_is_not_published()
         prompts(&kit, &p).len() == 1
     })
     .await;
-    edit_input(&kit, &p).await;
     let seat = kit
         .host
         .externals()
         .opencode()
         .seat(&p.room.id, &p.coder, &p.task);
-    std::fs::write(seat.unwrap().workspace().join("go"), "").unwrap();
+    let go = seat.unwrap().workspace().join("go");
+    (kit, p, go)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn matrix_approval_an_input_edited_while_opencode_works_is_not_published() {
+    let (kit, p, go) = working_until_go().await;
+    edit_input(&kit, &p).await;
+    std::fs::write(go, "").unwrap();
     // The card's Bot says how the reply went: not published, or (had the
     // edit been missed) verified and returned result-ready.
     let said = kit
