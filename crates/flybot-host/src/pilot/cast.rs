@@ -172,6 +172,12 @@ pub fn bind_member(
         agent: AgentParticipant {
             sessions: cast.host.sessions().clone(),
         },
+        rounds: cast.host.rounds().clone(),
+        task_id: cast.task_id.clone(),
+        test_command: flybot_interop::pilot::fixture::TEST_COMMAND
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
         bot_id: cast.coder.clone(),
         name: "Coder".to_owned(),
         task: tokio::sync::Mutex::new(session),

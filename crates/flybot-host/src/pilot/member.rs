@@ -1,11 +1,16 @@
 //! Bot B in the pilot's room: the OpenCode participant behind the room's
 //! one boundary. Its turns go through the task's execution journal to the
 //! task's one dedicated OpenCode session (`JournaledTask`); every other
-//! member's go to the agent runtime. Each turn's raw end and the
-//! observation it projects are kept for the pilot and its report.
+//! member's go to the agent runtime. What Bot B is sent is the text a live
+//! seat sends (`selected::turn_text`, #198), never the round's. Each turn's
+//! raw end and the observation it projects are kept for the pilot and its
+//! report.
 
+use crate::rooms::Rounds;
 use crate::rooms::agent::AgentParticipant;
+use crate::rooms::opencode::card::card_by_id;
 use crate::rooms::opencode::outcome_of;
+use crate::rooms::opencode::selected::turn_text;
 use crate::rooms::participant::{MemberTurn, RoomParticipant, Snapshot, TurnFuture};
 use flybot_core::sync::lock;
 use flybot_interop::opencode::{JournaledTask, TurnEnd};
@@ -31,6 +36,13 @@ pub fn turn_limit(real_model: bool) -> Duration {
 
 pub struct OpenCodeMember {
     pub agent: AgentParticipant,
+    /// The host's rounds: the board, the room log and the team Bot B's
+    /// selected text is read from.
+    pub rounds: Rounds,
+    /// The card Bot B works.
+    pub task_id: String,
+    /// The card's acceptance criterion: this command passes.
+    pub test_command: Vec<String>,
     pub bot_id: String,
     /// Bot B's name: the origin its fenced lines carry.
     pub name: String,
@@ -45,6 +57,20 @@ pub struct OpenCodeMember {
     pub other_turns: Mutex<Vec<crate::rooms::participant::TurnOutcome>>,
     /// How long one Bot B turn may take before it is aborted.
     pub turn_limit: Duration,
+}
+
+impl OpenCodeMember {
+    /// Bot B's turn text, selected as a live seat selects it: the card's
+    /// input and criteria, then the requester's answer from the room log,
+    /// which resumes the card blocked on Bot B's question.
+    async fn selected(&self, turn: &MemberTurn, task: &JournaledTask) -> Result<String, String> {
+        let card = self
+            .rounds
+            .team
+            .read(|state| card_by_id(state, &self.task_id))
+            .ok_or("My card was deleted; start another and ask me again.")?;
+        turn_text(&self.rounds, turn, &card, &self.test_command, task).await
+    }
 }
 
 impl RoomParticipant for OpenCodeMember {
@@ -67,8 +93,13 @@ impl RoomParticipant for OpenCodeMember {
             let mut stop = self.stop.subscribe();
             let (end, observation) = {
                 let mut task = self.task.lock().await;
-                let end = task.turn(&turn.text, &mut stop, self.turn_limit).await;
-                (end, task.last_observation().cloned())
+                match self.selected(&turn, &task).await {
+                    Ok(text) => {
+                        let end = task.turn(&text, &mut stop, self.turn_limit).await;
+                        (end, task.last_observation().cloned())
+                    }
+                    Err(reason) => (TurnEnd::Blocked { reason }, None),
+                }
             };
             lock(&self.observations).push(observation);
             *lock(&self.running) = false;

@@ -1,12 +1,12 @@
 //! The pilot's rounds: the person's line opens the collaboration, and each
 //! round's lines move the card through the host seam (#198): Bot B's
-//! question blocks it for input, Bot A's answer resumes it. The walk ends
-//! when Bot B says it is done, or after `MAX_ROUNDS`.
+//! question blocks it for input; Bot B's next turn resumes it with Bot A's
+//! answer from the room log. The walk ends when Bot B says it is done, or
+//! after `MAX_ROUNDS`.
 
 use super::cast::Cast;
 use super::member::OpenCodeMember;
 use super::run::observation_at;
-use crate::rooms::opencode::card::answer_as_requester;
 use crate::rooms::opencode::execution::report;
 use crate::rooms::opencode::observation_moves::move_for;
 use crate::rooms::runner::run_round;
@@ -17,6 +17,7 @@ use flybot_core::tasks::execution_seam::ExecutionObservation;
 use flybot_core::tasks::machine::status_word;
 use flybot_interop::projection::Observation;
 use flybot_protocol::state::TaskStatus;
+use flybot_protocol::task::TaskFields;
 use flybot_store::room_log::NewLine;
 use serde_json::{Value, json};
 
@@ -95,6 +96,7 @@ pub async fn walk(
         {
             walk.project(cast, member, &lines, line).await?;
         }
+        walk.observe_answer(cast)?;
         match lines
             .iter()
             .rfind(|l| l.seq > next && l.kind == LineKind::Chat)
@@ -146,21 +148,27 @@ impl Walk {
                     .push(json!({endpoint: status_word(waiting.status)}));
                 self.question_id = Some(question_id);
             }
-            _ if line.author_id == cast.ada && self.question_id.is_some() && !self.answered => {
-                let qid = self.question_id.clone().unwrap_or_default();
-                let endpoint =
-                    move_for(TaskStatus::Blocked, &Observation::InputAnswered)?.endpoint();
-                // Bot A's own answer, as the requester (never the owner).
-                let answer = readable_body(&line.text);
-                let resumed =
-                    answer_as_requester(cast.host.board(), &cast.ada, &cast.task_id, &qid, &answer)
-                        .await?
-                        .ok_or("the card is gone")?;
-                self.statuses
-                    .push(json!({endpoint: status_word(resumed.status)}));
-                self.answered = true;
-            }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Records the answer move Bot B's turn made: the turn resumed the
+    /// card with Bot A's answer from the room log (as a live seat does,
+    /// #198), as the requester, never the owner.
+    fn observe_answer(&mut self, cast: &Cast) -> Result<(), String> {
+        let Some(qid) = self.question_id.as_deref().filter(|_| !self.answered) else {
+            return Ok(());
+        };
+        let resumed = cast.host.team().read(|state| {
+            let task = state.tasks.get(&cast.task_id)?;
+            let answer = TaskFields::read(task).input_answer?;
+            (answer.question_id == qid).then_some(task.status)
+        });
+        if let Some(status) = resumed {
+            let endpoint = move_for(TaskStatus::Blocked, &Observation::InputAnswered)?.endpoint();
+            self.statuses.push(json!({endpoint: status_word(status)}));
+            self.answered = true;
         }
         Ok(())
     }

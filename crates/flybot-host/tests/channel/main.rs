@@ -21,6 +21,7 @@ mod feishu_webhook;
 mod live_stream;
 mod memory;
 mod model_client;
+mod opencode_approval;
 mod opencode_authority;
 mod opencode_budgets;
 mod opencode_cancel;

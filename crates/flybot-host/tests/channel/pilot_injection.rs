@@ -3,11 +3,12 @@
 //! instructions, another room's lines) never reach Bot B's runtime; Bot B's
 //! words are fenced by origin before Bot A reads them; an instruction, a
 //! forged owner line or a fake fence marker inside them grants nothing and
-//! starts no work.
+//! starts no work. Bot B is sent explicitly selected text, never the round.
 
 use flybot_core::fences::has_marker;
 use flybot_host::pilot::{PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot_probed};
 use flybot_interop::opencode::fake::FakeStep;
+use flybot_interop::pilot::script;
 
 const MARKERS: [&str; 2] = ["PRIVATE-MARKER-A-91f3", "OWNER-SECRET-2c7d"];
 
@@ -106,5 +107,36 @@ async fn private_data_and_injection_peer_instructions_grant_nothing() {
     );
     // The line started no further work: one prompt only.
     assert_eq!(run.runtime_prompts.len(), 1, "{:?}", run.runtime_prompts);
+    run.host.begin_stop();
+}
+
+/// #198 (payload): the pilot's Bot B is sent what a live seat sends. Its
+/// first request is the card's input and criterion; its follow-up is Bot
+/// A's answer, taken from the room log, and nothing else of the round (Bot
+/// B's own question line, the board, the reply rule), nor the first
+/// round's lines (the owner's opener, Bot A's delegation).
+#[tokio::test(flavor = "multi_thread")]
+async fn private_data_and_injection_the_pilots_bot_b_is_sent_selected_text_not_the_round() {
+    let home = tempfile::tempdir().unwrap();
+    let run = probed(home.path(), PilotProbe::default()).await;
+    assert_eq!(
+        run.report.outcome, "result-ready",
+        "{:?}",
+        run.report.raw_status
+    );
+    let prompts = &run.runtime_prompts;
+    assert_eq!(prompts.len(), 2, "{prompts:#?}");
+    assert!(
+        prompts[0].starts_with("Task: Fixture task: make slugify's tests pass")
+            && prompts[0].contains("Acceptance criteria:\n- `node --test` passes"),
+        "{}",
+        prompts[0]
+    );
+    for round_only in ["please delegate", "Please take the fixture task", "[PASS]"] {
+        assert!(!prompts[0].contains(round_only), "{}", prompts[0]);
+    }
+    assert_eq!(prompts[1], script::ANSWER, "the requester's answer only");
+    // The walk records the answer move Bot B's turn made, as the requester.
+    assert_eq!(run.report.raw_status["answered"], true);
     run.host.begin_stop();
 }

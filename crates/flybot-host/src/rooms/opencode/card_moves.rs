@@ -157,16 +157,22 @@ pub(super) async fn project_result(
         _ => None,
     };
     if let Some(text) = said {
-        let _ = rounds.logs.append(
-            &seat.room_id,
-            NewLine {
-                author_id: card.bot_id.clone(),
-                author_kind: AuthorKind::LocalBot,
-                kind: LineKind::Event,
-                text,
-                at: flybot_store::system_now_ms(),
-                hop: 0,
-            },
-        );
+        say_for_card(rounds, seat, card, text);
     }
+}
+
+/// A step of the card's publication, said in the seat's room as an event
+/// line of the card's own Bot.
+pub(super) fn say_for_card(rounds: &Rounds, seat: &Seat, card: &Card, text: String) {
+    let _ = rounds.logs.append(
+        &seat.room_id,
+        NewLine {
+            author_id: card.bot_id.clone(),
+            author_kind: AuthorKind::LocalBot,
+            kind: LineKind::Event,
+            text,
+            at: flybot_store::system_now_ms(),
+            hop: 0,
+        },
+    );
 }

@@ -21,7 +21,7 @@ pub mod recovery;
 pub(crate) mod selected;
 pub mod verify;
 
-use card_moves::{posted_after, resume};
+use card_moves::posted_after;
 use outcome::failed;
 pub use outcome::outcome_of;
 
@@ -152,6 +152,46 @@ fn cards_with_a_journal(
         .filter_map(|f| f.file_name().into_string().ok())
         .filter(|id| id != card_id && card_is_open(state, id))
         .count()
+}
+
+/// The other Bot whose execution journal already holds card `card_id`:
+/// the card's request was enrolled for that Bot, its `inputDigest` names
+/// it as the recipient (#198), so no other Bot takes the card over without
+/// a new card. Read from the journals on disk, so a restart keeps it.
+fn enrolled_worker(home: &std::path::Path, bot_id: &str, card_id: &str) -> Option<String> {
+    let interop = home.join("interop");
+    std::fs::read_dir(&interop)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|f| f.file_name().into_string().ok())
+        .find(|bot| bot != bot_id && interop.join(bot).join(card_id).join("journal").is_dir())
+}
+
+/// Whether `bot_id` may open a seat for `card`: the card was not enrolled
+/// for another Bot, and the Bot works fewer than `CONCURRENT_CARDS` cards.
+fn may_seat(rounds: &Rounds, bot_id: &str, card: &Card) -> Result<(), TurnOutcome> {
+    if let Some(other) = enrolled_worker(&rounds.config.home, bot_id, &card.id) {
+        let other = rounds.team.read(|state| name_of(state, &other));
+        return Err(failed(
+            FailureCode::Card,
+            format!(
+                "The card \"{}\" was handed to {other}, whom its request names; ask {other} to go on, or start a new card for me.",
+                card.title
+            ),
+        ));
+    }
+    let busy = rounds
+        .team
+        .read(|state| cards_with_a_journal(state, &rounds.config.home, bot_id, &card.id));
+    if busy >= CONCURRENT_CARDS {
+        return Err(failed(
+            FailureCode::Budget,
+            format!(
+                "I already work {CONCURRENT_CARDS} cards, the most at once; finish or cancel one and ask me again."
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A card's seat folder: `<home>/interop/<botId>/<cardId>/`.
@@ -298,17 +338,7 @@ impl OpenCodeSeats {
         if let Some(seat) = lock(&self.seats).get(&key) {
             return Ok(seat.clone());
         }
-        let busy = rounds
-            .team
-            .read(|state| cards_with_a_journal(state, &rounds.config.home, &turn.bot_id, &card.id));
-        if busy >= CONCURRENT_CARDS {
-            return Err(failed(
-                FailureCode::Budget,
-                format!(
-                    "I already work {CONCURRENT_CARDS} cards, the most at once; finish or cancel one and ask me again."
-                ),
-            ));
-        }
+        may_seat(rounds, &turn.bot_id, card)?;
         let start = |why: String| {
             failed(
                 FailureCode::Start,
@@ -454,26 +484,23 @@ impl OpenCodeSeats {
         if *stop.borrow() {
             return TurnOutcome::Stopped;
         }
-        if card.status == TaskStatus::Blocked
-            && let Err(line) = resume(rounds, turn, &card).await
-        {
-            return failed(FailureCode::Blocked, line);
-        }
+        let mut task = seat.task.lock().await;
+        // #198: explicitly selected text, never the round's.
+        let selected =
+            selected::turn_text(rounds, turn, &card, &seat.spec.test_command, &task).await;
+        let text = match selected {
+            Ok(text) => text,
+            Err(line) => return failed(FailureCode::Blocked, line),
+        };
         let before = rounds
             .logs
             .lines(&turn.room_id)
             .unwrap_or_default()
             .last()
             .map_or(0, |l| l.seq);
-        let (end, observation) = {
-            let mut task = seat.task.lock().await;
-            // #198: explicitly selected text, never the round's.
-            let text = rounds.team.read(|state| {
-                selected::selected_text(state, &card.id, &seat.spec.test_command, task.requested())
-            });
-            let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
-            (end, task.last_observation().cloned())
-        };
+        let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
+        let observation = task.last_observation().cloned();
+        drop(task);
         let name = rounds.team.read(|state| name_of(state, &turn.bot_id));
         if let (TurnEnd::Text { text, .. }, Some(observation)) = (&end, observation) {
             // The move follows the line the room posts for this turn, so

@@ -4,10 +4,12 @@
 //! against the board: a card that already moved records it (never moved
 //! twice), one that did not is published now (never lost). Bot B's line
 //! in the room was posted by its round before; it is not posted again.
+//! A card whose input was edited since the request gets no publication.
 
 use super::Seat;
 use super::card::{Card, card_by_id};
-use super::card_moves::project_result;
+use super::card_moves::{project_result, say_for_card};
+use super::selected::input_edited;
 use crate::rooms::Rounds;
 use flybot_core::tasks::machine::status_word;
 use flybot_interop::envelope::EnvelopeKind;
@@ -32,13 +34,29 @@ pub(super) async fn publish(
     observation: &Observation,
     text: &str,
 ) {
-    let send = {
+    let (send, edited) = {
         let mut task = seat.task.lock().await;
-        match task.pending_publication() {
+        let edited = input_edited(rounds, &card.id, &seat.spec.test_command, &task);
+        let send = match task.pending_publication() {
             Some(pending) => task.begin_publication(&pending.event_id),
             None => None,
-        }
+        };
+        (send, edited)
     };
+    if edited {
+        // #198: a reply answers the input it was asked on; the card was
+        // edited since, so nothing is published onto it.
+        if let Some(send) = send {
+            let why = "the card's input was edited after the request was made";
+            seat.task.lock().await.publication_not_made(send, why);
+        }
+        let line = format!(
+            "The card \"{}\" was edited while OpenCode worked on it, so its reply is not published; cancel it and start a new card with the edited input.",
+            card.title
+        );
+        say_for_card(rounds, seat, card, line);
+        return;
+    }
     project_result(rounds, seat, card, observation, text).await;
     if let Some(send) = send {
         let status = status_of(rounds, &card.id);

@@ -14,6 +14,7 @@
 
 mod cursor;
 mod follow;
+mod input;
 mod publish;
 mod recover;
 mod retry;
@@ -26,8 +27,7 @@ use super::client::{self, OpenCodeClient};
 use super::driver::{DriverSession, TurnEnd};
 use super::pin::{Capability, DocCheck};
 use crate::cancel::TurnKey;
-use crate::envelope::input_scope::{InputScope, input_digest};
-use crate::envelope::{Envelope, EnvelopeKind, Payload};
+use crate::envelope::{Envelope, EnvelopeKind};
 use crate::journal::{
     CorrelationKey, Decision, IngressRecord, Journal, JournalError, SendObservation, SendOperation,
     TaskBinding, TransportContext,
@@ -281,17 +281,7 @@ impl JournaledTask {
                     event_id,
                     String::new(),
                 );
-                e.payload = Payload {
-                    requirement: Some(text.to_owned()),
-                    ..Payload::default()
-                };
-                // Bound to Bot B, this task and the journal's budget.
-                let scope = InputScope {
-                    recipient_bot: &self.parties.worker_bot,
-                    task_id: &self.task_id,
-                    budget: &self.journal.state().limits,
-                };
-                e.input_digest = input_digest(&e.payload, &scope).unwrap_or_else(|| "0".repeat(64));
+                (e.payload, e.input_digest) = self.request_input(text);
                 e
             }
             Some(_) => {
