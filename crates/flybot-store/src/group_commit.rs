@@ -50,28 +50,41 @@ impl GroupCommit {
         self.last_sync = sync;
     }
 
-    /// Whether the team is in a burst of changes.
-    fn busy(&self) -> bool {
-        self.last_lines > 1 && self.last_done.is_some_and(|t| t.elapsed() < BURST_RECENT)
+    /// Whether the team is in a burst of changes: this batch already holds
+    /// `lines` of them (a burst that started on a quiet team), or the last
+    /// batch held several and ended moments ago.
+    fn busy(&self, lines: usize) -> bool {
+        lines > 1
+            || self.last_lines > 1 && self.last_done.is_some_and(|t| t.elapsed() < BURST_RECENT)
     }
 
-    /// How long this batch waits for the next line after the last one
-    /// (the quiet gap) and in all (the cap).
-    fn bounds(&self) -> (Duration, Duration) {
-        if self.busy() {
-            let gap = (self.last_sync / 8).clamp(BURST_QUIET_MIN, BURST_QUIET_MAX);
-            (gap, self.last_sync.min(BURST_MAX))
-        } else {
-            (GATHER_GRACE, GATHER_MAX)
+    /// How long a batch of `lines` lines waits for the next line after the
+    /// last one (the quiet gap) and in all (the cap).
+    fn bounds(&self, lines: usize) -> (Duration, Duration) {
+        if !self.busy(lines) {
+            return (GATHER_GRACE, GATHER_MAX);
         }
+        // No fsync measured yet: a quiet team's cap.
+        let sync = if self.last_sync.is_zero() {
+            GATHER_MAX
+        } else {
+            self.last_sync
+        };
+        let gap = (sync / 8).clamp(BURST_QUIET_MIN, BURST_QUIET_MAX);
+        (gap, sync.min(BURST_MAX))
     }
 
-    /// The next line of this batch, if one comes before the batch should go:
-    /// while a change is being made, or within the quiet gap, and never past
-    /// the cap. A closed queue ends the batch.
-    pub(crate) fn more<T>(&mut self, rx: &Receiver<T>, making: &AtomicUsize) -> Option<T> {
+    /// The next line of a batch holding `lines` lines, if one comes before
+    /// the batch should go: while a change is being made, or within the
+    /// quiet gap, and never past the cap. A closed queue ends the batch.
+    pub(crate) fn more<T>(
+        &mut self,
+        rx: &Receiver<T>,
+        making: &AtomicUsize,
+        lines: usize,
+    ) -> Option<T> {
         let started = *self.since.get_or_insert_with(Instant::now);
-        let (gap, cap) = self.bounds();
+        let (gap, cap) = self.bounds(lines);
         // A timed sleep would overshoot by the kernel's timer slack (tens of
         // microseconds, as long as a fast disk's fsync); yielding keeps the
         // wait short and lets the changes being made run.
@@ -101,37 +114,54 @@ mod tests {
         let making = AtomicUsize::new(0);
         let mut commit = GroupCommit::default();
         // Quiet team, nothing coming: the batch goes.
-        assert_eq!(commit.more(&rx, &making), None);
+        assert_eq!(commit.more(&rx, &making, 1), None);
         commit.batch_done(1, Duration::from_millis(4));
-        assert!(!commit.busy(), "one line is no burst");
+        assert!(!commit.busy(1), "one line is no burst");
         commit.batch_done(5, Duration::from_millis(4));
-        assert!(commit.busy());
+        assert!(commit.busy(1));
         // Busy: a line already queued joins the batch.
         tx.send(7).unwrap();
-        assert_eq!(commit.more(&rx, &making), Some(7));
+        assert_eq!(commit.more(&rx, &making, 1), Some(7));
         // The senders are gone: the batch goes.
         drop(tx);
-        assert_eq!(commit.more(&rx, &making), None);
+        assert_eq!(commit.more(&rx, &making, 2), None);
     }
 
     #[test]
     fn a_burst_waits_no_longer_than_the_fsync_it_saves() {
         let mut commit = GroupCommit::default();
-        assert_eq!(commit.bounds(), (GATHER_GRACE, GATHER_MAX), "a quiet team");
+        assert_eq!(commit.bounds(1), (GATHER_GRACE, GATHER_MAX), "a quiet team");
         // A fast disk: a short gap, and no more than one fsync in all.
         commit.batch_done(32, Duration::from_micros(240));
         assert_eq!(
-            commit.bounds(),
+            commit.bounds(1),
             (Duration::from_micros(30), Duration::from_micros(240))
         );
         // A very fast disk: the gap still covers one change handing over to the next.
         commit.batch_done(32, Duration::from_micros(40));
         assert_eq!(
-            commit.bounds(),
+            commit.bounds(1),
             (BURST_QUIET_MIN, Duration::from_micros(40))
         );
         // A slow disk: both bounded.
         commit.batch_done(32, Duration::from_millis(9));
-        assert_eq!(commit.bounds(), (BURST_QUIET_MAX, BURST_MAX));
+        assert_eq!(commit.bounds(1), (BURST_QUIET_MAX, BURST_MAX));
+    }
+
+    #[test]
+    fn a_burst_on_a_quiet_team_is_gathered_once_its_second_line_is_in() {
+        let mut commit = GroupCommit::default();
+        // A lone change went moments ago: the team is quiet.
+        commit.batch_done(1, Duration::from_micros(240));
+        assert_eq!(commit.bounds(1), (GATHER_GRACE, GATHER_MAX));
+        // A second line joined this batch: it is a burst, and the batch
+        // waits for the rest of it as long as the last fsync.
+        assert_eq!(
+            commit.bounds(2),
+            (Duration::from_micros(30), Duration::from_micros(240))
+        );
+        // No fsync measured yet: bounded as a quiet team's batch is.
+        let fresh = GroupCommit::default();
+        assert_eq!(fresh.bounds(2), (Duration::from_micros(50), GATHER_MAX));
     }
 }

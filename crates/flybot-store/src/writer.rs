@@ -145,7 +145,7 @@ impl Writer {
                 // and lines still arriving close behind them.
                 next = rx.try_recv().ok();
                 if next.is_none() && !pending.is_empty() {
-                    next = self.commit.more(&rx, &self.cfg.making);
+                    next = self.commit.more(&rx, &self.cfg.making, pending.len());
                 }
             }
             self.flush(&mut buf, &mut pending);
