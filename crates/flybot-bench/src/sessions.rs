@@ -28,12 +28,13 @@ pub fn run_ttft() -> anyhow::Result<()> {
     tokio::runtime::Runtime::new()?.block_on(crate::ttft::run())
 }
 
-/// The process's resident set, in MB (`VmRSS` of `/proc/self/status`).
-fn resident_mb() -> f64 {
+/// One figure of `/proc/self/status` in MB: `VmRSS` (the resident set),
+/// `RssAnon` (the process's own memory) or `RssFile` (its mapped program).
+fn status_mb(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|rest| {
             rest.trim()
                 .trim_end_matches("kB")
@@ -62,8 +63,10 @@ async fn resident() -> anyhow::Result<()> {
     );
     let print = |turns: usize, host: &Host| {
         println!(
-            "  after {turns:>6} turns: {:.1} MB resident, {} Sessions in memory",
-            resident_mb(),
+            "  after {turns:>6} turns: {:.1} MB resident ({:.1} MB anonymous, {:.1} MB mapped files), {} Sessions in memory",
+            status_mb("VmRSS"),
+            status_mb("RssAnon"),
+            status_mb("RssFile"),
             host.sessions().in_memory()
         );
     };

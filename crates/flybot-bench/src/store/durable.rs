@@ -32,7 +32,13 @@ pub struct StoreBenchReport {
     /// turn with the single changes.
     pub fsync_floor_median_us: u64,
     pub fsync_floor_p99_us: u64,
+    /// The same floor for one append as long as 32 journal lines (the
+    /// write 32 changes at once share), sampled in turn with the rest.
+    pub burst_floor_median_us: u64,
 }
+
+/// About the bytes of 32 journal lines of this bench (each about 340).
+pub const BURST_BYTES: usize = 32 * 340;
 
 /// Runs the bench in a new folder under `dir` (removed afterwards).
 pub async fn store_bench(dir: &Path, tasks: usize) -> anyhow::Result<StoreBenchReport> {
@@ -51,20 +57,27 @@ pub async fn store_bench(dir: &Path, tasks: usize) -> anyhow::Result<StoreBenchR
     let store = Store::open(&home, StoreOptions::default())?;
     let load_ms = started.elapsed().as_secs_f64() * 1000.0;
 
-    // One change and the disk's floor are sampled in turn, so a slow spell
-    // of the disk lands on both alike.
+    // One change, the disk's floor and 32 at once are sampled in turn, so
+    // a slow spell of the disk lands on all three alike.
     let floor_path = home.join("fsync-floor.bin");
-    let mut floor_file = FloorFile::open(&floor_path)
+    let mut floor_file = FloorFile::open(&floor_path, 4096)
         .with_context(|| format!("the fsync floor in {}", home.display()))?;
+    let mut burst_file = FloorFile::open(&home.join("burst-floor.bin"), BURST_BYTES)
+        .with_context(|| format!("the burst's fsync floor in {}", home.display()))?;
+    let mut burst_floor = Vec::with_capacity(ROUNDS);
     let mut one = Vec::with_capacity(SAMPLES);
     let mut floor = Vec::with_capacity(SAMPLES);
+    let mut rounds = Vec::with_capacity(ROUNDS);
     for i in 0..SAMPLES {
         let started = Instant::now();
         touch_task(&store, i % tasks.max(1)).await?;
         one.push(started.elapsed());
         floor.push(floor_file.sample()?);
+        if i % (SAMPLES / ROUNDS) == 0 {
+            rounds.push(concurrent_round(&store, tasks, rounds.len()).await?);
+            burst_floor.push(burst_file.sample()?);
+        }
     }
-    let mut rounds = concurrent_rounds(&store, tasks).await?;
     store.close().await?;
     let _ = std::fs::remove_dir_all(&home);
     Ok(StoreBenchReport {
@@ -76,26 +89,23 @@ pub async fn store_bench(dir: &Path, tasks: usize) -> anyhow::Result<StoreBenchR
         concurrent32_p99_us: micros(&mut rounds, 99),
         fsync_floor_median_us: micros(&mut floor, 50),
         fsync_floor_p99_us: micros(&mut floor, 99),
+        burst_floor_median_us: micros(&mut burst_floor, 50),
     })
 }
 
-/// `ROUNDS` times, 32 changes made at once, until the last is answered.
-async fn concurrent_rounds(store: &Store, tasks: usize) -> anyhow::Result<Vec<Duration>> {
-    let mut rounds = Vec::with_capacity(ROUNDS);
-    for round in 0..ROUNDS {
-        let started = Instant::now();
-        let mut set = tokio::task::JoinSet::new();
-        for j in 0..CONCURRENT {
-            let store = store.clone();
-            let index = (round * CONCURRENT + j) % tasks.max(1);
-            set.spawn(async move { touch_task(&store, index).await });
-        }
-        while let Some(done) = set.join_next().await {
-            done??;
-        }
-        rounds.push(started.elapsed());
+/// 32 changes made at once, until the last is answered.
+async fn concurrent_round(store: &Store, tasks: usize, round: usize) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for j in 0..CONCURRENT {
+        let store = store.clone();
+        let index = (round * CONCURRENT + j) % tasks.max(1);
+        set.spawn(async move { touch_task(&store, index).await });
     }
-    Ok(rounds)
+    while let Some(done) = set.join_next().await {
+        done??;
+    }
+    Ok(started.elapsed())
 }
 
 async fn touch_task(store: &Store, index: usize) -> anyhow::Result<()> {
@@ -114,21 +124,22 @@ async fn touch_task(store: &Store, index: usize) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// A file beside the journal: one 4 KiB append and fsync is the disk's own floor.
+/// A file beside the journal: one append of `bytes` and fsync is the disk's
+/// own floor for a write that size.
 struct FloorFile {
     file: std::fs::File,
     block: Vec<u8>,
 }
 
 impl FloorFile {
-    fn open(path: &Path) -> std::io::Result<Self> {
+    fn open(path: &Path, bytes: usize) -> std::io::Result<Self> {
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)?;
         Ok(FloorFile {
             file,
-            block: vec![b'x'; 4096],
+            block: vec![b'x'; bytes],
         })
     }
 

@@ -33,6 +33,11 @@ pub fn run() -> anyhow::Result<()> {
                 ratio(r.change_p99_us, r.fsync_floor_p99_us),
                 ratio(r.concurrent32_median_us, r.change_median_us),
             );
+            println!(
+                "{tasks:>6} tasks: the disk alone, one {} byte append and fsync (the write 32 at once share): median {}",
+                durable::BURST_BYTES,
+                r.burst_floor_median_us,
+            );
             let (median, p99, bytes) = state_read_latency(&dir.path().join(format!("state-{tasks}")), tasks).await?;
             println!(
                 "{tasks:>6} tasks: GET /api/bot/state median {:.2} ms p99 {:.2} ms ({} KiB answer, {STATE_READS} reads)",
