@@ -47,7 +47,7 @@ impl<'a> Change<'a> {
         self.ops.is_empty()
     }
 
-    /// The operations written, and the operations that undo them.
+    /// The operations written, and what undoes each of them.
     pub(crate) fn into_parts(self) -> (Vec<Written>, Vec<Undo>) {
         (self.ops, self.undo)
     }
