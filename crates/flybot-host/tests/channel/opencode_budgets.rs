@@ -86,6 +86,10 @@ async fn resource_bounds_the_message_limit_aborts_the_turn_in_flight_and_pauses_
     kit.ok("send", say("@Coder go on")).await;
     let said = coder_said_last(&kit, &p).await;
     assert!(said.contains("starts no work"), "{said}");
+    assert!(
+        !said.contains("Refused("),
+        "a sentence, not a debug shape: {said}"
+    );
     assert_eq!(seat.runtime_prompts().len(), 2);
 }
 

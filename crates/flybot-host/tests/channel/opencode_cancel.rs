@@ -155,6 +155,10 @@ async fn resource_bounds_progress_is_charged_and_its_limit_aborts_the_turn_in_fl
     let lines = crate::opencode_room::settled(&kit, &p.room).await;
     let said = &lines.iter().rfind(|(a, _, _)| *a == p.coder).unwrap().2;
     assert!(said.contains("starts no work"), "{lines:#?}");
+    assert!(
+        !said.contains("Refused("),
+        "a sentence, not a debug shape: {said}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -117,6 +117,52 @@ pub enum Decision {
     Refused(RefusedBecause),
 }
 
+/// What a person reads of a decision, after "the journal starts no work
+/// for this line: " in the room.
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decision::Accepted => f.write_str("it was accepted"),
+            Decision::Duplicate => f.write_str("it was received already"),
+            Decision::Conflict => {
+                f.write_str("an earlier line used its id or its turn with other content")
+            }
+            Decision::Diagnostic => f.write_str("it belongs to a turn that was stopped"),
+            Decision::Refused(why) => why.fmt(f),
+        }
+    }
+}
+
+impl std::fmt::Display for RefusedBecause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RefusedBecause::Unbound => f.write_str("no card binds this task to these Bots"),
+            RefusedBecause::WrongParties => f.write_str("the task belongs to other Bots"),
+            RefusedBecause::AlreadyEnrolled => f.write_str("the task was requested already"),
+            RefusedBecause::InputDigest => {
+                f.write_str("its input is not the one the request was made from")
+            }
+            RefusedBecause::StaleGeneration => {
+                f.write_str("it is from before the task's last cancel or restart")
+            }
+            RefusedBecause::NotOutstanding => {
+                f.write_str("nothing of this task is waiting for an answer")
+            }
+            RefusedBecause::NotActiveTurn => {
+                f.write_str("it names a turn other than the task's current one")
+            }
+            RefusedBecause::Cancelled => f.write_str("the task was cancelled"),
+            RefusedBecause::Uncertain => f.write_str(
+                "the task's last turn is uncertain; decide it first (retry it, accept what OpenCode shows, or cancel)",
+            ),
+            RefusedBecause::Budget { limit } => limit.fmt(f),
+            RefusedBecause::SeqNotIncreasing { last } => {
+                write!(f, "its sequence number is not above {last}, the last one accepted")
+            }
+        }
+    }
+}
+
 /// One validated ingress event and everything decided about it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -285,4 +331,29 @@ pub enum Record {
         #[serde(rename = "taskId")]
         task_id: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budgets::BudgetRefusal;
+
+    #[test]
+    fn a_refusal_reads_as_a_sentence_in_the_room_198() {
+        let refused = |why| Decision::Refused(why).to_string();
+        assert_eq!(
+            refused(RefusedBecause::NotOutstanding),
+            "nothing of this task is waiting for an answer"
+        );
+        assert_eq!(
+            refused(RefusedBecause::Budget {
+                limit: BudgetRefusal::Deadline
+            }),
+            "this task passed its budget's deadline"
+        );
+        assert_eq!(
+            refused(RefusedBecause::SeqNotIncreasing { last: 7 }),
+            "its sequence number is not above 7, the last one accepted"
+        );
+    }
 }

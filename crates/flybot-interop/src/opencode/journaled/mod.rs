@@ -336,7 +336,7 @@ impl JournaledTask {
         };
         if record.decision != Decision::Accepted {
             return blocked(format!(
-                "the journal starts no work for this line: {:?}",
+                "the journal starts no work for this line: {}.",
                 record.decision
             ));
         }
