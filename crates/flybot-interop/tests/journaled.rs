@@ -170,7 +170,7 @@ async fn resource_bounds_journaled_fifth_turn_never_reaches_the_runtime() {
     }
     let fifth = task.turn("answer 4", &mut no_stop(), LIMIT).await;
     assert!(
-        matches!(&fifth, TurnEnd::Blocked { reason } if reason.contains("Budget")),
+        matches!(&fifth, TurnEnd::Blocked { reason } if reason.contains("all the work turns its budget allows")),
         "{fifth:?}"
     );
     assert_eq!(fake.prompts().len(), 4, "four turns per task");
@@ -245,7 +245,7 @@ async fn identity_and_scope_journaled_room_line_after_result_starts_no_work() {
         )
         .await;
     assert!(
-        matches!(&second, TurnEnd::Blocked { reason } if reason.contains("NotOutstanding")),
+        matches!(&second, TurnEnd::Blocked { reason } if reason.contains("nothing of this task is waiting for an answer")),
         "{second:?}"
     );
     assert_eq!(fake.prompts().len(), 1);

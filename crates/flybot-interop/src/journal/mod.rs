@@ -15,7 +15,7 @@ pub use decide::{decide, sent_by_requester, turn_content_digest};
 pub use publication::Publication;
 pub use records::{
     Correlation, CorrelationKey, Decision, IngressRecord, Reconciliation, Record, RefusedBecause,
-    SendObservation, SendOperation, TaskBinding, TransportContext,
+    SendObservation, SendOperation, TaskBinding, TransportContext, refused_as_cancelled,
 };
 pub use state::{JournalState, SendState, TaskExec};
 

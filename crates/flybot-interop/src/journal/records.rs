@@ -117,6 +117,19 @@ pub enum Decision {
     Refused(RefusedBecause),
 }
 
+impl Decision {
+    /// The line a turn ends with when the journal starts no work for it.
+    pub fn refusal_line(&self) -> String {
+        format!("the journal starts no work for this line: {self}.")
+    }
+}
+
+/// Whether a blocked turn's `reason` is the journal refusing a line of a
+/// cancelled task (a person stopped the card's work).
+pub fn refused_as_cancelled(reason: &str) -> bool {
+    reason == Decision::Refused(RefusedBecause::Cancelled).refusal_line()
+}
+
 /// What a person reads of a decision, after "the journal starts no work
 /// for this line: " in the room.
 impl std::fmt::Display for Decision {

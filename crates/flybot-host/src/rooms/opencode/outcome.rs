@@ -2,6 +2,7 @@
 
 use crate::rooms::participant::TurnOutcome;
 use flybot_core::fences::{LineOrigin, authored_line};
+use flybot_interop::journal::refused_as_cancelled;
 use flybot_interop::opencode::TurnEnd;
 use flybot_protocol::FailureCode;
 
@@ -30,7 +31,7 @@ pub fn outcome_of(name: &str, end: &TurnEnd) -> TurnOutcome {
         TurnEnd::Failed { detail } => failed(FailureCode::Failed, format!("My turn failed: {detail}.")),
         // A person's stop cancels the card's execution (a new generation,
         // the turn tombstoned): its session takes no more work.
-        TurnEnd::Blocked { reason } if reason.contains("Cancelled") => failed(
+        TurnEnd::Blocked { reason } if refused_as_cancelled(reason) => failed(
             FailureCode::Blocked,
             "My work on this card was stopped, so its session takes no more turns; cancel the card and start a new one to go on.".to_owned(),
         ),

@@ -335,10 +335,7 @@ impl JournaledTask {
             Err(e) => return blocked(e),
         };
         if record.decision != Decision::Accepted {
-            return blocked(format!(
-                "the journal starts no work for this line: {}.",
-                record.decision
-            ));
+            return blocked(record.decision.refusal_line());
         }
         let Some(turn) = record.turn.clone() else {
             return blocked("the turn has no key");
