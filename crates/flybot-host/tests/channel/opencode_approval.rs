@@ -7,7 +7,7 @@
 //! person decides both. A replayed approval, a rejection and an input
 //! edited after OpenCode's request was made start no OpenCode work.
 
-use crate::opencode_room::{Pilot, card, card_when, host_on, seed, set_up, settled};
+use crate::opencode_room::{Pilot, asking_once, card, card_when, host_on, seed, set_up, settled};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_host::rooms::hold::hold_send;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
@@ -17,19 +17,6 @@ use flybot_protocol::approval::{Approval, HoldStatus};
 use flybot_store::room_log::NewLine;
 use flybot_testkit::Kit;
 use serde_json::{Value, json};
-
-/// Bot B asks one question, then echoes what it is sent.
-async fn kit_and_card() -> (Kit, Pilot) {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![
-        FakeStep::AskQuestion {
-            question: "Dashes or underscores?".into(),
-        },
-        FakeStep::Echo,
-    ]))
-    .await;
-    let p = set_up(&kit, "mock").await;
-    (kit, p)
-}
 
 /// `from`'s send to `to`, held for their (one) owner; answers its id.
 async fn held(kit: &Kit, from: &str, to: &str) -> String {
@@ -106,7 +93,7 @@ fn last_said(lines: &[String]) -> &str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn matrix_approval_one_operator_releases_each_bots_hold_only_with_its_own_approval() {
-    let (kit, p) = kit_and_card().await;
+    let (kit, p) = asking_once().await;
     let a_hold = held(&kit, &p.ada, &p.coder).await;
     let b_hold = held(&kit, &p.coder, &p.ada).await;
     let blocked = card(&kit, &p.task).await;
@@ -137,7 +124,7 @@ async fn matrix_approval_one_operator_releases_each_bots_hold_only_with_its_own_
 #[tokio::test(flavor = "multi_thread")]
 async fn matrix_approval_the_input_wait_and_an_approval_hold_are_cleared_each_by_its_own_decision()
 {
-    let (kit, p) = kit_and_card().await;
+    let (kit, p) = asking_once().await;
     let question = asked(&kit, &p).await;
     let a_hold = held(&kit, &p.ada, &p.coder).await;
     let answer = json!({"id": p.task, "questionId": question, "answer": "Dashes."});
@@ -163,7 +150,7 @@ async fn matrix_approval_the_input_wait_and_an_approval_hold_are_cleared_each_by
 
 #[tokio::test(flavor = "multi_thread")]
 async fn matrix_approval_a_replayed_approval_grants_nothing() {
-    let (kit, p) = kit_and_card().await;
+    let (kit, p) = asking_once().await;
     let first = held(&kit, &p.ada, &p.coder).await;
     decide(&kit, &first, "allowed-once").await;
     card_when(&kit, &p.task, "working").await;
@@ -182,7 +169,7 @@ async fn matrix_approval_a_replayed_approval_grants_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn matrix_approval_a_rejection_prevents_execution_and_publication() {
-    let (kit, p) = kit_and_card().await;
+    let (kit, p) = asking_once().await;
     asked(&kit, &p).await;
     let a_hold = held(&kit, &p.ada, &p.coder).await;
     decide(&kit, &a_hold, "rejected").await;
@@ -203,7 +190,7 @@ async fn edit_input(kit: &Kit, p: &Pilot) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn matrix_approval_an_input_edited_after_the_request_prevents_execution() {
-    let (kit, p) = kit_and_card().await;
+    let (kit, p) = asking_once().await;
     let question = asked(&kit, &p).await;
     edit_input(&kit, &p).await;
     // Bot A's answer in the room resumes nothing: the card is unchanged.

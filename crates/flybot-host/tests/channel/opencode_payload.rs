@@ -2,21 +2,12 @@
 //! card's task input with its acceptance criterion for the request and the
 //! requester's recorded answer for the answer, never the room round's text.
 
-use crate::opencode_room::{card_when, host_on, set_up, settled};
-use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
-use flybot_interop::opencode::fake::FakeStep;
+use crate::opencode_room::{asking_once, card_when, settled};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn private_data_and_injection_the_request_and_the_answer_are_selected_text_not_the_round() {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![
-        FakeStep::AskQuestion {
-            question: "Dashes or underscores?".into(),
-        },
-        FakeStep::Echo,
-    ]))
-    .await;
-    let p = set_up(&kit, "mock").await;
+    let (kit, p) = asking_once().await;
     let say = |text: &str| json!({"roomId": p.room.id, "text": text});
     kit.ok("send", say("ROUND-ONLY-WORDS-1 @Coder start on the card"))
         .await;

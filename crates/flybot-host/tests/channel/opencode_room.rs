@@ -8,6 +8,7 @@
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_core::rooms::log::LineKind;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
+use flybot_interop::opencode::fake::FakeStep;
 use flybot_interop::pilot::{fixture, script};
 use flybot_testkit::{Kit, Room, scripted_models};
 use serde_json::{Value, json};
@@ -20,6 +21,20 @@ pub(crate) fn bot_a_models() -> Arc<ProviderRegistry> {
 
 pub(crate) async fn fake_host() -> Kit {
     host_on(OpenCodeRuntime::Fake(script::fake_steps())).await
+}
+
+/// A host whose OpenCode Bot asks one question, then echoes what it is
+/// sent; set up with its pilot card.
+pub(crate) async fn asking_once() -> (Kit, Pilot) {
+    let kit = host_on(OpenCodeRuntime::Fake(vec![
+        FakeStep::AskQuestion {
+            question: "Dashes or underscores?".into(),
+        },
+        FakeStep::Echo,
+    ]))
+    .await;
+    let p = set_up(&kit, "mock").await;
+    (kit, p)
 }
 
 /// A host with Bot A on its scenario and OpenCode Bots on `runtime`.
