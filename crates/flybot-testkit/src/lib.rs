@@ -32,7 +32,7 @@ mod waits;
 
 pub use cards::{STATUSES, move_body};
 pub use channel::{Caller, Member};
-pub use clock::ManualClock;
+pub use clock::{ClockHold, ManualClock, hold_clock};
 pub use live::{Live, LiveEvent};
 pub use roster::{Bot, Room};
 pub use waits::{Events, LIMIT, within, within_for};

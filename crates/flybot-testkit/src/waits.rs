@@ -127,7 +127,7 @@ impl Kit {
                 }
                 tokio::select! {
                     _ = events.next() => {}
-                    _ = tokio::time::sleep(TICK) => {}
+                    _ = crate::clock::backstop(TICK) => {}
                 }
             }
         })

@@ -10,7 +10,7 @@ use flybot_agent::model::mock::MockModel;
 use flybot_agent::session::{AbortedBy, EndReason};
 use flybot_testkit::mock_server::models_config;
 use flybot_testkit::sse_server::{Reply, ScriptedProvider};
-use flybot_testkit::{Bot, Kit, Room};
+use flybot_testkit::{Bot, Kit, Room, hold_clock};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,16 +61,20 @@ async fn a_line_while_the_member_waits_over_60s_lets_it_go_as_a_stop_and_is_answ
         "Ada",
     )
     .await;
+    // The clock stands still until the test moves it, so the wait is
+    // exactly 30 s old when the first line lands, however slow the disk.
+    let held = hold_clock();
     send(&kit, &room, "run it").await;
     kit.until("the member's tool waits", || {
         kit.host.sessions().oldest_open_wait(&s).is_some()
     })
     .await;
     // A wait of 60 s or less is left alone: the line steers the turn.
-    tokio::time::sleep(Duration::from_secs(30)).await;
+    tokio::time::advance(Duration::from_secs(30)).await;
     let early = send(&kit, &room, "any news?").await;
     assert_eq!(early["queued"], "steer");
     assert!(kit.host.sessions().is_running(&s));
+    drop(held);
     tokio::time::sleep(Duration::from_secs(31)).await;
     let late = send(&kit, &room, "what now?").await;
     assert_eq!(late["queued"], "interrupt");
