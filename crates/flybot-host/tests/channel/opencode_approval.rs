@@ -7,7 +7,9 @@
 //! person decides both. A replayed approval, a rejection and an input
 //! edited after OpenCode's request was made start no OpenCode work.
 
-use crate::opencode_room::{Pilot, asking_once, card, card_when, host_on, seed, set_up, settled};
+use crate::opencode_room::{
+    Pilot, asking_once, card, card_when, coder_told, host_on, seed, set_up, settled,
+};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_host::rooms::hold::hold_send;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
@@ -217,18 +219,15 @@ async fn matrix_approval_an_input_edited_after_the_request_prevents_execution() 
 /// Bot B's turn in flight: it wrote the fix, and its test run waits for
 /// the file answered to exist in its workspace (the test's go).
 async fn working_until_go() -> (Kit, Pilot, std::path::PathBuf) {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
-        files: vec![("slug.mjs".to_owned(), script::FIXED_SLUG.to_owned())],
-        command: ["sh", "-c", "until [ -e go ]; do sleep 0.01; done"]
-            .map(str::to_owned)
-            .to_vec(),
-        text: "DONE: slug.mjs is fixed.".to_owned(),
-    }]))
-    .await;
-    let p = set_up(&kit, "mock").await;
-    kit.ok(
-        "send",
-        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
+    let (kit, p) = coder_told(
+        OpenCodeRuntime::Fake(vec![FakeStep::Edit {
+            files: vec![("slug.mjs".to_owned(), script::FIXED_SLUG.to_owned())],
+            command: ["sh", "-c", "until [ -e go ]; do sleep 0.01; done"]
+                .map(str::to_owned)
+                .to_vec(),
+            text: "DONE: slug.mjs is fixed.".to_owned(),
+        }]),
+        "@Coder start on the card",
     )
     .await;
     kit.until("Coder's prompt reaches OpenCode", || {

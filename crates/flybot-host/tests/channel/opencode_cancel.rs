@@ -6,7 +6,7 @@
 //! `cancel: requested`. Budgets live (resource bounds): the deadline and
 //! the progress limit abort the turn in flight and pause new work.
 
-use crate::opencode_room::{Pilot, host_on, journal_text, set_up};
+use crate::opencode_room::{Pilot, coder_told, journal_text, set_up};
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::fake::{FakeGaps, FakeStep};
 use flybot_testkit::Kit;
@@ -31,11 +31,9 @@ fn records(kit: &Kit, p: &Pilot, kind: &str) -> Vec<Value> {
 
 /// Coder's turn at work on the hanging fake, then the card cancelled.
 async fn cancel_while_working(gaps: FakeGaps) -> (Kit, Pilot) {
-    let kit = host_on(OpenCodeRuntime::FakeGapped(vec![FakeStep::Hang], gaps)).await;
-    let p = set_up(&kit, "mock").await;
-    kit.ok(
-        "send",
-        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
+    let (kit, p) = coder_told(
+        OpenCodeRuntime::FakeGapped(vec![FakeStep::Hang], gaps),
+        "@Coder start on the card",
     )
     .await;
     kit.until("Coder's prompt reaches OpenCode", || {
@@ -110,14 +108,9 @@ async fn stop_and_late_result_an_abort_the_runtime_never_confirms_keeps_the_seat
 async fn resource_bounds_progress_is_charged_and_its_limit_aborts_the_turn_in_flight() {
     // Thirteen finished tool calls: the twelfth is the last the budget
     // takes, the thirteenth pauses the work and aborts the turn.
-    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::ToolsThenHang {
-        count: 13,
-    }]))
-    .await;
-    let p = set_up(&kit, "mock").await;
-    kit.ok(
-        "send",
-        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
+    let (kit, p) = coder_told(
+        OpenCodeRuntime::Fake(vec![FakeStep::ToolsThenHang { count: 13 }]),
+        "@Coder start on the card",
     )
     .await;
     let lines = crate::opencode_room::settled(&kit, &p.room).await;

@@ -37,6 +37,16 @@ pub(crate) async fn asking_once() -> (Kit, Pilot) {
     (kit, p)
 }
 
+/// A host whose OpenCode Bots run on `runtime`, set up with its pilot card,
+/// and `text` sent in the room (`@Coder ...`, the card's start).
+pub(crate) async fn coder_told(runtime: OpenCodeRuntime, text: &str) -> (Kit, Pilot) {
+    let kit = host_on(runtime).await;
+    let p = set_up(&kit, "mock").await;
+    kit.ok("send", json!({"roomId": p.room.id, "text": text}))
+        .await;
+    (kit, p)
+}
+
 /// A host with Bot A on its scenario and OpenCode Bots on `runtime`.
 pub(crate) async fn host_on(runtime: OpenCodeRuntime) -> Kit {
     Kit::with_config(|config| {

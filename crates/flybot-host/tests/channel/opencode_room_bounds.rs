@@ -5,7 +5,8 @@
 //! fail. OpenCode is the scripted fake.
 
 use crate::opencode_room::{
-    card, card_when, evidence_record, fake_host, host_on, journal_text, seed, set_up, settled,
+    card, card_when, coder_told, evidence_record, fake_host, host_on, journal_text, seed, set_up,
+    settled,
 };
 use flybot_core::rooms::log::LineKind;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
@@ -16,17 +17,14 @@ use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stop_and_late_result_a_person_stops_an_opencode_turn_and_the_abort_is_journaled() {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![
-        flybot_interop::opencode::fake::FakeStep::Hang,
-        flybot_interop::opencode::fake::FakeStep::Reply {
-            text: "Back at it.".into(),
-        },
-    ]))
-    .await;
-    let p = set_up(&kit, "mock").await;
-    kit.ok(
-        "send",
-        json!({"roomId": p.room.id, "text": "@Coder start on the card"}),
+    let (kit, p) = coder_told(
+        OpenCodeRuntime::Fake(vec![
+            flybot_interop::opencode::fake::FakeStep::Hang,
+            flybot_interop::opencode::fake::FakeStep::Reply {
+                text: "Back at it.".into(),
+            },
+        ]),
+        "@Coder start on the card",
     )
     .await;
     // Stop once OpenCode holds the prompt (a stop while the seat starts
@@ -178,17 +176,14 @@ async fn delivery_and_crash_a_restarted_seat_on_the_fake_is_uncertain_and_resubm
 
 #[tokio::test(flavor = "multi_thread")]
 async fn capability_failure_an_unexpected_permission_is_denied_said_and_journaled() {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![
-        flybot_interop::opencode::fake::FakeStep::AskPermission {
-            permission: "webfetch".into(),
-            text: "fetched".into(),
-        },
-    ]))
-    .await;
-    let p = set_up(&kit, "mock").await;
-    kit.ok(
-        "send",
-        json!({"roomId": p.room.id, "text": "@Coder look it up on the web"}),
+    let (kit, p) = coder_told(
+        OpenCodeRuntime::Fake(vec![
+            flybot_interop::opencode::fake::FakeStep::AskPermission {
+                permission: "webfetch".into(),
+                text: "fetched".into(),
+            },
+        ]),
+        "@Coder look it up on the web",
     )
     .await;
     let lines = settled(&kit, &p.room).await;
@@ -301,22 +296,19 @@ async fn resource_bounds_the_two_card_limit_is_durable_across_dropped_seats() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stays_working() {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Edit {
-        files: vec![(
-            "slug.mjs".into(),
-            "export function slugify(title) { return title; }\n".into(),
-        )],
-        command: fixture::TEST_COMMAND
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect(),
-        text: "DONE @Ada: it works, trust me.".into(),
-    }]))
-    .await;
-    let p = set_up(&kit, "mock").await;
-    kit.ok(
-        "send",
-        json!({"roomId": p.room.id, "text": "@Coder please fix slug.mjs"}),
+    let (kit, p) = coder_told(
+        OpenCodeRuntime::Fake(vec![FakeStep::Edit {
+            files: vec![(
+                "slug.mjs".into(),
+                "export function slugify(title) { return title; }\n".into(),
+            )],
+            command: fixture::TEST_COMMAND
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            text: "DONE @Ada: it works, trust me.".into(),
+        }]),
+        "@Coder please fix slug.mjs",
     )
     .await;
     kit.until("the check is said", || {
