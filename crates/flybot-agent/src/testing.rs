@@ -106,6 +106,8 @@ pub struct TestEnv {
     pub context: Mutex<crate::context::ContextSetup>,
     /// The system prompt each turn gets.
     pub system_prompt: String,
+    /// How many turns have ended with their `turn/end` durable.
+    pub ended: tokio::sync::watch::Sender<u64>,
     clock: Mutex<u64>,
 }
 
@@ -122,6 +124,7 @@ impl TestEnv {
             approver: None,
             context: Mutex::new(crate::context::ContextSetup::default()),
             system_prompt: "You are a test Bot.".to_owned(),
+            ended: tokio::sync::watch::Sender::new(0),
             clock: Mutex::new(1_000),
         }
     }
@@ -132,6 +135,10 @@ impl TurnEnvironment for TestEnv {
         let mut clock = lock(&self.clock);
         *clock += 1;
         *clock
+    }
+
+    fn turn_ended(&self, _session_id: &str, _turn_id: &str) {
+        self.ended.send_modify(|count| *count += 1);
     }
 
     fn setup(&self, session_id: &str) -> Result<TurnSetup, EndReason> {

@@ -63,11 +63,12 @@ async fn resident() -> anyhow::Result<()> {
     );
     let print = |turns: usize, host: &Host| {
         println!(
-            "  after {turns:>6} turns: {:.1} MB resident ({:.1} MB anonymous, {:.1} MB mapped files), {} Sessions in memory",
+            "  after {turns:>6} turns: {:.1} MB resident ({:.1} MB anonymous, {:.1} MB mapped files), {} Sessions in memory holding {} KB of log",
             status_mb("VmRSS"),
             status_mb("RssAnon"),
             status_mb("RssFile"),
-            host.sessions().in_memory()
+            host.sessions().in_memory(),
+            host.sessions().log_bytes_in_memory() / 1024
         );
     };
     print(0, &host);

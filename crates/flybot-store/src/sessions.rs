@@ -7,7 +7,7 @@ use crate::jsonl::JsonlAppender;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// The folder that holds the Session logs.
@@ -79,6 +79,86 @@ impl SessionLogFile {
         }
         Ok(events)
     }
+
+    /// The whole events at the end of the log, newest first read, answered
+    /// in file order with each one's size as written: reading stops at the
+    /// first event `before` says is older than wanted (not included), so
+    /// the cost is the suffix read, not the history. An unreadable line
+    /// is skipped, as in [`read`](Self::read).
+    pub fn read_back<T: DeserializeOwned>(
+        &self,
+        mut before: impl FnMut(&T) -> bool,
+    ) -> io::Result<Vec<(T, usize)>> {
+        let mut file = match File::open(&self.path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut lines = BackLines::new(file.metadata()?.len());
+        let mut found = Vec::new();
+        while let Some(line) = lines.next_line(&mut file)? {
+            let Ok(event) = serde_json::from_slice::<T>(&line) else {
+                continue;
+            };
+            if before(&event) {
+                break;
+            }
+            found.push((event, line.len() + 1));
+        }
+        found.reverse();
+        Ok(found)
+    }
+}
+
+/// How much of a log is read at a time when it is read from its end.
+const BACK_CHUNK: u64 = 64 << 10;
+
+/// A file's lines from its end: `pending` holds the bytes from `pos` up to
+/// the end of the lines not yet given out.
+struct BackLines {
+    pos: u64,
+    pending: Vec<u8>,
+}
+
+impl BackLines {
+    fn new(len: u64) -> BackLines {
+        BackLines {
+            pos: len,
+            pending: Vec::new(),
+        }
+    }
+
+    /// The next line back (without its newline); `None` at the start.
+    fn next_line(&mut self, file: &mut File) -> io::Result<Option<Vec<u8>>> {
+        loop {
+            // The byte before the last is where the last line may begin:
+            // a newline that ends `pending` belongs to its last line.
+            let body = self.pending.len().saturating_sub(1);
+            if let Some(i) = self.pending[..body].iter().rposition(|&b| b == b'\n') {
+                let line = self.pending[i + 1..].to_vec();
+                self.pending.truncate(i + 1);
+                return Ok(Some(strip_newline(line)));
+            }
+            if self.pos == 0 {
+                let rest = std::mem::take(&mut self.pending);
+                return Ok((!rest.is_empty()).then(|| strip_newline(rest)));
+            }
+            let start = self.pos.saturating_sub(BACK_CHUNK);
+            let mut chunk = vec![0; (self.pos - start) as usize];
+            file.seek(SeekFrom::Start(start))?;
+            file.read_exact(&mut chunk)?;
+            chunk.extend_from_slice(&self.pending);
+            self.pending = chunk;
+            self.pos = start;
+        }
+    }
+}
+
+fn strip_newline(mut line: Vec<u8>) -> Vec<u8> {
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    line
 }
 
 #[cfg(test)]
@@ -119,6 +199,44 @@ mod tests {
         assert_eq!(read, vec![json!({"n": 1}), json!({"n": 2})]);
         let bytes = std::fs::read(log.path()).unwrap();
         assert_eq!(bytes, b"{\"n\":1}\n{\"n\":2}\n");
+    }
+
+    #[test]
+    fn read_back_answers_the_suffix_in_order_and_stops_at_the_first_older_event() {
+        let home = tempfile::tempdir().unwrap();
+        let log = SessionLogFile::new(home.path(), "session-a").unwrap();
+        // Lines longer than a chunk and shorter ones, so a line spans reads.
+        let long = "x".repeat(BACK_CHUNK as usize + 10);
+        let events: Vec<Value> = (1..=6)
+            .map(|n| json!({"n": n, "text": if n % 2 == 0 { long.as_str() } else { "short" }}))
+            .collect();
+        log.append(&events).unwrap();
+        let mut file = OpenOptions::new().append(true).open(log.path()).unwrap();
+        file.write_all(b"{\"n\": 7").unwrap();
+        drop(file);
+        let back: Vec<(Value, usize)> = log.read_back(|e: &Value| e["n"] == 3).unwrap();
+        let numbers: Vec<&Value> = back.iter().map(|(e, _)| &e["n"]).collect();
+        assert_eq!(numbers, [4, 5, 6]);
+        let sizes: usize = back.iter().map(|(_, size)| size).sum();
+        let whole = std::fs::read(log.path()).unwrap();
+        let written: usize = whole
+            .split_inclusive(|&b| b == b'\n')
+            .skip(3)
+            .take(3)
+            .map(<[u8]>::len)
+            .sum();
+        assert_eq!(sizes, written, "each size is its line as written");
+        let all: Vec<(Value, usize)> = log.read_back(|_: &Value| false).unwrap();
+        assert_eq!(all.len(), 6, "the torn last line is skipped");
+        assert_eq!(all[0].0, events[0]);
+    }
+
+    #[test]
+    fn read_back_of_a_missing_log_is_empty() {
+        let home = tempfile::tempdir().unwrap();
+        let log = SessionLogFile::new(home.path(), "none").unwrap();
+        let read: Vec<(Value, usize)> = log.read_back(|_: &Value| false).unwrap();
+        assert!(read.is_empty());
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod summary;
 mod view;
 
 pub use parts::{PartRecord, PartView, Parts};
-pub(crate) use room::{Room, make_room};
+pub(crate) use room::{NoRequest, Room, make_room};
 pub use summary::ask;
 pub use view::part_messages;
 

@@ -5,7 +5,6 @@
 use super::parts::PartRecord;
 use super::room::Room;
 use super::summary::{summarize, transcript};
-use super::view::live_entries;
 use crate::session::{LogEntry, SessionEvent};
 
 /// The reason a part moves when the steward said so.
@@ -25,8 +24,9 @@ pub(crate) fn older_span(room: &Room<'_>) -> (String, u64) {
     let view = room.cell.with_parts(|p| p.current());
     let max_chars = room.lines().usable * 3 / 2;
     room.cell.with_log(|log| {
-        let start = current_turn_start(log.entries());
-        let live = live_entries(log.entries(), &view);
+        // The part is loaded (`make_room`), the running turn with it.
+        let live = log.held_after(view.live_after());
+        let start = current_turn_start(live);
         let span_end = live.partition_point(|e| e.seq < start);
         (transcript(&live[..span_end], max_chars), start)
     })

@@ -57,6 +57,15 @@ pub struct PartView {
     pub pinned: Option<String>,
 }
 
+impl PartView {
+    /// The last log entry the part's request no longer carries in full:
+    /// the one before the part, or the newest checkpoint's last.
+    pub fn live_after(&self) -> u64 {
+        let checkpoint = self.checkpoint.as_ref().map_or(0, |(upto, _)| *upto);
+        self.from_seq.saturating_sub(1).max(checkpoint)
+    }
+}
+
 /// A Session's parts record in memory, and the steward's cooldown.
 pub struct Parts {
     file: PartsFile,

@@ -18,11 +18,14 @@ use flybot_core::context::{
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// Making room ran out of its deadline (#1285): the turn ends normally and
-/// its input is queued again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeadlineRanOut {
-    pub ms: u64,
+/// Why a step has no request.
+#[derive(Debug)]
+pub(crate) enum NoRequest {
+    /// Making room ran out of its deadline (#1285): the turn ends normally
+    /// and its input is queued again.
+    DeadlineRanOut { ms: u64 },
+    /// The part's older entries could not be read back from the log.
+    Unreadable(std::io::Error),
 }
 
 /// What one step runs with while the steward works.
@@ -34,14 +37,23 @@ pub(crate) struct Room<'a> {
 }
 
 impl Room<'_> {
-    /// The request from the current part, and its estimated size.
+    /// Makes the Session hold the current part's live entries (issue 13):
+    /// the running turn builds each step's request from memory, and the
+    /// turn's end lets them go.
+    fn load_part(&self) -> std::io::Result<()> {
+        let after = self.cell.with_parts(|parts| parts.current().live_after());
+        self.cell.with_log(|log| log.load_after(after))
+    }
+
+    /// The request from the current part (loaded by `load_part`), and its
+    /// estimated size.
     pub(crate) fn request(&self) -> (ModelRequest, usize) {
         let view = self.cell.with_parts(|parts| parts.current());
         let messages = self.cell.with_log(|log| {
             part_messages(
                 &self.setup.system_prompt,
                 &view,
-                log.entries(),
+                log.held_after(view.live_after()),
                 self.specs,
                 self.setup.window,
             )
@@ -115,12 +127,11 @@ impl Room<'_> {
     async fn ask(&self, size: usize) -> Result<Verdict, (bool, String)> {
         let lines = self.lines();
         let checkpoints = self.cell.with_parts(|p| p.current().checkpoints);
-        let latest = self.cell.with_log(|log| {
-            transcript(
-                &log.entries()[log.entries().len().saturating_sub(6)..],
-                1_500,
-            )
-        });
+        let latest = self
+            .cell
+            .with_log(|log| log.latest(6))
+            .map_err(|e| (false, format!("the Session's log could not be read ({e})")))?;
+        let latest = transcript(&latest, 1_500);
         let question = StewardAsk {
             size,
             check: lines.check,
@@ -210,8 +221,9 @@ fn passing(error: &ModelError) -> (bool, Option<u64>) {
 }
 
 /// The step's request, after making room when it is past the check line.
-pub(crate) async fn make_room(room: &Room<'_>) -> Result<ModelRequest, DeadlineRanOut> {
+pub(crate) async fn make_room(room: &Room<'_>) -> Result<ModelRequest, NoRequest> {
     room.snapshot_pinned();
+    room.load_part().map_err(NoRequest::Unreadable)?;
     let (request, size) = room.request();
     let lines = room.lines();
     if size <= lines.check {
@@ -234,7 +246,7 @@ pub(crate) async fn make_room(room: &Room<'_>) -> Result<ModelRequest, DeadlineR
         .await
         .is_err()
     {
-        return Err(DeadlineRanOut {
+        return Err(NoRequest::DeadlineRanOut {
             ms: deadline.as_millis() as u64,
         });
     }

@@ -21,8 +21,7 @@ pub fn part_system(system_prompt: &str, view: &PartView) -> String {
 
 /// The log entries the part's request still carries in full.
 pub fn live_entries<'a>(entries: &'a [LogEntry], view: &PartView) -> &'a [LogEntry] {
-    let after = view.checkpoint.as_ref().map_or(0, |(upto, _)| *upto);
-    let first = entries.partition_point(|e| e.seq < view.from_seq || e.seq <= after);
+    let first = entries.partition_point(|e| e.seq <= view.live_after());
     &entries[first..]
 }
 

@@ -83,7 +83,10 @@ pub(crate) fn announce_turn_end(cell: &Arc<Cell>, turn_id: String, urgency: Urge
     tokio::spawn(async move {
         let durable = tokio::task::spawn_blocking(move || rx.recv()).await;
         match durable {
-            Ok(Ok(Ok(()))) => cell.env.turn_ended(&cell.session_id, &turn_id),
+            Ok(Ok(Ok(()))) => {
+                cell.release_log();
+                cell.env.turn_ended(&cell.session_id, &turn_id);
+            }
             _ => tracing::warn!("the end of {turn_id} is not durable"),
         }
         cell.visible.idle.notify_waiters();
@@ -96,16 +99,14 @@ impl Sessions {
     pub fn transcript(&self, session_id: &str, after: u64) -> io::Result<Vec<LogEntry>> {
         let cell = self.cell(session_id)?;
         let durable = cell.visible.durable();
-        Ok(cell.with_log(|log| log.between(after, durable).to_vec()))
+        cell.with_log(|log| log.between(after, durable))
     }
 
     /// The Session's log after `after` as written, durable or not: for the
     /// host's own reading (a room member's answer), never for a person. A
     /// line written after it in the turn log is durable only with it.
     pub fn transcript_written(&self, session_id: &str, after: u64) -> io::Result<Vec<LogEntry>> {
-        Ok(self
-            .cell(session_id)?
-            .with_log(|log| log.after(after).to_vec()))
+        self.cell(session_id)?.with_log(|log| log.suffix(after))
     }
 
     /// Resolves once the Session has no turn, no queued input and no held

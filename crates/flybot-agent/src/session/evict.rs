@@ -1,10 +1,12 @@
-//! Bounded Session memory (issue 13): the host keeps in memory every
-//! Session that runs a turn, holds or queues input, has lines not yet
-//! durable, or is in use by a caller, and of the idle rest only those used
-//! most recently, at most [`KEPT_IDLE`] of them holding at most
-//! [`KEPT_IDLE_BYTES`] of log in all, so the memory they take does not grow
-//! with the history they hold. A Session let go is read from its files
-//! again the next time it is used; everything it held was durable.
+//! Bounded Session memory (issue 13). A Session holds in memory only its
+//! log entries not yet durable and the part a running turn loaded; once a
+//! turn's end is durable and no turn runs, it lets go of them
+//! ([`Cell::release_log`]). The host keeps in memory every Session that
+//! runs a turn, holds or queues input, has lines not yet durable, or is in
+//! use by a caller, and of the idle rest only those used most recently, at
+//! most [`KEPT_IDLE`] of them holding at most [`KEPT_IDLE_BYTES`] of log in
+//! all. A Session let go is read from its files again the next time it is
+//! used; everything it held was durable.
 
 use super::runtime::Cell;
 use flybot_core::sync::lock;
@@ -18,6 +20,17 @@ pub const KEPT_IDLE: usize = 64;
 pub const KEPT_IDLE_BYTES: u64 = 4 << 20;
 
 impl Cell {
+    /// Lets go of the log entries held in memory that are durable, unless
+    /// a turn runs (it builds its requests from them): the next turn reads
+    /// its part back from the file.
+    pub(crate) fn release_log(&self) {
+        let state = lock(&self.state);
+        if state.running.is_none() {
+            let durable = self.visible.durable();
+            self.with_log(|log| log.release_through(durable));
+        }
+    }
+
     /// Whether nothing but the map holds the Session and nothing of it
     /// lives only in memory: no turn, no queued or held input, every line
     /// durable.
@@ -40,7 +53,7 @@ pub(crate) fn let_go_idle(cells: &mut HashMap<String, Arc<Cell>>) {
         .iter()
         .filter(|(_, cell)| cell.may_let_go())
         .map(|(id, cell)| {
-            let bytes = cell.with_log(|log| log.bytes());
+            let bytes = cell.with_log(|log| log.held_bytes());
             (cell.used.load(Ordering::Relaxed), id.clone(), bytes)
         })
         .collect();

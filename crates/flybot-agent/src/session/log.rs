@@ -1,8 +1,13 @@
-//! A Session's log in memory and on disk: every batch of events is numbered,
-//! kept in memory (so building the next request reads no file) and handed
-//! to the home's turn log, which writes it to `sessions/<id>.jsonl` and
-//! makes it durable with the other Sessions' and rooms' lines (group
-//! commit, `flybot_store::turn_log`).
+//! A Session's log on disk and the part of it held in memory: every batch
+//! of events is numbered and handed to the home's turn log, which writes it
+//! to `sessions/<id>.jsonl` and makes it durable with the other Sessions'
+//! and rooms' lines (group commit, `flybot_store::turn_log`).
+//!
+//! Memory holds only the newest entries (issue 13): those not yet durable,
+//! and the window a running turn loaded to build its requests. Once a turn
+//! has ended and its end is durable the Session lets go of them, so what a
+//! Session holds does not grow with its history; anything older is read
+//! back from the file's end on demand, at a cost of the suffix read.
 
 use super::event::{LogEntry, SessionEvent};
 use flybot_store::sessions::SessionLogFile;
@@ -13,28 +18,34 @@ use std::path::{Path, PathBuf};
 pub struct SessionLog {
     home: PathBuf,
     file: SessionLogFile,
-    entries: Vec<LogEntry>,
-    /// The size of the entries as written: what holding them costs, near enough.
-    bytes: u64,
+    /// The newest entries, in order, with no gap up to the last one.
+    held: Vec<LogEntry>,
+    /// The size of each held entry as written.
+    sizes: Vec<usize>,
+    last_seq: u64,
 }
 
 impl SessionLog {
-    /// Opens the log of `session_id`, reading what is already there.
+    /// Opens the log of `session_id`, reading only its last entry.
     pub fn open(home: &Path, session_id: &str) -> io::Result<SessionLog> {
         let file = SessionLogFile::new(home, session_id)?;
-        let entries = file.read()?;
-        let bytes = std::fs::metadata(file.path()).map_or(0, |meta| meta.len());
+        let mut seen = 0;
+        let last: Vec<(LogEntry, usize)> = file.read_back(|_: &LogEntry| {
+            seen += 1;
+            seen > 1
+        })?;
         Ok(SessionLog {
             home: home.to_owned(),
             file,
-            entries,
-            bytes,
+            held: Vec::new(),
+            sizes: Vec::new(),
+            last_seq: last.first().map_or(0, |(entry, _)| entry.seq),
         })
     }
 
     /// The sequence number the last of `count` events appended now gets.
     pub fn last_seq_after(&self, count: usize) -> u64 {
-        self.entries.last().map_or(0, |e| e.seq) + count as u64
+        self.last_seq + count as u64
     }
 
     /// Numbers `events` and hands them to `turn_log` (`done` is called once
@@ -47,7 +58,7 @@ impl SessionLog {
         urgency: Urgency,
         done: Option<OnDurable>,
     ) -> io::Result<()> {
-        let first = self.entries.last().map_or(1, |e| e.seq + 1);
+        let first = self.last_seq + 1;
         let batch: Vec<LogEntry> = events
             .into_iter()
             .enumerate()
@@ -61,32 +72,103 @@ impl SessionLog {
             .iter()
             .map(|entry| Record::new(&self.home, self.file.path(), entry))
             .collect::<io::Result<Vec<Record>>>()?;
-        let bytes: usize = records.iter().map(Record::byte_len).sum();
+        let sizes: Vec<usize> = records.iter().map(Record::byte_len).collect();
         turn_log.write(records, None, urgency, done)?;
-        self.entries.extend(batch);
-        self.bytes += bytes as u64;
+        self.last_seq = batch.last().map_or(self.last_seq, |e| e.seq);
+        self.held.extend(batch);
+        self.sizes.extend(sizes);
         Ok(())
     }
 
-    /// The size of the log as written (its file's length).
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+    /// The size as written of the entries held in memory.
+    pub fn held_bytes(&self) -> u64 {
+        self.sizes.iter().sum::<usize>() as u64
     }
 
-    pub fn entries(&self) -> &[LogEntry] {
-        &self.entries
+    /// The first sequence number held in memory.
+    fn held_from(&self) -> u64 {
+        self.held.first().map_or(self.last_seq + 1, |e| e.seq)
     }
 
-    /// The entries after sequence number `after`.
-    pub fn after(&self, after: u64) -> &[LogEntry] {
-        let start = self.entries.partition_point(|e| e.seq <= after);
-        &self.entries[start..]
+    /// Makes memory hold every entry after `after`, reading the older ones
+    /// from the file; they stay until [`release_through`](Self::release_through).
+    pub fn load_after(&mut self, after: u64) -> io::Result<()> {
+        let from = self.held_from();
+        if after.saturating_add(1) >= from {
+            return Ok(());
+        }
+        let (mut older, mut sizes): (Vec<LogEntry>, Vec<usize>) =
+            self.read_before(after, from)?.into_iter().unzip();
+        older.append(&mut self.held);
+        sizes.append(&mut self.sizes);
+        self.held = older;
+        self.sizes = sizes;
+        Ok(())
+    }
+
+    /// The held entries after `after` (what [`load_after`](Self::load_after)
+    /// made sure of).
+    pub fn held_after(&self, after: u64) -> &[LogEntry] {
+        let start = self.held.partition_point(|e| e.seq <= after);
+        &self.held[start..]
+    }
+
+    /// The entries after `after`, read from the file where memory does not
+    /// hold them; memory is left as it was.
+    pub fn suffix(&self, after: u64) -> io::Result<Vec<LogEntry>> {
+        let from = self.held_from();
+        let mut entries: Vec<LogEntry> = if after.saturating_add(1) >= from {
+            Vec::new()
+        } else {
+            let read = self.read_before(after, from)?;
+            read.into_iter().map(|(entry, _)| entry).collect()
+        };
+        entries.extend_from_slice(self.held_after(after));
+        Ok(entries)
     }
 
     /// The entries after `after` and up to `through`.
-    pub fn between(&self, after: u64, through: u64) -> &[LogEntry] {
-        let end = self.entries.partition_point(|e| e.seq <= through);
-        let start = self.entries.partition_point(|e| e.seq <= after).min(end);
-        &self.entries[start..end]
+    pub fn between(&self, after: u64, through: u64) -> io::Result<Vec<LogEntry>> {
+        let mut entries = self.suffix(after)?;
+        entries.truncate(entries.partition_point(|e| e.seq <= through));
+        Ok(entries)
+    }
+
+    /// The newest `count` entries.
+    pub fn latest(&self, count: usize) -> io::Result<Vec<LogEntry>> {
+        let need = count.saturating_sub(self.held.len());
+        let from = self.held_from();
+        let mut entries: Vec<LogEntry> = Vec::new();
+        if need > 0 {
+            let mut older = 0;
+            let read = self.file.read_back(|e: &LogEntry| {
+                older += usize::from(e.seq < from);
+                older > need
+            })?;
+            entries.extend(read.into_iter().map(|(e, _)| e).filter(|e| e.seq < from));
+        }
+        let skip = self.held.len().saturating_sub(count);
+        entries.extend_from_slice(&self.held[skip..]);
+        Ok(entries)
+    }
+
+    /// Lets memory go of the entries up to `seq`, which must be durable:
+    /// they are read from the file again when needed.
+    pub fn release_through(&mut self, seq: u64) {
+        let end = self.held.partition_point(|e| e.seq <= seq);
+        self.held.drain(..end);
+        self.sizes.drain(..end);
+        self.held.shrink_to_fit();
+        self.sizes.shrink_to_fit();
+    }
+
+    /// The entries in the file after `after` and before `from`.
+    fn read_before(&self, after: u64, from: u64) -> io::Result<Vec<(LogEntry, usize)>> {
+        let mut read = self.file.read_back(|e: &LogEntry| e.seq <= after)?;
+        read.retain(|(e, _)| e.seq < from);
+        Ok(read)
     }
 }
+
+#[cfg(test)]
+mod tests;

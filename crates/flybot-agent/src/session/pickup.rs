@@ -116,20 +116,17 @@ impl Sessions {
     /// Picks up one noted turn if a restart cut it; answers whether it did.
     fn pick_up_turn(&self, note: &TurnNote) -> io::Result<bool> {
         let cell = self.cell(&note.session_id)?;
-        let cut = cell.with_log(|log| was_cut(log.entries(), &note.turn_id));
-        if !cut {
+        let entries = cell.with_log(|log| log.suffix(0))?;
+        if !was_cut(&entries, &note.turn_id) {
             return Ok(false);
         }
-        let has_start = cell.with_log(|log| {
-            log.entries().iter().any(|e| {
-                matches!(&e.event, SessionEvent::TurnStart { turn_id } if turn_id == &note.turn_id)
-            })
+        let has_start = entries.iter().any(
+            |e| matches!(&e.event, SessionEvent::TurnStart { turn_id } if turn_id == &note.turn_id),
+        );
+        let ended = entries.iter().any(|e| {
+            matches!(&e.event, SessionEvent::TurnEnd { turn_id, .. } if turn_id == &note.turn_id)
         });
-        let ended = cell.with_log(|log| {
-            log.entries().iter().any(|e| {
-                matches!(&e.event, SessionEvent::TurnEnd { turn_id, .. } if turn_id == &note.turn_id)
-            })
-        });
+        drop(entries);
         if has_start && !ended {
             let end = SessionEvent::TurnEnd {
                 turn_id: note.turn_id.clone(),

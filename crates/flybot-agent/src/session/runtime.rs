@@ -66,8 +66,8 @@ pub(crate) struct Cell {
 }
 
 impl Cell {
-    pub(crate) fn with_log<R>(&self, f: impl FnOnce(&SessionLog) -> R) -> R {
-        f(&lock(&self.log))
+    pub(crate) fn with_log<R>(&self, f: impl FnOnce(&mut SessionLog) -> R) -> R {
+        f(&mut lock(&self.log))
     }
     pub(crate) fn with_parts<R>(&self, f: impl FnOnce(&mut crate::context::Parts) -> R) -> R {
         f(&mut lock(&self.parts))
@@ -386,6 +386,16 @@ impl Sessions {
     /// at most `KEPT_IDLE` idle ones, plus the one just read).
     pub fn in_memory(&self) -> usize {
         lock(&self.inner.cells).len()
+    }
+
+    /// The size as written of the log entries the Sessions in memory hold
+    /// (issue 13: only entries not yet durable and running turns' parts).
+    pub fn log_bytes_in_memory(&self) -> u64 {
+        let cells: Vec<Arc<Cell>> = lock(&self.inner.cells).values().cloned().collect();
+        cells
+            .iter()
+            .map(|cell| cell.with_log(|log| log.held_bytes()))
+            .sum()
     }
 
     pub fn is_running(&self, session_id: &str) -> bool {

@@ -3,7 +3,7 @@
 //! cancel ends the turn at once, whatever the step is waiting on.
 
 use super::{ApprovalAsk, ApprovalOutcome, MAX_STEPS, TurnEnvironment, TurnSetup};
-use crate::context::{Room, make_room};
+use crate::context::{NoRequest, Room, make_room};
 use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, Usage};
 use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
@@ -157,7 +157,8 @@ async fn steps(
         let request = tokio::select! {
             made = make_room(&room) => match made {
                 Ok(request) => request,
-                Err(ran_out) => return turn.requeue(ran_out.ms),
+                Err(NoRequest::DeadlineRanOut { ms }) => return turn.requeue(ms),
+                Err(NoRequest::Unreadable(error)) => return log_failed(error),
             },
             reason = cancelled(cancel) => return reason,
         };

@@ -8,9 +8,12 @@ use sqlx::{ConnectOptions, Connection, Row, SqliteConnection};
 use std::path::{Path, PathBuf};
 use tokio::sync::Mutex;
 
+/// The ledger's page cache, as SQLite's `cache_size` (negative: KiB).
+const LEDGER_CACHE_KIB: &str = "-512";
+
 pub struct UsageLedger {
     path: PathBuf,
-    conn: Mutex<SqliteConnection>,
+    pub(super) conn: Mutex<SqliteConnection>,
     /// `Some(version)` when the file is newer than this build: it was opened
     /// read-only and every write is refused with that version.
     newer: Option<i64>,
@@ -40,9 +43,13 @@ impl UsageLedger {
             path: path.clone(),
             source,
         };
+        // The page cache is capped at 512 KiB (SQLite's default is 2 MiB):
+        // the ledger is written a row at a time and read by filter, and
+        // the host's memory should not grow with its history (issue 13).
         let options = SqliteConnectOptions::new()
             .filename(&path)
-            .create_if_missing(true);
+            .create_if_missing(true)
+            .pragma("cache_size", LEDGER_CACHE_KIB);
         // The write-ahead log keeps its file open and a commit is one append
         // (issue 19: no file opened, created and deleted per row, as the
         // rollback journal did); `NORMAL` leaves the sync to its checkpoints:

@@ -80,6 +80,20 @@ async fn write_version_2(home: &Path, with_meta: bool) {
     conn.close().await.unwrap();
 }
 
+/// Issue 13 ("Memory stays bounded"): the ledger's page cache is capped,
+/// so the host's memory does not grow with the rows it has written.
+#[tokio::test]
+async fn the_ledgers_page_cache_is_capped_at_512_kib_13() {
+    let home = tempfile::tempdir().unwrap();
+    let ledger = UsageLedger::open(home.path()).await.unwrap();
+    let mut conn = ledger.conn.lock().await;
+    let row = sqlx::query("PRAGMA cache_size")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<i64, _>(0), -512);
+}
+
 #[tokio::test]
 async fn usage_ledger_sample_row_round_trip() {
     let home = tempfile::tempdir().unwrap();

@@ -1,0 +1,88 @@
+//! Issue 13 ("Memory stays bounded"): a Session holds only its newest
+//! entries, and reads older ones back from its file on demand.
+
+use super::SessionLog;
+use crate::session::event::{LogEntry, SessionEvent, Source};
+use flybot_store::turn_log::{TurnLog, Urgency};
+use std::path::Path;
+
+fn line(n: u64) -> SessionEvent {
+    SessionEvent::UserMessage {
+        turn_id: format!("turn-{n}"),
+        message_id: format!("msg-{n}"),
+        text: format!("line {n}"),
+        source: Source::User { member_id: None },
+    }
+}
+
+/// A log of `count` durable entries, all released from memory.
+fn written(home: &Path, count: u64) -> (SessionLog, TurnLog) {
+    let turn_log = TurnLog::for_home(home);
+    let mut log = SessionLog::open(home, "s1").unwrap();
+    for n in 1..=count {
+        log.append(&turn_log, n, vec![line(n)], Urgency::Soon, None)
+            .unwrap();
+    }
+    turn_log.write_durable(Vec::new(), None).unwrap();
+    log.release_through(count);
+    (log, turn_log)
+}
+
+fn seqs(entries: &[LogEntry]) -> Vec<u64> {
+    entries.iter().map(|e| e.seq).collect()
+}
+
+#[test]
+fn a_released_log_holds_nothing_and_reads_its_history_back_from_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    let (log, _turn_log) = written(home.path(), 5);
+    assert_eq!(log.held_bytes(), 0);
+    assert_eq!(seqs(&log.suffix(2).unwrap()), [3, 4, 5]);
+    assert_eq!(seqs(&log.between(1, 3).unwrap()), [2, 3]);
+    assert_eq!(seqs(&log.latest(2).unwrap()), [4, 5]);
+    assert_eq!(log.held_bytes(), 0, "reading on demand holds nothing");
+}
+
+#[test]
+fn a_reopened_log_numbers_on_from_its_last_entry_without_holding_history() {
+    let home = tempfile::tempdir().unwrap();
+    let (log, turn_log) = written(home.path(), 4);
+    drop(log);
+    let mut log = SessionLog::open(home.path(), "s1").unwrap();
+    assert_eq!(log.last_seq_after(0), 4);
+    assert_eq!(log.held_bytes(), 0);
+    log.append(&turn_log, 9, vec![line(5)], Urgency::Soon, None)
+        .unwrap();
+    assert_eq!(log.last_seq_after(0), 5);
+    // Memory holds the entry not yet durable; the file the rest.
+    assert_eq!(seqs(log.held_after(0)), [5]);
+    assert_eq!(seqs(&log.suffix(0).unwrap()), [1, 2, 3, 4, 5]);
+    assert_eq!(seqs(&log.latest(3).unwrap()), [3, 4, 5]);
+}
+
+#[test]
+fn a_loaded_window_stays_until_it_is_released() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut log, turn_log) = written(home.path(), 6);
+    log.append(&turn_log, 7, vec![line(7)], Urgency::Soon, None)
+        .unwrap();
+    log.load_after(3).unwrap();
+    assert_eq!(seqs(log.held_after(0)), [4, 5, 6, 7]);
+    let held = log.held_bytes();
+    assert!(held > 0);
+    turn_log.write_durable(Vec::new(), None).unwrap();
+    log.release_through(7);
+    assert_eq!(log.held_bytes(), 0);
+    assert_eq!(seqs(&log.suffix(5).unwrap()), [6, 7]);
+}
+
+#[test]
+fn a_cursor_past_the_end_reads_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut log, _turn_log) = written(home.path(), 3);
+    assert!(log.suffix(u64::MAX).unwrap().is_empty());
+    assert!(log.between(u64::MAX, u64::MAX).unwrap().is_empty());
+    log.load_after(u64::MAX).unwrap();
+    assert!(log.held_after(u64::MAX).is_empty());
+    assert_eq!(seqs(&log.latest(10).unwrap()), [1, 2, 3]);
+}
