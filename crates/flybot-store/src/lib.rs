@@ -4,6 +4,7 @@
 
 pub mod apply;
 mod atomic;
+mod back_lines;
 pub mod change;
 pub mod channels;
 pub mod connectors;

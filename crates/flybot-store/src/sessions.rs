@@ -3,11 +3,12 @@
 //! crash mid-append) is skipped on read and cut off before the next append,
 //! so the log stays readable and never loses an acknowledged batch.
 
+use crate::back_lines::BackLines;
 use crate::jsonl::JsonlAppender;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// The folder that holds the Session logs.
@@ -110,57 +111,6 @@ impl SessionLogFile {
     }
 }
 
-/// How much of a log is read at a time when it is read from its end.
-const BACK_CHUNK: u64 = 64 << 10;
-
-/// A file's lines from its end: `pending` holds the bytes from `pos` up to
-/// the end of the lines not yet given out.
-struct BackLines {
-    pos: u64,
-    pending: Vec<u8>,
-}
-
-impl BackLines {
-    fn new(len: u64) -> BackLines {
-        BackLines {
-            pos: len,
-            pending: Vec::new(),
-        }
-    }
-
-    /// The next line back (without its newline); `None` at the start.
-    fn next_line(&mut self, file: &mut File) -> io::Result<Option<Vec<u8>>> {
-        loop {
-            // The byte before the last is where the last line may begin:
-            // a newline that ends `pending` belongs to its last line.
-            let body = self.pending.len().saturating_sub(1);
-            if let Some(i) = self.pending[..body].iter().rposition(|&b| b == b'\n') {
-                let line = self.pending[i + 1..].to_vec();
-                self.pending.truncate(i + 1);
-                return Ok(Some(strip_newline(line)));
-            }
-            if self.pos == 0 {
-                let rest = std::mem::take(&mut self.pending);
-                return Ok((!rest.is_empty()).then(|| strip_newline(rest)));
-            }
-            let start = self.pos.saturating_sub(BACK_CHUNK);
-            let mut chunk = vec![0; (self.pos - start) as usize];
-            file.seek(SeekFrom::Start(start))?;
-            file.read_exact(&mut chunk)?;
-            chunk.extend_from_slice(&self.pending);
-            self.pending = chunk;
-            self.pos = start;
-        }
-    }
-}
-
-fn strip_newline(mut line: Vec<u8>) -> Vec<u8> {
-    if line.last() == Some(&b'\n') {
-        line.pop();
-    }
-    line
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,7 +156,7 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let log = SessionLogFile::new(home.path(), "session-a").unwrap();
         // Lines longer than a chunk and shorter ones, so a line spans reads.
-        let long = "x".repeat(BACK_CHUNK as usize + 10);
+        let long = "x".repeat(crate::back_lines::BACK_CHUNK as usize + 10);
         let events: Vec<Value> = (1..=6)
             .map(|n| json!({"n": n, "text": if n % 2 == 0 { long.as_str() } else { "short" }}))
             .collect();

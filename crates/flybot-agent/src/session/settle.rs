@@ -9,8 +9,13 @@ use super::runtime::{Cell, CellState, Sessions};
 use flybot_core::sync::lock;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::time::Instant;
 
 pub const SETTLE: Duration = Duration::from_millis(1500);
+
+/// How late tokio's timer may fire: it runs on 1 ms ticks and its driver
+/// parks for whole milliseconds.
+const TIMER_SLACK: Duration = Duration::from_millis(2);
 
 /// Lines held in the window.
 pub(crate) struct Held {
@@ -52,8 +57,9 @@ pub(crate) fn hold(
     });
     let sessions = sessions.clone();
     let cell = cell.clone();
+    let closes = Instant::now() + SETTLE;
     tokio::spawn(async move {
-        tokio::time::sleep(SETTLE).await;
+        sleep_until_on_time(closes).await;
         let flushed = {
             let mut state = lock(&cell.state);
             // A cancel or an earlier flush may have taken the window already.
@@ -69,6 +75,23 @@ pub(crate) fn hold(
             sessions.start(cell);
         }
     });
+}
+
+/// Sleeps until `deadline` and not a tick later: the window's close is on
+/// the path of a person's first answer (issue 13, the time to first token
+/// the host adds), and tokio's timer wakes up to [`TIMER_SLACK`] late. So
+/// the timer wakes that much early and the rest is slept on a blocking
+/// thread, whose sleep the OS ends on time. A paused clock (tests) does not
+/// move while that thread sleeps; the timer then sleeps the rest.
+async fn sleep_until_on_time(deadline: Instant) {
+    tokio::time::sleep_until(deadline - TIMER_SLACK).await;
+    let rest = deadline.saturating_duration_since(Instant::now());
+    if !rest.is_zero() {
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(rest)).await;
+    }
+    if Instant::now() < deadline {
+        tokio::time::sleep_until(deadline).await;
+    }
 }
 
 /// Moves the held lines into the inbox as one next-turn item.
