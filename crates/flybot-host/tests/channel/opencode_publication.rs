@@ -7,12 +7,11 @@
 //! publication that was not carried out is carried out once.
 
 use crate::opencode_recovery::{copy_folder, host_config, journal_path, records};
-use crate::opencode_room::{Pilot, host_on, set_up};
+use crate::opencode_room::{Pilot, failing_slug_edit, host_on, set_up};
 use flybot_core::rooms::log::LineKind;
 use flybot_host::Host;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::fake::FakeStep;
-use flybot_interop::pilot::fixture;
 use flybot_store::{Store, StoreOptions};
 use flybot_testkit::Kit;
 use serde_json::{Value, json};
@@ -125,17 +124,7 @@ async fn delivery_and_crash_a_question_published_before_the_kill_is_recorded_not
 #[tokio::test(flavor = "multi_thread")]
 async fn delivery_and_crash_a_result_whose_publication_was_cut_is_published_once_after_the_restart()
 {
-    let step = FakeStep::Edit {
-        files: vec![(
-            "slug.mjs".into(),
-            "export function slugify(title) { return title; }\n".into(),
-        )],
-        command: fixture::TEST_COMMAND
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect(),
-        text: "DONE @Ada: it works, trust me.".into(),
-    };
+    let step = failing_slug_edit();
     let (_first, kit, p) = killed_before_the_publications_outcome(step).await;
     // The card never moved (its result did not verify), so the cut
     // publication was not made: it is recorded as such and made once.

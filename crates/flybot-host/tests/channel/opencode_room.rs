@@ -39,6 +39,22 @@ pub(crate) async fn asking_once() -> (Kit, Pilot) {
 
 /// A host whose OpenCode Bots run on `runtime`, set up with its pilot card,
 /// and `text` sent in the room (`@Coder ...`, the card's start).
+/// An OpenCode edit whose result fails the fixture's tests: `slugify`
+/// returns the title unchanged, and the Coder claims it works.
+pub(crate) fn failing_slug_edit() -> FakeStep {
+    FakeStep::Edit {
+        files: vec![(
+            "slug.mjs".into(),
+            "export function slugify(title) { return title; }\n".into(),
+        )],
+        command: fixture::TEST_COMMAND
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        text: "DONE @Ada: it works, trust me.".into(),
+    }
+}
+
 pub(crate) async fn coder_told(runtime: OpenCodeRuntime, text: &str) -> (Kit, Pilot) {
     let kit = host_on(runtime).await;
     let p = set_up(&kit, "mock").await;

@@ -5,14 +5,13 @@
 //! fail. OpenCode is the scripted fake.
 
 use crate::opencode_room::{
-    card, card_when, coder_told, evidence_record, fake_host, host_on, journal_text, seed, set_up,
-    settled,
+    card, card_when, coder_told, evidence_record, failing_slug_edit, fake_host, host_on,
+    journal_text, seed, set_up, settled,
 };
 use flybot_core::rooms::log::LineKind;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::fake::FakeStep;
 use flybot_interop::opencode::locate::README_PATH;
-use flybot_interop::pilot::fixture;
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -297,17 +296,7 @@ async fn resource_bounds_the_two_card_limit_is_durable_across_dropped_seats() {
 #[tokio::test(flavor = "multi_thread")]
 async fn completion_evidence_a_result_whose_tests_fail_is_said_and_the_card_stays_working() {
     let (kit, p) = coder_told(
-        OpenCodeRuntime::Fake(vec![FakeStep::Edit {
-            files: vec![(
-                "slug.mjs".into(),
-                "export function slugify(title) { return title; }\n".into(),
-            )],
-            command: fixture::TEST_COMMAND
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
-            text: "DONE @Ada: it works, trust me.".into(),
-        }]),
+        OpenCodeRuntime::Fake(vec![failing_slug_edit()]),
         "@Coder please fix slug.mjs",
     )
     .await;
