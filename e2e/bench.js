@@ -111,7 +111,7 @@ async function sidebarBench(browser) {
     const times = [];
     for (let run = 0; run <= RUNS; run += 1) {
       const page = await context.newPage();
-      await page.goto(`${host.url}/`);
+      await page.goto(run === 0 ? host.signInUrl : `${host.url}/`);
       await page.waitForFunction(() => window.__drawnAt !== null, null, { timeout: 30000 });
       times.push(await page.evaluate(() => window.__drawnAt));
       await page.close();
@@ -136,7 +136,7 @@ async function roomBench(browser) {
     }
     const lines = (await host.api.messages({ roomId: room.id })).length;
     const page = await (await browser.newContext()).newPage();
-    await page.goto(`${host.url}/#/board`);
+    await page.goto(`${host.signInUrl}#/board`);
     await page.getByRole('heading', { name: 'Board' }).waitFor();
     const times = [];
     let drawn = 0;
@@ -204,7 +204,7 @@ async function tokenBench(browser) {
         }
       }).observe(document, { childList: true, subtree: true, characterData: true });
     });
-    await page.goto(`${host.url}/#/bot/${bot.id}`);
+    await page.goto(`${host.signInUrl}#/bot/${bot.id}`);
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await host.api.send({ botId: bot.id }, 'Please count for me');
     const answer = await model.held();

@@ -36,9 +36,13 @@ const test = base.test.extend({
   ],
 });
 
-/** Opens the page at `hash` (e.g. '#/board') and waits for the sidebar. */
+/**
+ * Opens the page at `hash` (e.g. '#/board') and waits for the sidebar. The
+ * first visit of a browser context goes through the owner's sign-in link.
+ */
 async function open(page, host, hash = '') {
-  await page.goto(`${host.url}/${hash}`);
+  const signedIn = (await page.context().cookies(host.url)).some((c) => c.name === 'flybot_session');
+  await page.goto(signedIn ? `${host.url}/${hash}` : `${host.signInUrl}${hash}`);
   await base.expect(page.getByRole('navigation').first()).toBeVisible();
 }
 

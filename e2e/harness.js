@@ -112,7 +112,7 @@ class Channel {
 
   headers() {
     const headers = { 'content-type': 'application/json' };
-    if (this.token) headers['x-flybot-member-session'] = this.token;
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
     return headers;
   }
 
@@ -183,14 +183,17 @@ async function startHost({ models = {} } = {}) {
   }
   const { child, match } = await spawnUntil(
     ['serve', '--home', home, '--listen', '127.0.0.1:0'],
-    /FlyBot is listening on (http:\/\/\S+)/,
+    /Sign in as the owner: (http:\/\/[^/\s]+)\/\?token=(\S+)/,
   );
-  const url = match[1];
+  const [, url, token] = match;
   return {
     url,
     home,
     child,
-    api: new Channel(url),
+    // The owner's token, as the sign-in link carries it (issue 29).
+    token,
+    signInUrl: `${url}/?token=${token}`,
+    api: new Channel(url, token),
     async stop() {
       await stopChild(child);
       fs.rmSync(home, { recursive: true, force: true });

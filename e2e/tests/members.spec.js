@@ -1,8 +1,8 @@
 // Issue 12, "Tests in a real browser": "two members signed in on two pages,
 // each seeing only their own Bots, and a write from one appearing live on
-// the other where it is shared". Invitations come from auth-invite; each
-// page signs in on its own form (an HttpOnly session cookie per browser
-// context).
+// the other where it is shared". Ada is the host's owner and signs in with
+// her link; Ben's invitation comes from auth-invite and his page signs in
+// on its form (an HttpOnly session cookie per browser context).
 'use strict';
 
 const { test, expect } = require('../fixtures');
@@ -16,14 +16,11 @@ async function signIn(page, url, code, name) {
 }
 
 test('two members on two pages: each sees only their own Bots, a shared write shows live', async ({ host, browser, pageProblems }) => {
-  // The owner's team before anyone signs in: the Chief and a Scout.
+  // The owner's team before anyone else joins: the Chief and a Scout.
   await host.api.state();
   const scout = await host.api.createBot('Scout');
-  // Two bootstrap invitations (both sign in as the owner): one for Ada's
-  // page, one for this test's own calls as Ada.
-  const forPage = await host.api.invite();
-  const forTest = await host.api.invite();
-  const ada = await host.api.redeem(forTest, 'Ada');
+  // This test's own calls as Ada go with her owner token.
+  const ada = host.api;
   const forBen = await ada.invite('Ben');
 
   const adaContext = await browser.newContext();
@@ -32,7 +29,8 @@ test('two members on two pages: each sees only their own Bots, a shared write sh
   const benPage = await benContext.newPage();
   pageProblems.watch(adaPage);
   pageProblems.watch(benPage);
-  await signIn(adaPage, host.url, forPage, 'Ada');
+  await adaPage.goto(host.signInUrl);
+  await expect(adaPage.getByRole('navigation').first()).toBeVisible();
   await signIn(benPage, host.url, forBen, 'Ben');
   const adaNav = adaPage.getByRole('navigation').first();
   const benNav = benPage.getByRole('navigation').first();

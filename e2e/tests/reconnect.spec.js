@@ -33,7 +33,7 @@ test('a lost connection resumed without a missing line', async ({ page }) => {
   page.on('request', (request) => {
     if (request.url().endsWith('/api/bot/live')) streams.push(request);
   });
-  await page.goto(`${proxy.url}/#/room/${room.id}`);
+  await page.goto(`${proxy.url}/?token=${host.token}#/room/${room.id}`);
   const nav = page.getByRole('navigation').first();
   const log = page.getByRole('log', { name: 'Room lines' });
   await expect(nav.getByText('Live', { exact: true })).toBeVisible();

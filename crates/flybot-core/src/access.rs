@@ -1,16 +1,20 @@
 //! Owner-scoped access (#49): who may see and change which Bot and room.
 //!
-//! Before anyone signs in, the host has one person and every rule here allows
-//! (the legacy single-owner path). Once a session exists, cross-owner access
-//! is denied by default: a member acts on its own Bots and rooms, and uses
-//! another owner's Bot only through a grant to it (#90).
+//! While the home has one person (its owner, who signs in with the owner
+//! token, issue 29), every rule here allows: everything is hers. Once a
+//! second member exists, cross-owner access is denied by default: a member
+//! acts on its own Bots and rooms, and uses another owner's Bot only through
+//! a grant to it (#90). Whether access is scoped follows who the home's
+//! members are, never whether some sign-in session happens to be live: a
+//! host whose members all signed out is as closed as one where they are in.
 
 use flybot_protocol::state::{Bot, Room, TeamState};
 
 /// Who is asking, as the channel resolved it from the session header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Actor {
-    /// No session exists on the host: the one person, who owns everything.
+    /// The owner of a home that has no other member: the one person, who
+    /// owns everything.
     SingleOwner,
     /// A signed-in member (#48).
     Member {
@@ -45,15 +49,17 @@ pub fn host_owner_id(state: &TeamState) -> Option<String> {
         .map(|m| m.id.clone())
 }
 
-/// Whether owner-scoped access is on: some member has signed in.
+/// Whether owner-scoped access is on: the home has a member besides its
+/// owner (issue 29: never whether a session is live, so signing everyone
+/// out opens nothing).
 pub fn enforced(state: &TeamState) -> bool {
-    !state.auth_sessions.is_empty()
+    state.members.len() > 1
 }
 
 /// Shared, non-isolatable writes (secrets, connectors, diagnostics, prefs, ...)
 /// are blocked while access is enforced and more than one member exists.
 pub fn shared_blocked(state: &TeamState) -> bool {
-    enforced(state) && state.members.len() > 1
+    enforced(state)
 }
 
 /// Whether the actor may change or delete this Bot, or act for it.

@@ -60,6 +60,9 @@ pub struct HostConfig {
     /// `[feishu] api`: the Feishu origin a channel connector reaches
     /// (`https://open.feishu.cn` unless config.toml names another, #1266).
     pub feishu_api: String,
+    /// Who the edge admits (issue 29): open mode, public names, how long
+    /// a sign-in lasts.
+    pub edge: crate::edge::EdgeConfig,
 }
 
 impl HostConfig {
@@ -80,6 +83,7 @@ impl HostConfig {
             notify: crate::notify::NotifyConfig::default(),
             ack_model: None,
             feishu_api: crate::notify::feishu::FEISHU_ORIGIN.to_owned(),
+            edge: crate::edge::EdgeConfig::default(),
         }
     }
 }
@@ -103,6 +107,9 @@ struct Inner {
     secrets: crate::secrets::Secrets,
     connectors: crate::connectors::Connectors,
     channels: crate::channels::Channels,
+    /// The owner token's digest (issue 29); none when the home could not
+    /// keep one, and then nobody signs in with a token.
+    owner_token_hash: Option<String>,
 }
 
 impl Drop for Inner {
@@ -180,6 +187,7 @@ impl Host {
 
     pub fn new(store: Store, config: HostConfig) -> Host {
         let config = Arc::new(config);
+        let owner_token_hash = owner_token_hash(&config.home);
         let team = Team::new(store, Bus::default());
         let (logs, round_starts) = RoomLogs::with_rounds(config.home.clone(), team.bus().clone());
         let feed = LiveFeed::start(&team);
@@ -266,8 +274,14 @@ impl Host {
                 secrets,
                 connectors,
                 channels,
+                owner_token_hash,
             }),
         }
+    }
+
+    /// The owner token's digest, which a caller's token is checked against.
+    pub fn owner_token_hash(&self) -> Option<&str> {
+        self.inner.owner_token_hash.as_deref()
     }
 
     /// The team's store and the event bus.
@@ -437,5 +451,17 @@ impl Host {
     /// writes the snapshot and releases the home lock.
     pub async fn shut_down(&self) -> Result<(), flybot_store::StoreError> {
         self.inner.team.store().close().await
+    }
+}
+
+/// The digest of the home's owner token, made on the home's first start
+/// (issue 29). A home that cannot keep one fails closed: no token signs in.
+fn owner_token_hash(home: &std::path::Path) -> Option<String> {
+    match crate::edge::owner_token(home) {
+        Ok(token) => Some(crate::ids::secret_hash(&token)),
+        Err(e) => {
+            tracing::error!("the owner token could not be kept in the home: {e}");
+            None
+        }
     }
 }

@@ -1,11 +1,13 @@
-//! The HTTP edge: the router, body limits, the actor header, and the answer
-//! envelope `{ok: true, ...}` / `{ok: false, error: {code, message, details}}`.
-//! Every refusal is a 4xx with the spec's code; nothing here panics on input.
+//! The HTTP edge: the router behind the edge's guards (`crate::edge`), the
+//! caller, and the answer envelope `{ok: true, ...}` / `{ok: false, error:
+//! {code, message, details}}`. Every refusal is a 4xx with the spec's code;
+//! the one 5xx is `bot/unavailable`, a fault of the host, logged once here.
 
-use crate::actor::{Caller, resolve};
+use crate::actor::{Admission, Caller, resolve, touch_due};
+pub use crate::edge::BODY_LIMIT;
 use crate::endpoints;
 use crate::host::Host;
-use crate::web::guard::{Credential, check_write};
+use crate::web::guard::Credential;
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::{Path, State};
@@ -18,19 +20,16 @@ use serde_json::{Value, json};
 use std::future::Future;
 use tokio::net::TcpListener;
 
-/// The largest request body: 1 MiB.
-pub const BODY_LIMIT: usize = 1024 * 1024;
-
 /// The channel's router; tests drive it with `oneshot`, `serve` binds it.
 pub fn app(host: Host) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/api/bot/state", get(state))
         .route("/api/bot/live", get(crate::live::live))
-        .route("/api/bot/{endpoint}", post(endpoint))
+        .merge(endpoints::routes())
         .route(crate::channels::EVENTS_ROUTE, post(channel_event))
         .merge(crate::web::routes())
-        .fallback(unknown_path)
-        .with_state(host)
+        .fallback(unknown_path);
+    crate::edge::guard(routes, &host.config().edge).with_state(host)
 }
 
 /// Serves `app(host)` on `listener` until `shutdown` resolves, then stops the
@@ -66,21 +65,65 @@ impl IntoResponse for Answer {
             Err(error) => {
                 let status = StatusCode::from_u16(error.code.http_status())
                     .unwrap_or(StatusCode::BAD_REQUEST);
+                if status.is_server_error() {
+                    tracing::error!("answered {status}: {}", error.message);
+                }
                 (status, axum::Json(json!({"ok": false, "error": error}))).into_response()
             }
         }
     }
 }
 
-/// Reads the session header, else the page's cookie, into a caller.
+/// Reads the request's credential (bearer, session header, else the
+/// page's cookie) into a caller.
 pub fn caller_of(host: &Host, headers: &HeaderMap) -> Caller {
     let credential = Credential::of(headers);
+    let admission = Admission {
+        owner_token_hash: host.owner_token_hash(),
+        edge: &host.config().edge,
+        now_ms: host.store().clock_ms(),
+    };
     host.store()
-        .read(|state| resolve(state, credential.token()))
+        .read(|state| resolve(state, &credential, &admission))
+}
+
+/// `caller_of`, and a session's use recorded when its `lastSeenAt` is
+/// due (issue 29: an idle session expires). The record is best effort: a
+/// home that cannot write still answers the call.
+pub async fn admit(host: &Host, headers: &HeaderMap) -> Caller {
+    let caller = caller_of(host, headers);
+    if let Caller::Actor(flybot_core::access::Actor::Member { session_id, .. }) = &caller {
+        let (edge, now) = (&host.config().edge, host.store().clock_ms());
+        let due = host.store().read(|state| {
+            state
+                .auth_sessions
+                .get(session_id)
+                .filter(|s| touch_due(s, edge, now))
+                .cloned()
+        });
+        if let Some(session) = due {
+            let member_id = session.member_id.clone();
+            let touched = host
+                .team()
+                .mutate(&member_id, |change| {
+                    let seen = flybot_protocol::state::AuthSession {
+                        last_seen_at: Some(now),
+                        ..session
+                    };
+                    change.put_auth_session(&seen);
+                    Ok(())
+                })
+                .await;
+            if let Err(e) = touched {
+                tracing::warn!("a session's use could not be recorded: {}", e.message);
+            }
+        }
+    }
+    caller
 }
 
 async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
-    let caller = caller_of(&host, &headers);
+    let caller = admit(&host, &headers).await;
     Answer(match caller.require() {
         Ok(actor) => {
             crate::view::state_view(
@@ -95,35 +138,6 @@ async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
         }
         Err(refusal) => Err(refusal),
     })
-}
-
-async fn endpoint(
-    State(host): State<Host>,
-    Path(name): Path<String>,
-    headers: HeaderMap,
-    body: Body,
-) -> Answer {
-    let bytes = match to_bytes(body, BODY_LIMIT).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            return Answer(Err(ApiError::new(
-                ErrorCode::TooLarge,
-                "The request body is over 1 MiB; send less at a time.",
-            )
-            .with("limit", BODY_LIMIT)));
-        }
-    };
-    if let Err(refusal) = check_write(&headers, &Credential::of(&headers)) {
-        return Answer(Err(refusal));
-    }
-    // A fresh home gets its first Main Bot whatever the first request is.
-    if let Err(refusal) =
-        crate::bootstrap::first_main_bot(host.team(), &host.config().default_model).await
-    {
-        return Answer(Err(refusal));
-    }
-    let caller = caller_of(&host, &headers);
-    Answer(endpoints::call(&host, &caller, &name, &bytes).await)
 }
 
 /// A channel's event callback (#1266): Feishu's server posts it, with no
@@ -158,6 +172,8 @@ pub fn read_only_sentence(reason: &ReadOnlyReason) -> String {
                 "Another FlyBot (pid {pid} on {host}) is saving this team; this one only reads."
             )
         }
-        ReadOnlyReason::Damaged { why } => format!("This home opened read-only: {why}"),
+        ReadOnlyReason::Damaged { why } => {
+            format!("This home cannot be written and only reads now: {why}")
+        }
     }
 }

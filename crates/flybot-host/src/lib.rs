@@ -6,6 +6,7 @@ pub mod approvals;
 pub mod board;
 mod bootstrap;
 mod busy_ack;
+pub mod edge;
 pub use busy_ack::ACK_MODEL_KEY;
 pub mod channels;
 pub mod connectors;
@@ -30,6 +31,7 @@ mod view_shared;
 mod web;
 pub mod workflows;
 
+pub use endpoints::endpoint_names;
 pub use events::HostEvent;
 pub use host::{Host, HostConfig};
 pub use http::{app, read_only_sentence, serve};

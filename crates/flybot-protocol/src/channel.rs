@@ -23,6 +23,20 @@ pub struct AuthRedeem {
     pub name: String,
 }
 
+/// `POST /web/sign-in`: the owner's token from her sign-in link (and the
+/// name she goes by, if she gives one), or an invitation's code and the
+/// new member's name (issue 29).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WebSignIn {
+    #[serde(default)]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub code: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
 /// `auth-whoami {}` and other bodies that take nothing.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -49,6 +49,10 @@ pub enum ErrorCode {
     /// A task's time falls inside the team's quiet hours (#1166).
     #[serde(rename = "bot/quiet-hours")]
     QuietHours,
+    /// A fault of the host itself, never of the input (issue 29): a home
+    /// that cannot be written, a handler that failed. The one 5xx.
+    #[serde(rename = "bot/unavailable")]
+    Unavailable,
 }
 
 impl ErrorCode {
@@ -72,6 +76,7 @@ impl ErrorCode {
             ErrorCode::Busy => "bot/busy",
             ErrorCode::PresetReadOnly => "workflow/preset-read-only",
             ErrorCode::QuietHours => "bot/quiet-hours",
+            ErrorCode::Unavailable => "bot/unavailable",
         }
     }
 
@@ -89,6 +94,7 @@ impl ErrorCode {
             ErrorCode::LeaseHeld | ErrorCode::QueueFull | ErrorCode::NoMemberWithRole => 409,
             ErrorCode::PresetReadOnly | ErrorCode::Busy => 409,
             ErrorCode::QuietHours => 409,
+            ErrorCode::Unavailable => 503,
         }
     }
 }

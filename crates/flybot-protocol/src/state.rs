@@ -299,6 +299,10 @@ pub struct AuthSession {
     pub member_id: String,
     pub token_hash: String,
     pub created_at: u64,
+    /// When the session was last used, to the hour (issue 29): an idle
+    /// session expires. Unset until its first use after sign-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen_at: Option<u64>,
     #[serde(flatten)]
     pub extra: Extra,
 }

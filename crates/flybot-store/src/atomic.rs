@@ -8,13 +8,14 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// The file names whose temp files this crate leaves behind after a crash.
-const OWN_FILES: [&str; 6] = [
+const OWN_FILES: [&str; 7] = [
     "state.json",
     "state.json.v1",
     "journal.jsonl",
     crate::secrets::SECRETS_FILE,
     crate::connectors::CONNECTORS_FILE,
     crate::channels::CHANNELS_FILE,
+    crate::owner_token::OWNER_TOKEN_FILE,
 ];
 
 /// A step of `atomic_write` where a test pretends the process died.

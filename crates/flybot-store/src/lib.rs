@@ -36,6 +36,7 @@ mod writer;
 #[cfg(feature = "testing")]
 pub mod faults;
 mod options;
+pub mod owner_token;
 pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;
 pub use replay::{ReplayError, replay_file, replay_to};

@@ -329,7 +329,7 @@ impl Store {
         let mut live = lock(&self.inner.live);
         if self.inner.closed.load(Ordering::SeqCst) {
             return Err(ApiError::new(
-                ErrorCode::ReadOnly,
+                ErrorCode::Unavailable,
                 "This FlyBot has stopped saving the team (its store was closed).",
             ));
         }
@@ -349,7 +349,7 @@ impl Store {
         let now = (inner.options.clock)();
         let attempt = try_acquire(&inner.home, now).map_err(|e| {
             ApiError::new(
-                ErrorCode::ReadOnly,
+                ErrorCode::Unavailable,
                 format!("state.lock could not be opened: {e}"),
             )
         })?;
@@ -578,9 +578,11 @@ pub fn read_only_error(reason: &ReadOnlyReason) -> ApiError {
         )
         .with("pid", *pid)
         .with("host", host.as_str()),
+        // A home that cannot be written is a fault of the host, not of the
+        // request (issue 29): the one 5xx, `bot/unavailable`.
         ReadOnlyReason::Damaged { why } => ApiError::new(
-            ErrorCode::ReadOnly,
-            format!("This home opened read-only: {why}"),
+            ErrorCode::Unavailable,
+            format!("This home cannot be written and only reads now: {why}"),
         )
         .with("reason", why.as_str()),
     }

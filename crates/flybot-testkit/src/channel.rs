@@ -18,8 +18,8 @@ pub struct Member {
     pub member_id: String,
 }
 
-/// Someone calling the channel: a member's token, a raw token, or nobody
-/// (on a host nobody signed in to yet, that is its one person).
+/// Someone calling the channel: the owner with her token, a member's
+/// session token, a raw token, or nobody at all.
 #[derive(Clone, Copy)]
 pub struct Caller<'k> {
     kit: &'k Kit,
@@ -31,12 +31,16 @@ pub struct Caller<'k> {
 type Fingerprint = (Vec<u8>, Vec<u8>, u64, String);
 
 impl Kit {
-    /// Calls as nobody in particular: no session header.
+    /// Calls as the home's owner, with the owner token `flybot serve`
+    /// prints (issue 29): the home's one person, or, once it has other
+    /// members, the owner scoped to her own things.
     pub fn anyone(&self) -> Caller<'_> {
-        Caller {
-            kit: self,
-            token: None,
-        }
+        self.with_token(Some(&self.owner_token))
+    }
+
+    /// Calls with no credential at all.
+    pub fn anonymous(&self) -> Caller<'_> {
+        self.with_token(None)
     }
 
     /// Calls as `member`.
@@ -75,11 +79,33 @@ impl Kit {
         self.anyone().state().await
     }
 
-    /// Makes the bootstrap invite and redeems it: the host owner signs in.
+    /// The owner signs in as the page does, trading her token for a
+    /// session of her own, and goes by `name`.
     pub async fn owner(&self, name: &str) -> Member {
-        let invite = self.ok("auth-invite", json!({})).await;
-        self.redeem(invite["invitation"]["code"].as_str().unwrap(), name)
-            .await
+        let body = json!({"token": self.owner_token(), "name": name});
+        let request = Request::post("/web/sign-in")
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        let response = app(self.host.clone()).oneshot(request).await.unwrap();
+        assert_eq!(response.status(), 200, "the owner's sign-in was refused");
+        let cookie = response.headers()["set-cookie"].to_str().unwrap();
+        let token = cookie
+            .strip_prefix("flybot_session=")
+            .and_then(|rest| rest.split(';').next())
+            .unwrap()
+            .to_owned();
+        let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let answer: Value = serde_json::from_slice(&bytes).unwrap();
+        let me = self
+            .with_token(Some(&token))
+            .ok("auth-whoami", json!({}))
+            .await;
+        Member {
+            token: token.clone(),
+            session_id: me["session"]["id"].as_str().unwrap().to_owned(),
+            member_id: answer["member"]["id"].as_str().unwrap().to_owned(),
+        }
     }
 
     /// The first name signs in as the host owner and invites the others,
@@ -179,7 +205,7 @@ impl<'k> Caller<'k> {
 
     fn request(&self, request: axum::http::request::Builder) -> axum::http::request::Builder {
         match self.token {
-            Some(token) => request.header("x-flybot-member-session", token),
+            Some(token) => request.header("authorization", format!("Bearer {token}")),
             None => request,
         }
     }

@@ -55,6 +55,8 @@ pub struct Kit {
     home: TempDir,
     /// How long any one wait may take (`LIMIT` unless `patient`).
     limit: Duration,
+    /// The home's owner token (issue 29), which `anyone()` calls with.
+    owner_token: String,
 }
 
 impl Kit {
@@ -76,11 +78,7 @@ impl Kit {
         let store = Store::open(home.path(), StoreOptions::default()).unwrap();
         let mut config = HostConfig::new(home.path().to_owned());
         adjust(&mut config);
-        Kit {
-            host: Host::open(store, config).await,
-            home,
-            limit: LIMIT,
-        }
+        Kit::around(Host::open(store, config).await, home)
     }
 
     /// A host on the offline mock whose store stamps changes with tokio's
@@ -111,10 +109,12 @@ impl Kit {
     /// A kit around a host something else built on `home` (the pilot
     /// builds its own), so a test reaches it through the same channel.
     pub fn around(host: Host, home: TempDir) -> Kit {
+        let owner_token = owner_token(home.path());
         Kit {
             host,
             home,
             limit: LIMIT,
+            owner_token,
         }
     }
 
@@ -136,12 +136,21 @@ impl Kit {
         let store = Store::open(self.home(), StoreOptions::default()).unwrap();
         let mut config = HostConfig::new(self.home().to_owned());
         adjust(&mut config);
-        Kit {
-            host: Host::open(store, config).await,
-            home: self.home,
-            limit: self.limit,
-        }
+        let limit = self.limit;
+        Kit::around(Host::open(store, config).await, self.home).patient(limit)
     }
+
+    /// The home's owner token, as `flybot token` prints it.
+    pub fn owner_token(&self) -> &str {
+        &self.owner_token
+    }
+}
+
+/// The owner token the host made in `home` when it opened.
+fn owner_token(home: &Path) -> String {
+    flybot_store::owner_token::read(home)
+        .unwrap()
+        .expect("the host makes its owner token when it opens")
 }
 
 /// A model registry of only the mock, following `scenario` (JSON text).

@@ -35,7 +35,7 @@ impl<'k> Caller<'k> {
     pub async fn live(&self, last_id: Option<&str>) -> Live<'k> {
         let mut request = Request::get("/api/bot/live");
         if let Some(token) = self.token() {
-            request = request.header("x-flybot-member-session", token);
+            request = request.header("authorization", format!("Bearer {token}"));
         }
         if let Some(last) = last_id {
             request = request.header("last-event-id", last);

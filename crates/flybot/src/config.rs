@@ -45,6 +45,22 @@ pub struct Config {
     /// (`https://open.feishu.cn` by default, #1266).
     #[serde(default)]
     pub feishu: Option<FeishuApiSection>,
+    /// `[signIn]`: the names the host answers to beyond loopback and how
+    /// long a sign-in lasts (issue 29).
+    #[serde(default)]
+    pub sign_in: SignInSection,
+}
+
+/// `[signIn]`: `publicNames`, `sessionIdleHours` (168), `sessionMaxDays` (30).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SignInSection {
+    #[serde(default)]
+    pub public_names: Vec<String>,
+    #[serde(default)]
+    pub session_idle_hours: Option<u64>,
+    #[serde(default)]
+    pub session_max_days: Option<u64>,
 }
 
 /// `[feishu]`: where Feishu's open API is.
@@ -190,6 +206,18 @@ mod tests {
         assert_eq!(config.compact_deadline_ms, Some(120_000));
         let unset = Config::default();
         assert_eq!((unset.check_ratio, unset.compact_deadline_ms), (None, None));
+    }
+
+    #[test]
+    fn the_sign_in_section_names_public_names_and_session_lifetimes_29() {
+        let config: Config = toml::from_str(
+            "[signIn]\npublicNames = [\"flybot.lan\"]\nsessionIdleHours = 12\nsessionMaxDays = 2\n",
+        )
+        .unwrap();
+        assert_eq!(config.sign_in.public_names, ["flybot.lan"]);
+        assert_eq!(config.sign_in.session_idle_hours, Some(12));
+        assert_eq!(config.sign_in.session_max_days, Some(2));
+        assert!(toml::from_str::<Config>("[signIn]\nopen = true\n").is_err());
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod listen;
 mod mock_model;
 mod pilot_cmd;
 mod serve;
+mod sign_in;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -49,6 +50,8 @@ enum Command {
         #[command(subcommand)]
         command: envelope_cmd::EnvelopeCommand,
     },
+    /// Print the owner's sign-in link (and the token for curl) again.
+    Token(sign_in::TokenArgs),
     /// The phase-1 room pilot (#198) on a temporary home: Bot A delegates
     /// the fixture task to Bot B (OpenCode) in a room; writes the evidence
     /// report.
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::MockModel { command } => mock_model::run(command),
         Command::Envelope { command } => envelope_cmd::run(command),
         Command::Pilot(args) => pilot_cmd::run(args),
+        Command::Token(args) => sign_in::print_token(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -24,11 +24,16 @@ pub struct ServeArgs {
     /// $FLYBOT_OPENCODE, else the README's install folder, .tools/opencode).
     #[arg(long)]
     opencode: Option<PathBuf>,
+    #[command(flatten)]
+    sign_in: crate::sign_in::SignInArgs,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let home = config::home_dir(args.home)?;
     let config = config::load(&home)?;
+    let address = listen_address(&args.listen)?;
+    let edge = crate::sign_in::edge_config(&args.sign_in, &config.sign_in, address)?;
+    let owner_token = crate::sign_in::owner_token(&home)?;
     let runtime = tokio::runtime::Runtime::new().context("could not start the async runtime")?;
     runtime.block_on(async move {
         let options = StoreOptions {
@@ -46,6 +51,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .context("config.toml's [providers] and [models] could not be used")?,
         );
         host_config.opencode = opencode_runtime(args.opencode.as_deref());
+        host_config.edge = edge;
         host_config.check_ratio = config.check_ratio;
         if let Some(ms) = config.compact_deadline_ms {
             host_config.compact_deadline_ms = ms;
@@ -94,10 +100,40 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             )
         })
         .await?;
+        announce_sign_in(&listener, &owner_token, host.config().edge.open_mode);
         flybot_host::serve(host, listener, shutdown_signal()).await?;
         println!("FlyBot stopped; every change is saved.");
         Ok(())
     })
+}
+
+/// `--listen` as an address, so the open mode can be checked before the
+/// home is opened.
+fn listen_address(listen: &str) -> anyhow::Result<std::net::SocketAddr> {
+    use std::net::ToSocketAddrs;
+    let mut addresses = listen
+        .to_socket_addrs()
+        .with_context(|| format!("--listen {listen} is not an address such as 127.0.0.1:7450"))?;
+    addresses
+        .next()
+        .with_context(|| format!("--listen {listen} names no address"))
+}
+
+/// The owner's sign-in link (issue 29), printed after the listening line.
+fn announce_sign_in(listener: &tokio::net::TcpListener, token: &str, open_mode: bool) {
+    use std::io::Write;
+    if let Ok(address) = listener.local_addr() {
+        println!(
+            "Sign in as the owner: {}",
+            crate::sign_in::sign_in_link(address, token)
+        );
+    }
+    if open_mode {
+        println!(
+            "Warning: --no-sign-in: anyone who reaches this port acts as the owner until the home has another member."
+        );
+    }
+    std::io::stdout().flush().ok();
 }
 
 fn store_writes(host: &Host) -> bool {

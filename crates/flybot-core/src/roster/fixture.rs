@@ -66,6 +66,7 @@ pub fn team() -> TeamState {
                 member_id: id.into(),
                 token_hash: format!("hash-{id}"),
                 created_at: at,
+                last_seen_at: None,
                 extra: Default::default(),
             },
         );

@@ -13,7 +13,7 @@ pub mod feed;
 mod visible;
 
 use crate::host::Host;
-use crate::http::{Answer, caller_of};
+use crate::http::Answer;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio_stream::wrappers::BroadcastStream;
 
 pub async fn live(State(host): State<Host>, headers: HeaderMap) -> Response {
-    let actor = match caller_of(&host, &headers).require() {
+    let actor = match crate::http::admit(&host, &headers).await.require() {
         Ok(actor) => actor.clone(),
         Err(refusal) => return Answer(Err(refusal)).into_response(),
     };

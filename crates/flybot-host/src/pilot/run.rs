@@ -53,10 +53,12 @@ pub struct PilotProbe {
 }
 
 /// One call on the host's channel, through its HTTP edge as a client makes
-/// it, as the host's single owner.
+/// it, as the host's owner with her token (issue 29).
 pub(super) async fn call(host: &Host, endpoint: &str, body: Value) -> Result<Value, String> {
     use tower::ServiceExt;
+    let token = crate::edge::owner_token(&host.config().home).map_err(|e| e.to_string())?;
     let request = axum::http::Request::post(format!("/api/bot/{endpoint}"))
+        .header("authorization", format!("Bearer {token}"))
         .body(axum::body::Body::from(body.to_string()))
         .map_err(|e| e.to_string())?;
     let answer = crate::http::app(host.clone())

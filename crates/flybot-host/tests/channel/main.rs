@@ -53,6 +53,7 @@ mod task_queue;
 mod tasks;
 mod team_tools;
 mod test_model;
+mod walls;
 mod web_page;
 mod workflow_beat;
 mod workflow_run_bots;

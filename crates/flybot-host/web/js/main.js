@@ -67,13 +67,32 @@ async function draw() {
   dispose = (await screen.show(main, ctx, params)) || null;
 }
 
+// The owner's sign-in link carries her token (`/?token=…`): the page trades it
+// for its own cookie session and drops it from the address bar and history.
+async function redeemLinkToken() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token');
+  if (!token) return null;
+  params.delete('token');
+  const rest = params.toString();
+  history.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`);
+  try {
+    const answer = await api.web('sign-in', { token });
+    api.setCsrf(answer.csrf);
+    return null;
+  } catch (refusal) {
+    return refusal.message;
+  }
+}
+
 async function open() {
   const app = document.getElementById('app');
+  const linkProblem = await redeemLinkToken();
   const who = await api.session();
   api.setCsrf(who.csrf);
   if (!who.signedIn) {
     const screen = await import('./screens/sign_in.js');
-    screen.show(app, ctx, { onSignedIn: () => open() });
+    screen.show(app, ctx, { onSignedIn: () => open(), problem: linkProblem });
     return;
   }
   follow();

@@ -97,3 +97,23 @@ pub struct RemovedMember {
     pub id: String,
     pub removed: bool,
 }
+
+/// `auth-sessions` → `{sessions: [...]}`: the caller's own sign-ins, newest
+/// first, for Settings to list and revoke (issue 29).
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionList {
+    pub sessions: Vec<SessionSummary>,
+}
+
+/// One sign-in as Settings shows it: never its token.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub id: String,
+    pub created_at: u64,
+    pub last_seen_at: Option<u64>,
+    /// When it expires if it stays unused, and at the latest.
+    pub expires_at: u64,
+    /// The session this request came with.
+    pub current: bool,
+}

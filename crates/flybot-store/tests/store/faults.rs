@@ -25,7 +25,7 @@ async fn a_fault_keeps_what_was_acknowledged_and_hides_what_was_refused(
         })
         .await
         .unwrap_err();
-    assert_eq!(refused.code, ErrorCode::ReadOnly);
+    assert_eq!(refused.code, ErrorCode::Unavailable);
     // The refused change is gone from reads before any restart.
     assert_eq!(bot_ids(&store), ["bot-1"]);
     assert_eq!(store.revision(), revision);
@@ -35,7 +35,7 @@ async fn a_fault_keeps_what_was_acknowledged_and_hides_what_was_refused(
     };
     // Every later change is refused with the same reason, writing nothing.
     let again = store.mutate("test", |_| Ok(())).await.unwrap_err();
-    assert_eq!(again.code, ErrorCode::ReadOnly);
+    assert_eq!(again.code, ErrorCode::Unavailable);
     drop(store);
     // Nothing acknowledged was lost; nothing refused came back.
     let reopened = Store::open(dir.path(), options()).unwrap();

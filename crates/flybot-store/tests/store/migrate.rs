@@ -99,7 +99,7 @@ async fn a_bad_backup_fails_closed_and_writes_nothing_47() {
             })
             .await
             .unwrap_err();
-        assert_eq!(refused.code, ErrorCode::ReadOnly, "{what}");
+        assert_eq!(refused.code, ErrorCode::Unavailable, "{what}");
     }
 }
 
@@ -159,7 +159,7 @@ async fn a_newer_version_only_reads_47() {
         })
         .await
         .unwrap_err();
-    assert_eq!(refused.code, ErrorCode::ReadOnly);
+    assert_eq!(refused.code, ErrorCode::Unavailable);
     store.close().await.unwrap();
     assert_eq!(read(&dir.path().join("state.json")), bytes);
     // A damaged home never takes over, even with the lock free.

@@ -89,7 +89,7 @@ async fn a_closed_store_refuses_changes() {
         })
         .await
         .unwrap_err();
-    assert_eq!(refused.code, ErrorCode::ReadOnly);
+    assert_eq!(refused.code, ErrorCode::Unavailable);
 }
 
 #[tokio::test]

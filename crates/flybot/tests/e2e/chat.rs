@@ -16,7 +16,7 @@ fn a_line_sent_with_curl_is_answered_by_the_mock_and_read_back() {
     );
     let chief = view["bots"][0]["id"].as_str().unwrap().to_owned();
     let session = view["bots"][0]["sessionId"].as_str().unwrap().to_owned();
-    let mut stream = live(&host.address);
+    let mut stream = live(&host);
     let (status, sent) = host.post(
         "send",
         &json!({"botId": chief, "text": "Hello, who are you?"}).to_string(),

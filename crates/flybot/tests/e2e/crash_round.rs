@@ -129,7 +129,7 @@ fn crash_mid_round(seed: u64) {
     // The kill lands after `wait_for` announced member lines plus a few
     // milliseconds: before the first answer, mid-round, or after it.
     let wait_for = (seed * 7 % 6) as usize;
-    let mut stream = live(&host.address);
+    let mut stream = live(&host);
     let sent = ok(&host, "send", json!({"roomId": room, "text": "@all go"}));
     let opener = sent["seq"].as_u64().unwrap();
     let seen = announced(&mut stream, &room, opener, wait_for);

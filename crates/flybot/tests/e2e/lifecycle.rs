@@ -62,7 +62,7 @@ fn the_live_stream_carries_revisions_and_new_bots() {
     let home = tempfile::tempdir().unwrap();
     let host = serve(home.path());
     let first = host.state().1["revision"].as_u64().unwrap();
-    let mut stream = live(&host.address);
+    let mut stream = live(&host);
     read_until_all(&mut stream, &[&format!("{{\"revision\":{first}}}")]);
     let (_, made) = host.post("create-bot", r#"{"name": "Watcher"}"#, None);
     let id = made["bot"]["id"].as_str().unwrap();

@@ -17,6 +17,8 @@ pub struct Served {
     pub stderr: Option<ChildStderr>,
     /// The stdout lines printed before the listening line (a pickup's).
     pub before: Vec<String>,
+    /// The owner's token, from the sign-in link the host printed.
+    pub owner_token: String,
 }
 
 pub fn flybot() -> Command {
@@ -55,6 +57,15 @@ pub fn serve(home: &Path) -> Served {
         }
         before.push(line);
     };
+    let link = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("flybot serve printed no sign-in link");
+    let owner_token = link
+        .split("?token=")
+        .nth(1)
+        .expect("the line after the address is the sign-in link")
+        .trim()
+        .to_owned();
     let stderr = child.stderr.take();
     Served {
         child,
@@ -62,22 +73,31 @@ pub fn serve(home: &Path) -> Served {
         stdout: rx,
         stderr,
         before,
+        owner_token,
     }
 }
 
 impl Served {
+    /// POSTs as `token`'s session, or as the owner with her token.
     pub fn post(&self, endpoint: &str, body: &str, token: Option<&str>) -> (u16, Value) {
         request(
             &self.address,
             "POST",
             &format!("/api/bot/{endpoint}"),
             body,
-            token,
+            Some(token.unwrap_or(&self.owner_token)),
         )
     }
 
+    /// The state view, as the owner.
     pub fn state(&self) -> (u16, Value) {
-        request(&self.address, "GET", "/api/bot/state", "", None)
+        request(
+            &self.address,
+            "GET",
+            "/api/bot/state",
+            "",
+            Some(&self.owner_token),
+        )
     }
 
     /// Sends SIGTERM and waits; answers whether it exited successfully.
@@ -116,7 +136,7 @@ pub fn request(
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
     let auth = token
-        .map(|t| format!("x-flybot-member-session: {t}\r\n"))
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();
     write!(
         stream,
@@ -132,15 +152,17 @@ pub fn request(
     (status, serde_json::from_str(body).unwrap())
 }
 
-/// Opens the live stream; answers a reader of its raw text.
-pub fn live(address: &str) -> BufReader<TcpStream> {
+/// Opens the live stream as the owner; answers a reader of its raw text.
+pub fn live(host: &Served) -> BufReader<TcpStream> {
+    let address = &host.address;
+    let token = &host.owner_token;
     let mut stream = TcpStream::connect(address).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
     write!(
         stream,
-        "GET /api/bot/live HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\r\n"
+        "GET /api/bot/live HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nAccept: text/event-stream\r\n\r\n"
     )
     .unwrap();
     BufReader::new(stream)

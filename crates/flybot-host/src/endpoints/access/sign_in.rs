@@ -2,14 +2,16 @@
 //! and removing a member. All of it runs inside `Host::mutate`, which is one
 //! writer, so two removals cannot both pass the last-member check.
 
-use crate::actor::{acting_member, ensure_owner, journal_actor};
+use crate::actor::{OWNER_TOKEN_SESSION, acting_member, ensure_owner, journal_actor};
+use crate::edge::EdgeConfig;
 use crate::ids::{new_id, new_secret, secret_hash};
 use crate::team::Team;
-use flybot_core::access::{Actor, enforced, host_owner_id};
+use flybot_core::access::{Actor, host_owner_id};
 use flybot_core::names::{clean_name, clean_optional_name};
 use flybot_protocol::answers::{
     InvitationMade, InvitationRevoked, InvitationState, MemberName, MemberRemoved, NewInvitation,
-    NewSession, Redeemed, RemovedMember, RevokedSession, SessionId, SessionRevoked, WhoAmI,
+    NewSession, Redeemed, RemovedMember, RevokedSession, SessionId, SessionList, SessionRevoked,
+    SessionSummary, WhoAmI,
 };
 use flybot_protocol::channel::{AuthInvite, AuthRedeem, AuthRemoveMember, AuthRevoke, ById};
 use flybot_protocol::state::{AuthSession, Invitation, InvitationStatus, Member};
@@ -23,9 +25,9 @@ fn no_randomness() -> ApiError {
     )
 }
 
-/// `auth-invite {name?}` → `{invitation: {id, code}}`. While no one has signed
-/// in, the invitation signs in as the host's owner (the bootstrap invite);
-/// afterwards it makes a new member.
+/// `auth-invite {name?}` → `{invitation: {id, code}}`: a new member's
+/// invitation. Invitations are for other people only (issue 29): the owner
+/// signs in with her token, so no code ever names her.
 pub async fn invite(
     team: &Team,
     actor: &Actor,
@@ -36,16 +38,12 @@ pub async fn invite(
     let code_hash = secret_hash(&code);
     let invitation = team
         .mutate(journal_actor(actor), |change| {
-            let bootstrap = !enforced(change.state());
-            let member_id = bootstrap.then(|| ensure_owner(change));
-            let invited_by = match actor {
-                Actor::SingleOwner => None,
-                Actor::Member { member_id, .. } => Some(member_id.clone()),
-            };
+            // The owner's record exists before anyone she invites.
+            let invited_by = Some(acting_member(change, actor));
             let invitation = Invitation {
                 id: new_id("invite"),
                 code_hash,
-                member_id,
+                member_id: None,
                 name,
                 invited_by,
                 status: InvitationStatus::Open,
@@ -127,11 +125,58 @@ pub async fn redeem(team: &Team, req: AuthRedeem) -> Result<Redeemed, ApiError> 
                 member_id: member.id.clone(),
                 token_hash,
                 created_at: change.now_ms(),
+                last_seen_at: None,
                 extra: Default::default(),
             };
             change.put_member(&member);
             change.put_auth_session(&session);
             change.put_invitation(&Invitation { status: InvitationStatus::Redeemed, ..invitation });
+            Ok((session, member))
+        })
+        .await?;
+    Ok(Redeemed {
+        session: NewSession {
+            id: session.id,
+            token,
+        },
+        member: MemberName {
+            id: member.id,
+            name: member.name,
+        },
+    })
+}
+
+/// The owner's page trades her token for a session of its own (issue 29):
+/// `{session: {id, token}, member: {id, name}}`, the owner renamed to
+/// `name` when one is given. The caller has checked the token.
+pub async fn owner_session(team: &Team, name: Option<&str>) -> Result<Redeemed, ApiError> {
+    let name = clean_optional_name("name", name)?;
+    let token = new_secret().ok_or_else(no_randomness)?;
+    let token_hash = secret_hash(&token);
+    let (session, member) = team
+        .mutate("owner", |change| {
+            let owner_id = ensure_owner(change);
+            let mut member = change
+                .state()
+                .members
+                .get(&owner_id)
+                .cloned()
+                .ok_or_else(|| {
+                    ApiError::new(ErrorCode::Stale, "The owner's record is gone; try again.")
+                })?;
+            if let Some(name) = name {
+                member.name = name;
+                change.put_member(&member);
+            }
+            let session = AuthSession {
+                id: new_id("auth"),
+                member_id: owner_id,
+                token_hash,
+                created_at: change.now_ms(),
+                last_seen_at: None,
+                extra: Default::default(),
+            };
+            change.put_auth_session(&session);
             Ok((session, member))
         })
         .await?;
@@ -173,31 +218,32 @@ pub fn whoami(team: &Team, actor: &Actor) -> WhoAmI {
 }
 
 /// `auth-revoke {sessionId?}`: signs out the caller's session, or another
-/// session of the same member.
+/// session of the same member (Settings' list, issue 29). A call made with
+/// the owner's token names the session to revoke.
 pub async fn revoke(
     team: &Team,
     actor: &Actor,
     req: AuthRevoke,
 ) -> Result<SessionRevoked, ApiError> {
-    let Actor::Member {
-        member_id,
-        session_id,
-    } = actor
-    else {
-        return Err(ApiError::new(
-            ErrorCode::Unauthorized,
-            "No one is signed in on this host, so there is no session to revoke.",
-        ));
+    let own = match actor {
+        Actor::Member { session_id, .. } if session_id != OWNER_TOKEN_SESSION => Some(session_id),
+        _ => None,
     };
-    let target = req.session_id.unwrap_or_else(|| session_id.clone());
-    team.mutate(member_id, |change| {
+    let Some(target) = req.session_id.or_else(|| own.cloned()) else {
+        return Err(ApiError::new(
+            ErrorCode::Invalid,
+            "Name the session to sign out (sessionId): this call came with the owner's token, not a session.",
+        )
+        .with("field", "sessionId"));
+    };
+    team.mutate(journal_actor(actor), |change| {
+        let member_id = actor.member_id(change.state());
         let Some(session) = change.state().auth_sessions.get(&target) else {
             return Err(ApiError::not_found("session", &target));
         };
-        if &session.member_id != member_id {
-            return Err(ApiError::forbidden(
-                "That session belongs to another member; only they can sign it out.",
-            ));
+        if Some(&session.member_id) != member_id.as_ref() {
+            // Another member's session is not named back (issue 29).
+            return Err(ApiError::not_found("session", &target));
         }
         change.remove_auth_session(&target);
         Ok(())
@@ -208,6 +254,35 @@ pub async fn revoke(
             id: target,
             revoked: true,
         },
+    })
+}
+
+/// `auth-sessions {}` → the caller's own sign-ins, newest first.
+pub fn sessions(team: &Team, actor: &Actor, edge: &EdgeConfig) -> SessionList {
+    let current = match actor {
+        Actor::Member { session_id, .. } => Some(session_id.as_str()),
+        Actor::SingleOwner => None,
+    };
+    team.store().read(|state| {
+        let me = actor.member_id(state);
+        let mut sessions: Vec<SessionSummary> = state
+            .auth_sessions
+            .values()
+            .filter(|s| Some(&s.member_id) == me.as_ref())
+            .map(|s| {
+                let seen = s.last_seen_at.unwrap_or(s.created_at);
+                SessionSummary {
+                    id: s.id.clone(),
+                    created_at: s.created_at,
+                    last_seen_at: s.last_seen_at,
+                    expires_at: (seen + edge.session_idle_ms)
+                        .min(s.created_at + edge.session_max_ms),
+                    current: current == Some(s.id.as_str()),
+                }
+            })
+            .collect();
+        sessions.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        SessionList { sessions }
     })
 }
 

@@ -10,66 +10,58 @@ mod channels;
 mod mounts;
 mod secrets;
 
-use super::{Answer, body::parse, typed, unknown};
-use crate::actor::Caller;
-use crate::channels::Channels;
-use crate::connectors::Connectors;
+use super::extract::route_table;
+use super::{body::parse, typed};
 
-/// Answers the secrets' and connectors' endpoints; `bot/unknown-endpoint`
-/// for the others.
-pub async fn call(
-    hub: &Connectors,
-    lines: &Channels,
-    caller: &Caller,
-    endpoint: &str,
-    body: &[u8],
-) -> Answer {
-    let keys = hub.secrets();
-    match endpoint {
-        "connectors" => {
-            let _: flybot_protocol::channel::Empty = parse(body)?;
-            typed(mounts::list(hub, lines, caller.require()?))
+route_table! {
+    "connectors" => |host, caller, body| {
+        let _: flybot_protocol::channel::Empty = parse(body)?;
+        typed(mounts::list(host.connectors(), host.channels(), caller.require()?))
+    };
+    "connector-connect" => |host, caller, body| {
+        let (actor, hub, lines) = (caller.require()?, host.connectors(), host.channels());
+        if channels::is_channel(&parse(body)?) {
+            return typed(channels::connect(hub, lines, actor, parse(body)?).await);
         }
-        "connector-connect" => {
-            let actor = caller.require()?;
-            if channels::is_channel(&parse(body)?) {
-                return typed(channels::connect(hub, lines, actor, parse(body)?).await);
-            }
-            let req = parse(body)?;
-            channels::check_mcp_id(lines, &req)?;
-            typed(mounts::connect(hub, actor, req).await)
+        let req = parse(body)?;
+        channels::check_mcp_id(lines, &req)?;
+        typed(mounts::connect(hub, actor, req).await)
+    };
+    "connector-disconnect" => |host, caller, body| {
+        let actor = caller.require()?;
+        let req: flybot_protocol::connectors::ConnectorDisconnect = parse(body)?;
+        if host.channels().has(&req.id) {
+            let connector = host.channels().disconnect(&req.id)?;
+            return typed(Ok(flybot_protocol::connectors::ConnectorAnswer { connector }));
         }
-        "connector-disconnect" => {
-            let actor = caller.require()?;
-            let req: flybot_protocol::connectors::ConnectorDisconnect = parse(body)?;
-            if lines.has(&req.id) {
-                let connector = lines.disconnect(&req.id)?;
-                return typed(Ok(flybot_protocol::connectors::ConnectorAnswer {
-                    connector,
-                }));
-            }
-            typed(mounts::disconnect(hub, actor, req))
-        }
-        "connector-allow" => {
-            caller.require()?;
-            typed(channels::allow(lines, parse(body)?))
-        }
-        "connector-block" => {
-            caller.require()?;
-            typed(channels::block(lines, parse(body)?))
-        }
-        "connector-send" => {
-            caller.require()?;
-            typed(channels::send(lines, parse(body)?).await)
-        }
-        "bot-connectors" => typed(mounts::switch(hub, caller.require()?, parse(body)?).await),
-        "secrets" => {
-            let _: flybot_protocol::channel::Empty = parse(body)?;
-            typed(secrets::list(keys, caller.require()?))
-        }
-        "secret-set" => typed(secrets::set(keys, caller.require()?, parse(body)?)),
-        "secret-update" => typed(secrets::update(keys, caller.require()?, parse(body)?)),
-        "secret-delete" => typed(secrets::delete(keys, caller.require()?, parse(body)?)),
-        _ => Err(unknown(endpoint)),
-    }
+        typed(mounts::disconnect(host.connectors(), actor, req))
+    };
+    "connector-allow" => |host, caller, body| {
+        caller.require()?;
+        typed(channels::allow(host.channels(), parse(body)?))
+    };
+    "connector-block" => |host, caller, body| {
+        caller.require()?;
+        typed(channels::block(host.channels(), parse(body)?))
+    };
+    "connector-send" => |host, caller, body| {
+        caller.require()?;
+        typed(channels::send(host.channels(), parse(body)?).await)
+    };
+    "bot-connectors" => |host, caller, body| {
+        typed(mounts::switch(host.connectors(), caller.require()?, parse(body)?).await)
+    };
+    "secrets" => |host, caller, body| {
+        let _: flybot_protocol::channel::Empty = parse(body)?;
+        typed(secrets::list(host.connectors().secrets(), caller.require()?))
+    };
+    "secret-set" => |host, caller, body| {
+        typed(secrets::set(host.connectors().secrets(), caller.require()?, parse(body)?))
+    };
+    "secret-update" => |host, caller, body| {
+        typed(secrets::update(host.connectors().secrets(), caller.require()?, parse(body)?))
+    };
+    "secret-delete" => |host, caller, body| {
+        typed(secrets::delete(host.connectors().secrets(), caller.require()?, parse(body)?))
+    };
 }

@@ -3,46 +3,47 @@
 //! `schedule-resume`, `schedule-delete`, `schedule-retry`. Each takes the
 //! schedule service it needs; the rules are in `flybot_core::schedules`.
 
-use super::{Answer, body::parse, typed, unknown};
-use crate::actor::Caller;
+use super::extract::route_table;
+use super::{Answer, body::parse, typed};
 use crate::schedules::Scheduler;
 use crate::schedules::book::{rows_on, team_quiet};
 use crate::schedules::writes::{self, Switch};
 use flybot_core::access::Actor;
 use flybot_core::schedules::owner::{owns, place_of};
 use flybot_protocol::ApiError;
-use flybot_protocol::schedule::{ScheduleAnswer, ScheduleList, ScheduleRows};
+use flybot_protocol::schedule::{ScheduleAnswer, ScheduleList, ScheduleRow, ScheduleRows};
 
-/// Answers the schedule endpoints; `bot/unknown-endpoint` for the others.
-pub async fn call(scheduler: &Scheduler, caller: &Caller, endpoint: &str, body: &[u8]) -> Answer {
-    let book = &scheduler.book;
-    let row = |row: Result<_, ApiError>| typed(row.map(|row| ScheduleAnswer { schedule: row }));
-    match endpoint {
-        "schedules" => typed(list(scheduler, caller.require()?, parse(body)?)),
-        "schedule-create" => row(writes::create(book, caller.require()?, parse(body)?)
-            .await
-            .map(Some)),
-        "schedule-update" => row(writes::update(book, caller.require()?, parse(body)?)
-            .await
-            .map(Some)),
-        "schedule-pause" => {
-            row(writes::switch(book, caller.require()?, parse(body)?, Switch::Pause).await)
-        }
-        "schedule-resume" => {
-            row(writes::switch(book, caller.require()?, parse(body)?, Switch::Resume).await)
-        }
-        "schedule-delete" => {
-            row(writes::switch(book, caller.require()?, parse(body)?, Switch::Delete).await)
-        }
-        "schedule-retry" => {
-            row(
-                crate::schedules::retry::retry(scheduler, caller.require()?, parse(body)?)
-                    .await
-                    .map(Some),
-            )
-        }
-        _ => Err(unknown(endpoint)),
-    }
+route_table! {
+    "schedules" => |host, caller, body| typed(list(host.scheduler(), caller.require()?, parse(body)?));
+    "schedule-create" => |host, caller, body| {
+        let book = &host.scheduler().book;
+        row(writes::create(book, caller.require()?, parse(body)?).await.map(Some))
+    };
+    "schedule-update" => |host, caller, body| {
+        let book = &host.scheduler().book;
+        row(writes::update(book, caller.require()?, parse(body)?).await.map(Some))
+    };
+    "schedule-pause" => |host, caller, body| {
+        let book = &host.scheduler().book;
+        row(writes::switch(book, caller.require()?, parse(body)?, Switch::Pause).await)
+    };
+    "schedule-resume" => |host, caller, body| {
+        let book = &host.scheduler().book;
+        row(writes::switch(book, caller.require()?, parse(body)?, Switch::Resume).await)
+    };
+    "schedule-delete" => |host, caller, body| {
+        let book = &host.scheduler().book;
+        row(writes::switch(book, caller.require()?, parse(body)?, Switch::Delete).await)
+    };
+    "schedule-retry" => |host, caller, body| {
+        let retried = crate::schedules::retry::retry(host.scheduler(), caller.require()?, parse(body)?);
+        row(retried.await.map(Some))
+    };
+}
+
+/// A schedule endpoint's answer: `{schedule}`.
+fn row(row: Result<Option<ScheduleRow>, ApiError>) -> Answer {
+    typed(row.map(|row| ScheduleAnswer { schedule: row }))
 }
 
 /// `schedules {botId?, roomId?}` → the actor's tasks, soonest first, with

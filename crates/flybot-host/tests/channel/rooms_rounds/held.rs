@@ -113,12 +113,13 @@ async fn a_send_to_another_owners_bot_is_held_and_only_its_owner_releases_it_52_
             "bot/forbidden",
         )
         .await;
-    kit.refused(
-        "approval-answer",
-        json!({"id": id, "answer": "allowed-once"}),
-        "bot/unauthorized",
-    )
-    .await;
+    kit.anonymous()
+        .refused(
+            "approval-answer",
+            json!({"id": id, "answer": "allowed-once"}),
+            "bot/unauthorized",
+        )
+        .await;
     let answer = kit
         .as_member(&p.ada)
         .ok(

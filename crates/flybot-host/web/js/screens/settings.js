@@ -1,8 +1,9 @@
-// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), the connectors and saved keys (read-only: names, scope and status from the state view, never a value; #545, #1266), members and invitations, sign-out, and About (`diagnostics`).
+// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), the connectors and saved keys (read-only: names, scope and status from the state view, never a value; #545, #1266), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`).
 
 import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
 import { modelNames } from './bot_form.js';
+import { signIns } from './sign_ins.js';
 
 function section(title, ...children) {
   const id = `set-${title.toLowerCase().replace(/\W+/g, '-')}`;
@@ -220,7 +221,7 @@ export async function show(main, ctx) {
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), connectors(ctx), people(ctx, session, keep), about(ctx));
+    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), connectors(ctx), people(ctx, session, keep), signIns(ctx, section), about(ctx));
     if (focused) document.getElementById(focused)?.focus();
   };
   draw();

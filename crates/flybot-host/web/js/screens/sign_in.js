@@ -1,17 +1,19 @@
-// Sign-in on a host with members: an invitation code and a name (POST /web/sign-in).
+// Sign-in: the owner opens the link `flybot serve` printed (it signs her in before this
+// screen shows); anyone else enters an invitation code and a name (POST /web/sign-in).
 
 import { h, replace } from '../dom.js';
 
-export async function show(app, ctx, { onSignedIn }) {
+export async function show(app, ctx, { onSignedIn, problem }) {
   const code = h('input', { id: 'signin-code', name: 'code', autocomplete: 'one-time-code', required: true, spellcheck: 'false' });
   const name = h('input', { id: 'signin-name', name: 'name', autocomplete: 'name', required: true });
-  const error = h('p', { class: 'form-error', role: 'alert' });
+  const error = h('p', { class: 'form-error', role: 'alert' }, problem || '');
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = h(
     'form',
     { class: 'sign-in', novalidate: true },
     h('h1', {}, 'Sign in to FlyBot'),
-    h('p', { class: 'muted' }, 'This host has members. Enter the invitation code a member gave you and the name your team will see.'),
+    h('p', { class: 'muted' }, 'Are you the owner? Open the sign-in link FlyBot printed when it started (run `flybot token` on its machine to see it again).'),
+    h('p', { class: 'muted' }, 'Invited by a member? Enter the invitation code they gave you and the name your team will see.'),
     h('div', { class: 'field' }, h('label', { for: 'signin-code' }, 'Invitation code'), code),
     h('div', { class: 'field' }, h('label', { for: 'signin-name' }, 'Your name'), name),
     error,
