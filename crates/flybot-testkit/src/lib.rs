@@ -109,7 +109,7 @@ impl Kit {
     /// A kit around a host something else built on `home` (the pilot
     /// builds its own), so a test reaches it through the same channel.
     pub fn around(host: Host, home: TempDir) -> Kit {
-        let owner_token = owner_token(home.path());
+        let owner_token = owner_token(&host.config().home);
         Kit {
             host,
             home,
@@ -146,7 +146,7 @@ impl Kit {
     }
 }
 
-/// The owner token the host made in `home` when it opened.
+/// The owner token the host made in its home when it opened.
 fn owner_token(home: &Path) -> String {
     flybot_store::owner_token::read(home)
         .unwrap()

@@ -34,7 +34,7 @@ impl Allowed {
     /// Whether a request whose Host header is `host` may be answered.
     pub fn admits(&self, host: &str) -> bool {
         let name = name_of(host).to_ascii_lowercase();
-        is_loopback_name(&name) || self.public_names.iter().any(|n| *n == name)
+        is_loopback_name(&name) || self.public_names.contains(&name)
     }
 }
 

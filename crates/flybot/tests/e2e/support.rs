@@ -108,7 +108,12 @@ impl Served {
             .unwrap();
         assert!(status.success());
         let exit = self.child.wait().unwrap();
-        let lines: Vec<String> = self.stdout.try_iter().collect();
+        // The reader thread forwards the last lines after the exit: read
+        // until it ends with the child's stdout.
+        let mut lines = Vec::new();
+        while let Ok(line) = self.stdout.recv_timeout(Duration::from_secs(10)) {
+            lines.push(line);
+        }
         let mut stderr = String::new();
         if let Some(mut err) = self.stderr.take() {
             err.read_to_string(&mut stderr).unwrap();

@@ -28,7 +28,7 @@ export function signIns(ctx, section) {
         revoke.disabled = false;
       }
     });
-    const used = s.lastSeenAt ? `last used ${when(s.lastSeenAt)}` : 'not used since';
+    const used = s.lastSeenAt ? `last used ${when(s.lastSeenAt)}` : 'not used since then';
     return h(
       'div',
       { class: 'row sign-in-row' },
