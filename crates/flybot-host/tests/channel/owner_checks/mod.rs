@@ -1,0 +1,5 @@
+//! Every owner check, once, in core (issue 29), end to end: each test is
+//! named after the rule it keeps, and each refusal is checked with its code
+//! and that the home did not change.
+
+mod connectors;
