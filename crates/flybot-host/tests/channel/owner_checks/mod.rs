@@ -3,3 +3,4 @@
 //! and that the home did not change.
 
 mod connectors;
+mod standing_grants;
