@@ -4,3 +4,4 @@
 
 mod connectors;
 mod standing_grants;
+mod workflow_library;
