@@ -100,10 +100,13 @@ async fn people(host: &Host, caller: &Caller, endpoint: &str, body: &[u8]) -> An
         }
         // The roster.
         "create-bot" => {
-            let model = &host.config().default_model;
-            typed(roster::bots::create(board, model, caller.require()?, parse(body)?).await)
+            let config = host.config();
+            typed(roster::bots::create(board, config, caller.require()?, parse(body)?).await)
         }
-        "update-bot" => typed(roster::bots::update(board, caller.require()?, parse(body)?).await),
+        "update-bot" => {
+            let models = &host.config().models;
+            typed(roster::bots::update(board, models, caller.require()?, parse(body)?).await)
+        }
         "duplicate-bot" => {
             typed(roster::bots::duplicate(board, caller.require()?, parse(body)?).await)
         }

@@ -3,5 +3,6 @@
 //! and that the home did not change.
 
 mod connectors;
+mod models;
 mod standing_grants;
 mod workflow_library;
