@@ -11,6 +11,7 @@ pub mod members;
 pub mod retire_bot;
 pub mod room_seats;
 pub mod session_owner;
+pub mod team_list;
 pub mod update_bot;
 pub mod update_room;
 pub mod writes;

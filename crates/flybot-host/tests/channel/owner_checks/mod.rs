@@ -5,4 +5,5 @@
 mod connectors;
 mod models;
 mod standing_grants;
+mod team_list;
 mod workflow_library;
