@@ -170,8 +170,7 @@ mod tests {
     }
 
     #[test]
-    fn outside_input_540_a_connector_message_a_strangers_schedule_or_an_unsigned_line_still_asks()
-    {
+    fn outside_input_540_a_connector_message_a_strangers_schedule_or_an_unsigned_line_still_asks() {
         let mut state = state();
         schedule(&mut state, "mine", "m1");
         schedule(&mut state, "theirs", "m2");
@@ -197,8 +196,8 @@ mod tests {
         );
         // Once the host has members, a line from nobody signed in is not
         // the owner's; the owner's own line still is.
-        let member = serde_json::from_value(json!({"id": "m1", "name": "Ann", "createdAt": 1}))
-            .unwrap();
+        let member =
+            serde_json::from_value(json!({"id": "m1", "name": "Ann", "createdAt": 1})).unwrap();
         state.members.insert("m1".into(), member);
         assert_eq!(
             check(&state, &[AskFrom::Person(None)]),

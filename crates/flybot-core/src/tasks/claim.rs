@@ -244,9 +244,10 @@ pub fn release(
     let task = find(state, id)?;
     let mut card = Card::of(task);
     if card.fields.claimed_by.as_deref() != Some(bot_id) || card.fields.queue_role.is_none() {
+        // No title: the item may be another member's (issue 29).
         return Err(ApiError::forbidden(format!(
-            "{} does not hold \"{}\"; only the member holding a queue item releases it.",
-            bot.name, task.title
+            "{} does not hold that item; only the member holding a queue item releases it.",
+            bot.name
         ))
         .with("taskId", id));
     }

@@ -15,8 +15,7 @@ use flybot_protocol::ApiError;
 use flybot_protocol::state::TeamState;
 
 /// The sentence a write by anyone but the host owner is refused with.
-pub const OWNERS_ONLY: &str =
-    "The workflow library is the host owner's: only the host owner saves workflows or changes the default.";
+pub const OWNERS_ONLY: &str = "The workflow library is the host owner's: only the host owner saves workflows or changes the default.";
 
 /// Whether `member` (the caller's member id, or a Bot's owner) may write
 /// the workflow library: `bot/forbidden` unless it is the host owner.

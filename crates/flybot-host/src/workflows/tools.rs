@@ -76,7 +76,10 @@ fn define(
     // A Bot writes the library for its owner (issue 29: the host owner's).
     wf.team()
         .read(|state| {
-            let owner = state.bots.get(&caller.bot_id).map(|bot| bot.owner_id.as_str());
+            let owner = state
+                .bots
+                .get(&caller.bot_id)
+                .map(|bot| bot.owner_id.as_str());
             flybot_core::workflow::library::may_change_library(state, owner)
         })
         .map_err(|e| e.message)?;

@@ -4,11 +4,11 @@
 use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::events::HostEvent;
+use crate::host::HostConfig;
 use crate::ids::new_id;
 use crate::view::bot_view;
-use flybot_core::access::Actor;
-use crate::host::HostConfig;
 use flybot_agent::model::config::ProviderRegistry;
+use flybot_core::access::Actor;
 use flybot_core::names::{
     check_bot_name_free, check_model_configured, clean_instructions, clean_model, clean_name,
     clean_optional_name,

@@ -71,7 +71,10 @@ async fn owners_own_bots_49_a_second_members_bot_is_refused_the_owners_connector
         .await;
     kit.idle(&ada.session).await;
     let offered = offered_mcp(&server.requests()[2]);
-    assert!(offered.contains(&"mcp__everything__echo".to_owned()), "{offered:?}");
+    assert!(
+        offered.contains(&"mcp__everything__echo".to_owned()),
+        "{offered:?}"
+    );
     let (text, is_error) = kit.tool_results(&ada.session).pop().unwrap();
     assert_eq!((text.as_str(), is_error), ("Echo: hi", false));
 }

@@ -30,7 +30,9 @@ async fn workflow_library_29_a_second_member_cannot_change_the_owners_default() 
             json!({"from": "blank", "id": "ours", "name": "Ours"}),
         )
         .await;
-    owner.ok("workflow-set-default", json!({"id": "ours"})).await;
+    owner
+        .ok("workflow-set-default", json!({"id": "ours"}))
+        .await;
     let files = library_files(&kit);
     let mut definition: Value = copy["definition"].clone();
     definition["name"] = "Bob's".into();
