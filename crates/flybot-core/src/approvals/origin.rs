@@ -3,21 +3,19 @@
 //! all in the Bot's own chat (the host's own retry or pickup, or a schedule
 //! the Bot's owner made, which carries nobody else's request). Input from
 //! outside the owner still asks (issue 29): a Bot's request (a friend's
-//! send), another member's line, a line from nobody signed in, a message
-//! from outside through a channel connector (Feishu, #1266), a schedule
-//! another person made, or a room with another person (or another owner's
-//! Bot) in it. The verdict is the sentence the host logs for the first
-//! unused grant of a Session and kind.
+//! send), another member's line, a message from outside through a channel
+//! connector (Feishu, #1266), a schedule another person made, or a room
+//! with another person (or another owner's Bot) in it. The verdict is the
+//! sentence the host logs for the first unused grant of a Session and kind.
 
 use super::super::rooms::participants::{ParticipantKind, participants_of};
-use crate::access::host_owner_id;
 use flybot_protocol::state::{Bot, TeamState};
 
 /// Where one input of the asking turn came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AskFrom {
-    /// A person's line in the Bot's own chat (`None`: nobody signed in,
-    /// which is the one person only while the host has no member).
+    /// A person's line in the Bot's own chat (`None`: before anyone signed
+    /// in, the one person).
     Person(Option<String>),
     /// Another Bot's message.
     Bot,
@@ -60,8 +58,9 @@ pub fn grant_applies(
 /// own); `Err` names whose it is when it does not.
 fn owners_input(state: &TeamState, bot: &Bot, input: &AskFrom) -> Result<(), &'static str> {
     match input {
-        AskFrom::Person(None) if host_owner_id(state).is_none() => Ok(()),
-        AskFrom::Person(None) => Err("a line from nobody signed in"),
+        // A line the host hands in for the one person (no member id: the
+        // channel stamps every signed-in line with its member).
+        AskFrom::Person(None) => Ok(()),
         AskFrom::Person(Some(member)) if *member == bot.owner_id => Ok(()),
         AskFrom::Person(Some(_)) => Err("another member's line"),
         AskFrom::Bot => Err("a Bot's request"),
@@ -170,7 +169,7 @@ mod tests {
     }
 
     #[test]
-    fn outside_input_540_a_connector_message_a_strangers_schedule_or_an_unsigned_line_still_asks() {
+    fn outside_input_540_a_connector_message_or_a_strangers_schedule_still_asks() {
         let mut state = state();
         schedule(&mut state, "mine", "m1");
         schedule(&mut state, "theirs", "m2");
@@ -193,15 +192,6 @@ mod tests {
         assert_eq!(
             check(&state, &[AskFrom::Connector]),
             Err("a message from outside through a connector")
-        );
-        // Once the host has members, a line from nobody signed in is not
-        // the owner's; the owner's own line still is.
-        let member =
-            serde_json::from_value(json!({"id": "m1", "name": "Ann", "createdAt": 1})).unwrap();
-        state.members.insert("m1".into(), member);
-        assert_eq!(
-            check(&state, &[AskFrom::Person(None)]),
-            Err("a line from nobody signed in")
         );
         assert_eq!(check(&state, &[owner]), Ok(()));
     }

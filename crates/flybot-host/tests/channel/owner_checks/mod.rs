@@ -4,6 +4,7 @@
 
 mod connectors;
 mod models;
+mod private_home;
 mod standing_grants;
 mod team_list;
 mod workflow_library;
