@@ -154,6 +154,7 @@ fn read_at(file: &mut File, from: u64, len: usize) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     /// Writes `before` raw, opens it for appending, appends `{"next":1}`,
     /// and answers the file's bytes.
