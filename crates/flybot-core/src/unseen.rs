@@ -63,10 +63,9 @@ mod tests {
         assert_eq!(about_bot(&state, &bob(), &ada, said), UNSEEN_BOT);
         assert_eq!(about_room(&state, &bob(), &room, said), UNSEEN_ROOM);
         // Once Bob's Bot sits in the room, he sees the room and its Bots.
-        state
-            .rooms
-            .get_mut("room-1")
-            .map(|r| r.members.push("bot-rev".into()));
+        if let Some(room) = state.rooms.get_mut("room-1") {
+            room.members.push("bot-rev".into());
+        }
         let room = state.rooms["room-1"].clone();
         assert_eq!(about_bot(&state, &bob(), &ada, said), "Ada is not yours.");
         assert_eq!(
