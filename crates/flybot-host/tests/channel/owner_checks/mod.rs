@@ -7,4 +7,5 @@ mod models;
 mod private_home;
 mod standing_grants;
 mod team_list;
+mod unseen;
 mod workflow_library;
