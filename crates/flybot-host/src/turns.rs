@@ -74,6 +74,7 @@ impl HostTurns {
                 home: config.home.clone(),
                 logs: logs.clone(),
                 recent: RecentLines::default(),
+                models: config.models.clone(),
             }),
             board: board.clone(),
             workflows: workflows.clone(),
