@@ -35,9 +35,15 @@ pub fn set_main(
         .get(replace)
         .ok_or_else(|| ApiError::not_found("Bot", replace))?;
     if !may_manage_bot(actor, replaced) || replaced.owner_id != bot.owner_id {
-        return Err(ApiError::forbidden(format!(
-            "{} is another member's Main Bot; a Main Bot is replaced only within one owner's team.",
-            replaced.name
+        return Err(ApiError::forbidden(crate::unseen::about_bot(
+            state,
+            actor,
+            replaced,
+            |name| {
+                format!(
+                    "{name} is another member's Main Bot; a Main Bot is replaced only within one owner's team."
+                )
+            },
         )));
     }
     if replace == id {

@@ -90,6 +90,27 @@ pub fn clean_model(raw: &str) -> Result<String, ApiError> {
     }
 }
 
+/// A model a Bot is made on or moved to must be one the host runs: the
+/// mock or a `[models.<name>]` of config.toml, listed in `configured`. One
+/// rule for `create-bot` and `update-bot` (issue 29): a Bot on a name
+/// nothing routes would only fail at its first turn.
+pub fn check_model_configured<'a>(
+    model: &str,
+    configured: impl IntoIterator<Item = &'a str>,
+) -> Result<(), ApiError> {
+    let names: Vec<&str> = configured.into_iter().collect();
+    if names.contains(&model) {
+        return Ok(());
+    }
+    Err(ApiError::invalid(
+        "model",
+        format!(
+            "No model named {model} is configured on this host; choose one of: {}.",
+            names.join(", ")
+        ),
+    ))
+}
+
 /// A Bot name must not be taken by another Bot, hidden and run Bots included
 /// (a later Bot cannot reuse a run Bot's name). Compared without case.
 pub fn check_bot_name_free(
@@ -141,6 +162,17 @@ mod tests {
         assert_eq!(
             clean_line(&"é".repeat(LINE_MAX)).unwrap().chars().count(),
             LINE_MAX
+        );
+    }
+
+    #[test]
+    fn configured_model_29_only_a_model_the_host_runs_is_accepted() {
+        assert!(check_model_configured("mock", ["mock", "remote"]).is_ok());
+        let refused = check_model_configured("gpt-9", ["mock", "remote"]).unwrap_err();
+        assert_eq!(refused.code, flybot_protocol::ErrorCode::Invalid);
+        assert_eq!(
+            refused.message,
+            "No model named gpt-9 is configured on this host; choose one of: mock, remote."
         );
     }
 }

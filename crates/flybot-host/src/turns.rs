@@ -74,6 +74,7 @@ impl HostTurns {
                 home: config.home.clone(),
                 logs: logs.clone(),
                 recent: RecentLines::default(),
+                models: config.models.clone(),
             }),
             board: board.clone(),
             workflows: workflows.clone(),
@@ -256,12 +257,8 @@ impl TurnEnvironment for HostTurns {
                     }
                 };
                 let is_main = state.main_bot_ids.contains(&bot.id);
-                let team: Vec<String> = state
-                    .bots
-                    .values()
-                    .filter(|b| b.id != bot.id && !b.hidden && !b.run)
-                    .map(|b| b.name.clone())
-                    .collect();
+                // Only the Bots its owner may see (issue 29).
+                let team = flybot_core::roster::team_list::team_names(state, &bot);
                 Some((bot, is_main, team, standing))
             })
             .ok_or_else(|| EndReason::Blocked {

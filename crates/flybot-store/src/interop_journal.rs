@@ -9,7 +9,7 @@ use crate::atomic::atomic_write;
 use crate::jsonl::JsonlAppender;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// The journal's folder inside a home.
@@ -35,10 +35,7 @@ impl InteropFiles {
 
     /// Opens a journal folder directly (a harness's temporary folder).
     pub fn open_dir(dir: &Path) -> io::Result<InteropFiles> {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
+        crate::private::private_dirs(dir)?;
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)

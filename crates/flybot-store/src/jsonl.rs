@@ -6,7 +6,7 @@
 //! (`journal.jsonl`) is not a user: its tail is judged against its digest
 //! chain when the home opens (`load`).
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -27,7 +27,7 @@ impl JsonlAppender {
     pub fn open(path: &Path) -> io::Result<JsonlAppender> {
         let dir = path.parent();
         if let Some(dir) = dir {
-            fs::create_dir_all(dir)?;
+            crate::private::private_dirs(dir)?;
         }
         let fresh = !path.exists();
         let mut file = OpenOptions::new()
@@ -154,6 +154,7 @@ fn read_at(file: &mut File, from: u64, len: usize) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     /// Writes `before` raw, opens it for appending, appends `{"next":1}`,
     /// and answers the file's bytes.

@@ -20,6 +20,7 @@ mod lock;
 pub mod memory;
 mod migrate;
 pub mod parts;
+pub mod private;
 pub mod replay;
 pub mod room_log;
 mod roster_writes;

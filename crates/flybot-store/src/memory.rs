@@ -151,7 +151,7 @@ impl MemoryFiles {
         entries: usize,
     ) -> io::Result<()> {
         if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir)?;
+            crate::private::private_dirs(dir)?;
         }
         atomic_write(path, bytes)?;
         let revision = change
@@ -181,7 +181,7 @@ impl MemoryFiles {
             return Ok(None);
         }
         let archive = self.root.join("archive");
-        fs::create_dir_all(&archive)?;
+        crate::private::private_dirs(&archive)?;
         let to = archive.join(format!("{bot_id}-{at}"));
         fs::rename(&from, &to)?;
         File::open(&archive)?.sync_all()?;

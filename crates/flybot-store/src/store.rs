@@ -110,7 +110,10 @@ impl Store {
             path: home.to_owned(),
             source,
         };
-        std::fs::create_dir_all(home).map_err(io)?;
+        // The home is the user's alone (issue 29): 0700, also one made
+        // before this build at 0755.
+        crate::private::private_dirs(home).map_err(io)?;
+        crate::private::narrow(home, crate::private::FOLDER_MODE).map_err(io)?;
         let now = (options.clock)();
         let (loaded, status, home_lock) = match try_acquire(home, now).map_err(io)? {
             LockAttempt::Acquired { lock, .. } => {

@@ -137,7 +137,7 @@ fn write_if_changed(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<bool> {
         Err(error) if error.kind() == io::ErrorKind::NotFound => {}
         Err(error) => return Err(error),
     }
-    fs::create_dir_all(dir)?;
+    crate::private::private_dirs(dir)?;
     atomic_write(path, bytes)?;
     Ok(true)
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 pub fn bot_workspace(home: &Path, bot_id: &str) -> io::Result<PathBuf> {
     plain_segment(bot_id)?;
     let folder = home.join("workspaces").join(bot_id);
-    std::fs::create_dir_all(&folder)?;
+    crate::private::private_dirs(&folder)?;
     Ok(folder)
 }
 
@@ -18,7 +18,7 @@ pub fn bot_workspace(home: &Path, bot_id: &str) -> io::Result<PathBuf> {
 pub fn connector_folder(home: &Path, connector_id: &str) -> io::Result<PathBuf> {
     plain_segment(connector_id)?;
     let folder = home.join("connectors").join(connector_id);
-    std::fs::create_dir_all(&folder)?;
+    crate::private::private_dirs(&folder)?;
     Ok(folder)
 }
 

@@ -20,6 +20,9 @@ pub trait TeamAccess: Send + Sync {
     fn home(&self) -> &Path;
     /// A fresh record id with `prefix` (`bot`, `session`).
     fn new_id(&self, prefix: &str) -> String;
+    /// The model names the host runs (the mock and config.toml's models):
+    /// a Bot is made on or moved to one of these only (issue 29).
+    fn models(&self) -> Vec<String>;
     /// Announces a Bot a team tool made (`bot.created`); never for a run Bot.
     fn bot_created(&self, bot: &Bot);
     /// Announces a decision `record_decision` wrote (`decision` on the live

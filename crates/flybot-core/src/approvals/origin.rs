@@ -1,10 +1,12 @@
 //! Whom a standing grant answers for (#540): a grant answers an ask at once
 //! only in a turn the Bot's owner started, or in a turn with no verdict at
-//! all in the Bot's own chat (the host's own retry or pickup, which carries
-//! nobody's request). A Bot's request, another member's line, or a room
-//! with another person (or another owner's Bot) in it still asks. The
-//! verdict is the sentence the host logs for the first unused grant of a
-//! Session and kind.
+//! all in the Bot's own chat (the host's own retry or pickup, or a schedule
+//! the Bot's owner made, which carries nobody else's request). Input from
+//! outside the owner still asks (issue 29): a Bot's request (a friend's
+//! send), another member's line, a message from outside through a channel
+//! connector (Feishu, #1266), a schedule another person made, or a room
+//! with another person (or another owner's Bot) in it. The verdict is the
+//! sentence the host logs for the first unused grant of a Session and kind.
 
 use super::super::rooms::participants::{ParticipantKind, participants_of};
 use flybot_protocol::state::{Bot, TeamState};
@@ -19,7 +21,12 @@ pub enum AskFrom {
     Bot,
     /// A room's round handed the member its turn.
     Room(String),
-    /// The host itself: a retry, a pickup, a scheduled run. No verdict.
+    /// A scheduled task's run (#473), by the task's id: it speaks for the
+    /// member who made the task.
+    Schedule(String),
+    /// A message from outside through a channel connector (#1266).
+    Connector,
+    /// The host itself: a retry, a pickup. No verdict.
     Host,
 }
 
@@ -35,23 +42,38 @@ pub fn grant_applies(
     if from.is_empty() {
         return Err("started by nobody");
     }
-    let no_verdict = from.iter().all(|f| *f == AskFrom::Host);
+    for input in from {
+        owners_input(state, bot, input)?;
+    }
+    let no_verdict = from
+        .iter()
+        .all(|f| matches!(f, AskFrom::Host | AskFrom::Schedule(_)));
     if no_verdict && !own_chat {
         return Err("a turn with no verdict outside the Bot's own chat");
     }
-    for input in from {
-        match input {
-            AskFrom::Person(None) => {}
-            AskFrom::Person(Some(member)) if *member == bot.owner_id => {}
-            AskFrom::Person(Some(_)) => return Err("another member's line"),
-            AskFrom::Bot => return Err("a Bot's request"),
-            AskFrom::Room(room_id) if only_owner_in(state, bot, room_id) => {}
-            AskFrom::Room(_) => return Err("a room with another person in it"),
-            // Rides along with the other inputs, which decide.
-            AskFrom::Host => {}
-        }
-    }
     Ok(())
+}
+
+/// Whether one input speaks for `bot`'s owner (or for nobody, the host's
+/// own); `Err` names whose it is when it does not.
+fn owners_input(state: &TeamState, bot: &Bot, input: &AskFrom) -> Result<(), &'static str> {
+    match input {
+        // A line the host hands in for the one person (no member id: the
+        // channel stamps every signed-in line with its member).
+        AskFrom::Person(None) => Ok(()),
+        AskFrom::Person(Some(member)) if *member == bot.owner_id => Ok(()),
+        AskFrom::Person(Some(_)) => Err("another member's line"),
+        AskFrom::Bot => Err("a Bot's request"),
+        AskFrom::Room(room_id) if only_owner_in(state, bot, room_id) => Ok(()),
+        AskFrom::Room(_) => Err("a room with another person in it"),
+        AskFrom::Schedule(task_id) => match state.schedules.get(task_id) {
+            Some(task) if task.created_by == bot.owner_id => Ok(()),
+            Some(_) | None => Err("a schedule another person made"),
+        },
+        AskFrom::Connector => Err("a message from outside through a connector"),
+        // Rides along with the other inputs, which decide.
+        AskFrom::Host => Ok(()),
+    }
 }
 
 /// Whether every person in the room is `bot`'s owner and every Bot there
@@ -134,5 +156,43 @@ mod tests {
             grant_applies(&state, ada, false, &[AskFrom::Room("shared".into())]),
             Err("a room with another person in it")
         );
+    }
+
+    fn schedule(state: &mut TeamState, id: &str, made_by: &str) {
+        let task = serde_json::from_value(json!({
+            "id": id, "sessionId": "s-ada", "title": "t", "prompt": "p",
+            "when": {"kind": "every", "seconds": 60}, "status": "active",
+            "createdBy": made_by, "createdAt": 1, "updatedAt": 1
+        }))
+        .unwrap();
+        state.schedules.insert(id.into(), task);
+    }
+
+    #[test]
+    fn outside_input_540_a_connector_message_or_a_strangers_schedule_still_asks() {
+        let mut state = state();
+        schedule(&mut state, "mine", "m1");
+        schedule(&mut state, "theirs", "m2");
+        let ada = state.bots["ada"].clone();
+        let owner = AskFrom::Person(Some("m1".into()));
+        let check = |state: &TeamState, from: &[AskFrom]| grant_applies(state, &ada, true, from);
+        assert_eq!(check(&state, &[AskFrom::Schedule("mine".into())]), Ok(()));
+        assert_eq!(
+            check(&state, &[AskFrom::Schedule("theirs".into())]),
+            Err("a schedule another person made")
+        );
+        assert_eq!(
+            check(&state, &[AskFrom::Schedule("gone".into())]),
+            Err("a schedule another person made")
+        );
+        assert_eq!(
+            check(&state, &[owner.clone(), AskFrom::Connector]),
+            Err("a message from outside through a connector")
+        );
+        assert_eq!(
+            check(&state, &[AskFrom::Connector]),
+            Err("a message from outside through a connector")
+        );
+        assert_eq!(check(&state, &[owner]), Ok(()));
     }
 }

@@ -2,7 +2,8 @@
 //! connector's tools are `mcp__<connector>__<tool>`; which of them a Bot's
 //! turn may call is one rule here, answering for each denied name the
 //! sentence its guard refuses with (the same names leave the Bot's list).
-//! Order: the room answer first (#1237), then a run's caps (#1555), then the
+//! Order: the room answer first (#1237), then a run's caps (#1555), then
+//! whose Bot it is (#49, #601: the host owner's own Bots only), then the
 //! Bot's own switch (#601: absent means on).
 
 pub mod channel;
@@ -148,8 +149,22 @@ pub fn refusal(state: &TeamState, bot: &Bot, room_seat: bool, name: &str) -> Opt
             return Some(why);
         }
     }
+    if let Some(why) = owner_refusal(state, bot, connector) {
+        return Some(why);
+    }
     switched_off(bot, connector)
         .then(|| format!("The {connector} connector is turned off for {}.", bot.name))
+}
+
+/// Why `bot` may not use the host owner's `connector` at all (#49, #601):
+/// the connectors are the owner's, given to "the owner's own use of every
+/// Bot", so a Bot another member owns never gets them. Before anyone is a
+/// member every Bot is the one person's.
+pub fn owner_refusal(state: &TeamState, bot: &Bot, connector: &str) -> Option<String> {
+    let owner = crate::access::host_owner_id(state)?;
+    (bot.owner_id != owner).then(|| {
+        format!("The {connector} connector is the host owner's; it is not available to another member's Bot.")
+    })
 }
 
 /// Every denied name of `names` with its sentence: the guard refuses each

@@ -124,3 +124,29 @@ fn friends_run_1555_a_run_capped_by_a_friends_bot_reaches_no_connector() {
     run.extra.insert(STEP_TOOLS.into(), json!(["shell"]));
     assert_eq!(denied(&state, &run, false, &tools).len(), 1);
 }
+
+#[test]
+fn owners_own_bots_49_another_members_bot_gets_none_of_the_owners_connectors() {
+    let mut state = team();
+    let tools = names(&["mcp__everything__echo", "mcp__github__list_issues"]);
+    // member-a is the host owner (the first member): her Bot keeps them.
+    assert!(denied(&state, &state.bots["bot-a"], false, &tools).is_empty());
+    let rex = state.bots["bot-rev"].clone();
+    let refused = denied(&state, &rex, false, &tools);
+    assert_eq!(
+        refused,
+        vec![
+            (
+                tools[0].clone(),
+                "The everything connector is the host owner's; it is not available to another member's Bot.".to_owned()
+            ),
+            (
+                tools[1].clone(),
+                "The github connector is the host owner's; it is not available to another member's Bot.".to_owned()
+            ),
+        ]
+    );
+    // Before anyone is a member, every Bot is the one person's.
+    state.members.clear();
+    assert!(denied(&state, &rex, false, &tools).is_empty());
+}

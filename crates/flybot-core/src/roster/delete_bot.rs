@@ -199,10 +199,7 @@ mod tests {
         let state = team();
         let refused = delete_bot(&state, &member("member-b"), "bot-a", 50).unwrap_err();
         assert_eq!(refused.code, ErrorCode::Forbidden);
-        assert_eq!(
-            refused.message,
-            "Ada belongs to another member; only its owner can change it."
-        );
+        assert_eq!(refused.message, crate::unseen::UNSEEN_BOT);
         let unknown = delete_bot(&state, &member("member-a"), "bot-x", 50).unwrap_err();
         assert_eq!(unknown.code, ErrorCode::NotFound);
     }

@@ -11,6 +11,7 @@ pub mod members;
 pub mod retire_bot;
 pub mod room_seats;
 pub mod session_owner;
+pub mod team_list;
 pub mod update_bot;
 pub mod update_room;
 pub mod writes;
@@ -42,11 +43,10 @@ pub fn managed_bot_for<'a>(
         .get(id)
         .ok_or_else(|| ApiError::not_found("Bot", id))?;
     if !may_manage_bot(actor, bot) {
-        return Err(ApiError::forbidden(format!(
-            "{} belongs to another member; only its owner can {doing}.",
-            bot.name
-        ))
-        .with("botId", id));
+        let why = crate::unseen::about_bot(state, actor, bot, |name| {
+            format!("{name} belongs to another member; only its owner can {doing}.")
+        });
+        return Err(ApiError::forbidden(why).with("botId", id));
     }
     Ok(bot)
 }
@@ -62,11 +62,10 @@ pub fn managed_room<'a>(
         .get(id)
         .ok_or_else(|| ApiError::not_found("room", id))?;
     if !may_manage_room(actor, room) {
-        return Err(ApiError::forbidden(format!(
-            "The room {} belongs to another member; only its owner can change it.",
-            room.name
-        ))
-        .with("roomId", id));
+        let why = crate::unseen::about_room(state, actor, room, |name| {
+            format!("The room {name} belongs to another member; only its owner can change it.")
+        });
+        return Err(ApiError::forbidden(why).with("roomId", id));
     }
     Ok(room)
 }

@@ -30,11 +30,12 @@ pub fn clean_members(
             );
         };
         if !may_seat_bot(state, actor, bot, room_id) {
-            return Err(ApiError::forbidden(format!(
-                "{} belongs to another member and is not granted to you; ask its owner for a grant.",
-                bot.name
-            ))
-            .with("botId", id.as_str()));
+            let why = crate::unseen::about_bot(state, actor, bot, |name| {
+                format!(
+                    "{name} belongs to another member and is not granted to you; ask its owner for a grant."
+                )
+            });
+            return Err(ApiError::forbidden(why).with("botId", id.as_str()));
         }
         if !clean.contains(id) {
             clean.push(id.clone());

@@ -67,10 +67,10 @@ pub fn update(
         .get(&task.bot_id)
         .is_some_and(|bot| may_manage_bot(actor, bot));
     if !(is_requester(state, actor, task) || owner) {
-        return Err(ApiError::forbidden(format!(
-            "Only the person who asked for \"{}\" or its Bot's owner can update it.",
-            task.title
-        ))
+        // No title: the caller may not see the card (issue 29).
+        return Err(ApiError::forbidden(
+            "Only the person who asked for that card or its Bot's owner can update it.",
+        )
         .with("taskId", task.id.as_str()));
     }
     if task.status.is_terminal() {

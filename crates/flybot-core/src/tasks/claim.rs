@@ -94,10 +94,17 @@ impl<'a> Claimer<'a> {
         })
     }
 
-    /// The item the member names, which must be a queue item of its role,
-    /// not under a live lease, in its room and offered now.
+    /// The item the member names, which must be in its room (first, so a
+    /// refusal tells nothing of another room's item, issue 29), a queue
+    /// item of its role, not under a live lease, and offered now.
     fn named_item(&self, item_id: &str) -> Result<&'a Task, ApiError> {
         let item = find(self.state, item_id)?;
+        if !self.shares_room(item) {
+            return Err(ApiError::forbidden(format!(
+                "{} is not a member of the item's room.",
+                self.bot.name
+            )));
+        }
         let fields = TaskFields::read(item);
         let Some(item_role) = fields.queue_role.as_deref() else {
             return Err(ApiError::invalid("id", "That card is not a queue item."));
@@ -114,12 +121,6 @@ impl<'a> Claimer<'a> {
         }
         if let Some(refusal) = live_lease_refusal(self.state, item, &fields, self.now) {
             return Err(refusal);
-        }
-        if !self.shares_room(item) {
-            return Err(ApiError::forbidden(format!(
-                "{} is not a member of the item's room.",
-                self.bot.name
-            )));
         }
         if item.status != TaskStatus::Open || fields.retry_at.is_some_and(|at| at > self.now) {
             return Err(ApiError::new(
@@ -244,9 +245,10 @@ pub fn release(
     let task = find(state, id)?;
     let mut card = Card::of(task);
     if card.fields.claimed_by.as_deref() != Some(bot_id) || card.fields.queue_role.is_none() {
+        // No title: the item may be another member's (issue 29).
         return Err(ApiError::forbidden(format!(
-            "{} does not hold \"{}\"; only the member holding a queue item releases it.",
-            bot.name, task.title
+            "{} does not hold that item; only the member holding a queue item releases it.",
+            bot.name
         ))
         .with("taskId", id));
     }

@@ -86,11 +86,12 @@ fn require_may_ask(
     if may_ask(state, actor, requester, &bot.id, room) {
         return Ok(());
     }
-    Err(ApiError::forbidden(format!(
-        "{} is not yours, not granted to you, and not with you in that room; ask its owner.",
-        bot.name
-    ))
-    .with("botId", bot.id.as_str()))
+    let why = crate::unseen::about_bot(state, actor, bot, |name| {
+        format!(
+            "{name} is not yours, not granted to you, and not with you in that room; ask its owner."
+        )
+    });
+    Err(ApiError::forbidden(why).with("botId", bot.id.as_str()))
 }
 
 /// Checks and builds the card `id` asked for by `requester`.

@@ -47,12 +47,11 @@ pub fn actor_label(state: &TeamState, actor: &Actor) -> String {
     actor.member_id(state).unwrap_or_else(|| "owner".to_owned())
 }
 
+/// A move by anyone but the requester; the title is not echoed, since the
+/// caller may not see the card (issue 29, core `unseen`).
 pub fn forbidden(task: &Task) -> ApiError {
-    ApiError::forbidden(format!(
-        "Only the person who asked for \"{}\" can move it.",
-        task.title
-    ))
-    .with("taskId", task.id.as_str())
+    ApiError::forbidden("Only the person who asked for that card can move it.")
+        .with("taskId", task.id.as_str())
 }
 
 pub fn stale(task: &Task, to: TaskStatus) -> ApiError {

@@ -142,11 +142,10 @@ fn may_bind(state: &TeamState, actor: &Actor, what: Bindable<'_>) -> Result<(), 
                 .get(room_id)
                 .ok_or_else(|| ApiError::not_found("room", room_id))?;
             if !room_admin(state, actor, room_id) {
-                return Err(ApiError::forbidden(format!(
-                    "Only the owner or admin of {} can bind it to a project.",
-                    room.name
-                ))
-                .with("roomId", room_id));
+                let why = crate::unseen::about_room(state, actor, room, |name| {
+                    format!("Only the owner or admin of {name} can bind it to a project.")
+                });
+                return Err(ApiError::forbidden(why).with("roomId", room_id));
             }
         }
         Bindable::Run(run) => {

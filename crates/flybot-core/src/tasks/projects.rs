@@ -53,15 +53,11 @@ pub fn can_manage(actor: &Actor, project: &Value) -> bool {
     }
 }
 
+/// A change of another member's project; its name is not echoed (issue
+/// 29: the caller may not see it).
 pub(super) fn forbidden(project: &Value) -> ApiError {
-    let name = project
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("This project");
-    ApiError::forbidden(format!(
-        "{name} belongs to another member; only its owner can change it."
-    ))
-    .with("project", project.get("id").cloned().unwrap_or(Value::Null))
+    ApiError::forbidden("That project belongs to another member; only its owner can change it.")
+        .with("project", project.get("id").cloned().unwrap_or(Value::Null))
 }
 
 /// `project-create {name, repository?, defaultBranch?, status?}` (#1691):

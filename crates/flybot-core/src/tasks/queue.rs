@@ -33,11 +33,10 @@ pub fn acting_bot<'a>(
         .get(bot_id)
         .ok_or_else(|| ApiError::not_found("Bot", bot_id))?;
     if !may_manage_bot(actor, bot) {
-        return Err(ApiError::forbidden(format!(
-            "{} belongs to another member; only its owner acts for it.",
-            bot.name
-        ))
-        .with("botId", bot_id));
+        let why = crate::unseen::about_bot(state, actor, bot, |name| {
+            format!("{name} belongs to another member; only its owner acts for it.")
+        });
+        return Err(ApiError::forbidden(why).with("botId", bot_id));
     }
     Ok(bot)
 }
@@ -144,11 +143,13 @@ fn lead_and_room<'a>(
         .get(&req.room_id)
         .ok_or_else(|| ApiError::not_found("room", &req.room_id))?;
     if task_lead(room) != Some(lead.id.as_str()) {
-        return Err(ApiError::forbidden(format!(
-            "Only the task lead of {} puts work in its queues; {} is not the lead.",
-            room.name, lead.name
-        ))
-        .with("botId", lead.id.as_str()));
+        let why = crate::unseen::about_room(state, actor, room, |name| {
+            format!(
+                "Only the task lead of {name} puts work in its queues; {} is not the lead.",
+                lead.name
+            )
+        });
+        return Err(ApiError::forbidden(why).with("botId", lead.id.as_str()));
     }
     Ok((lead, room))
 }

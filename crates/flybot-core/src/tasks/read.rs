@@ -156,11 +156,12 @@ pub fn select<'a>(
                 .get(room_id)
                 .ok_or_else(|| ApiError::not_found("room", room_id))?;
             if !room_admin(state, actor, room_id) {
-                return Err(ApiError::new(
-                    ErrorCode::Forbidden,
-                    format!("Only the admin of {} sees its group board.", room.name),
-                )
-                .with("roomId", room_id.as_str()));
+                let why = crate::unseen::about_room(state, actor, room, |name| {
+                    format!("Only the admin of {name} sees its group board.")
+                });
+                return Err(
+                    ApiError::new(ErrorCode::Forbidden, why).with("roomId", room_id.as_str())
+                );
             }
             Some(room)
         }

@@ -147,9 +147,10 @@ impl<'a> Recording<'a> {
                     .get(id)
                     .ok_or_else(|| ApiError::not_found("room", id))?;
                 if !room.members.iter().any(|m| m == ctx.bot_id) {
+                    // The room's name is not the Bot's to learn (issue 29).
                     return Err(ApiError::forbidden(format!(
-                        "{} is not a member of {}.",
-                        bot.name, room.name
+                        "{} is not a member of that room.",
+                        bot.name
                     )));
                 }
                 Some(room)

@@ -11,6 +11,7 @@ pub mod facts;
 pub mod graph;
 pub mod guard;
 pub mod layout;
+pub mod library;
 pub mod merge_gate;
 pub mod plan;
 pub mod presets;

@@ -31,11 +31,12 @@ route_table! {
     };
     // The roster.
     "create-bot" => |host, caller, body| {
-        let model = &host.config().default_model;
-        typed(roster::bots::create(host.board(), model, caller.require()?, parse(body)?).await)
+        let config = host.config();
+        typed(roster::bots::create(host.board(), config, caller.require()?, parse(body)?).await)
     };
     "update-bot" => |host, caller, body| {
-        typed(roster::bots::update(host.board(), caller.require()?, parse(body)?).await)
+        let models = &host.config().models;
+        typed(roster::bots::update(host.board(), models, caller.require()?, parse(body)?).await)
     };
     "duplicate-bot" => |host, caller, body| {
         typed(roster::bots::duplicate(host.board(), caller.require()?, parse(body)?).await)

@@ -1,7 +1,8 @@
 //! The host's `Approver` (#540, #754): a tool call that needs approval is
 //! answered at once by a standing grant (`standingApprovals` on the Bot, or
 //! on the room the ask came from for the Bot's owner) in a turn its owner
-//! started (or a no-verdict retry in the Bot's own chat; the first grant a
+//! started (or a no-verdict retry, or the owner's own schedule, in the Bot's
+//! own chat; never outside input, core `approvals::origin`; the first grant a
 //! turn could not use is logged per Session and kind), rejected at once when
 //! nobody can answer it (a hidden run Bot, an owner who is not a member),
 //! and otherwise recorded in `state.flybot.approvals` as `waiting` while the
@@ -84,7 +85,9 @@ fn ask_from(source: &Source) -> AskFrom {
         Source::User { member_id } => AskFrom::Person(member_id.clone()),
         Source::Bot { .. } => AskFrom::Bot,
         Source::Round { room_id, .. } => AskFrom::Room(room_id.clone()),
-        Source::Host | Source::Schedule { .. } | Source::Connector { .. } => AskFrom::Host,
+        Source::Schedule { task_id } => AskFrom::Schedule(task_id.clone()),
+        Source::Connector { .. } => AskFrom::Connector,
+        Source::Host => AskFrom::Host,
     }
 }
 

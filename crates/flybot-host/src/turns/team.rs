@@ -20,6 +20,8 @@ pub(crate) struct HostTeam {
     pub home: PathBuf,
     pub logs: Arc<RoomLogs>,
     pub recent: RecentLines,
+    /// The models the host runs, for `create_bot` and `update_bot`.
+    pub models: Arc<flybot_agent::model::config::ProviderRegistry>,
 }
 
 impl TeamAccess for HostTeam {
@@ -31,6 +33,9 @@ impl TeamAccess for HostTeam {
     }
     fn new_id(&self, prefix: &str) -> String {
         crate::ids::new_id(prefix)
+    }
+    fn models(&self) -> Vec<String> {
+        self.models.names().map(str::to_owned).collect()
     }
     fn bot_created(&self, bot: &Bot) {
         if bot.run {

@@ -73,6 +73,16 @@ fn define(
     caller: &WorkflowCaller,
     args: DefineWorkflowArgs,
 ) -> Result<String, String> {
+    // A Bot writes the library for its owner (issue 29: the host owner's).
+    wf.team()
+        .read(|state| {
+            let owner = state
+                .bots
+                .get(&caller.bot_id)
+                .map(|bot| bot.owner_id.as_str());
+            flybot_core::workflow::library::may_change_library(state, owner)
+        })
+        .map_err(|e| e.message)?;
     let roles = wf.team().read(team_roles);
     check_define_workflow(&args, roles.as_ref()).map_err(|sentences| sentences.join(" "))?;
     let id = args.definition.id.clone();

@@ -29,7 +29,7 @@ pub async fn scripted_kit() -> Kit {
 }
 
 /// Waits until the caller's `approvals` lists `n`.
-async fn waiting(caller: Caller<'_>, n: usize) -> Vec<Value> {
+pub(crate) async fn waiting(caller: Caller<'_>, n: usize) -> Vec<Value> {
     let kit = caller.kit();
     let list = kit
         .until_some(&format!("approvals lists {n}"), async || {
@@ -45,7 +45,7 @@ async fn waiting(caller: Caller<'_>, n: usize) -> Vec<Value> {
 }
 
 /// Waits until the caller's `approvals` lists exactly one; answers its id.
-async fn the_one_waiting(caller: Caller<'_>) -> String {
+pub(crate) async fn the_one_waiting(caller: Caller<'_>) -> String {
     waiting(caller, 1).await[0]["id"]
         .as_str()
         .unwrap()
@@ -53,7 +53,7 @@ async fn the_one_waiting(caller: Caller<'_>) -> String {
 }
 
 /// Answers approval `id` with `decision` as the caller; answers the body.
-async fn answer(caller: Caller<'_>, id: impl Serialize, decision: &str) -> Value {
+pub(crate) async fn answer(caller: Caller<'_>, id: impl Serialize, decision: &str) -> Value {
     caller
         .ok("approval-answer", json!({"id": id, "answer": decision}))
         .await
@@ -67,7 +67,7 @@ async fn answer_refused(caller: Caller<'_>, id: impl Serialize, decision: &str, 
 }
 
 /// Changes the Bot's record in the store directly.
-async fn edit_bot(kit: &Kit, bot_id: &str, edit: impl FnOnce(&mut Bot)) {
+pub(crate) async fn edit_bot(kit: &Kit, bot_id: &str, edit: impl FnOnce(&mut Bot)) {
     kit.host
         .mutate("test", |change| {
             let mut bot = change.state().bots[bot_id].clone();
@@ -80,7 +80,7 @@ async fn edit_bot(kit: &Kit, bot_id: &str, edit: impl FnOnce(&mut Bot)) {
 }
 
 /// The last tool result of the Bot's chat.
-async fn last_result(kit: &Kit, bot_id: &str) -> Value {
+pub(crate) async fn last_result(kit: &Kit, bot_id: &str) -> Value {
     let answer = kit.ok("messages", json!({"botId": bot_id})).await;
     answer["messages"]
         .as_array()

@@ -127,7 +127,8 @@ async fn friends_run_1555_a_run_started_by_a_friends_bot_reaches_no_connector() 
     assert_eq!(mounted["connector"]["status"], "ready");
     let bo = owner.invite("Bo").await;
     let friend = kit.as_member(&bo);
-    save_tooled(&friend).await;
+    // The library is the host owner's (issue 29); any member's Bot runs from it.
+    save_tooled(&owner).await;
     // The friend's Bot starts the run: its run Bot sees no connector.
     let run_bot = start_from_room(&kit, &friend, "Scout").await;
     kit.turns_ended(&run_bot.session_id, 1).await;

@@ -35,6 +35,7 @@ mod opencode_room_bounds;
 mod opencode_room_messages;
 mod opencode_room_real;
 mod out_of_app;
+mod owner_checks;
 mod pilot;
 mod pilot_injection;
 mod pilot_real_model;

@@ -70,12 +70,13 @@ async fn update_and_duplicate_answer_the_record() {
     let answer = kit
         .ok(
             "update-bot",
-            json!({"id": id, "model": "deepseek-chat", "instructions": "Be brief."}),
+            json!({"id": id, "model": "mock", "instructions": "Be brief."}),
         )
         .await;
-    assert_eq!(answer["bot"]["model"], "deepseek-chat");
+    assert_eq!(answer["bot"]["model"], "mock");
+    assert_eq!(answer["bot"]["instructions"], "Be brief.");
     let revision = kit.host.store().revision();
-    kit.ok("update-bot", json!({"id": id, "model": "deepseek-chat"}))
+    kit.ok("update-bot", json!({"id": id, "model": "mock"}))
         .await;
     assert_eq!(
         kit.host.store().revision(),

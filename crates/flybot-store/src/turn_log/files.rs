@@ -7,7 +7,7 @@
 use super::Counters;
 use crate::jsonl::JsonlAppender;
 use std::collections::{BTreeSet, HashMap};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ impl OpenFiles {
                 // Made here, so the appender does not flush the folder for
                 // it: the journal names the file until the next checkpoint,
                 // which flushes the folder.
-                fs::create_dir_all(dir)?;
+                crate::private::private_dirs(dir)?;
                 OpenOptions::new()
                     .create_new(true)
                     .write(true)

@@ -76,7 +76,7 @@ impl Drop for Writing {
 /// Takes `turns.lock`, waiting for a writer of this process that is still
 /// checkpointing; another process's writer is refused at once.
 pub(crate) fn lock_home(home: &Path) -> io::Result<File> {
-    fs::create_dir_all(home)?;
+    crate::private::private_dirs(home)?;
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)

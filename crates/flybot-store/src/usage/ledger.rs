@@ -46,6 +46,16 @@ impl UsageLedger {
         // The page cache is capped at 512 KiB (SQLite's default is 2 MiB):
         // the ledger is written a row at a time and read by filter, and
         // the host's memory should not grow with its history (issue 13).
+        // The ledger is the user's alone (issue 29): made at 0600 before
+        // SQLite opens it (its `-wal` and `-shm` files take the same mode),
+        // and one an older build made at 0644 is narrowed.
+        crate::private::private_file(&path).map_err(|e| fail(sqlx::Error::Io(e)))?;
+        for side in ["-wal", "-shm"] {
+            let mut side_path = path.clone().into_os_string();
+            side_path.push(side);
+            crate::private::narrow(Path::new(&side_path), crate::private::FILE_MODE)
+                .map_err(|e| fail(sqlx::Error::Io(e)))?;
+        }
         let options = SqliteConnectOptions::new()
             .filename(&path)
             .create_if_missing(true)

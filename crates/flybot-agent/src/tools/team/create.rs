@@ -5,7 +5,9 @@
 
 use super::{caller, journal_actor, refusal, team};
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
-use flybot_core::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
+use flybot_core::names::{
+    check_bot_name_free, check_model_configured, clean_instructions, clean_model, clean_name,
+};
 use flybot_protocol::state::Bot;
 use flybot_protocol::tool_names;
 use schemars::JsonSchema;
@@ -43,6 +45,11 @@ impl Tool for CreateBot {
             .map(clean_model)
             .transpose()
             .map_err(refusal)?;
+        // The channel's rule: a named model must be one the host runs.
+        if let Some(model) = &model {
+            let models = team.models();
+            check_model_configured(model, models.iter().map(String::as_str)).map_err(refusal)?;
+        }
         let instructions = match args.brief.as_deref().map(str::trim) {
             Some(brief) if !brief.is_empty() => {
                 clean_instructions(&format!("Why you exist: {brief}")).map_err(refusal)?

@@ -53,6 +53,9 @@ impl TeamAccess for TestTeam {
     fn new_id(&self, prefix: &str) -> String {
         format!("{prefix}-t{}", self.counter.fetch_add(1, Ordering::Relaxed))
     }
+    fn models(&self) -> Vec<String> {
+        vec!["mock".to_owned(), "deep-1".to_owned()]
+    }
     fn bot_created(&self, bot: &Bot) {
         self.created.lock().unwrap().push(bot.id.clone());
     }
@@ -473,6 +476,33 @@ async fn list_bots_tags_pending_approvals_587_and_update_bot_renames() {
         .unwrap();
     assert_eq!(updated, "Updated Bea (model mock).");
     assert_eq!(f.get_bot("b").name, "Bea");
+}
+
+#[tokio::test]
+async fn configured_model_29_the_tools_refuse_a_model_nobody_configured() {
+    let f = fixture(vec![]).await;
+    let create = create::CreateBotArgs {
+        name: "Kid".into(),
+        brief: None,
+        model: Some("gpt-9".into()),
+    };
+    let made = refused(CreateBot.call(&f.ctx("a"), create).await);
+    let sentence = "No model named gpt-9 is configured on this host; choose one of: mock, deep-1.";
+    assert!(made.contains(sentence), "{made}");
+    let update = update::UpdateBotArgs {
+        name: "b".into(),
+        new_name: None,
+        instructions: None,
+        model: Some("gpt-9".into()),
+    };
+    let moved = refused(UpdateBot.call(&f.ctx("a"), update).await);
+    assert!(moved.contains(sentence), "{moved}");
+    assert_eq!(f.get_bot("b").model, "mock");
+    assert!(
+        f.team
+            .store
+            .read(|s| s.bots.values().all(|b| b.name != "Kid"))
+    );
 }
 
 #[tokio::test]

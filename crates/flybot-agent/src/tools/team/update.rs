@@ -6,6 +6,7 @@
 use super::{caller, find_team_bot, journal_actor, no_bot, refusal, team};
 use crate::session::AbortedBy;
 use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+use flybot_core::names::check_model_configured;
 use flybot_core::roster::update_bot::{BotUpdate, edit_bot};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::tool_names;
@@ -67,6 +68,13 @@ impl Tool for UpdateBot {
                 // The channel's `update-bot` rule, after this tool's own
                 // lookup by name (#1700).
                 let updated = edit_bot(change.state(), &bot, update, change.now_ms())?;
+                // The channel's rule: a model that moves must be one the
+                // host runs (issue 29).
+                if updated.bot.model != bot.model {
+                    let models = team.models();
+                    let names = models.iter().map(String::as_str);
+                    check_model_configured(&updated.bot.model, names)?;
+                }
                 change.apply_roster(&updated.writes);
                 Ok(Ok::<Bot, ToolError>(updated.bot))
             })

@@ -4,11 +4,14 @@
 use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::events::HostEvent;
+use crate::host::HostConfig;
 use crate::ids::new_id;
 use crate::view::bot_view;
+use flybot_agent::model::config::ProviderRegistry;
 use flybot_core::access::Actor;
 use flybot_core::names::{
-    check_bot_name_free, clean_instructions, clean_model, clean_name, clean_optional_name,
+    check_bot_name_free, check_model_configured, clean_instructions, clean_model, clean_name,
+    clean_optional_name,
 };
 use flybot_core::rooms::hold::stale_for_demoted;
 use flybot_core::roster::delete_bot::delete_bot;
@@ -56,17 +59,23 @@ fn announce(board: &Board, bot: &Bot) {
     }
 }
 
-/// `create-bot {name, model?, instructions?}` → `{bot}`; the owner is the actor.
+/// `create-bot {name, model?, instructions?}` → `{bot}`; the owner is the
+/// actor. A named model must be one the host runs (core
+/// `check_model_configured`, as `update-bot`).
 pub async fn create(
     board: &Board,
-    default_model: &str,
+    config: &HostConfig,
     actor: &Actor,
     req: CreateBot,
 ) -> Result<BotAnswer, ApiError> {
     let name = clean_name("name", &req.name)?;
     let model = match &req.model {
-        Some(model) => clean_model(model)?,
-        None => default_model.to_owned(),
+        Some(model) => {
+            let model = clean_model(model)?;
+            check_model_configured(&model, config.models.names())?;
+            model
+        }
+        None => config.default_model.clone(),
     };
     let instructions = clean_instructions(req.instructions.as_deref().unwrap_or(""))?;
     let external = req.external.as_ref().map(checked_external).transpose()?;
@@ -97,8 +106,15 @@ pub async fn create(
 }
 
 /// `update-bot {id, name?, model?, instructions?, role?}` → `{bot}`; the
-/// rule is core `roster::update_bot`, shared with the `update_bot` tool.
-pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<BotAnswer, ApiError> {
+/// rule is core `roster::update_bot`, shared with the `update_bot` tool. A
+/// model that moves must be one the host runs, as for `create-bot`; the
+/// Bot's own model stays accepted, so a form that sends it back still saves.
+pub async fn update(
+    board: &Board,
+    models: &ProviderRegistry,
+    actor: &Actor,
+    req: UpdateBot,
+) -> Result<BotAnswer, ApiError> {
     let mut update = BotUpdate::clean(
         "name",
         req.name.as_deref(),
@@ -111,7 +127,11 @@ pub async fn update(board: &Board, actor: &Actor, req: UpdateBot) -> Result<BotA
     let bot = board
         .team()
         .mutate(journal_actor(actor), |change| {
+            let before = change.state().bots.get(&req.id).map(|b| b.model.clone());
             let updated = update_bot(change.state(), actor, &req.id, update, change.now_ms())?;
+            if before.as_deref() != Some(updated.bot.model.as_str()) {
+                check_model_configured(&updated.bot.model, models.names())?;
+            }
             change.apply_roster(&updated.writes);
             Ok(updated.bot)
         })

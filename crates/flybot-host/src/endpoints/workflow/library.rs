@@ -17,6 +17,7 @@ use flybot_core::workflow::canonical::{copy_of_preset, workflow_bytes};
 use flybot_core::workflow::columns::workflow_columns;
 use flybot_core::workflow::enter::preview_node;
 use flybot_core::workflow::layout::layout_workflow;
+use flybot_core::workflow::library::may_change_library;
 use flybot_core::workflow::presets::preset;
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::{
@@ -122,8 +123,16 @@ fn json_of<T: serde::Serialize>(record: &T) -> Value {
     serde_json::to_value(record).unwrap_or(Value::Null)
 }
 
+/// The library's writes are the host owner's (issue 29, core
+/// `workflow::library`).
+fn owner_only(wf: &Workflows, actor: &Actor) -> Result<(), ApiError> {
+    wf.team()
+        .read(|state| may_change_library(state, actor.member_id(state).as_deref()))
+}
+
 /// `workflow-save {definition}` → `{id, changed}` (acceptance 7).
-pub fn save(wf: &Workflows, _actor: &Actor, req: WorkflowSave) -> Result<WorkflowSaved, ApiError> {
+pub fn save(wf: &Workflows, actor: &Actor, req: WorkflowSave) -> Result<WorkflowSaved, ApiError> {
+    owner_only(wf, actor)?;
     save_by(wf, req.definition, None)
 }
 
@@ -131,9 +140,10 @@ pub fn save(wf: &Workflows, _actor: &Actor, req: WorkflowSave) -> Result<Workflo
 /// source with a new id and name and nothing else (acceptance 6).
 pub fn customize(
     wf: &Workflows,
-    _actor: &Actor,
+    actor: &Actor,
     req: WorkflowCustomize,
 ) -> Result<WorkflowCustomized, ApiError> {
+    owner_only(wf, actor)?;
     let source = match preset(&req.from) {
         Some(def) => def,
         None => match files(wf).read(&req.from) {
@@ -167,9 +177,10 @@ pub fn customize(
 /// `workflow-set-default {id}` → `{default, changed}`.
 pub fn set_default(
     wf: &Workflows,
-    _actor: &Actor,
+    actor: &Actor,
     req: WorkflowSetDefault,
 ) -> Result<DefaultSet, ApiError> {
+    owner_only(wf, actor)?;
     let known = definitions(wf).iter().any(|(def, _)| def.id == req.id);
     if !known {
         return Err(ApiError::not_found("workflow", &req.id));
