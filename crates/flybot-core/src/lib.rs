@@ -18,4 +18,5 @@ pub mod secret_shape;
 pub mod secrets;
 pub mod sync;
 pub mod tasks;
+pub mod visibility;
 pub mod workflow;

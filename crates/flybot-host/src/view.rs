@@ -8,7 +8,9 @@ use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::session::Sessions;
 use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
+use flybot_core::tasks::projects;
 use flybot_core::tasks::read::Viewer;
+use flybot_core::visibility::{grants_seen, narrow_bot_record};
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
 };
@@ -17,12 +19,20 @@ use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
 use serde_json::Value;
 
-/// A Bot as the channel shows it.
+/// A Bot as the channel shows it to its owner.
 pub fn bot_view(bot: &Bot) -> Value {
     let mut view = serde_json::to_value(bot).unwrap_or(Value::Null);
     if let Some(object) = view.as_object_mut() {
         object.insert("hidden".into(), bot.hidden.into());
     }
+    view
+}
+
+/// A Bot as `actor` sees it: whole when its own, its public face when
+/// another owner's (#53, `visibility::narrow_bot_record`).
+fn bot_view_for(actor: &Actor, bot: &Bot) -> Value {
+    let mut view = bot_view(bot);
+    narrow_bot_record(actor, bot, &mut view);
     view
 }
 
@@ -136,13 +146,18 @@ fn narrowed<'a>(
             .grants
             .iter()
             .filter(|(bot, _)| visible_bot(bot))
+            .filter_map(|(id, grants)| {
+                let bot = state.bots.get(id)?;
+                Some((id, grants_seen(state, actor, bot, grants)))
+            })
+            .filter(|(_, grants)| !grants.is_empty())
             .collect(),
         prefs: if single {
             state.prefs.clone()
         } else {
             Default::default()
         },
-        projects: state.projects.values().collect(),
+        projects: projects::visible(state, actor).collect(),
         invitations: state
             .invitations
             .values()
@@ -181,7 +196,7 @@ fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
         .filter(|b| !b.run && bot_visible(state, actor, b));
     by_creation(bots, |b| (b.created_at, b.id.clone()))
         .into_iter()
-        .map(bot_view)
+        .map(|bot| bot_view_for(actor, bot))
         .collect()
 }
 
