@@ -18,6 +18,7 @@ mod edge;
 mod external_members;
 mod feishu_app;
 mod feishu_webhook;
+mod live_audit;
 mod live_stream;
 mod member_view;
 mod memory;
