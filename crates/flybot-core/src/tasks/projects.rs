@@ -237,11 +237,22 @@ pub(super) mod tests {
 
     #[test]
     fn only_the_owner_manages_and_an_ownerless_record_is_everyones_1710() {
-        let state = with_project(Some("member-a"));
+        let mut state = with_project(Some("member-a"));
         assert_eq!(
             read(&state, &member("member-a"), "project-1").unwrap()["canManage"],
             true
         );
+        // Another member sees it only once it binds something it sees: here
+        // room-1, where member-b's Reviewer sits (issue 29).
+        let err = read(&state, &member("member-b"), "project-1").unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotFound);
+        assert_eq!(list(&state, &member("member-b")), serde_json::json!([]));
+        let mut room = state.rooms["room-1"].clone();
+        room.extra.insert(
+            super::super::project_binds::PROJECT_ID.into(),
+            "project-1".into(),
+        );
+        state.rooms.insert(room.id.clone(), room);
         assert_eq!(
             read(&state, &member("member-b"), "project-1").unwrap()["canManage"],
             false
