@@ -1,15 +1,19 @@
 //! What a member sees of what is not its own (#49, #53, issue 29). Another
 //! owner's Bot shows by its public face only; a Bot's own chat, the
 //! approvals its turns ask and the decisions it records are its owner's
-//! alone; a room's seats are every member's who sees the room. Every
-//! surface that shows one of these (the state view, the live stream, the
-//! chat endpoints) asks here, so each rule is written once. Who may see a
-//! Bot or a room at all is `access`; who may open a card is
-//! `tasks::read::Viewer::may_open` (#1723); a Project is `tasks::projects`.
+//! alone; a room's seats are every member's who sees the room. A room is
+//! seen by whom `access::room_visible` admits and by a person seated in it
+//! (#50: the rooms a member belongs to, and the Bots in them, stay
+//! visible), as the room's own chat already reads it. Every surface that
+//! shows one of these (the state view, the live stream, the chat
+//! endpoints, the Projects) asks here, so each rule is written once. Who
+//! may open a card is `tasks::read::Viewer::may_open` (#1723); a Project
+//! is `tasks::projects::may_see`.
 
-use crate::access::{Actor, may_manage_bot, room_visible};
+use crate::access::{Actor, bot_visible, may_manage_bot, room_visible};
+use crate::rooms::participants::{ParticipantKind, participants_of};
 use flybot_protocol::approval::Approval;
-use flybot_protocol::state::{Bot, Grant, TeamState};
+use flybot_protocol::state::{Bot, Grant, Room, TeamState};
 use serde_json::Value;
 
 /// The keys of another owner's Bot a member sees (#53): enough to name it,
@@ -28,6 +32,30 @@ pub const SHARED_BOT_KEYS: [&str; 9] = [
     "createdAt",
     "updatedAt",
 ];
+
+/// Whether the actor sees the room: its owner, the owner of a Bot seated
+/// in it (`access::room_visible`), or a person seated in it now (#50).
+pub fn room_seen(state: &TeamState, actor: &Actor, room: &Room) -> bool {
+    if room_visible(state, actor, room) {
+        return true;
+    }
+    let Actor::Member { member_id, .. } = actor else {
+        return true;
+    };
+    participants_of(room)
+        .iter()
+        .any(|seat| seat.is_live() && seat.kind == ParticipantKind::Human && seat.id == *member_id)
+}
+
+/// Whether the actor sees the Bot: whom `access::bot_visible` admits (its
+/// owner, a grantee), and whoever sees a room it sits in (`room_seen`).
+pub fn bot_seen(state: &TeamState, actor: &Actor, bot: &Bot) -> bool {
+    bot_visible(state, actor, bot)
+        || state
+            .rooms
+            .values()
+            .any(|room| room.members.contains(&bot.id) && room_seen(state, actor, room))
+}
 
 /// Whether the actor sees the Bot's whole record: its owner does (and the
 /// single owner, who owns everything); anyone else sees `SHARED_BOT_KEYS`.
@@ -87,7 +115,7 @@ pub fn session_visible(state: &TeamState, actor: &Actor, session_id: &str) -> bo
         return own_chat_open(actor, bot);
     }
     state.rooms.values().any(|room| {
-        room.sessions.values().any(|s| s == session_id) && room_visible(state, actor, room)
+        room.sessions.values().any(|s| s == session_id) && room_seen(state, actor, room)
     })
 }
 
@@ -194,6 +222,23 @@ mod tests {
         assert!(session_visible(&state, &bob, "seat-a"));
         assert!(!session_visible(&state, &bob, "chat-nobody"));
         assert!(session_visible(&state, &member("ann"), "chat-bot-a"));
+    }
+
+    #[test]
+    fn a_person_seated_in_a_room_sees_it_and_its_bots_50() {
+        let mut state = team();
+        let carol = member("carol");
+        let mut room = state.rooms["room-1"].clone();
+        assert!(!room_seen(&state, &carol, &room));
+        assert!(!bot_seen(&state, &carol, &state.bots["bot-a"]));
+        room.participants = vec![json!({"kind": "human", "memberId": "carol"})];
+        state.rooms.insert(room.id.clone(), room.clone());
+        assert!(room_seen(&state, &carol, &room));
+        assert!(bot_seen(&state, &carol, &state.bots["bot-a"]));
+        assert!(session_visible(&state, &carol, "seat-a"));
+        assert!(!session_visible(&state, &carol, "chat-bot-a"));
+        room.participants = vec![json!({"kind": "human", "id": "carol", "leftSeq": 4})];
+        assert!(!room_seen(&state, &carol, &room));
     }
 
     #[test]

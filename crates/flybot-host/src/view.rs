@@ -7,10 +7,10 @@ use crate::HostConfig;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::session::Sessions;
-use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
+use flybot_core::access::{Actor, enforced, shared_blocked};
 use flybot_core::tasks::projects;
 use flybot_core::tasks::read::Viewer;
-use flybot_core::visibility::{grants_seen, narrow_bot_record};
+use flybot_core::visibility::{bot_seen, grants_seen, narrow_bot_record, room_seen};
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
 };
@@ -94,7 +94,7 @@ fn narrowed<'a>(
         state
             .bots
             .get(id)
-            .is_some_and(|b| !b.run && bot_visible(state, actor, b))
+            .is_some_and(|b| !b.run && bot_seen(state, actor, b))
     };
     // Finished cards stay out of the view, which clients poll: on a team
     // with 10,000 tasks they are most of its bytes. The board's `tasks
@@ -193,7 +193,7 @@ fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
     let bots = state
         .bots
         .values()
-        .filter(|b| !b.run && bot_visible(state, actor, b));
+        .filter(|b| !b.run && bot_seen(state, actor, b));
     by_creation(bots, |b| (b.created_at, b.id.clone()))
         .into_iter()
         .map(|bot| bot_view_for(actor, bot))
@@ -202,10 +202,7 @@ fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
 
 /// The rooms `actor` may see, oldest first.
 fn visible_rooms(state: &TeamState, actor: &Actor) -> Vec<Value> {
-    let rooms = state
-        .rooms
-        .values()
-        .filter(|r| room_visible(state, actor, r));
+    let rooms = state.rooms.values().filter(|r| room_seen(state, actor, r));
     by_creation(rooms, |r| (r.created_at, r.id.clone()))
         .into_iter()
         .map(room_view)
@@ -231,7 +228,7 @@ fn speakers_view(
             state
                 .rooms
                 .get(room_id)
-                .is_some_and(|room| room_visible(state, actor, room))
+                .is_some_and(|room| room_seen(state, actor, room))
         })
         .map(|(room_id, speaking)| {
             let (bot_id, session_id) = speaking.unzip();

@@ -11,7 +11,8 @@ use super::job_card::is_job_card;
 use super::projects::{ProjectWrites, can_manage, find_visible, forbidden, may_see};
 use super::queue::acting_bot;
 use super::read::{room_admin, task_visible};
-use crate::access::{Actor, bot_visible, room_visible};
+use crate::access::Actor;
+use crate::visibility::{bot_seen, room_seen};
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Extra, Task, TeamState};
 use serde_json::Value;
@@ -87,7 +88,7 @@ pub fn project_of<'a>(
             let seen = state
                 .rooms
                 .get(room)
-                .is_some_and(|r| room_visible(state, actor, r));
+                .is_some_and(|r| room_seen(state, actor, r));
             if !seen {
                 return Err(ApiError::not_found("room", room));
             }
@@ -97,7 +98,7 @@ pub fn project_of<'a>(
             let seen = state
                 .bots
                 .get(bot)
-                .is_some_and(|b| bot_visible(state, actor, b));
+                .is_some_and(|b| bot_seen(state, actor, b));
             if !seen {
                 return Err(ApiError::not_found("Bot", bot));
             }

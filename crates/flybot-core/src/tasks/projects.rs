@@ -11,8 +11,9 @@ use super::project_binds::unbind_all;
 pub use super::project_binds::{Bindable, bind, project_of};
 pub use super::project_board::board;
 use super::read::task_visible;
-use crate::access::{Actor, bot_visible, room_visible};
+use crate::access::Actor;
 use crate::names::clean_name;
+use crate::visibility::{bot_seen, room_seen};
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Bot, Extra, Room, TeamState};
 use flybot_protocol::task_requests::ProjectCreate;
@@ -70,11 +71,11 @@ pub fn may_see(state: &TeamState, actor: &Actor, project: &Value) -> bool {
     state
         .rooms
         .values()
-        .any(|room| bound(&room.extra) && room_visible(state, actor, room))
+        .any(|room| bound(&room.extra) && room_seen(state, actor, room))
         || state
             .bots
             .values()
-            .any(|bot| !bot.run && bound(&bot.extra) && bot_visible(state, actor, bot))
+            .any(|bot| !bot.run && bound(&bot.extra) && bot_seen(state, actor, bot))
         || state.project_runs.iter().any(|(run, project)| {
             project == id
                 && state

@@ -8,9 +8,11 @@
 //! `access` or `tasks::read`, never here.
 
 use crate::events::HostEvent;
-use flybot_core::access::{Actor, bot_visible, room_visible};
+use flybot_core::access::Actor;
 use flybot_core::tasks::read::Viewer;
-use flybot_core::visibility::{approval_visible, decision_visible, session_visible};
+use flybot_core::visibility::{
+    approval_visible, bot_seen, decision_visible, room_seen, session_visible,
+};
 use flybot_protocol::state::TeamState;
 use std::borrow::Cow;
 
@@ -66,9 +68,9 @@ fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
         | HostEvent::RoomSpeaking { room_id, .. } => state
             .rooms
             .get(room_id)
-            .is_some_and(|room| room_visible(state, actor, room)),
+            .is_some_and(|room| room_seen(state, actor, room)),
         HostEvent::BotCreated { bot_id, .. } => {
-            bot(bot_id).is_some_and(|bot| bot_visible(state, actor, bot))
+            bot(bot_id).is_some_and(|bot| bot_seen(state, actor, bot))
         }
         // The owner answers an approval; nobody else is asked (#540, #754).
         HostEvent::ApprovalAsked {
