@@ -3,8 +3,8 @@
 //! A card event goes out naming only the cards the actor may open (#1723);
 //! a Session's events only where the actor sees the Session (a Bot's own
 //! chat is its owner's, a seat is its room's); an approval or a decision
-//! only to its owner; a room's events to whoever sees the room; a new Bot
-//! to whoever sees it. Each rule lives in `flybot_core::visibility`,
+//! only to its owner; a room's events to whoever sees the room (a person
+//! seated in it too, #50); a new Bot to whoever sees it. Each rule lives in `flybot_core::visibility`,
 //! `access` or `tasks::read`, never here.
 
 use crate::events::HostEvent;
