@@ -20,7 +20,8 @@ use serde_json::Value;
 /// tell whose it is, show its model and role in a room and seat it there.
 /// Everything else is its owner's: its instructions, its `external` record
 /// (a command line, a working folder, an environment), its own chat's
-/// Session, its standing approvals, its Project binding, who made it.
+/// Session (unless the chat is open to the viewer, `own_chat_open`), its
+/// standing approvals, its Project binding, who made it.
 pub const SHARED_BOT_KEYS: [&str; 9] = [
     "id",
     "name",
@@ -58,19 +59,23 @@ pub fn bot_seen(state: &TeamState, actor: &Actor, bot: &Bot) -> bool {
 }
 
 /// Whether the actor sees the Bot's whole record: its owner does (and the
-/// single owner, who owns everything); anyone else sees `SHARED_BOT_KEYS`.
+/// single owner, who owns everything); anyone else sees `SHARED_BOT_KEYS`,
+/// and its own chat's `sessionId` when that chat is open to it.
 pub fn sees_whole_bot(actor: &Actor, bot: &Bot) -> bool {
     may_manage_bot(actor, bot)
 }
 
 /// Narrows `record`, the Bot's record as the channel writes it, to what
 /// `actor` may see of it.
-pub fn narrow_bot_record(actor: &Actor, bot: &Bot, record: &mut Value) {
+pub fn narrow_bot_record(state: &TeamState, actor: &Actor, bot: &Bot, record: &mut Value) {
     if sees_whole_bot(actor, bot) {
         return;
     }
+    let chat = own_chat_open(state, actor, bot);
     if let Some(object) = record.as_object_mut() {
-        object.retain(|key, _| SHARED_BOT_KEYS.contains(&key.as_str()));
+        object.retain(|key, _| {
+            SHARED_BOT_KEYS.contains(&key.as_str()) || (chat && key == "sessionId")
+        });
     }
 }
 
@@ -98,12 +103,23 @@ pub fn grants_seen<'a>(
         .collect()
 }
 
-/// Whether the actor may use and read the Bot's own chat: it is its
-/// owner's conversation with the Bot, never another member's, even one
-/// that sees the Bot in a shared room or holds a grant to it (a grant
-/// seats the Bot; it does not open the owner's transcript).
-pub fn own_chat_open(actor: &Actor, bot: &Bot) -> bool {
-    may_manage_bot(actor, bot)
+/// Whether the actor may use and read the Bot's own chat: its owner, and a
+/// member the owner shared the Bot with by an unscoped grant (#90: the
+/// chat is one Session, so the grantee shares it with the owner). Seeing
+/// the Bot in a room, or a grant scoped to one room, opens no chat: the
+/// owner's conversation with her Bot stays hers (#53).
+pub fn own_chat_open(state: &TeamState, actor: &Actor, bot: &Bot) -> bool {
+    if may_manage_bot(actor, bot) {
+        return true;
+    }
+    let Actor::Member { member_id, .. } = actor else {
+        return true;
+    };
+    state.grants.get(&bot.id).is_some_and(|grants| {
+        grants
+            .iter()
+            .any(|grant| grant.grantee == *member_id && grant.room_id.is_none())
+    })
 }
 
 /// Whether the actor may see what a Session does (its steps, its streamed
@@ -112,7 +128,7 @@ pub fn own_chat_open(actor: &Actor, bot: &Bot) -> bool {
 /// sees the room. A Session no live Bot or room holds is nobody's.
 pub fn session_visible(state: &TeamState, actor: &Actor, session_id: &str) -> bool {
     if let Some(bot) = state.bots.values().find(|b| b.session_id == session_id) {
-        return own_chat_open(actor, bot);
+        return own_chat_open(state, actor, bot);
     }
     state.rooms.values().any(|room| {
         room.sessions.values().any(|s| s == session_id) && room_seen(state, actor, room)
@@ -193,7 +209,7 @@ mod tests {
         bot.extra.insert("projectId".into(), "project-1".into());
         let whole = serde_json::to_value(&bot).unwrap();
         let mut seen = whole.clone();
-        narrow_bot_record(&member("bob"), &bot, &mut seen);
+        narrow_bot_record(&state, &member("bob"), &bot, &mut seen);
         let mut keys: Vec<&str> = seen
             .as_object()
             .unwrap()
@@ -206,10 +222,10 @@ mod tests {
             ["createdAt", "id", "model", "name", "ownerId", "updatedAt"]
         );
         let mut own = whole.clone();
-        narrow_bot_record(&member("ann"), &bot, &mut own);
+        narrow_bot_record(&state, &member("ann"), &bot, &mut own);
         assert_eq!(own, whole);
         let mut single = whole.clone();
-        narrow_bot_record(&Actor::SingleOwner, &bot, &mut single);
+        narrow_bot_record(&state, &Actor::SingleOwner, &bot, &mut single);
         assert_eq!(single, whole);
     }
 
@@ -222,6 +238,21 @@ mod tests {
         assert!(session_visible(&state, &bob, "seat-a"));
         assert!(!session_visible(&state, &bob, "chat-nobody"));
         assert!(session_visible(&state, &member("ann"), "chat-bot-a"));
+        // A grant scoped to the room opens no chat; an unscoped one does.
+        let mut state = state;
+        let grant = |room_id: Option<&str>| Grant {
+            grantee: "bob".into(),
+            room_id: room_id.map(str::to_owned),
+        };
+        state
+            .grants
+            .insert("bot-a".into(), vec![grant(Some("room-1"))]);
+        assert!(!session_visible(&state, &bob, "chat-bot-a"));
+        state.grants.insert("bot-a".into(), vec![grant(None)]);
+        assert!(session_visible(&state, &bob, "chat-bot-a"));
+        let mut seen = serde_json::to_value(&state.bots["bot-a"]).unwrap();
+        narrow_bot_record(&state, &bob, &state.bots["bot-a"], &mut seen);
+        assert_eq!(seen["sessionId"], "chat-bot-a");
     }
 
     #[test]

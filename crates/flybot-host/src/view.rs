@@ -30,9 +30,9 @@ pub fn bot_view(bot: &Bot) -> Value {
 
 /// A Bot as `actor` sees it: whole when its own, its public face when
 /// another owner's (#53, `visibility::narrow_bot_record`).
-fn bot_view_for(actor: &Actor, bot: &Bot) -> Value {
+fn bot_view_for(state: &TeamState, actor: &Actor, bot: &Bot) -> Value {
     let mut view = bot_view(bot);
-    narrow_bot_record(actor, bot, &mut view);
+    narrow_bot_record(state, actor, bot, &mut view);
     view
 }
 
@@ -196,7 +196,7 @@ fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
         .filter(|b| !b.run && bot_seen(state, actor, b));
     by_creation(bots, |b| (b.created_at, b.id.clone()))
         .into_iter()
-        .map(|bot| bot_view_for(actor, bot))
+        .map(|bot| bot_view_for(state, actor, bot))
         .collect()
 }
 

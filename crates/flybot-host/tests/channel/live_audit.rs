@@ -41,21 +41,20 @@ struct Side {
     saw: Vec<LiveEvent>,
 }
 
-/// Ann's Worker and Bob's Helper (granted to Ann) share Ann's room; both
-/// record decisions.
+/// Ann's Worker and Bob's Helper (granted to Ann for this room only, which
+/// opens her no chat with it) share Ann's room; both record decisions.
 async fn setup(kit: &Kit) -> (Side, Side, Room) {
     let [ann, bob] = kit.members(["Ann", "Bob"]).await;
     let worker = kit.as_member(&ann).bot("Worker").await;
     let helper = kit.as_member(&bob).bot("Helper").await;
+    let room = kit.as_member(&ann).room("Shared", &[&worker]).await;
+    let grant = json!({"grantee": ann.member_id, "roomId": room.id});
     kit.as_member(&bob)
-        .ok(
-            "set-grants",
-            json!({"botId": helper.id, "grants": [{"grantee": ann.member_id}]}),
-        )
+        .ok("set-grants", json!({"botId": helper.id, "grants": [grant]}))
         .await;
-    let room = kit
-        .as_member(&ann)
-        .room("Shared", &[&worker, &helper])
+    let members = json!([worker.id, helper.id]);
+    kit.as_member(&ann)
+        .ok("update-room", json!({"id": room.id, "members": members}))
         .await;
     for bot in [&worker, &helper] {
         kit.host

@@ -132,7 +132,9 @@ async fn another_owners_bot_shows_its_public_face_and_never_its_instructions_or_
         json!([COMMAND])
     );
     assert!(bot(&anns, &s.helper).get("instructions").is_none());
-    // Ann sees the grant to her on Bob's Helper.
+    // Bob shared his Helper with Ann (unscoped): its chat is open to her,
+    // its instructions are not; she sees the grant to her.
+    assert!(bot(&anns, &s.helper)["sessionId"].is_string());
     assert_eq!(
         anns["grants"][&s.helper],
         json!([{"grantee": ann.member_id}])

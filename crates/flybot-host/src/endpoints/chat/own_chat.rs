@@ -1,7 +1,8 @@
 //! A Bot's own chat: `send` (a person's line, through the settle window
 //! #642), `messages` (the Session's transcript in order, short form) and
 //! `cancel` (Stop, with or without `keepInbox`). Owner-scoped: a Bot's own
-//! chat is its owner's alone (`visibility::own_chat_open`).
+//! chat is its owner's and a grantee's the owner shared the Bot with
+//! (`visibility::own_chat_open`).
 
 use crate::busy_ack::{Arrival, BusyAcks};
 use crate::team::Team;
@@ -89,9 +90,10 @@ fn chat_bot(
                 ));
             }
         };
-        // A Bot's own chat is its owner's (#53): another member's Bot, even
-        // one it sees in a shared room, answers like an unknown one.
-        if !own_chat_open(actor, bot) || bot.run {
+        // A Bot's own chat is its owner's and an unscoped grantee's (#53,
+        // #90): another member's Bot, even one it sees in a shared room,
+        // answers like an unknown one.
+        if !own_chat_open(state, actor, bot) || bot.run {
             return Err(ApiError::not_found("Bot", &bot.id));
         }
         Ok(bot.clone())
