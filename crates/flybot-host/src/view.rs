@@ -14,10 +14,11 @@ use flybot_core::visibility::{bot_seen, grants_seen, narrow_bot_record, room_see
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
 };
-use flybot_protocol::state::{Bot, Room, Task, TeamState};
+use flybot_protocol::state::{Bot, Grant, Room, Task, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// A Bot as the channel shows it to its owner.
 pub fn bot_view(bot: &Bot) -> Value {
@@ -142,16 +143,7 @@ fn narrowed<'a>(
         rooms: visible_rooms(state, actor),
         tasks,
         finished_tasks: finished.len(),
-        grants: state
-            .grants
-            .iter()
-            .filter(|(bot, _)| visible_bot(bot))
-            .filter_map(|(id, grants)| {
-                let bot = state.bots.get(id)?;
-                Some((id, grants_seen(state, actor, bot, grants)))
-            })
-            .filter(|(_, grants)| !grants.is_empty())
-            .collect(),
+        grants: visible_grants(state, actor),
         prefs: if single {
             state.prefs.clone()
         } else {
@@ -197,6 +189,23 @@ fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
     by_creation(bots, |b| (b.created_at, b.id.clone()))
         .into_iter()
         .map(|bot| bot_view_for(state, actor, bot))
+        .collect()
+}
+
+/// Per Bot the actor sees (run Bots never show), the grants it sees of
+/// them (`visibility::grants_seen`); a Bot with none it sees is left out.
+fn visible_grants<'a>(state: &'a TeamState, actor: &Actor) -> BTreeMap<&'a String, Vec<&'a Grant>> {
+    state
+        .grants
+        .iter()
+        .filter_map(|(id, grants)| {
+            let bot = state
+                .bots
+                .get(id)
+                .filter(|b| !b.run && bot_seen(state, actor, b))?;
+            Some((id, grants_seen(state, actor, bot, grants)))
+        })
+        .filter(|(_, grants)| !grants.is_empty())
         .collect()
 }
 
