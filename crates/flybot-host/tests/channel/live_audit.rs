@@ -314,3 +314,34 @@ async fn neither_members_stream_carries_what_the_others_view_does_not_show_53_17
         );
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_person_seated_in_a_room_sees_it_its_bots_and_its_lines_live_as_its_chat_reads_them_50() {
+    let kit = Kit::new().await;
+    let [ada, bob] = kit.members(["Ada", "Bob"]).await;
+    let worker = kit.as_member(&ada).bot("Worker").await;
+    let seat = json!({"kind": "human", "memberId": bob.member_id});
+    let room = kit
+        .as_member(&ada)
+        .room_from(json!({"name": "Desk", "members": [worker.id], "participants": [seat]}))
+        .await;
+    let bob_calls = kit.as_member(&bob);
+    let mut page = bob_calls.live(None).await;
+    kit.as_member(&ada)
+        .ok("send", json!({"roomId": room.id, "text": "hello Bob"}))
+        .await;
+    // The room's chat reads Bob in; so do his view and his live stream.
+    let line = page
+        .until("room.line", |data| data["roomId"] == room.id.as_str())
+        .await;
+    assert_eq!(line.data["seq"], 1);
+    kit.round_ended(&room).await;
+    let lines = bob_calls.ok("messages", json!({"roomId": room.id})).await;
+    assert!(lines.to_string().contains("hello Bob"));
+    let (_, view) = bob_calls.state().await;
+    assert!(view["rooms"].to_string().contains(&room.id));
+    let bots = view["bots"].as_array().unwrap();
+    let seen = bots.iter().find(|b| b["id"] == worker.id.as_str()).unwrap();
+    assert_eq!(seen["name"], "Worker");
+    assert!(seen.get("sessionId").is_none(), "{seen}");
+}
