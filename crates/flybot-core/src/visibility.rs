@@ -11,6 +11,7 @@
 //! is `tasks::projects::may_see`.
 
 use crate::access::{Actor, bot_visible, may_manage_bot, room_visible};
+use crate::approvals::STANDING;
 use crate::rooms::participants::{ParticipantKind, participants_of};
 use flybot_protocol::approval::Approval;
 use flybot_protocol::state::{Bot, Grant, Room, TeamState};
@@ -76,6 +77,30 @@ pub fn narrow_bot_record(state: &TeamState, actor: &Actor, bot: &Bot, record: &m
         object.retain(|key, _| {
             SHARED_BOT_KEYS.contains(&key.as_str()) || (chat && key == "sessionId")
         });
+    }
+}
+
+/// Narrows `record`, a room's record as the channel writes it, to what
+/// `actor` may see of it: a room's standing approvals (#540) are each for
+/// one owner's Bots, so a member sees its own (and any naming no owner),
+/// never another member's.
+pub fn narrow_room_record(actor: &Actor, record: &mut Value) {
+    let Actor::Member { member_id, .. } = actor else {
+        return;
+    };
+    let Some(object) = record.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(grants)) = object.get_mut(STANDING) {
+        grants.retain(|grant| {
+            grant
+                .get("ownerId")
+                .and_then(Value::as_str)
+                .is_none_or(|owner| owner == member_id)
+        });
+        if grants.is_empty() {
+            object.remove(STANDING);
+        }
     }
 }
 
@@ -253,6 +278,26 @@ mod tests {
         let mut seen = serde_json::to_value(&state.bots["bot-a"]).unwrap();
         narrow_bot_record(&state, &bob, &state.bots["bot-a"], &mut seen);
         assert_eq!(seen["sessionId"], "chat-bot-a");
+    }
+
+    #[test]
+    fn a_room_shows_a_member_only_its_own_standing_approvals_540() {
+        let standing = |owners: &[Option<&str>]| {
+            let grants: Vec<Value> = owners
+                .iter()
+                .map(|o| json!({"kind": "run_command", "ownerId": o}))
+                .collect();
+            json!({"id": "room-1", "standingApprovals": grants})
+        };
+        let mut record = standing(&[Some("ann"), Some("bob"), None]);
+        narrow_room_record(&member("bob"), &mut record);
+        assert_eq!(record, standing(&[Some("bob"), None]));
+        let mut record = standing(&[Some("ann")]);
+        narrow_room_record(&member("bob"), &mut record);
+        assert_eq!(record, json!({"id": "room-1"}));
+        let mut record = standing(&[Some("ann")]);
+        narrow_room_record(&Actor::SingleOwner, &mut record);
+        assert_eq!(record, standing(&[Some("ann")]));
     }
 
     #[test]

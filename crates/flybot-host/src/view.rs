@@ -10,7 +10,9 @@ use flybot_agent::session::Sessions;
 use flybot_core::access::{Actor, enforced, shared_blocked};
 use flybot_core::tasks::projects;
 use flybot_core::tasks::read::Viewer;
-use flybot_core::visibility::{bot_seen, grants_seen, narrow_bot_record, room_seen};
+use flybot_core::visibility::{
+    bot_seen, grants_seen, narrow_bot_record, narrow_room_record, room_seen,
+};
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
 };
@@ -214,7 +216,11 @@ fn visible_rooms(state: &TeamState, actor: &Actor) -> Vec<Value> {
     let rooms = state.rooms.values().filter(|r| room_seen(state, actor, r));
     by_creation(rooms, |r| (r.created_at, r.id.clone()))
         .into_iter()
-        .map(room_view)
+        .map(|room| {
+            let mut view = room_view(room);
+            narrow_room_record(actor, &mut view);
+            view
+        })
         .collect()
 }
 

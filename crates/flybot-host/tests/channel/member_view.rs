@@ -235,3 +235,38 @@ async fn another_members_projects_show_only_where_they_bind_what_the_member_sees
     let (_, anns) = kit.as_member(ann).state().await;
     assert_eq!(ids(&anns["projects"]).len(), 2);
 }
+
+#[tokio::test]
+async fn a_room_shows_each_member_only_its_own_standing_approvals_540() {
+    let s = shared().await;
+    let (kit, ann, bob) = (&s.kit, &s.ann, &s.bob);
+    // Bob answered an ask from the room "always-room": a standing approval
+    // for his own Bots there, which is his, not the room owner's to read.
+    let grant = json!({"kind": "run_command", "label": "Run `deploy-bob`", "at": 1,
+                       "ownerId": bob.member_id});
+    kit.host
+        .team()
+        .mutate("test", |change| {
+            let mut room = change.state().rooms[&s.room].clone();
+            room.extra
+                .insert("standingApprovals".into(), json!([grant]));
+            change.put_room(&room);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let room_of = |view: &Value| {
+        view["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == s.room.as_str())
+            .cloned()
+            .unwrap()
+    };
+    let (_, bobs) = kit.as_member(bob).state().await;
+    assert_eq!(room_of(&bobs)["standingApprovals"], json!([grant]));
+    let (_, anns) = kit.as_member(ann).state().await;
+    assert!(room_of(&anns).get("standingApprovals").is_none());
+    assert!(!anns.to_string().contains("deploy-bob"));
+}
