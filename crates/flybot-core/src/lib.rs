@@ -19,4 +19,5 @@ pub mod secrets;
 pub mod sync;
 pub mod tasks;
 pub mod unseen;
+pub mod visibility;
 pub mod workflow;

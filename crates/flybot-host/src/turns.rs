@@ -394,7 +394,7 @@ pub fn work_view(
 ) -> serde_json::Value {
     let own = |session_id: &str| {
         bot_of_session(state, session_id)
-            .filter(|bot| flybot_core::access::may_manage_bot(actor, bot))
+            .filter(|bot| flybot_core::visibility::own_chat_open(state, actor, bot))
             .map(|bot| bot.id.clone())
     };
     let mut bots = serde_json::Map::new();

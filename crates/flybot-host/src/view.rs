@@ -7,22 +7,35 @@ use crate::HostConfig;
 use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::session::Sessions;
-use flybot_core::access::{Actor, bot_visible, enforced, room_visible, shared_blocked};
+use flybot_core::access::{Actor, enforced, shared_blocked};
+use flybot_core::tasks::projects;
 use flybot_core::tasks::read::Viewer;
+use flybot_core::visibility::{
+    bot_seen, grants_seen, narrow_bot_record, narrow_room_record, room_seen,
+};
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
 };
-use flybot_protocol::state::{Bot, Room, Task, TeamState};
+use flybot_protocol::state::{Bot, Grant, Room, Task, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
-/// A Bot as the channel shows it.
+/// A Bot as the channel shows it to its owner.
 pub fn bot_view(bot: &Bot) -> Value {
     let mut view = serde_json::to_value(bot).unwrap_or(Value::Null);
     if let Some(object) = view.as_object_mut() {
         object.insert("hidden".into(), bot.hidden.into());
     }
+    view
+}
+
+/// A Bot as `actor` sees it: whole when its own, its public face when
+/// another owner's (#53, `visibility::narrow_bot_record`).
+fn bot_view_for(state: &TeamState, actor: &Actor, bot: &Bot) -> Value {
+    let mut view = bot_view(bot);
+    narrow_bot_record(state, actor, bot, &mut view);
     view
 }
 
@@ -84,7 +97,7 @@ fn narrowed<'a>(
         state
             .bots
             .get(id)
-            .is_some_and(|b| !b.run && bot_visible(state, actor, b))
+            .is_some_and(|b| !b.run && bot_seen(state, actor, b))
     };
     // Finished cards stay out of the view, which clients poll: on a team
     // with 10,000 tasks they are most of its bytes. The board's `tasks
@@ -132,17 +145,13 @@ fn narrowed<'a>(
         rooms: visible_rooms(state, actor),
         tasks,
         finished_tasks: finished.len(),
-        grants: state
-            .grants
-            .iter()
-            .filter(|(bot, _)| visible_bot(bot))
-            .collect(),
+        grants: visible_grants(state, actor),
         prefs: if single {
             state.prefs.clone()
         } else {
             Default::default()
         },
-        projects: state.projects.values().collect(),
+        projects: projects::visible(state, actor).collect(),
         invitations: state
             .invitations
             .values()
@@ -178,22 +187,40 @@ fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
     let bots = state
         .bots
         .values()
-        .filter(|b| !b.run && bot_visible(state, actor, b));
+        .filter(|b| !b.run && bot_seen(state, actor, b));
     by_creation(bots, |b| (b.created_at, b.id.clone()))
         .into_iter()
-        .map(bot_view)
+        .map(|bot| bot_view_for(state, actor, bot))
+        .collect()
+}
+
+/// Per Bot the actor sees (run Bots never show), the grants it sees of
+/// them (`visibility::grants_seen`); a Bot with none it sees is left out.
+fn visible_grants<'a>(state: &'a TeamState, actor: &Actor) -> BTreeMap<&'a String, Vec<&'a Grant>> {
+    state
+        .grants
+        .iter()
+        .filter_map(|(id, grants)| {
+            let bot = state
+                .bots
+                .get(id)
+                .filter(|b| !b.run && bot_seen(state, actor, b))?;
+            Some((id, grants_seen(state, actor, bot, grants)))
+        })
+        .filter(|(_, grants)| !grants.is_empty())
         .collect()
 }
 
 /// The rooms `actor` may see, oldest first.
 fn visible_rooms(state: &TeamState, actor: &Actor) -> Vec<Value> {
-    let rooms = state
-        .rooms
-        .values()
-        .filter(|r| room_visible(state, actor, r));
+    let rooms = state.rooms.values().filter(|r| room_seen(state, actor, r));
     by_creation(rooms, |r| (r.created_at, r.id.clone()))
         .into_iter()
-        .map(room_view)
+        .map(|room| {
+            let mut view = room_view(room);
+            narrow_room_record(actor, &mut view);
+            view
+        })
         .collect()
 }
 
@@ -216,7 +243,7 @@ fn speakers_view(
             state
                 .rooms
                 .get(room_id)
-                .is_some_and(|room| room_visible(state, actor, room))
+                .is_some_and(|room| room_seen(state, actor, room))
         })
         .map(|(room_id, speaking)| {
             let (bot_id, session_id) = speaking.unzip();

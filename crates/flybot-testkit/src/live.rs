@@ -74,6 +74,29 @@ impl Live<'_> {
         .await
     }
 
+    /// Every event up to and including the first named `name` that
+    /// `wanted` accepts: what the page was handed on the way there.
+    pub async fn collect_until(
+        &mut self,
+        name: &str,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Vec<LiveEvent> {
+        let kit = self.kit;
+        let what = format!("a live {name} event");
+        kit.within(&what, async {
+            let mut seen = Vec::new();
+            loop {
+                let event = self.read().await;
+                let done = event.name == name && wanted(&event.data);
+                seen.push(event);
+                if done {
+                    return seen;
+                }
+            }
+        })
+        .await
+    }
+
     async fn read(&mut self) -> LiveEvent {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {

@@ -8,10 +8,11 @@
 //! writes nothing.
 
 use super::job_card::is_job_card;
-use super::projects::{ProjectWrites, can_manage, find_project, forbidden};
+use super::projects::{ProjectWrites, can_manage, find_visible, forbidden, may_see};
 use super::queue::acting_bot;
 use super::read::{room_admin, task_visible};
-use crate::access::{Actor, bot_visible};
+use crate::access::Actor;
+use crate::visibility::{bot_seen, room_seen};
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Extra, Task, TeamState};
 use serde_json::Value;
@@ -84,7 +85,11 @@ pub fn project_of<'a>(
 ) -> Result<Option<&'a Value>, ApiError> {
     let id = match what {
         Bindable::Room(room) => {
-            if !state.rooms.contains_key(room) {
+            let seen = state
+                .rooms
+                .get(room)
+                .is_some_and(|r| room_seen(state, actor, r));
+            if !seen {
                 return Err(ApiError::not_found("room", room));
             }
             room_project(state, room)
@@ -93,7 +98,7 @@ pub fn project_of<'a>(
             let seen = state
                 .bots
                 .get(bot)
-                .is_some_and(|b| bot_visible(state, actor, b));
+                .is_some_and(|b| bot_seen(state, actor, b));
             if !seen {
                 return Err(ApiError::not_found("Bot", bot));
             }
@@ -107,7 +112,10 @@ pub fn project_of<'a>(
             run_project(state, run)
         }
     };
-    Ok(id.and_then(|id| state.projects.get(id)))
+    // What the caller sees binds only Projects it may see (`may_see`).
+    Ok(id
+        .and_then(|id| state.projects.get(id))
+        .filter(|project| may_see(state, actor, project)))
 }
 
 /// `project-bind {roomId | botId | runId, project}`: binds `what` to
@@ -121,7 +129,9 @@ pub fn bind(
     now: u64,
 ) -> Result<(Option<Value>, ProjectWrites), ApiError> {
     may_bind(state, actor, what)?;
-    let target = project.map(|id| find_project(state, id)).transpose()?;
+    let target = project
+        .map(|id| find_visible(state, actor, id))
+        .transpose()?;
     if let Some(target) = target.filter(|t| !can_manage(actor, t)) {
         return Err(forbidden(target));
     }

@@ -10,7 +10,7 @@
 use super::audit::audit;
 use super::job_card::JOB_WORKFLOW;
 use super::project_binds::{bot_project, room_project, run_project};
-use super::projects::find_project;
+use super::projects::find_visible;
 use super::read::{Viewer, row};
 use crate::access::Actor;
 use flybot_protocol::ApiError;
@@ -62,7 +62,7 @@ fn in_scope(state: &TeamState, project_id: &str, task: &Task) -> bool {
 
 /// The board's rows for `actor`.
 pub fn board(state: &TeamState, actor: &Actor, id: &str) -> Result<Vec<Value>, ApiError> {
-    find_project(state, id)?;
+    find_visible(state, actor, id)?;
     let viewer = Viewer::new(state, actor);
     let mut cards: Vec<&Task> = state
         .tasks

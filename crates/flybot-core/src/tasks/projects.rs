@@ -6,13 +6,16 @@
 //! all of that. The board stays open to a non-owner, read-only, and shows
 //! only the cards the caller may open through `tasks` (#1723).
 
+use super::project_binds::PROJECT_ID;
 use super::project_binds::unbind_all;
 pub use super::project_binds::{Bindable, bind, project_of};
 pub use super::project_board::board;
+use super::read::task_visible;
 use crate::access::Actor;
 use crate::names::clean_name;
+use crate::visibility::{bot_seen, room_seen};
 use flybot_protocol::ApiError;
-use flybot_protocol::state::{Bot, Room, TeamState};
+use flybot_protocol::state::{Bot, Extra, Room, TeamState};
 use flybot_protocol::task_requests::ProjectCreate;
 use serde_json::{Value, json};
 
@@ -30,11 +33,64 @@ pub struct ProjectWrites {
 }
 
 /// The Project `id`, or `bot/not-found`.
-pub fn find_project<'a>(state: &'a TeamState, id: &str) -> Result<&'a Value, ApiError> {
+fn find_project<'a>(state: &'a TeamState, id: &str) -> Result<&'a Value, ApiError> {
     state
         .projects
         .get(id)
         .ok_or_else(|| ApiError::not_found("project", id))
+}
+
+/// The Project `id` if `actor` may see it (`may_see`), else `bot/not-found`
+/// as for an id that does not exist: no probing another member's Projects.
+pub fn find_visible<'a>(
+    state: &'a TeamState,
+    actor: &Actor,
+    id: &str,
+) -> Result<&'a Value, ApiError> {
+    find_project(state, id)
+        .ok()
+        .filter(|project| may_see(state, actor, project))
+        .ok_or_else(|| ApiError::not_found("project", id))
+}
+
+/// Whether `actor` may see the Project at all (issue 29, the Projects'
+/// counterpart of #1723's card predicate): one it manages (its own, or a
+/// record naming no owner), or the Project of something it sees: a room
+/// it sees, a Bot it sees, or a workflow run whose job card it may open.
+/// Every surface that shows a Project asks this: the state view,
+/// `projects`, `project-read`, `project-board`, `project-of`,
+/// `project-bind` and `project-delete`.
+pub fn may_see(state: &TeamState, actor: &Actor, project: &Value) -> bool {
+    if can_manage(actor, project) {
+        return true;
+    }
+    let Some(id) = project.get("id").and_then(Value::as_str) else {
+        return false;
+    };
+    let bound = |extra: &Extra| extra.get(PROJECT_ID).and_then(Value::as_str) == Some(id);
+    state
+        .rooms
+        .values()
+        .any(|room| bound(&room.extra) && room_seen(state, actor, room))
+        || state
+            .bots
+            .values()
+            .any(|bot| !bot.run && bound(&bot.extra) && bot_seen(state, actor, bot))
+        || state.project_runs.iter().any(|(run, project)| {
+            project == id
+                && state
+                    .tasks
+                    .get(run)
+                    .is_some_and(|job| task_visible(state, actor, job))
+        })
+}
+
+/// The Projects `actor` may see (`may_see`), in id order.
+pub fn visible<'a>(state: &'a TeamState, actor: &Actor) -> impl Iterator<Item = &'a Value> {
+    state
+        .projects
+        .values()
+        .filter(move |project| may_see(state, actor, project))
 }
 
 fn owner_of(project: &Value) -> Option<&str> {
@@ -110,13 +166,14 @@ fn one_word(field: &str, text: &str, max: usize) -> Result<String, ApiError> {
 
 /// `project-read {project}` → `{project, canManage}`.
 pub fn read(state: &TeamState, actor: &Actor, id: &str) -> Result<Value, ApiError> {
-    let project = find_project(state, id)?;
+    let project = find_visible(state, actor, id)?;
     Ok(json!({"project": project, "canManage": can_manage(actor, project)}))
 }
 
-/// `projects` → every Project with `canManage`, oldest first.
+/// `projects` → every Project the actor may see, with `canManage`, oldest
+/// first.
 pub fn list(state: &TeamState, actor: &Actor) -> Value {
-    let mut projects: Vec<&Value> = state.projects.values().collect();
+    let mut projects: Vec<&Value> = visible(state, actor).collect();
     projects.sort_by_key(|p| {
         (
             p.get("createdAt").and_then(Value::as_u64),
@@ -144,7 +201,7 @@ pub fn delete(
     id: &str,
     now: u64,
 ) -> Result<(Value, ProjectWrites), ApiError> {
-    let project = find_project(state, id)?;
+    let project = find_visible(state, actor, id)?;
     if !can_manage(actor, project) {
         return Err(forbidden(project));
     }
@@ -177,11 +234,22 @@ pub(super) mod tests {
 
     #[test]
     fn only_the_owner_manages_and_an_ownerless_record_is_everyones_1710() {
-        let state = with_project(Some("member-a"));
+        let mut state = with_project(Some("member-a"));
         assert_eq!(
             read(&state, &member("member-a"), "project-1").unwrap()["canManage"],
             true
         );
+        // Another member sees it only once it binds something it sees: here
+        // room-1, where member-b's Reviewer sits (issue 29).
+        let err = read(&state, &member("member-b"), "project-1").unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotFound);
+        assert_eq!(list(&state, &member("member-b")), serde_json::json!([]));
+        let mut room = state.rooms["room-1"].clone();
+        room.extra.insert(
+            super::super::project_binds::PROJECT_ID.into(),
+            "project-1".into(),
+        );
+        state.rooms.insert(room.id.clone(), room);
         assert_eq!(
             read(&state, &member("member-b"), "project-1").unwrap()["canManage"],
             false

@@ -1,10 +1,18 @@
-//! Whether an actor may see what a live event names (#49): a card it may
-//! read, a Session of a Bot or room it sees, a Bot it sees. A card event
-//! goes out naming only the cards the actor may open (#1723).
+//! Whether an actor may see what a live event names: the same rule the
+//! view and the endpoints apply to what it names (#49, #53, issue 29).
+//! A card event goes out naming only the cards the actor may open (#1723);
+//! a Session's events only where the actor sees the Session (a Bot's own
+//! chat is its owner's, a seat is its room's); an approval or a decision
+//! only to its owner; a room's events to whoever sees the room (a person
+//! seated in it too, #50); a new Bot to whoever sees it. Each rule lives in `flybot_core::visibility`,
+//! `access` or `tasks::read`, never here.
 
 use crate::events::HostEvent;
-use flybot_core::access::{Actor, bot_visible, room_visible};
+use flybot_core::access::Actor;
 use flybot_core::tasks::read::Viewer;
+use flybot_core::visibility::{
+    approval_visible, bot_seen, decision_visible, room_seen, session_visible,
+};
 use flybot_protocol::state::TeamState;
 use std::borrow::Cow;
 
@@ -37,9 +45,11 @@ pub fn narrowed<'e>(
 }
 
 fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
+    let bot = |bot_id: &str| state.bots.get(bot_id);
     match event {
         // `narrowed` answers card events itself.
         HostEvent::TasksWritten { .. } => false,
+        // A Bot's own chat is its owner's; a seat's Session is the room's.
         HostEvent::Work { session_id }
         | HostEvent::TurnEnded { session_id, .. }
         | HostEvent::TextDelta { session_id, .. }
@@ -58,26 +68,24 @@ fn visible(state: &TeamState, actor: &Actor, event: &HostEvent) -> bool {
         | HostEvent::RoomSpeaking { room_id, .. } => state
             .rooms
             .get(room_id)
-            .is_some_and(|room| room_visible(state, actor, room)),
-        HostEvent::BotCreated { bot_id, .. }
-        | HostEvent::ApprovalAsked { bot_id, .. }
-        | HostEvent::ApprovalAnswered { bot_id, .. }
-        | HostEvent::Decision { bot_id, .. } => state
-            .bots
-            .get(bot_id)
-            .is_some_and(|bot| bot_visible(state, actor, bot)),
+            .is_some_and(|room| room_seen(state, actor, room)),
+        HostEvent::BotCreated { bot_id, .. } => {
+            bot(bot_id).is_some_and(|bot| bot_seen(state, actor, bot))
+        }
+        // The owner answers an approval; nobody else is asked (#540, #754).
+        HostEvent::ApprovalAsked {
+            approval_id,
+            bot_id,
+            ..
+        }
+        | HostEvent::ApprovalAnswered {
+            approval_id,
+            bot_id,
+        } => approval_visible(state, actor, approval_id, bot_id),
+        HostEvent::Decision { bot_id, .. } => {
+            bot(bot_id).is_some_and(|bot| decision_visible(actor, bot))
+        }
         // Who has a page open is no secret among the members.
         HostEvent::Presence { .. } => true,
     }
-}
-
-/// A Bot's own chat, or a room seat's Session in a room the actor sees.
-fn session_visible(state: &TeamState, actor: &Actor, session_id: &str) -> bool {
-    state
-        .bots
-        .values()
-        .any(|bot| bot.session_id == session_id && bot_visible(state, actor, bot))
-        || state.rooms.values().any(|room| {
-            room.sessions.values().any(|s| s == session_id) && room_visible(state, actor, room)
-        })
 }

@@ -128,7 +128,8 @@ export function draw(nav, ctx, conn) {
     const waiting = approvals.waiting();
     const waitingBots = new Set(waiting.map(approvals.botOf));
     const mainIds = state.mainBotIds || [];
-    const bots = (state.bots || []).filter((b) => !b.hidden && !b.retired);
+    // A chat per Bot whose own chat is yours: another member's Bot comes without its sessionId (#53).
+    const bots = (state.bots || []).filter((b) => b.sessionId && !b.hidden && !b.retired);
     const byId = new Map(bots.map((b) => [b.id, b]));
     const item = (bot) => [`#/bot/${bot.id}`, bot.name, badges(state, bot, waitingBots)];
     sync(mainList, mainIds.map((id) => byId.get(id)).filter(Boolean).map(item), 'No Main Bot yet.');

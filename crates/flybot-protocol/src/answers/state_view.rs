@@ -24,7 +24,8 @@ pub struct StateView<'a> {
     /// The unfinished cards; `finishedTasks` counts the others.
     pub tasks: Vec<&'a Task>,
     pub finished_tasks: usize,
-    pub grants: BTreeMap<&'a String, &'a Vec<Grant>>,
+    /// Per Bot, the grants the actor sees (`visibility::grants_seen`).
+    pub grants: BTreeMap<&'a String, Vec<&'a Grant>>,
     /// The deployment's preferences; `{}` once they are shared (#49).
     pub prefs: BTreeMap<String, Value>,
     pub projects: Vec<&'a Value>,

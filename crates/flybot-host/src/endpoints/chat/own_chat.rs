@@ -1,16 +1,18 @@
 //! A Bot's own chat: `send` (a person's line, through the settle window
 //! #642), `messages` (the Session's transcript in order, short form) and
-//! `cancel` (Stop, with or without `keepInbox`). Owner-scoped: a caller
-//! reaches only the Bots it may see.
+//! `cancel` (Stop, with or without `keepInbox`). Owner-scoped: a Bot's own
+//! chat is its owner's and a grantee's the owner shared the Bot with
+//! (`visibility::own_chat_open`).
 
 use crate::busy_ack::{Arrival, BusyAcks};
 use crate::team::Team;
 use crate::turns::bot_of_session;
 use flybot_agent::session::Sessions;
 use flybot_agent::session::{AbortedBy, EndReason, LogEntry, SendOutcome, SessionEvent};
-use flybot_core::access::{Actor, bot_visible};
+use flybot_core::access::Actor;
 use flybot_core::fences::failure::failure_sentence;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
+use flybot_core::visibility::own_chat_open;
 use flybot_protocol::answers::{Cancelled, ChatLine, ChatMessages, LineQueued, LineSent};
 use flybot_protocol::state::Bot;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -88,8 +90,10 @@ fn chat_bot(
                 ));
             }
         };
-        // Another member's Bot answers like an unknown one: no probing.
-        if !bot_visible(state, actor, bot) || bot.run {
+        // A Bot's own chat is its owner's and an unscoped grantee's (#53,
+        // #90): another member's Bot, even one it sees in a shared room,
+        // answers like an unknown one.
+        if !own_chat_open(state, actor, bot) || bot.run {
             return Err(ApiError::not_found("Bot", &bot.id));
         }
         Ok(bot.clone())

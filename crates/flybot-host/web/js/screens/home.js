@@ -4,7 +4,8 @@ import { h, replace } from '../dom.js';
 
 export async function show(main, ctx) {
   const state = ctx.team.state || (await ctx.team.refresh());
-  const visible = new Set((state.bots || []).filter((b) => !b.hidden && !b.retired).map((b) => b.id));
+  // Only a Bot whose chat is yours: another member's comes without its sessionId (#53).
+  const visible = new Set((state.bots || []).filter((b) => b.sessionId && !b.hidden && !b.retired).map((b) => b.id));
   const first = (state.mainBotIds || []).find((id) => visible.has(id)) || [...visible][0];
   if (first) {
     history.replaceState(null, '', `#/bot/${first}`);
