@@ -19,6 +19,7 @@ mod external_members;
 mod feishu_app;
 mod feishu_webhook;
 mod live_stream;
+mod member_matrix;
 mod memory;
 mod model_client;
 mod opencode_approval;

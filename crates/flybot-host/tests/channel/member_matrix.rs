@@ -1,0 +1,175 @@
+//! The cross-member attack matrix of issue 29: for every endpoint of the
+//! route table, Bob (a second member) calls with the ids of Ada (the owner)
+//! and is refused with nothing changed, or answers a read that shows none
+//! of Ada's records, or acts only on his own things; an endpoint with no
+//! row fails the matrix, and so does a row naming no endpoint.
+
+mod rows_people;
+mod rows_work;
+mod setup;
+
+use flybot_testkit::{Kit, Member};
+use serde_json::Value;
+use setup::Ada;
+use std::collections::BTreeSet;
+
+/// What Bob's call with Ada's ids must come to.
+pub enum Row {
+    /// Refused with this code, the home unchanged. The body is valid
+    /// enough to reach the ownership check (never `bot/invalid`).
+    Refused(Value, &'static str),
+    /// A read that answers, showing none of Ada's private ids or texts.
+    Answers(Value),
+    /// Acts by its nature only on the caller's own things (the reason):
+    /// whatever it answers, Ada's records stay as they were.
+    OwnOnly(&'static str, Value),
+}
+
+/// Every row, people's and work's.
+fn table(ada: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
+    let mut rows = rows_people::rows(ada, bobs);
+    rows.extend(rows_work::rows(ada, bobs));
+    rows
+}
+
+#[tokio::test]
+async fn the_matrix_has_one_row_per_endpoint_and_no_other_29() {
+    let (_kit, ada, _bob, bobs) = setup::ada_and_bob().await;
+    let rows = table(&ada, &bobs);
+    let named: Vec<&str> = rows.iter().map(|(name, _)| *name).collect();
+    let unique: BTreeSet<&str> = named.iter().copied().collect();
+    assert_eq!(unique.len(), named.len(), "a row is listed twice");
+    let endpoints: BTreeSet<&str> = flybot_host::endpoint_names().into_iter().collect();
+    let missing: Vec<_> = endpoints.difference(&unique).collect();
+    assert!(missing.is_empty(), "endpoints without a row: {missing:?}");
+    let unknown: Vec<_> = unique.difference(&endpoints).collect();
+    assert!(unknown.is_empty(), "rows naming no endpoint: {unknown:?}");
+}
+
+#[tokio::test]
+async fn a_second_member_reaches_nothing_of_the_first_through_any_endpoint_29() {
+    let (kit, ada, bob, bobs) = setup::ada_and_bob().await;
+    let mut failures = Vec::new();
+    for (name, row) in table(&ada, &bobs) {
+        if let Err(failure) = check(&kit, &ada, &bob, name, &row).await {
+            failures.push(failure);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of the matrix's rows fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Calls `name` as Bob and checks the row; answers what went wrong.
+async fn check(kit: &Kit, ada: &Ada, bob: &Member, name: &str, row: &Row) -> Result<(), String> {
+    let body = match row {
+        Row::Refused(body, _) | Row::Answers(body) | Row::OwnOnly(_, body) => body,
+    };
+    let records_before = records(kit, ada).await;
+    kit.host.store().snapshot_now().await.unwrap();
+    let before = kit.fingerprint().await;
+    let (status, answer) = kit.as_member(bob).post(name, body.clone()).await;
+    let home_kept = before == kit.fingerprint().await;
+    let records_kept = first_difference(&records_before, &records(kit, ada).await);
+    let code = answer["error"]["code"].as_str().unwrap_or("none");
+    let seen = format!("{name}: answered {status} {code}");
+    // Ada's ids Bob sent may be echoed; nothing else of hers may show.
+    let sent = body.to_string();
+    let shown: Vec<String> = ada
+        .private()
+        .into_iter()
+        .filter(|id| !sent.contains(id.as_str()) && answer.to_string().contains(id.as_str()))
+        .collect();
+    let mut wrong = Vec::new();
+    if status >= 500 {
+        wrong.push(format!("a host fault {answer}"));
+    }
+    match row {
+        Row::Refused(_, want) => {
+            assert_ne!(
+                *want, "bot/invalid",
+                "{name}: a row must reach the owner check"
+            );
+            if !(400..500).contains(&status) || code != *want {
+                wrong.push(format!("expected {want}"));
+            }
+            if !home_kept {
+                wrong.push("the refusal changed the home".to_owned());
+            }
+        }
+        Row::Answers(_) => {
+            if !home_kept {
+                wrong.push("the read changed the home".to_owned());
+            }
+        }
+        Row::OwnOnly(..) => {}
+    }
+    if code == "bot/invalid" {
+        wrong.push(format!("the body did not reach the owner check: {answer}"));
+    }
+    if !shown.is_empty() {
+        wrong.push(format!("shows Ada's {shown:?}"));
+    }
+    if let Some(path) = records_kept {
+        wrong.push(format!("changed Ada's records at {path}"));
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{seen}: {}", wrong.join("; ")))
+    }
+}
+
+/// Ada's records as she reads them, and her Bots, rooms, cards and
+/// Projects as stored: what no call of Bob's may change.
+async fn records(kit: &Kit, ada: &Ada) -> Value {
+    let me = kit.as_member(&ada.me);
+    let mut reads = serde_json::Map::new();
+    for (name, body) in [
+        ("tasks", serde_json::json!({"archive": true})),
+        ("projects", serde_json::json!({})),
+        ("schedules", serde_json::json!({})),
+        ("memory", serde_json::json!({"botId": ada.bot})),
+        ("workflows", serde_json::json!({})),
+        ("approvals", serde_json::json!({})),
+    ] {
+        reads.insert(name.to_owned(), me.post(name, body).await.1);
+    }
+    let mine = ada.me.member_id.clone();
+    let stored = kit.host.store().read(|s| {
+        let bots: Vec<_> = s.bots.values().filter(|b| b.owner_id == mine).collect();
+        let tasks: Vec<_> = s
+            .tasks
+            .values()
+            .filter(|t| s.bots.get(&t.bot_id).is_some_and(|b| b.owner_id == mine))
+            .collect();
+        serde_json::json!({"bots": bots, "rooms": s.rooms, "tasks": tasks, "projects": s.projects})
+    });
+    reads.insert("stored".to_owned(), stored);
+    Value::Object(reads)
+}
+
+/// The JSON path of the first place `a` and `b` differ, if any.
+fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                let (l, r) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
+                first_difference(l, r).map(|path| format!("/{k}{path}"))
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (l, r))| first_difference(l, r).map(|path| format!("/{i}{path}"))),
+        _ => (a != b).then(String::new),
+    }
+}
