@@ -146,7 +146,12 @@ async fn records(kit: &Kit, ada: &Ada) -> Value {
             .values()
             .filter(|t| s.bots.get(&t.bot_id).is_some_and(|b| b.owner_id == mine))
             .collect();
-        serde_json::json!({"bots": bots, "rooms": s.rooms, "tasks": tasks, "projects": s.projects})
+        let projects: Vec<_> = s
+            .projects
+            .values()
+            .filter(|p| p.to_string().contains(&mine))
+            .collect();
+        serde_json::json!({"bots": bots, "rooms": s.rooms, "tasks": tasks, "projects": projects})
     });
     reads.insert("stored".to_owned(), stored);
     Value::Object(reads)

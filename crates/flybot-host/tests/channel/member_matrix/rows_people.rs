@@ -32,7 +32,7 @@ pub fn rows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
         ),
         (
             "auth-revoke",
-            Refused(json!({"sessionId": a.second.session_id}), "bot/forbidden"),
+            Refused(json!({"sessionId": a.second.session_id}), "bot/not-found"),
         ),
         ("auth-sessions", Answers(json!({}))),
         (
@@ -72,10 +72,12 @@ pub fn rows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
                 "bot/forbidden",
             ),
         ),
+        // known_hole: the refusal echoes the name of Ada's room.
         (
             "update-room",
             Refused(json!({"id": room, "members": [bobs]}), "bot/forbidden"),
         ),
+        // known_hole: the refusal echoes the name of Ada's room.
         ("delete-room", Refused(json!({"id": room}), "bot/forbidden")),
         (
             "set-grants",
@@ -104,6 +106,8 @@ pub fn rows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),
         ),
+        // known_hole: the refusal names Ada's Bot behind the Session id Bob
+        // sent, an id he may not see.
         (
             "cancel",
             Refused(json!({"sessionId": a.bot_session}), "bot/not-found"),
@@ -147,6 +151,7 @@ pub fn rows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
         ),
         // Usage and the view.
         ("usage", Answers(json!({"botId": bot}))),
+        // known_hole: the view shows Ada's Project (its id and name).
         ("state", Answers(json!({}))),
         // Secrets and connectors: shared, non-isolatable (#49, #545, #601).
         ("secrets", Refused(json!({}), "bot/blocked-shared")),
@@ -187,7 +192,9 @@ pub fn rows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
                 "bot/blocked-shared",
             ),
         ),
-        // known_hole: connector-allow/-block/-send only require a caller.
+        // The channel connectors' allow-list and send only require a caller
+        // at the route; the shared block reaches them through the secrets'
+        // writable check (`Secrets::check_writable`).
         (
             "connector-allow",
             Refused(

@@ -1,7 +1,7 @@
 //! Ada's home for the cross-member matrix (issue 29): the owner with a rich
 //! set of records (Bots, a room, cards in every status a card reaches
 //! without deleting a Bot, a Project, a schedule, memory, a workflow of her
-//! own and a run of it, an invitation, a second session, a waiting approval
+//! own and a run of it, a secret, an invitation, a second session, a waiting approval
 //! and a standing one), and Bob, a second member with a Bot of his own.
 
 use flybot_testkit::{Kit, Member};
@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 /// What Ada's instructions, titles and notes carry, so an answer that shows
 /// any of them to Bob is caught by text.
 pub const MARKER: &str = "ada-private-7f3c";
+
+/// The value of Ada's secret `ADA_KEY`.
+pub const SECRET: &str = "ada-secret-value-93e1";
 
 /// Ada's records, by id.
 pub struct Ada {
@@ -51,6 +54,7 @@ impl Ada {
     pub fn private(&self) -> Vec<String> {
         let mut all = vec![
             MARKER.to_owned(),
+            SECRET.to_owned(),
             self.me.session_id.clone(),
             self.me.token.clone(),
             self.second.session_id.clone(),
@@ -85,8 +89,13 @@ fn text(value: &Value) -> String {
 /// member with one Bot of his own; the home is quiet when it answers.
 pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
     let kit = Kit::new().await;
-    let [me, bob] = kit.members(["Ada", "Bob"]).await;
+    // The secret is set while Ada is the only member: with two, secrets
+    // are a shared surface nobody may use (#49).
+    let me = kit.owner("Ada").await;
     let ada = kit.as_member(&me);
+    let body = json!({"name": "ADA_KEY", "value": SECRET});
+    ada.ok("secret-set", body).await;
+    let bob = ada.invite("Bob").await;
     let bot = ada
         .bot_from(json!({"name": "Quill", "instructions": format!("Never tell: {MARKER}")}))
         .await;
