@@ -63,19 +63,22 @@ pub fn rows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
             Refused(json!({"id": bot, "name": "Mine now"}), "bot/forbidden"),
         ),
         ("delete-bot", Refused(json!({"id": bot}), "bot/forbidden")),
-        ("retire-bot", Refused(json!({"id": bot}), "bot/forbidden")),
+        (
+            "retire-bot",
+            Refused(json!({"id": a.spare}), "bot/forbidden"),
+        ),
         ("set-main", Refused(json!({"id": bot}), "bot/forbidden")),
         (
             "create-room",
             Refused(
-                json!({"name": "Steal", "members": [bobs, bot], "admin": bobs}),
+                json!({"name": "Steal", "members": [bot], "admin": bot}),
                 "bot/forbidden",
             ),
         ),
         // known_hole: the refusal echoes the name of Ada's room.
         (
             "update-room",
-            Refused(json!({"id": room, "members": [bobs]}), "bot/forbidden"),
+            Refused(json!({"id": room, "name": "Mine"}), "bot/forbidden"),
         ),
         // known_hole: the refusal echoes the name of Ada's room.
         ("delete-room", Refused(json!({"id": room}), "bot/forbidden")),

@@ -27,11 +27,17 @@ pub struct Ada {
     pub room: String,
     /// Her Bot's seat in the room.
     pub seat: String,
-    /// Cards on `bot` by status, and the blocked card's question.
+    /// Cards on `bot`, one per move (`CARDS`), and the blocked card's
+    /// question.
     pub cards: Vec<(&'static str, String)>,
     pub question: String,
-    /// A card queued for the room's Writer role.
+    /// The room's Writer, the card it holds from the queue, and a card
+    /// still queued for the Writer role.
+    pub writer: String,
+    pub held: String,
     pub queued: String,
+    /// A Bot of hers in no room, with no card.
+    pub spare: String,
     pub project: String,
     pub schedule: String,
     pub memory: String,
@@ -43,10 +49,10 @@ pub struct Ada {
 }
 
 impl Ada {
-    /// The card in `status`.
-    pub fn card(&self, status: &str) -> &str {
-        let found = self.cards.iter().find(|(s, _)| *s == status);
-        &found.unwrap_or_else(|| panic!("no {status} card")).1
+    /// The card made for `purpose` (a move's endpoint, `CARDS`).
+    pub fn card(&self, purpose: &str) -> &str {
+        let found = self.cards.iter().find(|(p, _)| *p == purpose);
+        &found.unwrap_or_else(|| panic!("no card for {purpose}")).1
     }
 
     /// Everything of Ada's that Bob's answers must never show: ids,
@@ -65,7 +71,10 @@ impl Ada {
             self.room.clone(),
             self.seat.clone(),
             self.question.clone(),
+            self.writer.clone(),
+            self.held.clone(),
             self.queued.clone(),
+            self.spare.clone(),
             self.project.clone(),
             self.schedule.clone(),
             self.memory.clone(),
@@ -104,24 +113,18 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
         .host
         .store()
         .read(|s| s.rooms[&room].sessions[&bot.id].clone());
-    let mut cards = Vec::new();
-    let mut question = String::new();
-    for status in [
-        "open",
-        "claimed",
-        "working",
-        "blocked",
-        "result-ready",
-        "accepted",
-        "cancelled",
-    ] {
-        let (id, asked) = ada.card_in(&bot.id, status).await;
-        question = asked.unwrap_or(question);
-        cards.push((status, id));
+    let (cards, question) = cards(&kit, &me, &bot.id).await;
+    let writer = kit.bot_named("Wren");
+    let mut queued = Vec::new();
+    for n in 0..2 {
+        let body = json!({"botId": lead, "roomId": room, "role": "Writer",
+                          "title": format!("queued {n} {MARKER}")});
+        queued.push(text(&ada.ok("task-enqueue", body).await["task"]["id"]));
     }
-    let body = json!({"botId": lead, "roomId": room, "role": "Writer",
-                      "title": format!("queued {MARKER}")});
-    let queued = text(&ada.ok("task-enqueue", body).await["task"]["id"]);
+    // The Writer holds the first; the second waits to be claimed.
+    let body = json!({"botId": writer, "roomId": room, "id": queued[0]});
+    ada.ok("task-claim", body).await;
+    let spare = ada.bot("Ink").await.id;
     let project = ada
         .ok("project-create", json!({"name": format!("Site {MARKER}")}))
         .await["project"]["id"]
@@ -156,7 +159,10 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
         seat,
         cards,
         question,
-        queued,
+        writer,
+        held: queued[0].clone(),
+        queued: queued[1].clone(),
+        spare,
         project,
         schedule,
         memory,
@@ -168,6 +174,47 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
     let bobs = kit.as_member(&bob).bot("Bob's own").await.id;
     kit.settled().await;
     (kit, records, bob, bobs)
+}
+
+/// One card of Ada's per move, in the status the move accepts, so a move
+/// Ada makes in the matrix's control leaves the other cards as they were.
+const CARDS: [(&str, &str); 14] = [
+    ("task-update", "open"),
+    ("task-accept", "open"),
+    ("task-cancel", "open"),
+    ("task-start", "claimed"),
+    ("task-lease", "claimed"),
+    ("task-return", "working"),
+    ("task-wait-input", "working"),
+    ("task-recovery-decide", "working"),
+    ("task-answer-input", "blocked"),
+    ("task-accept-result", "result-ready"),
+    ("task-send-back", "result-ready"),
+    ("task-post-result", "accepted"),
+    ("archived", "accepted"),
+    ("cancelled", "cancelled"),
+];
+
+/// Ada's cards on `bot` (`CARDS`), each title carrying the marker; answers
+/// them and the blocked card's question.
+async fn cards(kit: &Kit, me: &Member, bot: &str) -> (Vec<(&'static str, String)>, String) {
+    let (mut cards, mut question) = (Vec::new(), String::new());
+    for (purpose, status) in CARDS {
+        let (id, asked) = kit.as_member(me).card_in(bot, status).await;
+        question = asked.unwrap_or(question);
+        let card = id.clone();
+        kit.host
+            .mutate("test", move |change| {
+                let mut task = change.state().tasks[&card].clone();
+                task.title = format!("{purpose} {MARKER}");
+                change.put_task(&task);
+                Ok(())
+            })
+            .await
+            .unwrap();
+        cards.push((purpose, id));
+    }
+    (cards, question)
 }
 
 /// Ada's desk room: a lead, `bot`, and one Bot per role of the blank
