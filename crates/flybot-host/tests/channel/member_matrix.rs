@@ -9,7 +9,7 @@ mod rows_work;
 mod setup;
 
 use flybot_testkit::{Kit, Member};
-use serde_json::Value;
+use serde_json::{Value, json};
 use setup::Ada;
 use std::collections::BTreeSet;
 
@@ -36,7 +36,7 @@ impl Row {
 
 /// Every row, people's and work's.
 fn table(ada: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
-    let mut rows = rows_people::rows(ada, bobs);
+    let mut rows = rows_people::rows(ada);
     rows.extend(rows_work::rows(ada, bobs));
     rows
 }
@@ -70,6 +70,28 @@ async fn a_second_member_reaches_nothing_of_the_first_through_any_endpoint_29() 
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Endpoints whose body picks one of two handlers (`send` and `messages`
+/// name a room or a Bot's chat; `messages` and `cancel` a Bot or a
+/// Session): the table's row tries one form, these the others.
+#[tokio::test]
+async fn the_other_forms_of_the_two_handler_endpoints_reach_nothing_29() {
+    let (kit, ada, bob, _) = setup::ada_and_bob().await;
+    let not_found = |body: Value| Row::Refused(body, "bot/not-found");
+    let forms = [
+        ("send", not_found(json!({"roomId": ada.room, "text": "hi"}))),
+        ("messages", not_found(json!({"roomId": ada.room}))),
+        ("messages", not_found(json!({"sessionId": ada.seat}))),
+        ("cancel", not_found(json!({"botId": ada.bot}))),
+    ];
+    let mut failures = Vec::new();
+    for (name, row) in forms {
+        if let Err(failure) = check(&kit, &ada, &bob, name, &row).await {
+            failures.push(failure);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// The control: Ada sends every body of the matrix (the removals last, so
@@ -140,7 +162,10 @@ async fn check(kit: &Kit, ada: &Ada, bob: &Member, name: &str, row: &Row) -> Res
     let home_kept = before == kit.fingerprint().await;
     let records_kept = first_difference(&records_before, &records(kit, ada).await);
     let code = answer["error"]["code"].as_str().unwrap_or("none");
-    let seen = format!("{name}: answered {status} {code}");
+    let seen = match row {
+        Row::OwnOnly(reason, _) => format!("{name} ({reason}): answered {status} {code}"),
+        _ => format!("{name}: answered {status} {code}"),
+    };
     // Ada's ids Bob sent may be echoed; nothing else of hers may show.
     let sent = body.to_string();
     let shown: Vec<String> = ada
@@ -170,6 +195,8 @@ async fn check(kit: &Kit, ada: &Ada, bob: &Member, name: &str, row: &Row) -> Res
                 wrong.push("the read changed the home".to_owned());
             }
         }
+        // The call may make or change Bob's own things: only Ada's
+        // records are checked, below.
         Row::OwnOnly(..) => {}
     }
     if code == "bot/invalid" {
@@ -194,12 +221,12 @@ async fn records(kit: &Kit, ada: &Ada) -> Value {
     let me = kit.as_member(&ada.me);
     let mut reads = serde_json::Map::new();
     for (name, body) in [
-        ("tasks", serde_json::json!({"archive": true})),
-        ("projects", serde_json::json!({})),
-        ("schedules", serde_json::json!({})),
-        ("memory", serde_json::json!({"botId": ada.bot})),
-        ("workflows", serde_json::json!({})),
-        ("approvals", serde_json::json!({})),
+        ("tasks", json!({"archive": true})),
+        ("projects", json!({})),
+        ("schedules", json!({})),
+        ("memory", json!({"botId": ada.bot})),
+        ("workflows", json!({})),
+        ("approvals", json!({})),
     ] {
         reads.insert(name.to_owned(), me.post(name, body).await.1);
     }
@@ -216,7 +243,7 @@ async fn records(kit: &Kit, ada: &Ada) -> Value {
             .values()
             .filter(|p| p.to_string().contains(&mine))
             .collect();
-        serde_json::json!({"bots": bots, "rooms": s.rooms, "tasks": tasks, "projects": projects})
+        json!({"bots": bots, "rooms": s.rooms, "tasks": tasks, "projects": projects})
     });
     reads.insert("stored".to_owned(), stored);
     Value::Object(reads)

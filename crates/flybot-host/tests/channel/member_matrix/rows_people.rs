@@ -6,8 +6,8 @@ use super::Row::{self, Answers, OwnOnly, Refused};
 use super::setup::{Ada, MARKER};
 use serde_json::json;
 
-/// Bob, who has his own Bot `bobs`, aims every body at Ada's records.
-pub fn rows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
+/// Bob aims every body at Ada's records.
+pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
     let (bot, room) = (a.bot.as_str(), a.room.as_str());
     vec![
         // Sign-in. Redeeming needs no session and names only a code: a

@@ -178,7 +178,7 @@ fn cards(a: &Ada) -> Vec<(&'static str, Row)> {
 /// Pull queues and leases on Ada's room and cards. The reads of one card
 /// answer `bot/not-found` for a card Bob cannot see.
 fn queues(a: &Ada) -> Vec<(&'static str, Row)> {
-    let (bot, room, claimed) = (a.bot.as_str(), a.room.as_str(), a.card("task-lease"));
+    let (room, claimed) = (a.room.as_str(), a.card("task-lease"));
     vec![
         (
             "task-enqueue",
