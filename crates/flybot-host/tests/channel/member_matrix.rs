@@ -7,6 +7,7 @@
 mod rows_people;
 mod rows_work;
 mod setup;
+mod shared_room;
 
 use flybot_testkit::{Kit, Member};
 use serde_json::{Value, json};
