@@ -216,8 +216,8 @@ async fn check(kit: &Kit, ada: &Ada, bob: &Member, name: &str, row: &Row) -> Res
     }
 }
 
-/// Ada's records as she reads them, and her Bots, rooms, cards and
-/// Projects as stored: what no call of Bob's may change.
+/// Ada's records as she reads them, her Bots, rooms, cards and Projects as
+/// stored, and the secrets file: what no call of Bob's may change.
 async fn records(kit: &Kit, ada: &Ada) -> Value {
     let me = kit.as_member(&ada.me);
     let mut reads = serde_json::Map::new();
@@ -247,6 +247,9 @@ async fn records(kit: &Kit, ada: &Ada) -> Value {
         json!({"bots": bots, "rooms": s.rooms, "tasks": tasks, "projects": projects})
     });
     reads.insert("stored".to_owned(), stored);
+    // The secrets and the channel connectors live in files of their own.
+    let secrets = std::fs::read_to_string(kit.home().join("secrets.json")).unwrap_or_default();
+    reads.insert("secrets.json".to_owned(), Value::String(secrets));
     Value::Object(reads)
 }
 
