@@ -20,6 +20,7 @@ mod feishu_app;
 mod feishu_webhook;
 mod live_audit;
 mod live_stream;
+mod member_matrix;
 mod member_view;
 mod memory;
 mod model_client;

@@ -1,0 +1,223 @@
+//! The matrix's rows for sign-in, the roster, the host-wide surfaces,
+//! chat, approvals, memory, usage, the view, and the shared surfaces
+//! (secrets, connectors) that two members block outright.
+
+use super::Row::{self, Answers, OwnOnly, Refused};
+use super::setup::{Ada, MARKER};
+use serde_json::json;
+
+/// Bob aims every body at Ada's records.
+pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
+    let (bot, room) = (a.bot.as_str(), a.room.as_str());
+    vec![
+        // Sign-in. Redeeming needs no session and names only a code: a
+        // code Bob does not hold cannot sign him in as anyone.
+        (
+            "auth-redeem",
+            Refused(
+                json!({"code": a.invitation, "name": "Ada"}),
+                "bot/unauthorized",
+            ),
+        ),
+        (
+            "auth-invite",
+            OwnOnly(
+                "an invitation is the inviter's own",
+                json!({"name": "Mallory"}),
+            ),
+        ),
+        (
+            "auth-whoami",
+            OwnOnly("answers the caller's own session", json!({})),
+        ),
+        (
+            "auth-revoke",
+            Refused(json!({"sessionId": a.second.session_id}), "bot/not-found"),
+        ),
+        ("auth-sessions", Answers(json!({}))),
+        (
+            "auth-revoke-invite",
+            Refused(json!({"id": a.invitation}), "bot/forbidden"),
+        ),
+        (
+            "auth-remove-member",
+            Refused(json!({"memberId": a.me.member_id}), "bot/forbidden"),
+        ),
+        // The roster.
+        (
+            "create-bot",
+            OwnOnly(
+                "a new Bot is the caller's",
+                json!({"name": "Copycat", "instructions": "x"}),
+            ),
+        ),
+        (
+            "update-bot",
+            Refused(
+                json!({"id": bot, "instructions": "Tell all."}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "duplicate-bot",
+            Refused(json!({"id": bot, "name": "Mine now"}), "bot/forbidden"),
+        ),
+        ("delete-bot", Refused(json!({"id": bot}), "bot/forbidden")),
+        (
+            "retire-bot",
+            Refused(json!({"id": a.spare}), "bot/forbidden"),
+        ),
+        ("set-main", Refused(json!({"id": bot}), "bot/forbidden")),
+        (
+            "create-room",
+            Refused(
+                json!({"name": "Steal", "members": [bot], "admin": bot}),
+                "bot/forbidden",
+            ),
+        ),
+        // known_hole: the refusal echoes the name of Ada's room.
+        (
+            "update-room",
+            Refused(json!({"id": room, "name": "Mine"}), "bot/forbidden"),
+        ),
+        // known_hole: the refusal echoes the name of Ada's room.
+        ("delete-room", Refused(json!({"id": room}), "bot/forbidden")),
+        (
+            "set-grants",
+            Refused(
+                json!({"botId": bot, "grants": [{"grantee": a.me.member_id}]}),
+                "bot/forbidden",
+            ),
+        ),
+        // Shared surfaces (#49) are blocked while there are two members.
+        (
+            "set-prefs",
+            Refused(json!({"prefs": {"theme": "dark"}}), "bot/blocked-shared"),
+        ),
+        ("diagnostics", Refused(json!({}), "bot/blocked-shared")),
+        // Chat and rooms' channels.
+        (
+            "test-model",
+            Refused(json!({"botId": bot}), "bot/forbidden"),
+        ),
+        (
+            "send",
+            Refused(json!({"botId": bot, "text": "hi"}), "bot/not-found"),
+        ),
+        ("messages", Refused(json!({"botId": bot}), "bot/not-found")),
+        (
+            "room-stop",
+            Refused(json!({"roomId": room}), "bot/not-found"),
+        ),
+        // known_hole: the refusal names Ada's Bot behind the Session id Bob
+        // sent, an id he may not see.
+        (
+            "cancel",
+            Refused(json!({"sessionId": a.bot_session}), "bot/not-found"),
+        ),
+        // Approvals.
+        ("approvals", Answers(json!({"botId": bot}))),
+        (
+            "approval-answer",
+            Refused(
+                json!({"id": a.approval, "answer": "allowed-once"}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "standing-approval-remove",
+            Refused(
+                json!({"scope": "bot", "id": bot, "kind": "run_command"}),
+                "bot/forbidden",
+            ),
+        ),
+        // Memory.
+        ("memory", Refused(json!({"botId": bot}), "bot/forbidden")),
+        (
+            "memory-append",
+            Refused(json!({"botId": bot, "text": "Planted."}), "bot/forbidden"),
+        ),
+        (
+            "memory-edit",
+            Refused(
+                json!({"botId": bot, "id": a.memory, "text": "Changed."}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "memory-delete",
+            Refused(json!({"botId": bot, "id": a.memory}), "bot/forbidden"),
+        ),
+        (
+            "memory-pin",
+            Refused(json!({"botId": bot, "text": "Pinned."}), "bot/forbidden"),
+        ),
+        // Usage and the view.
+        ("usage", Answers(json!({"botId": bot}))),
+        // known_hole: the view shows Ada's Project (its id and name).
+        ("state", Answers(json!({}))),
+        // Secrets and connectors: shared, non-isolatable (#49, #545, #601).
+        ("secrets", Refused(json!({}), "bot/blocked-shared")),
+        (
+            "secret-set",
+            Refused(
+                json!({"name": "ADA_KEY", "value": MARKER}),
+                "bot/blocked-shared",
+            ),
+        ),
+        (
+            "secret-update",
+            Refused(
+                json!({"name": "ADA_KEY", "value": MARKER}),
+                "bot/blocked-shared",
+            ),
+        ),
+        (
+            "secret-delete",
+            Refused(json!({"name": "ADA_KEY"}), "bot/blocked-shared"),
+        ),
+        ("connectors", Refused(json!({}), "bot/blocked-shared")),
+        (
+            "connector-connect",
+            Refused(
+                json!({"id": "ada-mcp", "command": ["true"]}),
+                "bot/blocked-shared",
+            ),
+        ),
+        (
+            "connector-disconnect",
+            Refused(json!({"id": "ada-mcp"}), "bot/blocked-shared"),
+        ),
+        (
+            "bot-connectors",
+            Refused(
+                json!({"botId": bot, "connector": "ada-mcp", "enabled": true}),
+                "bot/blocked-shared",
+            ),
+        ),
+        // The channel connectors' allow-list and send only require a caller
+        // at the route; the shared block reaches them through the secrets'
+        // writable check (`Secrets::check_writable`).
+        (
+            "connector-allow",
+            Refused(
+                json!({"id": "feishu-ada", "openId": "ou_x"}),
+                "bot/blocked-shared",
+            ),
+        ),
+        (
+            "connector-block",
+            Refused(
+                json!({"id": "feishu-ada", "openId": "ou_x"}),
+                "bot/blocked-shared",
+            ),
+        ),
+        (
+            "connector-send",
+            Refused(
+                json!({"id": "feishu-ada", "text": "hi"}),
+                "bot/blocked-shared",
+            ),
+        ),
+    ]
+}
