@@ -93,8 +93,9 @@ fn isolated(
 
 /// `opencode --version` with an empty home: the version it reports.
 pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String> {
+    // The home's folders are the user's alone (issue 29): 0700.
     for (_, folder) in folders(scratch) {
-        std::fs::create_dir_all(folder)?;
+        flybot_store::private::private_dirs(&folder)?;
     }
     let mut command = isolated(binary, scratch, scratch, None, None);
     command
@@ -178,11 +179,11 @@ impl OpenCodeProcess {
         refuse_project_config(workspace, "workspace").map_err(std::io::Error::other)?;
         let port = model.loopback_port().map_err(std::io::Error::other)?;
         for (_, folder) in folders(root) {
-            std::fs::create_dir_all(folder)?;
+            flybot_store::private::private_dirs(&folder)?;
         }
         let version = version_of(binary, &root.join("version-probe")).await?;
         let config_dir = root.join("config").join("opencode");
-        std::fs::create_dir_all(&config_dir)?;
+        flybot_store::private::private_dirs(&config_dir)?;
         let config = generated_config(model, &test_command.join(" "));
         std::fs::write(
             config_dir.join("opencode.json"),
