@@ -116,7 +116,12 @@ pub async fn edit_job(
                 .get(job_id)
                 .cloned()
                 .ok_or_else(|| ApiError::not_found("workflow job", job_id))?;
-            queue::acting_bot(change.state(), actor, &job.bot_id)?;
+            // The refusal names the job the caller sent, never the Bot
+            // behind it (issue 29).
+            queue::acting_bot(change.state(), actor, &job.bot_id).map_err(|_| {
+                ApiError::forbidden("Only the owner of this workflow job's Bot can change it.")
+                    .with("jobId", job_id)
+            })?;
             let before = job.clone();
             edit(&mut job)?;
             let changed = job != before;

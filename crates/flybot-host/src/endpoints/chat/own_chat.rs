@@ -94,7 +94,12 @@ fn chat_bot(
         // #90): another member's Bot, even one it sees in a shared room,
         // answers like an unknown one.
         if !own_chat_open(state, actor, bot) || bot.run {
-            return Err(ApiError::not_found("Bot", &bot.id));
+            // Named as the caller named it: a Session id never answers
+            // with the Bot behind it (issue 29).
+            return Err(match session_id {
+                Some(id) => ApiError::not_found("Session", id),
+                None => ApiError::not_found("Bot", &bot.id),
+            });
         }
         Ok(bot.clone())
     })
@@ -102,8 +107,9 @@ fn chat_bot(
 
 fn io_refusal(e: std::io::Error) -> ApiError {
     tracing::error!("a Session log could not be used: {e}");
+    // A log the disk will not give back is the host's fault (issue 29).
     ApiError::new(
-        flybot_protocol::ErrorCode::Invalid,
+        flybot_protocol::ErrorCode::Unavailable,
         "The chat could not be opened on this host; try again.",
     )
 }

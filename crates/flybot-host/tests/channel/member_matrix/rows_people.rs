@@ -75,12 +75,12 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
                 "bot/forbidden",
             ),
         ),
-        // known_hole: the refusal echoes the name of Ada's room.
+        // A hole issue 29 closed: the refusal echoes the name of Ada's room.
         (
             "update-room",
             Refused(json!({"id": room, "name": "Mine"}), "bot/forbidden"),
         ),
-        // known_hole: the refusal echoes the name of Ada's room.
+        // A hole issue 29 closed: the refusal echoes the name of Ada's room.
         ("delete-room", Refused(json!({"id": room}), "bot/forbidden")),
         (
             "set-grants",
@@ -109,7 +109,7 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),
         ),
-        // known_hole: the refusal names Ada's Bot behind the Session id Bob
+        // A hole issue 29 closed: the refusal names Ada's Bot behind the Session id Bob
         // sent, an id he may not see.
         (
             "cancel",
@@ -154,7 +154,7 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
         ),
         // Usage and the view.
         ("usage", Answers(json!({"botId": bot}))),
-        // known_hole: the view shows Ada's Project (its id and name).
+        // A hole issue 29 closed: the view shows Ada's Project (its id and name).
         ("state", Answers(json!({}))),
         // Secrets and connectors: shared, non-isolatable (#49, #545, #601).
         ("secrets", Refused(json!({}), "bot/blocked-shared")),

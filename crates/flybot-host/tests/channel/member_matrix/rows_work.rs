@@ -1,6 +1,6 @@
 //! The matrix's rows for the task board, Projects, queues, workflows and
-//! schedules. A row marked `known_hole` fails on this branch; it states the
-//! outcome the owner checks of issue 29 are to give.
+//! schedules. A row marked "a hole issue 29 closed" failed before that
+//! issue's owner checks.
 
 use super::Row::{self, Answers, OwnOnly, Refused};
 use super::setup::Ada;
@@ -24,13 +24,13 @@ fn workflows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
     let (flow, room) = (a.workflow.as_str(), a.room.as_str());
     vec![
         ("workflows", Answers(json!({"id": flow}))),
-        // known_hole: the library is writable by any member; Bob's save
+        // A hole issue 29 closed: the library is writable by any member; Bob's save
         // overwrites Ada's flow (answers 200 today).
         (
             "workflow-save",
             Refused(json!({"definition": definition(flow)}), "bot/forbidden"),
         ),
-        // known_hole: any member adds to the library (answers 200 today).
+        // A hole issue 29 closed: any member adds to the library (answers 200 today).
         // Customizing into Ada's own id is refused `bot/invalid` (the id is
         // taken) before any owner check, so the copy gets a fresh id.
         (
@@ -40,7 +40,7 @@ fn workflows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
                 "bot/forbidden",
             ),
         ),
-        // known_hole: any member changes the owner's default (200 today).
+        // A hole issue 29 closed: any member changes the owner's default (200 today).
         (
             "workflow-set-default",
             Refused(json!({"id": flow}), "bot/forbidden"),
@@ -52,7 +52,7 @@ fn workflows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
                 "bot/forbidden",
             ),
         ),
-        // known_hole: the refusal names Ada's lead Bot, an id Bob did not
+        // A hole issue 29 closed: the refusal names Ada's lead Bot, an id Bob did not
         // send and may not see.
         (
             "workflow-fact",
@@ -61,7 +61,7 @@ fn workflows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
                 "bot/forbidden",
             ),
         ),
-        // known_hole: as `workflow-fact`, the refusal names Ada's lead Bot.
+        // A hole issue 29 closed: as `workflow-fact`, the refusal names Ada's lead Bot.
         (
             "workflow-hold",
             Refused(json!({"jobId": a.job, "holder": bobs}), "bot/forbidden"),
@@ -74,9 +74,9 @@ fn workflows(a: &Ada, bobs: &str) -> Vec<(&'static str, Row)> {
 fn projects(a: &Ada) -> Vec<(&'static str, Row)> {
     let (room, project) = (a.room.as_str(), a.project.as_str());
     vec![
-        // known_hole: the list shows Ada's Project, its name and id.
+        // A hole issue 29 closed: the list shows Ada's Project, its name and id.
         ("projects", Answers(json!({}))),
-        // known_hole: Bob's new Project shows in Ada's `projects` (the
+        // A hole issue 29 closed: Bob's new Project shows in Ada's `projects` (the
         // list is not narrowed), which the matrix sees as a change to what
         // Ada reads.
         (
@@ -86,27 +86,27 @@ fn projects(a: &Ada) -> Vec<(&'static str, Row)> {
                 json!({"name": "Bob's site"}),
             ),
         ),
-        // known_hole: answers 200 with Ada's Project (its name).
+        // A hole issue 29 closed: answers 200 with Ada's Project (its name).
         (
             "project-read",
             Refused(json!({"project": project}), "bot/not-found"),
         ),
-        // known_hole: the refusal echoes the name of Ada's Project.
+        // A hole issue 29 closed: the refusal echoes the name of Ada's Project.
         (
             "project-bind",
             Refused(json!({"roomId": room, "project": null}), "bot/forbidden"),
         ),
-        // known_hole: answers 200 with Ada's Project bound to her room.
+        // A hole issue 29 closed: answers 200 with Ada's Project bound to her room.
         (
             "project-of",
             Refused(json!({"roomId": room}), "bot/not-found"),
         ),
-        // known_hole: answers 200 (an empty board of Ada's Project).
+        // A hole issue 29 closed: answers 200 (an empty board of Ada's Project).
         (
             "project-board",
             Refused(json!({"project": project}), "bot/not-found"),
         ),
-        // known_hole: answers bot/forbidden, echoing the Project's name.
+        // A hole issue 29 closed: answers bot/forbidden, echoing the Project's name.
         (
             "project-delete",
             Refused(json!({"project": project}), "bot/not-found"),
@@ -118,7 +118,7 @@ fn projects(a: &Ada) -> Vec<(&'static str, Row)> {
 /// the owner check stands between Bob and the move. A move of a card Bob
 /// cannot manage answers `bot/forbidden`.
 ///
-/// known_hole: every move but `task-post-result` refuses with the card's
+/// A hole issue 29 closed: every move but `task-post-result` refuses with the card's
 /// title in its message ("Only the person who asked for \"…\" can move
 /// it.", `flybot_core::tasks::machine::forbidden`), a title Bob may not see.
 fn cards(a: &Ada) -> Vec<(&'static str, Row)> {

@@ -61,8 +61,17 @@ impl Ada {
 
     /// What stays private to Ada once Bob's Bot sits in her room: not the
     /// room, its name or the Bots he meets there, but every other record.
+    /// The room's bound Project is shown to whoever sees the room, as its
+    /// cards' are (#1723, `tasks::projects::may_see`).
     pub fn private_beyond_the_room(&self) -> Vec<String> {
-        let seen = [&self.room, &self.bot, &self.lead, &self.writer, &self.seat];
+        let seen = [
+            &self.room,
+            &self.bot,
+            &self.lead,
+            &self.writer,
+            &self.seat,
+            &self.project,
+        ];
         let shown = |id: &String| id == MARKER || seen.contains(&id);
         self.private().into_iter().filter(|id| !shown(id)).collect()
     }

@@ -8,9 +8,8 @@ use super::setup::{self, Ada};
 use flybot_testkit::{Kit, Member};
 use serde_json::json;
 
-/// known_hole: `state` sends Ada's Bot record whole (its instructions and
-/// its own chat Session), and `state` and `projects` show the Project bound
-/// to the room (Projects are not narrowed like cards).
+/// Bob sees the room, the Bots in it by their public face (#53) and the
+/// Project the room is bound to; nothing else of Ada's.
 #[tokio::test]
 async fn a_member_whose_bot_sits_in_the_owners_room_reads_nothing_else_of_hers_29() {
     let (kit, ada, bob, bobs) = setup::ada_and_bob().await;
