@@ -50,18 +50,8 @@ pub fn from_another_site(headers: &HeaderMap) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (key, value) in pairs {
-            map.append(
-                *key,
-                HeaderValue::from_str(value).unwrap_or(HeaderValue::from_static("")),
-            );
-        }
-        map
-    }
+    use crate::edge::header_map as headers;
 
     #[test]
     fn a_page_of_another_site_is_told_apart_and_curl_passes_29() {

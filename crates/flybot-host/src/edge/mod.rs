@@ -84,3 +84,14 @@ pub fn guard<S: Clone + Send + Sync + 'static>(
 fn header_layer(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
     SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
 }
+
+/// A header map of `pairs`, for the edge's unit tests.
+#[cfg(test)]
+pub(crate) fn header_map(pairs: &[(&'static str, &str)]) -> axum::http::HeaderMap {
+    let mut map = axum::http::HeaderMap::new();
+    for (key, value) in pairs {
+        let value = HeaderValue::from_str(value).unwrap_or(HeaderValue::from_static(""));
+        map.append(*key, value);
+    }
+    map
+}

@@ -101,18 +101,8 @@ pub fn session_cookie(token: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (key, value) in pairs {
-            map.append(
-                *key,
-                HeaderValue::from_str(value).unwrap_or(HeaderValue::from_static("")),
-            );
-        }
-        map
-    }
+    use crate::edge::header_map as headers;
 
     #[test]
     fn the_bearer_wins_over_the_header_and_the_header_over_the_cookie_48() {

@@ -120,30 +120,14 @@ pub async fn redeem(team: &Team, req: AuthRedeem) -> Result<Redeemed, ApiError> 
                     extra: Default::default(),
                 },
             };
-            let session = AuthSession {
-                id: new_id("auth"),
-                member_id: member.id.clone(),
-                token_hash,
-                created_at: change.now_ms(),
-                last_seen_at: None,
-                extra: Default::default(),
-            };
+            let session = new_session(member.id.clone(), token_hash, change.now_ms());
             change.put_member(&member);
             change.put_auth_session(&session);
             change.put_invitation(&Invitation { status: InvitationStatus::Redeemed, ..invitation });
             Ok((session, member))
         })
         .await?;
-    Ok(Redeemed {
-        session: NewSession {
-            id: session.id,
-            token,
-        },
-        member: MemberName {
-            id: member.id,
-            name: member.name,
-        },
-    })
+    Ok(redeemed(session, token, member))
 }
 
 /// The owner's page trades her token for a session of its own (issue 29):
@@ -168,19 +152,30 @@ pub async fn owner_session(team: &Team, name: Option<&str>) -> Result<Redeemed, 
                 member.name = name;
                 change.put_member(&member);
             }
-            let session = AuthSession {
-                id: new_id("auth"),
-                member_id: owner_id,
-                token_hash,
-                created_at: change.now_ms(),
-                last_seen_at: None,
-                extra: Default::default(),
-            };
+            let session = new_session(owner_id, token_hash, change.now_ms());
             change.put_auth_session(&session);
             Ok((session, member))
         })
         .await?;
-    Ok(Redeemed {
+    Ok(redeemed(session, token, member))
+}
+
+/// A new sign-in session of `member_id`, kept by its token's digest.
+fn new_session(member_id: String, token_hash: String, now_ms: u64) -> AuthSession {
+    AuthSession {
+        id: new_id("auth"),
+        member_id,
+        token_hash,
+        created_at: now_ms,
+        last_seen_at: None,
+        extra: Default::default(),
+    }
+}
+
+/// What a sign-in answers: the session's id and token (shown only now)
+/// and the member it signed in.
+fn redeemed(session: AuthSession, token: String, member: Member) -> Redeemed {
+    Redeemed {
         session: NewSession {
             id: session.id,
             token,
@@ -189,7 +184,7 @@ pub async fn owner_session(team: &Team, name: Option<&str>) -> Result<Redeemed, 
             id: member.id,
             name: member.name,
         },
-    })
+    }
 }
 
 /// `auth-whoami` → `{member, session, singleOwner}`.
