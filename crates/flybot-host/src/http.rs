@@ -32,20 +32,34 @@ pub fn app(host: Host) -> Router {
     crate::edge::guard(routes, &host.config().edge).with_state(host)
 }
 
+/// How long open connections (a page's live stream) may keep a stopping
+/// host waiting before they are closed (issue 40).
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Serves `app(host)` on `listener` until `shutdown` resolves, then stops the
-/// host cleanly (snapshot written, lock released).
+/// host cleanly (snapshot written, lock released). Connections still open
+/// `STOP_GRACE` after the signal are closed, so a stop is bounded.
 pub async fn serve(
     host: Host,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let stopping = host.clone();
-    axum::serve(listener, app(host.clone()))
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            stopping.begin_stop();
-        })
-        .await?;
+    let signalled = std::sync::Arc::new(tokio::sync::Notify::new());
+    let notify = signalled.clone();
+    let server = axum::serve(listener, app(host.clone())).with_graceful_shutdown(async move {
+        shutdown.await;
+        stopping.begin_stop();
+        notify.notify_one();
+    });
+    let grace = async move {
+        signalled.notified().await;
+        tokio::time::sleep(STOP_GRACE).await;
+    };
+    tokio::select! {
+        served = server => served?,
+        () = grace => tracing::info!("connections still open {STOP_GRACE:?} after the stop signal were closed"),
+    }
     host.shut_down().await.map_err(std::io::Error::other)
 }
 

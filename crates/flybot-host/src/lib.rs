@@ -16,7 +16,7 @@ mod host;
 mod http;
 mod ids;
 mod live;
-mod logging;
+pub mod logging;
 pub mod memory;
 mod mock_model_server;
 pub mod notify;

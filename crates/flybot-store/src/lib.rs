@@ -9,6 +9,7 @@ pub mod change;
 pub mod channels;
 pub mod connectors;
 pub mod decisions;
+pub mod diagnostics_log;
 mod group_commit;
 mod housekeeping;
 pub mod inflight;

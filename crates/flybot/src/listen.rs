@@ -3,7 +3,6 @@
 //! where it listens, which scripts wait for before they connect.
 
 use anyhow::Context;
-use std::io::Write;
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
 
@@ -18,7 +17,8 @@ pub async fn listen_and_announce(
     let address = listener
         .local_addr()
         .context("the listener has no address")?;
-    println!("{}", announce(address));
-    std::io::stdout().flush().ok();
+    let line = announce(address);
+    flybot_host::logging::note(&line);
+    say!("{line}");
     Ok(listener)
 }

@@ -3,6 +3,17 @@
 //! and the pilot. The benchmarks are the `flybot-bench` crate's binary.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+/// `println!` through the console's queue (issue 40): never blocks on a
+/// full pipe nor panics on a closed one.
+macro_rules! say {
+    ($($arg:tt)*) => { flybot_host::logging::console::say(format_args!($($arg)*)) };
+}
+
+/// `eprintln!` through the console's queue.
+macro_rules! warn {
+    ($($arg:tt)*) => { flybot_host::logging::console::warn(format_args!($($arg)*)) };
+}
+
 mod config;
 mod envelope_cmd;
 mod listen;
@@ -72,7 +83,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("flybot: {error:#}");
+            warn!("flybot: {error:#}");
             ExitCode::FAILURE
         }
     }
@@ -93,7 +104,7 @@ fn replay(journal: &std::path::Path, to: u64, out: Option<&std::path::Path>) -> 
                     path.display()
                 )
             })?;
-            println!("wrote the team at sequence {to} to {}", path.display());
+            say!("wrote the team at sequence {to} to {}", path.display());
         }
         None => {
             use std::io::Write;

@@ -34,6 +34,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let address = listen_address(&args.listen)?;
     let edge = crate::sign_in::edge_config(&args.sign_in, &config.sign_in, address)?;
     let owner_token = crate::sign_in::owner_token(&home)?;
+    keep_diagnostics(&home);
     let runtime = tokio::runtime::Runtime::new().context("could not start the async runtime")?;
     runtime.block_on(async move {
         let options = StoreOptions {
@@ -72,23 +73,23 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             host_config.default_model = model;
         }
         if let StoreStatus::ReadOnly(reason) = store.status() {
-            println!("{}", flybot_host::read_only_sentence(&reason));
+            say!("{}", flybot_host::read_only_sentence(&reason));
         }
         let host = Host::open(store, host_config).await;
         // Turns a crash or a kill cut are picked up once, before new input.
         if store_writes(&host) {
             let (pickup, rounds) = host.pick_up();
             if rounds > 0 {
-                println!("resuming {rounds} room round(s) from before the restart");
+                say!("resuming {rounds} room round(s) from before the restart");
             }
             match pickup {
-                Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => println!(
+                Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => say!(
                     "picked up {} cut turn(s) and {} queued line(s) from before the restart",
                     pickup.turns.len(),
                     pickup.queued
                 ),
                 Ok(_) => {}
-                Err(error) => eprintln!(
+                Err(error) => warn!(
                     "flybot: inflight.json could not be read ({error}); nothing was picked up"
                 ),
             }
@@ -102,7 +103,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .await?;
         announce_sign_in(&listener, &owner_token, host.config().edge.open_mode);
         flybot_host::serve(host, listener, shutdown_signal()).await?;
-        println!("FlyBot stopped; every change is saved.");
+        say!("FlyBot stopped; every change is saved.");
+        record_console(&home);
         Ok(())
     })
 }
@@ -121,19 +123,51 @@ fn listen_address(listen: &str) -> anyhow::Result<std::net::SocketAddr> {
 
 /// The owner's sign-in link (issue 29), printed after the listening line.
 fn announce_sign_in(listener: &tokio::net::TcpListener, token: &str, open_mode: bool) {
-    use std::io::Write;
     if let Ok(address) = listener.local_addr() {
-        println!(
+        say!(
             "Sign in as the owner: {}",
             crate::sign_in::sign_in_link(address, token)
         );
     }
     if open_mode {
-        println!(
+        say!(
             "Warning: --no-sign-in: anyone who reaches this port acts as the owner until the home has another member."
         );
     }
-    std::io::stdout().flush().ok();
+}
+
+/// Keeps the host's warnings in the home's diagnostics log (issue 40).
+fn keep_diagnostics(home: &std::path::Path) {
+    if let Err(e) = flybot_host::logging::keep_diagnostics(home) {
+        warn!(
+            "flybot: the diagnostics log could not be opened in {}: {e}",
+            home.display()
+        );
+    }
+}
+
+/// The clean stop's record in the diagnostics log: what the console could
+/// not take, when it could not (a closed or full pipe).
+fn record_console(home: &std::path::Path) {
+    use flybot_host::logging::console;
+    console::flush(std::time::Duration::from_secs(1));
+    let closed = console::closed(console::Stream::Out) || console::closed(console::Stream::Err);
+    let dropped = console::unwritten();
+    let why = match closed {
+        true => "its reader closed the pipe",
+        false => "nobody read the pipe and it was full",
+    };
+    let line = match dropped {
+        0 => format!(
+            "flybot stopped cleanly (home {}); every change is saved",
+            home.display()
+        ),
+        n => format!(
+            "flybot stopped cleanly (home {}); {n} console line(s) were not written, dropped because {why}",
+            home.display()
+        ),
+    };
+    flybot_host::logging::diagnose(&line);
 }
 
 fn store_writes(host: &Host) -> bool {
@@ -161,7 +195,7 @@ fn opencode_runtime(flag: Option<&std::path::Path>) -> OpenCodeRuntime {
     let env = std::env::var_os("FLYBOT_OPENCODE").map(PathBuf::from);
     match locate(flag, env.as_deref(), &crate::pilot_cmd::opencode_roots()) {
         Some(found) => {
-            println!(
+            say!(
                 "OpenCode Bots run on {} (from {}; version {PINNED_VERSION} is checked at each start)",
                 found.binary.display(),
                 found.found_by
@@ -169,7 +203,7 @@ fn opencode_runtime(flag: Option<&std::path::Path>) -> OpenCodeRuntime {
             OpenCodeRuntime::Pinned(found.binary)
         }
         None => {
-            println!(
+            say!(
                 "OpenCode Bots are off: OpenCode {PINNED_VERSION} is not installed (the README's setup puts it in {README_PATH}; or pass --opencode PATH)"
             );
             OpenCodeRuntime::Missing

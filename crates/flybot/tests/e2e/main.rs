@@ -8,6 +8,7 @@
 )]
 
 mod chat;
+mod console;
 mod crash_round;
 mod envelope;
 mod lifecycle;

@@ -159,8 +159,11 @@ pub fn request(
 
 /// Opens the live stream as the owner; answers a reader of its raw text.
 pub fn live(host: &Served) -> BufReader<TcpStream> {
-    let address = &host.address;
-    let token = &host.owner_token;
+    live_at(&host.address, &host.owner_token)
+}
+
+/// Opens the live stream at `address` with `token`.
+pub fn live_at(address: &str, token: &str) -> BufReader<TcpStream> {
     let mut stream = TcpStream::connect(address).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))

@@ -1,0 +1,80 @@
+//! Where the host's `tracing` lines go when a binary runs it: standard
+//! error through the console's queue (`console`: never blocking, never
+//! panicking on a closed pipe), filtered by `FLYBOT_LOG` (an `EnvFilter`
+//! spelling), `info` when unset; and, once the home is known, its
+//! warnings and errors to the home's `diagnostics.log` too (issue 40).
+//! `flybot` and `flybot-bench` both start with it, so they log alike.
+
+pub mod console;
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+use tracing::level_filters::LevelFilter;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::prelude::*;
+
+/// The home's diagnostics log, once `keep_diagnostics` opened it.
+static DIAGNOSTICS: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
+
+/// Installs the process's log subscriber; call once, first thing in `main`.
+pub fn init_stderr_logging() {
+    let filter = EnvFilter::try_from_env("FLYBOT_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let console = tracing_subscriber::fmt::layer()
+        .with_writer(console::QueuedStderr)
+        .with_filter(filter);
+    let file = tracing_subscriber::fmt::layer()
+        .with_ansi(false)
+        .with_writer(DiagnosticsFile)
+        .with_filter(LevelFilter::WARN);
+    let _ = tracing_subscriber::registry()
+        .with(console)
+        .with(file)
+        .try_init();
+}
+
+/// From now on, warnings and errors are kept in `home`'s diagnostics log.
+pub fn keep_diagnostics(home: &Path) -> std::io::Result<()> {
+    let file = flybot_store::diagnostics_log::open(home)?;
+    let _ = DIAGNOSTICS.set(Mutex::new(file));
+    Ok(())
+}
+
+/// Logs one line at `info`, for a binary that says it on standard output
+/// too (the listening address), so the log has it even when nobody reads
+/// standard output.
+pub fn note(line: &str) {
+    tracing::info!("{line}");
+}
+
+/// Appends one line to the diagnostics log, when one is kept.
+pub fn diagnose(line: &str) {
+    let _ = DiagnosticsFile.write_all(format!("{line}\n").as_bytes());
+}
+
+/// The diagnostics log as a `tracing` writer: a write before the home is
+/// known, or one the disk refuses, is dropped.
+#[derive(Debug, Clone, Copy, Default)]
+struct DiagnosticsFile;
+
+impl Write for DiagnosticsFile {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if let Some(Ok(mut file)) = DIAGNOSTICS.get().map(Mutex::lock) {
+            let _ = file.write_all(bytes);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for DiagnosticsFile {
+    type Writer = DiagnosticsFile;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        DiagnosticsFile
+    }
+}
