@@ -80,13 +80,17 @@ fn main() -> ExitCode {
         Command::Pilot(args) => pilot_cmd::run(args),
         Command::Token(args) => sign_in::print_token(args),
     };
-    match outcome {
+    let code = match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             warn!("flybot: {error:#}");
             ExitCode::FAILURE
         }
-    }
+    };
+    // What the console still holds is written before the process ends,
+    // unless its pipe takes nothing for a second.
+    flybot_host::logging::console::flush(std::time::Duration::from_secs(1));
+    code
 }
 
 /// Rebuilds the team at `to` from a kept journal (#511); with `--out` the
