@@ -6,6 +6,8 @@
 //! a small C project builds and runs in the child's folder, the OpenCode
 //! policy reaches its one port.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use flybot_sandbox::{ChildSandbox, Limits, Network, Policy};
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;
