@@ -25,11 +25,11 @@ mod seccomp;
 mod spawn;
 
 pub use group::{ProcessGroup, signal_group};
-pub use rustix::process::Signal;
 pub use mode::{Mode, mode, set_mode};
 pub use orphans::{MARKER_VAR, set_owner_marker, sweep_orphans};
 pub use policy::{Limits, Network, Policy, program_roots};
 pub use probe::{Support, support};
+pub use rustix::process::Signal;
 pub use spawn::{ChildSandbox, confine, spawn};
 
 /// Why a child was not started inside the sandbox.

@@ -13,6 +13,7 @@
 
 use super::error::{Refusal, Result, WorkspaceError};
 use super::path::WorkingFolder;
+use flybot_sandbox::Signal;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::future::Future;
@@ -22,7 +23,6 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use flybot_sandbox::Signal;
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
 /// The timeout unless the call asks for another.
