@@ -15,6 +15,10 @@ pub enum Network {
     /// `serve`, it may also bind an ephemeral port and listen (OpenCode's
     /// own server, which the host checks is on loopback).
     Loopback { connect_port: u16, serve: bool },
+    /// Outbound TCP and UDP anywhere (DNS included), still no raw or Unix
+    /// sockets and no listening: a connector whose work is a remote API
+    /// (the `github` connector), until the filtering proxy exists.
+    Open,
 }
 
 /// The limits one child (with everything it starts) is held to.

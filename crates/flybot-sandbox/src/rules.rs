@@ -46,12 +46,18 @@ pub fn ruleset(policy: &Policy, tmp: &Path) -> Result<RulesetCreated, SandboxErr
     let unsupported =
         |e: landlock::RulesetError| SandboxError::Unsupported(format!("Landlock: {e}"));
     let setup = |e: landlock::RulesetError| SandboxError::Setup(format!("Landlock: {e}"));
-    let created = Ruleset::default()
+    let handled = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(NEEDED))
-        .map_err(unsupported)?
-        .handle_access(AccessNet::from_all(NEEDED))
-        .map_err(unsupported)?
+        .map_err(unsupported)?;
+    // Open leaves TCP unhandled (any port); the rest handle it all.
+    let handled = match policy.network {
+        Network::Open => handled,
+        Network::Off | Network::Loopback { .. } => handled
+            .handle_access(AccessNet::from_all(NEEDED))
+            .map_err(unsupported)?,
+    };
+    let created = handled
         // Ioctl on devices (ABI 5) and the scopes (ABI 6) where the kernel has them.
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(WANTED))
@@ -76,7 +82,7 @@ pub fn ruleset(policy: &Policy, tmp: &Path) -> Result<RulesetCreated, SandboxErr
         .add_rules(path_beneath_rules(&writable, AccessFs::from_all(WANTED)))
         .map_err(setup)?;
     let ports: Vec<NetPort> = match policy.network {
-        Network::Off => Vec::new(),
+        Network::Off | Network::Open => Vec::new(),
         Network::Loopback {
             connect_port,
             serve,
@@ -104,6 +110,7 @@ pub fn describe(policy: &Policy) -> String {
         .collect();
     let network = match policy.network {
         Network::Off => "no network".to_owned(),
+        Network::Open => "outbound TCP and UDP anywhere".to_owned(),
         Network::Loopback {
             connect_port,
             serve: false,

@@ -8,6 +8,7 @@
 //! Landlock, `clone3` answered ENOSYS so libc falls back to `clone`).
 
 use crate::SandboxError;
+use crate::policy::Network;
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
     SeccompRule, TargetArch,
@@ -27,7 +28,7 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, SandboxError> 
 
 /// `socket(domain, type, protocol)` refused unless it is TCP over IPv4 or
 /// IPv6 (where Landlock's port rules hold).
-fn socket_rules() -> Result<Vec<SeccompRule>, SandboxError> {
+fn socket_rules(udp: bool) -> Result<Vec<SeccompRule>, SandboxError> {
     use SeccompCmpOp::{Eq, Ge, Gt, Le, MaskedEq, Ne};
     let (inet, inet6) = (libc::AF_INET as u64, libc::AF_INET6 as u64);
     let mut rules = vec![rule(vec![
@@ -36,19 +37,36 @@ fn socket_rules() -> Result<Vec<SeccompRule>, SandboxError> {
     ])?];
     for domain in [inet, inet6] {
         // Every type but SOCK_STREAM (the low four bits; the rest are flags).
-        for kind in [0u64, 2, 3, 4, 5, 6, 10] {
+        let refused: &[u64] = if udp {
+            &[0, 3, 4, 5, 6, 10]
+        } else {
+            &[0, 2, 3, 4, 5, 6, 10]
+        };
+        for &kind in refused {
             rules.push(rule(vec![
                 condition(0, Eq, domain)?,
                 condition(1, MaskedEq(0xf), kind)?,
             ])?);
         }
-        // A stream of another protocol than TCP (SCTP, MPTCP).
-        rules.push(rule(vec![condition(0, Eq, domain)?, condition(2, Gt, 6)?])?);
+        // Another protocol than TCP (SCTP, MPTCP), or than UDP (17) where
+        // datagrams are allowed.
+        let top = if udp { 17 } else { 6 };
+        rules.push(rule(vec![
+            condition(0, Eq, domain)?,
+            condition(2, Gt, top)?,
+        ])?);
         rules.push(rule(vec![
             condition(0, Eq, domain)?,
             condition(2, Ge, 1)?,
             condition(2, Le, 5)?,
         ])?);
+        if udp {
+            rules.push(rule(vec![
+                condition(0, Eq, domain)?,
+                condition(2, Ge, 7)?,
+                condition(2, Le, 16)?,
+            ])?);
+        }
     }
     Ok(rules)
 }
@@ -79,14 +97,17 @@ fn add(rules: &mut Rules, syscalls: &[libc::c_long]) {
     }
 }
 
-/// The filter of `serve` (bind and listen allowed) or not, as one program
-/// per errno: sockets answer EACCES, like Landlock; the rest EPERM; io_uring
-/// and clone3 ENOSYS so a runtime falls back.
-pub fn programs(serve: bool) -> Result<Vec<BpfProgram>, SandboxError> {
+/// The filter of `network`, as one program per errno: sockets answer
+/// EACCES, like Landlock; the rest EPERM; io_uring and clone3 ENOSYS so a
+/// runtime falls back. Only a serving policy may bind and listen; only an
+/// open one may make UDP sockets.
+pub fn programs(network: Network) -> Result<Vec<BpfProgram>, SandboxError> {
+    let serve = matches!(network, Network::Loopback { serve: true, .. });
+    let udp = network == Network::Open;
     let arch = TargetArch::try_from(std::env::consts::ARCH)
         .map_err(|e| SandboxError::Unsupported(format!("seccomp on this architecture: {e}")))?;
     let mut sockets: Rules = BTreeMap::new();
-    sockets.insert(libc::SYS_socket, socket_rules()?);
+    sockets.insert(libc::SYS_socket, socket_rules(udp)?);
     if !serve {
         add(&mut sockets, &[libc::SYS_bind, libc::SYS_listen]);
     }

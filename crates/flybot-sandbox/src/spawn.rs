@@ -6,7 +6,7 @@
 use crate::cgroup::{self, Cgroup, Controller};
 use crate::group::ProcessGroup;
 use crate::mode::{Mode, mode};
-use crate::policy::{Limits, Network, Policy};
+use crate::policy::{Limits, Policy};
 use crate::{SandboxError, rules, seccomp};
 use landlock::{RulesetCreated, RulesetStatus};
 use rustix::process::{Pid, Resource, Rlimit, Signal};
@@ -115,10 +115,9 @@ pub fn confine(command: &mut Command, policy: &Policy) -> Result<ChildSandbox, S
         .collect::<io::Result<Vec<File>>>()
         .map_err(setup)?;
     let (ruleset, filters) = if sandboxed {
-        let serve = matches!(policy.network, Network::Loopback { serve: true, .. });
         (
             Some(rules::ruleset(policy, tmp.path())?),
-            seccomp::programs(serve)?,
+            seccomp::programs(policy.network)?,
         )
     } else {
         (None, Vec::new())

@@ -41,6 +41,8 @@ struct Entry {
     error: Option<String>,
     tools: Vec<Arc<McpTool>>,
     pgid: Option<u32>,
+    /// What holds the stdio server (issue 30); dropped, it kills the group.
+    sandbox: Option<flybot_sandbox::ChildSandbox>,
     stop: Option<rmcp::service::RunningServiceCancellationToken>,
     /// Which mount this is, so a late end of an older one changes nothing.
     mount: u64,
@@ -66,6 +68,7 @@ impl Entry {
             stop.cancel();
         }
         kill_group(self.pgid.take());
+        self.sandbox = None;
         self.tools.clear();
     }
 }
@@ -147,6 +150,7 @@ impl Connectors {
                     error: None,
                     tools: Vec::new(),
                     pgid: None,
+                    sandbox: None,
                     stop: None,
                     mount,
                 },
@@ -195,7 +199,7 @@ impl Connectors {
     }
 
     /// Marks `entry` ready with `mounted`'s tools and watches its session.
-    fn ready(&self, entry: &mut Entry, id: &str, mounted: Mounted, keys: Arc<Vec<String>>) {
+    fn ready(&self, entry: &mut Entry, id: &str, mut mounted: Mounted, keys: Arc<Vec<String>>) {
         let approval = &entry.spec.approval;
         entry.tools = mounted
             .tools
@@ -218,6 +222,7 @@ impl Connectors {
         entry.status = ConnectorStatus::Ready;
         entry.error = None;
         entry.pgid = mounted.pgid;
+        entry.sandbox = mounted.sandbox.take();
         entry.stop = Some(mounted.service.cancellation_token());
         let (watcher, id, mount, pgid) = (self.clone(), id.to_owned(), entry.mount, mounted.pgid);
         tokio::spawn(async move {
@@ -237,6 +242,7 @@ impl Connectors {
             entry.error = why.or(Some("The server's session ended.".to_owned()));
             entry.tools.clear();
             entry.pgid = None;
+            entry.sandbox = None;
             entry.stop = None;
         }
     }

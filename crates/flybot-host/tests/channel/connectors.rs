@@ -123,7 +123,12 @@ async fn connector_env_311_the_server_gets_only_what_the_connector_names() {
         .map(String::as_str)
         .collect();
     names.sort();
-    assert_eq!(names, ["API_KEY", "HOME", "MARK", "PATH"], "{text}");
+    // The sandbox adds the private temporary folder (issue 30).
+    assert_eq!(
+        names,
+        ["API_KEY", "HOME", "MARK", "PATH", "TEMP", "TMP", "TMPDIR"],
+        "{text}"
+    );
     assert_eq!(env["MARK"], "plain-mark");
     // The key reached the server, and the Session log keeps no value.
     assert_eq!(env["API_KEY"], "[secret]");
