@@ -28,3 +28,19 @@ pub fn mode() -> Mode {
         Mode::On
     }
 }
+
+/// The page's standing warning: the sandbox is off, or this kernel cannot
+/// give it (then no agent process starts); `None` while it holds.
+pub fn standing_warning() -> Option<String> {
+    match mode() {
+        Mode::Off => Some(
+            "The sandbox is off (sandbox = \"off\" in config.toml): the Bots' shells, OpenCode, MCP servers and subprocess peers run with the host's own access to its files and network."
+                .to_owned(),
+        ),
+        Mode::On => crate::support().missing().map(|why| {
+            format!(
+                "This host cannot sandbox agent processes ({why}), so no shell, OpenCode, MCP server or subprocess peer starts; the owner may set sandbox = \"off\" in config.toml."
+            )
+        }),
+    }
+}

@@ -120,8 +120,14 @@ pub fn describe(policy: &Policy) -> String {
             serve: true,
         } => format!("TCP connect to port {connect_port} only, one ephemeral listening port"),
     };
+    let udp = if policy.network == Network::Open {
+        ""
+    } else {
+        "UDP, "
+    };
     format!(
-        "Landlock: writes only {} and a private temporary folder; {network}; seccomp: no UDP, raw or Unix sockets",
+        "Landlock ABI {}: writes only {} and a private temporary folder; {network}; seccomp: no {udp}raw or Unix sockets",
+        crate::support().landlock_abi,
         folders.join(", ")
     )
 }
