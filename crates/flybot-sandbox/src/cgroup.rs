@@ -97,6 +97,16 @@ pub fn make(controller: Controller, limit: u64) -> Option<Cgroup> {
     }
 }
 
+/// Kills every process in `cgroup` (one that left its process group).
+pub fn kill_members(cgroup: &Cgroup) {
+    let procs = std::fs::read_to_string(cgroup.dir.join("cgroup.procs")).unwrap_or_default();
+    for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
 /// How often the child ran into the limit: `pids.events`' `max`, the
 /// memory cgroup's `oom_kill`.
 pub fn times_hit(cgroup: &Cgroup, controller: Controller) -> u64 {

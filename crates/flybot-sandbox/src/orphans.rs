@@ -8,6 +8,7 @@
 
 use crate::cgroup::{Controller, host_base, host_pid_of, tidy};
 use rustix::process::{Pid, Signal};
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 /// The variable every child carries.
@@ -32,23 +33,26 @@ pub(crate) fn owner_marker() -> Option<String> {
 pub fn sweep_orphans(marker: &str) -> usize {
     let needle = format!("{MARKER_VAR}={marker}");
     let own = std::process::id();
-    let mut killed = 0;
+    let mut left: BTreeSet<u32> = BTreeSet::new();
     for pid in all_pids() {
-        if pid == own {
-            continue;
-        }
         let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
             continue;
         };
         if environ.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
-            killed += usize::from(kill(pid));
+            left.insert(pid);
         }
     }
-    for controller in [Controller::Pids, Controller::Memory] {
-        if let Some((base, _)) = host_base(controller) {
-            killed += empty_dead_cgroups(&base);
-            tidy(&base, None);
-        }
+    let bases: Vec<_> = [Controller::Pids, Controller::Memory]
+        .into_iter()
+        .filter_map(host_base)
+        .collect();
+    for (base, _) in &bases {
+        left.extend(in_dead_cgroups(base));
+    }
+    left.remove(&own);
+    let killed = left.into_iter().filter(|pid| kill(*pid)).count();
+    for (base, _) in &bases {
+        tidy(base, None);
     }
     killed
 }
@@ -71,13 +75,13 @@ fn kill(pid: u32) -> bool {
         .is_some_and(|pid| rustix::process::kill_process(pid, Signal::KILL).is_ok())
 }
 
-/// Kills the processes in each `flybot-<pid>-<n>` cgroup under `base`
-/// whose host is gone.
-fn empty_dead_cgroups(base: &std::path::Path) -> usize {
+/// The processes in each `flybot-<pid>-<n>` cgroup under `base` whose
+/// host is gone.
+fn in_dead_cgroups(base: &std::path::Path) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir(base) else {
-        return 0;
+        return Vec::new();
     };
-    let mut killed = 0;
+    let mut left = Vec::new();
     for entry in entries.flatten() {
         let Some(host) = host_pid_of(&entry.file_name().to_string_lossy()) else {
             continue;
@@ -86,9 +90,7 @@ fn empty_dead_cgroups(base: &std::path::Path) -> usize {
             continue;
         }
         let procs = std::fs::read_to_string(entry.path().join("cgroup.procs")).unwrap_or_default();
-        for pid in procs.lines().filter_map(|l| l.trim().parse().ok()) {
-            killed += usize::from(kill(pid));
-        }
+        left.extend(procs.lines().filter_map(|l| l.trim().parse::<u32>().ok()));
     }
-    killed
+    left
 }

@@ -84,6 +84,10 @@ impl ChildSandbox {
 impl Drop for ChildSandbox {
     fn drop(&mut self) {
         self.group.signal(Signal::KILL);
+        // A process that left the group (setsid) is still in the cgroup.
+        if let Some(pids) = &self.pids {
+            cgroup::kill_members(pids);
+        }
         // Busy until the last process is reaped; a later `make` tidies it.
         for cgroup in [&self.pids, &self.memory].into_iter().flatten() {
             let _ = std::fs::remove_dir(&cgroup.dir);
