@@ -6,6 +6,7 @@
 //! `connectors`. A key a connector names is read from the secrets only to
 //! start it, and taken out of any error before it is shown.
 
+mod added;
 pub mod mcp;
 mod progress;
 mod request;
@@ -136,6 +137,7 @@ impl Connectors {
         let (endpoint, keys) = request::endpoint(&spec, &self.inner.secrets, &self.inner.home)?;
         let id = spec.id.clone();
         self.save_with(Some(&spec), &id)?;
+        added::record(self.inner.secrets.team(), &id, Some(&spec)).await;
         let mount = {
             let mut table = self.table();
             let mount = table.get(&id).map_or(1, |e| e.mount + 1);
@@ -258,6 +260,8 @@ impl Connectors {
         entry.stop();
         drop(table);
         self.save_with(None, id)?;
+        let (team, id_owned) = (self.inner.secrets.team().clone(), id.to_owned());
+        tokio::spawn(async move { added::record(&team, &id_owned, None).await });
         Ok(self.row(id))
     }
 
@@ -292,6 +296,24 @@ impl Connectors {
             }
         };
         for spec in saved {
+            // Issue 30: only what the owner added through the channel runs.
+            if !added::was_added(self.inner.secrets.team(), &spec) {
+                tracing::warn!("connector {} is not started: {}", spec.id, added::NOT_ADDED);
+                self.table().insert(
+                    spec.id.clone(),
+                    Entry {
+                        spec,
+                        status: ConnectorStatus::Error,
+                        error: Some(added::NOT_ADDED.to_owned()),
+                        tools: Vec::new(),
+                        pgid: None,
+                        sandbox: None,
+                        stop: None,
+                        mount: 0,
+                    },
+                );
+                continue;
+            }
             let hub = self.clone();
             tokio::spawn(async move {
                 if let Err(e) = hub.connect(spec).await {
