@@ -27,7 +27,7 @@ mod spawn;
 pub use group::{ProcessGroup, signal_group};
 pub use mode::{Mode, mode, set_mode, standing_warning};
 pub use orphans::{MARKER_VAR, set_owner_marker, sweep_orphans};
-pub use policy::{Limits, Network, Policy, program_roots};
+pub use policy::{Limits, Network, Policy, path_roots, program_roots};
 pub use probe::{Support, support};
 pub use rustix::process::Signal;
 pub use spawn::{ChildSandbox, confine, spawn};

@@ -126,6 +126,26 @@ pub fn program_roots(argv: &[String], home: Option<&Path>) -> Vec<PathBuf> {
     roots
 }
 
+/// The install folders of the host's `PATH` (a toolchain under a user's
+/// home, `~/.pyenv`, `~/.cargo`): read, never written, so the Bot's shell
+/// finds what the host's user would. Outside the system folders only.
+pub fn path_roots() -> Vec<PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for dir in std::env::split_paths(&path) {
+        let Ok(real) = dir.canonicalize() else {
+            continue;
+        };
+        let root = install_root(&real.join("program"));
+        if !crate::rules::is_system(&root) && !roots.contains(&root) {
+            roots.push(root);
+        }
+    }
+    roots
+}
+
 /// `program` as a path: as given when it holds a `/`, else the first
 /// `PATH` entry that has it.
 fn find_program(program: &str) -> Option<PathBuf> {

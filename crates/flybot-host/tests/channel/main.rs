@@ -47,6 +47,7 @@ mod roster;
 mod schedules;
 mod secrets;
 mod shared_view;
+mod shell_sandbox;
 mod task_board;
 mod task_contract;
 mod task_queue;

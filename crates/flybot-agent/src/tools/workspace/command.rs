@@ -202,7 +202,8 @@ pub async fn run_command_with_env(
     let mut command = confined_command(folder, program, arguments, &cwd);
     command.envs(env.iter().map(|(k, v)| (k, v)));
     let started = Instant::now();
-    let policy = flybot_sandbox::Policy::writing(&[folder.root()]);
+    let policy =
+        flybot_sandbox::Policy::writing(&[folder.root()]).reading(flybot_sandbox::path_roots());
     let (mut child, mut sandbox) = flybot_sandbox::spawn(command, &policy)
         .map_err(|e| WorkspaceError::io("start", cwd.join(program), program, e))?;
 
