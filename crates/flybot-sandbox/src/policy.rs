@@ -96,9 +96,9 @@ impl Policy {
 /// The folders a command's program is installed in, outside the system
 /// folders every child reads: the program (found through `PATH` when
 /// named bare) and every argument that is an existing absolute path
-/// (`node /x/node_modules/pkg/dist/index.js`). Each counts from its
+/// file (`node /x/node_modules/pkg/dist/index.js`). Each counts from its
 /// nearest `node_modules` folder, else from above its `bin` folder, else
-/// its own folder. A root that holds `home`, or lies inside it, is left
+/// it is the file alone (a folder argument opens nothing). A root that holds `home`, or lies inside it, is left
 /// out: a program kept in the home does not open the home.
 pub fn program_roots(argv: &[String], home: Option<&Path>) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = Vec::new();
@@ -109,7 +109,7 @@ pub fn program_roots(argv: &[String], home: Option<&Path>) -> Vec<PathBuf> {
         argv.iter()
             .skip(1)
             .map(Path::new)
-            .filter(|p| p.is_absolute() && p.exists())
+            .filter(|p| p.is_absolute() && p.is_file())
             .map(Path::to_path_buf),
     );
     let mut roots: Vec<PathBuf> = Vec::new();
@@ -168,7 +168,8 @@ fn install_root(real: &Path) -> PathBuf {
     let folder = real.parent().unwrap_or(real);
     match folder.file_name() {
         Some(name) if name == "bin" => folder.parent().unwrap_or(folder).to_path_buf(),
-        _ => folder.to_path_buf(),
+        // A lone script: itself only, never the folder it happens to be in.
+        _ => real.to_path_buf(),
     }
 }
 
@@ -188,7 +189,7 @@ mod tests {
         );
         assert_eq!(
             install_root(Path::new("/srv/tools/peer.py")),
-            PathBuf::from("/srv/tools")
+            PathBuf::from("/srv/tools/peer.py")
         );
     }
 
@@ -207,9 +208,12 @@ mod tests {
         std::fs::write(&script, "").unwrap();
         let argv = vec!["python3".to_owned(), script.display().to_string()];
         let roots = program_roots(&argv, Some(home.path()));
-        assert!(
-            roots.contains(&elsewhere.path().canonicalize().unwrap()),
-            "{roots:?}"
-        );
+        assert!(roots.contains(&script.canonicalize().unwrap()), "{roots:?}");
+        // A folder given as an argument (the home itself) opens nothing.
+        let argv = vec![
+            "/usr/bin/python3".to_owned(),
+            home.path().display().to_string(),
+        ];
+        assert_eq!(program_roots(&argv, None), Vec::<PathBuf>::new());
     }
 }
