@@ -13,6 +13,7 @@ mod chat;
 mod connector_access;
 mod connector_friends_run;
 mod connector_github;
+mod connector_sandbox;
 mod connectors;
 mod edge;
 mod external_members;
