@@ -363,13 +363,19 @@ impl FakeOpenCode {
                     tools.push(self.tool_done(&session, "write"));
                 }
                 if let Some((program, args)) = command.split_first() {
-                    let ran = tokio::process::Command::new(program)
+                    // The fake's "bash" runs as the real seat's would: in
+                    // the sandbox, writing only the workspace (issue 30).
+                    let mut child = tokio::process::Command::new(program);
+                    child
                         .args(args)
                         .current_dir(&self.workspace)
-                        .kill_on_drop(true)
-                        .output()
-                        .await;
-                    if let Ok(ran) = ran {
+                        .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::piped());
+                    let policy = flybot_sandbox::Policy::writing(&[&self.workspace])
+                        .reading(flybot_sandbox::program_roots(&command, None));
+                    if let Ok((child, _sandbox)) = flybot_sandbox::spawn(child, &policy)
+                        && let Ok(ran) = child.wait_with_output().await
+                    {
                         output = String::from_utf8_lossy(&ran.stdout).into_owned();
                     }
                 }
