@@ -35,6 +35,7 @@ mod opencode_room;
 mod opencode_room_bounds;
 mod opencode_room_messages;
 mod opencode_room_real;
+mod opencode_sandbox;
 mod out_of_app;
 mod pilot;
 mod pilot_injection;
