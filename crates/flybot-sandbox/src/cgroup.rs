@@ -3,8 +3,9 @@
 //! root too, which RLIMIT_NPROC does not bind) and one under its `memory`
 //! cgroup (the kernel stops a hog at the limit). cgroup v1 and v2 both;
 //! where neither can be made the rlimits stand alone. Each is named
-//! `flybot-<host pid>-<n>`, so a start can empty and remove what a crashed
-//! host left (`orphans`). The child joins them itself between fork and exec,
+//! `flybot-<host pid>-<n>-<home tag>`, so a start of the same home can
+//! empty and remove what a crashed host left (`orphans`), and never touches
+//! another home's. The child joins them itself between fork and exec,
 //! through a `cgroup.procs` opened here.
 
 use std::fs::File;
@@ -79,7 +80,11 @@ pub fn make(controller: Controller, limit: u64) -> Option<Cgroup> {
     let (base, v2) = host_base(controller)?;
     tidy(&base, Some(std::process::id()));
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = base.join(format!("flybot-{}-{n}", std::process::id()));
+    let dir = base.join(format!(
+        "flybot-{}-{n}-{}",
+        std::process::id(),
+        crate::orphans::home_tag()
+    ));
     let made = std::fs::create_dir(&dir)
         .and_then(|()| std::fs::write(dir.join(controller.limit_file(v2)), limit.to_string()))
         .and_then(|()| {
@@ -140,7 +145,17 @@ pub fn tidy(base: &Path, own: Option<u32>) {
         let Some(pid) = host_pid_of(&name.to_string_lossy()) else {
             continue;
         };
-        if own.is_none_or(|own| own == pid) {
+        let remove = match own {
+            Some(own) => own == pid,
+            // A dead host of this home only: a live host may be about to
+            // put a child into its empty cgroup.
+            None => {
+                name.to_string_lossy()
+                    .ends_with(&format!("-{}", crate::orphans::home_tag()))
+                    && !Path::new(&format!("/proc/{pid}")).exists()
+            }
+        };
+        if remove {
             let _ = std::fs::remove_dir(entry.path());
         }
     }

@@ -28,6 +28,15 @@ pub(crate) fn owner_marker() -> Option<String> {
     MARKER.lock().ok().and_then(|m| m.clone())
 }
 
+/// A short tag of the home's marker (FNV-1a), in each child's cgroup name.
+pub(crate) fn home_tag() -> String {
+    let marker = owner_marker().unwrap_or_default();
+    let hash = marker.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{:08x}", hash >> 32)
+}
+
 /// Kills every process a previous host of `marker` left, and the
 /// processes in dead hosts' cgroups; answers how many were killed.
 pub fn sweep_orphans(marker: &str) -> usize {
@@ -83,9 +92,14 @@ fn in_dead_cgroups(base: &std::path::Path) -> Vec<u32> {
     };
     let mut left = Vec::new();
     for entry in entries.flatten() {
-        let Some(host) = host_pid_of(&entry.file_name().to_string_lossy()) else {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(host) = host_pid_of(&name) else {
             continue;
         };
+        // Another home's leftovers are its own start's to end.
+        if !name.ends_with(&format!("-{}", home_tag())) {
+            continue;
+        }
         if host == std::process::id() || std::path::Path::new(&format!("/proc/{host}")).exists() {
             continue;
         }

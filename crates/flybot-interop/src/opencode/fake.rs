@@ -362,22 +362,8 @@ impl FakeOpenCode {
                     let _ = std::fs::write(&target, content);
                     tools.push(self.tool_done(&session, "write"));
                 }
-                if let Some((program, args)) = command.split_first() {
-                    // The fake's "bash" runs as the real seat's would: in
-                    // the sandbox, writing only the workspace (issue 30).
-                    let mut child = tokio::process::Command::new(program);
-                    child
-                        .args(args)
-                        .current_dir(&self.workspace)
-                        .stdin(std::process::Stdio::null())
-                        .stdout(std::process::Stdio::piped());
-                    let policy = flybot_sandbox::Policy::writing(&[&self.workspace])
-                        .reading(flybot_sandbox::program_roots(&command, None));
-                    if let Ok((child, _sandbox)) = flybot_sandbox::spawn(child, &policy)
-                        && let Ok(ran) = child.wait_with_output().await
-                    {
-                        output = String::from_utf8_lossy(&ran.stdout).into_owned();
-                    }
+                if !command.is_empty() {
+                    output = super::fake_command::run(&self.workspace, &command).await;
                 }
                 if !command.is_empty() {
                     tools.push(self.tool_done(&session, "bash"));
