@@ -14,6 +14,7 @@ mod memory;
 mod model;
 mod pilot;
 mod room;
+mod sandbox;
 mod schedules;
 mod sessions;
 mod store;
@@ -72,6 +73,9 @@ enum BenchWhat {
     /// Connectors (issue 17): mount time of a 50-tool stdio MCP server, the
     /// latency per tool call, the prompt characters own chat vs room turn.
     Connectors,
+    /// The sandbox's cost per shell call: spawn to exit of `true`, plain
+    /// and sandboxed, median and p99 (issue 30).
+    Sandbox,
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -97,6 +101,7 @@ fn main() -> ExitCode {
         BenchWhat::Sessions => sessions::run(),
         BenchWhat::Ttft => sessions::run_ttft(),
         BenchWhat::Connectors => connectors::run(),
+        BenchWhat::Sandbox => sandbox::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {

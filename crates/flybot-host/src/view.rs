@@ -80,6 +80,10 @@ pub async fn state_view(
         // Automation tasks (#378) and the runs quiet hours held (#1166).
         view["automation"] =
             crate::schedules::book::automation_view(state, actor, config.automation_tasks);
+        // Issue 30: the sandbox is off, or this kernel cannot give it.
+        if let Some(warning) = flybot_sandbox::standing_warning() {
+            view["sandboxWarning"] = Value::String(warning);
+        }
         Ok(view)
     })
 }

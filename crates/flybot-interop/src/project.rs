@@ -3,7 +3,6 @@
 //! diff, a fresh copy with the changes applied, and one run of its test
 //! command (own process group, a clean environment, a limit).
 
-use crate::subprocess::group::ProcessGroup;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -154,10 +153,10 @@ pub struct TestRun {
     pub output_sha256: String,
 }
 
-/// Runs `command` in `folder`: never through a shell, its own process
-/// group, only `PATH` from the host's environment, a limit, and inside the
-/// network sandbox with no TCP connection at all (the verifier runs a
-/// peer's edited code).
+/// Runs `command` in `folder`: never through a shell, only `PATH` from the
+/// host's environment, a time limit, and inside the sandbox (issue 30: its
+/// own process group, writes only the fresh copy, no network at all; the
+/// verifier runs a peer's edited code).
 pub async fn run_tests_with(folder: &Path, command: &[String]) -> std::io::Result<TestRun> {
     let Some((program, args)) = command.split_first() else {
         return Err(std::io::Error::other("the test command is empty"));
@@ -175,11 +174,10 @@ pub async fn run_tests_with(folder: &Path, command: &[String]) -> std::io::Resul
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let child = crate::sandbox::spawn(child, &crate::sandbox::NetworkPolicy::offline()).await?;
-    let _group = ProcessGroup::new(child.id());
+        .stderr(Stdio::piped());
+    let policy = flybot_sandbox::Policy::writing(&[folder])
+        .reading(flybot_sandbox::program_roots(command, None));
+    let (child, _sandbox) = flybot_sandbox::spawn(child, &policy)?;
     let output = tokio::time::timeout(TEST_LIMIT, child.wait_with_output())
         .await
         .map_err(|_| std::io::Error::other("the tests ran past their limit"))??;

@@ -1,18 +1,14 @@
-//! The network sandbox of every process the collaboration starts for a
-//! peer (#198: "no network"): `opencode serve` (and so every command its
-//! agent runs), and the verifier's test run. The child is spawned from a
-//! fresh thread that first restricts itself with Landlock (TCP connect only
-//! to the allowed ports, abstract Unix sockets and signals scoped to the
-//! sandbox); a process inherits its parent thread's Landlock domain, so the
-//! child and everything it starts stay inside, and the thread ends with the
-//! spawn. Where the kernel cannot enforce the TCP rules, nothing is spawned
-//! and the caller hears why.
+//! The pilot report's proof of the network rule (#198: "no network"): a
+//! throwaway thread restricts itself with Landlock (TCP connect only to the
+//! allowed ports, abstract Unix sockets and signals scoped) and shows a
+//! forbidden port refused and an allowed one reached. Children are not
+//! spawned here: every process the collaboration starts goes through
+//! `flybot-sandbox` (issue 30), which applies the same TCP rule and more.
 
 use landlock::{
     ABI, AccessNet, CompatLevel, Compatible, LandlockStatus, NetPort, Ruleset, RulesetAttr,
     RulesetCreatedAttr, RulesetStatus, Scope,
 };
-use tokio::process::{Child, Command};
 
 /// What a sandboxed child may reach: TCP connections to these ports only
 /// (on any address: Landlock's rules name ports, so a model endpoint must be
@@ -103,37 +99,6 @@ fn describe(policy: &NetworkPolicy, abi: ABI, scoped: bool) -> String {
         ""
     };
     format!("Landlock ABI {}: {ports}{scopes}", abi as i32)
-}
-
-/// Spawns `command` inside `policy`, from a thread of its own that ends
-/// with the spawn (a restricted thread is never handed back to a pool).
-pub async fn spawn(command: Command, policy: &NetworkPolicy) -> std::io::Result<Child> {
-    spawn_described(command, policy)
-        .await
-        .map(|(child, _)| child)
-}
-
-/// `spawn`, also answering the mechanism that holds the child.
-pub async fn spawn_described(
-    mut command: Command,
-    policy: &NetworkPolicy,
-) -> std::io::Result<(Child, String)> {
-    let runtime = tokio::runtime::Handle::current();
-    let policy = policy.clone();
-    let (answer, answered) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("flybot-sandbox".to_owned())
-        .spawn(move || {
-            // The child's reaper belongs to the runtime the caller runs on.
-            let _runtime = runtime.enter();
-            let spawned = restrict_this_thread(&policy)
-                .map_err(std::io::Error::from)
-                .and_then(|mechanism| command.spawn().map(|child| (child, mechanism)));
-            let _ = answer.send(spawned);
-        })?;
-    answered
-        .await
-        .map_err(|_| std::io::Error::other("the sandbox thread ended without spawning"))?
 }
 
 /// The mechanism `policy` is enforced with here, or why it cannot be:

@@ -7,6 +7,7 @@
 
 use flybot_interop::project::run_tests_with;
 use flybot_interop::sandbox::{self, NetworkPolicy};
+use flybot_sandbox::{Network, Policy};
 use std::net::TcpListener;
 use std::process::Stdio;
 
@@ -33,16 +34,27 @@ fn connect_command(port: u16) -> Vec<String> {
     ]
 }
 
-async fn run(policy: Option<&NetworkPolicy>, port: u16) -> (bool, String) {
+/// A child that writes only a scratch folder and reaches `allowed` only.
+fn only(allowed: u16) -> Policy {
+    Policy::writing(&[&std::env::temp_dir()]).network(Network::Loopback {
+        connect_port: allowed,
+        serve: false,
+    })
+}
+
+async fn run(policy: Option<&Policy>, port: u16) -> (bool, String) {
     let argv = connect_command(port);
     let mut command = tokio::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    let child = match policy {
-        Some(policy) => sandbox::spawn(command, policy).await.unwrap(),
-        None => command.spawn().unwrap(),
+    let (child, _sandbox) = match policy {
+        Some(policy) => {
+            let (child, sandbox) = flybot_sandbox::spawn(command, policy).unwrap();
+            (child, Some(sandbox))
+        }
+        None => (command.spawn().unwrap(), None),
     };
     let output = child.wait_with_output().await.unwrap();
     (
@@ -55,7 +67,7 @@ async fn run(policy: Option<&NetworkPolicy>, port: u16) -> (bool, String) {
 async fn no_network_a_sandboxed_command_reaches_only_the_allowed_port() {
     let (allowed, allowed_port) = listener();
     let (forbidden, forbidden_port) = listener();
-    let policy = NetworkPolicy::only(&[allowed_port]);
+    let policy = only(allowed_port);
 
     let (connected, stderr) = run(Some(&policy), forbidden_port).await;
     assert!(!connected, "the forbidden port was reached");
@@ -83,9 +95,8 @@ async fn no_network_a_child_of_the_sandboxed_command_is_inside_it_too() {
             &format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}'"),
         ])
         .stderr(Stdio::null());
-    let child = sandbox::spawn(command, &NetworkPolicy::offline())
-        .await
-        .unwrap();
+    let policy = Policy::writing(&[&std::env::temp_dir()]);
+    let (child, _sandbox) = flybot_sandbox::spawn(command, &policy).unwrap();
     let output = child.wait_with_output().await.unwrap();
     assert!(!output.status.success());
     assert_eq!(reached(&forbidden), 0);

@@ -49,6 +49,10 @@ pub struct Config {
     /// long a sign-in lasts (issue 29).
     #[serde(default)]
     pub sign_in: SignInSection,
+    /// `sandbox = "off"` runs agent processes without Landlock and seccomp
+    /// (issue 30); on by default, and then nothing starts unguarded.
+    #[serde(default)]
+    pub sandbox: Option<flybot_sandbox::Mode>,
 }
 
 /// `[signIn]`: `publicNames`, `sessionIdleHours` (168), `sessionMaxDays` (30).
@@ -168,6 +172,14 @@ pub fn load(home: &Path) -> anyhow::Result<Config> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn sandbox_off_30_is_read_and_anything_else_refused() {
+        let off: Config = toml::from_str(r#"sandbox = "off""#).unwrap();
+        assert_eq!(off.sandbox, Some(flybot_sandbox::Mode::Off));
+        assert_eq!(Config::default().sandbox, None);
+        assert!(toml::from_str::<Config>(r#"sandbox = "maybe""#).is_err());
+    }
 
     #[test]
     fn providers_and_models_are_typed_and_a_pasted_key_is_refused() {

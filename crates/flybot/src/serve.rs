@@ -75,6 +75,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         if let StoreStatus::ReadOnly(reason) = store.status() {
             say!("{}", flybot_host::read_only_sentence(&reason));
         }
+        start_sandbox(&home, config.sandbox);
         let host = Host::open(store, host_config).await;
         // Turns a crash or a kill cut are picked up once, before new input.
         if store_writes(&host) {
@@ -168,6 +169,22 @@ fn record_console(home: &std::path::Path) {
         ),
     };
     flybot_host::logging::diagnose(&line);
+}
+
+/// Issue 30: the owner's sandbox mode for every agent process; this home's
+/// marker on each; what a killed host of this home left is ended now.
+fn start_sandbox(home: &std::path::Path, mode: Option<flybot_sandbox::Mode>) {
+    flybot_sandbox::set_mode(mode.unwrap_or(flybot_sandbox::Mode::On));
+    let marker = home.canonicalize().unwrap_or_else(|_| home.to_owned());
+    let marker = marker.display().to_string();
+    flybot_sandbox::set_owner_marker(&marker);
+    let ended = flybot_sandbox::sweep_orphans(&marker);
+    if ended > 0 {
+        say!("ended {ended} process(es) a previous run of this home left running");
+    }
+    if let Some(warning) = flybot_sandbox::standing_warning() {
+        say!("warning: {warning}");
+    }
 }
 
 fn store_writes(host: &Host) -> bool {

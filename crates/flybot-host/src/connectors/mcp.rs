@@ -1,6 +1,8 @@
 //! One MCP server, through the official Rust SDK (`rmcp`): started as a
-//! child process in its own process group with only the environment the
-//! connector names (stdio), or reached over streamable HTTP; its tools
+//! child process through the sandbox (issue 30: its own process group,
+//! writes only the connector's folder, reads the system and its program's
+//! install, no network, limits) with only the environment the connector
+//! names (stdio), or reached over streamable HTTP; its tools
 //! listed once, each call made through the server's peer with a progress
 //! token (its progress shows in the running work, and a call that reports
 //! progress gets a fresh deadline). The session's task is watched: a server
@@ -8,6 +10,7 @@
 
 use super::progress::{ConnectorClient, progress_step};
 use flybot_agent::tools::{BoxFuture, DynTool, ToolContext, ToolError, ToolResult};
+use flybot_sandbox::{ChildSandbox, Limits, Network, Policy};
 use futures_util::StreamExt;
 use rmcp::ServiceError;
 use rmcp::handler::client::progress::ProgressDispatcher;
@@ -40,6 +43,11 @@ pub enum Endpoint {
         argv: Vec<String>,
         env: BTreeMap<String, String>,
         cwd: std::path::PathBuf,
+        /// The home, which the server's read rules never open.
+        home: std::path::PathBuf,
+        /// Its network: none, or open for a server whose work is a remote
+        /// API (the `github` connector).
+        network: Network,
     },
     Http {
         url: String,
@@ -53,6 +61,8 @@ pub struct Mounted {
     pub tools: Vec<rmcp::model::Tool>,
     /// The child's process group (stdio only).
     pub pgid: Option<u32>,
+    /// What holds the child (stdio only); dropping it kills the group.
+    pub sandbox: Option<ChildSandbox>,
     pub service: RunningService<RoleClient, ConnectorClient>,
     /// Where the server's progress notes go, by token.
     pub progress: ProgressDispatcher,
@@ -63,8 +73,14 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
     let client = ConnectorClient::default();
     let progress = client.progress.clone();
     let work = async {
-        let (service, pgid) = match endpoint {
-            Endpoint::Stdio { argv, env, cwd } => {
+        let (service, pgid, sandbox) = match endpoint {
+            Endpoint::Stdio {
+                argv,
+                env,
+                cwd,
+                home,
+                network,
+            } => {
                 let (program, args) = argv
                     .split_first()
                     .ok_or_else(|| "The connector names no command.".to_owned())?;
@@ -79,19 +95,27 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
                         "PATH",
                         std::env::var_os("PATH").unwrap_or_else(|| FALLBACK_PATH.into()),
                     )
-                    .envs(env)
-                    .process_group(0)
-                    .kill_on_drop(true);
+                    .envs(env);
+                let policy = Policy::writing(&[cwd])
+                    .reading(flybot_sandbox::program_roots(argv, Some(home)))
+                    .limits(Limits::SERVER)
+                    .network(*network);
+                let cannot_start = |e: &dyn std::fmt::Display| {
+                    format!("The command {program} could not start ({e}).")
+                };
+                let mut sandbox =
+                    flybot_sandbox::confine(&mut command, &policy).map_err(|e| cannot_start(&e))?;
                 let (transport, _stderr) = TokioChildProcess::builder(command)
                     .stderr(Stdio::null())
                     .spawn()
-                    .map_err(|e| format!("The command {program} could not start ({e})."))?;
+                    .map_err(|e| cannot_start(&e))?;
                 let pgid = transport.id();
+                sandbox.started(pgid);
                 let service = client.serve(transport).await.map_err(|e| {
                     kill_group(pgid);
                     format!("The server did not answer the MCP handshake ({e}).")
                 })?;
-                (service, pgid)
+                (service, pgid, Some(sandbox))
             }
             Endpoint::Http { url, bearer } => {
                 let mut config =
@@ -105,7 +129,7 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
                 let service = client.serve(transport).await.map_err(|e| {
                     format!("The server at the URL did not answer the MCP handshake ({e}).")
                 })?;
-                (service, None)
+                (service, None, None)
             }
         };
         let tools = service.peer().list_all_tools().await.map_err(|e| {
@@ -116,6 +140,7 @@ pub async fn mount(endpoint: &Endpoint) -> Result<Mounted, String> {
             peer: service.peer().clone(),
             tools,
             pgid,
+            sandbox,
             service,
             progress,
         })
@@ -139,15 +164,8 @@ pub async fn ended(service: RunningService<RoleClient, ConnectorClient>) -> Opti
 
 /// Kills what is left of the server's process group.
 pub fn kill_group(pgid: Option<u32>) {
-    let Some(pgid) = pgid else { return };
-    let result = std::process::Command::new("kill")
-        .args(["-s", "KILL", "--", &format!("-{pgid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    if let Err(error) = result {
-        tracing::warn!(pgid, %error, "could not stop a connector's process group");
+    if let Some(pgid) = pgid {
+        flybot_sandbox::signal_group(pgid, flybot_sandbox::Signal::KILL);
     }
 }
 

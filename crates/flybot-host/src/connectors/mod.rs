@@ -6,6 +6,7 @@
 //! `connectors`. A key a connector names is read from the secrets only to
 //! start it, and taken out of any error before it is shown.
 
+mod added;
 pub mod mcp;
 mod progress;
 mod request;
@@ -41,6 +42,8 @@ struct Entry {
     error: Option<String>,
     tools: Vec<Arc<McpTool>>,
     pgid: Option<u32>,
+    /// What holds the stdio server (issue 30); dropped, it kills the group.
+    sandbox: Option<flybot_sandbox::ChildSandbox>,
     stop: Option<rmcp::service::RunningServiceCancellationToken>,
     /// Which mount this is, so a late end of an older one changes nothing.
     mount: u64,
@@ -66,6 +69,7 @@ impl Entry {
             stop.cancel();
         }
         kill_group(self.pgid.take());
+        self.sandbox = None;
         self.tools.clear();
     }
 }
@@ -133,6 +137,7 @@ impl Connectors {
         let (endpoint, keys) = request::endpoint(&spec, &self.inner.secrets, &self.inner.home)?;
         let id = spec.id.clone();
         self.save_with(Some(&spec), &id)?;
+        added::record(self.inner.secrets.team(), &id, Some(&spec)).await;
         let mount = {
             let mut table = self.table();
             let mount = table.get(&id).map_or(1, |e| e.mount + 1);
@@ -147,6 +152,7 @@ impl Connectors {
                     error: None,
                     tools: Vec::new(),
                     pgid: None,
+                    sandbox: None,
                     stop: None,
                     mount,
                 },
@@ -195,7 +201,7 @@ impl Connectors {
     }
 
     /// Marks `entry` ready with `mounted`'s tools and watches its session.
-    fn ready(&self, entry: &mut Entry, id: &str, mounted: Mounted, keys: Arc<Vec<String>>) {
+    fn ready(&self, entry: &mut Entry, id: &str, mut mounted: Mounted, keys: Arc<Vec<String>>) {
         let approval = &entry.spec.approval;
         entry.tools = mounted
             .tools
@@ -218,6 +224,7 @@ impl Connectors {
         entry.status = ConnectorStatus::Ready;
         entry.error = None;
         entry.pgid = mounted.pgid;
+        entry.sandbox = mounted.sandbox.take();
         entry.stop = Some(mounted.service.cancellation_token());
         let (watcher, id, mount, pgid) = (self.clone(), id.to_owned(), entry.mount, mounted.pgid);
         tokio::spawn(async move {
@@ -237,6 +244,7 @@ impl Connectors {
             entry.error = why.or(Some("The server's session ended.".to_owned()));
             entry.tools.clear();
             entry.pgid = None;
+            entry.sandbox = None;
             entry.stop = None;
         }
     }
@@ -252,6 +260,8 @@ impl Connectors {
         entry.stop();
         drop(table);
         self.save_with(None, id)?;
+        let (team, id_owned) = (self.inner.secrets.team().clone(), id.to_owned());
+        tokio::spawn(async move { added::record(&team, &id_owned, None).await });
         Ok(self.row(id))
     }
 
@@ -286,6 +296,24 @@ impl Connectors {
             }
         };
         for spec in saved {
+            // Issue 30: only what the owner added through the channel runs.
+            if !added::was_added(self.inner.secrets.team(), &spec) {
+                tracing::warn!("connector {} is not started: {}", spec.id, added::NOT_ADDED);
+                self.table().insert(
+                    spec.id.clone(),
+                    Entry {
+                        spec,
+                        status: ConnectorStatus::Error,
+                        error: Some(added::NOT_ADDED.to_owned()),
+                        tools: Vec::new(),
+                        pgid: None,
+                        sandbox: None,
+                        stop: None,
+                        mount: 0,
+                    },
+                );
+                continue;
+            }
             let hub = self.clone();
             tokio::spawn(async move {
                 if let Err(e) = hub.connect(spec).await {

@@ -93,6 +93,14 @@ pub fn endpoint(
                 argv: argv.clone(),
                 env,
                 cwd,
+                home: home.to_owned(),
+                // GitHub's server must reach GitHub; no other stdio server
+                // gets a network until the filtering proxy exists (issue 30).
+                network: if spec.id == flybot_core::connectors::GITHUB {
+                    flybot_sandbox::Network::Open
+                } else {
+                    flybot_sandbox::Network::Off
+                },
             }
         }
         (None, Some(url)) if url.starts_with("http://") || url.starts_with("https://") => {

@@ -123,7 +123,12 @@ async fn connector_env_311_the_server_gets_only_what_the_connector_names() {
         .map(String::as_str)
         .collect();
     names.sort();
-    assert_eq!(names, ["API_KEY", "HOME", "MARK", "PATH"], "{text}");
+    // The sandbox adds the private temporary folder (issue 30).
+    assert_eq!(
+        names,
+        ["API_KEY", "HOME", "MARK", "PATH", "TEMP", "TMP", "TMPDIR"],
+        "{text}"
+    );
     assert_eq!(env["MARK"], "plain-mark");
     // The key reached the server, and the Session log keeps no value.
     assert_eq!(env["API_KEY"], "[secret]");
@@ -254,6 +259,43 @@ async fn connectors_311_a_restart_mounts_the_saved_connectors_again() {
         kit.ok("connectors", json!({})).await["connectors"],
         json!([])
     );
+}
+
+#[tokio::test]
+async fn connectors_json_30_a_connector_the_owner_did_not_add_is_not_started() {
+    let Some(path) = everything() else { return };
+    let kit = Kit::new().await;
+    kit.ok("connector-connect", everything_body(&path, json!({})))
+        .await;
+    // A child that could write the home would plant this (issue 30).
+    let file = kit.home().join("connectors.json");
+    let mut saved: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let ran = kit.home().join("planted-ran");
+    saved.as_array_mut().unwrap().push(json!({
+        "id": "planted",
+        "command": ["sh", "-c", format!("touch {}", ran.display())]
+    }));
+    std::fs::write(&file, serde_json::to_vec(&saved).unwrap()).unwrap();
+    let kit = kit.restart().await;
+    let rows = kit
+        .until_some("the added connector is ready again", async || {
+            let rows = kit.ok("connectors", json!({})).await["connectors"].clone();
+            let ready = rows.as_array()?.iter().any(|r| r["status"] == "ready");
+            ready.then_some(rows)
+        })
+        .await;
+    let planted = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "planted")
+        .unwrap();
+    assert_eq!(planted["status"], "error");
+    assert_eq!(
+        planted["error"],
+        "This connector is in connectors.json but was not added through the channel, so it was not started; add it again with connector-connect."
+    );
+    assert!(!ran.exists(), "the planted command never ran");
 }
 
 #[tokio::test]

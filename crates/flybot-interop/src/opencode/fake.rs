@@ -362,16 +362,8 @@ impl FakeOpenCode {
                     let _ = std::fs::write(&target, content);
                     tools.push(self.tool_done(&session, "write"));
                 }
-                if let Some((program, args)) = command.split_first() {
-                    let ran = tokio::process::Command::new(program)
-                        .args(args)
-                        .current_dir(&self.workspace)
-                        .kill_on_drop(true)
-                        .output()
-                        .await;
-                    if let Ok(ran) = ran {
-                        output = String::from_utf8_lossy(&ran.stdout).into_owned();
-                    }
+                if !command.is_empty() {
+                    output = super::fake_command::run(&self.workspace, &command).await;
                 }
                 if !command.is_empty() {
                     tools.push(self.tool_done(&session, "bash"));

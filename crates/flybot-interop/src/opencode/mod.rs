@@ -8,6 +8,8 @@ pub mod config;
 pub mod driver;
 #[cfg(feature = "testing")]
 pub mod fake;
+#[cfg(feature = "testing")]
+mod fake_command;
 pub mod journaled;
 pub mod locate;
 pub mod pin;

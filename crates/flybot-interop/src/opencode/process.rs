@@ -2,14 +2,15 @@
 //! folders and the generated configuration (never the operator's config,
 //! MCP servers, plugins or secrets), an empty disposable workspace as its
 //! working folder, loopback only, killed with its process group on drop.
-//! It runs inside the network sandbox (`crate::sandbox`): TCP to its model's
-//! loopback port only, for it and every command its agent runs; a
+//! It runs inside the sandbox (`flybot-sandbox`, issue 30), for it and
+//! every command its agent runs: it writes only its seat (private folders
+//! and workspace), reads the system and its own install, connects to its
+//! model's loopback port only and listens on one ephemeral port; a
 //! workspace carrying OpenCode project configuration is refused first.
 
 use super::config::{ModelEndpoint, generated_config};
 use super::project_config::refuse_project_config;
-use crate::sandbox::NetworkPolicy;
-use crate::subprocess::group::ProcessGroup;
+use flybot_sandbox::{ChildSandbox, Limits, Network, Policy};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -75,9 +76,7 @@ fn isolated(
         .env("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
         .env("OPENCODE_DISABLE_CLAUDE_CODE", "1")
         .env("OPENCODE_DISABLE_EXTERNAL_SKILLS", "1")
-        .stdin(Stdio::null())
-        .process_group(0)
-        .kill_on_drop(true);
+        .stdin(Stdio::null());
     for (name, folder) in folders(root) {
         command.env(name, folder);
     }
@@ -91,6 +90,11 @@ fn isolated(
     command
 }
 
+/// The folders OpenCode's own install is read from.
+fn install_of(binary: &Path) -> Vec<PathBuf> {
+    flybot_sandbox::program_roots(&[binary.display().to_string()], None)
+}
+
 /// `opencode --version` with an empty home: the version it reports.
 pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String> {
     // The home's folders are the user's alone (issue 29): 0700.
@@ -102,7 +106,10 @@ pub async fn version_of(binary: &Path, scratch: &Path) -> std::io::Result<String
         .arg("--version")
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    let child = crate::sandbox::spawn(command, &NetworkPolicy::offline()).await?;
+    let policy = Policy::writing(&[scratch])
+        .reading(install_of(binary))
+        .limits(Limits::SERVER);
+    let (child, _sandbox) = flybot_sandbox::spawn(command, &policy)?;
     let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
         .await
         .map_err(|_| std::io::Error::other("opencode --version did not answer"))??;
@@ -133,10 +140,10 @@ fn mark_plugin_installed(config_dir: &Path) -> std::io::Result<()> {
 /// A running `opencode serve`.
 pub struct OpenCodeProcess {
     _child: Child,
-    _group: ProcessGroup,
+    /// Kills the group when the seat drops.
+    sandbox: ChildSandbox,
     base: String,
     version: String,
-    sandbox: String,
 }
 
 impl OpenCodeProcess {
@@ -195,9 +202,14 @@ impl OpenCodeProcess {
             .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let (mut child, sandbox) =
-            crate::sandbox::spawn_described(command, &NetworkPolicy::only(&[port])).await?;
-        let group = ProcessGroup::new(child.id());
+        let policy = Policy::writing(&[root, workspace])
+            .reading(install_of(binary))
+            .limits(Limits::SERVER)
+            .network(Network::Loopback {
+                connect_port: port,
+                serve: true,
+            });
+        let (mut child, sandbox) = flybot_sandbox::spawn(command, &policy)?;
         let stdout = child
             .stdout
             .take()
@@ -224,10 +236,9 @@ impl OpenCodeProcess {
         }
         Ok(OpenCodeProcess {
             _child: child,
-            _group: group,
+            sandbox,
             base,
             version,
-            sandbox,
         })
     }
 
@@ -241,7 +252,13 @@ impl OpenCodeProcess {
 
     /// The mechanism that holds the child's network: for a report.
     pub fn sandbox(&self) -> &str {
-        &self.sandbox
+        self.sandbox.describe()
+    }
+
+    /// The process group of `opencode serve` (for a test that checks none
+    /// outlives the host).
+    pub fn process_group(&self) -> Option<u32> {
+        self.sandbox.group().id()
     }
 }
 

@@ -1,10 +1,12 @@
-//! One supervised peer process: started in its own process group with an
-//! explicit working folder and a clean environment, spoken to one line at a
-//! time, and stopped by asking, then SIGTERM, then SIGKILL on the group.
+//! One supervised peer process: started through the sandbox (issue 30:
+//! writes only its working folder, reads the system and its program's own
+//! install, no network, limits) in its own process group with an explicit
+//! working folder and a clean environment, spoken to one line at a time,
+//! and stopped by asking, then SIGTERM, then SIGKILL on the group.
 
-use super::group::ProcessGroup;
 use super::wire::{HostLine, MAX_LINE_BYTES, PeerLine, encode, parse_peer_line};
 use flybot_core::sync::lock;
+use flybot_sandbox::{ChildSandbox, Policy, Signal};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -106,7 +108,7 @@ pub struct Peer {
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Result<String, String>>,
     stderr: Arc<Mutex<Tail>>,
-    group: ProcessGroup,
+    sandbox: ChildSandbox,
 }
 
 impl Peer {
@@ -130,11 +132,10 @@ impl Peer {
             .envs(&launch.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = command.spawn()?;
-        let group = ProcessGroup::new(child.id());
+            .stderr(Stdio::piped());
+        let policy = Policy::writing(&[&launch.cwd])
+            .reading(flybot_sandbox::program_roots(&launch.command, None));
+        let (mut child, sandbox) = flybot_sandbox::spawn(command, &policy)?;
         let stdin = child.stdin.take();
         let (send, lines) = mpsc::channel(16);
         if let Some(stdout) = child.stdout.take() {
@@ -158,7 +159,7 @@ impl Peer {
             stdin,
             lines,
             stderr,
-            group,
+            sandbox,
         })
     }
 
@@ -253,7 +254,7 @@ impl Peer {
     /// `after_ask`, then SIGKILL after `after_term`, on the whole group.
     pub async fn stop(mut self, graces: Graces) -> StopEnd {
         if self.has_exited() {
-            self.group.signal("KILL");
+            self.sandbox.group().signal(Signal::KILL);
             return StopEnd::Asked;
         }
         let asked = self.write(&HostLine::Stop).await;
@@ -262,17 +263,17 @@ impl Peer {
         let end = if asked && self.exited_within(graces.after_ask).await {
             StopEnd::Asked
         } else {
-            self.group.signal("TERM");
+            self.sandbox.group().signal(Signal::TERM);
             if self.exited_within(graces.after_term).await {
                 StopEnd::Terminated
             } else {
-                self.group.signal("KILL");
+                self.sandbox.group().signal(Signal::KILL);
                 let _ = self.exited_within(Duration::from_secs(5)).await;
                 StopEnd::Killed
             }
         };
         // Whatever the leader left behind in its group goes with it.
-        self.group.signal("KILL");
+        self.sandbox.group().signal(Signal::KILL);
         end
     }
 }

@@ -15,5 +15,6 @@ mod lifecycle;
 mod replay;
 mod restart_round;
 mod rooms;
+mod sandbox_lifetime;
 mod support;
 mod two_writers;

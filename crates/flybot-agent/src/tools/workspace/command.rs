@@ -2,18 +2,18 @@
 //! the working folder or a folder inside it, with a timeout, a cap on its
 //! combined output and a minimal environment.
 //!
-//! The program starts as the leader of its own process group, and the whole
-//! group is stopped: on timeout (SIGTERM, a grace period, then SIGKILL), when
-//! the program exits (leftover background children are killed), and when the
-//! call is dropped mid-run (a cancelled turn), through [`GroupGuard`].
-//!
-//! What this confines is the command's folder, environment and lifetime; it
-//! is not a jail: the program runs as the host's user and can read what that
-//! user can. The path rule of the file tools is the folder boundary the model
-//! is held to.
+//! The program starts through `flybot-sandbox` (issue 30): it writes only
+//! the working folder and a private temporary folder, reads the system's
+//! programs and nothing else of the home, has no network, and is held to
+//! a process, memory and CPU limit (a limit it runs into is said in the
+//! answer). It leads its own process group, and the whole group is
+//! stopped: on timeout (SIGTERM, a grace period, then SIGKILL), when the
+//! program exits (leftover background children are killed), and when the
+//! call is dropped mid-run (a cancelled turn), by the sandbox's drop.
 
 use super::error::{Refusal, Result, WorkspaceError};
 use super::path::WorkingFolder;
+use flybot_sandbox::Signal;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::future::Future;
@@ -91,6 +91,8 @@ pub struct CommandOutcome {
     /// Bytes past the cap, dropped.
     pub dropped_bytes: u64,
     pub elapsed: Duration,
+    /// The sandbox's sentence when the program ran into one of its limits.
+    pub limit: Option<String>,
 }
 
 impl CommandOutcome {
@@ -109,6 +111,10 @@ impl CommandOutcome {
             "Ended without an exit code.".to_owned()
         };
         let mut text = ending;
+        if let Some(limit) = &self.limit {
+            text.push(' ');
+            text.push_str(limit);
+        }
         if !self.output.is_empty() {
             text.push('\n');
             text.push_str(&self.output);
@@ -156,43 +162,6 @@ async fn pump(mut pipe: impl AsyncRead + Unpin, capture: &Mutex<Capture>) {
     }
 }
 
-/// The program's process group; killed with SIGKILL when dropped armed.
-///
-/// Signals go through `kill(1)` with a negative pid (the group) rather than
-/// the `nix` crate: it keeps the workspace free of a new dependency and of
-/// `unsafe`, and costs one short-lived process per stop, which only happens
-/// when a command ends.
-struct GroupGuard {
-    pgid: Option<u32>,
-}
-
-impl GroupGuard {
-    fn signal(&self, signal: &str) {
-        let Some(pgid) = self.pgid else { return };
-        let result = std::process::Command::new("kill")
-            .args(["-s", signal, "--", &format!("-{pgid}")])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        if let Err(error) = result {
-            tracing::warn!(pgid, signal, %error, "could not signal a command's process group");
-        }
-    }
-
-    /// The group is gone (its leader was reaped and the group killed):
-    /// its id may be reused, so it is never signalled again.
-    fn disarm(&mut self) {
-        self.pgid = None;
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.signal("KILL");
-    }
-}
-
 /// Waits for the program while its output keeps being read, until it exits
 /// or `limit` passes (`None`).
 async fn wait_reading<O: Future<Output = ()>>(
@@ -233,11 +202,10 @@ pub async fn run_command_with_env(
     let mut command = confined_command(folder, program, arguments, &cwd);
     command.envs(env.iter().map(|(k, v)| (k, v)));
     let started = Instant::now();
-    let mut child = command
-        .spawn()
+    let policy =
+        flybot_sandbox::Policy::writing(&[folder.root()]).reading(flybot_sandbox::path_roots());
+    let (mut child, mut sandbox) = flybot_sandbox::spawn(command, &policy)
         .map_err(|e| WorkspaceError::io("start", cwd.join(program), program, e))?;
-    // With `process_group(0)` the group's id is the leader's pid.
-    let mut group = GroupGuard { pgid: child.id() };
 
     let capture = Mutex::new(Capture {
         kept: Vec::new(),
@@ -249,7 +217,7 @@ pub async fn run_command_with_env(
     let mut outputs_done = false;
     let (status, timed_out) = wait_then_stop_group(
         &mut child,
-        &mut group,
+        &mut sandbox,
         &mut outputs,
         &mut outputs_done,
         limits,
@@ -264,6 +232,7 @@ pub async fn run_command_with_env(
     let (output, dropped_bytes) = captured_output(&capture);
     use std::os::unix::process::ExitStatusExt;
     Ok(CommandOutcome {
+        limit: sandbox.limit_reached(status.signal()),
         exit_code: status.code(),
         signal: status.signal(),
         timed_out,
@@ -298,7 +267,7 @@ fn program_and_folder<'a>(
 }
 
 /// The command as it will start: in `cwd`, with a minimal environment, no
-/// stdin, piped output, and as the leader of its own process group.
+/// stdin and piped output (the sandbox makes it lead its own group).
 fn confined_command(
     folder: &WorkingFolder,
     program: &str,
@@ -319,9 +288,7 @@ fn confined_command(
         .env("LANG", "C.UTF-8")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     command
 }
 
@@ -349,7 +316,7 @@ async fn read_outputs(
 /// whether the timeout stopped it.
 async fn wait_then_stop_group<O: Future<Output = ()>>(
     child: &mut Child,
-    group: &mut GroupGuard,
+    sandbox: &mut flybot_sandbox::ChildSandbox,
     outputs: &mut Pin<&mut O>,
     outputs_done: &mut bool,
     limits: CommandLimits,
@@ -358,17 +325,17 @@ async fn wait_then_stop_group<O: Future<Output = ()>>(
     let mut status = wait_reading(child, outputs, outputs_done, limits.timeout).await;
     if status.is_none() {
         timed_out = true;
-        group.signal("TERM");
+        sandbox.group().signal(Signal::TERM);
         status = wait_reading(child, outputs, outputs_done, limits.grace).await;
     }
     // Whatever is left of the group goes: after a timeout the program
     // itself if it ignored SIGTERM, after an exit its background children.
-    group.signal("KILL");
+    sandbox.group().signal(Signal::KILL);
     let status = match status {
         Some(status) => status,
         None => child.wait().await,
     };
-    group.disarm();
+    sandbox.group_mut().disarm();
     (status, timed_out)
 }
 

@@ -211,7 +211,8 @@ async fn workspace_command_minimal_environment_and_cwd() {
         .filter_map(|line| line.split_once('=').map(|(name, _)| name))
         .collect();
     names.sort_unstable();
-    assert_eq!(names, ["HOME", "LANG", "PATH"]);
+    // The sandbox adds its private temporary folder (issue 30).
+    assert_eq!(names, ["HOME", "LANG", "PATH", "TEMP", "TMP", "TMPDIR"]);
     let home = format!("HOME={}", folder.root().display());
     assert!(outcome.output.lines().any(|line| line == home));
 
@@ -291,4 +292,26 @@ async fn workspace_command_default_timeout_on_a_paused_clock() {
     assert!(outcome.timed_out);
     assert_eq!(outcome.timeout, Duration::from_secs(60));
     assert!(outcome.to_model_text().starts_with("Timed out after 60 s;"));
+}
+
+#[tokio::test]
+async fn workspace_command_fork_bomb_30_ends_with_the_sandboxs_sentence() {
+    if !flybot_sandbox::support().cgroup_pids {
+        // RLIMIT_NPROC alone does not bind root; nothing to show here.
+        return;
+    }
+    let (_dir, folder) = folder();
+    // More sleepers than the shell's 512-process limit allows.
+    let bomb = "i=0; while [ $i -lt 700 ]; do sleep 30 >/dev/null 2>&1 & i=$((i+1)); done; echo all-started";
+    let outcome = run_command(&folder, &args(&["sh", "-c", bomb]), limits(20_000))
+        .await
+        .unwrap();
+    let text = outcome.to_model_text();
+    assert!(!text.contains("all-started"), "{text}");
+    assert!(
+        text.contains(
+            "The sandbox's limit of 512 processes was reached: starting another process failed."
+        ),
+        "{text}"
+    );
 }
