@@ -10,6 +10,7 @@ const routes = [
   [/^#\/bot\/([^/]+)\/memory$/, 'memory', (m) => ({ botId: m[1] })],
   [/^#\/bots\/new$/, 'bot_form', () => ({})],
   [/^#\/bot\/([^/]+)$/, 'chat', (m) => ({ botId: m[1] })],
+  [/^#\/rooms\/new$/, 'room_form', () => ({})],
   [/^#\/room\/([^/]+)$/, 'room', (m) => ({ roomId: m[1] })],
   [/^#\/board$/, 'board', () => ({})],
   [/^#\/inbox$/, 'inbox', () => ({})],

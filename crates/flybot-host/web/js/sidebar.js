@@ -106,7 +106,7 @@ export function draw(nav, ctx, conn) {
     mainList,
     h('h2', {}, 'Bots'),
     botList,
-    h('h2', {}, 'Rooms'),
+    h('div', { class: 'side-head' }, h('h2', {}, 'Rooms'), h('a', { class: 'button side-add', href: '#/rooms/new' }, 'New room')),
     roomList,
   );
 
