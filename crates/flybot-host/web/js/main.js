@@ -4,6 +4,7 @@ import * as api from './api.js';
 import * as live from './live.js';
 import { h, replace } from './dom.js';
 import { team, follow } from './team.js';
+import './theme.js';
 
 const routes = [
   [/^#\/bot\/([^/]+)\/edit$/, 'bot_form', (m) => ({ botId: m[1] })],
