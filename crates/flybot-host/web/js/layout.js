@@ -43,7 +43,7 @@ export function draw(app, ctx) {
   const skip = h('button', { type: 'button', class: 'skip' }, 'Skip to main content');
   skip.addEventListener('click', () => (main.querySelector('textarea, h1') || main).focus());
   const phoneNotice = h('div', { class: 'phone-notice' });
-  app.replaceChildren(skip, h('div', { class: 'shell' }, top, phoneNotice, nav, main));
+  app.replaceChildren(skip, h('div', { class: 'shell' }, top, nav, phoneNotice, main));
   sidebar.draw(nav, ctx, side, phoneNotice);
   return main;
 }

@@ -48,7 +48,9 @@ export async function show(main, ctx, { botId }) {
       keepBottom(() => pending.append(line), true);
       showRunning();
       try {
-        await ctx.api.call('send', { botId, text });
+        const sent = await ctx.api.call('send', { botId, text });
+        // A line sent while a turn runs goes to that turn, not to a new one.
+        if (sent.queued && sent.queued !== 'held') line.lastChild.textContent = 'the Bot reads it at its next step';
       } catch (refusal) {
         line.remove();
         showRunning();
