@@ -48,6 +48,17 @@ test('the chat and a room in dark, at 1280 and 390 px', async ({ page, host }) =
   await page.goto(`${host.url}/#/room/${room.id}`);
   await expect(page.getByRole('heading', { name: 'Studio' })).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('room-dark-390.png') });
+  await page.getByRole('button', { name: 'Members' }).click();
+  await expect(page.getByRole('button', { name: 'Delete room' })).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('room-side-dark-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await host.api.createTask(ada.id, 'Write a haiku', { roomId: room.id });
+  await page.goto(`${host.url}/#/board`);
+  await expect(page.getByRole('button', { name: 'Write a haiku' })).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('board-dark-1280.png') });
+  await page.goto(`${host.url}/#/workflow/repo-dev`);
+  await expect(page.getByRole('group', { name: /^Flowchart of/ })).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('workflow-dark-1280.png') });
 });
 
 test('the favicon is an SVG the page links and the host serves', async ({ page, host }) => {
