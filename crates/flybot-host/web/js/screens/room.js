@@ -98,6 +98,8 @@ export async function show(main, ctx, { roomId }) {
     stop.disabled = !running;
     const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
     if (key === drawn) return;
+    // An open delete question stays until answered; the panel redraws at the next change after it.
+    if (side.querySelector('.confirm')) return;
     drawn = key;
     // A redraw (a line, a new speaker) keeps what the person is typing in the panel, and the focus.
     const typed = [...side.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
