@@ -81,3 +81,39 @@ test('at phone width the New room form fits', async ({ page, host }) => {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(width).toBeLessThanOrEqual(390);
 });
+
+test("a member's room: made from a granted Bot, and another member is offered no changes", async ({ host, browser, pageProblems }) => {
+  await host.api.state();
+  const scout = await host.api.createBot('Scout');
+  const code = await host.api.invite('Ben');
+  const adaPage = await (await browser.newContext()).newPage();
+  const benPage = await (await browser.newContext()).newPage();
+  pageProblems.watch(adaPage);
+  pageProblems.watch(benPage);
+  await benPage.goto(host.url);
+  await benPage.getByLabel('Invitation code').fill(code);
+  await benPage.getByLabel('Your name').fill('Ben');
+  await benPage.getByRole('button', { name: 'Sign in' }).click();
+  await expect(benPage.getByRole('navigation').first()).toBeVisible();
+  const ben = (await host.api.state()).members.find((m) => m.name === 'Ben');
+  await host.api.call('set-grants', { botId: scout.id, grants: [{ grantee: ben.id }] });
+
+  // Ben's form offers the Bot shared with him, not the owner's others.
+  await benPage.goto(`${host.url}/#/rooms/new`);
+  await expect(benPage.getByRole('checkbox', { name: 'Scout' })).toBeVisible();
+  await expect(benPage.getByRole('checkbox', { name: 'Chief' })).toHaveCount(0);
+  await benPage.getByLabel('Name', { exact: true }).fill('Lookout');
+  await benPage.getByRole('checkbox', { name: 'Scout' }).check();
+  await benPage.getByRole('button', { name: 'Create room' }).click();
+  await expect(benPage.getByRole('heading', { name: 'Lookout', level: 1 })).toBeVisible();
+  await expect(benPage.getByRole('button', { name: 'Delete room' })).toBeVisible();
+
+  // Ada sees the room (her Bot sits in it) but is offered no change to it.
+  await adaPage.goto(host.signInUrl);
+  const adaNav = adaPage.getByRole('navigation').first();
+  await adaNav.getByRole('link', { name: 'Lookout' }).click();
+  await expect(adaPage.getByRole('heading', { name: 'Lookout', level: 1 })).toBeVisible();
+  const side = adaPage.getByRole('complementary', { name: 'Members and notice' });
+  await expect(side.getByText('Only the room’s owner changes its name, members and notice.')).toBeVisible();
+  await expect(side.getByRole('button')).toHaveCount(0);
+});
