@@ -47,6 +47,7 @@ const screens = [
   ['workflow', '#/workflow/repo-dev', (page) => page.getByRole('group', { name: /^Flowchart of/ })],
   ['usage', '#/usage', (page) => page.getByRole('heading', { name: 'Usage' })],
   ['settings', '#/settings', (page) => page.getByRole('heading', { name: 'Settings' })],
+  ['new room form', '#/rooms/new', (page) => page.getByRole('checkbox', { name: 'Runner' })],
 ];
 
 for (const [name, hash, drawn] of screens) {
@@ -54,6 +55,17 @@ for (const [name, hash, drawn] of screens) {
     await open(page, host, typeof hash === 'function' ? hash() : hash);
     await expect(drawn(page).first()).toBeVisible();
     await expectAccessible(page, name);
+  });
+}
+
+// Issue 31: the same screens in the dark theme (the system's prefers-color-scheme).
+for (const [name, hash, drawn] of screens) {
+  test(`accessibility: the ${name} screen, dark`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await open(page, host, typeof hash === 'function' ? hash() : hash);
+    await expect(drawn(page).first()).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await expectAccessible(page, `${name} (dark)`);
   });
 }
 

@@ -42,7 +42,8 @@ export function draw(app, ctx) {
 
   const skip = h('button', { type: 'button', class: 'skip' }, 'Skip to main content');
   skip.addEventListener('click', () => (main.querySelector('textarea, h1') || main).focus());
-  app.replaceChildren(skip, h('div', { class: 'shell' }, top, nav, main));
-  sidebar.draw(nav, ctx, side);
+  const phoneNotice = h('div', { class: 'phone-notice' });
+  app.replaceChildren(skip, h('div', { class: 'shell' }, top, nav, phoneNotice, main));
+  sidebar.draw(nav, ctx, side, phoneNotice);
   return main;
 }

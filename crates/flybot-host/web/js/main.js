@@ -4,12 +4,14 @@ import * as api from './api.js';
 import * as live from './live.js';
 import { h, replace } from './dom.js';
 import { team, follow } from './team.js';
+import './theme.js';
 
 const routes = [
   [/^#\/bot\/([^/]+)\/edit$/, 'bot_form', (m) => ({ botId: m[1] })],
   [/^#\/bot\/([^/]+)\/memory$/, 'memory', (m) => ({ botId: m[1] })],
   [/^#\/bots\/new$/, 'bot_form', () => ({})],
   [/^#\/bot\/([^/]+)$/, 'chat', (m) => ({ botId: m[1] })],
+  [/^#\/rooms\/new$/, 'room_form', () => ({})],
   [/^#\/room\/([^/]+)$/, 'room', (m) => ({ roomId: m[1] })],
   [/^#\/board$/, 'board', () => ({})],
   [/^#\/inbox$/, 'inbox', () => ({})],

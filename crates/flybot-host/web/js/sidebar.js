@@ -90,7 +90,7 @@ function offlineNotice() {
 }
 
 /** Draws the sidebar into `nav` (`conn`: the connection indicator) and keeps it current. */
-export function draw(nav, ctx, conn) {
+export function draw(nav, ctx, conn, phoneNotice = null) {
   const notice = h('div');
   const mainList = h('ul');
   const botList = h('ul');
@@ -106,7 +106,7 @@ export function draw(nav, ctx, conn) {
     mainList,
     h('h2', {}, 'Bots'),
     botList,
-    h('h2', {}, 'Rooms'),
+    h('div', { class: 'side-head' }, h('h2', {}, 'Rooms'), h('a', { class: 'button side-add', href: '#/rooms/new' }, 'New room')),
     roomList,
   );
 
@@ -123,6 +123,11 @@ export function draw(nav, ctx, conn) {
       notice.replaceChildren(
         ...(state.readOnly?.message ? [h('p', { class: 'notice', role: 'status' }, state.readOnly.message)] : []),
         ...(state.model?.offline ? [offlineNotice()] : []),
+      );
+      // At phone width the sidebar folds behind Menu: a short notice stays above the screen.
+      phoneNotice?.replaceChildren(
+        ...(state.readOnly?.message ? [h('p', { class: 'notice' }, state.readOnly.message)] : []),
+        ...(state.model?.offline ? [h('p', { class: 'notice' }, h('strong', {}, 'Offline model. '), 'Your Bots answer with the built-in mock; Menu has the details.')] : []),
       );
     }
     const waiting = approvals.waiting();

@@ -44,5 +44,11 @@ export function composer({ placeholder, onSend }) {
     form,
     h('p', { class: 'hint' }, 'Enter sends; Shift+Enter starts a new line.'),
   );
-  return { element, focus: () => box.focus() };
+  /** Puts `text` back in the box (before what is there), e.g. lines stopped before they were sent. */
+  const restore = (text) => {
+    box.value = box.value ? `${text}\n${box.value}` : text;
+    grow();
+    box.focus();
+  };
+  return { element, focus: () => box.focus(), restore };
 }

@@ -42,13 +42,18 @@ export async function show(main, ctx, { botId }) {
   const input = composer({
     placeholder: `Write to ${bot().name}…`,
     onSend: async (text) => {
-      const line = h('div', { class: 'msg user pending' }, h('span', { class: 'who' }, 'You'), text);
+      // Taken at once: the line shows from Enter, waiting through the settle window (#642) with Stop.
+      const line = h('div', { class: 'msg user pending' }, h('span', { class: 'who' }, 'You'), text, h('span', { class: 'pending-state' }, 'waiting for more lines…'));
       line.dataset.text = text.trim();
       keepBottom(() => pending.append(line), true);
+      showRunning();
       try {
-        await ctx.api.call('send', { botId, text });
+        const sent = await ctx.api.call('send', { botId, text });
+        // A line sent while a turn runs goes to that turn, not to a new one.
+        if (sent.queued && sent.queued !== 'held') line.lastChild.textContent = 'the Bot reads it at its next step';
       } catch (refusal) {
         line.remove();
+        showRunning();
         throw refusal;
       }
     },
@@ -134,9 +139,11 @@ export async function show(main, ctx, { botId }) {
 
   const showRunning = () => {
     const work = ctx.team.state?.work?.bots?.[botId];
-    const now = running || Boolean(work);
+    const held = pending.childElementCount > 0;
+    const now = running || Boolean(work) || held;
     stop.hidden = !now;
     if (!now) working.textContent = '';
+    else if (held && !running && !work) working.textContent = 'Waiting for more lines; the turn starts in a moment.';
     else if (!stream.text) working.textContent = work?.step ? `Working: ${work.step}` : 'Working…';
     else working.textContent = '';
   };
@@ -229,7 +236,14 @@ export async function show(main, ctx, { botId }) {
   stop.addEventListener('click', async () => {
     stop.disabled = true;
     try {
-      await ctx.api.call('cancel', { botId });
+      const held = [...pending.children];
+      const answer = await ctx.api.call('cancel', { botId });
+      // Lines stopped before their turn began are not sent: they go back into the box.
+      if (answer.dropped && held.length) {
+        input.restore(held.map((p) => p.dataset.text).join('\n'));
+        for (const p of held) p.remove();
+        working.textContent = '';
+      }
       running = false;
       if (draftTurn) turnOf(draftTurn).ended = true;
       drawDraft();

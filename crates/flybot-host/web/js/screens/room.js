@@ -52,6 +52,9 @@ export async function show(main, ctx, { roomId }) {
     },
   });
 
+  side.addEventListener('input', (event) => {
+    event.target.dataset.typed = '1';
+  });
   peopleToggle.addEventListener('click', () => {
     const open = peopleToggle.getAttribute('aria-expanded') !== 'true';
     peopleToggle.setAttribute('aria-expanded', String(open));
@@ -95,14 +98,31 @@ export async function show(main, ctx, { roomId }) {
     stop.disabled = !running;
     const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
     if (key === drawn) return;
+    // An open delete question stays until answered; the panel redraws at the next change after it.
+    if (side.querySelector('.confirm')) return;
     drawn = key;
+    // A redraw (a line, a new speaker) keeps what the person is typing in the panel, and the focus.
+    const typed = [...side.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
+    const focused = side.contains(document.activeElement) ? document.activeElement.getAttribute('name') : null;
     drawPeople(side, {
       api,
       state: team.state,
       room,
       speaking,
       onChanged: () => team.refresh(),
+      onDeleted: async () => {
+        await team.refresh().catch(() => {});
+        ctx.navigate('#/');
+      },
     });
+    for (const [name, value] of typed) {
+      const el = side.querySelector(`[name="${name}"]`);
+      if (el && el.value !== value) {
+        el.value = value;
+        el.dataset.typed = '1';
+      }
+    }
+    if (focused) side.querySelector(`[name="${focused}"]`)?.focus();
   }
 
   const load = coalesce(async () => {

@@ -4,6 +4,7 @@ import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
 import { modelNames } from './bot_form.js';
 import { signIns } from './sign_ins.js';
+import * as theme from '../theme.js';
 
 function section(title, ...children) {
   const id = `set-${title.toLowerCase().replace(/\W+/g, '-')}`;
@@ -71,8 +72,15 @@ function prefs(ctx) {
       status.textContent = refusal.message;
     }
   });
+  const look = h(
+    'select',
+    { id: 'pref-theme', 'aria-describedby': 'pref-theme-hint' },
+    [['system', 'Follow the system'], ['light', 'Light'], ['dark', 'Dark']].map(([v, t]) => h('option', { value: v, selected: v === theme.choice() }, t)),
+  );
+  look.addEventListener('change', () => theme.set(look.value));
   return section(
     'Preferences',
+    h('div', { class: 'field' }, h('label', { for: 'pref-theme' }, 'Theme'), h('p', { class: 'hint', id: 'pref-theme-hint' }, 'Kept in this browser.'), look),
     h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'While FlyBot is in the background, tell me when a Bot answers or its turn fails (the browser asks first).'), status),
   );
 }
@@ -108,9 +116,9 @@ function connectors(ctx) {
   return section(
     'Connectors and keys',
     h('h3', {}, 'Connectors'),
-    rows.length ? rows : h('p', { class: 'muted' }, 'No connector yet (connector-connect adds one).'),
+    rows.length ? rows : h('p', { class: 'muted' }, 'No connector yet. The host\'s owner adds MCP servers and channels to the FlyBot home (README, “Secrets and connectors”).'),
     h('h3', {}, 'Saved keys'),
-    keys.length ? keys : h('p', { class: 'muted' }, 'No key saved yet (secret-set saves one).'),
+    keys.length ? keys : h('p', { class: 'muted' }, 'No key saved yet.'),
     h('p', { class: 'hint' }, 'A key\'s value is never shown here or anywhere else.'),
   );
 }
@@ -134,12 +142,15 @@ function people(ctx, session, keep) {
     });
     return b;
   };
+  // The host's owner is its first member (core access::host_owner_id); only the owner removes another member.
+  const owner = [...(state.members || [])].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0]?.id;
+  const mayRemove = (m) => m.id !== me && me === owner;
   const members = (state.members || []).map((m) =>
     h(
       'div',
       { class: 'row' },
-      h('div', { class: 'grow' }, h('strong', {}, m.name), m.id === me ? ' (you)' : '', h('br'), h('span', { class: 'hint' }, `Member since ${when(m.createdAt)}`)),
-      m.id === me ? null : act('Remove', 'auth-remove-member', { memberId: m.id }, m.name),
+      h('div', { class: 'grow' }, h('strong', {}, m.name), m.id === me ? ' (you)' : '', m.id === owner ? h('span', { class: 'hint' }, ' · host owner') : null, h('br'), h('span', { class: 'hint' }, `Member since ${when(m.createdAt)}`)),
+      mayRemove(m) ? act('Remove', 'auth-remove-member', { memberId: m.id }, m.name) : null,
     ),
   );
   const invitations = (state.invitations || []).filter((i) => i.status === 'open').map((i) =>

@@ -14,8 +14,15 @@ export function nameOf(state, id) {
   return state.bots.find((b) => b.id === id)?.name || state.members.find((m) => m.id === id)?.name || id;
 }
 
-/** Draws the panel into `el` for `room` with `speaking` (a Bot id or null). */
-export function drawPeople(el, { api, state, room, speaking, onChanged }) {
+/** Whether this person may change `room` (core access::may_manage_room: its owner). */
+export function mayManage(state, room) {
+  const me = state?.actor?.memberId;
+  return !me || room.ownerId === me;
+}
+
+/** Draws the panel into `el` for `room` with `speaking` (a Bot id or null); `onDeleted` runs after the room is deleted. */
+export function drawPeople(el, { api, state, room, speaking, onChanged, onDeleted }) {
+  const manage = mayManage(state, room);
   const lead = taskLead(room);
   const update = (scope, button, body) =>
     attempt(scope, button, async () => {
@@ -32,7 +39,7 @@ export function drawPeople(el, { api, state, room, speaking, onChanged }) {
       id === lead ? h('span', { class: 'w-badge' }, 'task lead') : null,
     ];
     const row = h('li', { class: 'w-person' });
-    const actions = h(
+    const actions = !manage ? null : h(
       'div',
       { class: 'w-person-actions' },
       id === room.admin
@@ -52,7 +59,7 @@ export function drawPeople(el, { api, state, room, speaking, onChanged }) {
         h('span', { class: 'sr-only' }, ` ${name}`),
       ),
     );
-    replace(row, h('div', { class: 'w-person-line' }, h('span', { class: 'w-person-name' }, name), ...badges), actions, alertLine());
+    replace(row, h('div', { class: 'w-person-line' }, h('span', { class: 'w-person-name' }, name), ...badges), actions, manage ? alertLine() : null);
     list.append(row);
   }
   for (const p of room.participants || []) {
@@ -82,10 +89,31 @@ export function drawPeople(el, { api, state, room, speaking, onChanged }) {
   });
   replace(
     noticeForm,
-    field('Standing notice', notice, { name: 'notice', hint: 'Every member reads it at the top of its turn (#894).' }),
+    field('Standing notice', notice, { name: 'notice', hint: 'Every member reads it at the top of its turn.' }),
     h('button', { type: 'submit' }, 'Save notice'),
     alertLine(),
   );
+
+  if (!manage) {
+    replace(
+      el,
+      h('h2', { class: 'w-side-title' }, 'Members'),
+      list,
+      room.notice ? [h('h2', { class: 'w-side-title' }, 'Standing notice'), h('p', { class: 'w-notice' }, room.notice)] : null,
+      h('p', { class: 'muted' }, 'Only the room’s owner changes its name, members and notice.'),
+    );
+    return;
+  }
+
+  const nameBox = h('input', { name: 'name', autocomplete: 'off', value: room.name });
+  const renameForm = h('form', {
+    class: 'w-inline-form',
+    onsubmit: (event) => {
+      event.preventDefault();
+      update(renameForm, renameForm.querySelector('button'), { name: nameBox.value });
+    },
+  });
+  replace(renameForm, field('Room name', nameBox, { name: 'name' }), h('button', { type: 'submit' }, 'Rename'), alertLine());
 
   replace(
     el,
@@ -93,5 +121,41 @@ export function drawPeople(el, { api, state, room, speaking, onChanged }) {
     list,
     others.length ? addForm : h('p', { class: 'muted' }, 'Every Bot you have is in this room.'),
     noticeForm,
+    h('h2', { class: 'w-side-title' }, 'This room'),
+    renameForm,
+    deleteArea(api, room, onDeleted),
   );
+}
+
+/** Delete room, asked first; the question says what stays. */
+function deleteArea(api, room, onDeleted) {
+  const area = h('div', { class: 'w-delete-room' });
+  const ask = h('button', { type: 'button', class: 'danger' }, 'Delete room');
+  ask.addEventListener('click', () => {
+    const yes = h('button', { type: 'button', class: 'danger primary' }, `Delete ${room.name}`);
+    const no = h('button', { type: 'button' }, 'Keep it');
+    const error = alertLine();
+    const id = `confirm-delete-${room.id}`;
+    const confirm = h(
+      'div',
+      { class: 'confirm', role: 'alertdialog', 'aria-labelledby': id },
+      h('p', { id }, h('strong', {}, `Delete the room ${room.name}?`), ' Its Bots stay on your team with their own chats, and its lines stay in the home folder’s room log; sharing given only for this room ends. The room leaves the sidebar and cannot be opened again.'),
+      h('div', { class: 'actions' }, yes, no),
+      error,
+    );
+    no.addEventListener('click', () => {
+      confirm.remove();
+      ask.hidden = false;
+      ask.focus();
+    });
+    yes.addEventListener('click', async () => {
+      const done = await attempt(confirm, yes, () => api.call('delete-room', { id: room.id }));
+      if (done) await onDeleted?.();
+    });
+    ask.hidden = true;
+    area.append(confirm);
+    no.focus();
+  });
+  area.append(ask);
+  return area;
 }
