@@ -16,6 +16,7 @@ pub mod roster;
 pub mod schedules;
 pub mod secret_shape;
 pub mod secrets;
+pub mod shared_surfaces;
 pub mod sync;
 pub mod tasks;
 pub mod unseen;

@@ -55,7 +55,7 @@ pub async fn state_view(
     shared: crate::view_shared::SharedSurfaces<'_>,
 ) -> Result<Value, ApiError> {
     crate::bootstrap::first_main_bot(team, &config.default_model).await?;
-    let (secrets, connectors) = shared.rows();
+    let (secrets, connectors) = shared.rows(actor);
     let store = team.store();
     let read_only = match store.status() {
         StoreStatus::Writer => None,
@@ -120,6 +120,7 @@ fn narrowed<'a>(
         actor: ActorView {
             member_id: me.clone(),
             single_owner: matches!(actor, Actor::SingleOwner),
+            shared_surfaces: flybot_core::shared_surfaces::shared_surface_access(state, actor),
         },
         // Offline: the default model runs on the built-in mock (a fresh home).
         model: ModelView {

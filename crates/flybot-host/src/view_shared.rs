@@ -1,11 +1,13 @@
 //! The host-wide surfaces in the state view (#49, #545, #1266): the saved
 //! keys by name and scope and the connectors (MCP servers and channels) by
-//! id, kind and status, never a value, a command line or a URL, and only
-//! while the host has one member (the same rule as their endpoints).
+//! id, kind and status, never a value, a command line or a URL, to the
+//! callers who may read them (`flybot_core::shared_surfaces`, the same rule
+//! as their endpoints).
 
 use crate::channels::Channels;
 use crate::connectors::Connectors;
 use crate::secrets::Secrets;
+use flybot_core::access::Actor;
 use flybot_protocol::answers::ConnectorSummary;
 use flybot_protocol::secrets::SecretRow;
 
@@ -17,9 +19,10 @@ pub struct SharedSurfaces<'a> {
 }
 
 impl SharedSurfaces<'_> {
-    /// The keys' and connectors' rows, or none once they are shared.
-    pub fn rows(&self) -> (Vec<SecretRow>, Vec<ConnectorSummary>) {
-        if self.secrets.check_shared("Secrets").is_err() {
+    /// The keys' and connectors' rows, or none to a caller who may not
+    /// read them.
+    pub fn rows(&self, actor: &Actor) -> (Vec<SecretRow>, Vec<ConnectorSummary>) {
+        if !self.secrets.access(actor).may_read() {
             return (Vec::new(), Vec::new());
         }
         // A file this build cannot read shows no key (the endpoints say why).

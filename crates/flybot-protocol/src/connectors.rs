@@ -34,6 +34,13 @@ pub struct ConnectorDisconnect {
     pub id: String,
 }
 
+/// `connector-retry {id}`: mount a saved connector again (issue 39).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConnectorRetry {
+    pub id: String,
+}
+
 /// `bot-connectors {botId, connector, enabled}` (#601: absent means on).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

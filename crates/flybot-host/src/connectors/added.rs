@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 pub const KEY: &str = "channelAddedConnectors";
 
 /// The error a connector found only in the file reads as.
-pub const NOT_ADDED: &str = "This connector is in connectors.json but was not added through the channel, so it was not started; add it again with connector-connect.";
+pub const NOT_ADDED: &str = "This connector is in connectors.json but was not added through the channel, so it was not started; add it again in Settings.";
 
 /// The digest of a spec as saved.
 pub fn digest(spec: &ConnectorConnect) -> String {

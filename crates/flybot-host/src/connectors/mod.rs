@@ -50,6 +50,27 @@ struct Entry {
 }
 
 impl Entry {
+    fn connecting(spec: ConnectorConnect, mount: u64) -> Entry {
+        Entry {
+            spec,
+            status: ConnectorStatus::Connecting,
+            error: None,
+            tools: Vec::new(),
+            pgid: None,
+            sandbox: None,
+            stop: None,
+            mount,
+        }
+    }
+
+    fn failed(spec: ConnectorConnect, why: String, mount: u64) -> Entry {
+        Entry {
+            status: ConnectorStatus::Error,
+            error: Some(why),
+            ..Entry::connecting(spec, mount)
+        }
+    }
+
     fn row(&self, id: &str) -> ConnectorRow {
         ConnectorRow {
             id: id.to_owned(),
@@ -130,7 +151,8 @@ impl Connectors {
     }
 
     /// Mounts `spec` (replacing a connector of the same id) and answers its
-    /// row: `ready` with its tools, or `error` with why.
+    /// row: `ready` with its tools, or `error` with why. A member's add:
+    /// refused on a shared host (#49), saved before it mounts.
     pub async fn connect(&self, spec: ConnectorConnect) -> Result<ConnectorRow, ApiError> {
         self.inner.secrets.check_writable()?;
         let spec = request::with_github_defaults(spec);
@@ -138,25 +160,49 @@ impl Connectors {
         let id = spec.id.clone();
         self.save_with(Some(&spec), &id)?;
         added::record(self.inner.secrets.team(), &id, Some(&spec)).await;
+        Ok(self.mount(spec, endpoint, keys).await)
+    }
+
+    /// Mounts a saved connector as the host, never as a member (issue 39):
+    /// nothing is checked against the caller and nothing is saved. One that
+    /// cannot start (its key gone, its command gone) is an `error` row
+    /// saying why, never silently missing.
+    async fn mount_saved(&self, spec: ConnectorConnect) -> ConnectorRow {
+        match request::endpoint(&spec, &self.inner.secrets, &self.inner.home) {
+            Ok((endpoint, keys)) => self.mount(spec, endpoint, keys).await,
+            Err(why) => {
+                let id = spec.id.clone();
+                self.put_failed(spec, why.message);
+                self.row(&id)
+            }
+        }
+    }
+
+    /// Sets `spec`'s row to `error` with `why`, stopping what ran.
+    fn put_failed(&self, spec: ConnectorConnect, why: String) {
+        let mut table = self.table();
+        let mount = table.get(&spec.id).map_or(0, |e| e.mount + 1);
+        if let Some(old) = table.get_mut(&spec.id) {
+            old.stop();
+        }
+        table.insert(spec.id.clone(), Entry::failed(spec, why, mount));
+    }
+
+    /// Mounts `spec` at `endpoint` and answers its row.
+    async fn mount(
+        &self,
+        spec: ConnectorConnect,
+        endpoint: mcp::Endpoint,
+        keys: Vec<String>,
+    ) -> ConnectorRow {
+        let id = spec.id.clone();
         let mount = {
             let mut table = self.table();
             let mount = table.get(&id).map_or(1, |e| e.mount + 1);
             if let Some(old) = table.get_mut(&id) {
                 old.stop();
             }
-            table.insert(
-                id.clone(),
-                Entry {
-                    spec: spec.clone(),
-                    status: ConnectorStatus::Connecting,
-                    error: None,
-                    tools: Vec::new(),
-                    pgid: None,
-                    sandbox: None,
-                    stop: None,
-                    mount,
-                },
-            );
+            table.insert(id.clone(), Entry::connecting(spec, mount));
             mount
         };
         let mounted = mcp::mount(&endpoint).await;
@@ -169,7 +215,7 @@ impl Connectors {
                 kill_group(mounted.pgid);
                 mounted.service.cancellation_token().cancel();
             }
-            return Ok(self.row_unlocked(&table, &id));
+            return self.row_unlocked(&table, &id);
         };
         match mounted {
             Err(why) => {
@@ -181,7 +227,22 @@ impl Connectors {
                 self.ready(entry, &id, mounted, keys)
             }
         }
-        Ok(entry.row(&id))
+        entry.row(&id)
+    }
+
+    /// `connector-retry {id}`: mounts a saved connector again as the host
+    /// (issue 39), for a caller the shared-surface rule lets retry.
+    pub async fn retry(&self, id: &str) -> Result<ConnectorRow, ApiError> {
+        flybot_core::connectors::check_name(id)?;
+        let saved = self.inner.saved.load().unwrap_or_default();
+        let Some(spec) = saved.into_iter().find(|s| s.id == id) else {
+            return Err(ApiError::not_found("connector", id));
+        };
+        if !added::was_added(self.inner.secrets.team(), &spec) {
+            self.put_failed(spec, added::NOT_ADDED.to_owned());
+            return Ok(self.row(id));
+        }
+        Ok(self.mount_saved(spec).await)
     }
 
     fn row_unlocked(&self, table: &BTreeMap<String, Entry>, id: &str) -> ConnectorRow {
@@ -299,25 +360,16 @@ impl Connectors {
             // Issue 30: only what the owner added through the channel runs.
             if !added::was_added(self.inner.secrets.team(), &spec) {
                 tracing::warn!("connector {} is not started: {}", spec.id, added::NOT_ADDED);
-                self.table().insert(
-                    spec.id.clone(),
-                    Entry {
-                        spec,
-                        status: ConnectorStatus::Error,
-                        error: Some(added::NOT_ADDED.to_owned()),
-                        tools: Vec::new(),
-                        pgid: None,
-                        sandbox: None,
-                        stop: None,
-                        mount: 0,
-                    },
-                );
+                self.put_failed(spec, added::NOT_ADDED.to_owned());
                 continue;
             }
+            // Issue 39: the host mounts what its owner saved, as itself, so
+            // a second member joining since takes nothing away.
             let hub = self.clone();
             tokio::spawn(async move {
-                if let Err(e) = hub.connect(spec).await {
-                    tracing::warn!("a saved connector was not mounted: {}", e.message);
+                let row = hub.mount_saved(spec).await;
+                if let Some(why) = row.error {
+                    tracing::warn!("the saved connector {} did not start: {why}", row.id);
                 }
             });
         }

@@ -6,9 +6,10 @@
 
 use crate::team::Team;
 use flybot_agent::tools::secrets::SecretAccess;
-use flybot_core::access::shared_blocked;
+use flybot_core::access::{Actor, shared_blocked};
 use flybot_core::rooms::participants::{ParticipantKind, participants_of};
 use flybot_core::secrets::{ShellBot, ShellSecrets, shell_secrets, widen_on_load};
+use flybot_core::shared_surfaces::{SharedSurfaceAccess, shared_surface_access};
 use flybot_protocol::secrets::SecretsFile;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -79,14 +80,25 @@ impl Secrets {
     /// `bot/blocked-shared` while the team has more than one member (#49).
     pub fn check_shared(&self, what: &str) -> Result<(), ApiError> {
         if self.inner.team.read(shared_blocked) {
-            return Err(ApiError::new(
-                ErrorCode::BlockedShared,
-                format!(
-                    "{what} belong to the whole host; while it has more than one member, no one member may use them."
-                ),
-            ));
+            return Err(blocked_shared(what));
         }
         Ok(())
+    }
+
+    /// The caller's reach over the keys and connectors (issue 39).
+    pub fn access(&self, actor: &Actor) -> SharedSurfaceAccess {
+        self.inner
+            .team
+            .read(|state| shared_surface_access(state, actor))
+    }
+
+    /// Refuses `what`'s rows to a caller who may not read them: on a
+    /// shared host, anyone but its owner (#49, issue 39).
+    pub fn check_read(&self, actor: &Actor, what: &str) -> Result<(), ApiError> {
+        if self.access(actor).may_read() {
+            return Ok(());
+        }
+        Err(blocked_shared(what))
     }
 
     /// Loads, runs `edit`, and saves atomically; nothing is written when
@@ -156,4 +168,14 @@ impl SecretAccess for Secrets {
             .team
             .read(|state| shell_secrets(&file, shell_bot(state, bot_id)))
     }
+}
+
+/// The one refusal of a shared surface (#49).
+pub fn blocked_shared(what: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::BlockedShared,
+        format!(
+            "{what} belong to the whole host; while it has more than one member, no one member may use them."
+        ),
+    )
 }

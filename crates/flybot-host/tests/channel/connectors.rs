@@ -219,19 +219,31 @@ async fn connector_refusals_311_name_the_field_and_mount_nothing() {
 #[tokio::test]
 async fn connectors_shared_49_are_blocked_with_more_than_one_member() {
     let kit = Kit::new().await;
-    let [ada, _bo] = kit.members(["Ada", "Bo"]).await;
+    let [ada, bo] = kit.members(["Ada", "Bo"]).await;
     let bot = kit.as_member(&ada).bot("Scout").await;
-    let ada = kit.as_member(&ada);
-    for (endpoint, body) in [
-        ("connectors", json!({})),
+    let writes = [
         ("connector-connect", json!({"id": "x", "command": ["true"]})),
         ("connector-disconnect", json!({"id": "x"})),
         (
             "bot-connectors",
             json!({"botId": bot.id, "connector": "x", "enabled": false}),
         ),
-    ] {
-        ada.refused(endpoint, body, "bot/blocked-shared").await;
+    ];
+    // The host's owner reads the rows (issue 39) and changes nothing.
+    let owner = kit.as_member(&ada);
+    assert_eq!(
+        owner.ok("connectors", json!({})).await["connectors"],
+        json!([])
+    );
+    for (endpoint, body) in writes.clone() {
+        owner.refused(endpoint, body, "bot/blocked-shared").await;
+    }
+    // Another member neither reads nor changes them.
+    let bo = kit.as_member(&bo);
+    bo.refused("connectors", json!({}), "bot/blocked-shared")
+        .await;
+    for (endpoint, body) in writes {
+        bo.refused(endpoint, body, "bot/blocked-shared").await;
     }
     assert!(kit.host.connectors().rows().is_empty());
 }
@@ -293,7 +305,7 @@ async fn connectors_json_30_a_connector_the_owner_did_not_add_is_not_started() {
     assert_eq!(planted["status"], "error");
     assert_eq!(
         planted["error"],
-        "This connector is in connectors.json but was not added through the channel, so it was not started; add it again with connector-connect."
+        "This connector is in connectors.json but was not added through the channel, so it was not started; add it again in Settings."
     );
     assert!(!ran.exists(), "the planted command never ran");
 }

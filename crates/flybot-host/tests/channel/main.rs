@@ -15,6 +15,7 @@ mod connector_friends_run;
 mod connector_github;
 mod connector_sandbox;
 mod connectors;
+mod connectors_shared_host;
 mod edge;
 mod external_members;
 mod feishu_app;

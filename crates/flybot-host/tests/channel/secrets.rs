@@ -220,23 +220,28 @@ async fn secret_refusals_name_the_field_and_leave_the_file_unchanged() {
 #[tokio::test]
 async fn secrets_shared_49_are_blocked_with_more_than_one_member() {
     let kit = Kit::new().await;
-    let [ada, _bo] = kit.members(["Ada", "Bo"]).await;
-    let ada = kit.as_member(&ada);
-    ada.refused(
-        "secret-set",
-        json!({"name": "GITHUB_TOKEN", "value": "ghp_abcdef"}),
-        "bot/blocked-shared",
-    )
-    .await;
-    for (endpoint, body) in [
-        ("secrets", json!({})),
+    let [ada, bo] = kit.members(["Ada", "Bo"]).await;
+    let writes = [
+        (
+            "secret-set",
+            json!({"name": "GITHUB_TOKEN", "value": "ghp_abcdef"}),
+        ),
         (
             "secret-update",
             json!({"name": "GITHUB_TOKEN", "value": "ghp_x1"}),
         ),
         ("secret-delete", json!({"name": "GITHUB_TOKEN"})),
-    ] {
-        ada.refused(endpoint, body, "bot/blocked-shared").await;
+    ];
+    // The host's owner reads the names (issue 39) and writes none.
+    let owner = kit.as_member(&ada);
+    assert_eq!(owner.ok("secrets", json!({})).await["secrets"], json!([]));
+    for (endpoint, body) in writes.clone() {
+        owner.refused(endpoint, body, "bot/blocked-shared").await;
+    }
+    let bo = kit.as_member(&bo);
+    bo.refused("secrets", json!({}), "bot/blocked-shared").await;
+    for (endpoint, body) in writes {
+        bo.refused(endpoint, body, "bot/blocked-shared").await;
     }
     assert!(!kit.home().join("secrets.json").exists());
 }

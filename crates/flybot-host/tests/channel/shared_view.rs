@@ -1,7 +1,7 @@
 //! The keys and connectors in the state view (#49, #545, #1266): listed by
-//! name, scope, kind and status while the host has one member, never a
-//! value, a webhook or a command line; gone from the view once a second
-//! member joins, like their endpoints.
+//! name, scope, kind and status, never a value, a webhook or a command
+//! line; once a second member joins, only the host's owner still reads
+//! them (issue 39), like their endpoints.
 
 use super::connectors::{everything, everything_body};
 use super::feishu_app::kit_on;
@@ -75,11 +75,20 @@ async fn state_view_545_1266_lists_keys_and_connectors_by_name_until_shared() {
     }
     let text = view.to_string();
     assert!(!text.contains(VALUE) && !text.contains(HOOK), "{text}");
-    // A second member: the host-wide surfaces leave the view.
-    owner.invite("Bo").await;
-    let (_, shared) = owner.state().await;
+    // A second member: the host-wide surfaces leave his view; the host's
+    // owner keeps reading hers (issue 39), and the page is told which.
+    let bo = owner.invite("Bo").await;
+    let (_, owners) = owner.state().await;
+    assert_eq!(owners["secrets"], view["secrets"]);
     assert_eq!(
-        (shared["secrets"].clone(), shared["connectors"].clone()),
+        ids(&owners["connectors"], "id"),
+        ids(&view["connectors"], "id")
+    );
+    assert_eq!(owners["actor"]["sharedSurfaces"], "watch");
+    let (_, his) = kit.as_member(&bo).state().await;
+    assert_eq!(
+        (his["secrets"].clone(), his["connectors"].clone()),
         (json!([]), json!([]))
     );
+    assert_eq!(his["actor"]["sharedSurfaces"], "blocked");
 }

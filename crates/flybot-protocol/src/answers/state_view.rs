@@ -45,12 +45,46 @@ pub struct StateView<'a> {
     pub read_only: Option<ReadOnlyNote>,
 }
 
-/// Who is asking: `{memberId, singleOwner}`.
+/// Who is asking: `{memberId, singleOwner, sharedSurfaces}`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ActorView {
     pub member_id: Option<String>,
     pub single_owner: bool,
+    /// What the caller may do with the keys and connectors (issue 39), so
+    /// a page offers only the controls the host accepts.
+    pub shared_surfaces: SharedSurfaceAccess,
+}
+
+/// A caller's reach over the host-wide keys and connectors (#49, issue
+/// 39); `flybot_core::shared_surfaces` decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SharedSurfaceAccess {
+    /// A home with one person: hers to read, add, change and remove.
+    Manage,
+    /// The host's owner on a shared host: reads the rows and retries a
+    /// saved connector; adds, changes and removes nothing (#49).
+    Watch,
+    /// Any other member: neither the rows nor the controls (#49).
+    Blocked,
+}
+
+impl SharedSurfaceAccess {
+    /// Whether the caller reads the rows (names, status, errors).
+    pub fn may_read(self) -> bool {
+        matches!(self, Self::Manage | Self::Watch)
+    }
+
+    /// Whether the caller may mount a saved connector again.
+    pub fn may_retry(self) -> bool {
+        matches!(self, Self::Manage | Self::Watch)
+    }
+
+    /// Whether the caller may add, change or remove a connector or a key.
+    pub fn may_write(self) -> bool {
+        matches!(self, Self::Manage)
+    }
 }
 
 /// The default model, whether it runs offline on the built-in mock, and the

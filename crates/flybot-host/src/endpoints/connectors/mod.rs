@@ -1,10 +1,13 @@
 //! The secrets' and connectors' endpoints (#545, #311, #601): `secrets`,
 //! `secret-set`, `secret-update`, `secret-delete`, `connectors`,
-//! `connector-connect`, `connector-disconnect`, `bot-connectors`, and the
+//! `connector-connect`, `connector-disconnect`, `connector-retry`,
+//! `bot-connectors`, and the
 //! channel connectors' `connector-allow`, `connector-block`,
 //! `connector-send` (#1266). Each is a shared,
 //! non-isolatable surface (#49): refused with `bot/blocked-shared` while
-//! the team has more than one member.
+//! the team has more than one member, except what
+//! `flybot_core::shared_surfaces` leaves the host's owner (reading the
+//! rows, retrying a saved connector; issue 39).
 
 mod channels;
 mod mounts;
@@ -35,6 +38,9 @@ route_table! {
             return typed(Ok(flybot_protocol::connectors::ConnectorAnswer { connector }));
         }
         typed(mounts::disconnect(host.connectors(), actor, req))
+    };
+    "connector-retry" => |host, caller, body| {
+        typed(mounts::retry(host.connectors(), caller.require()?, parse(body)?).await)
     };
     "connector-allow" => |host, caller, body| {
         caller.require()?;

@@ -1,4 +1,5 @@
-//! `connectors`, `connector-connect`, `connector-disconnect` (#311) and
+//! `connectors`, `connector-connect`, `connector-disconnect` (#311),
+//! `connector-retry` (issue 39) and
 //! `bot-connectors` (#601): the rows never carry a key; a switch is written
 //! on the Bot's record only where it differs from the default (on).
 
@@ -8,7 +9,8 @@ use flybot_core::access::{Actor, may_manage_bot};
 use flybot_core::connectors::SWITCHES;
 use flybot_protocol::ApiError;
 use flybot_protocol::connectors::{
-    BotConnectors, ConnectorAnswer, ConnectorConnect, ConnectorDisconnect, ConnectorsAnswer,
+    BotConnectors, ConnectorAnswer, ConnectorConnect, ConnectorDisconnect, ConnectorRetry,
+    ConnectorsAnswer,
 };
 use serde_json::{Map, Value};
 
@@ -16,9 +18,9 @@ use serde_json::{Map, Value};
 pub fn list(
     hub: &Connectors,
     channels: &crate::channels::Channels,
-    _actor: &Actor,
+    actor: &Actor,
 ) -> Result<ConnectorsAnswer, ApiError> {
-    hub.secrets().check_shared("Connectors")?;
+    hub.secrets().check_read(actor, "Connectors")?;
     let mut connectors = hub.rows();
     connectors.extend(channels.rows());
     connectors.sort_by(|a, b| a.id.cmp(&b.id));
@@ -44,6 +46,21 @@ pub fn disconnect(
 ) -> Result<ConnectorAnswer, ApiError> {
     Ok(ConnectorAnswer {
         connector: hub.disconnect(&req.id)?,
+    })
+}
+
+/// `connector-retry {id}` → the row once mounted again (issue 39): the
+/// host's owner may retry on a shared host, where she may add nothing.
+pub async fn retry(
+    hub: &Connectors,
+    actor: &Actor,
+    req: ConnectorRetry,
+) -> Result<ConnectorAnswer, ApiError> {
+    if !hub.secrets().access(actor).may_retry() {
+        return Err(crate::secrets::blocked_shared("Connectors"));
+    }
+    Ok(ConnectorAnswer {
+        connector: hub.retry(&req.id).await?,
     })
 }
 

@@ -13,8 +13,8 @@ fn now() -> u64 {
 }
 
 /// `secrets {}` → the saved keys by name.
-pub fn list(keys: &Secrets, _actor: &Actor) -> Result<SecretsAnswer, ApiError> {
-    keys.check_shared("Secrets")?;
+pub fn list(keys: &Secrets, actor: &Actor) -> Result<SecretsAnswer, ApiError> {
+    keys.check_read(actor, "Secrets")?;
     let file = keys.read()?;
     Ok(SecretsAnswer {
         secrets: file

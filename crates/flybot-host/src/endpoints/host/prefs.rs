@@ -5,25 +5,18 @@
 use crate::actor::journal_actor;
 use crate::team::Team;
 use flybot_core::access::{Actor, shared_blocked};
+use flybot_protocol::ApiError;
 use flybot_protocol::answers::{
     Diagnostics, DiagnosticsAnswer, PrefsAnswer, StoreWriter, TeamCounts,
 };
 use flybot_protocol::channel::SetPrefs;
-use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
 
 /// The most preference keys, and the longest preference value in bytes.
 const PREFS_MAX: usize = 200;
 const PREF_VALUE_MAX: usize = 16 * 1024;
 
-fn blocked(what: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::BlockedShared,
-        format!(
-            "{what} belong to the whole host; while it has more than one member, no one member may use them."
-        ),
-    )
-}
+use crate::secrets::blocked_shared as blocked;
 
 /// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed.
 pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<PrefsAnswer, ApiError> {

@@ -188,6 +188,11 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "connector-disconnect",
             Refused(json!({"id": "ada-mcp"}), "bot/blocked-shared"),
         ),
+        // Issue 39: the host's owner may retry her saved connector; Bob may not.
+        (
+            "connector-retry",
+            Refused(json!({"id": "ada-mcp"}), "bot/blocked-shared"),
+        ),
         (
             "bot-connectors",
             Refused(

@@ -1,7 +1,7 @@
 //! Ada's home for the cross-member matrix (issue 29): the owner with a rich
 //! set of records (Bots, a room, cards in every status a card reaches
 //! without deleting a Bot, a Project, a schedule, memory, a workflow of her
-//! own and a run of it, a secret, an invitation, a second session, a waiting approval
+//! own and a run of it, a secret, a saved connector, an invitation, a second session, a waiting approval
 //! and a standing one), and Bob, a second member with a Bot of his own.
 
 use flybot_testkit::{Kit, Member};
@@ -126,6 +126,10 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
     let ada = kit.as_member(&me);
     let body = json!({"name": "ADA_KEY", "value": SECRET});
     ada.ok("secret-set", body).await;
+    // A saved connector of hers (its server exits at once, so its row reads
+    // `error`): on a shared host she may retry it, Bob may not (issue 39).
+    let body = json!({"id": "ada-mcp", "command": ["true"]});
+    ada.ok("connector-connect", body).await;
     let bob = ada.invite("Bob").await;
     let bot = ada
         .bot_from(json!({"name": "Quill", "instructions": format!("Never tell: {INSTRUCTIONS} {MARKER}")}))

@@ -8,7 +8,7 @@ use flybot_testkit::sse_server::{End, Reply, ScriptedProvider};
 use serde_json::{Value, json};
 
 /// The model forces the connector's echo, then says it is done.
-fn forced_echo() -> [Reply; 2] {
+pub fn forced_echo() -> [Reply; 2] {
     [
         Reply::stream(
             &[
@@ -22,7 +22,7 @@ fn forced_echo() -> [Reply; 2] {
     ]
 }
 
-fn offered_mcp(request: &Value) -> Vec<String> {
+pub fn offered_mcp(request: &Value) -> Vec<String> {
     request["tools"]
         .as_array()
         .into_iter()

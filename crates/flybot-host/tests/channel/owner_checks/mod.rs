@@ -2,7 +2,7 @@
 //! named after the rule it keeps, and each refusal is checked with its code
 //! and that the home did not change.
 
-mod connectors;
+pub mod connectors;
 mod models;
 mod private_home;
 mod standing_grants;

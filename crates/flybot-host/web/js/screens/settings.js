@@ -92,29 +92,55 @@ function scopeText(scope, bots) {
   return `for ${names.join(', ')}`;
 }
 
+/** A Retry button for a saved MCP connector that failed to start (issue 39); the host mounts it again. */
+function retryButton(ctx, c) {
+  const button = h('button', { type: 'button', 'aria-label': `Retry ${c.id}` }, 'Retry');
+  const said = h('span', { class: 'bad', role: 'status' });
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    said.textContent = '';
+    try {
+      await ctx.api.call('connector-retry', { id: c.id });
+      await ctx.team.refresh().catch(() => {});
+    } catch (refusal) {
+      said.textContent = refusal.message;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return h('span', {}, button, said);
+}
+
 function connectors(ctx) {
   const state = ctx.team.state;
   const bots = state.bots || [];
-  const shared = (state.members || []).length > 1;
-  if (shared) {
-    return section('Connectors and keys', h('p', { class: 'muted' }, 'Connectors and saved keys belong to the whole host; with more than one member they are not shown.'));
+  // What this person may do with them, as the host decides it (issue 39).
+  const reach = state.actor?.sharedSurfaces || 'blocked';
+  if (reach === 'blocked') {
+    return section('Connectors and keys', h('p', { class: 'muted' }, 'Connectors and saved keys belong to the host\'s owner; with more than one member they are not shown to anyone else.'));
   }
   const rows = (state.connectors || []).map((c) => {
     const bot = c.botId ? bots.find((b) => b.id === c.botId)?.name || c.botId : null;
     const tools = c.status === 'ready' ? `MCP server · ${plural(c.toolCount, 'tool')}` : 'MCP server';
     const what = c.kind === 'channel' ? `Feishu channel${bot ? ` to ${bot}` : ''}` : tools;
+    const retry = c.kind === 'mcp' && c.status === 'error' ? retryButton(ctx, c) : null;
     return h(
       'div',
       { class: 'row' },
       h('div', { class: 'grow' }, h('strong', {}, c.id), h('br'), h('span', { class: 'hint' }, what), c.error ? h('br') : null, c.error ? h('span', { class: 'bad' }, c.error) : null),
+      retry,
       h('span', { class: c.status === 'ready' ? 'ok' : c.status === 'error' ? 'bad' : 'muted' }, c.status),
     );
   });
   const keys = (state.secrets || []).map((s) =>
     h('div', { class: 'row' }, h('div', { class: 'grow' }, h('strong', {}, s.name), h('br'), h('span', { class: 'hint' }, `${scopeText(s.scope, bots)} · saved ${when(s.updatedAt)}`))),
   );
+  const watching = reach === 'watch'
+    ? h('p', { class: 'hint' }, 'This host has more than one member: connectors and keys stay as you set them up, for your own Bots only, and cannot be added, changed or removed until you are its only member again.')
+    : null;
   return section(
     'Connectors and keys',
+    watching,
     h('h3', {}, 'Connectors'),
     rows.length ? rows : h('p', { class: 'muted' }, 'No connector yet. The host\'s owner adds MCP servers and channels to the FlyBot home (README, “Secrets and connectors”).'),
     h('h3', {}, 'Saved keys'),
