@@ -15,6 +15,7 @@ use flybot_core::visibility::{
 };
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
+    TaskView,
 };
 use flybot_protocol::state::{Bot, Grant, Room, Task, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
@@ -147,7 +148,13 @@ fn narrowed<'a>(
             .as_ref()
             .filter(|id| visible_bot(id)),
         rooms: visible_rooms(state, actor),
-        tasks,
+        tasks: tasks
+            .into_iter()
+            .map(|task| TaskView {
+                task,
+                moves: flybot_core::tasks::moves::moves_for(task, actor, state),
+            })
+            .collect(),
         finished_tasks: finished.len(),
         grants: visible_grants(state, actor),
         prefs: if single {

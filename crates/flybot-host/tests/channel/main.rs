@@ -56,6 +56,7 @@ mod shared_view;
 mod shell_sandbox;
 mod task_board;
 mod task_contract;
+mod task_moves;
 mod task_queue;
 mod tasks;
 mod team_tools;
