@@ -61,6 +61,7 @@ mod task_queue;
 mod tasks;
 mod team_tools;
 mod test_model;
+mod wake_lines;
 mod walls;
 mod web_page;
 mod workflow_beat;
