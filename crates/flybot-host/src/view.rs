@@ -127,7 +127,7 @@ fn narrowed<'a>(
             default: default_model,
             offline: models.runs_offline(default_model),
             // The configured models, for a page's model picker (issue 12).
-            names: models.names().collect(),
+            names: models.names(),
         },
         members: by_creation(state.members.values(), |m| (m.created_at, m.id.clone()))
             .into_iter()

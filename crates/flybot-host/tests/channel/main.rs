@@ -25,6 +25,7 @@ mod member_matrix;
 mod member_view;
 mod memory;
 mod model_client;
+mod models_settings;
 mod opencode_approval;
 mod opencode_authority;
 mod opencode_budgets;

@@ -69,7 +69,7 @@ pub struct ActorView {
 pub struct ModelView<'a> {
     pub default: &'a str,
     pub offline: bool,
-    pub names: Vec<&'a str>,
+    pub names: Vec<String>,
 }
 
 /// A member: `{id, name, createdAt}`.
