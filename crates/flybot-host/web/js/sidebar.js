@@ -77,11 +77,9 @@ function offlineNotice() {
     'p',
     { class: 'notice' },
     h('strong', {}, 'Offline model. '),
-    'Your Bots answer with the built-in mock. To use a real model, add ',
-    h('code', {}, '[providers.…]'),
-    ' and ',
-    h('code', {}, '[models.…]'),
-    ' to config.toml in the FlyBot home and restart flybot serve (README, “Models and providers”).',
+    'Your Bots answer with the built-in mock. To use a real model, add a provider in ',
+    h('a', { href: '#/settings' }, 'Settings → Models'),
+    ', then pick its model for a Bot.',
   );
 }
 
