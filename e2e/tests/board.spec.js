@@ -104,3 +104,18 @@ test('text typed in a card survives a live write elsewhere on the board', async 
   await expect(card.getByLabel('Note for the Bot')).toHaveValue('Half of what I meant to say');
   await expect(card.getByLabel('Note for the Bot')).toBeFocused();
 });
+
+// Issue 31: the task drive's wakes read as one muted event line in the
+// Bot's chat, naming the card, never as a person's "[Continue task]" line.
+test("a card's wakes show in its Bot's chat as one muted line naming the card", async ({ page, host }) => {
+  await host.api.state();
+  const writer = await host.api.createBot('Writer');
+  await host.api.call('task-create', { botId: writer.id, title: 'Write a haiku' });
+  await open(page, host, `#/bot/${writer.id}`);
+  const main = page.getByRole('main');
+  const event = main.locator('.chat-event', { hasText: "Working on 'Write a haiku'" });
+  await expect(event).toHaveCount(1);
+  await expect(main.getByText('[Continue task]')).toHaveCount(0);
+  await expect(main.locator('.msg.user')).toHaveCount(0);
+  await page.screenshot({ path: '/tmp/wake-line.png' });
+});
