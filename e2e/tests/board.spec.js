@@ -115,7 +115,8 @@ test("a card's wakes show in its Bot's chat as one muted line naming the card", 
   const main = page.getByRole('main');
   const event = main.locator('.chat-event', { hasText: "Working on 'Write a haiku'" });
   await expect(event).toHaveCount(1);
-  await expect(main.getByText('[Continue task]')).toHaveCount(0);
+  // No person's bubble: the offline mock's own reply quotes what it got, which is the mock's.
   await expect(main.locator('.msg.user')).toHaveCount(0);
+  await expect(main.getByText('FlyBot', { exact: true })).toHaveCount(0);
   await page.screenshot({ path: '/tmp/wake-line.png' });
 });
