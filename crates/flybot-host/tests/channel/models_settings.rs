@@ -181,3 +181,57 @@ async fn test_connection_shows_the_reply_the_mock_says_it_is_the_mock_and_a_down
             .contains(&json!("down-chat"))
     );
 }
+
+#[tokio::test]
+async fn an_edit_keeps_the_saved_key_changes_the_models_and_never_drops_one_a_bot_runs_on_issue_31()
+{
+    let kit = Kit::new().await;
+    kit.ok(
+        "model-provider-set",
+        provider("http://127.0.0.1:9/v1", Some("sk-first-key")),
+    )
+    .await;
+    let bot = kit
+        .anyone()
+        .bot_from(json!({"name": "Local", "model": "local-chat"}))
+        .await;
+    // Dropping the model the Bot runs on is refused, and nothing changes.
+    let before = config_toml(&kit);
+    let mut drop_it = provider("http://127.0.0.1:9/v1", None);
+    drop_it["models"][0]["name"] = "other-chat".into();
+    let refused = kit
+        .refused("model-provider-set", drop_it, "bot/invalid")
+        .await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Local (local-chat)")
+    );
+    assert_eq!(config_toml(&kit), before);
+    // A new base URL and a second model, with no key given: the key stays.
+    let mut edit = provider("http://127.0.0.1:8/v1", None);
+    edit["models"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "local-big", "model": "qwen3:32b", "contextWindow": 128000}));
+    let answer = kit.ok("model-provider-set", edit).await;
+    let row = &answer["providers"][0];
+    assert_eq!(row["baseUrl"], "http://127.0.0.1:8/v1");
+    assert_eq!(row["keySaved"], true);
+    assert_eq!(row["models"].as_array().unwrap().len(), 2);
+    let file = config_toml(&kit);
+    assert!(
+        file.contains("http://127.0.0.1:8/v1") && file.contains("[models.local-big]"),
+        "{file}"
+    );
+    let (_, state) = kit.state().await;
+    assert!(
+        state["model"]["names"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("local-big"))
+    );
+    let model = kit.host.store().read(|s| s.bots[&bot.id].model.clone());
+    assert_eq!(model, "local-chat");
+}
