@@ -12,5 +12,6 @@ test('a fresh host opens on the page', async ({ page, host }) => {
   await expect(page.getByRole('main')).toBeVisible();
   // The offline-mock state is said plainly, with how to configure a model.
   await expect(page.getByText(/mock/i).first()).toBeVisible();
-  await expect(page.getByText(/config\.toml/).first()).toBeVisible();
+  // Issue 31: the way there is Settings → Models, not a file and a restart.
+  await expect(page.getByRole('link', { name: 'Settings → Models' }).first()).toBeVisible();
 });

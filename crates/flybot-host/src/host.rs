@@ -33,7 +33,10 @@ pub struct HostConfig {
     /// The model a new Bot gets when its request names none.
     pub default_model: String,
     /// The models config.toml declares, and `mock`; mock-only by default.
+    /// Settings swaps its set live (issue 31).
     pub models: Arc<ProviderRegistry>,
+    /// The config.toml Settings writes model edits back to: the home's.
+    pub config_file: PathBuf,
     /// The OpenCode an OpenCode Bot runs on (#198): by default the pinned
     /// one found through `$FLYBOT_OPENCODE` or `.tools/opencode` under the
     /// current folder.
@@ -68,6 +71,7 @@ pub struct HostConfig {
 impl HostConfig {
     pub fn new(home: PathBuf) -> Self {
         HostConfig {
+            config_file: home.join("config.toml"),
             home,
             default_model: "mock".to_owned(),
             models: Arc::new(ProviderRegistry::mock_only()),
@@ -205,6 +209,11 @@ impl Host {
             config.automation_tasks,
         );
         let secrets = crate::secrets::Secrets::open(&team, &config.home);
+        // A provider whose key was saved from Settings reads it per request.
+        let keys = secrets.clone();
+        config
+            .models
+            .use_secrets(Arc::new(move |name: &str| keys.value(name)));
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
         let memory = env.memory.clone();

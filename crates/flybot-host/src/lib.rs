@@ -19,6 +19,7 @@ mod live;
 pub mod logging;
 pub mod memory;
 mod mock_model_server;
+pub mod models_settings;
 pub mod notify;
 pub mod pilot;
 pub mod rooms;

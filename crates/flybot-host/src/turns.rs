@@ -333,7 +333,7 @@ impl TurnEnvironment for HostTurns {
                 team: self.team.clone(),
                 waits: self.waits.clone(),
             })),
-            context: self.context_setup(&bot, route),
+            context: self.context_setup(&bot, &route),
         })
     }
 

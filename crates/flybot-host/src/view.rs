@@ -15,6 +15,7 @@ use flybot_core::visibility::{
 };
 use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
+    TaskView,
 };
 use flybot_protocol::state::{Bot, Grant, Room, Task, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
@@ -88,6 +89,29 @@ pub async fn state_view(
     })
 }
 
+/// The unfinished cards `actor` may open, each with the moves the actor
+/// may make on it (issue 31), and how many finished ones there are.
+/// Finished cards stay out of the view, which clients poll: on a team with
+/// 10,000 tasks they are most of its bytes. The board's `tasks {archive:
+/// true}` reads them. The one card predicate (#1723): a Bot seen through a
+/// shared room does not open its owner's cards.
+fn cards<'a>(state: &'a TeamState, actor: &Actor) -> (Vec<TaskView<'a>>, usize) {
+    let viewer = Viewer::new(state, actor);
+    let (open, finished): (Vec<&Task>, Vec<_>) = state
+        .tasks
+        .values()
+        .filter(|t| viewer.may_open(state, actor, t))
+        .partition(|t| !t.status.is_terminal());
+    let open = open
+        .into_iter()
+        .map(|task| TaskView {
+            task,
+            moves: flybot_core::tasks::moves::moves_for(task, actor, state),
+        })
+        .collect();
+    (open, finished.len())
+}
+
 /// The team's records `actor` may see; the caller adds the revision, the
 /// work and the read-only note.
 fn narrowed<'a>(
@@ -103,17 +127,7 @@ fn narrowed<'a>(
             .get(id)
             .is_some_and(|b| !b.run && bot_seen(state, actor, b))
     };
-    // Finished cards stay out of the view, which clients poll: on a team
-    // with 10,000 tasks they are most of its bytes. The board's `tasks
-    // {archive: true}` reads them.
-    // The one card predicate (#1723): a Bot seen through a shared room does
-    // not open its owner's cards.
-    let viewer = Viewer::new(state, actor);
-    let (tasks, finished): (Vec<&Task>, Vec<_>) = state
-        .tasks
-        .values()
-        .filter(|t| viewer.may_open(state, actor, t))
-        .partition(|t| !t.status.is_terminal());
+    let (tasks, finished_tasks) = cards(state, actor);
     let single = !shared_blocked(state);
     StateView {
         version: state.version,
@@ -127,7 +141,7 @@ fn narrowed<'a>(
             default: default_model,
             offline: models.runs_offline(default_model),
             // The configured models, for a page's model picker (issue 12).
-            names: models.names().collect(),
+            names: models.names(),
         },
         members: by_creation(state.members.values(), |m| (m.created_at, m.id.clone()))
             .into_iter()
@@ -149,7 +163,7 @@ fn narrowed<'a>(
             .filter(|id| visible_bot(id)),
         rooms: visible_rooms(state, actor),
         tasks,
-        finished_tasks: finished.len(),
+        finished_tasks,
         grants: visible_grants(state, actor),
         prefs: if single {
             state.prefs.clone()

@@ -54,6 +54,47 @@ pub enum Column {
     Done,
 }
 
+/// A move a person may make on a card, as its row carries it (issue 31):
+/// decided by `flybot_core::tasks::moves::moves_for`, drawn by the page and
+/// nothing else. The Bot's own moves (claim, start, return, ask) are the
+/// Bot's and are never a person's move here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskMove {
+    /// `task-accept-result`: result-ready → accepted (the Done column).
+    AcceptResult,
+    /// `task-send-back {note}`: result-ready → working, with a rework card.
+    SendBack,
+    /// `task-answer-input {questionId, answer}`: the card's current question.
+    Answer,
+    /// `task-cancel`: any unfinished card ends, for good.
+    Cancel,
+    /// `task-update {priority, progress, note}` on an unfinished card.
+    Edit,
+}
+
+impl TaskMove {
+    /// Every move, in the order a card draws them.
+    pub const ALL: [TaskMove; 5] = [
+        TaskMove::AcceptResult,
+        TaskMove::SendBack,
+        TaskMove::Answer,
+        TaskMove::Edit,
+        TaskMove::Cancel,
+    ];
+
+    /// The wire spelling (`"accept-result"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskMove::AcceptResult => "accept-result",
+            TaskMove::SendBack => "send-back",
+            TaskMove::Answer => "answer",
+            TaskMove::Cancel => "cancel",
+            TaskMove::Edit => "edit",
+        }
+    }
+}
+
 /// The overall card of a group job (#1099) is `kind: "group"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

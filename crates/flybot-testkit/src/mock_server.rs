@@ -40,6 +40,7 @@ pub fn models_config(base_url: &str, api_key_env: Option<&str>) -> ModelsConfig 
         ProviderConfig {
             base_url: base_url.into(),
             api_key_env: api_key_env.map(str::to_owned),
+            api_key_secret: None,
         },
     );
     config.models.insert(
@@ -51,6 +52,7 @@ pub fn models_config(base_url: &str, api_key_env: Option<&str>) -> ModelsConfig 
             thinking: vec!["low".into(), "high".into()],
             thinking_switch: false,
             max_output_tokens: Some(1024),
+            image: false,
         },
     );
     config

@@ -174,6 +174,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn models_written_back_from_settings_are_read_on_the_next_start_issue_31() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "checkRatio = 0.6\n[signIn]\npublicNames = [\"a.lan\"]\n",
+        )
+        .unwrap();
+        let mut declared = ModelsConfig::default();
+        declared.providers.insert(
+            "local".into(),
+            ProviderConfig {
+                base_url: "http://127.0.0.1:8000/v1".into(),
+                api_key_env: None,
+                api_key_secret: Some("MODEL_LOCAL_KEY".into()),
+            },
+        );
+        declared.models.insert(
+            "local-chat".into(),
+            ModelConfig {
+                provider: "local".into(),
+                model: "qwen3".into(),
+                context_window: 32_000,
+                thinking: vec!["low".into()],
+                thinking_switch: false,
+                max_output_tokens: Some(2048),
+                image: true,
+            },
+        );
+        flybot_host::models_settings::file::write_models(&path, &declared).unwrap();
+        let config = load(home.path()).unwrap();
+        assert_eq!(config.models_config(), declared);
+        assert_eq!(config.check_ratio, Some(0.6));
+        assert_eq!(config.sign_in.public_names, ["a.lan"]);
+    }
+
+    #[test]
     fn sandbox_off_30_is_read_and_anything_else_refused() {
         let off: Config = toml::from_str(r#"sandbox = "off""#).unwrap();
         assert_eq!(off.sandbox, Some(flybot_sandbox::Mode::Off));

@@ -28,7 +28,7 @@ use super::{ModelError, ModelProvider};
 use flybot_core::sync::lock;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// The context window the mock declares.
 pub const MOCK_CONTEXT_WINDOW: u32 = 128_000;
@@ -44,6 +44,11 @@ pub struct ProviderConfig {
     /// local server that needs no key. The key itself is never in the file.
     #[serde(default)]
     pub api_key_env: Option<String>,
+    /// The NAME of a saved secret holding the key (issue 31: a key entered
+    /// in Settings is kept in the secrets store, never in this file). Read
+    /// at each request, so a new value applies without a restart.
+    #[serde(default)]
+    pub api_key_secret: Option<String>,
 }
 
 /// `[models.<name>]`: a model a Bot can name.
@@ -66,6 +71,9 @@ pub struct ModelConfig {
     pub thinking_switch: bool,
     #[serde(default)]
     pub max_output_tokens: Option<u32>,
+    /// The model reads images (`image = true`); text only by default.
+    #[serde(default)]
+    pub image: bool,
 }
 
 /// The two tables together.
@@ -105,6 +113,8 @@ pub struct ModelRoute {
     /// pointed at for this model.
     pub base_url: Option<String>,
     pub needs_key: bool,
+    /// The model reads images.
+    pub image: bool,
     /// The mock itself, for a route on it: served on loopback when an
     /// external runtime needs this model over HTTP.
     pub mock: Option<Arc<MockModel>>,
@@ -129,16 +139,26 @@ impl std::fmt::Debug for ModelRoute {
     }
 }
 
-/// Every model the host can run, by the name a Bot holds.
+/// Looks a saved secret up by name, at the moment a request needs it.
+pub type SecretLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Every model the host can run, by the name a Bot holds. The set is
+/// swapped whole (`replace`) when the owner edits it from Settings, so a
+/// turn that already took its route keeps it and the next one takes the
+/// new one (issue 31).
 pub struct ProviderRegistry {
-    routes: BTreeMap<String, ModelRoute>,
+    routes: RwLock<BTreeMap<String, ModelRoute>>,
+    /// What config.toml declares now (the providers and models tables).
+    declared: RwLock<ModelsConfig>,
+    /// The host's secrets, for a provider whose key is a saved secret.
+    secrets: Arc<OnceLock<SecretLookup>>,
     /// Bots with a `test-model` running: one at a time each (#409).
     tests_running: Mutex<HashSet<String>>,
 }
 
 impl std::fmt::Debug for ProviderRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.routes.values()).finish()
+        f.debug_list().entries(read(&self.routes).values()).finish()
     }
 }
 
@@ -162,101 +182,64 @@ impl ProviderRegistry {
             mock_route(MOCK_MODEL, Arc::new(mock)),
         );
         ProviderRegistry {
-            routes,
+            routes: RwLock::new(routes),
+            declared: RwLock::default(),
+            secrets: Arc::default(),
             tests_running: Mutex::default(),
         }
     }
 
     /// The mock plus every model `config` declares.
     pub fn from_config(config: &ModelsConfig, mock: MockModel) -> Result<Self, ModelConfigError> {
-        if config.providers.contains_key(MOCK_MODEL) {
-            return Err(ModelConfigError(
-                "[providers.mock] is built in; give your provider another name.".to_owned(),
-            ));
-        }
-        let mut registry = ProviderRegistry::with_mock(mock);
-        let mock = registry
-            .routes
-            .get(MOCK_MODEL)
-            .and_then(|route| route.mock.clone())
-            .ok_or_else(|| ModelConfigError("the mock model is missing".to_owned()))?;
-        let http = if config.models.is_empty() {
-            None
-        } else {
-            Some(http_client().map_err(|error| ModelConfigError(error.to_string()))?)
-        };
-        for (name, model) in &config.models {
-            if name == MOCK_MODEL {
-                return Err(ModelConfigError(
-                    "[models.mock] is built in; give your model another name.".to_owned(),
-                ));
-            }
-            if model.context_window == 0 {
-                return Err(ModelConfigError(format!(
-                    "[models.{name}] needs a contextWindow above 0."
-                )));
-            }
-            let route = if model.provider == MOCK_MODEL {
-                ModelRoute {
-                    context_window: model.context_window,
-                    ..mock_route(name, mock.clone())
-                }
-            } else {
-                let provider = config.providers.get(&model.provider).ok_or_else(|| {
-                    ModelConfigError(format!(
-                        "[models.{name}] names the provider {}, which no [providers.{}] declares.",
-                        model.provider, model.provider
-                    ))
-                })?;
-                let Some(http) = &http else {
-                    return Err(ModelConfigError("no HTTP client".to_owned()));
-                };
-                let settings = OpenAiSettings {
-                    provider_name: model.provider.clone(),
-                    base_url: provider.base_url.clone(),
-                    key: match &provider.api_key_env {
-                        Some(variable) => KeySource::Env(variable.clone()),
-                        None => KeySource::None,
-                    },
-                    model: Some(model.model.clone()),
-                    thinking: model.thinking.clone(),
-                    thinking_switch: model.thinking_switch,
-                    max_output_tokens: model.max_output_tokens,
-                };
-                ModelRoute {
-                    name: name.clone(),
-                    provider_name: model.provider.clone(),
-                    provider_model: model.model.clone(),
-                    context_window: model.context_window,
-                    max_output_tokens: model.max_output_tokens,
-                    thinking: model.thinking.clone(),
-                    thinking_switch: model.thinking_switch,
-                    offline: false,
-                    provider: Arc::new(OpenAiProvider::new(http.clone(), settings)),
-                    base_url: Some(provider.base_url.clone()),
-                    needs_key: provider.api_key_env.is_some(),
-                    mock: None,
-                }
-            };
-            registry.routes.insert(name.clone(), route);
-        }
+        let registry = ProviderRegistry::with_mock(mock);
+        registry.replace(config)?;
         Ok(registry)
     }
 
+    /// Swaps the declared providers and models for `config`, keeping the
+    /// mock; a declaration the registry cannot use is refused and the set
+    /// stays as it was.
+    pub fn replace(&self, config: &ModelsConfig) -> Result<(), ModelConfigError> {
+        let mock = read(&self.routes)
+            .get(MOCK_MODEL)
+            .and_then(|route| route.mock.clone())
+            .ok_or_else(|| ModelConfigError("the mock model is missing".to_owned()))?;
+        let routes = build_routes(config, mock, &self.secrets)?;
+        *write(&self.routes) = routes;
+        *write(&self.declared) = config.clone();
+        Ok(())
+    }
+
+    /// What the registry runs besides the mock, as config.toml declares it.
+    pub fn declared(&self) -> ModelsConfig {
+        read(&self.declared).clone()
+    }
+
+    /// Hands the registry the host's secrets, once, for the providers
+    /// whose key is a saved secret.
+    pub fn use_secrets(&self, lookup: SecretLookup) {
+        let _ = self.secrets.set(lookup);
+    }
+
     /// The route for a Bot's model name; `NoModel` for an empty or unknown one.
-    pub fn route(&self, model: &str) -> Result<&ModelRoute, ModelError> {
-        self.routes.get(model).ok_or(ModelError::NoModel)
+    pub fn route(&self, model: &str) -> Result<ModelRoute, ModelError> {
+        read(&self.routes)
+            .get(model)
+            .cloned()
+            .ok_or(ModelError::NoModel)
     }
 
     /// The model names, in order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.routes.keys().map(String::as_str)
+    pub fn names(&self) -> Vec<String> {
+        read(&self.routes).keys().cloned().collect()
     }
 
     /// Whether a Bot on `model` talks to no real provider (the mock, or a
     /// name nothing declares).
     pub fn runs_offline(&self, model: &str) -> bool {
-        self.routes.get(model).is_none_or(|route| route.offline)
+        read(&self.routes)
+            .get(model)
+            .is_none_or(|route| route.offline)
     }
 
     /// Marks a connection test running for `bot_id`; `None` when one already
@@ -268,6 +251,110 @@ impl ProviderRegistry {
             bot_id: bot_id.to_owned(),
         })
     }
+}
+
+/// The routes of `config` beside the mock's.
+fn build_routes(
+    config: &ModelsConfig,
+    mock: Arc<MockModel>,
+    secrets: &Arc<OnceLock<SecretLookup>>,
+) -> Result<BTreeMap<String, ModelRoute>, ModelConfigError> {
+    if config.providers.contains_key(MOCK_MODEL) {
+        return Err(ModelConfigError(
+            "[providers.mock] is built in; give your provider another name.".to_owned(),
+        ));
+    }
+    let mut routes = BTreeMap::new();
+    routes.insert(MOCK_MODEL.to_owned(), mock_route(MOCK_MODEL, mock.clone()));
+    let http = if config.models.is_empty() {
+        None
+    } else {
+        Some(http_client().map_err(|error| ModelConfigError(error.to_string()))?)
+    };
+    for (name, model) in &config.models {
+        if name == MOCK_MODEL {
+            return Err(ModelConfigError(
+                "[models.mock] is built in; give your model another name.".to_owned(),
+            ));
+        }
+        if model.context_window == 0 {
+            return Err(ModelConfigError(format!(
+                "[models.{name}] needs a contextWindow above 0."
+            )));
+        }
+        let route = if model.provider == MOCK_MODEL {
+            ModelRoute {
+                context_window: model.context_window,
+                image: model.image,
+                ..mock_route(name, mock.clone())
+            }
+        } else {
+            let provider = config.providers.get(&model.provider).ok_or_else(|| {
+                ModelConfigError(format!(
+                    "[models.{name}] names the provider {}, which no [providers.{}] declares.",
+                    model.provider, model.provider
+                ))
+            })?;
+            let Some(http) = &http else {
+                return Err(ModelConfigError("no HTTP client".to_owned()));
+            };
+            http_route(name, model, provider, http.clone(), secrets)
+        };
+        routes.insert(name.clone(), route);
+    }
+    Ok(routes)
+}
+
+/// The route of a model on an OpenAI-compatible provider.
+fn http_route(
+    name: &str,
+    model: &ModelConfig,
+    provider: &ProviderConfig,
+    http: reqwest::Client,
+    secrets: &Arc<OnceLock<SecretLookup>>,
+) -> ModelRoute {
+    let key = match (&provider.api_key_secret, &provider.api_key_env) {
+        (Some(secret), _) => KeySource::Secret {
+            name: secret.clone(),
+            lookup: secrets.clone(),
+        },
+        (None, Some(variable)) => KeySource::Env(variable.clone()),
+        (None, None) => KeySource::None,
+    };
+    let settings = OpenAiSettings {
+        provider_name: model.provider.clone(),
+        base_url: provider.base_url.clone(),
+        key,
+        model: Some(model.model.clone()),
+        thinking: model.thinking.clone(),
+        thinking_switch: model.thinking_switch,
+        max_output_tokens: model.max_output_tokens,
+    };
+    ModelRoute {
+        name: name.to_owned(),
+        provider_name: model.provider.clone(),
+        provider_model: model.model.clone(),
+        context_window: model.context_window,
+        max_output_tokens: model.max_output_tokens,
+        thinking: model.thinking.clone(),
+        thinking_switch: model.thinking_switch,
+        offline: false,
+        provider: Arc::new(OpenAiProvider::new(http, settings)),
+        base_url: Some(provider.base_url.clone()),
+        needs_key: provider.api_key_env.is_some() || provider.api_key_secret.is_some(),
+        image: model.image,
+        mock: None,
+    }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn mock_route(name: &str, mock: Arc<MockModel>) -> ModelRoute {
@@ -283,6 +370,7 @@ fn mock_route(name: &str, mock: Arc<MockModel>) -> ModelRoute {
         provider: mock.clone(),
         base_url: None,
         needs_key: false,
+        image: false,
         mock: Some(mock),
     }
 }
@@ -325,6 +413,7 @@ mod tests {
             thinking: Vec::new(),
             thinking_switch: false,
             max_output_tokens: Some(8192),
+            image: false,
         }
     }
 
@@ -332,13 +421,14 @@ mod tests {
         ProviderConfig {
             base_url: "https://api.deepseek.com/v1".into(),
             api_key_env: Some("DEEPSEEK_API_KEY".into()),
+            api_key_secret: None,
         }
     }
 
     #[test]
     fn a_fresh_home_has_only_the_offline_mock() {
         let registry = ProviderRegistry::mock_only();
-        assert_eq!(registry.names().collect::<Vec<_>>(), vec!["mock"]);
+        assert_eq!(registry.names(), vec!["mock"]);
         assert!(registry.runs_offline("mock"));
         assert_eq!(
             registry.route("mock").unwrap().context_window,

@@ -12,11 +12,15 @@ use std::time::Duration;
 pub const TEST_PROMPT: &str = "Reply with the single word OK.";
 pub const TEST_MAX_TOKENS: u32 = 16;
 pub const TEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much of the model's reply a test keeps to show.
+pub const REPLY_SHOWN: usize = 200;
 
 /// What the test found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TestVerdict {
-    Passed,
+    /// A finish came, with the model's own words before it (issue 31:
+    /// shown to the person, clipped).
+    Passed(String),
     /// The stream ended with no finish: the route answered, not clearly.
     Unknown,
     Failed(ModelError),
@@ -33,12 +37,17 @@ pub async fn test_connection(route: &ModelRoute) -> TestVerdict {
     };
     let run = async {
         let mut stream = route.provider.stream(request);
+        let mut reply = String::new();
         while let Some(item) = stream.next().await {
             match item {
-                Ok(StreamEvent::Done(_)) => return TestVerdict::Passed,
+                Ok(StreamEvent::Done(_)) => return TestVerdict::Passed(reply),
+                Ok(StreamEvent::TextDelta(text)) => {
+                    if reply.chars().count() < REPLY_SHOWN {
+                        reply.push_str(&text);
+                    }
+                }
                 Ok(
-                    StreamEvent::TextDelta(_)
-                    | StreamEvent::ReasoningDelta(_)
+                    StreamEvent::ReasoningDelta(_)
                     | StreamEvent::ToolCall(_)
                     | StreamEvent::Usage(_),
                 ) => {}

@@ -126,7 +126,7 @@ fn offline_reply(request: &ModelRequest) -> Reply {
         .collect();
     Reply {
         text: format!(
-            "(mock model) I received: {said}. Configure a provider in config.toml to talk to a real model."
+            "(mock model) I received: {said}. Add a provider in Settings → Models to talk to a real model."
         ),
         ..Reply::default()
     }
@@ -293,7 +293,7 @@ mod tests {
             check(&MockModel::offline(), vec![message(Role::User, "hello")]).unwrap();
         assert_eq!(
             text,
-            "(mock model) I received: hello. Configure a provider in config.toml to talk to a real model."
+            "(mock model) I received: hello. Add a provider in Settings → Models to talk to a real model."
         );
         assert!(calls.is_empty());
     }

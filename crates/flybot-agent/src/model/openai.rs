@@ -23,6 +23,12 @@ pub enum KeySource {
     Env(String),
     /// A key given directly (tests, and embedders that hold their own).
     Value(String),
+    /// A saved secret of this name (issue 31), looked up at each request
+    /// through the host's secrets once the host has handed them over.
+    Secret {
+        name: String,
+        lookup: std::sync::Arc<std::sync::OnceLock<super::config::SecretLookup>>,
+    },
 }
 
 impl std::fmt::Debug for KeySource {
@@ -32,6 +38,7 @@ impl std::fmt::Debug for KeySource {
             KeySource::Env(name) => write!(f, "Env({name:?})"),
             // A key never reaches a log line.
             KeySource::Value(_) => f.write_str("Value(<redacted>)"),
+            KeySource::Secret { name, .. } => write!(f, "Secret({name:?})"),
         }
     }
 }
@@ -114,6 +121,10 @@ impl OpenAiProvider {
         let key = match &self.settings.key {
             KeySource::None => None,
             KeySource::Value(key) => Some(key.clone()),
+            KeySource::Secret { name, lookup } => match lookup.get().and_then(|find| find(name)) {
+                Some(key) if !key.trim().is_empty() => Some(key.trim().to_owned()),
+                _ => return Err(ModelError::MissingKey),
+            },
             KeySource::Env(name) => match std::env::var(name) {
                 Ok(key) if !key.trim().is_empty() => Some(key.trim().to_owned()),
                 _ => return Err(ModelError::MissingKey),

@@ -72,6 +72,59 @@ pub fn failure_sentence(code: &FailureCode, text: &str) -> String {
     sentence.to_owned()
 }
 
+/// What Test connection says for a failure (#409, issue 31): one sentence
+/// per failure class, naming what to check, never the provider's message
+/// (it may echo a key).
+pub fn test_failure_sentence(code: &FailureCode) -> String {
+    let sentence = match code {
+        FailureCode::NoModel => "No model of that name is set up on this host.",
+        FailureCode::NoKey => "This provider has no API key yet. Add one to the provider here.",
+        FailureCode::Auth => {
+            "The provider refused the API key. Check the key saved for this provider."
+        }
+        FailureCode::Quota => {
+            "The provider's budget or quota is used up. Top it up with the provider."
+        }
+        FailureCode::RateLimited => {
+            "The provider is limiting requests right now. Try again in a minute."
+        }
+        FailureCode::Timeout => {
+            "The provider did not answer within 30 seconds. Check that the server is up and not overloaded."
+        }
+        FailureCode::Transport => {
+            "The provider could not be reached at its base URL. Check the address and that the server is running."
+        }
+        FailureCode::BadResponse => {
+            "The provider answered with something that is not an OpenAI-compatible reply. Check the base URL; it usually ends in /v1."
+        }
+        FailureCode::ProviderError => {
+            "The provider refused the request. Check the model id and the provider's own status page."
+        }
+        FailureCode::Busy => "A test of this model is already running; wait for its answer.",
+        FailureCode::Cancelled
+        | FailureCode::Log
+        | FailureCode::Workspace
+        | FailureCode::Interrupted
+        | FailureCode::Blocked
+        | FailureCode::NoEnd
+        | FailureCode::Start
+        | FailureCode::Invalid
+        | FailureCode::PeerError
+        | FailureCode::Crashed
+        | FailureCode::Protocol
+        | FailureCode::Refused
+        | FailureCode::Failed
+        | FailureCode::Uncertain
+        | FailureCode::Budget
+        | FailureCode::NoCard
+        | FailureCode::Card
+        | FailureCode::Unknown(_) => {
+            "The test did not finish. Try again, or check the provider's settings."
+        }
+    };
+    sentence.to_owned()
+}
+
 /// A late group model failure as the room shows it (#1347): the friendly
 /// line, never the raw error.
 pub fn room_failure_line(code: &FailureCode) -> &'static str {

@@ -115,6 +115,31 @@ pub fn offer_text(task: &Task) -> String {
     )
 }
 
+/// The one muted line a person sees for a wake in the Bot's chat (issue 31):
+/// `Working on 'Write a haiku'`, or `Offered 'Fix the build' from the queue`;
+/// `None` for any line that is not a wake. The title is read back from the
+/// wake's first line, after its id and priority, where `wake_text` and
+/// `offer_text` put it.
+pub fn wake_event(text: &str) -> Option<String> {
+    let first = text.strip_prefix(CONTINUE_TASK)?.lines().next()?.trim();
+    let (queued, rest) = match first.strip_prefix("Queue item ") {
+        Some(rest) => (true, rest),
+        None => (false, first),
+    };
+    // `<id> (<priority>) <title>`
+    let (_, after_id) = rest.split_once(' ')?;
+    let (_, title) = after_id.split_once(") ")?;
+    let title = match title.split_once(" is waiting for your role:") {
+        Some((title, _)) if queued => title,
+        Some(_) | None => title,
+    };
+    Some(if queued {
+        format!("Offered '{title}' from the queue")
+    } else {
+        format!("Working on '{title}'")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -123,6 +148,24 @@ mod tests {
     use crate::tasks::drive::is_work;
     use crate::tasks::target::{Decision, decision, parse};
     use flybot_protocol::state::TaskStatus;
+
+    #[test]
+    fn a_wake_reads_as_one_event_line_naming_its_card_issue_31() {
+        let mut task = card("task-1", "bot-1", TaskStatus::Working, |_| {});
+        task.title = "Write a haiku".into();
+        let text = wake_text(&task, "Your board:\n- task-1 working");
+        assert_eq!(
+            wake_event(&text).as_deref(),
+            Some("Working on 'Write a haiku'")
+        );
+        let offer = offer_text(&task);
+        assert_eq!(
+            wake_event(&offer).as_deref(),
+            Some("Offered 'Write a haiku' from the queue")
+        );
+        assert_eq!(wake_event("Write a haiku, please"), None);
+        assert_eq!(wake_event("[Continue task]"), None);
+    }
 
     #[test]
     fn a_wake_that_changed_nothing_backs_off_30s_2min_10min_30min_1109() {

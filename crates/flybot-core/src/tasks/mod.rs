@@ -23,6 +23,7 @@ pub mod input;
 pub mod job_card;
 pub mod lease;
 pub mod machine;
+pub mod moves;
 pub mod project_binds;
 pub mod project_board;
 pub mod projects;

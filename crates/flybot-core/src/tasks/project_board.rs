@@ -4,14 +4,15 @@
 //! (the one card predicate). Each row is the card as the board shows it
 //! with `source` (`bot`, `group` or `workflow`), `assignee` (the Bot that
 //! holds the card), `runId` / `nodeId` when a workflow run holds it, and
-//! `audit` when its audit block is not empty (#1730). Nothing to paint is
+//! `audit` when its audit block is not empty (#1730), and the caller's
+//! `moves` (issue 31). Nothing to paint is
 //! `[]`, not an error; it writes nothing.
 
 use super::audit::audit;
 use super::job_card::JOB_WORKFLOW;
 use super::project_binds::{bot_project, room_project, run_project};
 use super::projects::find_visible;
-use super::read::{Viewer, row};
+use super::read::{Viewer, row_for};
 use crate::access::Actor;
 use flybot_protocol::ApiError;
 use flybot_protocol::state::{Task, TeamState};
@@ -73,12 +74,12 @@ pub fn board(state: &TeamState, actor: &Actor, id: &str) -> Result<Vec<Value>, A
     cards.sort_by_key(|t| (Reverse(t.updated_at), Reverse(t.created_at)));
     Ok(cards
         .into_iter()
-        .map(|task| board_row(state, task))
+        .map(|task| board_row(state, actor, task))
         .collect())
 }
 
-fn board_row(state: &TeamState, task: &Task) -> Value {
-    let mut row = row(state, task);
+fn board_row(state: &TeamState, actor: &Actor, task: &Task) -> Value {
+    let mut row = row_for(state, actor, task);
     let Some(object) = row.as_object_mut() else {
         return row;
     };

@@ -6,6 +6,7 @@
 //! is the newest N finished rows only, after the `botId` / `roomId` filter.
 
 use super::machine::status_word;
+use super::moves::moves_for;
 use super::roles::bot_name;
 use crate::access::Actor;
 use flybot_protocol::state::{Task, TaskStatus, TeamState};
@@ -240,11 +241,25 @@ pub fn row(state: &TeamState, task: &Task) -> Value {
     Value::Object(row)
 }
 
-/// `tasks`: the rows of `select`.
+/// `row`, with the moves `actor` may make on the card (issue 31): what the
+/// page draws, and all it draws.
+pub fn row_for(state: &TeamState, actor: &Actor, task: &Task) -> Value {
+    let mut row = row(state, task);
+    if let Value::Object(map) = &mut row {
+        let moves = moves_for(task, actor, state)
+            .into_iter()
+            .map(|m| Value::from(m.as_str()))
+            .collect();
+        map.insert("moves".into(), Value::Array(moves));
+    }
+    row
+}
+
+/// `tasks`: the rows of `select`, each with its viewer's moves.
 pub fn list(state: &TeamState, actor: &Actor, query: &TasksRead) -> Result<Vec<Value>, ApiError> {
     Ok(select(state, actor, query)?
         .into_iter()
-        .map(|task| row(state, task))
+        .map(|task| row_for(state, actor, task))
         .collect())
 }
 

@@ -7,10 +7,22 @@ use super::{approvals, chat, host as host_info, memory, typed};
 use flybot_protocol::channel::Empty;
 
 route_table! {
-    // Test connection (#409): one real request on the Bot's route.
+    // Test connection (#409): one real request on the Bot's route, or on
+    // a model the host's owner names from Settings (issue 31).
     "test-model" => |host, caller, body| {
         let models = &host.config().models;
         typed(host_info::test_model::test_model(host.team(), models, caller.require()?, parse(body)?).await)
+    };
+    // Models from Settings (issue 31): the host's owner's.
+    "models-config" => |host, caller, body| {
+        let _: Empty = parse(body)?;
+        typed(host_info::models::settings(&host).read(caller.require()?))
+    };
+    "model-provider-set" => |host, caller, body| {
+        typed(host_info::models::settings(&host).set(caller.require()?, parse(body)?))
+    };
+    "model-provider-remove" => |host, caller, body| {
+        typed(host_info::models::settings(&host).remove(caller.require()?, parse(body)?))
     };
     // A Bot's own chat (#642, #1509), or a room's channel with a roomId
     // (issue 5).

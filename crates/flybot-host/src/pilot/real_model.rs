@@ -134,6 +134,7 @@ impl RealModel {
             ProviderConfig {
                 base_url: self.base_url.clone(),
                 api_key_env: None,
+                api_key_secret: None,
             },
         );
         config.models.insert(
@@ -145,6 +146,7 @@ impl RealModel {
                 thinking: Vec::new(),
                 thinking_switch: false,
                 max_output_tokens: Some(MAX_OUTPUT_TOKENS),
+                image: false,
             },
         );
         ProviderRegistry::from_config(&config, MockModel::offline()).map_err(|e| e.0)

@@ -35,7 +35,7 @@ impl TeamAccess for HostTeam {
         crate::ids::new_id(prefix)
     }
     fn models(&self) -> Vec<String> {
-        self.models.names().map(str::to_owned).collect()
+        self.models.names()
     }
     fn bot_created(&self, bot: &Bot) {
         if bot.run {

@@ -129,7 +129,8 @@ async fn every_body_of_the_matrix_reaches_the_records_owner_29() {
 
 /// The rows that remove a record, in the order the control sends them,
 /// after every other row.
-const REMOVALS: [&str; 9] = [
+const REMOVALS: [&str; 10] = [
+    "model-provider-remove",
     "memory-delete",
     "schedule-delete",
     "project-delete",

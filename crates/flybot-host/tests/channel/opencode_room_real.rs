@@ -39,6 +39,7 @@ pub(crate) async fn real_host_on(binary: PathBuf, coder_scenario: &str) -> (Kit,
         ProviderConfig {
             base_url: coder_mock.base_url.clone(),
             api_key_env: None,
+            api_key_secret: None,
         },
     );
     models.models.insert(
@@ -50,6 +51,7 @@ pub(crate) async fn real_host_on(binary: PathBuf, coder_scenario: &str) -> (Kit,
             thinking: Vec::new(),
             thinking_switch: false,
             max_output_tokens: None,
+            image: false,
         },
     );
     let kit = Kit::with_config(|config| {

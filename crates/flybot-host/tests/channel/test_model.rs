@@ -41,10 +41,11 @@ async fn a_failure_is_a_fixed_code_without_the_provider_s_message() {
     let answer = kit.ok("test-model", json!({"botId": bot})).await;
     assert_eq!(
         answer["test"],
-        json!({"ok": false, "ref": "remote", "code": "AUTH", "ms": answer["test"]["ms"]})
+        json!({"ok": false, "ref": "remote", "code": "AUTH", "ms": answer["test"]["ms"],
+               "sentence": "The provider refused the API key. Check the key saved for this provider."})
     );
     assert!(
-        !answer.to_string().contains("refuse"),
+        !answer.to_string().contains("invalid_api_key"),
         "no provider text: {answer}"
     );
 }
@@ -75,7 +76,8 @@ async fn a_missing_key_and_an_unknown_model_need_no_request() {
     let answer = kit.ok("test-model", json!({"botId": unknown})).await;
     assert_eq!(
         answer["test"],
-        json!({"ok": false, "ref": "nothing-declared", "code": "NO_MODEL", "ms": 0})
+        json!({"ok": false, "ref": "nothing-declared", "code": "NO_MODEL", "ms": 0,
+               "sentence": "No model of that name is set up on this host."})
     );
 }
 

@@ -8,13 +8,9 @@ import * as notify from './chat/notify.js';
 
 const CHECK_AT_START = 60;
 
-/** Input waits this person answers: blocked cards waiting for input (#207). */
+/** Input waits this person answers (#207): the cards whose moves, as the host decides them, include the answer (issue 31). */
 export function inputWaits(state) {
-  const me = state?.actor?.memberId;
-  const single = state?.actor?.singleOwner;
-  return (state?.tasks || []).filter(
-    (t) => t.status === 'blocked' && t.waitingFor === 'input' && (single || !t.requesterId || t.requesterId === me),
-  );
+  return (state?.tasks || []).filter((t) => (t.moves || []).includes('answer'));
 }
 
 function openBotId() {
@@ -81,11 +77,9 @@ function offlineNotice() {
     'p',
     { class: 'notice' },
     h('strong', {}, 'Offline model. '),
-    'Your Bots answer with the built-in mock. To use a real model, add ',
-    h('code', {}, '[providers.…]'),
-    ' and ',
-    h('code', {}, '[models.…]'),
-    ' to config.toml in the FlyBot home and restart flybot serve (README, “Models and providers”).',
+    'Your Bots answer with the built-in mock. To use a real model, add a provider in ',
+    h('a', { href: '#/settings' }, 'Settings → Models'),
+    ', then pick its model for a Bot.',
   );
 }
 

@@ -22,6 +22,15 @@ pub struct ModelTest {
     pub ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unknown: Option<bool>,
+    /// The model's own short reply (issue 31), clipped to one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
+    /// A failure's sentence a person can act on (#409, issue 31).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sentence: Option<String>,
+    /// The route is the built-in mock: nothing was sent anywhere.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mock: bool,
 }
 
 /// `diagnostics` → `{diagnostics}`.

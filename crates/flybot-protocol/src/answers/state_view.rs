@@ -21,8 +21,9 @@ pub struct StateView<'a> {
     pub designated_chief_id: Option<&'a String>,
     /// Rooms as the channel shows them (`room_view`).
     pub rooms: Vec<Value>,
-    /// The unfinished cards; `finishedTasks` counts the others.
-    pub tasks: Vec<&'a Task>,
+    /// The unfinished cards, each with its viewer's moves; `finishedTasks`
+    /// counts the others.
+    pub tasks: Vec<TaskView<'a>>,
     pub finished_tasks: usize,
     /// Per Bot, the grants the actor sees (`visibility::grants_seen`).
     pub grants: BTreeMap<&'a String, Vec<&'a Grant>>,
@@ -43,6 +44,15 @@ pub struct StateView<'a> {
     pub work: Value,
     /// Why this host only reads its home, or null.
     pub read_only: Option<ReadOnlyNote>,
+}
+
+/// A card as the view carries it: the record and the moves the viewer may
+/// make on it (issue 31).
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskView<'a> {
+    #[serde(flatten)]
+    pub task: &'a Task,
+    pub moves: Vec<crate::task::TaskMove>,
 }
 
 /// Who is asking: `{memberId, singleOwner, sharedSurfaces}`.
@@ -93,7 +103,7 @@ impl SharedSurfaceAccess {
 pub struct ModelView<'a> {
     pub default: &'a str,
     pub offline: bool,
-    pub names: Vec<&'a str>,
+    pub names: Vec<String>,
 }
 
 /// A member: `{id, name, createdAt}`.

@@ -233,11 +233,23 @@ fn a_room_of_three_bots_runs_rounds_and_the_board_drives_the_work() {
             pair("Dev2", "接了 Build UI，第一步是 draw the page"),
         ]
     );
-    // The wakes ran in the assignees' own chats, not in the room.
-    for assignee in [&dev1, &dev2] {
+    // The wakes ran in the assignees' own chats, not in the room, each read
+    // as one event line naming its card (issue 31).
+    for (assignee, title) in [(&dev1, "Build API #12"), (&dev2, "Build UI")] {
         let chat = ok(&host, "messages", json!({"botId": assignee}));
-        let text = chat.to_string();
-        assert!(text.contains("[Continue task]"), "{chat}");
+        let events: Vec<&Value> = chat["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["kind"] == "event")
+            .collect();
+        assert!(
+            events
+                .iter()
+                .any(|l| l["text"] == format!("Working on '{title}'")),
+            "{chat}"
+        );
+        assert!(!chat.to_string().contains("[Continue task]"), "{chat}");
     }
     assert!(
         !log.iter().any(|l| l["text"] == "Done; the card says so."),

@@ -8,9 +8,10 @@ use crate::busy_ack::{Arrival, BusyAcks};
 use crate::team::Team;
 use crate::turns::bot_of_session;
 use flybot_agent::session::Sessions;
-use flybot_agent::session::{AbortedBy, EndReason, LogEntry, SendOutcome, SessionEvent};
+use flybot_agent::session::{AbortedBy, EndReason, LogEntry, SendOutcome, SessionEvent, Source};
 use flybot_core::access::Actor;
 use flybot_core::fences::failure::failure_sentence;
+use flybot_core::rooms::wake::wake_event;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
 use flybot_core::visibility::own_chat_open;
 use flybot_protocol::answers::{Cancelled, ChatLine, ChatMessages, LineQueued, LineSent};
@@ -210,9 +211,30 @@ fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec
         .filter(|entry| before.is_none_or(|before| entry.seq < before))
         .filter_map(short_form)
         .collect();
+    drop_repeated_events(&mut lines);
     let cut = limit.map_or(0, |limit| lines.len().saturating_sub(limit));
     let lines = lines.split_off(cut);
     (lines, cut > 0)
+}
+
+/// Wakes for one card in a row, with nothing said between them, read as
+/// one event line: the first (issue 31). Tool rows and turn ends do not
+/// count as said.
+fn drop_repeated_events(lines: &mut Vec<ChatLine>) {
+    let mut last_said: Option<(String, Option<String>)> = None;
+    lines.retain(|line| {
+        let said = matches!(
+            line.kind.as_str(),
+            "user" | "assistant" | "question" | "event"
+        ) && line.text.as_deref().is_some_and(|t| !t.is_empty());
+        if !said {
+            return true;
+        }
+        let this = (line.kind.clone(), line.text.clone());
+        let repeat = line.kind == "event" && last_said.as_ref() == Some(&this);
+        last_said = Some(this);
+        !repeat
+    });
 }
 
 /// One transcript line as a client draws it; step starts are left out.
@@ -222,6 +244,16 @@ fn short_form(entry: &LogEntry) -> Option<ChatLine> {
         SessionEvent::TurnStart { .. }
         | SessionEvent::StepStart { .. }
         | SessionEvent::StepEnd { .. } => return None,
+        // A task wake is the host's, not a person's: one muted event line
+        // naming the card (issue 31).
+        SessionEvent::UserMessage {
+            text,
+            source: Source::Host,
+            ..
+        } if wake_event(text).is_some() => ChatLine {
+            text: wake_event(text),
+            ..line("event")
+        },
         SessionEvent::UserMessage { text, source, .. } => ChatLine {
             text: Some(text.clone()),
             source: Some(serde_json::to_value(source).unwrap_or(Value::Null)),

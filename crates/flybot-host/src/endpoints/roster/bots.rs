@@ -72,7 +72,7 @@ pub async fn create(
     let model = match &req.model {
         Some(model) => {
             let model = clean_model(model)?;
-            check_model_configured(&model, config.models.names())?;
+            check_model_configured(&model, config.models.names().iter().map(String::as_str))?;
             model
         }
         None => config.default_model.clone(),
@@ -130,7 +130,10 @@ pub async fn update(
             let before = change.state().bots.get(&req.id).map(|b| b.model.clone());
             let updated = update_bot(change.state(), actor, &req.id, update, change.now_ms())?;
             if before.as_deref() != Some(updated.bot.model.as_str()) {
-                check_model_configured(&updated.bot.model, models.names())?;
+                check_model_configured(
+                    &updated.bot.model,
+                    models.names().iter().map(String::as_str),
+                )?;
             }
             change.apply_roster(&updated.writes);
             Ok(updated.bot)

@@ -298,7 +298,7 @@ impl OpenCodeSeats {
             .models
             .route(model)
             .map_err(|_| format!("its model {model:?} is not one this host runs"))?;
-        if let Some(endpoint) = launcher::endpoint_of(route)? {
+        if let Some(endpoint) = launcher::endpoint_of(&route)? {
             return Ok(endpoint);
         }
         let Some(mock) = route.mock.clone() else {

@@ -100,6 +100,20 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "test-model",
             Refused(json!({"botId": bot}), "bot/forbidden"),
         ),
+        // Models from Settings (issue 31): the host's owner's alone.
+        ("models-config", Refused(json!({}), "bot/forbidden")),
+        (
+            "model-provider-set",
+            Refused(
+                json!({"name": "bob", "baseUrl": "http://127.0.0.1:9/v1",
+                       "models": [{"name": "bob-chat", "model": "m", "contextWindow": 1000}]}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "model-provider-remove",
+            Refused(json!({"name": "bob"}), "bot/forbidden"),
+        ),
         (
             "send",
             Refused(json!({"botId": bot, "text": "hi"}), "bot/not-found"),

@@ -46,7 +46,7 @@ export function markSeen(botId, seq) {
 export function noteEntries(botId, entries) {
   let top = newest.get(botId) || 0;
   for (const entry of entries) {
-    if (entry.kind !== 'user' && entry.seq > top) top = entry.seq;
+    if (entry.kind !== 'user' && entry.kind !== 'event' && entry.seq > top) top = entry.seq;
   }
   if (top !== (newest.get(botId) || 0)) {
     newest.set(botId, top);

@@ -89,6 +89,11 @@ export function attachResult(row, entry) {
   row.append(h('span', { class: 'result-label' }, entry.isError ? 'Error' : 'Result'), h('pre', {}, entry.text || ''));
 }
 
+/** A host event in the chat (issue 31: a task wake reads "Working on 'Write a haiku'"): one muted line, never a person's bubble. */
+export function eventLine(entry) {
+  return h('p', { class: 'chat-event muted', title: when(entry.at), dataset: { seq: entry.seq, event: entry.text || '' } }, entry.text || '');
+}
+
 /** The element for one entry, or null when it draws nothing (a completed turn's end, an answer with no text). */
 export function entryNode(entry, names) {
   switch (entry.kind) {
@@ -97,6 +102,8 @@ export function entryNode(entry, names) {
     case 'assistant':
       if (!entry.text) return null;
       return h('div', { class: 'msg assistant', title: when(entry.at), dataset: { seq: entry.seq } }, h('span', { class: 'who' }, names.self()), entry.text);
+    case 'event':
+      return eventLine(entry);
     case 'question':
       return h('div', { class: 'msg question', dataset: { seq: entry.seq } }, h('span', { class: 'who' }, `${names.self()} asks`), entry.text);
     case 'tool-call':

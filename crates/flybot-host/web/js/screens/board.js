@@ -1,9 +1,14 @@
-// The task board (#/board, #1058): three columns by the row's `column`, filters by Bot, room and project, and the archive (#1252).
+// The task board (#/board, #1058): three columns by the row's `column`, the newest finished cards in Done and the whole archive on request (#1252), filters by Bot, room and project, and a card dragged (or its button pressed) to the column its row's move lands it in (issue 31).
 
 import { h, replace, coalesce, plural } from '../dom.js';
-import { cardTile, cardDetail, isTerminal, mayMove } from '../work/card.js';
+import { cardTile, cardDetail, isDone, moveInto, MOVE_TO_COLUMN } from '../work/card.js';
 import { taskForm } from '../work/task_form.js';
 import { openDialog, redrawDialog, alertLine, showRefusal, clearRefusal, select, field } from '../work/ui.js';
+
+/** How many finished cards the Done column shows before the whole archive is asked for. */
+const RECENT_DONE = 20;
+
+const ENDPOINT_OF = { 'accept-result': 'task-accept-result' };
 
 const COLUMNS = [
   ['not-started', 'Not started'],
@@ -21,7 +26,7 @@ export async function show(main, ctx) {
   const errors = alertLine();
   const count = h('p', { class: 'muted w-board-count', role: 'status' });
   const board = h('div', { class: 'w-board' });
-  const archive = h('button', { type: 'button', 'aria-pressed': 'false', onclick: () => toggleArchive() }, 'Show archive');
+  const archive = h('button', { type: 'button', 'aria-pressed': 'false', onclick: () => toggleArchive() }, 'Show all finished');
   const newTask = h('button', { type: 'button', class: 'primary', onclick: () => openNew() }, 'New task');
   const filterBar = h('form', { class: 'w-filters', 'aria-label': 'Filters', onsubmit: (e) => e.preventDefault() });
 
@@ -43,19 +48,21 @@ export async function show(main, ctx) {
   function toggleArchive() {
     filters.archive = !filters.archive;
     archive.setAttribute('aria-pressed', String(filters.archive));
-    archive.textContent = filters.archive ? 'Hide archive' : 'Show archive';
+    archive.textContent = filters.archive ? 'Show recent finished' : 'Show all finished';
     load();
   }
 
   async function fetchRows() {
     if (filters.project) {
       const answer = await api.call('project-board', { project: filters.project });
-      return answer.tasks.filter((t) => (filters.archive || !isTerminal(t)) && (!filters.botId || t.botId === filters.botId));
+      return answer.tasks.filter((t) => !filters.botId || t.botId === filters.botId);
     }
     const body = {};
-    if (filters.archive) body.archive = true;
     if (filters.botId) body.botId = filters.botId;
-    return (await api.call('tasks', body)).tasks;
+    if (filters.archive) return (await api.call('tasks', { ...body, archive: true })).tasks;
+    // Active work, and the newest finished cards so an accepted card stays in sight.
+    const [active, recent] = await Promise.all([api.call('tasks', body), api.call('tasks', { ...body, archive: true, limit: RECENT_DONE })]);
+    return [...active.tasks, ...recent.tasks];
   }
 
   const load = coalesce(async () => {
@@ -69,6 +76,38 @@ export async function show(main, ctx) {
     }
   }, () => disposed);
 
+  let dragged = null; // the row being dragged
+
+  async function makeMove(task, column) {
+    const move = moveInto(task, column);
+    if (!move) return;
+    clearRefusal(errors.parentElement);
+    try {
+      await api.call(ENDPOINT_OF[move], { id: task.id });
+      await load();
+      board.querySelector(`.w-column-${column} [data-task-id="${CSS.escape(task.id)}"] .w-card-open`)?.focus();
+    } catch (error) {
+      showRefusal(errors.parentElement, error);
+    }
+  }
+
+  function dropTarget(section, key) {
+    section.addEventListener('dragover', (event) => {
+      if (!dragged || !moveInto(dragged, key)) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = 'move';
+      section.classList.add('w-drop');
+    });
+    section.addEventListener('dragleave', () => section.classList.remove('w-drop'));
+    section.addEventListener('drop', (event) => {
+      event.preventDefault();
+      section.classList.remove('w-drop');
+      const task = dragged;
+      dragged = null;
+      if (task) makeMove(task, key);
+    });
+  }
+
   function draw() {
     const state = team.state;
     const shown = rows.filter((t) => !filters.roomId || t.roomId === filters.roomId);
@@ -76,21 +115,40 @@ export async function show(main, ctx) {
       const cards = shown.filter((t) => t.column === key);
       const headId = `col-${key}`;
       let emptyText = 'No cards.';
+      let more = null;
       if (key === 'done' && !filters.archive) {
         const finished = state?.finishedTasks || 0;
-        emptyText = finished ? `${plural(finished, 'finished card')} in the archive.` : 'Finished cards go to the archive.';
+        emptyText = 'Finished cards show here.';
+        if (finished > cards.length) more = h('p', { class: 'muted w-column-more' }, `The newest ${plural(cards.length, 'finished card')} of ${finished}; Show all finished lists the rest.`);
       }
-      return h(
+      const section = h(
         'section',
-        { class: `w-column w-column-${key}`, 'aria-labelledby': headId },
+        { class: `w-column w-column-${key}`, 'aria-labelledby': headId, dataset: { column: key } },
         h('h2', { id: headId, class: 'w-column-title' }, label, h('span', { class: 'w-column-count' }, String(cards.length))),
         cards.length
-          ? h('ul', { class: 'w-cards' }, cards.map((t) => cardTile(t, state, openCard)))
+          ? h('ul', { class: 'w-cards' }, cards.map((t) => cardTile(t, state, openCard, makeMove)))
           : h('p', { class: 'muted w-column-empty' }, emptyText),
+        more,
       );
+      dropTarget(section, key);
+      return section;
     });
     replace(board, columns);
-    count.textContent = `${plural(shown.length, 'card')}${filters.archive ? ', finished ones included' : ''}.`;
+    for (const tile of board.querySelectorAll('.w-card[draggable="true"]')) {
+      tile.addEventListener('dragstart', (event) => {
+        dragged = rows.find((t) => t.id === tile.dataset.taskId) || null;
+        event.dataTransfer.setData('text/plain', tile.dataset.taskId);
+        event.dataTransfer.effectAllowed = 'move';
+        for (const [move, column] of Object.entries(MOVE_TO_COLUMN)) {
+          if (dragged?.moves?.includes(move)) board.querySelector(`.w-column-${column}`)?.classList.add('w-drop-ok');
+        }
+      });
+      tile.addEventListener('dragend', () => {
+        dragged = null;
+        for (const el of board.querySelectorAll('.w-drop, .w-drop-ok')) el.classList.remove('w-drop', 'w-drop-ok');
+      });
+    }
+    count.textContent = `${plural(shown.filter((t) => !isDone(t)).length, 'card')} in work${filters.archive ? ', every finished one shown' : ''}.`;
     if (detail) refreshDetail();
   }
 
@@ -120,7 +178,7 @@ export async function show(main, ctx) {
     const body = await cardDetail(task, { api, state: team.state, onMoved: () => load() });
     if (detail?.handle !== handle) return;
     // While the moves stay the same only the facts are redrawn: typed text and focus are kept.
-    const key = JSON.stringify([task.status, task.waitingFor, task.inputRequest?.id, mayMove(team.state, task)]);
+    const key = JSON.stringify([task.status, task.waitingFor, task.inputRequest?.id, task.moves]);
     const old = handle.body.querySelector('.w-detail');
     const kept = detail.key === key && old?.lastElementChild;
     if (kept && body.lastElementChild) {

@@ -95,6 +95,8 @@ export async function show(main, ctx, { botId }) {
         if (row.dataset.turn === entry.turnId && state.textContent === ' · running') state.textContent = ' · not run';
       }
     }
+    // The same card's wake again, with nothing said since: still one line (issue 31).
+    if (entry.kind === 'event' && lines.lastElementChild?.dataset.event === entry.text) return null;
     const node = entryNode(entry, names);
     if (node && entry.kind === 'tool-call') calls.set(entry.toolCallId, node);
     return node;

@@ -1,60 +1,14 @@
-// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), the connectors and saved keys (read-only: names, scope and status from the state view, never a value; #545, #1266), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`).
+// Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (read-only: names, scope and status from the state view, never a value; #545, #1266), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`).
 
 import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
-import { modelNames } from './bot_form.js';
+import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
 import * as theme from '../theme.js';
 
 function section(title, ...children) {
   const id = `set-${title.toLowerCase().replace(/\W+/g, '-')}`;
   return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...children);
-}
-
-function models(ctx, keep) {
-  const state = ctx.team.state;
-  const me = state.actor?.memberId;
-  // Only a Bot the person manages can be tested (test-model is owner-only).
-  const bots = (state.bots || []).filter((b) => !b.hidden && (state.actor?.singleOwner || b.ownerId === me));
-  const names = modelNames(state);
-  const rows = names.map((name) => {
-    const users = bots.filter((b) => b.model === name);
-    if (!keep.results.has(name)) keep.results.set(name, h('span', { role: 'status' }));
-    const result = keep.results.get(name);
-    const test = h('button', { type: 'button', disabled: !users.length }, 'Test connection', h('span', { class: 'sr-only' }, ` for ${name}`));
-    test.addEventListener('click', async () => {
-      test.disabled = true;
-      result.className = 'muted';
-      result.textContent = 'Testing…';
-      try {
-        const { test: verdict } = await ctx.api.call('test-model', { botId: users[0].id });
-        if (verdict.ok) {
-          result.className = 'ok';
-          result.textContent = verdict.unknown ? `Answered in ${verdict.ms} ms (the stream did not say it finished).` : `Connected: answered in ${verdict.ms} ms.`;
-        } else {
-          result.className = 'bad';
-          result.textContent = `Failed: ${verdict.code}.`;
-        }
-      } catch (refusal) {
-        result.className = 'bad';
-        result.textContent = refusal.message;
-      } finally {
-        test.disabled = false;
-      }
-    });
-    const uses = users.length ? `used by ${users.map((b) => b.name).join(', ')}` : 'no Bot uses it yet';
-    return h(
-      'div',
-      { class: 'row' },
-      h('div', { class: 'grow' }, h('strong', {}, name), name === state.model?.default ? ' (default)' : '', h('br'), h('span', { class: 'hint' }, uses)),
-      test,
-      result,
-    );
-  });
-  return section(
-    'Models',
-    ...rows,
-  );
 }
 
 function prefs(ctx) {
@@ -258,7 +212,7 @@ export async function show(main, ctx) {
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), connectors(ctx), people(ctx, session, keep), signIns(ctx, section), about(ctx));
+    replace(main, h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectors(ctx), people(ctx, session, keep), signIns(ctx, section), about(ctx));
     if (focused) document.getElementById(focused)?.focus();
   };
   draw();

@@ -1,8 +1,8 @@
-// A task card on the board (#1058) and its detail dialog: facts, audit text (#1730) and the requester's moves (#54, #202, #207, #130).
+// A task card on the board (#1058) and its detail dialog: facts, audit text (#1730) and the moves its row carries (issue 31: the host decides them, the page only draws them; #130).
 
 import { h, replace, when } from '../dom.js';
 import { preview, readable } from './text.js';
-import { attempt, field, alertLine } from './ui.js';
+import { attempt, field, alertLine, select } from './ui.js';
 
 const STATUS_LABEL = {
   open: 'Open',
@@ -15,10 +15,9 @@ const STATUS_LABEL = {
   failed: 'Failed',
 };
 
-const TERMINAL = new Set(['accepted', 'cancelled', 'failed']);
-
-export function isTerminal(task) {
-  return TERMINAL.has(task.status);
+/** Whether the card is in the Done column (the host's `column`). */
+export function isDone(task) {
+  return task.column === 'done';
 }
 
 function roomName(state, id) {
@@ -29,11 +28,12 @@ function botName(state, id, fallback) {
   return fallback || state?.bots.find((b) => b.id === id)?.name || id;
 }
 
-/** Who moves this card: its requester, or anyone on a single-owner host. */
-export function mayMove(state, task) {
-  if (state?.actor?.singleOwner) return true;
-  const me = state?.actor?.memberId;
-  return !task.requesterId || task.requesterId === me;
+/** The column a move lands a card in, when it moves it to another one: what a drop on a column asks for. */
+export const MOVE_TO_COLUMN = { 'accept-result': 'done' };
+
+/** The move that lands `task` in `column`, if its row carries one. */
+export function moveInto(task, column) {
+  return (task.moves || []).find((m) => MOVE_TO_COLUMN[m] === column && task.column !== column) || null;
 }
 
 function progressBar(task) {
@@ -47,14 +47,14 @@ function waitWord(task) {
   return task.waitingFor === 'approval' ? 'waiting on an approval' : 'waiting on your answer';
 }
 
-/** One card tile; `onOpen(task)` opens its detail. */
-export function cardTile(task, state, onOpen) {
+/** One card tile; `onOpen(task)` opens its detail, `onMove(task, column)` makes the move that lands it there. */
+export function cardTile(task, state, onOpen, onMove = null) {
   const priority = task.priority || 'normal';
   const room = roomName(state, task.roomId);
   const assignee = task.claimedBy && task.claimedBy !== task.botId ? botName(state, task.claimedBy) : null;
   return h(
     'li',
-    { class: `w-card w-prio-${priority}`, dataset: { taskId: task.id } },
+    { class: `w-card w-prio-${priority}`, dataset: { taskId: task.id }, draggable: onMove && moveInto(task, 'done') ? 'true' : null },
     h('h3', { class: 'w-card-title' }, h('button', { type: 'button', class: 'w-card-open', onclick: () => onOpen(task) }, preview(task.title, 120) || '(untitled)')),
     h(
       'div',
@@ -73,6 +73,10 @@ export function cardTile(task, state, onOpen) {
       room ? h('span', { class: 'muted' }, ` · ${room}`) : null,
     ),
     task.parentTitle ? h('p', { class: 'w-card-parent muted' }, `Part of ${preview(task.parentTitle, 60)}`) : null,
+    // The keyboard's way to do what a drag does.
+    onMove && moveInto(task, 'done')
+      ? h('button', { type: 'button', class: 'w-card-move', 'aria-label': `Accept result: move ${preview(task.title, 120)} to Done`, onclick: () => onMove(task, 'done') }, 'Accept result')
+      : null,
   );
 }
 
@@ -113,28 +117,44 @@ function textMove(label, name, buttonText, run) {
   return form;
 }
 
-/** The moves the machine draws from this card's status, for its requester. */
+/** Priority and progress, for a viewer whose row carries `edit`. */
+function editForm(task, act) {
+  const priority = select([['urgent', 'Urgent'], ['high', 'High'], ['normal', 'Normal'], ['low', 'Low']], task.priority || 'normal', { name: 'priority' });
+  const progress = h('input', { type: 'number', name: 'progress', min: '0', max: '100', step: '5', value: typeof task.progress === 'number' ? String(task.progress) : '' });
+  const form = h('form', {
+    class: 'w-move-form w-edit-form',
+    onsubmit: (event) => {
+      event.preventDefault();
+      const body = { priority: priority.value };
+      if (progress.value !== '') body.progress = Number(progress.value);
+      attempt(form, form.querySelector('button[type="submit"]'), act('task-update', body));
+    },
+  });
+  replace(form, h('div', { class: 'w-edit-row' }, field('Priority', priority, { name: 'priority' }), field('Progress (%)', progress, { name: 'progress' })), h('button', { type: 'submit' }, 'Save'), alertLine());
+  return form;
+}
+
+/** The moves the card's row carries for this viewer, and only those (issue 31). */
 function moves(task, api, done) {
   const id = task.id;
+  const has = (m) => (task.moves || []).includes(m);
   const scope = h('div', { class: 'w-moves' });
   const act = (endpoint, body = {}) => async () => {
     await api.call(endpoint, { id, ...body });
     await done();
   };
-  const plain = (text, endpoint, cls = '') =>
-    h('button', { type: 'button', class: cls, onclick: (e) => attempt(scope, e.currentTarget, act(endpoint)) }, text);
   const parts = [];
-  if (task.status === 'open') parts.push(plain('Accept', 'task-accept', 'primary'));
-  if (task.status === 'claimed') parts.push(plain('Start', 'task-start', 'primary'));
-  if (task.status === 'result-ready') parts.push(plain('Accept result', 'task-accept-result', 'primary'));
+  if (has('accept-result')) {
+    parts.push(h('button', { type: 'button', class: 'primary', onclick: (e) => attempt(scope, e.currentTarget, act('task-accept-result')) }, 'Accept result'));
+  }
   const forms = [];
-  if (task.status === 'working') forms.push(textMove('Result summary', 'summary', 'Return result', (summary) => act('task-return', { summary })()));
-  if (task.status === 'blocked' && task.waitingFor === 'input' && task.inputRequest) {
+  if (has('answer') && task.inputRequest) {
     const q = task.inputRequest;
     forms.push(textMove('Answer', 'answer', 'Send answer', (answer) => act('task-answer-input', { questionId: q.id, answer })()));
   }
-  if (task.status === 'result-ready') forms.push(textMove('Note for the Bot', 'note', 'Send back', (note) => act('task-send-back', { note })()));
-  if (!isTerminal(task)) {
+  if (has('send-back')) forms.push(textMove('Note for the Bot', 'note', 'Send back', (note) => act('task-send-back', { note })()));
+  if (has('edit')) forms.push(editForm(task, act));
+  if (has('cancel')) {
     const confirm = h('div', { class: 'w-confirm', hidden: true }, h('span', {}, 'Cancel this task for good? '),
       h('button', { type: 'button', class: 'danger', onclick: (e) => attempt(scope, e.currentTarget, act('task-cancel')) }, 'Yes, cancel task'),
       h('button', { type: 'button', onclick: () => { confirm.hidden = true; ask.hidden = false; ask.focus(); } }, 'Keep it'));
@@ -143,6 +163,14 @@ function moves(task, api, done) {
   }
   replace(scope, alertLine(), forms, parts.length ? h('div', { class: 'w-move-row' }, parts) : null);
   return scope;
+}
+
+/** What the Bot does next on a card it still works, said once above the person's moves. */
+function botsTurn(task, state) {
+  const bot = botName(state, task.botId, task.ownerBotName);
+  if (task.status === 'open' || task.status === 'claimed') return `${bot} picks this card up and starts it; its progress shows here.`;
+  if (task.status === 'working') return `${bot} is working on it and returns a result here.`;
+  return null;
 }
 
 /** The detail of `task` (the row as `tasks` answers it) with its audit text and its moves; `onMoved()` reloads the board. */
@@ -158,7 +186,8 @@ export async function cardDetail(task, { api, state, onMoved }) {
   const waitApproval = task.status === 'blocked' && task.waitingFor === 'approval'
     ? h('p', { class: 'muted' }, 'This card waits on an approval; answer it in the Inbox.')
     : null;
-  const movable = mayMove(state, task);
+  const offered = (task.moves || []).length > 0;
+  const doing = botsTurn(task, state);
   return h(
     'div',
     { class: 'w-detail' },
@@ -178,10 +207,14 @@ export async function cardDetail(task, { api, state, onMoved }) {
           ? h('pre', { class: 'w-audit', tabindex: '0', 'aria-label': 'Audit text' }, audit)
           : h('p', { class: 'muted' }, 'No handoff, evidence, rework or lease recorded on this card.'),
     ),
-    isTerminal(task)
-      ? h('p', { class: 'muted' }, `This card is ${STATUS_LABEL[task.status].toLowerCase()}; nothing moves it again.`)
-      : movable
-        ? h('section', { class: 'w-block' }, h('h3', {}, 'Moves'), moves(task, api, onMoved))
-        : h('p', { class: 'muted' }, 'Only the person who asked for this card can move it.'),
+    isDone(task)
+      ? h('p', { class: 'muted' }, `This card is ${(STATUS_LABEL[task.status] || task.status).toLowerCase()}; nothing moves it again.`)
+      : h(
+        'section',
+        { class: 'w-block' },
+        h('h3', {}, 'Moves'),
+        doing ? h('p', { class: 'muted w-bots-turn' }, doing) : null,
+        offered ? moves(task, api, onMoved) : h('p', { class: 'muted' }, 'Nothing on this card is yours to change.'),
+      ),
   );
 }

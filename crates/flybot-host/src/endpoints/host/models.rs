@@ -1,0 +1,17 @@
+//! `models-config`, `model-provider-set`, `model-provider-remove` (issue
+//! 31): Settings' models, over the service in `crate::models_settings`.
+
+use crate::host::Host;
+use crate::models_settings::ModelsSettings;
+
+/// The models service for this host.
+pub fn settings(host: &Host) -> ModelsSettings<'_> {
+    let config = host.config();
+    ModelsSettings {
+        team: host.team(),
+        secrets: host.secrets(),
+        models: &config.models,
+        config_file: &config.config_file,
+        default_model: &config.default_model,
+    }
+}

@@ -1,0 +1,237 @@
+//! Models from Settings (issue 31) through the channel: the host's owner
+//! adds an OpenAI-compatible provider with its key saved as a secret; the
+//! next turn runs on it with no restart; config.toml is written back with
+//! the key's secret name and never the key; a member is refused and changes
+//! nothing; a down endpoint's test answers the #409 sentence for its class.
+
+use flybot_testkit::Kit;
+use flybot_testkit::sse_server::{Reply, ScriptedProvider};
+use serde_json::{Value, json};
+
+fn provider(base_url: &str, key: Option<&str>) -> Value {
+    let mut body = json!({
+        "name": "local",
+        "baseUrl": base_url,
+        "models": [{"name": "local-chat", "model": "qwen3", "contextWindow": 32000, "image": true}],
+    });
+    if let Some(key) = key {
+        body["apiKey"] = key.into();
+    }
+    body
+}
+
+fn config_toml(kit: &Kit) -> String {
+    std::fs::read_to_string(kit.home().join("config.toml")).unwrap_or_default()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_provider_added_from_settings_serves_the_next_turn_with_no_restart_and_is_written_back_issue_31()
+ {
+    let server = ScriptedProvider::start(vec![Reply::text("Hello from the local model.")]);
+    let kit = Kit::new().await;
+    std::fs::write(kit.home().join("config.toml"), "# mine\ncheckRatio = 0.5\n").unwrap();
+    let answer = kit
+        .ok(
+            "model-provider-set",
+            provider(&server.base_url, Some("sk-local-secret-1")),
+        )
+        .await;
+    let row = &answer["providers"][0];
+    assert_eq!(row["name"], "local");
+    assert_eq!(
+        (row["key"].as_str(), row["keySaved"].as_bool()),
+        (Some("saved"), Some(true))
+    );
+    assert_eq!(row["models"][0]["image"], true);
+    assert!(
+        !answer.to_string().contains("sk-local-secret-1"),
+        "{answer}"
+    );
+
+    // Written back: the rest of the file kept, the key's name and never the key.
+    let file = config_toml(&kit);
+    assert!(file.starts_with("# mine\ncheckRatio = 0.5\n"), "{file}");
+    assert!(
+        file.contains("[providers.local]") && file.contains("apiKeySecret = \"MODEL_LOCAL_KEY\""),
+        "{file}"
+    );
+    assert!(
+        file.contains("[models.local-chat]") && file.contains("image = true"),
+        "{file}"
+    );
+    assert!(!file.contains("sk-local-secret-1"));
+    let (_, state) = kit.state().await;
+    assert!(
+        state["model"]["names"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("local-chat"))
+    );
+
+    // The next turn runs on it, with the saved key, and no restart.
+    let bot = kit
+        .anyone()
+        .bot_from(json!({"name": "Local", "model": "local-chat"}))
+        .await;
+    kit.ok("send", json!({"botId": bot.id, "text": "hi"})).await;
+    kit.idle(&bot.session).await;
+    let lines = kit.ok("messages", json!({"botId": bot.id})).await;
+    let said: Vec<&str> = lines["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["kind"] == "assistant")
+        .filter_map(|l| l["text"].as_str())
+        .collect();
+    assert_eq!(said, ["Hello from the local model."]);
+    assert_eq!(server.requests()[0]["model"], "qwen3");
+
+    // A provider a Bot runs on is not removed from under it.
+    kit.refused(
+        "model-provider-remove",
+        json!({"name": "local"}),
+        "bot/invalid",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_member_is_refused_every_models_endpoint_and_nothing_changes_issue_31() {
+    let kit = Kit::new().await;
+    let [_ada, bob] = kit.members(["Ada", "Bob"]).await;
+    let bob = kit.as_member(&bob);
+    bob.refused("models-config", json!({}), "bot/forbidden")
+        .await;
+    bob.refused(
+        "model-provider-set",
+        provider("http://127.0.0.1:9/v1", None),
+        "bot/forbidden",
+    )
+    .await;
+    bob.refused(
+        "model-provider-remove",
+        json!({"name": "local"}),
+        "bot/forbidden",
+    )
+    .await;
+    bob.refused("test-model", json!({"model": "mock"}), "bot/forbidden")
+        .await;
+    assert_eq!(config_toml(&kit), "");
+    let (_, state) = kit.state().await;
+    assert_eq!(state["model"]["names"], json!(["mock"]));
+}
+
+#[tokio::test]
+async fn bad_edits_are_refused_with_the_field_and_the_running_set_stays_issue_31() {
+    let kit = Kit::new().await;
+    let cases = [
+        json!({"name": "mock", "baseUrl": "http://h/v1", "models": [{"name": "m", "model": "m", "contextWindow": 10}]}),
+        json!({"name": "x", "baseUrl": "ftp://h/v1", "models": [{"name": "m", "model": "m", "contextWindow": 10}]}),
+        json!({"name": "x", "baseUrl": "http://h/v1", "models": []}),
+        json!({"name": "x", "baseUrl": "http://h/v1", "models": [{"name": "m", "model": "m", "contextWindow": 0}]}),
+        json!({"name": "x", "baseUrl": "http://h/v1", "models": [{"name": "mock", "model": "m", "contextWindow": 10}]}),
+        json!({"name": "x", "baseUrl": "http://h/v1", "models": [{"name": "m", "model": "", "contextWindow": 10}]}),
+    ];
+    for body in cases {
+        kit.refused("model-provider-set", body, "bot/invalid").await;
+    }
+    assert_eq!(config_toml(&kit), "");
+}
+
+#[tokio::test]
+async fn test_connection_shows_the_reply_the_mock_says_it_is_the_mock_and_a_down_endpoint_gives_its_sentence_409()
+ {
+    let server = ScriptedProvider::start(vec![Reply::text("OK, I am here.")]);
+    let kit = Kit::new().await;
+    kit.ok("model-provider-set", provider(&server.base_url, None))
+        .await;
+    let up = kit.ok("test-model", json!({"model": "local-chat"})).await;
+    assert_eq!(up["test"]["ok"], true, "{up}");
+    assert_eq!(up["test"]["reply"], "OK, I am here.");
+    assert!(up["test"].get("mock").is_none());
+
+    let mock = kit.ok("test-model", json!({"model": "mock"})).await;
+    assert_eq!(
+        (mock["test"]["ok"].as_bool(), mock["test"]["mock"].as_bool()),
+        (Some(true), Some(true)),
+        "{mock}"
+    );
+
+    // Nothing listens on port 9: the endpoint is down.
+    let mut down = provider("http://127.0.0.1:9/v1", None);
+    down["name"] = "down".into();
+    down["models"][0]["name"] = "down-chat".into();
+    kit.ok("model-provider-set", down).await;
+    let failed = kit.ok("test-model", json!({"model": "down-chat"})).await;
+    assert_eq!(failed["test"]["ok"], false);
+    assert_eq!(failed["test"]["code"], "TRANSPORT");
+    assert_eq!(
+        failed["test"]["sentence"],
+        "The provider could not be reached at its base URL. Check the address and that the server is running."
+    );
+    // Removed: gone from the file and from the running set at once.
+    kit.ok("model-provider-remove", json!({"name": "down"}))
+        .await;
+    assert!(!config_toml(&kit).contains("down"));
+    let (_, state) = kit.state().await;
+    assert!(
+        !state["model"]["names"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("down-chat"))
+    );
+}
+
+#[tokio::test]
+async fn an_edit_keeps_the_saved_key_changes_the_models_and_never_drops_one_a_bot_runs_on_issue_31()
+{
+    let kit = Kit::new().await;
+    kit.ok(
+        "model-provider-set",
+        provider("http://127.0.0.1:9/v1", Some("sk-first-key")),
+    )
+    .await;
+    let bot = kit
+        .anyone()
+        .bot_from(json!({"name": "Local", "model": "local-chat"}))
+        .await;
+    // Dropping the model the Bot runs on is refused, and nothing changes.
+    let before = config_toml(&kit);
+    let mut drop_it = provider("http://127.0.0.1:9/v1", None);
+    drop_it["models"][0]["name"] = "other-chat".into();
+    let refused = kit
+        .refused("model-provider-set", drop_it, "bot/invalid")
+        .await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Local (local-chat)")
+    );
+    assert_eq!(config_toml(&kit), before);
+    // A new base URL and a second model, with no key given: the key stays.
+    let mut edit = provider("http://127.0.0.1:8/v1", None);
+    edit["models"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "local-big", "model": "qwen3:32b", "contextWindow": 128000}));
+    let answer = kit.ok("model-provider-set", edit).await;
+    let row = &answer["providers"][0];
+    assert_eq!(row["baseUrl"], "http://127.0.0.1:8/v1");
+    assert_eq!(row["keySaved"], true);
+    assert_eq!(row["models"].as_array().unwrap().len(), 2);
+    let file = config_toml(&kit);
+    assert!(
+        file.contains("http://127.0.0.1:8/v1") && file.contains("[models.local-big]"),
+        "{file}"
+    );
+    let (_, state) = kit.state().await;
+    assert!(
+        state["model"]["names"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("local-big"))
+    );
+    let model = kit.host.store().read(|s| s.bots[&bot.id].model.clone());
+    assert_eq!(model, "local-chat");
+}
