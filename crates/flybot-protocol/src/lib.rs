@@ -19,6 +19,7 @@ pub mod secrets;
 pub mod state;
 pub mod task;
 pub mod task_requests;
+pub mod task_view;
 pub mod thinking;
 pub mod tool_names;
 pub mod workflow;

@@ -21,7 +21,9 @@ pub struct StateView<'a> {
     pub designated_chief_id: Option<&'a String>,
     /// Rooms as the channel shows them (`room_view`).
     pub rooms: Vec<Value>,
-    /// The unfinished cards; `finishedTasks` counts the others.
+    /// The unfinished cards, without host-only fields (#1253);
+    /// `finishedTasks` counts the others.
+    #[serde(serialize_with = "crate::task_view::public_list")]
     pub tasks: Vec<&'a Task>,
     pub finished_tasks: usize,
     /// Per Bot, the grants the actor sees (`visibility::grants_seen`).

@@ -28,6 +28,11 @@ pub struct MessageBotArgs {
     pub to: String,
     /// The message, complete on its own: the Bot reads only this.
     pub text: String,
+    /// The id of your task card this message is for (task-...), if any. A
+    /// send held for your owner's approval then blocks that card until
+    /// they decide; without it no card waits (#54).
+    #[serde(default, rename = "taskId")]
+    pub task_id: Option<String>,
 }
 
 pub struct MessageBot;
@@ -121,7 +126,7 @@ impl Tool for MessageBot {
         // Another owner's Bot: the send waits for the sender's owner (#52).
         if target.owner_id != me.owner_id {
             let id = team
-                .hold_send(&me.id, &target.id, text, hops)
+                .hold_send(&me.id, &target.id, text, hops, args.task_id.as_deref())
                 .await
                 .map_err(ToolError::Failed)?;
             return Ok(format!(

@@ -75,6 +75,7 @@ impl TeamAccess for TestTeam {
         _: &'a str,
         _: &'a str,
         _: u32,
+        _: Option<&'a str>,
     ) -> crate::tools::BoxFuture<'a, Result<String, String>> {
         Box::pin(async { Ok("hold-1".to_owned()) })
     }
@@ -158,6 +159,7 @@ impl Fixture {
                 message::MessageBotArgs {
                     to: to.into(),
                     text: text.into(),
+                    task_id: None,
                 },
             )
             .await
@@ -476,6 +478,41 @@ async fn list_bots_tags_pending_approvals_587_and_update_bot_renames() {
         .unwrap();
     assert_eq!(updated, "Updated Bea (model mock).");
     assert_eq!(f.get_bot("b").name, "Bea");
+}
+
+#[tokio::test]
+async fn list_bots_includes_the_bots_of_the_current_room_and_only_there_53() {
+    let f = fixture(vec![]).await;
+    f.team
+        .store
+        .mutate("test", |change| {
+            let room: flybot_protocol::state::Room = serde_json::from_value(serde_json::json!({
+                "id": "room-1", "name": "Shared", "ownerId": "m1", "members": ["a", "c"],
+                "sessions": {"a": "group-a", "c": "group-c"}, "createdAt": 1, "updatedAt": 1
+            }))
+            .unwrap();
+            change.put_room(&room);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let list = async |session: &str| {
+        let mut ctx = f.ctx("a");
+        ctx.session_id = session.to_owned();
+        ListBots.call(&ctx, list::ListBotsArgs {}).await.unwrap()
+    };
+    // In the room's Session: another owner's Bot sitting there is listed.
+    let in_room = list("group-a").await;
+    assert!(
+        in_room.contains("- C (model mock) [in this group]"),
+        "{in_room}"
+    );
+    assert!(in_room.contains("- B (model mock)"), "{in_room}");
+    // In its own chat, and in a Session of c's that is not a's: not listed.
+    for session in ["session-a", "group-c"] {
+        let listed = list(session).await;
+        assert!(!listed.contains("- C "), "{session}: {listed}");
+    }
 }
 
 #[tokio::test]

@@ -25,7 +25,8 @@ fn blocked(what: &str) -> ApiError {
     )
 }
 
-/// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed.
+/// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed,
+/// and the notification keys keep only what is off (core `prefs`, #469).
 pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<PrefsAnswer, ApiError> {
     for (key, value) in &req.prefs {
         if key.is_empty() || key.len() > 100 || key.chars().any(char::is_control) {
@@ -51,10 +52,10 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Pref
                 return Err(blocked("Preferences"));
             }
             for (key, value) in &req.prefs {
-                let unchanged = change.state().prefs.get(key) == Some(value)
-                    || (value.is_null() && !change.state().prefs.contains_key(key));
-                if !unchanged {
-                    change.set_pref(key, (!value.is_null()).then_some(value));
+                let current = change.state().prefs.get(key).cloned();
+                let next = flybot_core::prefs::next_pref(key, current.as_ref(), value)?;
+                if next != current {
+                    change.set_pref(key, next.as_ref());
                 }
             }
             if change.state().prefs.len() > PREFS_MAX {
