@@ -11,6 +11,7 @@ pub mod assign;
 pub mod board;
 pub mod claim;
 pub mod context;
+pub mod covers;
 pub mod dispatch;
 pub mod hold;
 pub mod log;

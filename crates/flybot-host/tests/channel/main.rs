@@ -19,6 +19,7 @@ mod edge;
 mod external_members;
 mod feishu_app;
 mod feishu_webhook;
+mod host_info;
 mod live_audit;
 mod live_stream;
 mod member_matrix;

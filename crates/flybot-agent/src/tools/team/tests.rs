@@ -612,3 +612,82 @@ async fn ask_user_answers_the_model_and_needs_a_question() {
         .await;
     assert!(matches!(empty, Err(ToolError::Invalid(_))));
 }
+
+#[tokio::test]
+async fn create_group_and_update_group_follow_the_channels_rules_for_a_main_bot_or_the_admin_1700_1182()
+ {
+    let f = fixture(vec![]).await;
+    let rooms = || f.team.store.read(|s| s.rooms.clone());
+    let create = |from: &str, args: serde_json::Value| {
+        let ctx = f.ctx(from);
+        async move {
+            CreateGroup
+                .call(&ctx, serde_json::from_value(args).unwrap())
+                .await
+        }
+    };
+    let update = |from: &str, args: serde_json::Value| {
+        let ctx = f.ctx(from);
+        async move {
+            UpdateGroup
+                .call(&ctx, serde_json::from_value(args).unwrap())
+                .await
+        }
+    };
+    // Neither a Main Bot nor an admin: refused, nothing written.
+    let no = refused(create("b", serde_json::json!({"name": "Crew", "members": ["A"]})).await);
+    assert!(no.contains("Only a Main Bot or a group's admin"), "{no}");
+    // Another owner's Bot, not granted: refused like an unknown name.
+    let no = refused(create("a", serde_json::json!({"name": "Crew", "members": ["C"]})).await);
+    assert!(no.contains("No Bot named C"), "{no}");
+    assert!(rooms().is_empty());
+    let made = create(
+        "a",
+        serde_json::json!({"name": "Crew", "members": ["B"], "task_lead": "B"}),
+    )
+    .await
+    .unwrap();
+    assert!(made.contains("Made the group Crew with 2 Bots"), "{made}");
+    let room = rooms().into_values().next().unwrap();
+    assert_eq!(room.owner_id, "m1");
+    assert_eq!(room.members, ["a", "b"]);
+    assert_eq!(room.admin.as_deref(), Some("a"));
+    assert_eq!(room.extra["taskLead"], "b");
+    assert_eq!(room.sessions.len(), 2);
+    // b is a member but not the admin: it may not hand the lead over.
+    let no = refused(
+        update(
+            "b",
+            serde_json::json!({"group": "Crew", "task_lead": "none"}),
+        )
+        .await,
+    );
+    assert!(no.contains("Only a Main Bot or the admin of Crew"), "{no}");
+    // The admin hands the admin role to b, and b (now admin) clears the lead.
+    update("a", serde_json::json!({"group": "Crew", "admin": "B"}))
+        .await
+        .unwrap();
+    update(
+        "b",
+        serde_json::json!({"group": "Crew", "task_lead": "none", "add_members": ["MAIN2"]}),
+    )
+    .await
+    .unwrap();
+    let room = rooms().into_values().next().unwrap();
+    assert_eq!(room.admin.as_deref(), Some("b"));
+    assert!(room.extra.get("taskLead").is_none());
+    assert_eq!(room.members, ["a", "b", "main2"]);
+    // A lead outside the room is the core's refusal, and nothing changes.
+    let no = refused(update("b", serde_json::json!({"group": "Crew", "task_lead": "C"})).await);
+    assert!(no.contains("No Bot named C"), "{no}");
+    // Another owner's Bot cannot find, let alone change, this group.
+    let no = refused(
+        update(
+            "c",
+            serde_json::json!({"group": "Crew", "task_lead": "none"}),
+        )
+        .await,
+    );
+    assert!(no.contains("No group named Crew"), "{no}");
+    assert_eq!(rooms().into_values().next().unwrap(), room);
+}
