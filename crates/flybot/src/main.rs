@@ -14,6 +14,7 @@ macro_rules! warn {
     ($($arg:tt)*) => { flybot_host::logging::console::warn(format_args!($($arg)*)) };
 }
 
+mod build_stamp;
 mod config;
 mod envelope_cmd;
 mod listen;

@@ -16,7 +16,7 @@ use flybot_store::StoreStatus;
 const PREFS_MAX: usize = 200;
 const PREF_VALUE_MAX: usize = 16 * 1024;
 
-fn blocked(what: &str) -> ApiError {
+pub(super) fn blocked(what: &str) -> ApiError {
     ApiError::new(
         ErrorCode::BlockedShared,
         format!(
@@ -70,12 +70,14 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Pref
     Ok(PrefsAnswer { prefs })
 }
 
-/// `diagnostics` → where the home is, whether this team writes, and sizes.
+/// `diagnostics` → where the home is, whether this team writes, sizes, and
+/// the About block's build and links (#374).
 pub fn diagnostics(
     team: &Team,
-    home: &std::path::Path,
+    config: &crate::HostConfig,
     _actor: &Actor,
 ) -> Result<DiagnosticsAnswer, ApiError> {
+    let home = &config.home;
     let store = team.store();
     store.read(|state| {
         if shared_blocked(state) {
@@ -104,6 +106,9 @@ pub fn diagnostics(
                     rooms: state.rooms.len(),
                     tasks: state.tasks.len(),
                 },
+                build: super::about::build_view(&config.build),
+                links: super::about::links(),
+                behind: None,
             },
         })
     })

@@ -95,6 +95,7 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"prefs": {"theme": "dark"}}), "bot/blocked-shared"),
         ),
         ("diagnostics", Refused(json!({}), "bot/blocked-shared")),
+        ("diagnostics-log", Refused(json!({}), "bot/blocked-shared")),
         // Chat and rooms' channels.
         (
             "test-model",
