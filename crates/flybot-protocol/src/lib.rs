@@ -11,6 +11,7 @@ pub mod channel_connectors;
 pub mod connectors;
 pub mod error;
 pub mod failure;
+pub mod group_question;
 pub mod journal;
 pub mod memory_requests;
 pub mod room_line;

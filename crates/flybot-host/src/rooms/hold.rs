@@ -118,6 +118,7 @@ pub fn deliver_released(approvals: &Approvals, record: &HeldRecord) -> bool {
             Source::Bot {
                 bot_id: record.held.from_bot.clone(),
                 hops: record.held.origin.hop,
+                room_id: None,
             },
             ItemKind::NextTurn,
         )

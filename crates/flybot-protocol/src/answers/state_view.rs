@@ -32,6 +32,9 @@ pub struct StateView<'a> {
     pub prefs: BTreeMap<String, Value>,
     pub projects: Vec<&'a Value>,
     pub invitations: Vec<InvitationRow<'a>>,
+    /// Room id → the question waiting in that room's dock (#550), for the
+    /// asking Bot's owner and the room's owner only.
+    pub questions: BTreeMap<&'a String, &'a crate::group_question::GroupQuestion>,
     pub auth_sessions: Vec<AuthSessionRow<'a>>,
     /// The saved keys by name and scope, never a value; `[]` once they are
     /// shared (#49, #545).

@@ -3,7 +3,9 @@
 //! `reach()` through `TeamAccess`), `MAX_HOPS` on a chain,
 //! `MAX_UNREAD_REQUESTS` per recipient chat, and the 60 s dedupe of a
 //! repeated line (#641), which drops the repeat before it is delivered. A
-//! message to another owner's Bot is held for the sender's owner (#52).
+//! message to another owner's Bot is held for the sender's owner (#52). A
+//! message sent from the sender's group Session carries that group
+//! (`senderRoomId`, #553), so a question about the work can reach it (#550).
 
 use super::{caller, is_retired, no_bot, team};
 use crate::session::{ItemKind, SessionEvent, Sessions, Source};
@@ -51,6 +53,16 @@ fn named_bots(state: &TeamState, me: &Bot, name: &str) -> Vec<Bot> {
         .collect()
 }
 
+/// The group `me` writes from when `session_id` is its member Session
+/// there: the request then carries it (`senderRoomId`, #553).
+fn sender_room(state: &TeamState, me: &Bot, session_id: &str) -> Option<String> {
+    state
+        .rooms
+        .values()
+        .find(|room| room.sessions.get(&me.id).is_some_and(|s| s == session_id))
+        .map(|room| room.id.clone())
+}
+
 /// The hop count of the turn running in `session_id`: the highest hop of the
 /// Bot messages that started it (0 for a person's line).
 pub(super) fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
@@ -90,9 +102,10 @@ impl Tool for MessageBot {
                 "A message is 1 to {MAX_TEXT} characters."
             )));
         }
-        let (me, named) = team.store().read(|state| {
+        let (me, named, sender_room) = team.store().read(|state| {
             let me = caller(state, ctx, false)?;
-            Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to)))
+            let room = sender_room(state, &me, &ctx.session_id);
+            Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to), room))
         })?;
         // The host judges the send with the core reach() (#90); a Bot it
         // may not reach is refused like one that is not there.
@@ -151,6 +164,7 @@ impl Tool for MessageBot {
                 Source::Bot {
                     bot_id: me.id.clone(),
                     hops,
+                    room_id: sender_room,
                 },
                 ItemKind::NextTurn,
             )

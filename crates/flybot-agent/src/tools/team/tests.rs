@@ -232,6 +232,7 @@ async fn message_bot_ends_a_chain_at_max_hops() {
     let from = |hops| Source::Bot {
         bot_id: "main2".into(),
         hops,
+        room_id: None,
     };
     sessions
         .deliver("session-a", "go on", from(MAX_HOPS - 1), ItemKind::NextTurn)

@@ -107,6 +107,10 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
         ),
         ("messages", Refused(json!({"botId": bot}), "bot/not-found")),
         (
+            "answer-question",
+            Refused(json!({"roomId": room, "answer": "yes"}), "bot/not-found"),
+        ),
+        (
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),
         ),
