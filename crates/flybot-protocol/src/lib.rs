@@ -14,6 +14,7 @@ pub mod failure;
 pub mod group_question;
 pub mod journal;
 pub mod memory_requests;
+pub mod project_memory;
 pub mod room_line;
 pub mod schedule;
 pub mod secrets;

@@ -25,6 +25,8 @@ pub mod lease;
 pub mod machine;
 pub mod project_binds;
 pub mod project_board;
+pub mod project_digest;
+pub mod project_memory;
 pub mod projects;
 pub mod prune;
 pub mod queue;
