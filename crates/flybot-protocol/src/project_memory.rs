@@ -54,3 +54,17 @@ pub struct ProjectMemoryWrite {
     pub kind: MemoryKind,
     pub text: String,
 }
+
+/// `project-memory` / `project-memory-write` → `{memory}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectMemoryAnswer {
+    pub memory: ProjectMemory,
+}
+
+/// `project-digest {project}` → `{digest, skipped}`: today's digest, and
+/// whether it was already built today (nothing stored or delivered again).
+#[derive(Debug, Clone, Serialize)]
+pub struct DigestAnswer {
+    pub digest: Option<DigestNote>,
+    pub skipped: bool,
+}

@@ -45,6 +45,7 @@ mod owner_checks;
 mod pilot;
 mod pilot_injection;
 mod pilot_real_model;
+mod project_assistant;
 mod projects;
 mod provider_wire;
 mod real_model;
