@@ -262,7 +262,8 @@ mod tests {
         other.bot_id = "bot-rev".into();
         state.tasks.insert("task-rev".into(), other);
         // (named card, the card it answers, or a refusal)
-        let cases: [(Option<&str>, Result<Option<&str>, ()>); 6] = [
+        type Case<'a> = (Option<&'a str>, Result<Option<&'a str>, ()>);
+        let cases: [Case; 6] = [
             (None, Ok(None)),
             (Some("  "), Ok(None)),
             (Some("task-old"), Ok(Some("task-old"))),

@@ -676,7 +676,7 @@ async fn create_group_and_update_group_follow_the_channels_rules_for_a_main_bot_
     .unwrap();
     let room = rooms().into_values().next().unwrap();
     assert_eq!(room.admin.as_deref(), Some("b"));
-    assert!(room.extra.get("taskLead").is_none());
+    assert!(!room.extra.contains_key("taskLead"));
     assert_eq!(room.members, ["a", "b", "main2"]);
     // A lead outside the room is the core's refusal, and nothing changes.
     let no = refused(update("b", serde_json::json!({"group": "Crew", "task_lead": "C"})).await);
