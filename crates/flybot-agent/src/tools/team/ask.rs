@@ -16,6 +16,10 @@ use flybot_protocol::tool_names;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+/// How the tool's answer begins when the question went to the group that
+/// handed the work over: the own chat draws no question card for it.
+pub const ASKED_IN_GROUP: &str = "Your question waits in the group";
+
 /// The longest question, in characters.
 const MAX_QUESTION: usize = 2_000;
 
@@ -96,7 +100,7 @@ impl Tool for AskUser {
         }
         if let Some(group) = ask_group(ctx, question).await? {
             return Ok(format!(
-                "Your question waits in the group {group}, which handed you this work; the answer comes as your next message. End your turn now."
+                "{ASKED_IN_GROUP} {group}, which handed you this work; the answer comes as your next message. End your turn now."
             ));
         }
         Ok("Your owner sees the question in your chat; their answer comes as their next message. End your turn now.".to_owned())

@@ -25,7 +25,7 @@ mod update;
 mod tests;
 
 pub use archive::ArchiveBot;
-pub use ask::AskUser;
+pub use ask::{ASKED_IN_GROUP, AskUser};
 pub use create::CreateBot;
 pub use decision::RecordDecision;
 pub use dedupe::{DEDUPE_WINDOW, RecentLines};

@@ -98,6 +98,16 @@ async fn a_question_on_work_handed_out_from_a_group_waits_in_its_dock_and_the_an
                "askedAt": card["askedAt"]})
     );
     kit.idle(&dev.session).await;
+    // Dev's own chat draws no question card for it: it waits in the group.
+    let chat = as_ada.ok("messages", json!({"botId": dev.id})).await;
+    let kinds: Vec<&str> = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["kind"].as_str().unwrap())
+        .collect();
+    assert!(!kinds.contains(&"question"), "{kinds:?}");
+    assert!(kinds.contains(&"tool-call"), "{kinds:?}");
     // Attack: Bob sees no card and cannot answer it; a blank answer is
     // refused; nothing changes.
     let (_, bobs) = kit.as_member(&bob).state().await;
