@@ -11,6 +11,7 @@ pub mod fences;
 pub mod main_bots;
 pub mod memory;
 pub mod names;
+pub mod prefs;
 pub mod rooms;
 pub mod roster;
 pub mod schedules;

@@ -66,6 +66,17 @@ pub struct HostConfig {
     /// Who the edge admits (issue 29): open mode, public names, how long
     /// a sign-in lasts.
     pub edge: crate::edge::EdgeConfig,
+    /// The build the binary was stamped with (#374); empty in tests.
+    pub build: crate::BuildInfo,
+}
+
+/// What the binary's build script stamped (#374): each value as git or the
+/// packager gave it; the About block shows only what reads as one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildInfo {
+    pub branch: Option<String>,
+    pub commit: Option<String>,
+    pub pinned: bool,
 }
 
 impl HostConfig {
@@ -88,6 +99,7 @@ impl HostConfig {
             ack_model: None,
             feishu_api: crate::notify::feishu::FEISHU_ORIGIN.to_owned(),
             edge: crate::edge::EdgeConfig::default(),
+            build: crate::BuildInfo::default(),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::rooms::RoomLogs;
 use crate::team::Team;
 use flybot_agent::session::Sessions;
 use flybot_core::access::{Actor, enforced, shared_blocked};
+use flybot_core::rooms::group_questions;
 use flybot_core::tasks::projects;
 use flybot_core::tasks::read::Viewer;
 use flybot_core::visibility::{
@@ -105,7 +106,7 @@ fn cards<'a>(state: &'a TeamState, actor: &Actor) -> (Vec<TaskView<'a>>, usize) 
     let open = open
         .into_iter()
         .map(|task| TaskView {
-            task,
+            task: task.into(),
             moves: flybot_core::tasks::moves::moves_for(task, actor, state),
         })
         .collect();
@@ -182,6 +183,11 @@ fn narrowed<'a>(
                 status: i.status,
                 created_at: i.created_at,
             })
+            .collect(),
+        questions: state
+            .questions
+            .iter()
+            .filter(|(room, q)| group_questions::may_see(state, actor, room, q))
             .collect(),
         auth_sessions: state
             .auth_sessions

@@ -20,19 +20,23 @@ pub use state_view::*;
 pub use workflow::*;
 
 use crate::state::Task;
+use crate::task_view::{public_list, public_one};
 use serde::Serialize;
 use serde_json::Value;
 
 /// `{task}`: the card a rule wrote or took (`null` when it took nothing).
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskAnswer {
+    #[serde(serialize_with = "public_one")]
     pub task: Option<Task>,
 }
 
 /// `task-send-back` → `{task, rework}`: the card and its rework child (#1730).
 #[derive(Debug, Clone, Serialize)]
 pub struct SentBack {
+    #[serde(serialize_with = "public_one")]
     pub task: Option<Task>,
+    #[serde(serialize_with = "public_one")]
     pub rework: Option<Task>,
 }
 
@@ -46,6 +50,7 @@ pub struct TaskRows {
 #[derive(Debug, Clone, Serialize)]
 pub struct LeasesExpired {
     pub expired: usize,
+    #[serde(serialize_with = "public_list")]
     pub tasks: Vec<Task>,
 }
 

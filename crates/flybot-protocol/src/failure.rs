@@ -22,6 +22,9 @@ pub enum FailureCode {
     RateLimited,
     /// The provider, or an external member, did not answer in time.
     Timeout,
+    /// The Bot's model cannot do what the turn asked of it (tool calls,
+    /// image input...): the stored text names the feature (#1347).
+    UnsupportedModel,
     /// The provider could not be reached or broke off.
     Transport,
     /// Any other refusal the provider answered.
@@ -78,6 +81,7 @@ impl FailureCode {
             FailureCode::Quota => "QUOTA",
             FailureCode::RateLimited => "RATE_LIMITED",
             FailureCode::Timeout => "TIMEOUT",
+            FailureCode::UnsupportedModel => "UNSUPPORTED_MODEL",
             FailureCode::Transport => "TRANSPORT",
             FailureCode::ProviderError => "PROVIDER_ERROR",
             FailureCode::BadResponse => "BAD_RESPONSE",
@@ -113,6 +117,7 @@ impl FailureCode {
             "QUOTA" => FailureCode::Quota,
             "RATE_LIMITED" => FailureCode::RateLimited,
             "TIMEOUT" => FailureCode::Timeout,
+            "UNSUPPORTED_MODEL" => FailureCode::UnsupportedModel,
             "TRANSPORT" => FailureCode::Transport,
             "PROVIDER_ERROR" => FailureCode::ProviderError,
             "BAD_RESPONSE" => FailureCode::BadResponse,
@@ -136,6 +141,67 @@ impl FailureCode {
             "CARD" => FailureCode::Card,
             other => FailureCode::Unknown(other.to_owned()),
         }
+    }
+}
+
+/// A feature a model may lack (#1347), from a fixed vocabulary: the
+/// provider's own `param` field picks one, its message never does, and the
+/// stored failure text names it by its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelFeature {
+    ToolCalls,
+    ImageInput,
+    Thinking,
+    JsonOutput,
+    Streaming,
+}
+
+impl ModelFeature {
+    const ALL: [ModelFeature; 5] = [
+        ModelFeature::ToolCalls,
+        ModelFeature::ImageInput,
+        ModelFeature::Thinking,
+        ModelFeature::JsonOutput,
+        ModelFeature::Streaming,
+    ];
+
+    /// How a person reads it: "tool calls".
+    pub fn label(self) -> &'static str {
+        match self {
+            ModelFeature::ToolCalls => "tool calls",
+            ModelFeature::ImageInput => "image input",
+            ModelFeature::Thinking => "thinking",
+            ModelFeature::JsonOutput => "JSON output",
+            ModelFeature::Streaming => "streaming",
+        }
+    }
+
+    /// The feature a provider's `param` field names (`tools`,
+    /// `messages[0].content[1].image_url`, `reasoning_effort`...).
+    pub fn from_param(param: &str) -> Option<ModelFeature> {
+        let param = param.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| param.contains(w));
+        if has(&["tool", "function"]) {
+            Some(ModelFeature::ToolCalls)
+        } else if has(&["image", "vision"]) {
+            Some(ModelFeature::ImageInput)
+        } else if has(&["reasoning", "thinking"]) {
+            Some(ModelFeature::Thinking)
+        } else if has(&["response_format", "json"]) {
+            Some(ModelFeature::JsonOutput)
+        } else if has(&["stream"]) {
+            Some(ModelFeature::Streaming)
+        } else {
+            None
+        }
+    }
+
+    /// The feature this build's own stored failure text names, if any.
+    pub fn named_in(text: &str) -> Option<ModelFeature> {
+        let suffix = |f: &ModelFeature| format!("does not support {}", f.label());
+        ModelFeature::ALL
+            .into_iter()
+            .find(|f| text.contains(&suffix(f)))
     }
 }
 
@@ -189,6 +255,7 @@ mod tests {
             "QUOTA",
             "RATE_LIMITED",
             "TIMEOUT",
+            "UNSUPPORTED_MODEL",
             "TRANSPORT",
             "PROVIDER_ERROR",
             "BAD_RESPONSE",

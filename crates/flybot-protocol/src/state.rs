@@ -64,6 +64,13 @@ pub struct TeamState {
     /// Each task's last run (#473), the newest 200 tasks.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub schedule_runs: crate::schedule::ScheduleRuns,
+    /// Room id → the question a Bot asked about work that room's member
+    /// handed it, waiting in the room's dock (#550): one per room.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub questions: BTreeMap<String, crate::group_question::GroupQuestion>,
+    /// Project id → its memory (#1712): decisions, questions, the digest.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub project_memory: BTreeMap<String, crate::project_memory::ProjectMemory>,
     #[serde(flatten)]
     pub extra: Extra,
 }

@@ -19,6 +19,10 @@ pub const CREATE_BOT: &str = "create_bot";
 pub const UPDATE_BOT: &str = "update_bot";
 /// `stop_bot`.
 pub const STOP_BOT: &str = "stop_bot";
+/// `create_group` (#1700, #1182): a Main Bot or a room's admin makes a room.
+pub const CREATE_GROUP: &str = "create_group";
+/// `update_group` (#1700, #1182): members, admin and task lead of a room.
+pub const UPDATE_GROUP: &str = "update_group";
 /// `archive_bot` (#638, #1700).
 pub const ARCHIVE_BOT: &str = "archive_bot";
 /// `ask_user`: a question to the Bot's owner, the one tool the chat draws

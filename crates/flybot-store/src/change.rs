@@ -5,7 +5,9 @@
 
 use crate::apply::{Undo, apply_keeping};
 use flybot_protocol::approval::Approval;
+use flybot_protocol::group_question::GroupQuestion;
 use flybot_protocol::journal::Op;
+use flybot_protocol::project_memory::ProjectMemory;
 use flybot_protocol::state::{AuthSession, Bot, Grant, Invitation, Member, Room, Task, TeamState};
 use serde::Serialize;
 use serde_json::Value;
@@ -155,6 +157,20 @@ impl<'a> Change<'a> {
             Some(project) => self.set(key2("projectRuns", run_id), &project),
             None => self.delete(key2("projectRuns", run_id)),
         }
+    }
+    /// The question waiting in a room's dock (#550).
+    pub fn put_question(&mut self, room_id: &str, question: &GroupQuestion) {
+        self.set(key2("questions", room_id), question);
+    }
+    pub fn remove_question(&mut self, room_id: &str) {
+        self.delete(key2("questions", room_id));
+    }
+    /// A Project's memory (#1712).
+    pub fn put_project_memory(&mut self, project_id: &str, memory: &ProjectMemory) {
+        self.set(key2("projectMemory", project_id), memory);
+    }
+    pub fn remove_project_memory(&mut self, project_id: &str) {
+        self.delete(key2("projectMemory", project_id));
     }
     /// The journaled mark of a memory scope (`flybot-store::memory`).
     pub fn memory_mark(&self, scope_key: &str) -> Option<Value> {

@@ -14,6 +14,9 @@ macro_rules! warn {
     ($($arg:tt)*) => { flybot_host::logging::console::warn(format_args!($($arg)*)) };
 }
 
+// The build script's stamp rule, compiled here for its tests (#374).
+#[cfg(test)]
+mod build_stamp;
 mod config;
 mod envelope_cmd;
 mod listen;

@@ -53,6 +53,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         );
         host_config.opencode = opencode_runtime(args.opencode.as_deref());
         host_config.edge = edge;
+        host_config.build = stamped_build();
         host_config.check_ratio = config.check_ratio;
         if let Some(ms) = config.compact_deadline_ms {
             host_config.compact_deadline_ms = ms;
@@ -225,5 +226,15 @@ fn opencode_runtime(flag: Option<&std::path::Path>) -> OpenCodeRuntime {
             );
             OpenCodeRuntime::Missing
         }
+    }
+}
+
+/// The build `build.rs` stamped (#374): empty parts are unknown.
+fn stamped_build() -> flybot_host::BuildInfo {
+    let part = |v: &str| (!v.is_empty()).then(|| v.to_owned());
+    flybot_host::BuildInfo {
+        branch: part(env!("FLYBOT_BUILD_BRANCH")),
+        commit: part(env!("FLYBOT_BUILD_COMMIT")),
+        pinned: env!("FLYBOT_BUILD_PINNED") == "1",
     }
 }

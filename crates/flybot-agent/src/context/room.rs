@@ -215,6 +215,7 @@ fn passing(error: &ModelError) -> (bool, Option<u64>) {
         | ModelError::Auth
         | ModelError::MissingKey
         | ModelError::NoModel
+        | ModelError::Unsupported { .. }
         | ModelError::BadResponse(_)
         | ModelError::Cancelled => (false, None),
     }

@@ -4,6 +4,7 @@
 //! key (#1347). Nothing here keeps, logs or returns the message.
 
 use super::ModelError;
+use flybot_protocol::failure::ModelFeature;
 use serde_json::Value;
 
 /// Codes that mean the account's budget or quota is used up: not retried
@@ -39,17 +40,52 @@ const RATE_CODES: &[&str] = &[
     "tokens",
 ];
 
+/// Codes that mean the model cannot do what was asked (#1347): Volcengine
+/// Ark's `UnsupportedModel`, OpenAI's `unsupported_parameter` / `_value`.
+const UNSUPPORTED_CODES: &[&str] = &[
+    "unsupportedmodel",
+    "unsupported_model",
+    "model_not_supported",
+    "unsupported_feature",
+    "unsupported_parameter",
+    "unsupported_value",
+];
+
 /// A refusal answered with a non-success status; `body` is its JSON, if any.
 pub fn classify_refusal(status: u16, body: &[u8]) -> ModelError {
-    let codes = serde_json::from_slice::<Value>(body)
-        .map(|value| provider_codes(&value))
-        .unwrap_or_default();
-    classify(status, &codes)
+    let body = serde_json::from_slice::<Value>(body).unwrap_or_default();
+    classified(status, &body)
 }
 
 /// An `{"error": ...}` object sent inside a stream that had started well.
 pub fn classify_stream_error(chunk: &Value) -> ModelError {
-    classify(200, &provider_codes(chunk))
+    classified(200, chunk)
+}
+
+/// `classify`, and an unsupported-model refusal named by its feature.
+fn classified(status: u16, body: &Value) -> ModelError {
+    let codes = provider_codes(body);
+    let unsupported = codes.iter().any(|code| {
+        UNSUPPORTED_CODES
+            .iter()
+            .any(|k| code.eq_ignore_ascii_case(k))
+    });
+    match classify(status, &codes) {
+        ModelError::Provider { .. } if unsupported => ModelError::Unsupported {
+            feature: provider_param(body).and_then(ModelFeature::from_param),
+        },
+        other => other,
+    }
+}
+
+/// The provider's `error.param` (the request field it refused), a field
+/// name and never a message.
+fn provider_param(body: &Value) -> Option<&str> {
+    body.get("error")
+        .and_then(|e| e.get("param"))
+        .or_else(|| body.get("param"))
+        .and_then(Value::as_str)
+        .filter(|p| p.len() <= 200)
 }
 
 /// The rule itself, on a status and the provider's codes.
@@ -125,6 +161,43 @@ mod tests {
             classify_refusal(status, body.as_bytes()),
             expect,
             "{status} {body}"
+        );
+    }
+
+    #[test]
+    fn an_unsupported_model_refusal_names_its_feature_from_the_param_never_the_message_1347() {
+        let cases = [
+            (
+                r#"{"error":{"code":"unsupported_parameter","param":"tools","message":"sk-1"}}"#,
+                Some(ModelFeature::ToolCalls),
+            ),
+            (
+                r#"{"error":{"code":"UnsupportedModel","param":"messages[0].content[1].image_url"}}"#,
+                Some(ModelFeature::ImageInput),
+            ),
+            (
+                r#"{"error":{"type":"unsupported_value","param":"reasoning_effort"}}"#,
+                Some(ModelFeature::Thinking),
+            ),
+            (
+                r#"{"error":{"code":"UnsupportedModel","message":"does not support tool calls"}}"#,
+                None,
+            ),
+        ];
+        for (body, feature) in cases {
+            check(400, body, ModelError::Unsupported { feature });
+        }
+        let text = ModelError::Unsupported {
+            feature: Some(ModelFeature::ToolCalls),
+        }
+        .to_string();
+        assert_eq!(text, "the model does not support tool calls");
+        assert_eq!(ModelFeature::named_in(&text), Some(ModelFeature::ToolCalls));
+        // The code class still wins over the param: a refused key is AUTH.
+        check(
+            401,
+            r#"{"error":{"code":"unsupported_parameter","param":"tools"}}"#,
+            ModelError::Auth,
         );
     }
 

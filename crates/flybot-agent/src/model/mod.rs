@@ -18,6 +18,7 @@ mod tool_schema;
 pub use tool_schema::ToolSchema;
 
 use flybot_protocol::FailureCode;
+use flybot_protocol::failure::ModelFeature;
 use serde::{Deserialize, Serialize};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -160,6 +161,11 @@ pub enum ModelError {
     /// code field when it sent one, never its message.
     #[error("the provider answered HTTP {status}")]
     Provider { status: u16, code: Option<String> },
+    /// The model cannot do what the request asked (the provider's code says
+    /// so, #1347); the feature comes from its `param` field, never its
+    /// message, and the text names it so the person's sentence can too.
+    #[error("{}", unsupported_text(*.feature))]
+    Unsupported { feature: Option<ModelFeature> },
     #[error("the provider did not answer in time")]
     Timeout,
     /// The connection failed or broke off; the text is ours, not the provider's.
@@ -183,11 +189,21 @@ impl ModelError {
             ModelError::MissingKey => FailureCode::NoKey,
             ModelError::NoModel => FailureCode::NoModel,
             ModelError::Provider { .. } => FailureCode::ProviderError,
+            ModelError::Unsupported { .. } => FailureCode::UnsupportedModel,
             ModelError::Timeout => FailureCode::Timeout,
             ModelError::Transport(_) => FailureCode::Transport,
             ModelError::BadResponse(_) => FailureCode::BadResponse,
             ModelError::Cancelled => FailureCode::Cancelled,
         }
+    }
+}
+
+/// The stored text of an `Unsupported` failure: "the model does not support
+/// tool calls", which `ModelFeature::named_in` reads back.
+fn unsupported_text(feature: Option<ModelFeature>) -> String {
+    match feature {
+        Some(feature) => format!("the model does not support {}", feature.label()),
+        None => "the model does not support what this request asked".to_owned(),
     }
 }
 

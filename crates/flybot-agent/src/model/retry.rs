@@ -48,6 +48,7 @@ pub fn after_failure(attempts: u32, error: ModelError) -> RetryDecision {
         | ModelError::MissingKey
         | ModelError::NoModel
         | ModelError::Provider { .. }
+        | ModelError::Unsupported { .. }
         | ModelError::Timeout
         | ModelError::Transport(_)
         | ModelError::BadResponse(_)

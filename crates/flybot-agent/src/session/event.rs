@@ -26,11 +26,19 @@ pub enum Source {
         #[serde(default, skip_serializing_if = "Option::is_none", rename = "memberId")]
         member_id: Option<String>,
     },
-    /// Another Bot (`message_bot`), with the hop count of its chain.
+    /// Another Bot (`message_bot`), with the hop count of its chain, and
+    /// the group the request was sent from when the sender wrote it in its
+    /// group Session (#553: `senderRoomId`).
     Bot {
         #[serde(rename = "botId")]
         bot_id: String,
         hops: u32,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            rename = "senderRoomId"
+        )]
+        room_id: Option<String>,
     },
     /// The host itself (a pickup after a restart).
     Host,

@@ -39,13 +39,16 @@ pub trait TeamAccess: Send + Sync {
     /// sentence the Bot is told.
     /// Holds `from_bot`'s message to another owner's Bot `to_bot` at `hop`
     /// for the sender's owner's approval (#52, #754); answers the request
-    /// id. `Err` is the sentence the Bot is told.
+    /// id. `task_id` is the card the send names (`meta.taskId`), which the
+    /// hold blocks; `None` blocks no card (#54, #207). `Err` is the
+    /// sentence the Bot is told.
     fn hold_send<'a>(
         &'a self,
         from_bot: &'a str,
         to_bot: &'a str,
         text: &'a str,
         hop: u32,
+        task_id: Option<&'a str>,
     ) -> BoxFuture<'a, Result<String, String>>;
     fn post_to_group(
         &self,

@@ -5,11 +5,14 @@
 //! error.
 
 use flybot_protocol::FailureCode;
+use flybot_protocol::failure::ModelFeature;
 
 /// What a person can do about a failure: the one distinction both the
 /// sentence and the room's line draw, so a new code is placed once, here.
 enum Remedy {
     PickModel,
+    /// The model lacks a feature the turn needed: another model.
+    PickCapableModel,
     AddKey,
     CheckKey,
     TopUp,
@@ -27,6 +30,7 @@ fn remedy(code: &FailureCode) -> Remedy {
         FailureCode::Quota => Remedy::TopUp,
         FailureCode::RateLimited => Remedy::WaitAMinute,
         FailureCode::Timeout => Remedy::TryAgain,
+        FailureCode::UnsupportedModel => Remedy::PickCapableModel,
         FailureCode::Transport
         | FailureCode::ProviderError
         | FailureCode::BadResponse
@@ -57,6 +61,18 @@ fn remedy(code: &FailureCode) -> Remedy {
 /// nobody has mapped reads better as it came than as a guess.
 pub fn failure_sentence(code: &FailureCode, text: &str) -> String {
     let sentence = match remedy(code) {
+        // The feature is read from this build's own stored text, which
+        // names it from a fixed vocabulary (`ModelFeature`), never from the
+        // provider's message.
+        Remedy::PickCapableModel => {
+            return match ModelFeature::named_in(text) {
+                Some(feature) => format!(
+                    "This Bot's model does not support {}. Pick a model that does in Settings → Bots.",
+                    feature.label()
+                ),
+                None => "This Bot's model does not support what this turn asked of it. Pick another model in Settings → Bots.".to_owned(),
+            };
+        }
         Remedy::PickModel => "This Bot has no model set up yet. Pick one in Settings → Bots.",
         Remedy::AddKey => "This model's provider has no API key yet. Add one in Settings → Models.",
         Remedy::CheckKey => "The provider refused the API key. Check it in Settings → Models.",
@@ -101,6 +117,9 @@ pub fn test_failure_sentence(code: &FailureCode) -> String {
             "The provider refused the request. Check the model id and the provider's own status page."
         }
         FailureCode::Busy => "A test of this model is already running; wait for its answer.",
+        FailureCode::UnsupportedModel => {
+            "The model refused a feature the host asked of it. Pick a model that supports tool calls."
+        }
         FailureCode::Cancelled
         | FailureCode::Log
         | FailureCode::Workspace
@@ -131,6 +150,7 @@ pub fn room_failure_line(code: &FailureCode) -> &'static str {
     match remedy(code) {
         Remedy::PickModel | Remedy::AddKey => "This Bot has no model set up yet.",
         Remedy::CheckKey
+        | Remedy::PickCapableModel
         | Remedy::TopUp
         | Remedy::WaitAMinute
         | Remedy::TryAgain
@@ -155,6 +175,34 @@ mod tests {
             "code: WEIRD boom"
         );
         assert_eq!(failure_sentence(&FailureCode::Transport, "plain"), "plain");
+    }
+
+    #[test]
+    fn the_unsupported_model_sentence_names_the_feature_the_model_lacks_1347() {
+        let code = FailureCode::UnsupportedModel;
+        let cases = [
+            ("the model does not support tool calls", Some("tool calls")),
+            (
+                "the model does not support image input",
+                Some("image input"),
+            ),
+            ("the model does not support thinking", Some("thinking")),
+            ("the model does not support what this request asked", None),
+            ("sk-secret", None),
+        ];
+        for (stored, feature) in cases {
+            let sentence = failure_sentence(&code, stored);
+            match feature {
+                Some(feature) => assert_eq!(
+                    sentence,
+                    format!(
+                        "This Bot's model does not support {feature}. Pick a model that does in Settings → Bots."
+                    )
+                ),
+                None => assert!(sentence.contains("what this turn asked"), "{sentence}"),
+            }
+            assert!(!sentence.contains("sk-secret"));
+        }
     }
 
     #[test]

@@ -49,19 +49,27 @@ pub fn hold(state: &TeamState, id: &str, approval_id: &str, now: u64) -> Result<
     Ok(out.answer_with(id))
 }
 
-/// The task a Bot's send is made for (#207): its newest working card, or
-/// else its newest card waiting on an input answer. `None` when the Bot
-/// works no card, so the hold blocks nothing.
-pub fn task_of_send<'a>(state: &'a TeamState, bot_id: &str) -> Option<&'a Task> {
-    let newest = |status: TaskStatus, input: bool| {
-        state
-            .tasks
-            .values()
-            .filter(|t| t.bot_id == bot_id && t.status == status)
-            .filter(|t| !input || TaskFields::read(t).waiting_for == Some(WaitingFor::Input))
-            .max_by_key(|t| (t.updated_at, t.created_at))
+/// The task a Bot's send is made for (#54, #207): the card the send names
+/// in `meta.taskId`, never a guess. An untargeted send (`None`) blocks no
+/// card, even when the Bot works one, because a Bot with several cards
+/// cannot be read from its newest. A named card must be one the sending
+/// Bot holds, so a Bot cannot block another Bot's card with its own hold:
+/// anything else is refused with a sentence the Bot can act on.
+pub fn task_of_send<'a>(
+    state: &'a TeamState,
+    bot_id: &str,
+    task_id: Option<&str>,
+) -> Result<Option<&'a Task>, ApiError> {
+    let Some(task_id) = task_id.map(str::trim).filter(|id| !id.is_empty()) else {
+        return Ok(None);
     };
-    newest(TaskStatus::Working, false).or_else(|| newest(TaskStatus::Blocked, true))
+    match state.tasks.get(task_id) {
+        Some(task) if task.bot_id == bot_id => Ok(Some(task)),
+        _ => Err(ApiError::invalid(
+            "taskId",
+            format!("{task_id} is not a card of yours; name one of your own cards or none."),
+        )),
+    }
 }
 
 /// The task moves that follow holds decided at `now` (an answer, a
@@ -241,5 +249,33 @@ mod tests {
         apply(&mut state, &out);
         assert_eq!(state.tasks["task-1"].status, TaskStatus::Working);
         assert_eq!(state.tasks["task-2"].status, TaskStatus::Cancelled);
+    }
+
+    #[test]
+    fn a_held_send_blocks_the_card_it_names_and_an_untargeted_send_blocks_none_54_207() {
+        let mut state = team();
+        for id in ["task-old", "task-new"] {
+            state.tasks.insert(id.into(), task(id, TaskStatus::Working));
+        }
+        state.tasks.get_mut("task-new").unwrap().updated_at = 9;
+        let mut other = task("task-rev", TaskStatus::Working);
+        other.bot_id = "bot-rev".into();
+        state.tasks.insert("task-rev".into(), other);
+        // (named card, the card it answers, or a refusal)
+        type Case<'a> = (Option<&'a str>, Result<Option<&'a str>, ()>);
+        let cases: [Case; 6] = [
+            (None, Ok(None)),
+            (Some("  "), Ok(None)),
+            (Some("task-old"), Ok(Some("task-old"))),
+            (Some("task-new"), Ok(Some("task-new"))),
+            (Some("task-rev"), Err(())),
+            (Some("task-gone"), Err(())),
+        ];
+        for (named, want) in cases {
+            let got = task_of_send(&state, "bot-dev1", named)
+                .map(|t| t.map(|t| t.id.as_str()))
+                .map_err(|_| ());
+            assert_eq!(got, want, "{named:?}");
+        }
     }
 }

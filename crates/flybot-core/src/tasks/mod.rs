@@ -26,6 +26,8 @@ pub mod machine;
 pub mod moves;
 pub mod project_binds;
 pub mod project_board;
+pub mod project_digest;
+pub mod project_memory;
 pub mod projects;
 pub mod prune;
 pub mod queue;

@@ -220,8 +220,11 @@ pub fn row(state: &TeamState, task: &Task) -> Value {
     }
     row.insert("createdAt".into(), task.created_at.into());
     row.insert("updatedAt".into(), task.updated_at.into());
+    // The host's own bookkeeping (`claimCue`, #1253) is no reader's.
     for (key, value) in &task.extra {
-        row.insert(key.clone(), value.clone());
+        if !flybot_protocol::task_view::is_host_only(key) {
+            row.insert(key.clone(), value.clone());
+        }
     }
     let column = match column_of(task.status) {
         Column::NotStarted => "not-started",

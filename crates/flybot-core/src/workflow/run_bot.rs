@@ -14,7 +14,7 @@ pub const EPHEMERAL_DENIED_TOOLS: [&str; 21] = [
     tool_names::STOP_BOT,
     tool_names::CREATE_BOT,
     tool_names::UPDATE_BOT,
-    "create_group",
+    tool_names::CREATE_GROUP,
     // The spec's `post_group` is this build's `post_to_group`.
     tool_names::POST_TO_GROUP,
     tool_names::ASK_USER,

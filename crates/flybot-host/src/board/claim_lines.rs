@@ -14,8 +14,8 @@ use flybot_protocol::state::TaskStatus;
 use flybot_store::room_log::NewLine;
 use std::collections::BTreeMap;
 
-/// The card field the last claim line is kept in.
-pub const CLAIM_CUE: &str = "claimCue";
+/// The card field the last claim line is kept in; no reader sees it.
+pub use flybot_protocol::task_view::CLAIM_CUE;
 
 /// Statuses of the cards an outcome writes, as they were before it.
 pub type Before = BTreeMap<String, Option<TaskStatus>>;

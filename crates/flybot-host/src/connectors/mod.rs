@@ -124,6 +124,16 @@ impl Connectors {
         self.table().iter().map(|(id, e)| e.row(id)).collect()
     }
 
+    /// A ready connector's plain variable `name`: the GitHub connector's
+    /// `GITHUB_LOGIN`, the account the Project Assistant posts for (#1712).
+    /// `None` while the connector is not ready (not signed in).
+    pub fn ready_env(&self, id: &str, name: &str) -> Option<String> {
+        self.table()
+            .get(id)
+            .filter(|e| e.status == ConnectorStatus::Ready)
+            .and_then(|e| e.spec.env.get(name).cloned())
+    }
+
     /// One connector's row; an unknown id is `off`.
     pub fn row(&self, id: &str) -> ConnectorRow {
         self.table()

@@ -42,6 +42,10 @@ route_table! {
             typed(chat::own_chat::messages(host.team(), host.sessions(), actor, parse(body)?))
         }
     };
+    // A question about handed-out work, answered from the room's dock (#550).
+    "answer-question" => |host, caller, body| {
+        typed(chat::room_question::answer(host.rounds(), caller.require()?, parse(body)?).await)
+    };
     "room-stop" => |host, caller, body| {
         typed(chat::room_stop::stop(host.rounds(), caller.require()?, parse(body)?))
     };

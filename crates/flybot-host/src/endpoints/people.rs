@@ -71,7 +71,12 @@ route_table! {
     };
     "diagnostics" => |host, caller, body| {
         let _: Empty = parse(body)?;
+        typed(host_info::prefs::diagnostics(host.team(), host.config(), caller.require()?))
+    };
+    // The About block's download (#68): the same shared rule.
+    "diagnostics-log" => |host, caller, body| {
+        let _: Empty = parse(body)?;
         let home = &host.config().home;
-        typed(host_info::prefs::diagnostics(host.team(), home, caller.require()?))
+        typed(host_info::about::diagnostics_log(host.team(), home, caller.require()?))
     };
 }

@@ -48,6 +48,22 @@ route_table! {
     "project-board" => |host, caller, body| {
         typed(tasks::projects::board(host.board(), caller.require()?, parse(body)?))
     };
+    // The Project Assistant (#1712): memory and the daily digest.
+    "project-memory" => |host, caller, body| {
+        typed(tasks::project_assistant::memory(host.board(), caller.require()?, parse(body)?))
+    };
+    "project-memory-write" => |host, caller, body| {
+        typed(tasks::project_assistant::memory_write(host.board(), caller.require()?, parse(body)?).await)
+    };
+    "project-digest" => |host, caller, body| {
+        use tasks::project_assistant::{DigestParts, GITHUB_LOGIN};
+        let parts = DigestParts {
+            account: host.connectors().ready_env(flybot_core::connectors::GITHUB, GITHUB_LOGIN),
+            out_of_app: &host.scheduler().out_of_app,
+            clock: &host.config().schedule_clock,
+        };
+        typed(tasks::project_assistant::digest(host.board(), caller.require()?, parts, parse(body)?).await)
+    };
     "project-delete" => |host, caller, body| {
         typed(tasks::projects::delete(host.board(), caller.require()?, parse(body)?).await)
     };

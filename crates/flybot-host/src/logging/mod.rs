@@ -2,11 +2,13 @@
 //! error through the console's queue (`console`: never blocking, never
 //! panicking on a closed pipe), filtered by `FLYBOT_LOG` (an `EnvFilter`
 //! spelling), `info` when unset; and, once the home is known, its
-//! warnings and errors to the home's `diagnostics.log` too (issue 40).
+//! warnings and errors to the home's `diagnostics.log` too (issue 40),
+//! which rotates at its limit so it stays bounded (#68).
 //! `flybot` and `flybot-bench` both start with it, so they log alike.
 
 pub mod console;
 
+use flybot_store::diagnostics_log::DiagnosticsLog;
 use std::io::Write;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -16,7 +18,7 @@ use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::prelude::*;
 
 /// The home's diagnostics log, once `keep_diagnostics` opened it.
-static DIAGNOSTICS: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
+static DIAGNOSTICS: OnceLock<Mutex<DiagnosticsLog>> = OnceLock::new();
 
 /// Installs the process's log subscriber; call once, first thing in `main`.
 pub fn init_stderr_logging() {
@@ -36,8 +38,8 @@ pub fn init_stderr_logging() {
 
 /// From now on, warnings and errors are kept in `home`'s diagnostics log.
 pub fn keep_diagnostics(home: &Path) -> std::io::Result<()> {
-    let file = flybot_store::diagnostics_log::open(home)?;
-    let _ = DIAGNOSTICS.set(Mutex::new(file));
+    let log = DiagnosticsLog::open(home)?;
+    let _ = DIAGNOSTICS.set(Mutex::new(log));
     Ok(())
 }
 
@@ -60,8 +62,8 @@ struct DiagnosticsFile;
 
 impl Write for DiagnosticsFile {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        if let Some(Ok(mut file)) = DIAGNOSTICS.get().map(Mutex::lock) {
-            let _ = file.write_all(bytes);
+        if let Some(Ok(mut log)) = DIAGNOSTICS.get().map(Mutex::lock) {
+            let _ = log.append(bytes);
         }
         Ok(bytes.len())
     }

@@ -34,12 +34,15 @@ fn put(change: &mut Change<'_>, record: &HeldRecord) {
 }
 
 /// Holds `from_bot`'s message to `to_bot` at `hop`; answers the request id.
+/// `task_id` is the card the send is made for (`meta.taskId`): that card
+/// is blocked on the hold; an untargeted send blocks none (#54, #207).
 pub async fn hold_send(
     team: &Team,
     from_bot: &str,
     to_bot: &str,
     text: &str,
     hop: u32,
+    task_id: Option<&str>,
 ) -> Result<String, ApiError> {
     let id = crate::ids::new_id("hold");
     let req = SendRequest {
@@ -65,8 +68,8 @@ pub async fn hold_send(
                 stale_reason: None,
                 extra: Default::default(),
             };
-            // The sender's working card waits on this hold (#54, #207).
-            let task_id = task_of_send(change.state(), from_bot).map(|t| t.id.clone());
+            // The card the send names waits on this hold (#54, #207).
+            let task_id = task_of_send(change.state(), from_bot, task_id)?.map(|t| t.id.clone());
             let blocked = match &task_id {
                 Some(task_id) => {
                     record
@@ -115,6 +118,7 @@ pub fn deliver_released(approvals: &Approvals, record: &HeldRecord) -> bool {
             Source::Bot {
                 bot_id: record.held.from_bot.clone(),
                 hops: record.held.origin.hop,
+                room_id: None,
             },
             ItemKind::NextTurn,
         )

@@ -12,6 +12,7 @@ use super::runner::{
     ClosingReport, RoundSummary, TurnAsk, last_speaker_before, setup_of, turn_text,
 };
 use crate::team::Team;
+use flybot_core::rooms::covers::board_covers_cue;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::notice_seen::{mark_now, see_notice};
 use flybot_core::rooms::report::closing_report;
@@ -177,6 +178,14 @@ impl RoundParts<'_> {
         let Some(room) = state.rooms.get(room_id).cloned() else {
             return false;
         };
+        // A Bot's @ the member's open card already says is a pass: no
+        // model turn (#1109).
+        let covered = self
+            .bot_cue(room_id, call, opener)
+            .is_some_and(|cue| board_covers_cue(&state, room_id, &call.bot_id, &cue));
+        if covered && round.pass_covered(&call.bot_id) {
+            return true;
+        }
         let Some(turn) = self.seat_turn(&state, &room, round, call, opener) else {
             round.record(&call.bot_id, Reply::Failed);
             return true;
@@ -191,6 +200,32 @@ impl RoundParts<'_> {
         self.take_outcome(&room, round, call, opener, outcome, summary)
             .await;
         true
+    }
+
+    /// The Bot line that called this member, when a Bot's line did: the
+    /// caller's newest line since the opener, or the opener itself when a
+    /// Bot wrote it and it named the member. A person's @ has none.
+    fn bot_cue(&self, room_id: &str, call: &TurnCall, opener: &RoomLine) -> Option<String> {
+        let is_bot = |line: &RoomLine| {
+            line.kind == LineKind::Chat
+                && matches!(
+                    line.author_kind,
+                    AuthorKind::LocalBot | AuthorKind::RemoteBot
+                )
+        };
+        match &call.by {
+            Some(by) => self
+                .logs
+                .lines(room_id)
+                .unwrap_or_default()
+                .into_iter()
+                .rev()
+                .take_while(|l| l.seq >= opener.seq)
+                .find(|l| is_bot(l) && &l.author_id == by)
+                .map(|l| l.text),
+            None if call.addressed && is_bot(opener) => Some(opener.text.clone()),
+            None => None,
+        }
     }
 
     /// Writes the mark of the notice `bot_id`'s turn was shown in `room`

@@ -72,9 +72,10 @@ impl TeamAccess for HostTeam {
         to_bot: &'a str,
         text: &'a str,
         hop: u32,
+        task_id: Option<&'a str>,
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            crate::rooms::hold::hold_send(&self.team, from_bot, to_bot, text, hop)
+            crate::rooms::hold::hold_send(&self.team, from_bot, to_bot, text, hop, task_id)
                 .await
                 .map_err(|e| e.message)
         })

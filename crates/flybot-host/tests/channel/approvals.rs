@@ -420,6 +420,7 @@ async fn a_standing_grant_540_answers_the_owners_turn_but_a_bots_request_still_a
             Source::Bot {
                 bot_id: other.id.clone(),
                 hops: 1,
+                room_id: None,
             },
             ItemKind::NextTurn,
         )

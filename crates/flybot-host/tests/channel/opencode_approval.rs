@@ -20,11 +20,21 @@ use flybot_store::room_log::NewLine;
 use flybot_testkit::Kit;
 use serde_json::{Value, json};
 
-/// `from`'s send to `to`, held for their (one) owner; answers its id.
-async fn held(kit: &Kit, from: &str, to: &str) -> String {
-    hold_send(kit.host.team(), from, to, &format!("a send of {from}'s"), 0)
-        .await
-        .unwrap()
+/// `from`'s send to `to`, held for their (one) owner; answers its id. Bot
+/// A's sends name the card they are made for (`meta.taskId`, #54); Bot B's
+/// name none, so they block no card.
+async fn held(kit: &Kit, p: &Pilot, from: &str, to: &str) -> String {
+    let task = (from == p.ada).then_some(p.task.as_str());
+    hold_send(
+        kit.host.team(),
+        from,
+        to,
+        &format!("a send of {from}'s"),
+        0,
+        task,
+    )
+    .await
+    .unwrap()
 }
 
 fn hold_status(kit: &Kit, id: &str) -> HoldStatus {
@@ -96,8 +106,8 @@ fn last_said(lines: &[String]) -> &str {
 #[tokio::test(flavor = "multi_thread")]
 async fn matrix_approval_one_operator_releases_each_bots_hold_only_with_its_own_approval() {
     let (kit, p) = asking_once().await;
-    let a_hold = held(&kit, &p.ada, &p.coder).await;
-    let b_hold = held(&kit, &p.coder, &p.ada).await;
+    let a_hold = held(&kit, &p, &p.ada, &p.coder).await;
+    let b_hold = held(&kit, &p, &p.coder, &p.ada).await;
     let blocked = card(&kit, &p.task).await;
     assert_eq!(blocked["status"], "blocked");
     assert_eq!(blocked["approvalId"], a_hold.as_str(), "{blocked}");
@@ -115,7 +125,7 @@ async fn matrix_approval_one_operator_releases_each_bots_hold_only_with_its_own_
     say(&kit, &p, "@Coder go on").await;
     assert!(prompts(&kit, &p).is_empty(), "{:?}", prompts(&kit, &p));
     // The reverse: Bot A's approval leaves Bot B's waiting hold waiting.
-    let b_again = held(&kit, &p.coder, &p.ada).await;
+    let b_again = held(&kit, &p, &p.coder, &p.ada).await;
     decide(&kit, &a_hold, "allowed-once").await;
     assert_eq!(hold_status(&kit, &b_again), HoldStatus::Pending);
     card_when(&kit, &p.task, "working").await;
@@ -128,7 +138,7 @@ async fn matrix_approval_the_input_wait_and_an_approval_hold_are_cleared_each_by
 {
     let (kit, p) = asking_once().await;
     let question = asked(&kit, &p).await;
-    let a_hold = held(&kit, &p.ada, &p.coder).await;
+    let a_hold = held(&kit, &p, &p.ada, &p.coder).await;
     let answer = json!({"id": p.task, "questionId": question, "answer": "Dashes."});
     // An answer does not pass the approval hold: the person's is refused,
     // nothing changed; Bot A's in the room resumes nothing.
@@ -153,10 +163,10 @@ async fn matrix_approval_the_input_wait_and_an_approval_hold_are_cleared_each_by
 #[tokio::test(flavor = "multi_thread")]
 async fn matrix_approval_a_replayed_approval_grants_nothing() {
     let (kit, p) = asking_once().await;
-    let first = held(&kit, &p.ada, &p.coder).await;
+    let first = held(&kit, &p, &p.ada, &p.coder).await;
     decide(&kit, &first, "allowed-once").await;
     card_when(&kit, &p.task, "working").await;
-    let second = held(&kit, &p.ada, &p.coder).await;
+    let second = held(&kit, &p, &p.ada, &p.coder).await;
     for answer in ["allowed-once", "rejected"] {
         let replay = json!({"id": first, "answer": answer});
         kit.refused("approval-answer", replay, "bot/stale").await;
@@ -173,7 +183,7 @@ async fn matrix_approval_a_replayed_approval_grants_nothing() {
 async fn matrix_approval_a_rejection_prevents_execution_and_publication() {
     let (kit, p) = asking_once().await;
     asked(&kit, &p).await;
-    let a_hold = held(&kit, &p.ada, &p.coder).await;
+    let a_hold = held(&kit, &p, &p.ada, &p.coder).await;
     decide(&kit, &a_hold, "rejected").await;
     assert_eq!(card(&kit, &p.task).await["status"], "cancelled");
     ada_says(&kit, &p, "Dashes, please.");

@@ -325,3 +325,46 @@ async fn a_dead_claimers_lease_expires_by_itself_and_the_card_returns_to_its_que
     let again = kit.ok("task-claim", json!({"botId": c.dev2})).await;
     assert_eq!(again["task"]["id"], item.as_str());
 }
+
+/// #1253: the last claim line is kept on the card (`claimCue`) so a
+/// re-claim stays quiet, and no reader is shown it: not the state view,
+/// not the board's rows, not a `{task}` answer.
+#[tokio::test]
+async fn the_claim_cue_stays_out_of_the_state_view_and_every_task_row_1253() {
+    let kit = Kit::new().await;
+    let c = crew(&kit).await;
+    let item = enqueue(&kit, &c, "Dev", "claim me", "normal").await;
+    let claimed = kit
+        .ok("task-claim", json!({"botId": c.dev1, "id": item}))
+        .await;
+    let cue = kit
+        .until_some("the cue is kept", async || {
+            kit.record(&item).get("claimCue").cloned()
+        })
+        .await;
+    assert_eq!(cue["text"], "接了 claim me");
+    let (_, state) = kit.anyone().state().await;
+    let in_view: Vec<&Value> = state["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["id"] == item)
+        .collect();
+    assert_eq!(in_view.len(), 1, "{state:#}");
+    let rows = kit.ok("tasks", json!({"roomId": c.room})).await;
+    let row = rows["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == item)
+        .cloned()
+        .unwrap();
+    let updated = kit
+        .ok("task-update", json!({"id": item, "note": "first step"}))
+        .await;
+    for shown in [in_view[0], &row, &updated["task"], &claimed["task"]] {
+        assert_eq!(shown["id"], item.as_str(), "{shown}");
+        assert!(shown.get("claimCue").is_none(), "{shown}");
+    }
+    assert!(kit.record(&item).get("claimCue").is_some());
+}

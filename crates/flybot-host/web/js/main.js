@@ -14,6 +14,7 @@ const routes = [
   [/^#\/rooms\/new$/, 'room_form', () => ({})],
   [/^#\/room\/([^/]+)$/, 'room', (m) => ({ roomId: m[1] })],
   [/^#\/board$/, 'board', () => ({})],
+  [/^#\/project\/([^/]+)$/, 'project', (m) => ({ projectId: decodeURIComponent(m[1]) })],
   [/^#\/inbox$/, 'inbox', () => ({})],
   [/^#\/workflows$/, 'workflows', () => ({})],
   [/^#\/workflow\/([^/]+)$/, 'workflows', (m) => ({ workflowId: decodeURIComponent(m[1]) })],

@@ -49,6 +49,42 @@ pub struct Diagnostics {
     pub revision: u64,
     pub saves_queued: u64,
     pub counts: TeamCounts,
+    /// The build (#374): `{branch?, commit?, pinned?}` stamped when the
+    /// binary was built from git; null when it was not (a source tarball).
+    pub build: Option<BuildView>,
+    /// Where FlyBot's source, releases and issue form are.
+    pub links: AboutLinks,
+    /// Commits the build's branch is ahead of it, when known; null when no
+    /// check answered (#374).
+    pub behind: Option<u64>,
+}
+
+/// The build a binary was made from (#374); `commit` is the short 7.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BuildView {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+}
+
+/// The About block's links.
+#[derive(Debug, Clone, Serialize)]
+pub struct AboutLinks {
+    pub repository: &'static str,
+    pub releases: &'static str,
+    pub issues: &'static str,
+}
+
+/// `diagnostics-log` → the home's diagnostics log, oldest line first (#68).
+#[derive(Debug, Clone, Serialize)]
+pub struct DiagnosticsLogAnswer {
+    /// The file name a download is saved as.
+    pub name: &'static str,
+    pub text: String,
+    pub bytes: usize,
 }
 
 /// `{writer: true}`, or `{writer: false, reason}` for a read-only home.

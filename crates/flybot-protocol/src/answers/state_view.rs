@@ -2,7 +2,7 @@
 //! the team's records while it is written out, so a client's poll copies
 //! nothing but the bytes. No credential digest is in any of its rows.
 
-use crate::state::{Grant, InvitationStatus, Task};
+use crate::state::{Grant, InvitationStatus};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -21,8 +21,8 @@ pub struct StateView<'a> {
     pub designated_chief_id: Option<&'a String>,
     /// Rooms as the channel shows them (`room_view`).
     pub rooms: Vec<Value>,
-    /// The unfinished cards, each with its viewer's moves; `finishedTasks`
-    /// counts the others.
+    /// The unfinished cards, each with its viewer's moves and without
+    /// host-only fields (#1253); `finishedTasks` counts the others.
     pub tasks: Vec<TaskView<'a>>,
     pub finished_tasks: usize,
     /// Per Bot, the grants the actor sees (`visibility::grants_seen`).
@@ -31,6 +31,9 @@ pub struct StateView<'a> {
     pub prefs: BTreeMap<String, Value>,
     pub projects: Vec<&'a Value>,
     pub invitations: Vec<InvitationRow<'a>>,
+    /// Room id → the question waiting in that room's dock (#550), for the
+    /// asking Bot's owner and the room's owner only.
+    pub questions: BTreeMap<&'a String, &'a crate::group_question::GroupQuestion>,
     pub auth_sessions: Vec<AuthSessionRow<'a>>,
     /// The saved keys by name and scope, never a value; `[]` once they are
     /// shared (#49, #545).
@@ -51,7 +54,7 @@ pub struct StateView<'a> {
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskView<'a> {
     #[serde(flatten)]
-    pub task: &'a Task,
+    pub task: crate::task_view::PublicTask<'a>,
     pub moves: Vec<crate::task::TaskMove>,
 }
 

@@ -3,7 +3,9 @@
 //! `reach()` through `TeamAccess`), `MAX_HOPS` on a chain,
 //! `MAX_UNREAD_REQUESTS` per recipient chat, and the 60 s dedupe of a
 //! repeated line (#641), which drops the repeat before it is delivered. A
-//! message to another owner's Bot is held for the sender's owner (#52).
+//! message to another owner's Bot is held for the sender's owner (#52). A
+//! message sent from the sender's group Session carries that group
+//! (`senderRoomId`, #553), so a question about the work can reach it (#550).
 
 use super::{caller, is_retired, no_bot, team};
 use crate::session::{ItemKind, SessionEvent, Sessions, Source};
@@ -28,6 +30,11 @@ pub struct MessageBotArgs {
     pub to: String,
     /// The message, complete on its own: the Bot reads only this.
     pub text: String,
+    /// The id of your task card this message is for (task-...), if any. A
+    /// send held for your owner's approval then blocks that card until
+    /// they decide; without it no card waits (#54).
+    #[serde(default, rename = "taskId")]
+    pub task_id: Option<String>,
 }
 
 pub struct MessageBot;
@@ -44,6 +51,16 @@ fn named_bots(state: &TeamState, me: &Bot, name: &str) -> Vec<Bot> {
         })
         .cloned()
         .collect()
+}
+
+/// The group `me` writes from when `session_id` is its member Session
+/// there: the request then carries it (`senderRoomId`, #553).
+fn sender_room(state: &TeamState, me: &Bot, session_id: &str) -> Option<String> {
+    state
+        .rooms
+        .values()
+        .find(|room| room.sessions.get(&me.id).is_some_and(|s| s == session_id))
+        .map(|room| room.id.clone())
 }
 
 /// The hop count of the turn running in `session_id`: the highest hop of the
@@ -85,9 +102,10 @@ impl Tool for MessageBot {
                 "A message is 1 to {MAX_TEXT} characters."
             )));
         }
-        let (me, named) = team.store().read(|state| {
+        let (me, named, sender_room) = team.store().read(|state| {
             let me = caller(state, ctx, false)?;
-            Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to)))
+            let room = sender_room(state, &me, &ctx.session_id);
+            Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to), room))
         })?;
         // The host judges the send with the core reach() (#90); a Bot it
         // may not reach is refused like one that is not there.
@@ -121,7 +139,7 @@ impl Tool for MessageBot {
         // Another owner's Bot: the send waits for the sender's owner (#52).
         if target.owner_id != me.owner_id {
             let id = team
-                .hold_send(&me.id, &target.id, text, hops)
+                .hold_send(&me.id, &target.id, text, hops, args.task_id.as_deref())
                 .await
                 .map_err(ToolError::Failed)?;
             return Ok(format!(
@@ -146,6 +164,7 @@ impl Tool for MessageBot {
                 Source::Bot {
                     bot_id: me.id.clone(),
                     hops,
+                    room_id: sender_room,
                 },
                 ItemKind::NextTurn,
             )

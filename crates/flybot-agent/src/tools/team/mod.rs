@@ -14,6 +14,7 @@ mod ask;
 mod create;
 mod decision;
 mod dedupe;
+mod groups;
 mod list;
 mod message;
 mod post;
@@ -24,11 +25,12 @@ mod update;
 mod tests;
 
 pub use archive::ArchiveBot;
-pub use ask::AskUser;
+pub use ask::{ASKED_IN_GROUP, AskUser};
 pub use create::CreateBot;
 pub use decision::RecordDecision;
 pub use dedupe::{DEDUPE_WINDOW, RecentLines};
 pub use flybot_core::secret_shape::looks_like_secret;
+pub use groups::{CreateGroup, UpdateGroup};
 pub use list::ListBots;
 pub use message::{MAX_HOPS, MAX_UNREAD_REQUESTS, MessageBot};
 pub use update::{StopBot, UpdateBot};
@@ -51,6 +53,8 @@ pub fn team_tools() -> Vec<Arc<dyn DynTool>> {
         Arc::new(UpdateBot),
         Arc::new(StopBot),
         Arc::new(ArchiveBot),
+        Arc::new(CreateGroup),
+        Arc::new(UpdateGroup),
         Arc::new(AskUser),
         Arc::new(RecordDecision),
     ]

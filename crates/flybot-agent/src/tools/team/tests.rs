@@ -75,6 +75,7 @@ impl TeamAccess for TestTeam {
         _: &'a str,
         _: &'a str,
         _: u32,
+        _: Option<&'a str>,
     ) -> crate::tools::BoxFuture<'a, Result<String, String>> {
         Box::pin(async { Ok("hold-1".to_owned()) })
     }
@@ -158,6 +159,7 @@ impl Fixture {
                 message::MessageBotArgs {
                     to: to.into(),
                     text: text.into(),
+                    task_id: None,
                 },
             )
             .await
@@ -230,6 +232,7 @@ async fn message_bot_ends_a_chain_at_max_hops() {
     let from = |hops| Source::Bot {
         bot_id: "main2".into(),
         hops,
+        room_id: None,
     };
     sessions
         .deliver("session-a", "go on", from(MAX_HOPS - 1), ItemKind::NextTurn)
@@ -479,6 +482,41 @@ async fn list_bots_tags_pending_approvals_587_and_update_bot_renames() {
 }
 
 #[tokio::test]
+async fn list_bots_includes_the_bots_of_the_current_room_and_only_there_53() {
+    let f = fixture(vec![]).await;
+    f.team
+        .store
+        .mutate("test", |change| {
+            let room: flybot_protocol::state::Room = serde_json::from_value(serde_json::json!({
+                "id": "room-1", "name": "Shared", "ownerId": "m1", "members": ["a", "c"],
+                "sessions": {"a": "group-a", "c": "group-c"}, "createdAt": 1, "updatedAt": 1
+            }))
+            .unwrap();
+            change.put_room(&room);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let list = async |session: &str| {
+        let mut ctx = f.ctx("a");
+        ctx.session_id = session.to_owned();
+        ListBots.call(&ctx, list::ListBotsArgs {}).await.unwrap()
+    };
+    // In the room's Session: another owner's Bot sitting there is listed.
+    let in_room = list("group-a").await;
+    assert!(
+        in_room.contains("- C (model mock) [in this group]"),
+        "{in_room}"
+    );
+    assert!(in_room.contains("- B (model mock)"), "{in_room}");
+    // In its own chat, and in a Session of c's that is not a's: not listed.
+    for session in ["session-a", "group-c"] {
+        let listed = list(session).await;
+        assert!(!listed.contains("- C "), "{session}: {listed}");
+    }
+}
+
+#[tokio::test]
 async fn configured_model_29_the_tools_refuse_a_model_nobody_configured() {
     let f = fixture(vec![]).await;
     let create = create::CreateBotArgs {
@@ -574,4 +612,83 @@ async fn ask_user_answers_the_model_and_needs_a_question() {
         )
         .await;
     assert!(matches!(empty, Err(ToolError::Invalid(_))));
+}
+
+#[tokio::test]
+async fn create_group_and_update_group_follow_the_channels_rules_for_a_main_bot_or_the_admin_1700_1182()
+ {
+    let f = fixture(vec![]).await;
+    let rooms = || f.team.store.read(|s| s.rooms.clone());
+    let create = |from: &str, args: serde_json::Value| {
+        let ctx = f.ctx(from);
+        async move {
+            CreateGroup
+                .call(&ctx, serde_json::from_value(args).unwrap())
+                .await
+        }
+    };
+    let update = |from: &str, args: serde_json::Value| {
+        let ctx = f.ctx(from);
+        async move {
+            UpdateGroup
+                .call(&ctx, serde_json::from_value(args).unwrap())
+                .await
+        }
+    };
+    // Neither a Main Bot nor an admin: refused, nothing written.
+    let no = refused(create("b", serde_json::json!({"name": "Crew", "members": ["A"]})).await);
+    assert!(no.contains("Only a Main Bot or a group's admin"), "{no}");
+    // Another owner's Bot, not granted: refused like an unknown name.
+    let no = refused(create("a", serde_json::json!({"name": "Crew", "members": ["C"]})).await);
+    assert!(no.contains("No Bot named C"), "{no}");
+    assert!(rooms().is_empty());
+    let made = create(
+        "a",
+        serde_json::json!({"name": "Crew", "members": ["B"], "task_lead": "B"}),
+    )
+    .await
+    .unwrap();
+    assert!(made.contains("Made the group Crew with 2 Bots"), "{made}");
+    let room = rooms().into_values().next().unwrap();
+    assert_eq!(room.owner_id, "m1");
+    assert_eq!(room.members, ["a", "b"]);
+    assert_eq!(room.admin.as_deref(), Some("a"));
+    assert_eq!(room.extra["taskLead"], "b");
+    assert_eq!(room.sessions.len(), 2);
+    // b is a member but not the admin: it may not hand the lead over.
+    let no = refused(
+        update(
+            "b",
+            serde_json::json!({"group": "Crew", "task_lead": "none"}),
+        )
+        .await,
+    );
+    assert!(no.contains("Only a Main Bot or the admin of Crew"), "{no}");
+    // The admin hands the admin role to b, and b (now admin) clears the lead.
+    update("a", serde_json::json!({"group": "Crew", "admin": "B"}))
+        .await
+        .unwrap();
+    update(
+        "b",
+        serde_json::json!({"group": "Crew", "task_lead": "none", "add_members": ["MAIN2"]}),
+    )
+    .await
+    .unwrap();
+    let room = rooms().into_values().next().unwrap();
+    assert_eq!(room.admin.as_deref(), Some("b"));
+    assert!(!room.extra.contains_key("taskLead"));
+    assert_eq!(room.members, ["a", "b", "main2"]);
+    // A lead outside the room is the core's refusal, and nothing changes.
+    let no = refused(update("b", serde_json::json!({"group": "Crew", "task_lead": "C"})).await);
+    assert!(no.contains("No Bot named C"), "{no}");
+    // Another owner's Bot cannot find, let alone change, this group.
+    let no = refused(
+        update(
+            "c",
+            serde_json::json!({"group": "Crew", "task_lead": "none"}),
+        )
+        .await,
+    );
+    assert!(no.contains("No group named Crew"), "{no}");
+    assert_eq!(rooms().into_values().next().unwrap(), room);
 }

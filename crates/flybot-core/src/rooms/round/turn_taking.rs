@@ -124,6 +124,17 @@ impl Round {
         }
     }
 
+    /// Ends the running member's slot as a pass without its turn: the
+    /// member's open card already says what the Bot's @ asked
+    /// (`boardCoversCue`, #1109). Answers whether `bot_id` was running.
+    pub fn pass_covered(&mut self, bot_id: &str) -> bool {
+        let Some(slot) = self.current.take().filter(|s| s.bot_id == bot_id) else {
+            return false;
+        };
+        self.finish(slot, SlotOutcome::Passed);
+        true
+    }
+
     /// The turn running when the round was noted: after a restart the host
     /// finishes that member's cut turn before it asks `next_turn` again.
     pub fn running_call(&self) -> Option<TurnCall> {

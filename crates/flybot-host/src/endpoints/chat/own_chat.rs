@@ -206,10 +206,33 @@ pub fn cancel(
 /// The lines older than `before` (all when none), the newest `limit` of
 /// them, and whether older lines are left for a page before these.
 fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec<ChatLine>, bool) {
+    // An ask_user the tool sent to the group that handed the work over is
+    // no card of the owner's own chat (#550): it is drawn as a tool call.
+    let in_group: Vec<&str> = entries
+        .iter()
+        .filter_map(|entry| match &entry.event {
+            SessionEvent::ToolResult {
+                tool_call_id, text, ..
+            } if text.starts_with(flybot_agent::tools::team::ASKED_IN_GROUP) => {
+                Some(tool_call_id.as_str())
+            }
+            _ => None,
+        })
+        .collect();
     let mut lines: Vec<ChatLine> = entries
         .iter()
         .filter(|entry| before.is_none_or(|before| entry.seq < before))
         .filter_map(short_form)
+        .map(|mut line| {
+            let asked_there = line
+                .tool_call_id
+                .as_deref()
+                .is_some_and(|id| in_group.contains(&id));
+            if line.kind == "question" && asked_there {
+                line.kind = "tool-call".into();
+            }
+            line
+        })
         .collect();
     drop_repeated_events(&mut lines);
     let cut = limit.map_or(0, |limit| lines.len().saturating_sub(limit));

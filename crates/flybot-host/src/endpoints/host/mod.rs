@@ -1,6 +1,8 @@
 //! The host's own surfaces: shared preferences and diagnostics (#49), the
-//! usage ledger (#903) and Test connection (#409).
+//! usage ledger (#903), Test connection (#409), and the About block's build
+//! facts and diagnostics log download (#374, #68).
 
+pub mod about;
 pub mod models;
 pub mod prefs;
 pub mod test_model;

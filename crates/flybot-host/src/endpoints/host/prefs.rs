@@ -16,9 +16,10 @@ use flybot_store::StoreStatus;
 const PREFS_MAX: usize = 200;
 const PREF_VALUE_MAX: usize = 16 * 1024;
 
-use crate::secrets::blocked_shared as blocked;
+pub(super) use crate::secrets::blocked_shared as blocked;
 
-/// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed.
+/// `set-prefs {prefs}` → `{prefs}`: merges keys; a key set to null is removed,
+/// and the notification keys keep only what is off (core `prefs`, #469).
 pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<PrefsAnswer, ApiError> {
     for (key, value) in &req.prefs {
         if key.is_empty() || key.len() > 100 || key.chars().any(char::is_control) {
@@ -44,10 +45,10 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Pref
                 return Err(blocked("Preferences"));
             }
             for (key, value) in &req.prefs {
-                let unchanged = change.state().prefs.get(key) == Some(value)
-                    || (value.is_null() && !change.state().prefs.contains_key(key));
-                if !unchanged {
-                    change.set_pref(key, (!value.is_null()).then_some(value));
+                let current = change.state().prefs.get(key).cloned();
+                let next = flybot_core::prefs::next_pref(key, current.as_ref(), value)?;
+                if next != current {
+                    change.set_pref(key, next.as_ref());
                 }
             }
             if change.state().prefs.len() > PREFS_MAX {
@@ -62,12 +63,14 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Pref
     Ok(PrefsAnswer { prefs })
 }
 
-/// `diagnostics` → where the home is, whether this team writes, and sizes.
+/// `diagnostics` → where the home is, whether this team writes, sizes, and
+/// the About block's build and links (#374).
 pub fn diagnostics(
     team: &Team,
-    home: &std::path::Path,
+    config: &crate::HostConfig,
     _actor: &Actor,
 ) -> Result<DiagnosticsAnswer, ApiError> {
+    let home = &config.home;
     let store = team.store();
     store.read(|state| {
         if shared_blocked(state) {
@@ -96,6 +99,9 @@ pub fn diagnostics(
                     rooms: state.rooms.len(),
                     tasks: state.tasks.len(),
                 },
+                build: super::about::build_view(&config.build),
+                links: super::about::links(),
+                behind: None,
             },
         })
     })

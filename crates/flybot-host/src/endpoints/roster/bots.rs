@@ -13,6 +13,7 @@ use flybot_core::names::{
     check_bot_name_free, check_model_configured, clean_instructions, clean_model, clean_name,
     clean_optional_name,
 };
+use flybot_core::rooms::group_questions;
 use flybot_core::rooms::hold::stale_for_demoted;
 use flybot_core::roster::delete_bot::delete_bot;
 use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
@@ -227,6 +228,10 @@ pub async fn delete(
                 .archive(&req.id, change.now_ms())
                 .map_err(|e| crate::memory::memory_io(&e))?;
             change.apply_roster(&deleted.writes);
+            // A question it asked, or about work it handed over, goes too (#550).
+            for room in group_questions::cards_of_bot(change.state(), &req.id) {
+                change.remove_question(&room);
+            }
             Ok(deleted)
         })
         .await?;

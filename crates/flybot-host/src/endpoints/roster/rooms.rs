@@ -118,6 +118,10 @@ pub async fn delete(team: &Team, actor: &Actor, req: ById) -> Result<RoomDeleted
                 change.set_grants(&bot, &kept);
             }
             change.remove_room(&room.id);
+            // Its dock's waiting question goes with it (#550).
+            if change.state().questions.contains_key(&room.id) {
+                change.remove_question(&room.id);
+            }
             Ok(room)
         })
         .await?;

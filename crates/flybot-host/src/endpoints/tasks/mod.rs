@@ -5,6 +5,7 @@
 
 pub mod board;
 pub mod moves;
+pub mod project_assistant;
 pub mod projects;
 pub mod queue;
 pub mod recovery;

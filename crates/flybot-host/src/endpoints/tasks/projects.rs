@@ -21,6 +21,10 @@ fn write(change: &mut Change<'_>, writes: &ProjectWrites) {
     }
     for id in &writes.remove {
         change.remove_project(id);
+        // Its memory goes with it (#1712).
+        if change.state().project_memory.contains_key(id) {
+            change.remove_project_memory(id);
+        }
     }
     for bot in &writes.bots {
         change.put_bot(bot);

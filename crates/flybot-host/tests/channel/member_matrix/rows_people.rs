@@ -95,6 +95,7 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"prefs": {"theme": "dark"}}), "bot/blocked-shared"),
         ),
         ("diagnostics", Refused(json!({}), "bot/blocked-shared")),
+        ("diagnostics-log", Refused(json!({}), "bot/blocked-shared")),
         // Chat and rooms' channels.
         (
             "test-model",
@@ -119,6 +120,10 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"botId": bot, "text": "hi"}), "bot/not-found"),
         ),
         ("messages", Refused(json!({"botId": bot}), "bot/not-found")),
+        (
+            "answer-question",
+            Refused(json!({"roomId": room, "answer": "yes"}), "bot/not-found"),
+        ),
         (
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),

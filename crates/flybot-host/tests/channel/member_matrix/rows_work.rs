@@ -111,6 +111,23 @@ fn projects(a: &Ada) -> Vec<(&'static str, Row)> {
             "project-delete",
             Refused(json!({"project": project}), "bot/not-found"),
         ),
+        // The Project Assistant (#1712): its memory and digest are the
+        // Project's owner's.
+        (
+            "project-memory",
+            Refused(json!({"project": project}), "bot/not-found"),
+        ),
+        (
+            "project-memory-write",
+            Refused(
+                json!({"project": project, "kind": "decision", "text": "x"}),
+                "bot/not-found",
+            ),
+        ),
+        (
+            "project-digest",
+            Refused(json!({"project": project}), "bot/not-found"),
+        ),
     ]
 }
 

@@ -140,6 +140,28 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
         .store()
         .read(|s| s.rooms[&room].sessions[&bot.id].clone());
     let (cards, question) = cards(&kit, &me, &bot.id).await;
+    // A question in her room's dock (#550): her Bot asks about work the
+    // lead handed it.
+    let card = flybot_protocol::group_question::GroupQuestion {
+        header: "Quill".into(),
+        bot_id: bot.id.clone(),
+        question: format!("Which one? {MARKER}"),
+        reply_to: flybot_protocol::group_question::ReplyTo {
+            bot_id: lead.clone(),
+            hop: 1,
+        },
+        allow_custom: true,
+        asked_at: 1,
+    };
+    let docked = room.clone();
+    kit.host
+        .store()
+        .mutate("test", move |c| {
+            c.put_question(&docked, &card);
+            Ok(())
+        })
+        .await
+        .unwrap();
     let writer = kit.bot_named("Wren");
     let mut queued = Vec::new();
     for n in 0..2 {

@@ -186,3 +186,59 @@ async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
     assert_eq!(reminders(&kit), 2, "reminders stop after two");
     assert_eq!(wakes(&kit), Some(2));
 }
+
+/// `boardCoversCue` (#1109): the lead's @ of a member whose open card
+/// already says the line is a pass with no model turn; its question still
+/// gets one.
+#[tokio::test(start_paused = true)]
+async fn a_bots_at_that_the_members_card_already_says_costs_no_model_turn_1109() {
+    let kit = Kit::scripted(json!([
+        {"when": {"systemContains": "## You are Lead\n", "userContains": "check in", "step": 0},
+         "reply": {"text": "@Dev1 what is the status?"}},
+        {"when": {"systemContains": "## You are Lead\n", "userContains": "plan it", "step": 0},
+         "reply": {"toolCalls": [{"name": "track_tasks", "arguments": {"tasks": [
+             {"title": "Build API #12", "assignee": "Dev1", "note": "write the handler"}]}}]}},
+        {"when": {"systemContains": "## You are Lead\n", "afterTool": "track_tasks"},
+         "reply": {"text": "@Dev1 write the handler"}},
+        {"when": {"systemContains": "## You are Dev1\n", "userContains": "[Continue task]"},
+         "reply": {"text": "On it."}},
+        {"when": {"systemContains": "## You are Dev1\n", "userContains": "status"},
+         "reply": {"text": "Halfway there."}},
+        {"reply": {"text": "[PASS]"}}
+    ]))
+    .await;
+    let (room, [lead, dev1, _dev2]) = team(&kit).await;
+    let group = kit
+        .host
+        .store()
+        .read(|s| s.rooms[&room.id].sessions[&dev1.id].clone());
+    kit.ok("send", json!({"roomId": room.id, "text": "@Lead plan it"}))
+        .await;
+    kit.round_ended(&room).await;
+    let said = |kit: &Kit| -> Vec<(String, String)> {
+        kit.room_lines(&room)
+            .iter()
+            .map(|l| (l.author_id.clone(), l.text.clone()))
+            .collect()
+    };
+    assert!(
+        said(&kit).contains(&(lead.id.clone(), "@Dev1 write the handler".into())),
+        "{:?}",
+        said(&kit)
+    );
+    assert!(
+        kit.user_texts(&group).is_empty(),
+        "a covered @ starts no turn: {:?}",
+        kit.user_texts(&group)
+    );
+    // A question is not covered: Dev1 answers it in the room.
+    kit.ok("send", json!({"roomId": room.id, "text": "@Lead check in"}))
+        .await;
+    kit.round_ended(&room).await;
+    assert_eq!(kit.user_texts(&group).len(), 1);
+    assert!(
+        said(&kit).contains(&(dev1.id.clone(), "Halfway there.".into())),
+        "{:?}",
+        said(&kit)
+    );
+}

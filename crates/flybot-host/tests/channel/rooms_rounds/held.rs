@@ -228,25 +228,92 @@ async fn demoting_a_chief_in_set_main_makes_its_waiting_sends_stale_at_once_52()
     assert!(from_ada(&kit, &p).is_empty());
 }
 
-/// Ada's Bot works a card, then its send to Bob's Bot is held: answers the
-/// card and the hold.
+/// Sends that name a card (`meta.taskId`, #54): "tell bob for <id>" makes
+/// Ada's Bot message Bob's Bot for that card; the rest is `SCRIPT`.
+fn targeted_kit() -> impl std::future::Future<Output = Kit> {
+    let mut script: Vec<Value> = ["task-named", "task-bobs"]
+        .iter()
+        .map(|id| {
+            json!({"when": {"userContains": format!("tell bob for {id}"), "step": 0},
+                "reply": {"toolCalls": [{"name": "message_bot", "arguments":
+                    {"to": "Bob", "text": "please review", "taskId": id}}]}})
+        })
+        .collect();
+    let rest: Vec<Value> = serde_json::from_str(crate::approvals::SCRIPT).unwrap();
+    script.extend(rest);
+    Kit::scripted(Value::Array(script))
+}
+
+/// A working card of `bot`'s made through the channel by `who`, copied to
+/// the fixed id `id` with an older `updatedAt` (so the newest working card
+/// is another one): answers the channel-made card's id.
+async fn working_card_as(kit: &Kit, who: &Member, bot: &Bot, id: &str) -> String {
+    let (card, _) = kit.as_member(who).card_in(&bot.id, "working").await;
+    let id = id.to_owned();
+    let source = card.clone();
+    kit.host
+        .store()
+        .mutate("test", move |c| {
+            let mut task = c.state().tasks[&source].clone();
+            task.id = id;
+            task.created_at = 1;
+            task.updated_at = 1;
+            c.put_task(&task);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    kit.idle(&bot.session).await;
+    card
+}
+
+/// Ada's Bot works two cards, then its send to Bob's Bot naming
+/// `task-named` is held: answers that card and the hold.
 async fn working_card_held(kit: &Kit, p: &Pair) -> (String, String) {
-    let (card, _) = kit
-        .as_member(&p.ada)
-        .card_in(&p.ada_bot.id, "working")
-        .await;
+    let other = working_card_as(kit, &p.ada, &p.ada_bot, "task-named").await;
+    kit.say(&p.ada_bot.session, "tell bob for task-named");
     kit.idle(&p.ada_bot.session).await;
-    let hold = held(kit, p).await["id"].as_str().unwrap().to_owned();
-    let blocked = kit.card_when(&card, "blocked").await;
+    let hold = crate::approvals::the_one_waiting(kit.as_member(&p.ada)).await;
+    let blocked = kit.card_when("task-named", "blocked").await;
     assert_eq!(blocked["waitingFor"], "approval");
     assert_eq!(blocked["approvalId"], hold.as_str());
-    assert_eq!(record(kit, &hold)["taskId"], card.as_str());
-    (card, hold)
+    assert_eq!(record(kit, &hold)["taskId"], "task-named");
+    assert_eq!(kit.record(&other)["status"], "working", "not the newest");
+    ("task-named".to_owned(), hold)
+}
+
+#[tokio::test]
+async fn an_untargeted_held_send_blocks_no_card_and_a_named_foreign_card_is_refused_54_207() {
+    let kit = targeted_kit().await;
+    let p = pair(&kit).await;
+    let newest = working_card_as(&kit, &p.ada, &p.ada_bot, "task-named").await;
+    // No taskId: the send is held, and neither of the Bot's working cards
+    // waits on it (today's guess blocked the newest).
+    let hold = held(&kit, &p).await;
+    assert!(hold.get("taskId").is_none(), "{hold}");
+    for card in [newest.as_str(), "task-named"] {
+        let record = kit.record(card);
+        assert_eq!(record["status"], "working", "{record}");
+        assert!(record.get("approvalId").is_none(), "{record}");
+    }
+    // Attack: naming Bob's Bot's card does not block it; nothing is held.
+    working_card_as(&kit, &p.bob, &p.bob_bot, "task-bobs").await;
+    let before = kit.host.store().read(|s| s.flybot.approvals.len());
+    kit.say(&p.ada_bot.session, "tell bob for task-bobs");
+    kit.idle(&p.ada_bot.session).await;
+    let (result, is_error) = kit.tool_results(&p.ada_bot.session).pop().unwrap();
+    assert!(
+        is_error && result.contains("not a card of yours"),
+        "{result}"
+    );
+    assert_eq!(kit.host.store().read(|s| s.flybot.approvals.len()), before);
+    assert_eq!(kit.record("task-bobs")["status"], "working");
+    assert!(from_ada(&kit, &p).is_empty());
 }
 
 #[tokio::test]
 async fn a_held_send_blocks_its_working_card_and_approving_resumes_it_54_207() {
-    let kit = scripted_kit().await;
+    let kit = targeted_kit().await;
     let p = pair(&kit).await;
     let (card, hold) = working_card_held(&kit, &p).await;
     kit.as_member(&p.ada)
@@ -263,7 +330,7 @@ async fn a_held_send_blocks_its_working_card_and_approving_resumes_it_54_207() {
 
 #[tokio::test]
 async fn rejecting_a_held_send_cancels_its_card_54() {
-    let kit = scripted_kit().await;
+    let kit = targeted_kit().await;
     let p = pair(&kit).await;
     let (card, hold) = working_card_held(&kit, &p).await;
     kit.as_member(&p.ada)

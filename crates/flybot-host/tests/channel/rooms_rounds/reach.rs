@@ -51,6 +51,7 @@ async fn a_bot_message_is_judged_again_at_delivery_and_a_revoked_grant_stops_it_
     let from_ada = Source::Bot {
         bot_id: ada_bot.id.clone(),
         hops: 1,
+        room_id: None,
     };
     let sessions = kit.host.sessions().clone();
     sessions

@@ -41,8 +41,15 @@ export async function show(main, ctx) {
     const project = select([['', 'All projects'], ...(s.projects || []).map((p) => [p.id, p.name])], filters.project, { name: 'project' });
     bot.addEventListener('change', () => { filters.botId = bot.value; load(); });
     room.addEventListener('change', () => { filters.roomId = room.value; draw(); });
-    project.addEventListener('change', () => { filters.project = project.value; load(); });
-    replace(filterBar, field('Bot', bot, { name: 'botId' }), field('Room', room, { name: 'roomId' }), field('Project', project, { name: 'project' }));
+    // The chosen Project's own page (#1712): its memory and digest.
+    const projectLink = h('a', { class: 'w-project-link', hidden: !filters.project }, 'Open the project');
+    const linkTo = () => {
+      projectLink.hidden = !filters.project;
+      projectLink.href = `#/project/${encodeURIComponent(filters.project)}`;
+    };
+    linkTo();
+    project.addEventListener('change', () => { filters.project = project.value; linkTo(); load(); });
+    replace(filterBar, field('Bot', bot, { name: 'botId' }), field('Room', room, { name: 'roomId' }), field('Project', project, { name: 'project' }), projectLink);
   }
 
   function toggleArchive() {

@@ -1,9 +1,10 @@
-// A room (#/room/<id>): who speaks now, the round's lines, a composer with @mentions, Stop, the notice and members (#50, #130, #1267).
+// A room (#/room/<id>): who speaks now, the round's lines, a composer with @mentions and the question dock (#550), Stop, the notice and members (#50, #130, #1267).
 
 import { busyAcks } from '../chat/busy_ack.js';
 import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
 import { composer } from '../work/composer.js';
+import { questionDock } from '../work/question_dock.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
@@ -37,6 +38,7 @@ export async function show(main, ctx, { roomId }) {
   const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, empty, lines, streaming, acks);
   const side = h('aside', { class: 'w-room-side', id: `people-${roomId}`, 'aria-label': 'Members and notice' });
   const errors = alertLine();
+  const dock = questionDock(ctx, roomId);
   const box = composer({
     members: () => (roomOf()?.members || []).map((id) => ({ id, name: botName(id) })),
     onSend: async (text) => {
@@ -217,6 +219,7 @@ export async function show(main, ctx, { roomId }) {
     live.on('resync', reload),
     live.on('reconnected', reload),
     team.onChange(() => drawHead()),
+    dock.off,
   ];
 
   replace(
@@ -225,7 +228,7 @@ export async function show(main, ctx, { roomId }) {
       'section',
       { class: 'w-screen w-room', 'aria-labelledby': 'room-title' },
       h('header', { class: 'w-head' }, h('div', { class: 'w-head-text' }, heading, status), h('div', { class: 'w-head-actions' }, peopleToggle, stop)),
-      h('div', { class: 'w-room-body' }, h('div', { class: 'w-room-main' }, log, h('div', { class: 'w-composer-wrap' }, errors, box.element)), side),
+      h('div', { class: 'w-room-body' }, h('div', { class: 'w-room-main' }, log, h('div', { class: 'w-composer-wrap' }, dock.element, errors, box.element)), side),
     ),
   );
   heading.id = 'room-title';

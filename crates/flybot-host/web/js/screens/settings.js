@@ -1,9 +1,10 @@
-// Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (read-only: names, scope and status from the state view, never a value; #545, #1266), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`).
+// Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (names, scope and status from the state view, never a value; #545, #1266; a Retry on a failed connector, issue 39), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`; its build, links and log download live in about.js).
 
 import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
 import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
+import { aboutRows, buildText, downloadLog } from './about.js';
 import * as theme from '../theme.js';
 
 function section(title, ...children) {
@@ -195,11 +196,13 @@ function about(ctx) {
           'dl',
           { class: 'about' },
           item('Home folder', d.home),
-          item('Build', `flybot ${d.version}`),
+          item('Build', buildText(d)),
           item('Store', d.store?.writer ? 'writing' : `read-only: ${d.store?.reason || ''}`),
           item('Revision', String(d.revision)),
           item('Team', [[d.counts.members, 'member'], [d.counts.bots, 'Bot'], [d.counts.rooms, 'room'], [d.counts.tasks, 'task']].map(([n, w]) => plural(n, w)).join(' · ')),
+          aboutRows(d, item),
         ),
+        downloadLog(ctx),
       );
     })
     .catch((refusal) => replace(body, h('p', { class: 'muted' }, refusal.message)));

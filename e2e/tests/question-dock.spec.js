@@ -1,0 +1,48 @@
+// #550, #553: a question a Bot asks about work a room member handed it
+// waits in that room's question dock; the owner answers it there, the
+// dock clears and the room shows a quiet notice of the answer.
+'use strict';
+
+const { test, expect, open } = require('../fixtures');
+const { startHost, startMockModel } = require('../harness');
+
+let model;
+let host;
+test.beforeEach(async () => {
+  model = await startMockModel([
+    {
+      when: { systemContains: '## You are Lead\n', userContains: 'hand it over', step: 0 },
+      reply: { toolCalls: [{ name: 'message_bot', arguments: { to: 'Dev', text: 'build the parser' } }] },
+    },
+    { when: { systemContains: '## You are Dev\n', userContains: '[Answer from the group Ship]', step: 0 }, reply: { text: 'Using SQLite.' } },
+    {
+      when: { systemContains: '## You are Dev\n', userContains: 'build the parser', step: 0 },
+      reply: { toolCalls: [{ name: 'ask_user', arguments: { question: 'Postgres or SQLite?' } }] },
+    },
+    { when: { afterTool: '*' }, reply: { text: 'Done for now.' } },
+    { reply: { text: '[PASS]' } },
+  ]);
+  host = await startHost({ models: { scripted: model.baseUrl } });
+});
+test.afterEach(async () => {
+  await host.stop();
+  await model.stop();
+});
+
+test('a question on handed-out work is answered from the room dock', async ({ page }) => {
+  await host.api.state();
+  const lead = await host.api.createBot('Lead', { model: 'scripted' });
+  await host.api.createBot('Dev', { model: 'scripted' });
+  const { room } = await host.api.call('create-room', { name: 'Ship', members: [lead.id], admin: lead.id });
+  await open(page, host, `#/room/${room.id}`);
+  await host.api.call('send', { roomId: room.id, text: '@Lead hand it over' });
+
+  const dock = page.getByRole('region', { name: 'Question from Dev' });
+  await expect(dock).toBeVisible();
+  await expect(dock.getByText('Postgres or SQLite?')).toBeVisible();
+  await page.screenshot({ path: '/tmp/wt36-dock.png' });
+  await dock.getByRole('textbox', { name: 'Your answer' }).fill('SQLite');
+  await dock.getByRole('button', { name: 'Answer' }).click();
+  await expect(dock).toBeHidden();
+  await expect(page.getByRole('log', { name: 'Room lines' }).getByText(/answered Dev: Postgres or SQLite\? → SQLite/)).toBeVisible();
+});
