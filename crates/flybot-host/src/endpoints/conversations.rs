@@ -27,7 +27,7 @@ route_table! {
         if chat::room_chat::names_room(body) {
             typed(chat::room_chat::messages(host.rounds(), actor, parse(body)?))
         } else {
-            typed(chat::own_chat::messages(host.team(), host.sessions(), actor, parse(body)?))
+            typed(chat::own_chat::messages(host.team(), host.sessions(), host.live_feed(), actor, parse(body)?))
         }
     };
     "room-stop" => |host, caller, body| {

@@ -13,7 +13,10 @@ use flybot_core::access::Actor;
 use flybot_core::fences::failure::failure_sentence;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
 use flybot_core::visibility::own_chat_open;
-use flybot_protocol::answers::{Cancelled, ChatLine, ChatMessages, LineQueued, LineSent};
+use crate::live::feed::LiveFeed;
+use flybot_protocol::answers::{
+    Cancelled, ChatDraft, ChatLine, ChatMessages, LineQueued, LineSent,
+};
 use flybot_protocol::state::Bot;
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
@@ -154,6 +157,7 @@ pub async fn send(
 pub fn messages(
     team: &Team,
     sessions: &Sessions,
+    feed: &LiveFeed,
     actor: &Actor,
     req: Messages,
 ) -> Result<ChatMessages, ApiError> {
@@ -168,8 +172,18 @@ pub fn messages(
         .map_err(io_refusal)?;
     let last = entries.last().map_or(req.after.unwrap_or(0), |e| e.seq);
     let (messages, earlier) = page(&entries, req.before, req.limit);
+    let running = sessions.is_running(&bot.session_id);
+    let draft = feed
+        .draft(&bot.session_id)
+        .filter(|_| running)
+        .map(|(draft, at)| ChatDraft {
+            turn_id: draft.turn_id,
+            text: draft.text,
+            at,
+        });
     Ok(ChatMessages {
-        running: sessions.is_running(&bot.session_id),
+        running,
+        draft,
         session_id: bot.session_id,
         bot_id: bot.id,
         messages,

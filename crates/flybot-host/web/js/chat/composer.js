@@ -15,12 +15,15 @@ export function composer({ placeholder, onSend }) {
     const text = box.value;
     if (!text.trim()) return;
     error.textContent = '';
+    delete error.dataset.unreachable;
     box.value = '';
     grow();
     try {
       await onSend(text);
     } catch (refusal) {
       error.textContent = refusal.message;
+      // The live stream clears this once the host is back (live.js).
+      if (refusal.code === 'bot/unreachable') error.dataset.unreachable = '1';
       if (!box.value) box.value = text;
       grow();
     }

@@ -2,11 +2,13 @@
 
 import { h, replace, coalesce } from '../dom.js';
 import { entryNode, attachResult } from '../chat/transcript.js';
+import { markdown } from '../chat/markdown.js';
 import { approvalCard } from '../chat/approval_card.js';
 import { composer } from '../chat/composer.js';
 import * as approvals from '../chat/approvals.js';
 import * as seen from '../chat/seen.js';
 import { busyAcks } from '../chat/busy_ack.js';
+import { eventNumber } from '../live.js';
 
 const PAGE = 80;
 
@@ -71,7 +73,8 @@ export async function show(main, ctx, { botId }) {
   // Per turn: the text streamed (text.delta) and the text its log entries hold.
   const turns = new Map();
   const turnOf = (id) => {
-    if (!turns.has(id)) turns.set(id, { streamed: '', logged: '', ended: false });
+    // `deltas`: the pieces with their live ids, so a draft read from the host (as of `at`) takes only the later ones.
+    if (!turns.has(id)) turns.set(id, { streamed: '', logged: '', ended: false, deltas: [], at: null });
     return turns.get(id);
   };
   let draftTurn = null;
@@ -127,10 +130,15 @@ export async function show(main, ctx, { botId }) {
       return;
     }
     if (!stream.node) {
-      stream.node = h('div', { class: 'msg assistant' }, h('span', { class: 'who' }, names.self()), h('span', {}));
+      stream.node = h('div', { class: 'msg assistant streaming' }, h('span', { class: 'who' }, names.self()), markdown(''));
       streaming.append(stream.node);
     }
-    stream.node.lastChild.textContent = text;
+    // The answer so far is drawn as markdown once a frame, however many pieces came in it.
+    if (stream.frame) return;
+    stream.frame = requestAnimationFrame(() => {
+      stream.frame = null;
+      if (stream.node) keepBottom(() => stream.node.lastChild.replaceWith(markdown(stream.text)));
+    });
   };
   const drawDraft = () => {
     const t = draftTurn && turns.get(draftTurn);
@@ -158,7 +166,12 @@ export async function show(main, ctx, { botId }) {
           (match || null)?.remove();
         }
         if (entry.turnId && entry.kind === 'assistant') turnOf(entry.turnId).logged += entry.text || '';
-        if (entry.turnId && entry.kind === 'turn-end') turnOf(entry.turnId).ended = true;
+        if (entry.turnId && entry.kind === 'turn-end') {
+          const turn = turnOf(entry.turnId);
+          turn.ended = true;
+          turn.deltas = [];
+          if (entry.reason?.kind === 'aborted') markStopped(entry.turnId);
+        }
       }
       drawDraft();
       showRunning();
@@ -178,14 +191,27 @@ export async function show(main, ctx, { botId }) {
       }
       last = Math.max(last, answer.last || 0);
       running = answer.running;
+      if (answer.draft) takeDraft(answer.draft);
       seen.noteEntries(botId, fresh);
       add(fresh);
       seen.markSeen(botId, last);
     } catch (refusal) {
       if (gone) return;
       working.textContent = refusal.message;
+      if (refusal.code === 'bot/unreachable') working.dataset.unreachable = '1';
     }
   }, () => gone);
+
+  // A page that opens mid-answer: the text from the turn's start, then the pieces numbered after it.
+  const takeDraft = (draft) => {
+    const turn = turnOf(draft.turnId);
+    if (turn.ended) return;
+    const at = eventNumber(draft.at);
+    const later = turn.deltas.filter((d) => at && d.id && d.id.epoch === at.epoch && d.id.n > at.n);
+    turn.streamed = draft.text + later.map((d) => d.text).join('');
+    turn.at = at;
+    draftTurn = draft.turnId;
+  };
 
   const drawCards = (list) => {
     const mine = list.filter((a) => approvals.botOf(a) === botId);
@@ -215,12 +241,18 @@ export async function show(main, ctx, { botId }) {
       drawDraft();
       fetchNew();
     }),
-    ctx.live.on('text.delta', (event) => {
+    ctx.live.on('text.delta', (event, raw) => {
       if (event.sessionId !== sessionId) return;
       const turn = turnOf(event.turnId);
       if (turn.ended) return;
+      const id = eventNumber(raw?.lastEventId);
+      // A piece the draft already holds.
+      if (id && turn.at && id.epoch === turn.at.epoch && id.n <= turn.at.n) return;
+      turn.deltas.push({ id, text: event.text || '' });
+      turn.streamed += event.text || '';
+      // Before the first read of the chat, the draft from the host starts the answer (no text from mid-sentence).
+      if (first) return;
       keepBottom(() => {
-        turn.streamed += event.text || '';
         draftTurn = event.turnId;
         running = true;
         drawDraft();
@@ -233,6 +265,23 @@ export async function show(main, ctx, { botId }) {
     approvals.onApprovals(drawCards),
     ...busyAcks(ctx.live, { mine: (event) => event.sessionId === sessionId }, acks, keepBottom),
   ];
+  // A stopped turn's answer stays as far as it came, marked so.
+  const markStopped = (turnId) => {
+    const kept = [...lines.querySelectorAll('.msg.assistant')].filter((m) => m.dataset.turn === turnId).at(-1);
+    if (!kept || kept.classList.contains('stopped')) return;
+    kept.classList.add('stopped');
+    kept.append(h('span', { class: 'stopped-mark' }, 'Stopped here'));
+  };
+
+  // Escape stops the running turn, wherever the focus is on this screen.
+  const onKey = (event) => {
+    if (event.key !== 'Escape' || stop.hidden || stop.disabled || event.defaultPrevented) return;
+    if (document.querySelector('dialog[open]')) return;
+    event.preventDefault();
+    stop.click();
+  };
+  document.addEventListener('keydown', onKey);
+
   stop.addEventListener('click', async () => {
     stop.disabled = true;
     try {
@@ -251,6 +300,7 @@ export async function show(main, ctx, { botId }) {
       working.textContent = refusal.message;
     } finally {
       stop.disabled = false;
+      input.focus();
       fetchNew();
     }
   });
@@ -263,6 +313,7 @@ export async function show(main, ctx, { botId }) {
 
   return () => {
     gone = true;
+    document.removeEventListener('keydown', onKey);
     for (const off of offs) off();
     main.className = '';
   };

@@ -3,6 +3,7 @@
 import { busyAcks } from '../chat/busy_ack.js';
 import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
+import { markdown } from '../chat/markdown.js';
 import { composer } from '../work/composer.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
@@ -81,8 +82,18 @@ export async function show(main, ctx, { roomId }) {
         KIND_LABEL[line.kind] && line.authorKind !== 'system' ? h('span', { class: 'muted' }, KIND_LABEL[line.kind]) : null,
         h('time', { class: 'muted', datetime: new Date(line.at).toISOString() }, when(line.at)),
       ),
-      h('p', { class: 'w-line-text' }, readable(line.text)),
+      lineText(line),
     );
+  }
+
+  /** A Bot's line is drawn as markdown; a person's and the room's own lines stay as written. */
+  function lineText(line) {
+    if (line.kind === 'chat' && (line.authorKind === 'local-bot' || line.authorKind === 'remote-bot')) {
+      const md = markdown(readable(line.text));
+      md.classList.add('w-line-text');
+      return md;
+    }
+    return h('p', { class: 'w-line-text' }, readable(line.text));
   }
 
   function drawHead() {
@@ -162,14 +173,23 @@ export async function show(main, ctx, { roomId }) {
         'div',
         { class: 'w-line w-draft' },
         h('div', { class: 'w-line-head' }, h('span', { class: 'w-line-author' }, botName(seat)), h('span', { class: 'muted' }, 'writing…')),
-        h('p', { class: 'w-line-text' }),
+        h('div', { class: 'w-line-text md' }),
       );
+      draft.dataset.text = '';
       drafts.set(sessionId, draft);
       streaming.append(draft);
     }
-    const p = draft.querySelector('.w-line-text');
-    p.textContent = readable(p.textContent + text);
-    if (log.scrollHeight - log.scrollTop - log.clientHeight < 120) log.scrollTop = log.scrollHeight;
+    draft.dataset.text += text;
+    // Drawn as markdown once a frame, however many pieces came in it.
+    if (draft.dataset.frame) return;
+    draft.dataset.frame = '1';
+    requestAnimationFrame(() => {
+      delete draft.dataset.frame;
+      const md = markdown(readable(draft.dataset.text));
+      md.classList.add('w-line-text');
+      draft.querySelector('.w-line-text').replaceWith(md);
+      if (log.scrollHeight - log.scrollTop - log.clientHeight < 120) log.scrollTop = log.scrollHeight;
+    });
   }
 
   async function stopRound() {
