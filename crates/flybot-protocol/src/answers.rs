@@ -174,6 +174,9 @@ pub struct RoomMessages {
     pub running: bool,
     pub speaking: Option<String>,
     pub messages: Vec<RoomLineShown>,
+    /// What the member speaking now has streamed of its line so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draft: Option<ChatDraft>,
 }
 
 /// `set-prefs` → `{prefs}`.

@@ -25,7 +25,7 @@ route_table! {
     "messages" => |host, caller, body| {
         let actor = caller.require()?;
         if chat::room_chat::names_room(body) {
-            typed(chat::room_chat::messages(host.rounds(), actor, parse(body)?))
+            typed(chat::room_chat::messages(host.rounds(), host.live_feed(), actor, parse(body)?))
         } else {
             typed(chat::own_chat::messages(host.team(), host.sessions(), host.live_feed(), actor, parse(body)?))
         }

@@ -54,6 +54,7 @@ mod schedules;
 mod secrets;
 mod shared_view;
 mod shell_sandbox;
+mod stop_keeps;
 mod task_board;
 mod task_contract;
 mod task_queue;

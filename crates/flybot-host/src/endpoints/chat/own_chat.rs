@@ -5,6 +5,7 @@
 //! (`visibility::own_chat_open`).
 
 use crate::busy_ack::{Arrival, BusyAcks};
+use crate::live::feed::LiveFeed;
 use crate::team::Team;
 use crate::turns::bot_of_session;
 use flybot_agent::session::Sessions;
@@ -13,7 +14,6 @@ use flybot_core::access::Actor;
 use flybot_core::fences::failure::failure_sentence;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
 use flybot_core::visibility::own_chat_open;
-use crate::live::feed::LiveFeed;
 use flybot_protocol::answers::{
     Cancelled, ChatDraft, ChatLine, ChatMessages, LineQueued, LineSent,
 };

@@ -4,6 +4,7 @@ import { busyAcks } from '../chat/busy_ack.js';
 import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
 import { markdown } from '../chat/markdown.js';
+import { eventNumber } from '../live.js';
 import { composer } from '../work/composer.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
@@ -26,6 +27,9 @@ export async function show(main, ctx, { roomId }) {
   let disposed = false;
   let drawn = '';
   const drafts = new Map(); // sessionId → draft element
+  // Until the first read of the room (again after a reconnect), pieces wait here: the host's draft starts the line.
+  let reading = true;
+  let heard = [];
 
   const heading = h('h1', { class: 'w-title' });
   const status = h('p', { class: 'w-room-status', role: 'status' });
@@ -151,6 +155,7 @@ export async function show(main, ctx, { roomId }) {
       empty.hidden = lines.childElementCount > 0;
       running = answer.running;
       speaking = answer.speaking;
+      if (reading) takeDraft(answer);
       if (!running) for (const id of [...drafts.keys()]) dropDraft(id);
       drawHead();
       if (fresh.length && (nearBottom || last === fresh.at(-1)?.seq)) log.scrollTop = log.scrollHeight;
@@ -159,14 +164,46 @@ export async function show(main, ctx, { roomId }) {
     }
   }, () => disposed);
 
+  /** The speaking member's line so far, from its start, then the pieces heard after the host's `at`. */
+  function takeDraft(answer) {
+    reading = false;
+    const pieces = heard;
+    heard = [];
+    const session = answer.speaking ? roomOf()?.sessions?.[answer.speaking] : null;
+    const at = answer.draft ? eventNumber(answer.draft.at) : null;
+    if (session && answer.draft) {
+      dropDraft(session);
+      grow(session, answer.draft.text).dataset.at = answer.draft.at;
+    }
+    for (const piece of pieces) {
+      if (at && piece.id && piece.d.sessionId === session && piece.id.epoch === at.epoch && piece.id.n <= at.n) continue;
+      delta(piece.d, piece.raw);
+    }
+  }
+
   function dropDraft(sessionId) {
     drafts.get(sessionId)?.remove();
     drafts.delete(sessionId);
   }
 
-  function delta({ sessionId, text }) {
+  function delta(d, raw) {
+    const { sessionId, text } = d;
     const seat = seatOf(sessionId);
     if (!seat || !text) return;
+    const id = eventNumber(raw?.lastEventId);
+    if (reading) {
+      heard.push({ d, raw, id });
+      return;
+    }
+    const at = eventNumber(drafts.get(sessionId)?.dataset.at);
+    // A piece the host's draft already held.
+    if (at && id && id.epoch === at.epoch && id.n <= at.n) return;
+    grow(sessionId, text);
+  }
+
+  /** Adds `text` to the member's line being written, drawn as markdown once a frame. */
+  function grow(sessionId, text) {
+    const seat = seatOf(sessionId);
     let draft = drafts.get(sessionId);
     if (!draft) {
       draft = h(
@@ -190,6 +227,7 @@ export async function show(main, ctx, { roomId }) {
       draft.querySelector('.w-line-text').replaceWith(md);
       if (log.scrollHeight - log.scrollTop - log.clientHeight < 120) log.scrollTop = log.scrollHeight;
     });
+    return draft;
   }
 
   async function stopRound() {
@@ -216,6 +254,7 @@ export async function show(main, ctx, { roomId }) {
 
   function reload() {
     last = null;
+    reading = true;
     replace(lines);
     for (const id of [...drafts.keys()]) dropDraft(id);
     load();
