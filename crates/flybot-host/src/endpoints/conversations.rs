@@ -30,6 +30,13 @@ route_table! {
             typed(chat::own_chat::messages(host.team(), host.sessions(), host.live_feed(), actor, parse(body)?))
         }
     };
+    // A Bot chat's past conversations, and a fresh one (issue 31).
+    "conversations" => |host, caller, body| {
+        typed(chat::past::list(host.team(), host.sessions(), caller.require()?, parse(body)?))
+    };
+    "conversation-new" => |host, caller, body| {
+        typed(chat::past::start(host.team(), host.sessions(), caller.require()?, parse(body)?))
+    };
     "room-stop" => |host, caller, body| {
         typed(chat::room_stop::stop(host.rounds(), caller.require()?, parse(body)?))
     };

@@ -41,6 +41,7 @@ mod opencode_room_real;
 mod opencode_sandbox;
 mod out_of_app;
 mod owner_checks;
+mod past_conversations;
 mod pilot;
 mod pilot_injection;
 mod pilot_real_model;

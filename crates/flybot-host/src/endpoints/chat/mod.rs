@@ -3,5 +3,6 @@
 //! `room-stop` for a whole round.
 
 pub mod own_chat;
+pub mod past;
 pub mod room_chat;
 pub mod room_stop;

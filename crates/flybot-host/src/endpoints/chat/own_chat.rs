@@ -47,6 +47,10 @@ pub struct Messages {
     /// At most this many lines, the newest of those asked for.
     #[serde(default)]
     pub limit: Option<usize>,
+    /// The conversation to read, by the part it begins with
+    /// (`conversations`); the current one when none.
+    #[serde(default)]
+    pub part: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -61,7 +65,7 @@ pub struct Cancel {
 }
 
 /// The Bot named by `bot_id` or owning `session_id`, if the actor sees it.
-fn chat_bot(
+pub(super) fn chat_bot(
     team: &Team,
     actor: &Actor,
     bot_id: Option<&str>,
@@ -108,7 +112,7 @@ fn chat_bot(
     })
 }
 
-fn io_refusal(e: std::io::Error) -> ApiError {
+pub(super) fn io_refusal(e: std::io::Error) -> ApiError {
     tracing::error!("a Session log could not be used: {e}");
     // A log the disk will not give back is the host's fault (issue 29).
     ApiError::new(
@@ -167,10 +171,12 @@ pub fn messages(
         req.bot_id.as_deref(),
         req.session_id.as_deref(),
     )?;
-    let entries = sessions
+    let conversation = super::past::conversation(sessions, &bot, req.part)?;
+    let mut entries = sessions
         .transcript(&bot.session_id, req.after.unwrap_or(0))
         .map_err(io_refusal)?;
     let last = entries.last().map_or(req.after.unwrap_or(0), |e| e.seq);
+    entries.retain(|e| conversation.holds(e.seq));
     let (messages, earlier) = page(&entries, req.before, req.limit);
     let running = sessions.is_running(&bot.session_id);
     let draft = feed
