@@ -29,7 +29,18 @@ export async function show(main, ctx, { botId }) {
   const title = h('h1', {}, bot().name);
   const model = h('span', { class: 'model' });
   const stop = h('button', { type: 'button', class: 'danger', hidden: true }, 'Stop');
-  const head = h('div', { class: 'chat-head' }, title, model, stop, h('a', { class: 'button', href: `#/bot/${botId}/memory` }, 'Memory'), h('a', { class: 'button', href: `#/bot/${botId}/edit` }, 'Edit Bot'));
+  const fresh = h('button', { type: 'button' }, 'New conversation');
+  const head = h(
+    'div',
+    { class: 'chat-head' },
+    title,
+    model,
+    stop,
+    fresh,
+    h('a', { class: 'button', href: `#/bot/${botId}/conversations` }, 'Past conversations'),
+    h('a', { class: 'button', href: `#/bot/${botId}/memory` }, 'Memory'),
+    h('a', { class: 'button', href: `#/bot/${botId}/edit` }, 'Edit Bot'),
+  );
   const older = h('button', { type: 'button', class: 'older', hidden: true }, 'Load earlier');
   const lines = h('div', { class: 'lines' });
   const inner = h('div', { class: 'log-inner' });
@@ -150,6 +161,8 @@ export async function show(main, ctx, { botId }) {
     const held = pending.childElementCount > 0;
     const now = running || Boolean(work) || held;
     stop.hidden = !now;
+    // A running turn belongs to this conversation: a new one starts after it.
+    fresh.disabled = now;
     if (!now) working.textContent = '';
     else if (held && !running && !work) working.textContent = 'Waiting for more lines; the turn starts in a moment.';
     else if (!stream.text) working.textContent = work?.step ? `Working: ${work.step}` : 'Working…';
@@ -302,6 +315,18 @@ export async function show(main, ctx, { botId }) {
       stop.disabled = false;
       input.focus();
       fetchNew();
+    }
+  });
+
+  // A fresh conversation: the Bot starts without the earlier lines, which stay under "Past conversations".
+  fresh.addEventListener('click', async () => {
+    fresh.disabled = true;
+    try {
+      await ctx.api.call('conversation-new', { botId });
+      ctx.navigate(`#/bot/${botId}`);
+    } catch (refusal) {
+      working.textContent = refusal.message;
+      fresh.disabled = false;
     }
   });
 
