@@ -53,5 +53,12 @@ export function composer({ placeholder, onSend }) {
     grow();
     box.focus();
   };
-  return { element, focus: () => box.focus(), restore };
+  /** Puts `text` in the box to be changed and sent again as a new line (Edit on the person's last line). */
+  const edit = (text) => {
+    box.value = text;
+    grow();
+    box.focus();
+    box.setSelectionRange(text.length, text.length);
+  };
+  return { element, focus: () => box.focus(), restore, edit, send: (text) => onSend(text) };
 }

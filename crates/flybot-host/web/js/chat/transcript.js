@@ -94,7 +94,7 @@ export function attachResult(row, entry) {
 export function entryNode(entry, names) {
   switch (entry.kind) {
     case 'user':
-      return h('div', { class: 'msg user', title: when(entry.at), dataset: { seq: entry.seq } }, h('span', { class: 'who' }, who(entry, names)), entry.text);
+      return h('div', { class: `msg user${who(entry, names) === 'You' ? ' own' : ''}`, title: when(entry.at), dataset: { seq: entry.seq, turn: entry.turnId || '' } }, h('span', { class: 'who' }, who(entry, names)), entry.text);
     case 'assistant':
       if (!entry.text) return null;
       return h('div', { class: 'msg assistant', title: when(entry.at), dataset: { seq: entry.seq, turn: entry.turnId || '' } }, h('span', { class: 'who' }, names.self()), markdown(entry.text));

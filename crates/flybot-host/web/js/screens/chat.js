@@ -111,7 +111,59 @@ export async function show(main, ctx, { botId }) {
     }
     const node = entryNode(entry, names);
     if (node && entry.kind === 'tool-call') calls.set(entry.toolCallId, node);
+    if (node) actionsFor(entry, node);
     return node;
+  };
+
+  // Per-message actions: Copy on each line and answer, Retry on a failed turn (its lines sent again), Edit on the
+  // person's last line (the edited text is sent as a new line; the earlier one stays, as the Bot saw it).
+  const sentIn = new Map(); // turnId → the person's lines of that turn
+  const copyButton = (text, label) => {
+    const button = h('button', { type: 'button', class: 'link msg-action', 'aria-label': label }, 'Copy');
+    button.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(text);
+        button.textContent = 'Copied';
+      } catch {
+        button.textContent = 'Copy failed';
+      }
+      setTimeout(() => (button.textContent = 'Copy'), 1500);
+    });
+    return button;
+  };
+  const actionsFor = (entry, node) => {
+    if (entry.kind === 'user' || entry.kind === 'assistant') {
+      if (entry.kind === 'user' && entry.turnId && node.classList.contains('own')) {
+        if (!sentIn.has(entry.turnId)) sentIn.set(entry.turnId, []);
+        sentIn.get(entry.turnId).push(entry.text || '');
+      }
+      node.dataset.text = entry.text || '';
+      node.append(h('span', { class: 'msg-actions' }, copyButton(entry.text || '', entry.kind === 'user' ? 'Copy this line' : 'Copy this answer')));
+    }
+    if (entry.kind === 'turn-end' && node.classList.contains('failed') && sentIn.has(entry.turnId)) {
+      const text = sentIn.get(entry.turnId).join('\n');
+      const retry = h('button', { type: 'button', class: 'msg-action' }, 'Retry');
+      retry.addEventListener('click', async () => {
+        retry.disabled = true;
+        try {
+          await input.send(text);
+          retry.remove();
+        } catch {
+          retry.disabled = false;
+        }
+      });
+      node.append(' ', retry);
+    }
+  };
+  // Edit is offered on the person's last line only, and not while a turn runs.
+  const offerEdit = () => {
+    for (const old of lines.querySelectorAll('.edit-line')) old.remove();
+    const mine = [...lines.querySelectorAll('.msg.user.own')].at(-1);
+    const lastLine = [...lines.querySelectorAll('.msg')].at(-1);
+    if (!mine || stop.hidden === false || (lastLine && lastLine !== mine && !lastLine.classList.contains('assistant'))) return;
+    const edit = h('button', { type: 'button', class: 'link msg-action edit-line', 'aria-label': 'Edit your last line and send it again' }, 'Edit');
+    edit.addEventListener('click', () => input.edit(mine.dataset.text || ''));
+    mine.querySelector('.msg-actions')?.append(edit);
   };
 
   // "Load earlier": the page of lines before the first one shown.
@@ -188,6 +240,7 @@ export async function show(main, ctx, { botId }) {
       }
       drawDraft();
       showRunning();
+      offerEdit();
     });
   };
 
