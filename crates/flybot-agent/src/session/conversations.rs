@@ -96,7 +96,7 @@ impl Sessions {
     pub fn new_conversation(&self, session_id: &str, now: u64) -> io::Result<NewConversation> {
         let cell = self.cell(session_id)?;
         let state = flybot_core::sync::lock(&cell.state);
-        if state.running.is_some() || state.held.is_some() || state.inbox.len() > 0 {
+        if state.running.is_some() || state.held.is_some() || !state.inbox.is_empty() {
             return Ok(NewConversation::Busy);
         }
         let last_seq = cell.with_log(|log| log.last_seq_after(0));
