@@ -72,6 +72,13 @@ test.describe('a Bot on a scripted model', () => {
     await expect(answer.getByRole('button', { name: 'Copy the rust code' })).toHaveText('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('fn main() {');
     await page.screenshot({ path: test.info().outputPath('markdown-1280.png'), fullPage: true });
+    // At phone width in the dark theme the code still scrolls inside its block, not the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    const pageScrolls = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+    expect(pageScrolls).toBe(false);
+    await page.screenshot({ path: test.info().outputPath('markdown-390-dark.png'), fullPage: true });
   });
 
   test('Stop keeps what was streamed, marked stopped, and the box has the focus again', async ({ page }) => {

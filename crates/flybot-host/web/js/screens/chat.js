@@ -342,7 +342,8 @@ export async function show(main, ctx, { botId }) {
   // Escape stops the running turn, wherever the focus is on this screen.
   const onKey = (event) => {
     if (event.key !== 'Escape' || stop.hidden || stop.disabled || event.defaultPrevented) return;
-    if (document.querySelector('dialog[open]')) return;
+    // Escape in an open dialog, the phone menu or the mention list closes that instead.
+    if (document.querySelector('dialog[open]') || event.target.closest?.('nav, [role="listbox"]')) return;
     event.preventDefault();
     stop.click();
   };
