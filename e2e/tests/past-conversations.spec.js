@@ -5,6 +5,7 @@
 'use strict';
 
 const { test, expect, open } = require('../fixtures');
+const { expectAccessible } = require('../a11y');
 
 test('a new conversation starts empty and the earlier one stays readable', async ({ page, host }) => {
   await host.api.state();
@@ -28,12 +29,20 @@ test('a new conversation starts empty and the earlier one stays readable', async
   await expect(list.getByRole('listitem')).toHaveCount(2);
   await expect(list.getByRole('listitem').first()).toContainText('The current conversation');
   await page.screenshot({ path: test.info().outputPath('conversations-1280.png') });
+  await expectAccessible(page, 'conversations');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: test.info().outputPath('conversations-390-dark.png') });
+  await expectAccessible(page, 'conversations (390 px, dark)');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
   await list.getByRole('link', { name: 'first topic: the garden' }).click();
 
   const earlier = main.getByRole('log', { name: 'An earlier conversation' });
   await expect(earlier.locator('.msg.user', { hasText: 'first topic: the garden' })).toBeVisible();
   await expect(earlier.getByText('(mock model) I received: first topic: the garden')).toBeVisible();
   await expect(earlier.getByText('second topic')).toHaveCount(0);
+  await expectAccessible(page, 'an earlier conversation');
 
   await main.getByRole('link', { name: 'Back to the chat' }).click();
   await expect(main.getByText('(mock model) I received: second topic: the kitchen')).toBeVisible();

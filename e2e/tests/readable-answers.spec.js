@@ -6,6 +6,7 @@
 
 const { test, expect, open } = require('../fixtures');
 const { startHost, startScriptedModel, lastOf } = require('../harness');
+const { expectAccessible } = require('../a11y');
 
 const ANSWER = [
   'Here is **bold** and a [site](https://example.com/docs) and a [trap](javascript:alert(1)).',
@@ -72,6 +73,7 @@ test.describe('a Bot on a scripted model', () => {
     await expect(answer.getByRole('button', { name: 'Copy the rust code' })).toHaveText('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('fn main() {');
     await page.screenshot({ path: test.info().outputPath('markdown-1280.png'), fullPage: true });
+    await expectAccessible(page, 'chat with a markdown answer');
     // At phone width in the dark theme the code still scrolls inside its block, not the page.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -79,6 +81,7 @@ test.describe('a Bot on a scripted model', () => {
     const pageScrolls = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
     expect(pageScrolls).toBe(false);
     await page.screenshot({ path: test.info().outputPath('markdown-390-dark.png'), fullPage: true });
+    await expectAccessible(page, 'chat with a markdown answer (390 px, dark)');
   });
 
   test('Stop keeps what was streamed, marked stopped, and the box has the focus again', async ({ page }) => {
