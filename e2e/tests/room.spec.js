@@ -87,6 +87,24 @@ test('Stop in the middle of a round', async ({ page }) => {
   expect(model.requests.map(botOf)).not.toContain('Gamma');
 });
 
+test('Escape stops the round; the cut member keeps what it said', async ({ page }) => {
+  model.rule((request) => botOf(request) === 'Alpha', 'hold');
+  await open(page, host, `#/room/${room.id}`);
+  const box = page.getByRole('main').getByRole('textbox', { name: 'Message' });
+  await box.fill('@Alpha start the story');
+  await box.press('Enter');
+  const alpha = await model.held();
+  alpha.send('In the beginning');
+  await expect(page.locator('.w-draft')).toContainText('In the beginning');
+  await page.getByRole('log', { name: 'Room lines' }).focus();
+  await page.keyboard.press('Escape');
+  await alpha.closed;
+  const log = page.getByRole('log', { name: 'Room lines' });
+  await expect(log.locator('.w-line-chat', { hasText: 'In the beginning' })).toBeVisible();
+  await expect(log.getByText('Alpha was cut off by Stop; the line above is as far as it got.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Stop round' })).toBeDisabled();
+});
+
 test('a page opened while a member speaks shows its line from the start, then the rest', async ({ page }) => {
   model.rule((request) => botOf(request) === 'Alpha', 'hold');
   model.rule((request) => !!botOf(request), { text: '[PASS]' });

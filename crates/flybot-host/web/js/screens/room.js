@@ -260,6 +260,16 @@ export async function show(main, ctx, { roomId }) {
     load();
   }
 
+  // Escape stops the round, wherever the focus is on this screen (an open dialog, the menu or the mention list
+  // closes instead).
+  const onKey = (event) => {
+    if (event.key !== 'Escape' || stop.disabled || event.defaultPrevented) return;
+    if (document.querySelector('dialog[open]') || event.target.closest?.('nav, [role="listbox"]')) return;
+    event.preventDefault();
+    stopRound();
+  };
+  document.addEventListener('keydown', onKey);
+
   const offs = [
     live.on('room.line', (d) => d.roomId === roomId && load()),
     live.on('round.ended', (d) => d.roomId === roomId && load()),
@@ -294,6 +304,7 @@ export async function show(main, ctx, { roomId }) {
 
   return () => {
     disposed = true;
+    document.removeEventListener('keydown', onKey);
     for (const off of offs) off();
   };
 }
