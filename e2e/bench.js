@@ -31,6 +31,11 @@
 //    is the full path: model socket → flybot's provider client → the turn →
 //    the live stream → EventSource → the chat screen → the DOM. The median,
 //    90th percentile and maximum are printed (goal: median < 50 ms).
+// 5. Markdown (issue 31): an answer of 2,000 lines (headings, paragraphs,
+//    lists, tables, code blocks, links) drawn by the page's own module
+//    (web/js/chat/markdown.js, the vendored marked lexer → DOM nodes) into
+//    a chat bubble, with a forced layout after it: the time from the text
+//    to the laid-out nodes, median of the runs (goal < 50 ms).
 
 'use strict';
 
@@ -226,6 +231,49 @@ async function tokenBench(browser) {
   }
 }
 
+/** A 2,000-line answer: sections of a heading, prose, a list, a table and a code block. */
+function longAnswer(lines = 2000) {
+  const out = [];
+  for (let n = 1; out.length < lines; n += 1) {
+    out.push(`## Part ${n}`, '', `Some **bold** words, some *emphasis*, \`code\` and a [link](https://example.com/${n}).`, '');
+    out.push('- one item', '- another item with `code`', '  - a nested item', '');
+    out.push('| Name | Count |', '| --- | ---: |', `| apples | ${n} |`, `| pears | ${n * 2} |`, '');
+    out.push('```js', `const part = ${n};`, 'for (let i = 0; i < part; i += 1) console.log(i);', '```', '');
+  }
+  return out.slice(0, lines).join('\n');
+}
+
+async function markdownBench(browser) {
+  const host = await startHost();
+  try {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(host.signInUrl);
+    await page.getByRole('navigation').first().waitFor();
+    const times = await page.evaluate(
+      async ({ text, runs }) => {
+        const { markdown } = await import('/assets/js/chat/markdown.js');
+        const bubble = document.createElement('div');
+        bubble.className = 'msg assistant';
+        document.querySelector('main').append(bubble);
+        const out = [];
+        for (let run = 0; run < runs; run += 1) {
+          const t0 = performance.now();
+          bubble.replaceChildren(markdown(text));
+          void bubble.offsetHeight;
+          out.push(performance.now() - t0);
+        }
+        bubble.remove();
+        return out;
+      },
+      { text: longAnswer(), runs: RUNS },
+    );
+    await page.context().close();
+    return { median: median(times), max: Math.max(...times) };
+  } finally {
+    await host.stop();
+  }
+}
+
 async function main() {
   const bytes = pageBytes();
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
@@ -243,6 +291,10 @@ async function main() {
     const room = await roomBench(browser);
     console.log(
       `room of ${room.lines} lines (hash set → last line drawn; ${room.drawn} rows on screen): median ${ms(room.median)}, max ${ms(room.max)} (${RUNS} runs)`,
+    );
+    const md = await markdownBench(browser);
+    console.log(
+      `markdown of a 2,000-line answer drawn (text → laid-out nodes): median ${ms(md.median)}, max ${ms(md.max)} (${RUNS} runs); goal < 50 ms: ${md.median < 50 ? 'met' : 'NOT met'}`,
     );
     const tokens = await tokenBench(browser);
     console.log(

@@ -60,3 +60,31 @@ test('a lost connection resumed without a missing line', async ({ page }) => {
     await expect(log.getByText(new RegExp(`^line ${n} `))).toHaveCount(1);
   }
 });
+
+// Issue 31: "the host cannot be reached" goes by itself once the host is back.
+test('the cannot-be-reached note clears itself on reconnect', async ({ page }) => {
+  await host.api.state();
+  const bot = await host.api.createBot('Quiet', { model: 'scripted' });
+  await page.goto(`${proxy.url}/?token=${host.token}#/bot/${bot.id}`);
+  const nav = page.getByRole('navigation').first();
+  await expect(nav.getByText('Live', { exact: true })).toBeVisible();
+  const main = page.getByRole('main');
+  const box = main.getByRole('textbox', { name: 'Message' });
+  await expect(box).toBeVisible();
+
+  proxy.cut();
+  await expect(nav.getByText(/Reconnecting/)).toBeVisible();
+  await page.route('**/api/bot/send', (route) => route.abort());
+  await box.fill('are you there?');
+  await box.press('Enter');
+  const note = main.getByRole('alert').filter({ hasText: 'The host cannot be reached' });
+  await expect(note).toBeVisible();
+  await expect(box).toHaveValue('are you there?');
+
+  await page.unroute('**/api/bot/send');
+  proxy.resume();
+  await expect(nav.getByText('Live', { exact: true })).toBeVisible();
+  await expect(note).toHaveCount(0);
+  // The line is still in the box, to send again.
+  await expect(box).toHaveValue('are you there?');
+});

@@ -75,14 +75,54 @@ test('Stop in the middle of a round', async ({ page }) => {
   // The host cancels Beta's turn (it hangs up on the model) and the round ends.
   await beta.closed;
   await expect(stop).toBeDisabled();
-  // Nothing the stopped turn said is posted (#1267), and the members still
-  // to speak (Gamma) are skipped: no line, no model call.
-  await expect(page.getByRole('main').getByText('One, two, three')).toHaveCount(0);
+  // What the cut turn said is kept as its line, and the room says who was
+  // cut (issue 31); the members still to speak (Gamma) are skipped: no
+  // line, no model call.
+  await expect(log.locator('.w-line-chat', { hasText: 'One, two, three' })).toHaveCount(1);
+  await expect(log.getByText('Beta was cut off by Stop; the line above is as far as it got.')).toBeVisible();
   await expect(page.getByRole('main').getByText(/No round running/)).toBeVisible();
   const who = await speakers(page);
   expect(who.indexOf('Alpha')).toBeGreaterThan(0);
   expect(who).not.toContain('Gamma');
   expect(model.requests.map(botOf)).not.toContain('Gamma');
+});
+
+test('Escape stops the round; the cut member keeps what it said', async ({ page }) => {
+  model.rule((request) => botOf(request) === 'Alpha', 'hold');
+  await open(page, host, `#/room/${room.id}`);
+  const box = page.getByRole('main').getByRole('textbox', { name: 'Message' });
+  await box.fill('@Alpha start the story');
+  await box.press('Enter');
+  const alpha = await model.held();
+  alpha.send('In the beginning');
+  await expect(page.locator('.w-draft')).toContainText('In the beginning');
+  await page.getByRole('log', { name: 'Room lines' }).focus();
+  await page.keyboard.press('Escape');
+  await alpha.closed;
+  const log = page.getByRole('log', { name: 'Room lines' });
+  await expect(log.locator('.w-line-chat', { hasText: 'In the beginning' })).toBeVisible();
+  await expect(log.getByText('Alpha was cut off by Stop; the line above is as far as it got.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Stop round' })).toBeDisabled();
+});
+
+test('a page opened while a member speaks shows its line from the start, then the rest', async ({ page }) => {
+  model.rule((request) => botOf(request) === 'Alpha', 'hold');
+  model.rule((request) => !!botOf(request), { text: '[PASS]' });
+  await host.api.call('send', { roomId: room.id, text: '@Alpha tell us' });
+  const alpha = await model.held();
+  alpha.send('Once upon a time, ');
+  alpha.send('a small Bot ');
+  await expect.poll(async () => (await host.api.call('messages', { roomId: room.id })).draft?.text).toBe('Once upon a time, a small Bot ');
+
+  await open(page, host, `#/room/${room.id}`);
+  const draft = page.locator('.w-draft');
+  await expect(draft).toContainText('Once upon a time, a small Bot');
+  alpha.send('shipped a page.');
+  await expect(draft).toContainText('Once upon a time, a small Bot shipped a page.');
+  alpha.end();
+  const log = page.getByRole('log', { name: 'Room lines' });
+  await expect(log.locator('.w-line-chat', { hasText: 'Once upon a time, a small Bot shipped a page.' })).toBeVisible();
+  await expect(page.locator('.w-draft')).toHaveCount(0);
 });
 
 test('@mention completion from the room members, and a peer line shown as text', async ({ page }) => {

@@ -126,6 +126,20 @@ pub struct ChatMessages {
     pub last: u64,
     /// Older lines are left before these (`before` pages back to them).
     pub earlier: bool,
+    /// The answer streaming now, from its turn's start: a page that opens
+    /// mid-answer draws it, then the `text.delta`s numbered after `at`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draft: Option<ChatDraft>,
+}
+
+/// The text a running turn has streamed so far, as of the live feed's
+/// entry `at` (`<epoch>.<n>`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatDraft {
+    pub turn_id: String,
+    pub text: String,
+    pub at: String,
 }
 
 /// `cancel` → `{sessionId, wasRunning, dropped}`.
@@ -165,6 +179,9 @@ pub struct RoomMessages {
     pub running: bool,
     pub speaking: Option<String>,
     pub messages: Vec<RoomLineShown>,
+    /// What the member speaking now has streamed of its line so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draft: Option<ChatDraft>,
 }
 
 /// `set-prefs` → `{prefs}`.

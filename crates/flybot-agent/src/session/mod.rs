@@ -1,6 +1,7 @@
 //! Sessions: a Bot chat's durable log, its inbox, and the runtime that runs
 //! one turn at a time per Session (`Sessions`).
 
+pub mod conversations;
 mod durable;
 pub mod event;
 mod evict;
@@ -11,6 +12,7 @@ pub(crate) mod runtime;
 pub mod settle;
 pub mod work;
 
+pub use conversations::{Conversation, NEW_CONVERSATION, NewConversation};
 pub use event::{AbortedBy, EndReason, LogEntry, SessionEvent, Source};
 pub use evict::{KEPT_IDLE, KEPT_IDLE_BYTES};
 pub use inbox::{Inbox, InboxItem, ItemKind};

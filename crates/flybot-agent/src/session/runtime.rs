@@ -268,7 +268,8 @@ impl Sessions {
 
     /// A room member's turn let go as a room's Stop lets it go (#1650):
     /// `{by: hook, reason: ds-bot/stopped}`, its inbox dropped, so nothing
-    /// it had begun reaches the room.
+    /// queued for it runs; what it had streamed is kept as its answer
+    /// (`turn/step.rs`) and the room posts it marked cut (issue 31).
     pub fn stop_room_turn(&self, session_id: &str) -> io::Result<CancelOutcome> {
         let reason = EndReason::Aborted {
             by: AbortedBy::Hook,

@@ -163,10 +163,15 @@ async fn steps(
             reason = cancelled(cancel) => return reason,
         };
         let (env, session_id, turn_id) = (turn.env, &turn.cell.session_id, turn.turn_id);
-        let streamed = |delta: &str| env.text_delta(session_id, turn_id, delta);
+        // What the model streamed of this step, kept if a Stop cuts it.
+        let so_far = std::sync::Mutex::new(String::new());
+        let streamed = |delta: &str| {
+            flybot_core::sync::lock(&so_far).push_str(delta);
+            env.text_delta(session_id, turn_id, delta)
+        };
         let answer = tokio::select! {
             answer = collect(setup, request, streamed) => answer,
-            reason = cancelled(cancel) => return reason,
+            reason = cancelled(cancel) => return turn.keep_cut_answer(std::mem::take(&mut *flybot_core::sync::lock(&so_far)), reason),
         };
         let (Answer { text, reasoning }, calls, finish, usage) = match answer {
             Ok(answer) => answer,
@@ -235,6 +240,22 @@ impl Turn<'_> {
                 ms / 1_000
             ),
         }
+    }
+
+    /// A Stop (or any cancel) cut the answer while it streamed: the text
+    /// so far is logged as the turn's answer, before its `turn/end` says it
+    /// was stopped, so the transcript keeps what the person saw (issue 31).
+    fn keep_cut_answer(&mut self, so_far: String, reason: EndReason) -> EndReason {
+        if so_far.trim().is_empty() {
+            return reason;
+        }
+        if let Err(failed) = self.log_answer(so_far, None, &[], Usage::default()) {
+            tracing::warn!(
+                "the cut answer of {} was not kept: {failed:?}",
+                self.cell.session_id
+            );
+        }
+        reason
     }
 
     /// Logs the step's end, the answer's text and the tool calls it made.

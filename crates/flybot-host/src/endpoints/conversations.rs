@@ -37,14 +37,21 @@ route_table! {
     "messages" => |host, caller, body| {
         let actor = caller.require()?;
         if chat::room_chat::names_room(body) {
-            typed(chat::room_chat::messages(host.rounds(), actor, parse(body)?))
+            typed(chat::room_chat::messages(host.rounds(), host.live_feed(), actor, parse(body)?))
         } else {
-            typed(chat::own_chat::messages(host.team(), host.sessions(), actor, parse(body)?))
+            typed(chat::own_chat::messages(host.team(), host.sessions(), host.live_feed(), actor, parse(body)?))
         }
     };
     // A question about handed-out work, answered from the room's dock (#550).
     "answer-question" => |host, caller, body| {
         typed(chat::room_question::answer(host.rounds(), caller.require()?, parse(body)?).await)
+    };
+    // A Bot chat's past conversations, and a fresh one (issue 31).
+    "conversations" => |host, caller, body| {
+        typed(chat::past::list(host.team(), host.sessions(), caller.require()?, parse(body)?))
+    };
+    "conversation-new" => |host, caller, body| {
+        typed(chat::past::start(host.team(), host.sessions(), caller.require()?, parse(body)?))
     };
     "room-stop" => |host, caller, body| {
         typed(chat::room_stop::stop(host.rounds(), caller.require()?, parse(body)?))

@@ -7,6 +7,7 @@
 //! counts the open pages per member (`presence`).
 
 use super::approvals_waiting::{Waiting, waiting};
+use super::drafts::{Draft, Drafts};
 use crate::events::{Bus, HostEvent, follow};
 use crate::team::Team;
 use flybot_core::sync::lock;
@@ -51,6 +52,7 @@ pub struct Resume {
 struct Ring {
     entries: VecDeque<Arc<Entry>>,
     last_id: u64,
+    drafts: Drafts,
 }
 
 /// The feed. Cheap to clone.
@@ -71,6 +73,7 @@ impl LiveFeed {
             ring: Arc::new(Mutex::new(Ring {
                 entries: VecDeque::with_capacity(RING),
                 last_id: 0,
+                drafts: Drafts::default(),
             })),
             sender: broadcast::channel(RING).0,
             pages: Arc::default(),
@@ -100,6 +103,7 @@ impl LiveFeed {
     pub fn push(&self, item: FeedItem) {
         let mut ring = lock(&self.ring);
         ring.last_id += 1;
+        ring.drafts.note(&item);
         let entry = Arc::new(Entry {
             id: ring.last_id,
             item,
@@ -110,6 +114,15 @@ impl LiveFeed {
         ring.entries.push_back(entry.clone());
         // Sent under the ring's lock, so a page resuming sees one order.
         let _ = self.sender.send(entry);
+    }
+
+    /// The answer `session_id` streams now, with the id (`<epoch>.<n>`) of
+    /// the newest entry it holds: a page draws it, then the deltas after
+    /// that id.
+    pub fn draft(&self, session_id: &str) -> Option<(Draft, String)> {
+        let ring = lock(&self.ring);
+        let draft = ring.drafts.of(session_id)?.clone();
+        Some((draft, format!("{}.{}", self.epoch, ring.last_id)))
     }
 
     /// Where a page that last saw `last` (`<epoch>.<n>`, or none) starts.

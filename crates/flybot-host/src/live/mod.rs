@@ -9,6 +9,7 @@
 //! see what it names (`visible`).
 
 mod approvals_waiting;
+pub mod drafts;
 pub mod feed;
 mod visible;
 

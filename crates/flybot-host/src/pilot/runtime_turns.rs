@@ -40,7 +40,7 @@ pub fn agent_turn_view(outcome: &TurnOutcome) -> Value {
     match outcome {
         TurnOutcome::Text(text) if text.trim() == "[PASS]" => json!({"end": "pass"}),
         TurnOutcome::Text(text) => json!({"end": "text", "chars": text.chars().count()}),
-        TurnOutcome::Stopped => json!({"end": "stopped"}),
+        TurnOutcome::Stopped | TurnOutcome::Cut { .. } => json!({"end": "stopped"}),
         TurnOutcome::Failed { code } => json!({"end": "failed", "code": code}),
         TurnOutcome::FailedWithLine { code, .. } => json!({"end": "failed", "code": code}),
     }

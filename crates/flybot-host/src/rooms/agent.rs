@@ -53,7 +53,14 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
                 // The member turn itself failed or was stopped: that is its
                 // outcome. A later turn only adds to an answer.
                 _ if ended => break,
-                EndReason::Aborted { .. } => return TurnOutcome::Stopped,
+                // A Stop that cut the answer while it streamed: the turn
+                // logged what came (step.rs), and the room keeps it.
+                EndReason::Aborted { .. } => {
+                    return match text.take().filter(|t| !t.trim().is_empty()) {
+                        Some(kept) => TurnOutcome::Cut { kept },
+                        None => TurnOutcome::Stopped,
+                    };
+                }
                 EndReason::Error { code, .. } => return TurnOutcome::Failed { code: code.clone() },
                 EndReason::Blocked { .. } => {
                     return TurnOutcome::Failed {

@@ -24,8 +24,11 @@ pub struct MemberTurn {
 pub enum TurnOutcome {
     /// The member's reply (a line, or `[PASS]`).
     Text(String),
-    /// Stopped by the person (#1267): nothing it said is posted.
+    /// Stopped by the person (#1267) before it said anything.
     Stopped,
+    /// Stopped by the person while its answer streamed: what it had said
+    /// is posted as its line, with a room line saying it was cut (issue 31).
+    Cut { kept: String },
     /// A model or host failure, by its fixed code (#1347).
     Failed { code: FailureCode },
     /// An external member's failure (#198): a crash with its stderr tail, a

@@ -284,6 +284,10 @@ impl RoundParts<'_> {
             TurnOutcome::Stopped => {
                 round.record(&call.bot_id, Reply::Stopped);
             }
+            TurnOutcome::Cut { kept } => {
+                round.record(&call.bot_id, Reply::Stopped);
+                self.cut_line(room_id, &call.bot_id, kept, hop);
+            }
             // Never silence (#198): the member's own line says why.
             TurnOutcome::FailedWithLine { code: _, line } => {
                 round.record(&call.bot_id, Reply::Failed);
@@ -389,6 +393,35 @@ impl RoundParts<'_> {
             },
         );
         stored.is_ok()
+    }
+
+    /// A member cut off by a Stop while it spoke: what it had said is kept
+    /// as its line (calling nobody: the round does not record it), and a
+    /// room line under it says who was cut (issue 31).
+    fn cut_line(&self, room_id: &str, bot_id: &str, kept: String, hop: u32) {
+        let name = super::runner::name_of(&(self.read)(), bot_id);
+        let lines = [
+            (bot_id, AuthorKind::LocalBot, LineKind::Chat, kept),
+            (
+                "",
+                AuthorKind::System,
+                LineKind::Event,
+                format!("{name} was cut off by Stop; the line above is as far as it got."),
+            ),
+        ];
+        for (author, author_kind, kind, text) in lines {
+            let _ = self.logs.append_soon(
+                room_id,
+                NewLine {
+                    author_id: author.to_owned(),
+                    author_kind,
+                    kind,
+                    text,
+                    at: (self.now)(),
+                    hop,
+                },
+            );
+        }
     }
 
     /// Appends an event line in the member's voice.

@@ -44,6 +44,7 @@ export function start() {
   let lost = false;
   source.addEventListener('open', () => {
     emit('status', { live: true });
+    if (lost) clearUnreachable();
     if (lost) emit('reconnected', {});
     lost = false;
   });
@@ -51,6 +52,23 @@ export function start() {
     lost = true;
     emit('status', { live: false });
   });
+}
+
+/** The host answers again: every "cannot be reached" sentence a screen shows (marked `data-unreachable`) goes. */
+function clearUnreachable() {
+  for (const el of document.querySelectorAll('[data-unreachable]')) {
+    el.textContent = '';
+    if (el.classList.contains('w-alert')) el.hidden = true;
+    delete el.dataset.unreachable;
+  }
+}
+
+/** The number of a live event's id (`<epoch>.<n>`), with its epoch: deltas after a draft's `at` are the ones it lacks. */
+export function eventNumber(id) {
+  const at = String(id || '').lastIndexOf('.');
+  if (at < 0) return null;
+  const n = Number(id.slice(at + 1));
+  return Number.isFinite(n) ? { epoch: id.slice(0, at), n } : null;
 }
 
 /** Whether the stream is open right now (for an indicator drawn late). */

@@ -9,6 +9,8 @@ import './theme.js';
 const routes = [
   [/^#\/bot\/([^/]+)\/edit$/, 'bot_form', (m) => ({ botId: m[1] })],
   [/^#\/bot\/([^/]+)\/memory$/, 'memory', (m) => ({ botId: m[1] })],
+  [/^#\/bot\/([^/]+)\/conversations$/, 'conversations', (m) => ({ botId: m[1] })],
+  [/^#\/bot\/([^/]+)\/conversations\/(\d+)$/, 'conversations', (m) => ({ botId: m[1], part: m[2] })],
   [/^#\/bots\/new$/, 'bot_form', () => ({})],
   [/^#\/bot\/([^/]+)$/, 'chat', (m) => ({ botId: m[1] })],
   [/^#\/rooms\/new$/, 'room_form', () => ({})],

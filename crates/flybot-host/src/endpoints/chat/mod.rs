@@ -4,6 +4,7 @@
 //! (#550).
 
 pub mod own_chat;
+pub mod past;
 pub mod room_chat;
 pub mod room_question;
 pub mod room_stop;

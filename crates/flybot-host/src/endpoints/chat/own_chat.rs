@@ -5,6 +5,7 @@
 //! (`visibility::own_chat_open`).
 
 use crate::busy_ack::{Arrival, BusyAcks};
+use crate::live::feed::LiveFeed;
 use crate::team::Team;
 use crate::turns::bot_of_session;
 use flybot_agent::session::Sessions;
@@ -14,7 +15,9 @@ use flybot_core::fences::failure::failure_sentence;
 use flybot_core::rooms::wake::wake_event;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
 use flybot_core::visibility::own_chat_open;
-use flybot_protocol::answers::{Cancelled, ChatLine, ChatMessages, LineQueued, LineSent};
+use flybot_protocol::answers::{
+    Cancelled, ChatDraft, ChatLine, ChatMessages, LineQueued, LineSent,
+};
 use flybot_protocol::state::Bot;
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
@@ -45,6 +48,10 @@ pub struct Messages {
     /// At most this many lines, the newest of those asked for.
     #[serde(default)]
     pub limit: Option<usize>,
+    /// The conversation to read, by the part it begins with
+    /// (`conversations`); the current one when none.
+    #[serde(default)]
+    pub part: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -59,7 +66,7 @@ pub struct Cancel {
 }
 
 /// The Bot named by `bot_id` or owning `session_id`, if the actor sees it.
-fn chat_bot(
+pub(super) fn chat_bot(
     team: &Team,
     actor: &Actor,
     bot_id: Option<&str>,
@@ -106,7 +113,7 @@ fn chat_bot(
     })
 }
 
-fn io_refusal(e: std::io::Error) -> ApiError {
+pub(super) fn io_refusal(e: std::io::Error) -> ApiError {
     tracing::error!("a Session log could not be used: {e}");
     // A log the disk will not give back is the host's fault (issue 29).
     ApiError::new(
@@ -155,6 +162,7 @@ pub async fn send(
 pub fn messages(
     team: &Team,
     sessions: &Sessions,
+    feed: &LiveFeed,
     actor: &Actor,
     req: Messages,
 ) -> Result<ChatMessages, ApiError> {
@@ -164,13 +172,25 @@ pub fn messages(
         req.bot_id.as_deref(),
         req.session_id.as_deref(),
     )?;
-    let entries = sessions
+    let conversation = super::past::conversation(sessions, &bot, req.part)?;
+    let mut entries = sessions
         .transcript(&bot.session_id, req.after.unwrap_or(0))
         .map_err(io_refusal)?;
     let last = entries.last().map_or(req.after.unwrap_or(0), |e| e.seq);
+    entries.retain(|e| conversation.holds(e.seq));
     let (messages, earlier) = page(&entries, req.before, req.limit);
+    let running = sessions.is_running(&bot.session_id);
+    let draft = feed
+        .draft(&bot.session_id)
+        .filter(|_| running)
+        .map(|(draft, at)| ChatDraft {
+            turn_id: draft.turn_id,
+            text: draft.text,
+            at,
+        });
     Ok(ChatMessages {
-        running: sessions.is_running(&bot.session_id),
+        running,
+        draft,
         session_id: bot.session_id,
         bot_id: bot.id,
         messages,

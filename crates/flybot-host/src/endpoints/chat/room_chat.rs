@@ -166,6 +166,7 @@ pub async fn send(
 /// the lines from the actor's join on (#50); passes are not lines.
 pub fn messages(
     rounds: &Rounds,
+    feed: &crate::live::feed::LiveFeed,
     actor: &Actor,
     req: RoomMessages,
 ) -> Result<RoomMessagesAnswer, ApiError> {
@@ -201,13 +202,23 @@ pub fn messages(
             at: l.at,
         })
         .collect();
-    let (running, speaking) = rounds.logs.run(&room.id, |r| {
-        (r.running, r.speaking.as_ref().map(|(bot, _)| bot.clone()))
-    });
+    let (running, speaking) = rounds
+        .logs
+        .run(&room.id, |r| (r.running, r.speaking.clone()));
+    // A page that opens while a member speaks draws its line from the start.
+    let draft = speaking
+        .as_ref()
+        .and_then(|(_, session)| feed.draft(session))
+        .map(|(draft, at)| flybot_protocol::answers::ChatDraft {
+            turn_id: draft.turn_id,
+            text: draft.text,
+            at,
+        });
     Ok(RoomMessagesAnswer {
         room_id: room.id,
         running,
-        speaking,
+        speaking: speaking.map(|(bot, _)| bot),
+        draft,
         messages: shown,
     })
 }

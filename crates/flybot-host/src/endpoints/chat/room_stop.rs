@@ -2,7 +2,9 @@
 //! whole round (the page's Stop round). The member speaking now is cancelled
 //! as a stop line cancels it (#1267), the members still to speak are
 //! skipped, and the lines that waited for the next round open none (#1679:
-//! nothing is retried behind the person's back). No line is posted.
+//! nothing is retried behind the person's back). Stop itself posts no line;
+//! a speaker cut mid-answer keeps what it had said, with a room line naming
+//! it (issue 31, `rooms/round_steps.rs`).
 
 use super::room_chat::room_window;
 use crate::rooms::{RoomParticipant, Rounds};

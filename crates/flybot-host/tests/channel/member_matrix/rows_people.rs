@@ -120,6 +120,15 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"botId": bot, "text": "hi"}), "bot/not-found"),
         ),
         ("messages", Refused(json!({"botId": bot}), "bot/not-found")),
+        // Past conversations (issue 31): the chat's own door.
+        (
+            "conversations",
+            Refused(json!({"botId": bot}), "bot/not-found"),
+        ),
+        (
+            "conversation-new",
+            Refused(json!({"botId": bot}), "bot/not-found"),
+        ),
         (
             "answer-question",
             Refused(json!({"roomId": room, "answer": "yes"}), "bot/not-found"),

@@ -15,12 +15,15 @@ export function composer({ placeholder, onSend }) {
     const text = box.value;
     if (!text.trim()) return;
     error.textContent = '';
+    delete error.dataset.unreachable;
     box.value = '';
     grow();
     try {
       await onSend(text);
     } catch (refusal) {
       error.textContent = refusal.message;
+      // The live stream clears this once the host is back (live.js).
+      if (refusal.code === 'bot/unreachable') error.dataset.unreachable = '1';
       if (!box.value) box.value = text;
       grow();
     }
@@ -50,5 +53,12 @@ export function composer({ placeholder, onSend }) {
     grow();
     box.focus();
   };
-  return { element, focus: () => box.focus(), restore };
+  /** Puts `text` in the box to be changed and sent again as a new line (Edit on the person's last line). */
+  const edit = (text) => {
+    box.value = text;
+    grow();
+    box.focus();
+    box.setSelectionRange(text.length, text.length);
+  };
+  return { element, focus: () => box.focus(), restore, edit, send: (text) => onSend(text) };
 }

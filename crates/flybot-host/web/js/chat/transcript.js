@@ -1,6 +1,7 @@
 // Chat entries (`messages`' short form, endpoints/chat/own_chat.rs) as elements; a failed turn shows its entry's sentence (#1347); text is always text (#130).
 
 import { h, when } from '../dom.js';
+import { markdown } from './markdown.js';
 
 const STEP_KEYS = ['command', 'cmd', 'argv', 'pattern', 'query', 'url', 'file_path', 'path'];
 
@@ -98,10 +99,10 @@ export function eventLine(entry) {
 export function entryNode(entry, names) {
   switch (entry.kind) {
     case 'user':
-      return h('div', { class: 'msg user', title: when(entry.at), dataset: { seq: entry.seq } }, h('span', { class: 'who' }, who(entry, names)), entry.text);
+      return h('div', { class: `msg user${who(entry, names) === 'You' ? ' own' : ''}`, title: when(entry.at), dataset: { seq: entry.seq, turn: entry.turnId || '' } }, h('span', { class: 'who' }, who(entry, names)), entry.text);
     case 'assistant':
       if (!entry.text) return null;
-      return h('div', { class: 'msg assistant', title: when(entry.at), dataset: { seq: entry.seq } }, h('span', { class: 'who' }, names.self()), entry.text);
+      return h('div', { class: 'msg assistant', title: when(entry.at), dataset: { seq: entry.seq, turn: entry.turnId || '' } }, h('span', { class: 'who' }, names.self()), markdown(entry.text));
     case 'event':
       return eventLine(entry);
     case 'question':

@@ -2,11 +2,13 @@
 
 import { h, replace, coalesce } from '../dom.js';
 import { entryNode, attachResult } from '../chat/transcript.js';
+import { markdown } from '../chat/markdown.js';
 import { approvalCard } from '../chat/approval_card.js';
 import { composer } from '../chat/composer.js';
 import * as approvals from '../chat/approvals.js';
 import * as seen from '../chat/seen.js';
 import { busyAcks } from '../chat/busy_ack.js';
+import { eventNumber } from '../live.js';
 
 const PAGE = 80;
 
@@ -27,7 +29,18 @@ export async function show(main, ctx, { botId }) {
   const title = h('h1', {}, bot().name);
   const model = h('span', { class: 'model' });
   const stop = h('button', { type: 'button', class: 'danger', hidden: true }, 'Stop');
-  const head = h('div', { class: 'chat-head' }, title, model, stop, h('a', { class: 'button', href: `#/bot/${botId}/memory` }, 'Memory'), h('a', { class: 'button', href: `#/bot/${botId}/edit` }, 'Edit Bot'));
+  const fresh = h('button', { type: 'button' }, 'New conversation');
+  const head = h(
+    'div',
+    { class: 'chat-head' },
+    title,
+    model,
+    stop,
+    fresh,
+    h('a', { class: 'button', href: `#/bot/${botId}/conversations` }, 'Past conversations'),
+    h('a', { class: 'button', href: `#/bot/${botId}/memory` }, 'Memory'),
+    h('a', { class: 'button', href: `#/bot/${botId}/edit` }, 'Edit Bot'),
+  );
   const older = h('button', { type: 'button', class: 'older', hidden: true }, 'Load earlier');
   const lines = h('div', { class: 'lines' });
   const inner = h('div', { class: 'log-inner' });
@@ -71,7 +84,8 @@ export async function show(main, ctx, { botId }) {
   // Per turn: the text streamed (text.delta) and the text its log entries hold.
   const turns = new Map();
   const turnOf = (id) => {
-    if (!turns.has(id)) turns.set(id, { streamed: '', logged: '', ended: false });
+    // `deltas`: the pieces with their live ids, so a draft read from the host (as of `at`) takes only the later ones.
+    if (!turns.has(id)) turns.set(id, { streamed: '', logged: '', ended: false, deltas: [], at: null });
     return turns.get(id);
   };
   let draftTurn = null;
@@ -99,7 +113,59 @@ export async function show(main, ctx, { botId }) {
     if (entry.kind === 'event' && lines.lastElementChild?.dataset.event === entry.text) return null;
     const node = entryNode(entry, names);
     if (node && entry.kind === 'tool-call') calls.set(entry.toolCallId, node);
+    if (node) actionsFor(entry, node);
     return node;
+  };
+
+  // Per-message actions: Copy on each line and answer, Retry on a failed turn (its lines sent again), Edit on the
+  // person's last line (the edited text is sent as a new line; the earlier one stays, as the Bot saw it).
+  const sentIn = new Map(); // turnId → the person's lines of that turn
+  const copyButton = (text, label) => {
+    const button = h('button', { type: 'button', class: 'link msg-action', 'aria-label': label }, 'Copy');
+    button.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(text);
+        button.textContent = 'Copied';
+      } catch {
+        button.textContent = 'Copy failed';
+      }
+      setTimeout(() => (button.textContent = 'Copy'), 1500);
+    });
+    return button;
+  };
+  const actionsFor = (entry, node) => {
+    if (entry.kind === 'user' || entry.kind === 'assistant') {
+      if (entry.kind === 'user' && entry.turnId && node.classList.contains('own')) {
+        if (!sentIn.has(entry.turnId)) sentIn.set(entry.turnId, []);
+        sentIn.get(entry.turnId).push(entry.text || '');
+      }
+      node.dataset.text = entry.text || '';
+      node.append(h('span', { class: 'msg-actions' }, copyButton(entry.text || '', entry.kind === 'user' ? 'Copy this line' : 'Copy this answer')));
+    }
+    if (entry.kind === 'turn-end' && node.classList.contains('failed') && sentIn.has(entry.turnId)) {
+      const text = sentIn.get(entry.turnId).join('\n');
+      const retry = h('button', { type: 'button', class: 'msg-action' }, 'Retry');
+      retry.addEventListener('click', async () => {
+        retry.disabled = true;
+        try {
+          await input.send(text);
+          retry.remove();
+        } catch {
+          retry.disabled = false;
+        }
+      });
+      node.append(' ', retry);
+    }
+  };
+  // Edit is offered on the person's last line only, and not while a turn runs.
+  const offerEdit = () => {
+    for (const old of lines.querySelectorAll('.edit-line')) old.remove();
+    const mine = [...lines.querySelectorAll('.msg.user.own')].at(-1);
+    const lastLine = [...lines.querySelectorAll('.msg')].at(-1);
+    if (!mine || stop.hidden === false || (lastLine && lastLine !== mine && !lastLine.classList.contains('assistant'))) return;
+    const edit = h('button', { type: 'button', class: 'link msg-action edit-line', 'aria-label': 'Edit your last line and send it again' }, 'Edit');
+    edit.addEventListener('click', () => input.edit(mine.dataset.text || ''));
+    mine.querySelector('.msg-actions')?.append(edit);
   };
 
   // "Load earlier": the page of lines before the first one shown.
@@ -129,10 +195,15 @@ export async function show(main, ctx, { botId }) {
       return;
     }
     if (!stream.node) {
-      stream.node = h('div', { class: 'msg assistant' }, h('span', { class: 'who' }, names.self()), h('span', {}));
+      stream.node = h('div', { class: 'msg assistant streaming' }, h('span', { class: 'who' }, names.self()), markdown(''));
       streaming.append(stream.node);
     }
-    stream.node.lastChild.textContent = text;
+    // The answer so far is drawn as markdown once a frame, however many pieces came in it.
+    if (stream.frame) return;
+    stream.frame = requestAnimationFrame(() => {
+      stream.frame = null;
+      if (stream.node) keepBottom(() => stream.node.lastChild.replaceWith(markdown(stream.text)));
+    });
   };
   const drawDraft = () => {
     const t = draftTurn && turns.get(draftTurn);
@@ -144,6 +215,8 @@ export async function show(main, ctx, { botId }) {
     const held = pending.childElementCount > 0;
     const now = running || Boolean(work) || held;
     stop.hidden = !now;
+    // A running turn belongs to this conversation: a new one starts after it.
+    fresh.disabled = now;
     if (!now) working.textContent = '';
     else if (held && !running && !work) working.textContent = 'Waiting for more lines; the turn starts in a moment.';
     else if (!stream.text) working.textContent = work?.step ? `Working: ${work.step}` : 'Working…';
@@ -160,10 +233,16 @@ export async function show(main, ctx, { botId }) {
           (match || null)?.remove();
         }
         if (entry.turnId && entry.kind === 'assistant') turnOf(entry.turnId).logged += entry.text || '';
-        if (entry.turnId && entry.kind === 'turn-end') turnOf(entry.turnId).ended = true;
+        if (entry.turnId && entry.kind === 'turn-end') {
+          const turn = turnOf(entry.turnId);
+          turn.ended = true;
+          turn.deltas = [];
+          if (entry.reason?.kind === 'aborted') markStopped(entry.turnId);
+        }
       }
       drawDraft();
       showRunning();
+      offerEdit();
     });
   };
 
@@ -180,14 +259,27 @@ export async function show(main, ctx, { botId }) {
       }
       last = Math.max(last, answer.last || 0);
       running = answer.running;
+      if (answer.draft) takeDraft(answer.draft);
       seen.noteEntries(botId, fresh);
       add(fresh);
       seen.markSeen(botId, last);
     } catch (refusal) {
       if (gone) return;
       working.textContent = refusal.message;
+      if (refusal.code === 'bot/unreachable') working.dataset.unreachable = '1';
     }
   }, () => gone);
+
+  // A page that opens mid-answer: the text from the turn's start, then the pieces numbered after it.
+  const takeDraft = (draft) => {
+    const turn = turnOf(draft.turnId);
+    if (turn.ended) return;
+    const at = eventNumber(draft.at);
+    const later = turn.deltas.filter((d) => at && d.id && d.id.epoch === at.epoch && d.id.n > at.n);
+    turn.streamed = draft.text + later.map((d) => d.text).join('');
+    turn.at = at;
+    draftTurn = draft.turnId;
+  };
 
   const drawCards = (list) => {
     const mine = list.filter((a) => approvals.botOf(a) === botId);
@@ -217,12 +309,18 @@ export async function show(main, ctx, { botId }) {
       drawDraft();
       fetchNew();
     }),
-    ctx.live.on('text.delta', (event) => {
+    ctx.live.on('text.delta', (event, raw) => {
       if (event.sessionId !== sessionId) return;
       const turn = turnOf(event.turnId);
       if (turn.ended) return;
+      const id = eventNumber(raw?.lastEventId);
+      // A piece the draft already holds.
+      if (id && turn.at && id.epoch === turn.at.epoch && id.n <= turn.at.n) return;
+      turn.deltas.push({ id, text: event.text || '' });
+      turn.streamed += event.text || '';
+      // Before the first read of the chat, the draft from the host starts the answer (no text from mid-sentence).
+      if (first) return;
       keepBottom(() => {
-        turn.streamed += event.text || '';
         draftTurn = event.turnId;
         running = true;
         drawDraft();
@@ -235,6 +333,24 @@ export async function show(main, ctx, { botId }) {
     approvals.onApprovals(drawCards),
     ...busyAcks(ctx.live, { mine: (event) => event.sessionId === sessionId }, acks, keepBottom),
   ];
+  // A stopped turn's answer stays as far as it came, marked so.
+  const markStopped = (turnId) => {
+    const kept = [...lines.querySelectorAll('.msg.assistant')].filter((m) => m.dataset.turn === turnId).at(-1);
+    if (!kept || kept.classList.contains('stopped')) return;
+    kept.classList.add('stopped');
+    kept.append(h('span', { class: 'stopped-mark' }, 'Stopped here'));
+  };
+
+  // Escape stops the running turn, wherever the focus is on this screen.
+  const onKey = (event) => {
+    if (event.key !== 'Escape' || stop.hidden || stop.disabled || event.defaultPrevented) return;
+    // Escape in an open dialog, the phone menu or the mention list closes that instead.
+    if (document.querySelector('dialog[open]') || event.target.closest?.('nav, [role="listbox"]')) return;
+    event.preventDefault();
+    stop.click();
+  };
+  document.addEventListener('keydown', onKey);
+
   stop.addEventListener('click', async () => {
     stop.disabled = true;
     try {
@@ -253,7 +369,20 @@ export async function show(main, ctx, { botId }) {
       working.textContent = refusal.message;
     } finally {
       stop.disabled = false;
+      input.focus();
       fetchNew();
+    }
+  });
+
+  // A fresh conversation: the Bot starts without the earlier lines, which stay under "Past conversations".
+  fresh.addEventListener('click', async () => {
+    fresh.disabled = true;
+    try {
+      await ctx.api.call('conversation-new', { botId });
+      ctx.navigate(`#/bot/${botId}`);
+    } catch (refusal) {
+      working.textContent = refusal.message;
+      fresh.disabled = false;
     }
   });
 
@@ -265,6 +394,7 @@ export async function show(main, ctx, { botId }) {
 
   return () => {
     gone = true;
+    document.removeEventListener('keydown', onKey);
     for (const off of offs) off();
     main.className = '';
   };

@@ -3,6 +3,8 @@
 import { busyAcks } from '../chat/busy_ack.js';
 import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
+import { markdown } from '../chat/markdown.js';
+import { eventNumber } from '../live.js';
 import { composer } from '../work/composer.js';
 import { questionDock } from '../work/question_dock.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
@@ -26,6 +28,9 @@ export async function show(main, ctx, { roomId }) {
   let disposed = false;
   let drawn = '';
   const drafts = new Map(); // sessionId → draft element
+  // Until the first read of the room (again after a reconnect), pieces wait here: the host's draft starts the line.
+  let reading = true;
+  let heard = [];
 
   const heading = h('h1', { class: 'w-title' });
   const status = h('p', { class: 'w-room-status', role: 'status' });
@@ -83,8 +88,18 @@ export async function show(main, ctx, { roomId }) {
         KIND_LABEL[line.kind] && line.authorKind !== 'system' ? h('span', { class: 'muted' }, KIND_LABEL[line.kind]) : null,
         h('time', { class: 'muted', datetime: new Date(line.at).toISOString() }, when(line.at)),
       ),
-      h('p', { class: 'w-line-text' }, readable(line.text)),
+      lineText(line),
     );
+  }
+
+  /** A Bot's line is drawn as markdown; a person's and the room's own lines stay as written. */
+  function lineText(line) {
+    if (line.kind === 'chat' && (line.authorKind === 'local-bot' || line.authorKind === 'remote-bot')) {
+      const md = markdown(readable(line.text));
+      md.classList.add('w-line-text');
+      return md;
+    }
+    return h('p', { class: 'w-line-text' }, readable(line.text));
   }
 
   function drawHead() {
@@ -142,6 +157,7 @@ export async function show(main, ctx, { roomId }) {
       empty.hidden = lines.childElementCount > 0;
       running = answer.running;
       speaking = answer.speaking;
+      if (reading) takeDraft(answer);
       if (!running) for (const id of [...drafts.keys()]) dropDraft(id);
       drawHead();
       if (fresh.length && (nearBottom || last === fresh.at(-1)?.seq)) log.scrollTop = log.scrollHeight;
@@ -150,28 +166,70 @@ export async function show(main, ctx, { roomId }) {
     }
   }, () => disposed);
 
+  /** The speaking member's line so far, from its start, then the pieces heard after the host's `at`. */
+  function takeDraft(answer) {
+    reading = false;
+    const pieces = heard;
+    heard = [];
+    const session = answer.speaking ? roomOf()?.sessions?.[answer.speaking] : null;
+    const at = answer.draft ? eventNumber(answer.draft.at) : null;
+    if (session && answer.draft) {
+      dropDraft(session);
+      grow(session, answer.draft.text).dataset.at = answer.draft.at;
+    }
+    for (const piece of pieces) {
+      if (at && piece.id && piece.d.sessionId === session && piece.id.epoch === at.epoch && piece.id.n <= at.n) continue;
+      delta(piece.d, piece.raw);
+    }
+  }
+
   function dropDraft(sessionId) {
     drafts.get(sessionId)?.remove();
     drafts.delete(sessionId);
   }
 
-  function delta({ sessionId, text }) {
+  function delta(d, raw) {
+    const { sessionId, text } = d;
     const seat = seatOf(sessionId);
     if (!seat || !text) return;
+    const id = eventNumber(raw?.lastEventId);
+    if (reading) {
+      heard.push({ d, raw, id });
+      return;
+    }
+    const at = eventNumber(drafts.get(sessionId)?.dataset.at);
+    // A piece the host's draft already held.
+    if (at && id && id.epoch === at.epoch && id.n <= at.n) return;
+    grow(sessionId, text);
+  }
+
+  /** Adds `text` to the member's line being written, drawn as markdown once a frame. */
+  function grow(sessionId, text) {
+    const seat = seatOf(sessionId);
     let draft = drafts.get(sessionId);
     if (!draft) {
       draft = h(
         'div',
         { class: 'w-line w-draft' },
         h('div', { class: 'w-line-head' }, h('span', { class: 'w-line-author' }, botName(seat)), h('span', { class: 'muted' }, 'writing…')),
-        h('p', { class: 'w-line-text' }),
+        h('div', { class: 'w-line-text md' }),
       );
+      draft.dataset.text = '';
       drafts.set(sessionId, draft);
       streaming.append(draft);
     }
-    const p = draft.querySelector('.w-line-text');
-    p.textContent = readable(p.textContent + text);
-    if (log.scrollHeight - log.scrollTop - log.clientHeight < 120) log.scrollTop = log.scrollHeight;
+    draft.dataset.text += text;
+    // Drawn as markdown once a frame, however many pieces came in it.
+    if (draft.dataset.frame) return;
+    draft.dataset.frame = '1';
+    requestAnimationFrame(() => {
+      delete draft.dataset.frame;
+      const md = markdown(readable(draft.dataset.text));
+      md.classList.add('w-line-text');
+      draft.querySelector('.w-line-text').replaceWith(md);
+      if (log.scrollHeight - log.scrollTop - log.clientHeight < 120) log.scrollTop = log.scrollHeight;
+    });
+    return draft;
   }
 
   async function stopRound() {
@@ -198,10 +256,21 @@ export async function show(main, ctx, { roomId }) {
 
   function reload() {
     last = null;
+    reading = true;
     replace(lines);
     for (const id of [...drafts.keys()]) dropDraft(id);
     load();
   }
+
+  // Escape stops the round, wherever the focus is on this screen (an open dialog, the menu or the mention list
+  // closes instead).
+  const onKey = (event) => {
+    if (event.key !== 'Escape' || stop.disabled || event.defaultPrevented) return;
+    if (document.querySelector('dialog[open]') || event.target.closest?.('nav, [role="listbox"]')) return;
+    event.preventDefault();
+    stopRound();
+  };
+  document.addEventListener('keydown', onKey);
 
   const offs = [
     live.on('room.line', (d) => d.roomId === roomId && load()),
@@ -238,6 +307,7 @@ export async function show(main, ctx, { roomId }) {
 
   return () => {
     disposed = true;
+    document.removeEventListener('keydown', onKey);
     for (const off of offs) off();
   };
 }

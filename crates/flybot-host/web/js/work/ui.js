@@ -63,6 +63,9 @@ export function showRefusal(scope, error) {
   }
   alert.textContent = message;
   alert.hidden = false;
+  // The live stream clears this once the host is back (live.js).
+  if (error?.code === 'bot/unreachable') alert.dataset.unreachable = '1';
+  else delete alert.dataset.unreachable;
 }
 
 /** Runs `work()` with `button` disabled; a refusal is shown in `scope`; resolves to the answer, or null when refused. */
