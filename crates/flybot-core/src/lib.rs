@@ -3,6 +3,7 @@
 //! tested without one.
 
 pub mod access;
+pub mod attachments;
 pub mod approvals;
 pub mod busy_ack;
 pub mod connectors;

@@ -63,6 +63,8 @@ pub struct HostConfig {
     /// Who the edge admits (issue 29): open mode, public names, how long
     /// a sign-in lasts.
     pub edge: crate::edge::EdgeConfig,
+    /// Uploads' limits, image parts and the OCR route (issue 32, #779).
+    pub attachments: crate::attachments::AttachmentConfig,
 }
 
 impl HostConfig {
@@ -84,6 +86,7 @@ impl HostConfig {
             ack_model: None,
             feishu_api: crate::notify::feishu::FEISHU_ORIGIN.to_owned(),
             edge: crate::edge::EdgeConfig::default(),
+            attachments: crate::attachments::AttachmentConfig::default(),
         }
     }
 }

@@ -64,6 +64,9 @@ pub struct TeamState {
     /// Each task's last run (#473), the newest 200 tasks.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub schedule_runs: crate::schedule::ScheduleRuns,
+    /// Uploads by id (issue 32); their bytes live under `attachments/`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attachments: BTreeMap<String, crate::attachment::Attachment>,
     #[serde(flatten)]
     pub extra: Extra,
 }

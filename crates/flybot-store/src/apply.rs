@@ -116,6 +116,7 @@ fn visit<A: AtKey>(state: &mut TeamState, key: &[String], at: A) -> Result<A::Ou
         "prefs" => at.record(&mut state.prefs, one(rest)?),
         "schedules" => at.record(&mut state.schedules, one(rest)?),
         "scheduleRuns" => at.record(&mut state.schedule_runs, one(rest)?),
+        "attachments" => at.record(&mut state.attachments, one(rest)?),
         "flybot" => match rest.split_first() {
             Some((section, id)) if section == "approvals" => {
                 at.record(&mut state.flybot.approvals, one(id)?)

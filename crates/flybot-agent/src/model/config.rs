@@ -66,6 +66,10 @@ pub struct ModelConfig {
     pub thinking_switch: bool,
     #[serde(default)]
     pub max_output_tokens: Option<u32>,
+    /// The model takes images (OpenAI `image_url` parts, issue 32); a
+    /// text-only model is handed an image's reading instead (#779).
+    #[serde(default)]
+    pub image_input: bool,
 }
 
 /// The two tables together.
@@ -97,6 +101,8 @@ pub struct ModelRoute {
     pub thinking_switch: bool,
     /// Runs on the built-in mock: no network, no key.
     pub offline: bool,
+    /// The config declares image input (issue 32, #779).
+    pub image_input: bool,
     /// The provider, bound to this model (it sets the request's model id and
     /// caps its tokens). Not retried: wrap it with `retrying()` for a turn.
     pub provider: Arc<dyn ModelProvider>,
@@ -199,6 +205,7 @@ impl ProviderRegistry {
             let route = if model.provider == MOCK_MODEL {
                 ModelRoute {
                     context_window: model.context_window,
+                    image_input: model.image_input,
                     ..mock_route(name, mock.clone())
                 }
             } else {
@@ -232,6 +239,7 @@ impl ProviderRegistry {
                     thinking: model.thinking.clone(),
                     thinking_switch: model.thinking_switch,
                     offline: false,
+                    image_input: model.image_input,
                     provider: Arc::new(OpenAiProvider::new(http.clone(), settings)),
                     base_url: Some(provider.base_url.clone()),
                     needs_key: provider.api_key_env.is_some(),
@@ -280,6 +288,7 @@ fn mock_route(name: &str, mock: Arc<MockModel>) -> ModelRoute {
         thinking: Vec::new(),
         thinking_switch: false,
         offline: true,
+        image_input: false,
         provider: mock.clone(),
         base_url: None,
         needs_key: false,
@@ -325,6 +334,7 @@ mod tests {
             thinking: Vec::new(),
             thinking_switch: false,
             max_output_tokens: Some(8192),
+            image_input: false,
         }
     }
 
