@@ -3,8 +3,8 @@
 //! tested without one.
 
 pub mod access;
-pub mod attachments;
 pub mod approvals;
+pub mod attachments;
 pub mod busy_ack;
 pub mod connectors;
 pub mod context;

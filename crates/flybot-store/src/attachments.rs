@@ -27,7 +27,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Whether `sha` is 64 lower-case hex digits: the only names an object has,
 /// so no id can reach outside the objects' folder.
 pub fn is_object_name(sha: &str) -> bool {
-    sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    sha.len() == 64
+        && sha
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// The path of object `sha` under `home`; `None` for a name that is not one.
@@ -114,7 +117,10 @@ mod tests {
         let written = std::fs::metadata(&path).unwrap().modified().unwrap();
         let second = put_object(home.path(), b"one picture").unwrap();
         assert_eq!(first, second);
-        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), written);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            written
+        );
         assert_eq!(read_object(home.path(), &first).unwrap(), b"one picture");
         assert!(path.starts_with(home.path().join(OBJECTS_DIR).join(&first[..2])));
     }

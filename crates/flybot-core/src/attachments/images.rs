@@ -13,8 +13,7 @@ pub struct ServedModel {
 /// Whether `model` sees images: it declares image input and
 /// `textOnlyModels` does not override that claim (#779).
 pub fn sees_images(models: &[ServedModel], text_only: &[String], model: &str) -> bool {
-    !text_only.iter().any(|m| m == model)
-        && models.iter().any(|m| m.name == model && m.image_input)
+    !text_only.iter().any(|m| m == model) && models.iter().any(|m| m.name == model && m.image_input)
 }
 
 /// `ocrRoute` (#779): `config.ocrModel` first, then the served models that

@@ -94,11 +94,7 @@ pub fn shown_size(bytes: u64) -> String {
 /// characters, never a path; `file` when nothing is left.
 pub fn clean_name(raw: &str) -> String {
     let base = raw.rsplit(['/', '\\']).next().unwrap_or(raw);
-    let name: String = base
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(200)
-        .collect();
+    let name: String = base.chars().filter(|c| !c.is_control()).take(200).collect();
     let name = name.trim();
     if name.is_empty() || name == "." || name == ".." {
         "file".to_owned()

@@ -35,7 +35,12 @@ fn room_with(seats: serde_json::Value) -> TeamState {
 #[test]
 fn the_owner_reads_her_attachment_and_no_one_else_in_her_own_chat() {
     let state = TeamState::default();
-    let a = attachment("ann", vec![Posting::Chat { session_id: "s".into() }]);
+    let a = attachment(
+        "ann",
+        vec![Posting::Chat {
+            session_id: "s".into(),
+        }],
+    );
     assert!(may_read(&state, "ann", &a));
     assert!(!may_read(&state, "bob", &a));
 }
@@ -47,7 +52,13 @@ fn a_room_member_whose_window_covers_the_line_reads_it_and_a_late_joiner_does_no
         {"id": "bob", "kind": "human", "role": "member", "joinedSeq": 2},
         {"id": "cid", "kind": "human", "role": "member", "joinedSeq": 9},
     ]));
-    let a = attachment("ann", vec![Posting::Room { room_id: "room-1".into(), seq: 5 }]);
+    let a = attachment(
+        "ann",
+        vec![Posting::Room {
+            room_id: "room-1".into(),
+            seq: 5,
+        }],
+    );
     assert!(may_read(&state, "bob", &a));
     assert!(!may_read(&state, "cid", &a), "joined after the line (#50)");
     assert!(!may_read(&state, "dan", &a), "not in the room");
@@ -59,22 +70,39 @@ fn a_member_who_left_the_room_no_longer_reads_its_attachments() {
         {"id": "ann", "kind": "human", "role": "admin", "joinedSeq": 0},
         {"id": "bob", "kind": "human", "role": "member", "joinedSeq": 1, "leftSeq": 7},
     ]));
-    let a = attachment("ann", vec![Posting::Room { room_id: "room-1".into(), seq: 5 }]);
+    let a = attachment(
+        "ann",
+        vec![Posting::Room {
+            room_id: "room-1".into(),
+            seq: 5,
+        }],
+    );
     assert!(!may_read(&state, "bob", &a));
 }
 
 #[test]
 fn an_upload_past_a_limit_is_refused_with_a_sentence_naming_the_limit() {
     let mut state = TeamState::default();
-    let limits = Limits { per_file: 1024 * 1024, per_member: 3 * 1024 * 1024 };
+    let limits = Limits {
+        per_file: 1024 * 1024,
+        per_member: 3 * 1024 * 1024,
+    };
     let over = check_quota(&state, "ann", 2 * 1024 * 1024, limits).unwrap_err();
     assert_eq!(over.code, ErrorCode::TooLarge);
-    assert!(over.message.contains("limit per file is 1 MiB"), "{}", over.message);
+    assert!(
+        over.message.contains("limit per file is 1 MiB"),
+        "{}",
+        over.message
+    );
     let mut held = attachment("ann", Vec::new());
     held.size = 3 * 1024 * 1024 - 10;
     state.attachments.insert(held.id.clone(), held);
     let full = check_quota(&state, "ann", 100, limits).unwrap_err();
-    assert!(full.message.contains("3 MiB each member may store"), "{}", full.message);
+    assert!(
+        full.message.contains("3 MiB each member may store"),
+        "{}",
+        full.message
+    );
     assert!(check_quota(&state, "bob", 100, limits).is_ok());
 }
 
@@ -87,10 +115,22 @@ fn a_name_is_one_line_and_never_a_path() {
 
 fn served() -> Vec<ServedModel> {
     vec![
-        ServedModel { name: "text".into(), image_input: false },
-        ServedModel { name: "eyes-a".into(), image_input: true },
-        ServedModel { name: "eyes-b".into(), image_input: true },
-        ServedModel { name: "claims".into(), image_input: true },
+        ServedModel {
+            name: "text".into(),
+            image_input: false,
+        },
+        ServedModel {
+            name: "eyes-a".into(),
+            image_input: true,
+        },
+        ServedModel {
+            name: "eyes-b".into(),
+            image_input: true,
+        },
+        ServedModel {
+            name: "claims".into(),
+            image_input: true,
+        },
     ]
 }
 

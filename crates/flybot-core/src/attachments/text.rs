@@ -15,9 +15,8 @@ pub fn fenced_file(name: &str, text: &str, budget: usize) -> String {
     let total = clean.chars().count();
     let (body, note) = if total > budget {
         let kept: String = clean.chars().take(budget).collect();
-        let note = format!(
-            "\n[cut: the file has {total} characters; only the first {budget} are shown]"
-        );
+        let note =
+            format!("\n[cut: the file has {total} characters; only the first {budget} are shown]");
         (kept, note)
     } else {
         (clean, String::new())

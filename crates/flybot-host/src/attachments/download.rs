@@ -20,7 +20,10 @@ use flybot_protocol::state::TeamState;
 pub fn routes() -> axum::Router<Host> {
     axum::Router::new()
         .route("/api/bot/attachment/{id}", axum::routing::get(file))
-        .route("/api/bot/attachment/{id}/thumbnail", axum::routing::get(thumbnail))
+        .route(
+            "/api/bot/attachment/{id}/thumbnail",
+            axum::routing::get(thumbnail),
+        )
 }
 
 /// The attachment `id` if `actor` may read it; `bot/not-found` otherwise,
@@ -47,41 +50,49 @@ async fn thumbnail(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let answer = load(&host, &headers, &id).await.and_then(|(record, bytes)| {
-        let small = (record.kind == AttachmentKind::Image)
-            .then(|| super::picture::thumbnail(&bytes))
-            .flatten();
-        small.ok_or_else(|| {
-            ApiError::not_found("thumbnail", &id)
-                .with("reason", "This attachment is not a picture the host can draw.")
-        })
-        .map(|png| (record, png))
-    });
+    let answer = load(&host, &headers, &id)
+        .await
+        .and_then(|(record, bytes)| {
+            let small = (record.kind == AttachmentKind::Image)
+                .then(|| super::picture::thumbnail(&bytes))
+                .flatten();
+            small
+                .ok_or_else(|| {
+                    ApiError::not_found("thumbnail", &id).with(
+                        "reason",
+                        "This attachment is not a picture the host can draw.",
+                    )
+                })
+                .map(|png| (record, png))
+        });
     match answer {
         Ok((record, png)) => served(png, "image/png", &format!("{}.thumbnail.png", record.name)),
         Err(refusal) => Answer(Err(refusal)).into_response(),
     }
 }
 
-async fn load(host: &Host, headers: &HeaderMap, id: &str) -> Result<(Attachment, Vec<u8>), ApiError> {
+async fn load(
+    host: &Host,
+    headers: &HeaderMap,
+    id: &str,
+) -> Result<(Attachment, Vec<u8>), ApiError> {
     let caller = admit(host, headers).await;
     let actor = caller.require()?;
     let record = host.store().read(|state| readable(state, actor, id))?;
     let home = host.config().home.clone();
     let sha = record.sha256.clone();
-    let bytes = tokio::task::spawn_blocking(move || {
-        flybot_store::attachments::read_object(&home, &sha)
-    })
-    .await
-    .ok()
-    .and_then(Result::ok)
-    .ok_or_else(|| {
-        tracing::error!("the object of attachment {id} could not be read");
-        ApiError::new(
-            flybot_protocol::ErrorCode::Unavailable,
-            "The file could not be read on this host; try again.",
-        )
-    })?;
+    let bytes =
+        tokio::task::spawn_blocking(move || flybot_store::attachments::read_object(&home, &sha))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .ok_or_else(|| {
+                tracing::error!("the object of attachment {id} could not be read");
+                ApiError::new(
+                    flybot_protocol::ErrorCode::Unavailable,
+                    "The file could not be read on this host; try again.",
+                )
+            })?;
     Ok((record, bytes))
 }
 
@@ -89,18 +100,30 @@ async fn load(host: &Host, headers: &HeaderMap, id: &str) -> Result<(Attachment,
 fn served(bytes: Vec<u8>, mime: &str, name: &str) -> Response {
     let mut response = bytes.into_response();
     let headers = response.headers_mut();
-    let kind = HeaderValue::from_str(mime)
-        .unwrap_or(HeaderValue::from_static("application/octet-stream"));
+    let kind =
+        HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static("application/octet-stream"));
     headers.insert(header::CONTENT_TYPE, kind);
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static("default-src 'none'; sandbox"),
     );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=3600"),
+    );
     let ascii: String = name
         .chars()
-        .map(|c| if c.is_ascii_graphic() && c != '"' && c != '\\' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_graphic() && c != '"' && c != '\\' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{ascii}\"")) {
         headers.insert(header::CONTENT_DISPOSITION, value);

@@ -31,7 +31,9 @@ pub fn check(team: &Team, actor: &Actor, ids: &[String]) -> Result<Attached, Api
     if ids.len() > MAX_PER_LINE {
         return Err(ApiError::invalid(
             "attachments",
-            format!("A line carries at most {MAX_PER_LINE} attachments; send the rest in another line."),
+            format!(
+                "A line carries at most {MAX_PER_LINE} attachments; send the rest in another line."
+            ),
         ));
     }
     let records = team.read(|state| {
@@ -57,7 +59,12 @@ impl Attached {
 
     /// `text` with the attachments a model cannot take as parts written
     /// after it; `sees_images` keeps images as parts.
-    pub async fn text_for_model(&self, text: &str, readers: &Readers<'_>, sees_images: bool) -> String {
+    pub async fn text_for_model(
+        &self,
+        text: &str,
+        readers: &Readers<'_>,
+        sees_images: bool,
+    ) -> String {
         let mut blocks: Vec<String> = Vec::new();
         for record in &self.records {
             let block = match record.kind {

@@ -31,7 +31,11 @@ pub fn data_url(bytes: &[u8], max_side: u32) -> Option<String> {
     let (format, mime, image) = if image.color().has_alpha() {
         (ImageFormat::Png, "image/png", image)
     } else {
-        (ImageFormat::Jpeg, "image/jpeg", DynamicImage::ImageRgb8(image.to_rgb8()))
+        (
+            ImageFormat::Jpeg,
+            "image/jpeg",
+            DynamicImage::ImageRgb8(image.to_rgb8()),
+        )
     };
     let encoded = encode(&image, format)?;
     let body = base64::engine::general_purpose::STANDARD.encode(encoded);

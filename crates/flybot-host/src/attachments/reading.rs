@@ -72,7 +72,10 @@ pub async fn read_image(readers: &Readers<'_>, sha: &str, bytes: &[u8]) -> Optio
         } else {
             by_model(readers, &reader, bytes).await
         };
-        let Some(reading) = reading.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty()) else {
+        let Some(reading) = reading
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty())
+        else {
             continue;
         };
         if let Err(e) = flybot_store::attachments::keep_reading(readers.home, sha, &reading) {
@@ -111,13 +114,19 @@ async fn by_model(readers: &Readers<'_>, model: &str, bytes: &[u8]) -> Option<St
         }
         Some(text)
     };
-    tokio::time::timeout(READING_TIMEOUT, read).await.ok().flatten()
+    tokio::time::timeout(READING_TIMEOUT, read)
+        .await
+        .ok()
+        .flatten()
 }
 
 /// Tesseract's reading of the image, run in the sandbox in a folder of its
 /// own that holds only the image; `None` when it is not installed or fails.
 pub async fn tesseract(bytes: &[u8]) -> Option<String> {
-    let folder = tempfile::Builder::new().prefix("flybot-ocr-").tempdir().ok()?;
+    let folder = tempfile::Builder::new()
+        .prefix("flybot-ocr-")
+        .tempdir()
+        .ok()?;
     let input = folder.path().join("image");
     tokio::fs::write(&input, bytes).await.ok()?;
     let mut command = tokio::process::Command::new("tesseract");

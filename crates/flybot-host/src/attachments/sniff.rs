@@ -37,7 +37,10 @@ mod tests {
     #[test]
     fn html_named_png_is_text_and_a_png_is_an_image() {
         let (mime, kind) = sniff(b"<html><script>alert(1)</script></html>");
-        assert_eq!((mime.as_str(), kind), ("text/plain; charset=utf-8", AttachmentKind::Text));
+        assert_eq!(
+            (mime.as_str(), kind),
+            ("text/plain; charset=utf-8", AttachmentKind::Text)
+        );
         let png = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13];
         assert_eq!(sniff(&png), ("image/png".to_owned(), AttachmentKind::Image));
         assert_eq!(sniff(b"%PDF-1.7\n").1, AttachmentKind::Pdf);

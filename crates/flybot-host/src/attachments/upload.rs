@@ -40,12 +40,11 @@ pub async fn upload(
     team.read(|state| check_quota(state, &owner, size, config.limits))?;
     let (mime, kind) = super::sniff::sniff(&bytes);
     let folder = home.to_owned();
-    let sha = tokio::task::spawn_blocking(move || {
-        flybot_store::attachments::put_object(&folder, &bytes)
-    })
-    .await
-    .map_err(|e| io_refusal(std::io::Error::other(e)))?
-    .map_err(io_refusal)?;
+    let sha =
+        tokio::task::spawn_blocking(move || flybot_store::attachments::put_object(&folder, &bytes))
+            .await
+            .map_err(|e| io_refusal(std::io::Error::other(e)))?
+            .map_err(io_refusal)?;
     let id = crate::ids::new_id("att");
     let name = clean_name(&req.name);
     let limits = config.limits;
@@ -76,10 +75,16 @@ fn decode(data: &str) -> Result<Vec<u8>, ApiError> {
     let engine = base64::engine::general_purpose::STANDARD_NO_PAD;
     let trimmed = data.trim().trim_end_matches('=');
     let bytes = engine.decode(trimmed).map_err(|_| {
-        ApiError::invalid("data", "The file's data is not base64; send its bytes base64-encoded.")
+        ApiError::invalid(
+            "data",
+            "The file's data is not base64; send its bytes base64-encoded.",
+        )
     })?;
     if bytes.is_empty() {
-        return Err(ApiError::invalid("data", "The file is empty; choose a file with something in it."));
+        return Err(ApiError::invalid(
+            "data",
+            "The file is empty; choose a file with something in it.",
+        ));
     }
     Ok(bytes)
 }

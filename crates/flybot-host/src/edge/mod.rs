@@ -68,7 +68,11 @@ pub fn guard<S: Clone + Send + Sync + 'static>(
         .layer(axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
                 let upload = request.uri().path() == crate::attachments::UPLOAD_ROUTE;
-                let limit = if upload { upload_body_limit } else { body_limit };
+                let limit = if upload {
+                    upload_body_limit
+                } else {
+                    body_limit
+                };
                 let service = tower::ServiceBuilder::new()
                     .layer(limit)
                     .map_request(|r: axum::http::Request<_>| r.map(axum::body::Body::new))

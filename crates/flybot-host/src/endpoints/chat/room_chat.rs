@@ -198,7 +198,9 @@ pub fn messages(
             (room, start, names)
         })
     })?;
-    let attached = rounds.team.read(|state| lines_attachments(state, &req.room_id));
+    let attached = rounds
+        .team
+        .read(|state| lines_attachments(state, &req.room_id));
     let lines = rounds.logs.shown_lines(&room.id).map_err(io_refusal)?;
     let shown = from_start(&lines, start, req.after)
         .into_iter()

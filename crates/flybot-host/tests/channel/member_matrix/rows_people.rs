@@ -105,6 +105,19 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"botId": bot, "text": "hi"}), "bot/not-found"),
         ),
         ("messages", Refused(json!({"botId": bot}), "bot/not-found")),
+        // Attachments (issue 32): Bob's upload is his own; Ada's file is
+        // unknown to him.
+        (
+            "attachment-upload",
+            OwnOnly(
+                "stores the caller's own file",
+                json!({"name": "b.txt", "data": "aGk="}),
+            ),
+        ),
+        (
+            "attachment-info",
+            Refused(json!({"ids": [a.attachment]}), "bot/not-found"),
+        ),
         (
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),
