@@ -253,3 +253,43 @@ async fn image_as_text_for_a_text_only_model_carries_the_placeholder_and_the_rea
     let again = user_content(&seen[2]).to_string();
     assert!(again.contains("INVOICE 42"), "the cache answered: {again}");
 }
+
+#[tokio::test]
+async fn tesseract_reads_the_words_of_a_drawn_image_and_the_text_only_model_gets_them() {
+    let words = ["QUARTERLY REPORT", "REVENUE 4521"];
+    let png = flybot_testkit::picture::words_png(&words, 640, 200, 36.0)
+        .expect("the DejaVu font (fonts-dejavu-core) draws the test image");
+    assert!(
+        std::process::Command::new("tesseract")
+            .arg("--version")
+            .output()
+            .is_ok(),
+        "tesseract-ocr is installed by scripts/test"
+    );
+    let server = ScriptedProvider::start(vec![Reply::text("Got it.")]);
+    let mut config = models_config(&server.base_url, None);
+    config.models.get_mut("remote").unwrap().image_input = false;
+    let models = ProviderRegistry::from_config(&config, MockModel::offline()).unwrap();
+    let kit = Kit::with_config(move |host| {
+        host.models = Arc::new(models);
+        host.attachments.ocr_model = Some("tesseract".into());
+    })
+    .await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Plain", "model": "remote"}))
+        .await;
+    let sent = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "report.png", "data": b64(&png)}),
+        )
+        .await;
+    let body = json!({"botId": bot.id, "text": "summarise", "attachments": [sent["id"]]});
+    ada.ok("send", body).await;
+    let seen = requests(&server, 1).await;
+    let text = user_content(&seen[0]).to_string();
+    assert!(text.contains("QUARTERLY REPORT"), "{text}");
+    assert!(text.contains("REVENUE 4521"), "{text}");
+}
