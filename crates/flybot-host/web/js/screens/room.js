@@ -4,6 +4,7 @@ import { busyAcks } from '../chat/busy_ack.js';
 import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
 import { composer } from '../work/composer.js';
+import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
@@ -37,12 +38,14 @@ export async function show(main, ctx, { roomId }) {
   const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, empty, lines, streaming, acks);
   const side = h('aside', { class: 'w-room-side', id: `people-${roomId}`, 'aria-label': 'Members and notice' });
   const errors = alertLine();
+  const tray = attachmentTray({ api, onError: (message) => showRefusal(errors.parentElement, { message }) });
   const box = composer({
     members: () => (roomOf()?.members || []).map((id) => ({ id, name: botName(id) })),
     onSend: async (text) => {
       clearRefusal(errors.parentElement);
       try {
-        await api.call('send', { roomId, text });
+        const attachments = await tray.take();
+        await api.call('send', { roomId, text, ...(attachments.length ? { attachments } : {}) });
         load();
         return true;
       } catch (error) {
@@ -51,6 +54,10 @@ export async function show(main, ctx, { roomId }) {
       }
     },
   });
+
+  tray.bindPaste(box.element);
+  tray.bindDrop(log);
+  tray.bindDrop(box.element);
 
   side.addEventListener('input', (event) => {
     event.target.dataset.typed = '1';
@@ -82,6 +89,7 @@ export async function show(main, ctx, { roomId }) {
         h('time', { class: 'muted', datetime: new Date(line.at).toISOString() }, when(line.at)),
       ),
       h('p', { class: 'w-line-text' }, readable(line.text)),
+      line.attachments?.length ? attachmentsNode(line.attachments, api) : null,
     );
   }
 
@@ -225,7 +233,7 @@ export async function show(main, ctx, { roomId }) {
       'section',
       { class: 'w-screen w-room', 'aria-labelledby': 'room-title' },
       h('header', { class: 'w-head' }, h('div', { class: 'w-head-text' }, heading, status), h('div', { class: 'w-head-actions' }, peopleToggle, stop)),
-      h('div', { class: 'w-room-body' }, h('div', { class: 'w-room-main' }, log, h('div', { class: 'w-composer-wrap' }, errors, box.element)), side),
+      h('div', { class: 'w-room-body' }, h('div', { class: 'w-room-main' }, log, h('div', { class: 'w-composer-wrap' }, errors, tray.element, box.element)), side),
     ),
   );
   heading.id = 'room-title';
