@@ -88,20 +88,7 @@ pub async fn send(
     // The group relay hands every seat the images as text (#779).
     let said = attached.text_for_model(text, readers, false).await;
     let text = said.as_str();
-    let line = rounds
-        .logs
-        .append(
-            &room.id,
-            NewLine {
-                author_id: member,
-                author_kind: AuthorKind::Human,
-                kind: LineKind::Chat,
-                text: text.to_owned(),
-                at: flybot_store::system_now_ms(),
-                hop: 0,
-            },
-        )
-        .map_err(io_refusal)?;
+    let line = person_line(rounds, &room.id, member, text)?;
     let speaking = rounds.logs.run(&room.id, |r| {
         if !r.running {
             r.running = true;
@@ -173,6 +160,24 @@ pub async fn send(
         seq: line.seq,
         queued,
     })
+}
+
+/// Appends a person's line to room `room_id`'s log.
+fn person_line(
+    rounds: &Rounds,
+    room_id: &str,
+    member: String,
+    text: &str,
+) -> Result<flybot_core::rooms::log::RoomLine, ApiError> {
+    let line = NewLine {
+        author_id: member,
+        author_kind: AuthorKind::Human,
+        kind: LineKind::Chat,
+        text: text.to_owned(),
+        at: flybot_store::system_now_ms(),
+        hop: 0,
+    };
+    rounds.logs.append(room_id, line).map_err(io_refusal)
 }
 
 /// `messages {roomId, after?}` → `{roomId, running, speaking, messages}`:
