@@ -78,7 +78,7 @@ pub fn check_quota(
 /// A size as a person reads it: bytes, KiB or MiB.
 pub fn shown_size(bytes: u64) -> String {
     const KIB: u64 = 1024;
-    if bytes >= KIB * KIB && bytes % (KIB * KIB) == 0 {
+    if bytes >= KIB * KIB && bytes.is_multiple_of(KIB * KIB) {
         format!("{} MiB", bytes / (KIB * KIB))
     } else if bytes >= KIB * KIB {
         let tenths = bytes * 10 / (KIB * KIB);
