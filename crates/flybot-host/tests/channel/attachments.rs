@@ -293,3 +293,202 @@ async fn tesseract_reads_the_words_of_a_drawn_image_and_the_text_only_model_gets
     assert!(text.contains("QUARTERLY REPORT"), "{text}");
     assert!(text.contains("REVENUE 4521"), "{text}");
 }
+
+#[tokio::test]
+async fn a_room_member_who_joined_after_the_line_cannot_fetch_its_attachment_50() {
+    let kit = Kit::new().await;
+    let ada = kit.owner("Ada").await;
+    let bob = kit.as_member(&ada).invite("Bob").await;
+    let (a, b) = (kit.as_member(&ada), kit.as_member(&bob));
+    let hers = a.bot("Quill").await;
+    let his = b.bot("Wren").await;
+    let grant = json!({"botId": his.id, "grants": [{"grantee": ada.member_id}]});
+    b.ok("set-grants", grant).await;
+    let room = a.room("Desk", &[&hers]).await;
+    let upload = |name: &'static str| {
+        let a = &a;
+        async move {
+            let body = json!({"name": name, "data": b64(&png())});
+            a.ok("attachment-upload", body).await["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let before = upload("before.png").await;
+    let body = json!({"roomId": room.id, "text": "the first plan", "attachments": [before]});
+    a.ok("send", body).await;
+    kit.settled().await;
+    let members = json!({"id": room.id, "members": [hers.id, his.id]});
+    a.ok("update-room", members).await;
+    kit.settled().await;
+    let after = upload("after.png").await;
+    let body = json!({"roomId": room.id, "text": "the second plan", "attachments": [after]});
+    a.ok("send", body).await;
+    kit.settled().await;
+
+    let (status, _, _) = b.get_raw(&format!("/api/bot/attachment/{before}")).await;
+    assert_eq!(
+        status, 404,
+        "Bob's window starts after the first line (#50)"
+    );
+    b.refused("attachment-info", json!({"ids": [before]}), "bot/not-found")
+        .await;
+    let (status, _, _) = b.get_raw(&format!("/api/bot/attachment/{after}")).await;
+    assert_eq!(status, 200, "the second line is inside Bob's window");
+    let shown = b.ok("messages", json!({"roomId": room.id})).await;
+    let lines = shown["messages"].as_array().unwrap();
+    let second = lines
+        .iter()
+        .find(|l| l["text"] == "the second plan")
+        .unwrap();
+    assert_eq!(second["attachments"], json!([after]));
+    assert!(!shown.to_string().contains(&before));
+}
+
+/// A host on `server` with the text-only model `remote` and nobody who
+/// can read an image.
+async fn kit_without_readers(server: &ScriptedProvider) -> Kit {
+    let mut config = models_config(&server.base_url, None);
+    config.models.get_mut("remote").unwrap().image_input = false;
+    let models = ProviderRegistry::from_config(&config, MockModel::offline()).unwrap();
+    Kit::with_config(move |host| host.models = Arc::new(models)).await
+}
+
+#[tokio::test]
+async fn image_placeholder_is_the_same_in_the_chat_and_in_the_group_relay_779() {
+    let server = ScriptedProvider::start(vec![Reply::text("Seen."), Reply::text("Seen too.")]);
+    let kit = kit_without_readers(&server).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Plain", "model": "remote"}))
+        .await;
+    let id = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "shot.png", "data": b64(&png())}),
+        )
+        .await["id"]
+        .clone();
+    ada.ok(
+        "send",
+        json!({"botId": bot.id, "text": "look", "attachments": [id]}),
+    )
+    .await;
+    let chat = user_content(&requests(&server, 1).await[0]).to_string();
+    let sha = kit
+        .host
+        .store()
+        .read(|s| s.attachments[id.as_str().unwrap()].sha256.clone());
+    let path = kit
+        .home()
+        .join("attachments/v1/objects")
+        .join(&sha[..2])
+        .join(&sha);
+    let placeholder = format!(
+        "[image: shot.png, not shown to this model; the file is at {}]",
+        path.display()
+    );
+    assert!(chat.contains(&placeholder), "{chat}");
+    let room = ada.room("Desk", &[&bot]).await;
+    ada.ok(
+        "send",
+        json!({"roomId": room.id, "text": "look here", "attachments": [id]}),
+    )
+    .await;
+    let seen = requests(&server, 2).await;
+    let relay = seen[1].to_string();
+    assert!(relay.contains(&placeholder.replace('"', "\\\"")), "{relay}");
+}
+
+#[tokio::test]
+async fn image_placeholder_names_the_file_only_when_it_stats_as_a_regular_file_779() {
+    let server = ScriptedProvider::start(vec![Reply::text("Seen.")]);
+    let kit = kit_without_readers(&server).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Plain", "model": "remote"}))
+        .await;
+    let id = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "gone.png", "data": b64(&png())}),
+        )
+        .await["id"]
+        .clone();
+    let sha = kit
+        .host
+        .store()
+        .read(|s| s.attachments[id.as_str().unwrap()].sha256.clone());
+    let path = kit
+        .home()
+        .join("attachments/v1/objects")
+        .join(&sha[..2])
+        .join(&sha);
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    ada.ok(
+        "send",
+        json!({"botId": bot.id, "text": "look", "attachments": [id]}),
+    )
+    .await;
+    let chat = user_content(&requests(&server, 1).await[0]).to_string();
+    assert!(
+        chat.contains("[image: gone.png, not shown to this model]"),
+        "{chat}"
+    );
+    assert!(!chat.contains("the file is at"), "{chat}");
+}
+
+#[tokio::test]
+async fn nothing_is_copied_into_the_bots_folder_779() {
+    let server = ScriptedProvider::start(vec![Reply::text("Seen.")]);
+    let kit = kit_without_readers(&server).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Plain", "model": "remote"}))
+        .await;
+    let bytes = png();
+    let id = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "shot.png", "data": b64(&bytes)}),
+        )
+        .await["id"]
+        .clone();
+    ada.ok(
+        "send",
+        json!({"botId": bot.id, "text": "look", "attachments": [id]}),
+    )
+    .await;
+    requests(&server, 1).await;
+    kit.settled().await;
+    let folder = kit.home().join("workspaces").join(&bot.id);
+    let copies = files_holding(&folder, &bytes);
+    assert!(
+        copies.is_empty(),
+        "copied into the Bot's folder: {copies:?}"
+    );
+}
+
+fn files_holding(dir: &std::path::Path, bytes: &[u8]) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .flat_map(|e| {
+            let path = e.path();
+            if path.is_dir() {
+                files_holding(&path, bytes)
+            } else if std::fs::read(&path).is_ok_and(|b| b == bytes) {
+                vec![path]
+            } else {
+                Vec::new()
+            }
+        })
+        .collect()
+}
