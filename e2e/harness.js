@@ -173,13 +173,14 @@ class Channel {
 
 /**
  * Starts `flybot serve` on a fresh temporary home and a free port.
- * `models`: `{name: baseUrl}` written to config.toml before the start.
+ * `models`: `{name: baseUrl}` written to config.toml before the start;
+ * `config`: more config.toml text after them.
  * Answers `{url, home, api (a Channel), stop()}`.
  */
-async function startHost({ models = {} } = {}) {
+async function startHost({ models = {}, config = '' } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flybot-e2e-'));
-  if (Object.keys(models).length) {
-    fs.writeFileSync(path.join(home, 'config.toml'), configToml(models));
+  if (Object.keys(models).length || config) {
+    fs.writeFileSync(path.join(home, 'config.toml'), configToml(models) + config);
   }
   const { child, match } = await spawnUntil(
     ['serve', '--home', home, '--listen', '127.0.0.1:0'],

@@ -152,6 +152,7 @@ impl TurnEnvironment for TestEnv {
             tool_context: ToolContext::new(session_id, "bot-test", self.workdir.clone()),
             approver: self.approver.clone(),
             context: lock(&self.context).clone(),
+            images: None,
         })
     }
 }

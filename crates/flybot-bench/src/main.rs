@@ -4,6 +4,7 @@
 //! which is why it is a binary of its own and not a `flybot` subcommand.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod attachments;
 mod channel;
 mod connectors;
 mod envelope;
@@ -76,6 +77,10 @@ enum BenchWhat {
     /// The sandbox's cost per shell call: spawn to exit of `true`, plain
     /// and sandboxed, median and p99 (issue 30).
     Sandbox,
+    /// Attachments (issue 32): upload and store of a 5 MB image, its
+    /// thumbnail, Tesseract on a 1280x800 screenshot, and the image part
+    /// of a 12-megapixel photo after downscaling.
+    Attachments,
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -102,6 +107,7 @@ fn main() -> ExitCode {
         BenchWhat::Ttft => sessions::run_ttft(),
         BenchWhat::Connectors => connectors::run(),
         BenchWhat::Sandbox => sandbox::run(),
+        BenchWhat::Attachments => attachments::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {

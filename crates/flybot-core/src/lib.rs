@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod approvals;
+pub mod attachments;
 pub mod busy_ack;
 pub mod connectors;
 pub mod context;

@@ -68,6 +68,8 @@ pub struct HostConfig {
     pub edge: crate::edge::EdgeConfig,
     /// The build the binary was stamped with (#374); empty in tests.
     pub build: crate::BuildInfo,
+    /// Uploads' limits, image parts and the OCR route (issue 32, #779).
+    pub attachments: crate::attachments::AttachmentConfig,
 }
 
 /// What the binary's build script stamped (#374): each value as git or the
@@ -100,6 +102,7 @@ impl HostConfig {
             feishu_api: crate::notify::feishu::FEISHU_ORIGIN.to_owned(),
             edge: crate::edge::EdgeConfig::default(),
             build: crate::BuildInfo::default(),
+            attachments: crate::attachments::AttachmentConfig::default(),
         }
     }
 }

@@ -29,7 +29,8 @@ pub fn app(host: Host) -> Router {
         .route(crate::channels::EVENTS_ROUTE, post(channel_event))
         .merge(crate::web::routes())
         .fallback(unknown_path);
-    crate::edge::guard(routes, &host.config().edge).with_state(host)
+    let upload_limit = host.config().attachments.upload_body_limit();
+    crate::edge::guard(routes, &host.config().edge, upload_limit).with_state(host)
 }
 
 /// How long open connections (a page's live stream) may keep a stopping

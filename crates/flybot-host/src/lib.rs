@@ -3,6 +3,7 @@
 
 mod actor;
 pub mod approvals;
+pub mod attachments;
 pub mod board;
 mod bootstrap;
 mod busy_ack;

@@ -51,6 +51,8 @@ pub struct HostTurns {
     pub secrets: Option<crate::secrets::Secrets>,
     /// The owner's connectors, whose tools each turn mounts (#311).
     pub connectors: Option<crate::connectors::Connectors>,
+    /// How a person's images reach a model that sees them (issue 32).
+    pub attachments: crate::attachments::AttachmentConfig,
 }
 
 impl HostTurns {
@@ -84,11 +86,28 @@ impl HostTurns {
             memory: crate::memory::Memory::new(team, &config.home),
             secrets: None,
             connectors: None,
+            attachments: config.attachments.clone(),
         }
     }
 }
 
 impl HostTurns {
+    /// A person's images as request parts, for a model that sees images
+    /// and that `textOnlyModels` does not override (issue 32, #779).
+    fn image_parts(
+        &self,
+        route: &flybot_agent::model::config::ModelRoute,
+    ) -> Option<Arc<dyn flybot_agent::model::ImageParts>> {
+        let overridden = self.attachments.text_only_models.contains(&route.name);
+        (route.image_input && !overridden).then(|| {
+            Arc::new(crate::attachments::picture::HomeImages {
+                team: self.team.clone(),
+                home: self.home.clone(),
+                max_side: self.attachments.image_max_side,
+            }) as Arc<dyn flybot_agent::model::ImageParts>
+        })
+    }
+
     /// The services a turn's tools reach, for `bot_id` in `session_id`.
     fn tool_context(&self, session_id: &str, bot_id: &str, workdir: PathBuf) -> ToolContext {
         let mut tool_context = ToolContext::new(session_id, bot_id, workdir);
@@ -334,6 +353,7 @@ impl TurnEnvironment for HostTurns {
                 waits: self.waits.clone(),
             })),
             context: self.context_setup(&bot, &route),
+            images: self.image_parts(&route),
         })
     }
 

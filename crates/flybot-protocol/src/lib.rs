@@ -5,6 +5,7 @@
 
 pub mod answers;
 pub mod approval;
+pub mod attachment;
 mod bot_record;
 pub mod channel;
 pub mod channel_connectors;

@@ -71,6 +71,9 @@ pub struct TeamState {
     /// Project id → its memory (#1712): decisions, questions, the digest.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub project_memory: BTreeMap<String, crate::project_memory::ProjectMemory>,
+    /// Uploads by id (issue 32); their bytes live under `attachments/`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attachments: BTreeMap<String, crate::attachment::Attachment>,
     #[serde(flatten)]
     pub extra: Extra,
 }

@@ -118,6 +118,7 @@ fn visit<A: AtKey>(state: &mut TeamState, key: &[String], at: A) -> Result<A::Ou
         "scheduleRuns" => at.record(&mut state.schedule_runs, one(rest)?),
         "questions" => at.record(&mut state.questions, one(rest)?),
         "projectMemory" => at.record(&mut state.project_memory, one(rest)?),
+        "attachments" => at.record(&mut state.attachments, one(rest)?),
         "flybot" => match rest.split_first() {
             Some((section, id)) if section == "approvals" => {
                 at.record(&mut state.flybot.approvals, one(id)?)

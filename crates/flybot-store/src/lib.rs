@@ -4,6 +4,7 @@
 
 pub mod apply;
 mod atomic;
+pub mod attachments;
 mod back_lines;
 pub mod change;
 pub mod channels;

@@ -190,6 +190,19 @@ impl<'k> Caller<'k> {
         answer
     }
 
+    /// GETs `path`; answers (status, headers, bytes) as they came.
+    pub async fn get_raw(&self, path: &str) -> (u16, axum::http::HeaderMap, Vec<u8>) {
+        let request = self
+            .request(Request::get(path))
+            .body(Body::empty())
+            .unwrap();
+        let response = app(self.kit.host.clone()).oneshot(request).await.unwrap();
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        (status, headers, bytes.to_vec())
+    }
+
     /// The state view; answers (status, body).
     pub async fn state(&self) -> (u16, Value) {
         let request = self.request(Request::get("/api/bot/state"));

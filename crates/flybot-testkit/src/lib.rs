@@ -25,6 +25,7 @@ mod live;
 pub mod llama_server;
 mod loopback;
 pub mod mock_server;
+pub mod picture;
 mod roster;
 pub mod sse_server;
 mod transcript;

@@ -52,7 +52,7 @@ pub fn models_config(base_url: &str, api_key_env: Option<&str>) -> ModelsConfig 
             thinking: vec!["low".into(), "high".into()],
             thinking_switch: false,
             max_output_tokens: Some(1024),
-            image: false,
+            image_input: false,
         },
     );
     config

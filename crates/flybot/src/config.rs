@@ -53,6 +53,28 @@ pub struct Config {
     /// (issue 30); on by default, and then nothing starts unguarded.
     #[serde(default)]
     pub sandbox: Option<flybot_sandbox::Mode>,
+    /// `ocrModel` (#779): the model asked first to read an image for a
+    /// model that cannot see it, or `"tesseract"` for the local engine.
+    #[serde(default)]
+    pub ocr_model: Option<String>,
+    /// `textOnlyModels` (#779): models whose provider claims image input
+    /// but rejects it.
+    #[serde(default)]
+    pub text_only_models: Vec<String>,
+    /// `[attachments]`: upload limits and image parts (issue 32).
+    #[serde(default)]
+    pub attachments: AttachmentsSection,
+}
+
+/// `[attachments]`: `maxFileBytes` (20 MiB), `maxMemberBytes` (500 MiB),
+/// `imageMaxSide` (1568 px), `textBudget` (20 000 characters).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AttachmentsSection {
+    pub max_file_bytes: Option<u64>,
+    pub max_member_bytes: Option<u64>,
+    pub image_max_side: Option<u32>,
+    pub text_budget: Option<usize>,
 }
 
 /// `[signIn]`: `publicNames`, `sessionIdleHours` (168), `sessionMaxDays` (30).
@@ -123,6 +145,19 @@ impl Config {
                     .unwrap_or_else(|| feishu::FEISHU_ORIGIN.to_owned()),
             }),
         }
+    }
+
+    /// The host's attachment settings (issue 32, #779).
+    pub fn attachment_config(&self) -> flybot_host::attachments::AttachmentConfig {
+        let mut out = flybot_host::attachments::AttachmentConfig::default();
+        let section = &self.attachments;
+        out.limits.per_file = section.max_file_bytes.unwrap_or(out.limits.per_file);
+        out.limits.per_member = section.max_member_bytes.unwrap_or(out.limits.per_member);
+        out.image_max_side = section.image_max_side.unwrap_or(out.image_max_side).max(64);
+        out.text_budget = section.text_budget.unwrap_or(out.text_budget);
+        out.ocr_model = self.ocr_model.clone();
+        out.text_only_models = self.text_only_models.clone();
+        out
     }
 
     /// The provider and model tables, for the registry.
@@ -200,7 +235,7 @@ mod tests {
                 thinking: vec!["low".into()],
                 thinking_switch: false,
                 max_output_tokens: Some(2048),
-                image: true,
+                image_input: true,
             },
         );
         flybot_host::models_settings::file::write_models(&path, &declared).unwrap();
@@ -245,6 +280,33 @@ mod tests {
             "[providers.x]\nbaseUrl = \"http://h/v1\"\napiKey = \"sk-123\"\n",
         );
         assert!(pasted.is_err());
+    }
+
+    #[test]
+    fn image_input_the_ocr_route_and_attachment_limits_are_read_from_the_file_779() {
+        let config: Config = toml::from_str(
+            r#"
+            ocrModel = "tesseract"
+            textOnlyModels = ["claims-eyes"]
+            [attachments]
+            maxFileBytes = 1048576
+            imageMaxSide = 1024
+            [providers.local]
+            baseUrl = "http://127.0.0.1:8000/v1"
+            [models.eyes]
+            provider = "local"
+            model = "qwen-vl"
+            contextWindow = 32000
+            imageInput = true
+            "#,
+        )
+        .unwrap();
+        assert!(config.models_config().models["eyes"].image_input);
+        let attachments = config.attachment_config();
+        assert_eq!(attachments.ocr_model.as_deref(), Some("tesseract"));
+        assert_eq!(attachments.text_only_models, ["claims-eyes"]);
+        assert_eq!(attachments.limits.per_file, 1_048_576);
+        assert_eq!(attachments.image_max_side, 1024);
     }
 
     #[test]

@@ -60,6 +60,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         host_config.automation_tasks = config.automation_tasks != Some(false);
         host_config.notify = config.notify_config();
+        host_config.attachments = config.attachment_config();
         if let Some(feishu) = &config.feishu {
             host_config.feishu_api = feishu.api.clone();
         }

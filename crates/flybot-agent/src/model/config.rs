@@ -71,9 +71,10 @@ pub struct ModelConfig {
     pub thinking_switch: bool,
     #[serde(default)]
     pub max_output_tokens: Option<u32>,
-    /// The model reads images (`image = true`); text only by default.
+    /// The model takes images (OpenAI `image_url` parts, issue 32); a
+    /// text-only model is handed an image's reading instead (#779).
     #[serde(default)]
-    pub image: bool,
+    pub image_input: bool,
 }
 
 /// The two tables together.
@@ -105,6 +106,8 @@ pub struct ModelRoute {
     pub thinking_switch: bool,
     /// Runs on the built-in mock: no network, no key.
     pub offline: bool,
+    /// The config declares image input (issue 32, #779).
+    pub image_input: bool,
     /// The provider, bound to this model (it sets the request's model id and
     /// caps its tokens). Not retried: wrap it with `retrying()` for a turn.
     pub provider: Arc<dyn ModelProvider>,
@@ -113,8 +116,6 @@ pub struct ModelRoute {
     /// pointed at for this model.
     pub base_url: Option<String>,
     pub needs_key: bool,
-    /// The model reads images.
-    pub image: bool,
     /// The mock itself, for a route on it: served on loopback when an
     /// external runtime needs this model over HTTP.
     pub mock: Option<Arc<MockModel>>,
@@ -285,7 +286,7 @@ fn build_routes(
         let route = if model.provider == MOCK_MODEL {
             ModelRoute {
                 context_window: model.context_window,
-                image: model.image,
+                image_input: model.image_input,
                 ..mock_route(name, mock.clone())
             }
         } else {
@@ -342,7 +343,7 @@ fn http_route(
         provider: Arc::new(OpenAiProvider::new(http, settings)),
         base_url: Some(provider.base_url.clone()),
         needs_key: provider.api_key_env.is_some() || provider.api_key_secret.is_some(),
-        image: model.image,
+        image_input: model.image_input,
         mock: None,
     }
 }
@@ -367,10 +368,10 @@ fn mock_route(name: &str, mock: Arc<MockModel>) -> ModelRoute {
         thinking: Vec::new(),
         thinking_switch: false,
         offline: true,
+        image_input: false,
         provider: mock.clone(),
         base_url: None,
         needs_key: false,
-        image: false,
         mock: Some(mock),
     }
 }
@@ -413,7 +414,7 @@ mod tests {
             thinking: Vec::new(),
             thinking_switch: false,
             max_output_tokens: Some(8192),
-            image: false,
+            image_input: false,
         }
     }
 

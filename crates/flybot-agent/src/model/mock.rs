@@ -47,8 +47,8 @@ pub use super::mock_scenario::{Fail, Scenario, ScenarioError};
 use super::mock_scenario::{Outcome, Reply, last_user_text, step_of};
 use super::mock_steward::steward_reply;
 use super::{
-    FinishReason, ModelError, ModelProvider, ModelRequest, ModelStream, StreamEvent, ToolCall,
-    Usage,
+    FinishReason, ModelError, ModelProvider, ModelRequest, ModelStream, Role, StreamEvent,
+    ToolCall, Usage,
 };
 use flybot_core::sync::lock;
 use std::sync::Mutex;
@@ -124,6 +124,19 @@ fn offline_reply(request: &ModelRequest) -> Reply {
         .chars()
         .take(200)
         .collect();
+    // A mock declared with `imageInput` is a fake vision model (issue 32):
+    // it says how many pictures the line handed it.
+    let pictures = request
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .map_or(0, |m| m.images.len());
+    let said = match pictures {
+        0 => said,
+        1 => format!("{said} with 1 image"),
+        n => format!("{said} with {n} images"),
+    };
     Reply {
         text: format!(
             "(mock model) I received: {said}. Add a provider in Settings → Models to talk to a real model."

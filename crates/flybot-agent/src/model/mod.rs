@@ -52,6 +52,20 @@ pub struct ChatMessage {
     /// tool loop unless it is sent back with the calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<String>,
+    /// A person's images (issue 32): the line's attachment ids as the log
+    /// holds them, made into data URLs (`data:image/jpeg;base64,...`) by
+    /// the turn's [`ImageParts`] before the request is sent (an attachment
+    /// that is no image is left out). A provider sends each as an OpenAI
+    /// `image_url` content part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
+}
+
+/// Makes an attachment into the data URL a request carries, downscaled
+/// past the configured size (issue 32); the host implements it over the
+/// home's attachments. `None` (not an image) leaves it out.
+pub trait ImageParts: Send + Sync {
+    fn data_url(&self, attachment_id: &str) -> Option<String>;
 }
 
 impl ChatMessage {
@@ -63,6 +77,7 @@ impl ChatMessage {
             tool_calls: Vec::new(),
             tool_call_id: None,
             reasoning_content: None,
+            images: Vec::new(),
         }
     }
 }

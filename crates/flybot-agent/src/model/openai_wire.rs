@@ -118,11 +118,27 @@ pub fn to_wire(request: &ModelRequest, reasoning_effort: Option<&str>) -> WireRe
     }
 }
 
+/// A message's content: its text, or with images (issue 32) the text part
+/// and one OpenAI `image_url` part per image's data URL.
+fn content_to_wire(message: &ChatMessage) -> WireContent {
+    if message.images.is_empty() {
+        return WireContent::Text(message.content.clone());
+    }
+    let mut parts = vec![json!({"type": "text", "text": message.content})];
+    parts.extend(
+        message
+            .images
+            .iter()
+            .map(|url| json!({"type": "image_url", "image_url": {"url": url}})),
+    );
+    WireContent::Parts(parts)
+}
+
 fn message_to_wire(message: &ChatMessage) -> WireMessage {
     let only_calls = message.content.is_empty() && !message.tool_calls.is_empty();
     WireMessage {
         role: message.role,
-        content: (!only_calls).then(|| WireContent::Text(message.content.clone())),
+        content: (!only_calls).then(|| content_to_wire(message)),
         tool_calls: message
             .tool_calls
             .iter()
@@ -154,6 +170,14 @@ pub fn from_wire(wire: WireRequest) -> ModelRequest {
             .into_iter()
             .map(|message| ChatMessage {
                 role: message.role,
+                images: match &message.content {
+                    Some(WireContent::Parts(parts)) => parts
+                        .iter()
+                        .filter_map(|part| part.pointer("/image_url/url").and_then(Value::as_str))
+                        .map(str::to_owned)
+                        .collect(),
+                    _ => Vec::new(),
+                },
                 content: match message.content {
                     None => String::new(),
                     Some(WireContent::Text(text)) => text,

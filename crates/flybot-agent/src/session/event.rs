@@ -119,6 +119,9 @@ pub enum SessionEvent {
         message_id: String,
         text: String,
         source: Source,
+        /// The attachments (ids) the line carries (issue 32).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<String>,
     },
     #[serde(rename = "step/start", rename_all = "camelCase")]
     StepStart { turn_id: String, step: u32 },

@@ -22,6 +22,10 @@ pub struct InboxItem {
     pub text: String,
     pub source: Source,
     pub kind: ItemKind,
+    /// The attachments (ids) a person's line carries (issue 32); a model
+    /// that sees images is sent the images among them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }
 
 #[derive(Debug, Default)]

@@ -151,6 +151,7 @@ impl Sessions {
                 text: PICKUP_TEXT.to_owned(),
                 source,
                 kind: ItemKind::NextTurn,
+                attachments: Vec::new(),
             });
         } else {
             // The turn never reached the log: its input itself is owed.

@@ -207,6 +207,7 @@ impl Sessions {
             text: text.to_owned(),
             source,
             kind,
+            attachments: Vec::new(),
         });
         cell.note_inflight(Urgency::Soon);
         self.start(cell);
@@ -224,11 +225,23 @@ impl Sessions {
         text: &str,
         member_id: Option<String>,
     ) -> io::Result<(SendOutcome, Option<String>)> {
+        self.send_line_with(session_id, text, member_id, Vec::new())
+    }
+
+    /// [`send_line`](Self::send_line) with the attachments (ids) the line
+    /// carries (issue 32).
+    pub fn send_line_with(
+        &self,
+        session_id: &str,
+        text: &str,
+        member_id: Option<String>,
+        attachments: Vec<String>,
+    ) -> io::Result<(SendOutcome, Option<String>)> {
         let cell = self.cell(session_id)?;
         let outcome = {
             let mut state = lock(&cell.state);
             if state.running.is_none() {
-                super::settle::hold(self, &cell, &mut state, text, member_id);
+                super::settle::hold(self, &cell, &mut state, text, member_id, attachments);
                 (SendOutcome::Held, None)
             } else {
                 super::settle::flush(self, &mut state);
@@ -238,6 +251,7 @@ impl Sessions {
                     text: text.to_owned(),
                     source: Source::User { member_id },
                     kind: ItemKind::Steer,
+                    attachments,
                 });
                 if interrupt_long_wait(&mut state) {
                     (SendOutcome::Interrupted, Some(id))

@@ -22,6 +22,8 @@ pub(crate) struct Held {
     id: String,
     lines: Vec<String>,
     member_id: Option<String>,
+    /// The attachments the held lines carry, in order (issue 32).
+    attachments: Vec<String>,
 }
 
 impl Held {
@@ -33,6 +35,7 @@ impl Held {
                 member_id: self.member_id.clone(),
             },
             kind: ItemKind::NextTurn,
+            attachments: self.attachments.clone(),
         }
     }
 }
@@ -44,9 +47,11 @@ pub(crate) fn hold(
     state: &mut CellState,
     text: &str,
     member_id: Option<String>,
+    attachments: Vec<String>,
 ) {
     if let Some(held) = &mut state.held {
         held.lines.push(text.to_owned());
+        held.attachments.extend(attachments);
         return;
     }
     let id = sessions.new_id("msg");
@@ -54,6 +59,7 @@ pub(crate) fn hold(
         id: id.clone(),
         lines: vec![text.to_owned()],
         member_id,
+        attachments,
     });
     let sessions = sessions.clone();
     let cell = cell.clone();

@@ -31,10 +31,14 @@ pub fn turns_of(entries: &[LogEntry]) -> Vec<Vec<ChatMessage>> {
                 close_calls(turns.last_mut(), &mut open_calls);
                 turns.push(Vec::new());
             }
-            SessionEvent::UserMessage { text, .. } => {
+            SessionEvent::UserMessage {
+                text, attachments, ..
+            } => {
                 let turn = current(&mut turns);
                 close_calls(Some(&mut *turn), &mut open_calls);
-                turn.push(message(Role::User, text.clone()));
+                let mut said = message(Role::User, text.clone());
+                said.images.clone_from(attachments);
+                turn.push(said);
             }
             SessionEvent::StepEnd { reasoning, .. } => {
                 if let Some(last) = assistant(&mut turns) {

@@ -77,6 +77,7 @@ impl Turn<'_> {
                 message_id: item.id,
                 text: item.text,
                 source: item.source,
+                attachments: item.attachments,
             })
             .collect()
     }
@@ -156,7 +157,7 @@ async fn steps(
         };
         let request = tokio::select! {
             made = make_room(&room) => match made {
-                Ok(request) => request,
+                Ok(request) => with_images(request, setup.images.as_deref()),
                 Err(NoRequest::DeadlineRanOut { ms }) => return turn.requeue(ms),
                 Err(NoRequest::Unreadable(error)) => return log_failed(error),
             },
@@ -289,6 +290,28 @@ impl Turn<'_> {
         self.calls += calls.len() as u32;
         self.log(said)
     }
+}
+
+/// The request with each message's attachments made into data URLs by
+/// `images`, or left out for a model that does not see images (issue 32).
+fn with_images(
+    mut request: ModelRequest,
+    images: Option<&dyn crate::model::ImageParts>,
+) -> ModelRequest {
+    for message in &mut request.messages {
+        if message.images.is_empty() {
+            continue;
+        }
+        message.images = match images {
+            Some(images) => message
+                .images
+                .iter()
+                .filter_map(|id| images.data_url(id))
+                .collect(),
+            None => Vec::new(),
+        };
+    }
+    request
 }
 
 /// How a turn ends when the model's answer made no tool call.

@@ -43,9 +43,17 @@ pub async fn too_large_as_envelope(request: Request, next: Next) -> Response {
 
 /// The refusal of a body over the limit.
 pub fn too_large() -> ApiError {
+    too_large_at(BODY_LIMIT)
+}
+
+/// The refusal of a body over `limit` bytes, naming it.
+pub fn too_large_at(limit: usize) -> ApiError {
     ApiError::new(
         ErrorCode::TooLarge,
-        "The request body is over 1 MiB; send less at a time.",
+        format!(
+            "The request body is over {}; send less at a time.",
+            flybot_core::attachments::shown_size(limit as u64)
+        ),
     )
-    .with("limit", BODY_LIMIT)
+    .with("limit", limit)
 }

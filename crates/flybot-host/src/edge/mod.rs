@@ -8,7 +8,7 @@
 
 pub mod cross_site;
 mod faults;
-pub use faults::too_large;
+pub use faults::{too_large, too_large_at};
 pub mod host_names;
 
 use axum::Router;
@@ -58,10 +58,28 @@ pub fn owner_token(home: &std::path::Path) -> std::io::Result<String> {
 pub fn guard<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     config: &EdgeConfig,
+    upload_limit: usize,
 ) -> Router<S> {
     let names = host_names::Allowed::new(&config.public_names);
+    let body_limit = RequestBodyLimitLayer::new(BODY_LIMIT);
+    let upload_body_limit = RequestBodyLimitLayer::new(upload_limit);
     router
-        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        // An upload's body is one file (issue 32); every other body 1 MiB.
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let upload = request.uri().path() == crate::attachments::UPLOAD_ROUTE;
+                let limit = if upload {
+                    upload_body_limit
+                } else {
+                    body_limit
+                };
+                let service = tower::ServiceBuilder::new()
+                    .layer(limit)
+                    .map_request(|r: axum::http::Request<_>| r.map(axum::body::Body::new))
+                    .service(next);
+                async move { tower::ServiceExt::oneshot(service, request).await }
+            },
+        ))
         .layer(axum::middleware::from_fn(faults::too_large_as_envelope))
         .layer(axum::middleware::from_fn(
             cross_site::refuse_cross_site_writes,

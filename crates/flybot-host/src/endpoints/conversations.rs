@@ -28,10 +28,11 @@ route_table! {
     // (issue 5).
     "send" => |host, caller, body| {
         let (actor, acks) = (caller.require()?, host.busy_acks());
+        let readers = crate::attachments::reading::Readers::of(host.config());
         if chat::room_chat::names_room(body) {
-            typed(chat::room_chat::send(host.rounds(), acks, actor, parse(body)?).await)
+            typed(chat::room_chat::send(host.rounds(), acks, actor, &readers, parse(body)?).await)
         } else {
-            typed(chat::own_chat::send(host.team(), host.sessions(), acks, actor, parse(body)?).await)
+            typed(chat::own_chat::send(host.team(), host.sessions(), acks, actor, &readers, parse(body)?).await)
         }
     };
     "messages" => |host, caller, body| {

@@ -5,7 +5,7 @@
 //! axum route per endpoint from these.
 
 use crate::actor::Caller;
-use crate::edge::{BODY_LIMIT, too_large};
+use crate::edge::{BODY_LIMIT, too_large_at};
 use crate::host::Host;
 use crate::http::{Answer, admit};
 use crate::web::guard::{Credential, check_write};
@@ -44,11 +44,17 @@ pub struct RawBody(pub Bytes);
 impl FromRequest<Host> for RawBody {
     type Rejection = Answer;
 
-    async fn from_request(request: Request, _: &Host) -> Result<Self, Answer> {
-        axum::body::to_bytes(request.into_body(), BODY_LIMIT)
+    async fn from_request(request: Request, host: &Host) -> Result<Self, Answer> {
+        // An upload's body is one file as base64 (issue 32).
+        let limit = if request.uri().path() == crate::attachments::UPLOAD_ROUTE {
+            host.config().attachments.upload_body_limit()
+        } else {
+            BODY_LIMIT
+        };
+        axum::body::to_bytes(request.into_body(), limit)
             .await
             .map(RawBody)
-            .map_err(|_| Answer(Err(too_large())))
+            .map_err(|_| Answer(Err(too_large_at(limit))))
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub(crate) mod access;
 mod approvals;
+mod attachments;
 pub(crate) mod body;
 mod chat;
 mod connectors;
@@ -36,6 +37,8 @@ pub fn routes() -> Router<crate::host::Host> {
         .merge(schedules::routes())
         .merge(connectors::routes())
         .merge(conversations::routes())
+        .merge(attachments::routes())
+        .merge(crate::attachments::download::routes())
         .route(
             "/api/bot/{endpoint}",
             axum::routing::post(|Path(name): Path<String>| async move {
@@ -52,6 +55,7 @@ pub fn endpoint_names() -> Vec<&'static str> {
         schedules::NAMES,
         connectors::NAMES,
         conversations::NAMES,
+        attachments::NAMES,
     ]
     .concat()
 }

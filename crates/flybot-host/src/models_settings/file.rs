@@ -87,7 +87,7 @@ fn model_table(t: &mut Table, m: &ModelConfig) {
         "maxOutputTokens",
         m.max_output_tokens.map(|n| value(i64::from(n))),
     );
-    set_or_remove(t, "image", m.image.then(|| value(true)));
+    set_or_remove(t, "imageInput", m.image_input.then(|| value(true)));
 }
 
 /// Writes `bytes` beside `path`, syncs it, and renames it over `path`.
@@ -139,7 +139,7 @@ mod tests {
                 thinking: Vec::new(),
                 thinking_switch: false,
                 max_output_tokens: None,
-                image: true,
+                image_input: true,
             },
         );
         write_models(&path, &declared).unwrap();
@@ -156,7 +156,7 @@ mod tests {
             back["models"]["qwen"]["contextWindow"].as_integer(),
             Some(32_768)
         );
-        assert_eq!(back["models"]["qwen"]["image"].as_bool(), Some(true));
+        assert_eq!(back["models"]["qwen"]["imageInput"].as_bool(), Some(true));
         // A missing file is made.
         let fresh = dir.path().join("fresh.toml");
         write_models(&fresh, &declared).unwrap();

@@ -53,8 +53,9 @@ pub struct ModelEntry {
     /// The provider's id for it.
     pub model: String,
     pub context_window: u32,
+    /// It reads images (`imageInput` in config.toml, issue 32).
     #[serde(default)]
-    pub image: bool,
+    pub image_input: bool,
 }
 
 /// `model-provider-remove {name}`.
@@ -145,7 +146,7 @@ impl ModelsSettings<'_> {
                         name: model_name.clone(),
                         model: m.model.clone(),
                         context_window: m.context_window,
-                        image: m.image,
+                        image_input: m.image_input,
                     })
                     .collect(),
             })
@@ -310,7 +311,7 @@ fn model_config(provider: &str, entry: &ModelEntry, old: Option<&ModelConfig>) -
         thinking: old.map(|m| m.thinking.clone()).unwrap_or_default(),
         thinking_switch: old.is_some_and(|m| m.thinking_switch),
         max_output_tokens: old.and_then(|m| m.max_output_tokens),
-        image: entry.image,
+        image_input: entry.image_input,
     }
 }
 

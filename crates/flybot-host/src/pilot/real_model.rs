@@ -146,7 +146,7 @@ impl RealModel {
                 thinking: Vec::new(),
                 thinking_switch: false,
                 max_output_tokens: Some(MAX_OUTPUT_TOKENS),
-                image: false,
+                image_input: false,
             },
         );
         ProviderRegistry::from_config(&config, MockModel::offline()).map_err(|e| e.0)

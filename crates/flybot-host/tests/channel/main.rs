@@ -6,6 +6,7 @@
 
 mod access;
 mod approvals;
+mod attachments;
 mod auth;
 mod busy_ack;
 mod card_access;

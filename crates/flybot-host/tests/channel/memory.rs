@@ -237,7 +237,7 @@ async fn small_window_kit(scenario: Value) -> Kit {
             thinking: Vec::new(),
             thinking_switch: false,
             max_output_tokens: Some(400),
-            image: false,
+            image_input: false,
         },
     );
     let registry = Arc::new(ProviderRegistry::from_config(&models, mock).unwrap());

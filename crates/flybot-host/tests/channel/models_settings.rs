@@ -12,7 +12,7 @@ fn provider(base_url: &str, key: Option<&str>) -> Value {
     let mut body = json!({
         "name": "local",
         "baseUrl": base_url,
-        "models": [{"name": "local-chat", "model": "qwen3", "contextWindow": 32000, "image": true}],
+        "models": [{"name": "local-chat", "model": "qwen3", "contextWindow": 32000, "imageInput": true}],
     });
     if let Some(key) = key {
         body["apiKey"] = key.into();
@@ -42,7 +42,7 @@ async fn a_provider_added_from_settings_serves_the_next_turn_with_no_restart_and
         (row["key"].as_str(), row["keySaved"].as_bool()),
         (Some("saved"), Some(true))
     );
-    assert_eq!(row["models"][0]["image"], true);
+    assert_eq!(row["models"][0]["imageInput"], true);
     assert!(
         !answer.to_string().contains("sk-local-secret-1"),
         "{answer}"

@@ -51,7 +51,7 @@ pub(crate) async fn real_host_on(binary: PathBuf, coder_scenario: &str) -> (Kit,
             thinking: Vec::new(),
             thinking_switch: false,
             max_output_tokens: None,
-            image: false,
+            image_input: false,
         },
     );
     let kit = Kit::with_config(|config| {

@@ -35,6 +35,9 @@ pub struct ChatLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calls: Option<u32>,
     pub turn_id: String,
+    /// A person's line's attachments (ids, issue 32).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }
 
 impl ChatLine {
@@ -53,6 +56,7 @@ impl ChatLine {
             sentence: None,
             calls: None,
             turn_id: turn_id.to_owned(),
+            attachments: Vec::new(),
         }
     }
 }
@@ -69,4 +73,7 @@ pub struct RoomLineShown {
     pub kind: LineKind,
     pub text: String,
     pub at: u64,
+    /// The line's attachments (ids, issue 32).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }

@@ -12,6 +12,7 @@ fn line(n: u64) -> SessionEvent {
         message_id: format!("msg-{n}"),
         text: format!("line {n}"),
         source: Source::User { member_id: None },
+        attachments: Vec::new(),
     }
 }
 

@@ -4,6 +4,8 @@
 //! chat is its owner's and a grantee's the owner shared the Bot with
 //! (`visibility::own_chat_open`).
 
+use crate::attachments::line;
+use crate::attachments::reading::{Readers, served};
 use crate::busy_ack::{Arrival, BusyAcks};
 use crate::live::feed::LiveFeed;
 use crate::team::Team;
@@ -11,6 +13,7 @@ use crate::turns::bot_of_session;
 use flybot_agent::session::Sessions;
 use flybot_agent::session::{AbortedBy, EndReason, LogEntry, SendOutcome, SessionEvent, Source};
 use flybot_core::access::Actor;
+use flybot_core::attachments::images::sees_images;
 use flybot_core::fences::failure::failure_sentence;
 use flybot_core::rooms::wake::wake_event;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
@@ -18,6 +21,7 @@ use flybot_core::visibility::own_chat_open;
 use flybot_protocol::answers::{
     Cancelled, ChatDraft, ChatLine, ChatMessages, LineQueued, LineSent,
 };
+use flybot_protocol::attachment::Posting;
 use flybot_protocol::state::Bot;
 use flybot_protocol::{ApiError, ErrorCode};
 use serde::Deserialize;
@@ -31,6 +35,9 @@ const SHORT: usize = 200;
 pub struct Send {
     pub bot_id: String,
     pub text: String,
+    /// Uploads of the sender's own the line carries (issue 32).
+    #[serde(default)]
+    pub attachments: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -129,13 +136,25 @@ pub async fn send(
     sessions: &Sessions,
     acks: &BusyAcks,
     actor: &Actor,
+    readers: &Readers<'_>,
     req: Send,
 ) -> Result<LineSent, ApiError> {
     let text = flybot_core::names::clean_line(&req.text)?;
     let bot = chat_bot(team, actor, Some(&req.bot_id), None)?;
+    let attached = line::check(team, actor, &req.attachments)?;
+    let sees = sees_images(
+        &served(readers.models),
+        &readers.config.text_only_models,
+        &bot.model,
+    );
+    let said = attached.text_for_model(text, readers, sees).await;
+    let posting = Posting::Chat {
+        session_id: bot.session_id.clone(),
+    };
+    attached.post(team, actor, posting).await?;
     let member = team.store().read(|state| actor.member_id(state));
     let (outcome, line_id) = sessions
-        .send_line(&bot.session_id, text, member)
+        .send_line_with(&bot.session_id, &said, member, attached.ids())
         .map_err(io_refusal)?;
     if let Some(line_id) = line_id {
         acks.arrived(Arrival::in_session(
@@ -297,8 +316,14 @@ fn short_form(entry: &LogEntry) -> Option<ChatLine> {
             text: wake_event(text),
             ..line("event")
         },
-        SessionEvent::UserMessage { text, source, .. } => ChatLine {
-            text: Some(text.clone()),
+        SessionEvent::UserMessage {
+            text,
+            source,
+            attachments,
+            ..
+        } => ChatLine {
+            text: Some(line::shown_text(text).to_owned()),
+            attachments: attachments.clone(),
             source: Some(serde_json::to_value(source).unwrap_or(Value::Null)),
             ..line("user")
         },

@@ -24,6 +24,9 @@ use serde_json::Value;
 pub struct RoomSend {
     pub room_id: String,
     pub text: String,
+    /// Uploads of the sender's own the line carries (issue 32).
+    #[serde(default)]
+    pub attachments: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -73,6 +76,7 @@ pub async fn send(
     rounds: &Rounds,
     acks: &BusyAcks,
     actor: &Actor,
+    readers: &crate::attachments::reading::Readers<'_>,
     req: RoomSend,
 ) -> Result<RoomLineSent, ApiError> {
     let text = flybot_core::names::clean_line(&req.text)?;
@@ -80,20 +84,11 @@ pub async fn send(
         room_window(state, actor, &req.room_id)
             .map(|(room, _)| (room, actor.member_id(state).unwrap_or_default()))
     })?;
-    let line = rounds
-        .logs
-        .append(
-            &room.id,
-            NewLine {
-                author_id: member,
-                author_kind: AuthorKind::Human,
-                kind: LineKind::Chat,
-                text: text.to_owned(),
-                at: flybot_store::system_now_ms(),
-                hop: 0,
-            },
-        )
-        .map_err(io_refusal)?;
+    let attached = crate::attachments::line::check(&rounds.team, actor, &req.attachments)?;
+    // The group relay hands every seat the images as text (#779).
+    let said = attached.text_for_model(text, readers, false).await;
+    let text = said.as_str();
+    let line = person_line(rounds, &room.id, member, text)?;
     let speaking = rounds.logs.run(&room.id, |r| {
         if !r.running {
             r.running = true;
@@ -101,6 +96,11 @@ pub async fn send(
         }
         Ok(r.speaking.clone())
     });
+    let posting = flybot_protocol::attachment::Posting::Room {
+        room_id: room.id.clone(),
+        seq: line.seq,
+    };
+    attached.post(&rounds.team, actor, posting).await?;
     let queued = match speaking {
         Err(()) => {
             rounds.logs.start_round(&room.id, line.seq);
@@ -162,6 +162,24 @@ pub async fn send(
     })
 }
 
+/// Appends a person's line to room `room_id`'s log.
+fn person_line(
+    rounds: &Rounds,
+    room_id: &str,
+    member: String,
+    text: &str,
+) -> Result<flybot_core::rooms::log::RoomLine, ApiError> {
+    let line = NewLine {
+        author_id: member,
+        author_kind: AuthorKind::Human,
+        kind: LineKind::Chat,
+        text: text.to_owned(),
+        at: flybot_store::system_now_ms(),
+        hop: 0,
+    };
+    rounds.logs.append(room_id, line).map_err(io_refusal)
+}
+
 /// `messages {roomId, after?}` → `{roomId, running, speaking, messages}`:
 /// the lines from the actor's join on (#50); passes are not lines.
 pub fn messages(
@@ -186,6 +204,9 @@ pub fn messages(
             (room, start, names)
         })
     })?;
+    let attached = rounds
+        .team
+        .read(|state| lines_attachments(state, &req.room_id));
     let lines = rounds.logs.shown_lines(&room.id).map_err(io_refusal)?;
     let shown = from_start(&lines, start, req.after)
         .into_iter()
@@ -198,8 +219,9 @@ pub fn messages(
                 .cloned()
                 .unwrap_or_else(|| l.author_id.clone()),
             kind: l.kind,
-            text: l.text.clone(),
+            text: crate::attachments::line::shown_text(&l.text).to_owned(),
             at: l.at,
+            attachments: attached.get(&l.seq).cloned().unwrap_or_default(),
         })
         .collect();
     let (running, speaking) = rounds
@@ -221,4 +243,22 @@ pub fn messages(
         draft,
         messages: shown,
     })
+}
+
+/// The attachments each line of room `room_id` carries, by seq (issue 32).
+fn lines_attachments(
+    state: &TeamState,
+    room_id: &str,
+) -> std::collections::BTreeMap<u64, Vec<String>> {
+    let mut by_line: std::collections::BTreeMap<u64, Vec<String>> = Default::default();
+    for attachment in state.attachments.values() {
+        for posting in &attachment.postings {
+            if let flybot_protocol::attachment::Posting::Room { room_id: at, seq } = posting
+                && at == room_id
+            {
+                by_line.entry(*seq).or_default().push(attachment.id.clone());
+            }
+        }
+    }
+    by_line
 }

@@ -133,6 +133,19 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "answer-question",
             Refused(json!({"roomId": room, "answer": "yes"}), "bot/not-found"),
         ),
+        // Attachments (issue 32): Bob's upload is his own; Ada's file is
+        // unknown to him.
+        (
+            "attachment-upload",
+            OwnOnly(
+                "stores the caller's own file",
+                json!({"name": "b.txt", "data": "aGk="}),
+            ),
+        ),
+        (
+            "attachment-info",
+            Refused(json!({"ids": [a.attachment]}), "bot/not-found"),
+        ),
         (
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),

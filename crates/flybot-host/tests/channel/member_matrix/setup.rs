@@ -50,6 +50,8 @@ pub struct Ada {
     pub job: String,
     pub invitation: String,
     pub approval: String,
+    /// A file she uploaded and sent in her Bot's chat (issue 32).
+    pub attachment: String,
 }
 
 impl Ada {
@@ -103,6 +105,7 @@ impl Ada {
             self.job.clone(),
             self.invitation.clone(),
             self.approval.clone(),
+            self.attachment.clone(),
         ];
         all.extend(self.cards.iter().map(|(_, id)| id.clone()));
         all
@@ -196,6 +199,9 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
     let invitation = text(&invite["invitation"]["id"]);
     let second = kit.owner("Ada").await;
     let approval = approvals(&kit, &me, &bot.id, &bot.session).await;
+    // "ada-private-7f3c" as base64: her file holds the marker.
+    let body = json!({"name": "notes.txt", "data": "YWRhLXByaXZhdGUtN2YzYw=="});
+    let attachment = text(&ada.ok("attachment-upload", body).await["id"]);
     kit.settled().await;
     let records = Ada {
         me,
@@ -218,6 +224,7 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
         job,
         invitation,
         approval,
+        attachment,
     };
     let bobs = kit.as_member(&bob).bot("Bob's own").await.id;
     kit.settled().await;

@@ -5,6 +5,7 @@ import { entryNode, attachResult } from '../chat/transcript.js';
 import { markdown } from '../chat/markdown.js';
 import { approvalCard } from '../chat/approval_card.js';
 import { composer } from '../chat/composer.js';
+import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import * as approvals from '../chat/approvals.js';
 import * as seen from '../chat/seen.js';
 import { busyAcks } from '../chat/busy_ack.js';
@@ -52,16 +53,18 @@ export async function show(main, ctx, { botId }) {
   const empty = h('p', { class: 'muted' }, `This is the start of your chat with ${bot().name}.`);
   inner.append(older, empty, lines);
   const log = h('div', { class: 'log', role: 'log', 'aria-label': `Chat with ${bot().name}`, tabindex: '0' }, inner, pending, streaming, acks, h('div', { class: 'log-inner' }, working), cards);
+  const tray = attachmentTray({ api: ctx.api, onError: (message) => (working.textContent = message) });
   const input = composer({
     placeholder: `Write to ${bot().name}…`,
     onSend: async (text) => {
+      const attachments = await tray.take();
       // Taken at once: the line shows from Enter, waiting through the settle window (#642) with Stop.
       const line = h('div', { class: 'msg user pending' }, h('span', { class: 'who' }, 'You'), text, h('span', { class: 'pending-state' }, 'waiting for more lines…'));
       line.dataset.text = text.trim();
       keepBottom(() => pending.append(line), true);
       showRunning();
       try {
-        const sent = await ctx.api.call('send', { botId, text });
+        const sent = await ctx.api.call('send', { botId, text, ...(attachments.length ? { attachments } : {}) });
         // A line sent while a turn runs goes to that turn, not to a new one.
         if (sent.queued && sent.queued !== 'held') line.lastChild.textContent = 'the Bot reads it at its next step';
       } catch (refusal) {
@@ -72,7 +75,10 @@ export async function show(main, ctx, { botId }) {
     },
   });
   main.className = 'main-chat';
-  replace(main, head, log, input.element);
+  tray.bindPaste(input.element);
+  tray.bindDrop(log);
+  tray.bindDrop(input.element);
+  replace(main, head, log, tray.element, input.element);
 
   let gone = false;
   let first = true;
@@ -113,6 +119,7 @@ export async function show(main, ctx, { botId }) {
     if (entry.kind === 'event' && lines.lastElementChild?.dataset.event === entry.text) return null;
     const node = entryNode(entry, names);
     if (node && entry.kind === 'tool-call') calls.set(entry.toolCallId, node);
+    if (node && entry.attachments?.length) node.append(attachmentsNode(entry.attachments, ctx.api));
     if (node) actionsFor(entry, node);
     return node;
   };

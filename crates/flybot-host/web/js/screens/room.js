@@ -7,6 +7,7 @@ import { markdown } from '../chat/markdown.js';
 import { eventNumber } from '../live.js';
 import { composer } from '../work/composer.js';
 import { questionDock } from '../work/question_dock.js';
+import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
@@ -44,12 +45,14 @@ export async function show(main, ctx, { roomId }) {
   const side = h('aside', { class: 'w-room-side', id: `people-${roomId}`, 'aria-label': 'Members and notice' });
   const errors = alertLine();
   const dock = questionDock(ctx, roomId);
+  const tray = attachmentTray({ api, onError: (message) => showRefusal(errors.parentElement, { message }) });
   const box = composer({
     members: () => (roomOf()?.members || []).map((id) => ({ id, name: botName(id) })),
     onSend: async (text) => {
       clearRefusal(errors.parentElement);
       try {
-        await api.call('send', { roomId, text });
+        const attachments = await tray.take();
+        await api.call('send', { roomId, text, ...(attachments.length ? { attachments } : {}) });
         load();
         return true;
       } catch (error) {
@@ -58,6 +61,10 @@ export async function show(main, ctx, { roomId }) {
       }
     },
   });
+
+  tray.bindPaste(box.element);
+  tray.bindDrop(log);
+  tray.bindDrop(box.element);
 
   side.addEventListener('input', (event) => {
     event.target.dataset.typed = '1';
@@ -89,6 +96,7 @@ export async function show(main, ctx, { roomId }) {
         h('time', { class: 'muted', datetime: new Date(line.at).toISOString() }, when(line.at)),
       ),
       lineText(line),
+      line.attachments?.length ? attachmentsNode(line.attachments, api) : null,
     );
   }
 
@@ -297,7 +305,7 @@ export async function show(main, ctx, { roomId }) {
       'section',
       { class: 'w-screen w-room', 'aria-labelledby': 'room-title' },
       h('header', { class: 'w-head' }, h('div', { class: 'w-head-text' }, heading, status), h('div', { class: 'w-head-actions' }, peopleToggle, stop)),
-      h('div', { class: 'w-room-body' }, h('div', { class: 'w-room-main' }, log, h('div', { class: 'w-composer-wrap' }, dock.element, errors, box.element)), side),
+      h('div', { class: 'w-room-body' }, h('div', { class: 'w-room-main' }, log, h('div', { class: 'w-composer-wrap' }, dock.element, errors, tray.element, box.element)), side),
     ),
   );
   heading.id = 'room-title';

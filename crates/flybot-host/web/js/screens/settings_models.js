@@ -69,11 +69,11 @@ function modelFieldset(entry, onRemove) {
   const window = input('Context window (tokens)', { type: 'text', inputmode: 'numeric', value: String(entry?.contextWindow || 32768), name: 'context-window' });
   serial += 1;
   const imageId = `pm-${serial}`;
-  const image = h('input', { type: 'checkbox', id: imageId, checked: Boolean(entry?.image) });
+  const image = h('input', { type: 'checkbox', id: imageId, checked: Boolean(entry?.imageInput) });
   const remove = h('button', { type: 'button', class: 'danger' }, 'Remove this model');
   remove.addEventListener('click', onRemove);
   const set = h('fieldset', { class: 'pm-model' }, h('legend', {}, 'Model'), name.node, id.node, window.node, h('div', { class: 'field' }, h('label', { class: 'check', for: imageId }, image, 'Reads images')), remove);
-  set.read = () => ({ name: name.control.value.trim(), model: id.control.value.trim(), contextWindow: Number(window.control.value.trim()), image: image.checked });
+  set.read = () => ({ name: name.control.value.trim(), model: id.control.value.trim(), contextWindow: Number(window.control.value.trim()), imageInput: image.checked });
   return set;
 }
 
@@ -156,7 +156,7 @@ function providersPanel(ctx) {
           yes.disabled = false;
         }
       });
-      const models = p.models.map((m) => `${m.name} (${m.model}, ${m.contextWindow.toLocaleString()} tokens${m.image ? ', images' : ''})`).join('; ');
+      const models = p.models.map((m) => `${m.name} (${m.model}, ${m.contextWindow.toLocaleString()} tokens${m.imageInput ? ', images' : ''})`).join('; ');
       return h('div', { class: 'row' }, h('div', { class: 'grow' }, h('strong', {}, p.name), h('span', { class: 'hint' }, ` · ${p.baseUrl} · ${keyWord(p)}`), h('br'), h('span', { class: 'hint' }, models)), edit, remove, confirm);
     });
     const addButton = h('button', { type: 'button' }, 'Add a provider');
