@@ -105,6 +105,8 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"botId": bot, "text": "hi"}), "bot/not-found"),
         ),
         ("messages", Refused(json!({"botId": bot}), "bot/not-found")),
+        // Search answers only from Bob's own conversations (issue 31).
+        ("search", Answers(json!({"query": "private ada Fact"}))),
         (
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),
