@@ -5,6 +5,7 @@
 //! client: `POST /api/bot/<endpoint>`, `GET /api/bot/state`, `GET /api/bot/live`.
 
 mod assets;
+mod gzip;
 pub mod guard;
 mod sign_in;
 

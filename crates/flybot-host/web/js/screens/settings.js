@@ -1,9 +1,10 @@
-// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), the connectors and saved keys (read-only: names, scope and status from the state view, never a value; #545, #1266), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`).
+// Settings: models with Test connection (`test-model {botId}`, #409), preferences (`set-prefs`), the connectors and saved keys (settings_connectors.js), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`).
 
 import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
 import { modelNames } from './bot_form.js';
 import { signIns } from './sign_ins.js';
+import { connectorsSection } from './settings_connectors.js';
 import * as theme from '../theme.js';
 
 function section(title, ...children) {
@@ -82,44 +83,6 @@ function prefs(ctx) {
     'Preferences',
     h('div', { class: 'field' }, h('label', { for: 'pref-theme' }, 'Theme'), h('p', { class: 'hint', id: 'pref-theme-hint' }, 'Kept in this browser.'), look),
     h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'While FlyBot is in the background, tell me when a Bot answers or its turn fails (the browser asks first).'), status),
-  );
-}
-
-function scopeText(scope, bots) {
-  if (scope === 'all') return 'for all of your Bots';
-  if (!scope.length) return 'for no Bot (the host uses it)';
-  const names = scope.map((id) => bots.find((b) => b.id === id)?.name || id);
-  return `for ${names.join(', ')}`;
-}
-
-function connectors(ctx) {
-  const state = ctx.team.state;
-  const bots = state.bots || [];
-  const shared = (state.members || []).length > 1;
-  if (shared) {
-    return section('Connectors and keys', h('p', { class: 'muted' }, 'Connectors and saved keys belong to the whole host; with more than one member they are not shown.'));
-  }
-  const rows = (state.connectors || []).map((c) => {
-    const bot = c.botId ? bots.find((b) => b.id === c.botId)?.name || c.botId : null;
-    const tools = c.status === 'ready' ? `MCP server · ${plural(c.toolCount, 'tool')}` : 'MCP server';
-    const what = c.kind === 'channel' ? `Feishu channel${bot ? ` to ${bot}` : ''}` : tools;
-    return h(
-      'div',
-      { class: 'row' },
-      h('div', { class: 'grow' }, h('strong', {}, c.id), h('br'), h('span', { class: 'hint' }, what), c.error ? h('br') : null, c.error ? h('span', { class: 'bad' }, c.error) : null),
-      h('span', { class: c.status === 'ready' ? 'ok' : c.status === 'error' ? 'bad' : 'muted' }, c.status),
-    );
-  });
-  const keys = (state.secrets || []).map((s) =>
-    h('div', { class: 'row' }, h('div', { class: 'grow' }, h('strong', {}, s.name), h('br'), h('span', { class: 'hint' }, `${scopeText(s.scope, bots)} · saved ${when(s.updatedAt)}`))),
-  );
-  return section(
-    'Connectors and keys',
-    h('h3', {}, 'Connectors'),
-    rows.length ? rows : h('p', { class: 'muted' }, 'No connector yet. The host\'s owner adds MCP servers and channels to the FlyBot home (README, “Secrets and connectors”).'),
-    h('h3', {}, 'Saved keys'),
-    keys.length ? keys : h('p', { class: 'muted' }, 'No key saved yet.'),
-    h('p', { class: 'hint' }, 'A key\'s value is never shown here or anywhere else.'),
   );
 }
 
@@ -232,7 +195,7 @@ export async function show(main, ctx) {
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), connectors(ctx), people(ctx, session, keep), signIns(ctx, section), about(ctx));
+    replace(main, h('h1', {}, 'Settings'), models(ctx, keep), prefs(ctx), connectorsSection(ctx, section, keep), people(ctx, session, keep), signIns(ctx, section), about(ctx));
     if (focused) document.getElementById(focused)?.focus();
   };
   draw();
