@@ -58,6 +58,14 @@ const screens = [
 // dark theme (the system's prefers-color-scheme), each kept as a
 // screenshot under test-results/screens/ (git-ignored; CI keeps it).
 const SHOTS = path.join(__dirname, '..', 'test-results', 'screens');
+
+/** `open`, at a width where the sidebar folds behind Menu too. */
+async function openAt(page, hash, width) {
+  if (width > 700) return open(page, host, hash);
+  const signedIn = (await page.context().cookies(host.url)).some((c) => c.name === 'flybot_session');
+  await page.goto(signedIn ? `${host.url}/${hash}` : `${host.signInUrl}${hash}`);
+  await expect(page.getByRole('button', { name: 'Menu' })).toBeVisible();
+}
 const widths = [
   [1280, 800],
   [390, 844],
@@ -68,7 +76,7 @@ for (const [name, hash, drawn] of screens) {
       test(`accessibility: the ${name} screen at ${width} px, ${theme}`, async ({ page }) => {
         await page.setViewportSize({ width, height });
         await page.emulateMedia({ colorScheme: theme });
-        await open(page, host, typeof hash === 'function' ? hash() : hash);
+        await openAt(page, typeof hash === 'function' ? hash() : hash, width);
         await expect(drawn(page).first()).toBeVisible();
         expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
         const file = `${name.replace(/\W+/g, '-')}-${width}-${theme}.png`;

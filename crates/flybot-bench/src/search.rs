@@ -15,7 +15,8 @@ const LINES_PER_CONVERSATION: u64 = 500;
 const VOCABULARY: usize = 5_000;
 const QUERIES: usize = 500;
 const SYLLABLES: [&str; 16] = [
-    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "pe", "do", "gan", "bri", "tel", "os", "ux", "fy",
+    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "pe", "do", "gan", "bri", "tel", "os", "ux",
+    "fy",
 ];
 
 /// A small deterministic generator: the figure is the same on every run.
@@ -44,7 +45,13 @@ fn vocabulary() -> Vec<String> {
     (0..VOCABULARY)
         .map(|i| {
             let (a, b, c) = (i % 16, (i / 16) % 16, (i / 256) % 16);
-            format!("{}{}{}{}", SYLLABLES[a], SYLLABLES[b], SYLLABLES[c], i / 4096)
+            format!(
+                "{}{}{}{}",
+                SYLLABLES[a],
+                SYLLABLES[b],
+                SYLLABLES[c],
+                i / 4096
+            )
         })
         .collect()
 }
@@ -84,7 +91,11 @@ async fn measure() -> anyhow::Result<()> {
     // A member's scope: 30 chats from the start, 30 rooms from a window.
     let scope: BTreeMap<String, u64> = (0..60)
         .map(|i| {
-            let start = if i % 2 == 0 { 0 } else { 100 + draw.next() % 300 };
+            let start = if i % 2 == 0 {
+                0
+            } else {
+                100 + draw.next() % 300
+            };
             (key(i * 3), start)
         })
         .collect();
@@ -109,7 +120,9 @@ async fn measure() -> anyhow::Result<()> {
     let p95 = percentile(&mut samples, 95);
     let worst = percentile(&mut samples, 100);
     let size = std::fs::metadata(home.path().join(flybot_store::search::SEARCH_FILE))?.len();
-    println!("search (issue 31): {lines} lines in {CONVERSATIONS} conversations, {VOCABULARY} words (Zipf-like), a scope of 60 conversations");
+    println!(
+        "search (issue 31): {lines} lines in {CONVERSATIONS} conversations, {VOCABULARY} words (Zipf-like), a scope of 60 conversations"
+    );
     println!(
         "  index built in {:.0} ms ({:.0} lines/s), search.sqlite {:.1} MiB",
         ms(build_time),

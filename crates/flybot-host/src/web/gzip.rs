@@ -68,7 +68,10 @@ mod tests {
 
     fn takes(value: &str) -> bool {
         let mut headers = HeaderMap::new();
-        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(value).unwrap());
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(value).unwrap(),
+        );
         accepted(&headers)
     }
 

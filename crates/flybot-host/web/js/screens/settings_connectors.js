@@ -11,7 +11,7 @@ function scopeText(scope, bots) {
 
 /** A button that calls the host, then refreshes the team; a refusal goes to `error`. */
 function actButton(ctx, error, label, name, call, cls = '') {
-  const b = h('button', { type: 'button', class: cls || null }, label, h('span', { class: 'sr-only' }, ` ${name}`));
+  const b = h('button', { type: 'button', class: cls || null, 'aria-label': `${label} ${name}` }, label);
   b.addEventListener('click', async () => {
     error.textContent = '';
     b.disabled = true;
@@ -136,7 +136,7 @@ function saveKeyForm(ctx) {
 }
 
 /** Which of the person's Bots use a server: one switch per Bot. */
-function botSwitches(ctx, error, connector, bots) {
+function botSwitches(ctx, error, connector, bots, opened) {
   if (!bots.length) return null;
   const boxes = bots.map((bot) => {
     const id = `use-${connector.id}-${bot.id}`;
@@ -157,10 +157,13 @@ function botSwitches(ctx, error, connector, bots) {
     return h('label', { class: 'check', for: id }, box, bot.name);
   });
   const on = bots.filter((b) => b.connectors?.[connector.id] !== false).length;
-  return h('details', { class: 'bot-switches' }, h('summary', {}, `Used by ${on} of ${plural(bots.length, 'Bot')}`, h('span', { class: 'sr-only' }, ` (${connector.id})`)), h('div', { class: 'switch-list' }, boxes));
+  // A redraw (after a switch) keeps the list open, and the focus in it.
+  const details = h('details', { class: 'bot-switches', open: opened.has(connector.id) });
+  details.addEventListener('toggle', () => (details.open ? opened.add(connector.id) : opened.delete(connector.id)));
+  return replace(details, h('summary', {}, `Used by ${on} of ${plural(bots.length, 'Bot')}`, h('span', { class: 'sr-only' }, ` (${connector.id})`)), h('div', { class: 'switch-list' }, boxes));
 }
 
-function connectorRow(ctx, error, c, bots) {
+function connectorRow(ctx, error, c, bots, opened) {
   const bot = c.botId ? bots.find((b) => b.id === c.botId)?.name || c.botId : null;
   const tools = c.status === 'ready' ? `MCP server · ${plural(c.toolCount, 'tool')}` : 'MCP server';
   const what = c.kind === 'channel' ? `Feishu channel${bot ? ` to ${bot}` : ''}` : tools;
@@ -171,7 +174,7 @@ function connectorRow(ctx, error, c, bots) {
     h('div', { class: 'grow' }, h('strong', {}, c.id), h('br'), h('span', { class: 'hint' }, what), c.error ? h('br') : null, c.error ? h('span', { class: 'bad' }, c.error) : null),
     h('span', { class: c.status === 'ready' ? 'ok' : c.status === 'error' ? 'bad' : 'muted' }, c.status),
     remove,
-    c.kind === 'channel' ? null : h('div', { class: 'row-foot' }, botSwitches(ctx, error, c, bots)),
+    c.kind === 'channel' ? null : h('div', { class: 'row-foot' }, botSwitches(ctx, error, c, bots, opened)),
   );
 }
 
@@ -189,7 +192,8 @@ export function connectorsSection(ctx, section, keep) {
   const error = keep.connectorError;
   const mine = bots.filter((b) => !b.hidden && !b.retired && b.sessionId);
   keep.saveKey.drawBots(mine);
-  const rows = (state.connectors || []).map((c) => connectorRow(ctx, error, c, mine));
+  keep.openSwitches ||= new Set();
+  const rows = (state.connectors || []).map((c) => connectorRow(ctx, error, c, mine, keep.openSwitches));
   const keys = (state.secrets || []).map((s) =>
     h(
       'div',
