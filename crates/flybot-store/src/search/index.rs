@@ -36,15 +36,24 @@ const INSERT: &str =
 const SET_CURSOR: &str = "INSERT INTO cursors (conversation, seq) VALUES ($1, $2)
     ON CONFLICT (conversation) DO UPDATE SET seq = excluded.seq";
 
-/// The scope is one JSON object, conversation → first seq the caller may
-/// read; the match runs first (`CROSS JOIN` keeps FTS5 the outer loop) and
-/// each matching line is kept only when its conversation is in the scope
-/// and its seq inside the window.
+/// The caller's scope, conversation → first seq it may read, filled for
+/// each search from one JSON object: a table with a key, so each matching
+/// line's check is one lookup (a `json_each` in the match would parse the
+/// whole scope again for every line).
+const SCOPE_TABLE: &str = "CREATE TEMP TABLE IF NOT EXISTS scope
+    (conversation TEXT PRIMARY KEY, start BIGINT NOT NULL)";
+const SCOPE_CLEAR: &str = "DELETE FROM temp.scope";
+const SCOPE_FILL: &str = "INSERT INTO temp.scope (conversation, start)
+    SELECT key, value FROM json_each($1)";
+
+/// The match runs first (`CROSS JOIN` keeps FTS5 the outer loop), and each
+/// matching line is kept only when its conversation is in the scope and
+/// its seq inside the window.
 const SEARCH: &str = "SELECT l.conversation AS conversation, l.seq AS seq, l.at AS at,
-        l.author AS author, snippet(lines, 0, $3, $4, '…', 14) AS snippet
-    FROM lines AS l CROSS JOIN json_each($2) AS scope
-    WHERE lines MATCH $1 AND scope.key = l.conversation AND l.seq >= scope.value
-    ORDER BY rank, l.at DESC LIMIT $5";
+        l.author AS author, snippet(lines, 0, $2, $3, '…', 14) AS snippet
+    FROM lines AS l CROSS JOIN temp.scope AS s
+    WHERE lines MATCH $1 AND s.conversation = l.conversation AND l.seq >= s.start
+    ORDER BY rank, l.at DESC LIMIT $4";
 
 pub struct SearchIndex {
     path: PathBuf,
@@ -214,15 +223,21 @@ impl SearchIndex {
         let scope = serde_json::to_string(scope)
             .map_err(|e| self.fail(sqlx::Error::Protocol(e.to_string())))?;
         let mut conn = self.conn.lock().await;
-        let rows = sqlx::query(SEARCH)
-            .bind(expression)
-            .bind(scope)
-            .bind(OPEN.to_string())
-            .bind(CLOSE.to_string())
-            .bind(i64::from(limit))
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(|e| self.fail(e))?;
+        let read = async {
+            // The connection is this index's alone and held for the whole
+            // search, so no other search sees this scope.
+            sqlx::query(SCOPE_TABLE).execute(&mut *conn).await?;
+            sqlx::query(SCOPE_CLEAR).execute(&mut *conn).await?;
+            sqlx::query(SCOPE_FILL).bind(scope).execute(&mut *conn).await?;
+            sqlx::query(SEARCH)
+                .bind(expression)
+                .bind(OPEN.to_string())
+                .bind(CLOSE.to_string())
+                .bind(i64::from(limit))
+                .fetch_all(&mut *conn)
+                .await
+        };
+        let rows = read.await.map_err(|e| self.fail(e))?;
         rows.iter()
             .map(|row| {
                 let seq: i64 = row.try_get("seq")?;
