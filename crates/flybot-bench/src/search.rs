@@ -67,7 +67,7 @@ async fn measure() -> anyhow::Result<()> {
     let home = tempfile::tempdir()?;
     let index = SearchIndex::open(home.path()).await?;
     let words = vocabulary();
-    let mut draw = Draw(0x5eed_31);
+    let mut draw = Draw(0x005e_ed31);
     let built = Instant::now();
     for conversation in 0..CONVERSATIONS {
         let lines: Vec<IndexedLine> = (1..=LINES_PER_CONVERSATION)

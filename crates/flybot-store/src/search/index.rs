@@ -228,7 +228,10 @@ impl SearchIndex {
             // search, so no other search sees this scope.
             sqlx::query(SCOPE_TABLE).execute(&mut *conn).await?;
             sqlx::query(SCOPE_CLEAR).execute(&mut *conn).await?;
-            sqlx::query(SCOPE_FILL).bind(scope).execute(&mut *conn).await?;
+            sqlx::query(SCOPE_FILL)
+                .bind(scope)
+                .execute(&mut *conn)
+                .await?;
             sqlx::query(SEARCH)
                 .bind(expression)
                 .bind(OPEN.to_string())
