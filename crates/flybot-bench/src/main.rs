@@ -17,6 +17,7 @@ mod pilot;
 mod room;
 mod sandbox;
 mod schedules;
+mod search;
 mod sessions;
 mod store;
 mod tasks;
@@ -74,6 +75,8 @@ enum BenchWhat {
     /// Connectors (issue 17): mount time of a 50-tool stdio MCP server, the
     /// latency per tool call, the prompt characters own chat vs room turn.
     Connectors,
+    /// Search (issue 31): the median query over 100,000 indexed lines.
+    Search,
     /// The sandbox's cost per shell call: spawn to exit of `true`, plain
     /// and sandboxed, median and p99 (issue 30).
     Sandbox,
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         BenchWhat::Sessions => sessions::run(),
         BenchWhat::Ttft => sessions::run_ttft(),
         BenchWhat::Connectors => connectors::run(),
+        BenchWhat::Search => search::run(),
         BenchWhat::Sandbox => sandbox::run(),
         BenchWhat::Attachments => attachments::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),

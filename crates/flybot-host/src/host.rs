@@ -126,6 +126,7 @@ struct Inner {
     secrets: crate::secrets::Secrets,
     connectors: crate::connectors::Connectors,
     channels: crate::channels::Channels,
+    search: crate::search::Search,
     /// The owner token's digest (issue 29); none when the home could not
     /// keep one, and then nobody signs in with a token.
     owner_token_hash: Option<String>,
@@ -272,6 +273,8 @@ impl Host {
         crate::board::lease_clock::follow(&board);
         crate::board::prune::follow(&board);
         crate::workflows::beat::follow(&workflows);
+        let search = crate::search::Search::new(config.home.clone(), &team, &sessions, &logs);
+        search.start();
         let busy_acks =
             crate::busy_ack::BusyAcks::new(&team, config.models.clone(), config.ack_model.clone());
         busy_acks.follow_turn_ends();
@@ -298,6 +301,7 @@ impl Host {
                 secrets,
                 connectors,
                 channels,
+                search,
                 owner_token_hash,
             }),
         }
@@ -336,6 +340,11 @@ impl Host {
     /// The workflow service.
     pub fn workflows(&self) -> &Workflows {
         &self.inner.workflows
+    }
+
+    /// Search across the chats and rooms (issue 31).
+    pub fn search(&self) -> &crate::search::Search {
+        &self.inner.search
     }
 
     /// The usage ledger.

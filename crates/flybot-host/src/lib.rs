@@ -25,6 +25,7 @@ pub mod notify;
 pub mod pilot;
 pub mod rooms;
 pub mod schedules;
+pub mod search;
 pub mod secrets;
 pub mod team;
 mod turns;

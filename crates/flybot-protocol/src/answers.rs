@@ -8,6 +8,7 @@ mod approvals;
 mod chat;
 mod host;
 mod memory;
+mod search;
 mod state_view;
 mod workflow;
 
@@ -16,6 +17,7 @@ pub use approvals::*;
 pub use chat::*;
 pub use host::*;
 pub use memory::*;
+pub use search::*;
 pub use state_view::*;
 pub use workflow::*;
 

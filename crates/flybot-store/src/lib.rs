@@ -27,6 +27,7 @@ pub mod replay;
 pub mod room_log;
 mod roster_writes;
 mod schedules;
+pub mod search;
 pub mod secrets;
 pub mod sessions;
 mod store;

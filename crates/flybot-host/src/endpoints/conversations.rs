@@ -54,6 +54,10 @@ route_table! {
     "conversation-new" => |host, caller, body| {
         typed(chat::past::start(host.team(), host.sessions(), caller.require()?, parse(body)?))
     };
+    // Search across the chats and rooms the caller may read (issue 31).
+    "search" => |host, caller, body| {
+        typed(chat::search::search(host.search(), caller.require()?, parse(body)?).await)
+    };
     "room-stop" => |host, caller, body| {
         typed(chat::room_stop::stop(host.rounds(), caller.require()?, parse(body)?))
     };

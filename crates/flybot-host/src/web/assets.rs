@@ -1,6 +1,8 @@
 //! The page's files, embedded from `crates/flybot-host/web/` (read from disk
 //! in debug builds, so a page edit shows on reload). Each answer carries an
 //! ETag from the file's SHA-256, and a matching `If-None-Match` gets a 304.
+//! A text file goes gzipped to a browser that accepts it (`gzip`), with its
+//! own ETag and `Vary: Accept-Encoding`.
 
 use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -25,16 +27,35 @@ fn serve(path: &str, headers: &HeaderMap) -> Response {
     let Some(file) = PageFiles::get(path) else {
         return (StatusCode::NOT_FOUND, "There is no such file of the page.").into_response();
     };
-    let etag = etag(&file.metadata.sha256_hash());
+    let hash = file.metadata.sha256_hash();
+    let compressible = super::gzip::compressible(path);
+    // Compressing into memory does not fail but for want of memory; the
+    // file then goes as it is.
+    let gzipped = (compressible && super::gzip::accepted(headers))
+        .then(|| super::gzip::gzipped(path, hash, &file.data))
+        .and_then(|made| {
+            made.map_err(|e| tracing::warn!("the page's {path} was sent uncompressed: {e}"))
+                .ok()
+        });
+    let etag = etag(&hash, gzipped.is_some());
     let fresh = headers
         .get(header::IF_NONE_MATCH)
         .is_some_and(|seen| seen.as_bytes() == etag.as_bytes());
-    let mut response = if fresh {
-        StatusCode::NOT_MODIFIED.into_response()
-    } else {
-        file.data.into_owned().into_response()
+    let mut response = match gzipped {
+        _ if fresh => StatusCode::NOT_MODIFIED.into_response(),
+        Some(bytes) => {
+            let mut response = bytes.as_ref().clone().into_response();
+            response
+                .headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            response
+        }
+        None => file.data.into_owned().into_response(),
     };
     let answer = response.headers_mut();
+    if compressible {
+        answer.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    }
     answer.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(mime_of(path)),
@@ -59,9 +80,12 @@ fn serve(path: &str, headers: &HeaderMap) -> Response {
 /// The page runs only its own scripts and styles and talks only to its host.
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-fn etag(hash: &[u8; 32]) -> String {
+/// The file's ETag; the gzipped bytes are another representation, with
+/// their own.
+fn etag(hash: &[u8; 32], gzip: bool) -> String {
     let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
+    let coding = if gzip { "-gz" } else { "" };
+    format!("\"{hex}{coding}\"")
 }
 
 /// The content type by the file's extension; the page ships only these.

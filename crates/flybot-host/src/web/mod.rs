@@ -6,6 +6,7 @@
 
 mod assets;
 pub mod guard;
+mod gzip;
 mod sign_in;
 
 use crate::host::Host;

@@ -57,6 +57,7 @@ mod room_stop;
 mod rooms_rounds;
 mod roster;
 mod schedules;
+mod search;
 mod secrets;
 mod shared_view;
 mod shell_sandbox;

@@ -94,6 +94,46 @@ async fn a_script_is_served_with_its_type_and_a_matching_etag_gets_304() {
     assert_eq!(send(&kit, missing).await.status(), 404);
 }
 
+/// Issue 31: a browser that takes gzip gets a script gzipped (the same bytes
+/// once inflated) under its own ETag; one that does not gets it as it is.
+#[tokio::test]
+async fn a_script_goes_gzipped_to_a_browser_that_takes_it_and_as_it_is_otherwise_31() {
+    use std::io::Read;
+    let kit = Kit::new().await;
+    let get = |coding: Option<&str>| {
+        let mut request = Request::get("/assets/js/main.js");
+        if let Some(coding) = coding {
+            request = request.header("accept-encoding", coding);
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    let plain = send(&kit, get(None)).await;
+    assert_eq!(header_of(&plain, header::CONTENT_ENCODING), "");
+    assert_eq!(header_of(&plain, header::VARY), "accept-encoding");
+    let plain_etag = header_of(&plain, header::ETAG);
+    let plain = to_bytes(plain.into_body(), usize::MAX).await.unwrap();
+    let zipped = send(&kit, get(Some("gzip, deflate, br"))).await;
+    assert_eq!(header_of(&zipped, header::CONTENT_ENCODING), "gzip");
+    assert!(header_of(&zipped, header::CONTENT_TYPE).starts_with("text/javascript"));
+    let zipped_etag = header_of(&zipped, header::ETAG);
+    assert_ne!(zipped_etag, plain_etag);
+    let zipped = to_bytes(zipped.into_body(), usize::MAX).await.unwrap();
+    assert!(zipped.len() < plain.len());
+    let mut inflated = Vec::new();
+    flate2::read::GzDecoder::new(&zipped[..])
+        .read_to_end(&mut inflated)
+        .unwrap();
+    assert_eq!(inflated, plain.to_vec());
+    let again = Request::get("/assets/js/main.js")
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &zipped_etag)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(send(&kit, again).await.status(), 304);
+    let refused = send(&kit, get(Some("gzip;q=0, identity"))).await;
+    assert_eq!(header_of(&refused, header::CONTENT_ENCODING), "");
+}
+
 #[tokio::test]
 async fn the_page_signs_in_with_an_httponly_strict_cookie_48() {
     let kit = Kit::new().await;

@@ -1,4 +1,4 @@
-// The sidebar: places, Main Bots, Bots and rooms, each row with its badges (busy, waiting, unread, failed), and the offline notice.
+// The sidebar: the search box, places, Main Bots, Bots and rooms, each row with its badges (busy, waiting, unread, failed), and the offline notice.
 
 import { h, replace } from './dom.js';
 import { team } from './team.js';
@@ -14,7 +14,7 @@ export function inputWaits(state) {
 }
 
 function openBotId() {
-  const match = location.hash.match(/^#\/bot\/([^/]+)$/);
+  const match = location.hash.match(/^#\/bot\/([^/]+)(?:\/line\/\d+)?$/);
   return match ? match[1] : null;
 }
 
@@ -83,6 +83,24 @@ function offlineNotice() {
   );
 }
 
+/** The search box: its words open the search screen (#/search?q=…). */
+function searchBox(ctx) {
+  const input = h('input', { type: 'search', name: 'search', 'aria-label': 'Search chats and rooms', placeholder: 'Search chats and rooms', autocomplete: 'off' });
+  return h(
+    'form',
+    {
+      role: 'search',
+      class: 'side-search',
+      onsubmit: (event) => {
+        event.preventDefault();
+        const words = input.value.trim();
+        if (words) ctx.navigate(`#/search?q=${encodeURIComponent(words)}`);
+      },
+    },
+    input,
+  );
+}
+
 /** Draws the sidebar into `nav` (`conn`: the connection indicator) and keeps it current. */
 export function draw(nav, ctx, conn, phoneNotice = null) {
   const notice = h('div');
@@ -93,6 +111,7 @@ export function draw(nav, ctx, conn, phoneNotice = null) {
   // The places come first so Inbox stays in reach on a team of 100 Bots.
   nav.replaceChildren(
     h('div', { class: 'brand' }, h('strong', {}, 'FlyBot'), conn),
+    searchBox(ctx),
     notice,
     h('div', { class: 'places' }, places),
     h('a', { class: 'button primary new-bot', href: '#/bots/new' }, 'New Bot'),
@@ -188,13 +207,13 @@ export function draw(nav, ctx, conn, phoneNotice = null) {
     }
   });
   ctx.live.on('room.line', ({ roomId }) => {
-    if (location.hash !== `#/room/${roomId}`) {
+    if (location.hash.match(/^#\/room\/([^/]+)/)?.[1] !== roomId) {
       unreadRooms.add(roomId);
       redraw();
     }
   });
   window.addEventListener('hashchange', () => {
-    const room = location.hash.match(/^#\/room\/([^/]+)$/);
+    const room = location.hash.match(/^#\/room\/([^/]+)(?:\/line\/\d+)?$/);
     if (room) unreadRooms.delete(room[1]);
     redraw();
   });

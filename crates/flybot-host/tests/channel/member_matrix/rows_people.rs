@@ -146,6 +146,8 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "attachment-info",
             Refused(json!({"ids": [a.attachment]}), "bot/not-found"),
         ),
+        // Search answers only from Bob's own conversations (issue 31).
+        ("search", Answers(json!({"query": "private ada Fact"}))),
         (
             "room-stop",
             Refused(json!({"roomId": room}), "bot/not-found"),

@@ -10,10 +10,11 @@ import * as approvals from '../chat/approvals.js';
 import * as seen from '../chat/seen.js';
 import { busyAcks } from '../chat/busy_ack.js';
 import { eventNumber } from '../live.js';
+import { showLine } from '../chat/found_line.js';
 
 const PAGE = 80;
 
-export async function show(main, ctx, { botId }) {
+export async function show(main, ctx, { botId, line = 0 }) {
   const state = ctx.team.state;
   const bot = () => (ctx.team.state?.bots || []).find((b) => b.id === botId);
   if (!bot()) {
@@ -255,14 +256,16 @@ export async function show(main, ctx, { botId }) {
 
   const fetchNew = coalesce(async () => {
     try {
-      const answer = await ctx.api.call('messages', first ? { botId, limit: PAGE } : { botId, after: last });
+      // Opened at a search hit: from a little before its line on.
+      const opening = line ? { botId, after: Math.max(0, line - 10) } : { botId, limit: PAGE };
+      const answer = await ctx.api.call('messages', first ? opening : { botId, after: last });
       if (gone) return;
       const fresh = (answer.messages || []).filter((m) => m.seq > last);
       if (first) {
         first = false;
         firstSeq = fresh[0]?.seq || 0;
-        older.hidden = !answer.earlier;
-        empty.hidden = Boolean(answer.earlier);
+        older.hidden = !answer.earlier && !(line > 10);
+        empty.hidden = Boolean(answer.earlier) || line > 10;
       }
       last = Math.max(last, answer.last || 0);
       running = answer.running;
@@ -397,7 +400,7 @@ export async function show(main, ctx, { botId }) {
   drawCards(approvals.waiting());
   await fetchNew();
   log.scrollTop = log.scrollHeight;
-  input.focus();
+  if (!line || !showLine(log, line)) input.focus();
 
   return () => {
     gone = true;

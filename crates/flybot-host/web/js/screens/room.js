@@ -1,6 +1,7 @@
 // A room (#/room/<id>): who speaks now, the round's lines, a composer with @mentions and the question dock (#550), Stop, the notice and members (#50, #130, #1267).
 
 import { busyAcks } from '../chat/busy_ack.js';
+import { showLine } from '../chat/found_line.js';
 import { h, replace, coalesce, when, plural } from '../dom.js';
 import { readable } from '../work/text.js';
 import { markdown } from '../chat/markdown.js';
@@ -13,7 +14,7 @@ import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
 const KIND_LABEL = { claim: 'claimed a card', event: 'room' };
 
-export async function show(main, ctx, { roomId }) {
+export async function show(main, ctx, { roomId, line = 0 }) {
   const { api, live, team } = ctx;
   main.className = 'w-main-room';
   const roomOf = () => team.state?.rooms.find((r) => r.id === roomId) || null;
@@ -312,6 +313,7 @@ export async function show(main, ctx, { roomId }) {
   drawHead();
   await load();
   log.scrollTop = log.scrollHeight;
+  if (line) showLine(log, line);
 
   return () => {
     disposed = true;

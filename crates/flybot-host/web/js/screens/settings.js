@@ -1,10 +1,11 @@
-// Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (names, scope and status from the state view, never a value; #545, #1266; a Retry on a failed connector, issue 39), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`; its build, links and log download live in about.js).
+// Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (settings_connectors.js), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`; its build, links and log download live in about.js).
 
 import { h, replace, when, plural } from '../dom.js';
 import { ask } from '../chat/notify.js';
 import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
 import { aboutRows, buildText, downloadLog } from './about.js';
+import { connectorsSection } from './settings_connectors.js';
 import * as theme from '../theme.js';
 
 function section(title, ...children) {
@@ -37,70 +38,6 @@ function prefs(ctx) {
     'Preferences',
     h('div', { class: 'field' }, h('label', { for: 'pref-theme' }, 'Theme'), h('p', { class: 'hint', id: 'pref-theme-hint' }, 'Kept in this browser.'), look),
     h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'While FlyBot is in the background, tell me when a Bot answers or its turn fails (the browser asks first).'), status),
-  );
-}
-
-function scopeText(scope, bots) {
-  if (scope === 'all') return 'for all of your Bots';
-  if (!scope.length) return 'for no Bot (the host uses it)';
-  const names = scope.map((id) => bots.find((b) => b.id === id)?.name || id);
-  return `for ${names.join(', ')}`;
-}
-
-/** A Retry button for a saved MCP connector that failed to start (issue 39); the host mounts it again. */
-function retryButton(ctx, c) {
-  const button = h('button', { type: 'button', 'aria-label': `Retry ${c.id}` }, 'Retry');
-  const said = h('span', { class: 'bad', role: 'status' });
-  button.addEventListener('click', async () => {
-    button.disabled = true;
-    said.textContent = '';
-    try {
-      await ctx.api.call('connector-retry', { id: c.id });
-      await ctx.team.refresh().catch(() => {});
-    } catch (refusal) {
-      said.textContent = refusal.message;
-    } finally {
-      button.disabled = false;
-    }
-  });
-  return h('span', {}, button, said);
-}
-
-function connectors(ctx) {
-  const state = ctx.team.state;
-  const bots = state.bots || [];
-  // What this person may do with them, as the host decides it (issue 39).
-  const reach = state.actor?.sharedSurfaces || 'blocked';
-  if (reach === 'blocked') {
-    return section('Connectors and keys', h('p', { class: 'muted' }, 'Connectors and saved keys belong to the host\'s owner; with more than one member they are not shown to anyone else.'));
-  }
-  const rows = (state.connectors || []).map((c) => {
-    const bot = c.botId ? bots.find((b) => b.id === c.botId)?.name || c.botId : null;
-    const tools = c.status === 'ready' ? `MCP server · ${plural(c.toolCount, 'tool')}` : 'MCP server';
-    const what = c.kind === 'channel' ? `Feishu channel${bot ? ` to ${bot}` : ''}` : tools;
-    const retry = c.kind === 'mcp' && c.status === 'error' ? retryButton(ctx, c) : null;
-    return h(
-      'div',
-      { class: 'row' },
-      h('div', { class: 'grow' }, h('strong', {}, c.id), h('br'), h('span', { class: 'hint' }, what), c.error ? h('br') : null, c.error ? h('span', { class: 'bad' }, c.error) : null),
-      retry,
-      h('span', { class: c.status === 'ready' ? 'ok' : c.status === 'error' ? 'bad' : 'muted' }, c.status),
-    );
-  });
-  const keys = (state.secrets || []).map((s) =>
-    h('div', { class: 'row' }, h('div', { class: 'grow' }, h('strong', {}, s.name), h('br'), h('span', { class: 'hint' }, `${scopeText(s.scope, bots)} · saved ${when(s.updatedAt)}`))),
-  );
-  const watching = reach === 'watch'
-    ? h('p', { class: 'hint' }, 'This host has more than one member: connectors and keys stay as you set them up, for your own Bots only, and cannot be added, changed or removed until you are its only member again.')
-    : null;
-  return section(
-    'Connectors and keys',
-    watching,
-    h('h3', {}, 'Connectors'),
-    rows.length ? rows : h('p', { class: 'muted' }, 'No connector yet. The host\'s owner adds MCP servers and channels to the FlyBot home (README, “Secrets and connectors”).'),
-    h('h3', {}, 'Saved keys'),
-    keys.length ? keys : h('p', { class: 'muted' }, 'No key saved yet.'),
-    h('p', { class: 'hint' }, 'A key\'s value is never shown here or anywhere else.'),
   );
 }
 
@@ -215,7 +152,7 @@ export async function show(main, ctx) {
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectors(ctx), people(ctx, session, keep), signIns(ctx, section), about(ctx));
+    replace(main, h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), people(ctx, session, keep), signIns(ctx, section), about(ctx));
     if (focused) document.getElementById(focused)?.focus();
   };
   draw();
