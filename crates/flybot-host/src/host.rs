@@ -206,6 +206,8 @@ impl Host {
     }
 
     pub fn new(store: Store, config: HostConfig) -> Host {
+        // The wiring of every service; `follow_board` and the services' own
+        // `start`s spawn what runs beside them.
         let config = Arc::new(config);
         let owner_token_hash = owner_token_hash(&config.home);
         let team = Team::new(store, Bus::default());
@@ -225,11 +227,7 @@ impl Host {
             config.automation_tasks,
         );
         let secrets = crate::secrets::Secrets::open(&team, &config.home);
-        // A provider whose key was saved from Settings reads it per request.
-        let keys = secrets.clone();
-        config
-            .models
-            .use_secrets(Arc::new(move |name: &str| keys.value(name)));
+        read_model_keys(&config, &secrets);
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
         let memory = env.memory.clone();
@@ -269,10 +267,7 @@ impl Host {
             logs: logs.clone(),
         };
         scheduler.start();
-        crate::board::questions::follow(&board);
-        crate::board::lease_clock::follow(&board);
-        crate::board::prune::follow(&board);
-        crate::workflows::beat::follow(&workflows);
+        follow_board(&board, &workflows);
         let search = crate::search::Search::new(config.home.clone(), &team, &sessions, &logs);
         search.start();
         let busy_acks =
@@ -497,4 +492,21 @@ fn owner_token_hash(home: &std::path::Path) -> Option<String> {
             None
         }
     }
+}
+
+/// A provider whose key was saved from Settings reads it per request.
+fn read_model_keys(config: &HostConfig, secrets: &crate::secrets::Secrets) {
+    let keys = secrets.clone();
+    config
+        .models
+        .use_secrets(Arc::new(move |name: &str| keys.value(name)));
+}
+
+/// The board's and the workflows' followers: questions, the lease clock,
+/// pruning and the workflow beat.
+fn follow_board(board: &Board, workflows: &Workflows) {
+    crate::board::questions::follow(board);
+    crate::board::lease_clock::follow(board);
+    crate::board::prune::follow(board);
+    crate::workflows::beat::follow(workflows);
 }
