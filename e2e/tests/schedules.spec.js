@@ -14,7 +14,7 @@ test('make, pause, resume and delete a scheduled task; a refusal stays beside it
   await expect(page.getByRole('heading', { name: 'Scheduled tasks' })).toBeVisible();
   await expect(page.getByText('No tasks yet.')).toBeVisible();
 
-  await page.getByLabel('Chat').selectOption({ label: 'Planner' });
+  await page.getByLabel('Chat', { exact: true }).selectOption({ label: 'Planner' });
   await page.getByLabel('Title').fill('Standup');
   await page.getByLabel('Prompt').fill('Post the standup.');
   await page.getByLabel('Repeats').selectOption('every');
