@@ -39,7 +39,8 @@ pub fn may_read(state: &TeamState, member_id: &str, attachment: &Attachment) -> 
 /// Whether the Bot `bot_id`, in its Session `session_id`, may read
 /// `attachment` (`read_attachment`, issue 32): the line's rule seen from
 /// the seat, so only an attachment on a line of this Session's own chat,
-/// or of the room this Session sits in at or after the seat's join (#50).
+/// or of the room this Session sits in (a live seat) at or after the
+/// seat's join (#50).
 /// Every other attachment is as unknown as an id never made.
 pub fn session_may_read(
     state: &TeamState,
@@ -53,7 +54,7 @@ pub fn session_may_read(
             room.sessions.get(bot_id).is_some_and(|s| s == session_id)
                 && participants_of(room)
                     .into_iter()
-                    .find(|p| p.id == bot_id && p.kind == ParticipantKind::LocalBot)
+                    .find(|p| p.id == bot_id && p.kind == ParticipantKind::LocalBot && p.is_live())
                     .is_some_and(|p| p.joined_seq <= *seq)
         }),
     })

@@ -116,6 +116,34 @@ async fn a_pdf_on_a_line_reaches_the_model_as_its_text_inside_the_file_fence_98(
     assert!(!text.contains("not readable as text here"), "{text}");
 }
 
+#[tokio::test]
+async fn a_pdf_pdftotext_cannot_read_is_named_but_not_read_and_the_line_still_goes() {
+    let server = ScriptedProvider::start(vec![Reply::text("Hmm.")]);
+    let kit = kit_on(&server).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Clerk", "model": "remote"}))
+        .await;
+    let broken = b"%PDF-1.4\nthis is no PDF body at all\n".to_vec();
+    let sent = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "broken.pdf", "data": b64(&broken)}),
+        )
+        .await;
+    assert_eq!(sent["kind"], "pdf");
+    let body = json!({"botId": bot.id, "text": "and this?", "attachments": [sent["id"]]});
+    ada.ok("send", body).await;
+    let seen = requests(&server, 1).await;
+    let text = last_user_text(&seen[0]);
+    assert!(
+        text.contains("[file: broken.pdf (application/pdf), not readable as text here]"),
+        "{text}"
+    );
+    assert!(!text.contains("<untrusted-file"), "{text}");
+}
+
 /// A reply that calls `read_attachment` on `id`.
 fn read_attachment_call(id: &str) -> Reply {
     let arguments = json!({ "id": id }).to_string();
