@@ -56,7 +56,7 @@ async fn a_provider_added_from_settings_serves_the_next_turn_with_no_restart_and
         "{file}"
     );
     assert!(
-        file.contains("[models.local-chat]") && file.contains("image = true"),
+        file.contains("[models.local-chat]") && file.contains("imageInput = true"),
         "{file}"
     );
     assert!(!file.contains("sk-local-secret-1"));
