@@ -77,6 +77,8 @@ impl HostTurns {
                 logs: logs.clone(),
                 recent: RecentLines::default(),
                 models: config.models.clone(),
+                default_model: config.default_model.clone(),
+                attachments: config.attachments.clone(),
             }),
             board: board.clone(),
             workflows: workflows.clone(),

@@ -13,6 +13,9 @@ pub const MESSAGE_BOT: &str = "message_bot";
 pub const POST_TO_GROUP: &str = "post_to_group";
 /// `read_group_chat` (#1203): a group's earlier lines, exactly as stored.
 pub const READ_GROUP_CHAT: &str = "read_group_chat";
+/// `read_attachment` (issue 32): an attachment of the Bot's own
+/// conversation, by id.
+pub const READ_ATTACHMENT: &str = "read_attachment";
 /// `create_bot` (#410, #645).
 pub const CREATE_BOT: &str = "create_bot";
 /// `update_bot`.

@@ -93,6 +93,12 @@ impl ScriptedProvider {
         }
     }
 
+    /// Adds `reply` after the scripted ones (a reply that names an id the
+    /// test learns only once the host runs).
+    pub fn push(&self, reply: Reply) {
+        self.script.replies.lock().unwrap().push_back(reply);
+    }
+
     /// The request bodies received so far, oldest first.
     pub fn requests(&self) -> Vec<Value> {
         self.script.requests.lock().unwrap().clone()

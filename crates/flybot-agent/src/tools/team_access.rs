@@ -61,4 +61,15 @@ pub trait TeamAccess: Send + Sync {
     /// The stored lines of `room_id`, oldest first (#1203). `Err` is the
     /// sentence the Bot is told.
     fn group_lines(&self, room_id: &str) -> Result<Vec<flybot_core::rooms::log::RoomLine>, String>;
+    /// The attachment `id` as text for the Bot `bot_id` speaking in
+    /// `session_id` (`read_attachment`, issue 32). `Err` is the sentence
+    /// the Bot is told: the same for an unknown id and one it may not read.
+    fn read_attachment<'a>(
+        &'a self,
+        _session_id: &'a str,
+        _bot_id: &'a str,
+        _id: &'a str,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async { Err("Attachments are not available here.".to_owned()) })
+    }
 }

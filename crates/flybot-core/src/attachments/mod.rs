@@ -6,7 +6,7 @@
 pub mod images;
 pub mod text;
 
-use crate::rooms::participants::{participants_of, window_start};
+use crate::rooms::participants::{ParticipantKind, participants_of, window_start};
 use flybot_protocol::attachment::{Attachment, Posting};
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -33,6 +33,30 @@ pub fn may_read(state: &TeamState, member_id: &str, attachment: &Attachment) -> 
             window_start(state, &participants_of(room), member_id).is_some_and(|s| s <= *seq)
         }),
         Posting::Chat { .. } => false,
+    })
+}
+
+/// Whether the Bot `bot_id`, in its Session `session_id`, may read
+/// `attachment` (`read_attachment`, issue 32): the line's rule seen from
+/// the seat, so only an attachment on a line of this Session's own chat,
+/// or of the room this Session sits in (a live seat) at or after the
+/// seat's join (#50).
+/// Every other attachment is as unknown as an id never made.
+pub fn session_may_read(
+    state: &TeamState,
+    session_id: &str,
+    bot_id: &str,
+    attachment: &Attachment,
+) -> bool {
+    attachment.postings.iter().any(|posting| match posting {
+        Posting::Chat { session_id: chat } => chat == session_id,
+        Posting::Room { room_id, seq } => state.rooms.get(room_id).is_some_and(|room| {
+            room.sessions.get(bot_id).is_some_and(|s| s == session_id)
+                && participants_of(room)
+                    .into_iter()
+                    .find(|p| p.id == bot_id && p.kind == ParticipantKind::LocalBot && p.is_live())
+                    .is_some_and(|p| p.joined_seq <= *seq)
+        }),
     })
 }
 

@@ -81,6 +81,50 @@ fn a_member_who_left_the_room_no_longer_reads_its_attachments() {
 }
 
 #[test]
+fn a_bot_reads_an_attachment_of_its_own_chat_or_its_rooms_window_and_nothing_else() {
+    let mut state = room_with(serde_json::json!([
+        {"id": "ann", "kind": "human", "role": "admin", "joinedSeq": 0},
+        {"id": "bot-a", "kind": "local-bot", "role": "member", "joinedSeq": 3},
+        {"id": "bot-b", "kind": "local-bot", "role": "member", "joinedSeq": 9},
+        {"id": "bot-c", "kind": "local-bot", "role": "member", "joinedSeq": 0, "leftSeq": 4},
+    ]));
+    let room = state.rooms.get_mut("room-1").unwrap();
+    for bot in ["bot-a", "bot-b", "bot-c"] {
+        room.sessions.insert(bot.into(), format!("room-s-{bot}"));
+    }
+    let in_room = attachment(
+        "ann",
+        vec![Posting::Room {
+            room_id: "room-1".into(),
+            seq: 5,
+        }],
+    );
+    assert!(session_may_read(&state, "room-s-bot-a", "bot-a", &in_room));
+    // #50: a seat that joined after the line, or left before it.
+    assert!(!session_may_read(&state, "room-s-bot-b", "bot-b", &in_room));
+    assert!(!session_may_read(&state, "room-s-bot-c", "bot-c", &in_room));
+    // The Bot's own chat is not the room, and a seat is not borrowed.
+    assert!(!session_may_read(&state, "chat-bot-a", "bot-a", &in_room));
+    assert!(!session_may_read(&state, "room-s-bot-a", "bot-b", &in_room));
+    let in_chat = attachment(
+        "ann",
+        vec![Posting::Chat {
+            session_id: "chat-bot-a".into(),
+        }],
+    );
+    assert!(session_may_read(&state, "chat-bot-a", "bot-a", &in_chat));
+    assert!(!session_may_read(&state, "chat-bot-b", "bot-b", &in_chat));
+    assert!(!session_may_read(&state, "room-s-bot-a", "bot-a", &in_chat));
+    // An upload on no line is read by no Bot.
+    assert!(!session_may_read(
+        &state,
+        "chat-bot-a",
+        "bot-a",
+        &attachment("ann", vec![])
+    ));
+}
+
+#[test]
 fn an_upload_past_a_limit_is_refused_with_a_sentence_naming_the_limit() {
     let mut state = TeamState::default();
     let limits = Limits {

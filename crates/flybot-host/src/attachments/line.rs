@@ -3,7 +3,8 @@
 //! is sent), then made into what the line's model can take. An image stays
 //! an attachment for a model that sees images; for any other model, and in
 //! a room's relay, it becomes the one placeholder and its reading (#779).
-//! A text file becomes fenced text within the budget (#98). The blocks
+//! A text file, or a PDF's text (`pdftotext`), becomes fenced text within
+//! the budget (#98). The blocks
 //! follow the person's words after [`ATTACHED`], which the transcript
 //! leaves out.
 
@@ -70,11 +71,7 @@ impl Attached {
             let block = match record.kind {
                 AttachmentKind::Image if sees_images => continue,
                 AttachmentKind::Image => image_block(readers, record).await,
-                AttachmentKind::Text => text_block(readers, record),
-                AttachmentKind::Pdf | AttachmentKind::Other => format!(
-                    "[file: {} ({}), not readable as text here]",
-                    record.name, record.mime
-                ),
+                _ => file_block(readers, record).await,
             };
             blocks.push(block);
         }
@@ -102,7 +99,7 @@ impl Attached {
 
 /// The image as text (#779): the placeholder, naming the object only when
 /// it stats as a regular file, and the reading when one was made.
-async fn image_block(readers: &Readers<'_>, record: &Attachment) -> String {
+pub async fn image_block(readers: &Readers<'_>, record: &Attachment) -> String {
     let path = flybot_store::attachments::object_path(readers.home, &record.sha256)
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
     let reading = match flybot_store::attachments::read_object(readers.home, &record.sha256) {
@@ -113,14 +110,33 @@ async fn image_block(readers: &Readers<'_>, record: &Attachment) -> String {
     image_as_text(&record.name, shown.as_deref(), reading.as_deref())
 }
 
-fn text_block(readers: &Readers<'_>, record: &Attachment) -> String {
-    match flybot_store::attachments::read_object(readers.home, &record.sha256) {
-        Ok(bytes) => fenced_file(
-            &record.name,
-            &String::from_utf8_lossy(&bytes),
-            readers.config.text_budget,
-        ),
-        Err(_) => format!("[file: {}, could not be read on this host]", record.name),
+/// A file that is not an image as a model reads it: a text file or a PDF's
+/// text fenced within the budget (#98); any other file, a PDF `pdftotext`
+/// could not read, or a missing object, named but not read.
+pub async fn file_block(readers: &Readers<'_>, record: &Attachment) -> String {
+    let named = || {
+        format!(
+            "[file: {} ({}), not readable as text here]",
+            record.name, record.mime
+        )
+    };
+    let text = match record.kind {
+        AttachmentKind::Text | AttachmentKind::Pdf => {
+            match flybot_store::attachments::read_object(readers.home, &record.sha256) {
+                Ok(bytes) if record.kind == AttachmentKind::Text => {
+                    Some(String::from_utf8_lossy(&bytes).into_owned())
+                }
+                Ok(bytes) => super::document::pdf_text(&bytes).await,
+                Err(_) => {
+                    return format!("[file: {}, could not be read on this host]", record.name);
+                }
+            }
+        }
+        _ => None,
+    };
+    match text {
+        Some(text) => fenced_file(&record.name, &text, readers.config.text_budget),
+        None => named(),
     }
 }
 

@@ -4,8 +4,10 @@
 //! rule (`flybot_core::attachments::may_read`, #50). A line hands a model
 //! the attachment as it can take it: an image as a request part to a model
 //! that sees images, as its reading and the one placeholder to one that
-//! does not (#779), a text file fenced (#98).
+//! does not (#779), a text file or a PDF's text fenced (#98).
 
+pub mod bot_read;
+pub mod document;
 pub mod download;
 pub mod line;
 pub mod picture;

@@ -1,7 +1,8 @@
 //! `HostTeam`: the host as the team tools see it (`TeamAccess`): the store,
 //! the room logs a Bot posts into, fresh ids, `bot.created`, and
 //! the process-local dedupe of repeated Bot-to-Bot lines (#641), and the
-//! core `reach()` verdict every send asks (#90).
+//! core `reach()` verdict every send asks (#90), and the attachments of a
+//! Bot's own conversation (`read_attachment`, issue 32).
 
 use crate::events::HostEvent;
 use crate::rooms::RoomLogs;
@@ -22,6 +23,10 @@ pub(crate) struct HostTeam {
     pub recent: RecentLines,
     /// The models the host runs, for `create_bot` and `update_bot`.
     pub models: Arc<flybot_agent::model::config::ProviderRegistry>,
+    /// The default model, first on the OCR route (#779).
+    pub default_model: String,
+    /// How attachments reach a model, for `read_attachment`.
+    pub attachments: crate::attachments::AttachmentConfig,
 }
 
 impl TeamAccess for HostTeam {
@@ -100,6 +105,24 @@ impl TeamAccess for HostTeam {
         self.logs.lines(room_id).map_err(|e| {
             tracing::warn!("the lines of {room_id} could not be read: {e}");
             "The group's lines could not be read; try again.".to_owned()
+        })
+    }
+
+    fn read_attachment<'a>(
+        &'a self,
+        session_id: &'a str,
+        bot_id: &'a str,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let readers = crate::attachments::reading::Readers {
+                home: &self.home,
+                models: &self.models,
+                default_model: &self.default_model,
+                config: &self.attachments,
+            };
+            crate::attachments::bot_read::read_for_bot(&self.team, &readers, session_id, bot_id, id)
+                .await
         })
     }
 }

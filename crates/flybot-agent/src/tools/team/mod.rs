@@ -11,6 +11,7 @@
 
 mod archive;
 mod ask;
+mod attachment;
 mod create;
 mod decision;
 mod dedupe;
@@ -26,6 +27,7 @@ mod tests;
 
 pub use archive::ArchiveBot;
 pub use ask::{ASKED_IN_GROUP, AskUser};
+pub use attachment::ReadAttachment;
 pub use create::CreateBot;
 pub use decision::RecordDecision;
 pub use dedupe::{DEDUPE_WINDOW, RecentLines};
@@ -49,6 +51,7 @@ pub fn team_tools() -> Vec<Arc<dyn DynTool>> {
         Arc::new(MessageBot),
         Arc::new(post::PostToGroup),
         Arc::new(read_group::ReadGroupChat),
+        Arc::new(ReadAttachment),
         Arc::new(CreateBot),
         Arc::new(UpdateBot),
         Arc::new(StopBot),
