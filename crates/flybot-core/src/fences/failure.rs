@@ -118,7 +118,7 @@ pub fn test_failure_sentence(code: &FailureCode) -> String {
         }
         FailureCode::Busy => "A test of this model is already running; wait for its answer.",
         FailureCode::UnsupportedModel => {
-            "The model refused a feature the host asked of it. Pick a model that supports tool calls."
+            "The model refused a feature the host asked of it. Pick another model of this provider, or another provider."
         }
         FailureCode::Cancelled
         | FailureCode::Log

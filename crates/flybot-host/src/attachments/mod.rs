@@ -9,6 +9,7 @@
 pub mod bot_read;
 pub mod document;
 pub mod download;
+mod extract;
 pub mod line;
 pub mod picture;
 pub mod reading;

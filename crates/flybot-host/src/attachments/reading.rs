@@ -124,38 +124,11 @@ async fn by_model(readers: &Readers<'_>, model: &str, bytes: &[u8]) -> Option<St
 /// Tesseract's reading of the image, run in the sandbox in a folder of its
 /// own that holds only the image; `None` when it is not installed or fails.
 pub async fn tesseract(bytes: &[u8]) -> Option<String> {
-    let folder = tempfile::Builder::new()
-        .prefix("flybot-ocr-")
-        .tempdir()
-        .ok()?;
-    let input = folder.path().join("image");
-    tokio::fs::write(&input, bytes).await.ok()?;
-    let mut command = tokio::process::Command::new("tesseract");
-    command
-        .arg("image")
-        .arg("stdout")
-        .current_dir(folder.path())
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("OMP_THREAD_LIMIT", "1")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true);
-    let policy = flybot_sandbox::Policy::writing(&[folder.path()]);
-    let (child, _sandbox) = match flybot_sandbox::spawn(command, &policy) {
-        Ok(started) => started,
-        Err(e) => {
-            tracing::warn!("tesseract could not start: {e}");
-            return None;
-        }
+    let tool = super::extract::Tool {
+        program: "tesseract",
+        args: &["image", "stdout"],
+        file_name: "image",
+        env: &[("OMP_THREAD_LIMIT", "1")],
     };
-    let output = tokio::time::timeout(READING_TIMEOUT, child.wait_with_output())
-        .await
-        .ok()?
-        .ok()?;
-    output
-        .status
-        .success()
-        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+    super::extract::stdout_of(tool, bytes).await
 }

@@ -6,7 +6,7 @@
 //! crash leaves the old file or the new one, never half of one.
 
 use flybot_agent::model::config::{ModelConfig, ModelsConfig, ProviderConfig};
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
@@ -30,7 +30,8 @@ pub fn write_models(path: &Path, declared: &ModelsConfig) -> io::Result<()> {
     for (name, model) in &declared.models {
         model_table(entry(models, name)?, model);
     }
-    replace_file(path, doc.to_string().as_bytes())
+    // The store's one atomic write: beside, fsync, rename, sync the folder.
+    flybot_store::atomic_write(path, doc.to_string().as_bytes())
 }
 
 /// The top-level table `name`, made implicit (no empty `[name]` header).
@@ -88,23 +89,6 @@ fn model_table(t: &mut Table, m: &ModelConfig) {
         m.max_output_tokens.map(|n| value(i64::from(n))),
     );
     set_or_remove(t, "imageInput", m.image_input.then(|| value(true)));
-}
-
-/// Writes `bytes` beside `path`, syncs it, and renames it over `path`.
-fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let beside = path.with_extension("toml.writing");
-    {
-        let mut file = std::fs::File::create(&beside)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&beside, path)?;
-    if let Some(dir) = path.parent()
-        && let Ok(dir) = std::fs::File::open(dir)
-    {
-        let _ = dir.sync_all();
-    }
-    Ok(())
 }
 
 #[cfg(test)]
