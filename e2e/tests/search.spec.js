@@ -23,6 +23,8 @@ test('a word typed in the sidebar finds chat and room lines; a result opens at i
     .toBe(false);
 
   await open(page, host, '#/');
+  // The home screen opens the first Bot's chat; search from there.
+  await expect(page).toHaveURL(/#\/bot\//);
   const box = page.getByRole('search').getByRole('searchbox', { name: 'Search chats and rooms' });
   await box.fill('quokka');
   await box.press('Enter');

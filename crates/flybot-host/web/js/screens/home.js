@@ -3,10 +3,12 @@
 import { h, replace } from '../dom.js';
 
 export async function show(main, ctx) {
-  const asked = location.hash;
+  // The person went elsewhere (a search, a sidebar row) before this screen
+  // ran or while the team loaded: that place wins over the redirect.
+  const stillHome = () => ['', '#', '#/'].includes(location.hash);
+  if (!stillHome()) return;
   const state = ctx.team.state || (await ctx.team.refresh());
-  // The person went elsewhere (a search, a sidebar row) while the team loaded.
-  if (location.hash !== asked) return;
+  if (!stillHome()) return;
   // Only a Bot whose chat is yours: another member's comes without its sessionId (#53).
   const visible = new Set((state.bots || []).filter((b) => b.sessionId && !b.hidden && !b.retired).map((b) => b.id));
   const first = (state.mainBotIds || []).find((id) => visible.has(id)) || [...visible][0];
