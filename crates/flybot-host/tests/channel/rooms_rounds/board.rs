@@ -3,6 +3,7 @@
 //! drive's wakes and waits (#1109, #1205) on the in-process mock model
 //! following a scenario.
 
+use flybot_core::rooms::WAKE_BACKOFF_MS;
 use flybot_host::board::drive::Pass;
 use flybot_protocol::state::{Task, TaskStatus};
 use flybot_testkit::{Bot, Kit, Room};
@@ -120,26 +121,37 @@ async fn a_wake_that_changed_nothing_waits_30s_then_2min_and_a_card_waiting_on_a
     kit.ok("send", json!({"roomId": room.id, "text": "split"}))
         .await;
     let drive = kit.host.task_drive();
-    kit.until("the first wake waits", || {
-        drive
-            .wait_of(&s1, Pass::Work)
-            .is_some_and(|w| w.strikes == 1)
-    })
-    .await;
-    let first = drive.wait_of(&s1, Pass::Work).unwrap();
-    assert!(first.until - drive.now() <= 30_000);
-    assert_eq!(wakes(&kit, &s1), 1);
-    tokio::time::sleep(Duration::from_secs(20)).await;
-    assert_eq!(wakes(&kit, &s1), 1, "woken inside the 30 s wait");
-    kit.until("the second wake waits 2 min", || {
-        drive
-            .wait_of(&s1, Pass::Work)
-            .is_some_and(|w| w.strikes == 2)
-    })
-    .await;
-    assert_eq!(wakes(&kit, &s1), 2);
-    let second = drive.wait_of(&s1, Pass::Work).unwrap();
-    assert!(second.until - drive.now() > 60_000);
+    // The paused clock may jump to the next timer whenever the store's
+    // writer thread fsyncs, so the test may look only after a later wake.
+    // The waits are read from the drive's own stamps instead: each wait
+    // starts when its wake's turn ended, which is not before the previous
+    // wait ran out, so between two looks the wait's end moves on by at
+    // least every wait in between (30 s, 2 min, 10 min, 30 min).
+    let look = async |after: u32| {
+        kit.until("a wake that changed nothing", || {
+            drive
+                .wait_of(&s1, Pass::Work)
+                .is_some_and(|w| w.strikes > after)
+        })
+        .await;
+        drive.wait_of(&s1, Pass::Work).unwrap()
+    };
+    let wait =
+        |strikes: u32| WAKE_BACKOFF_MS[(strikes as usize - 1).min(WAKE_BACKOFF_MS.len() - 1)];
+    let first = look(0).await;
+    assert!(first.until.saturating_sub(drive.now()) <= wait(first.strikes));
+    let later = look(first.strikes).await;
+    let between: u64 = (first.strikes + 1..=later.strikes).map(wait).sum();
+    assert!(
+        later.until >= first.until + between,
+        "woken inside a wait: strike {} waits until {}, strike {} until {}",
+        later.strikes,
+        later.until,
+        first.strikes,
+        first.until
+    );
+    let woken = wakes(&kit, &s1);
+    assert!(woken >= later.strikes as usize, "{woken} wakes");
     // Dev2 asked once; its card waits on the answer and is never woken again.
     tokio::time::sleep(Duration::from_secs(40 * 60)).await;
     assert_eq!(wakes(&kit, &s2), 1);
