@@ -97,6 +97,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 ),
             }
         }
+        let stop = shutdown_signal();
         let listener = listen_and_announce(&args.listen, |address| {
             format!(
                 "FlyBot is listening on http://{address} (home: {})",
@@ -105,7 +106,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         })
         .await?;
         announce_sign_in(&listener, &owner_token, host.config().edge.open_mode);
-        flybot_host::serve(host, listener, shutdown_signal()).await?;
+        flybot_host::serve(host, listener, stop).await?;
         say!("FlyBot stopped; every change is saved.");
         record_console(&home);
         Ok(())
@@ -193,19 +194,27 @@ fn store_writes(host: &Host) -> bool {
     host.store().status() == StoreStatus::Writer
 }
 
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
+/// Ctrl-C or SIGTERM. The handlers are installed when this is called, not
+/// when the answer is first polled: the listening line tells a supervisor
+/// the host is up, and a SIGTERM sent right after it must stop the host
+/// cleanly instead of killing it by the signal's default action.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let terminate = signal(SignalKind::terminate()).ok();
+    let interrupt = signal(SignalKind::interrupt()).ok();
+    let next = |installed: Option<tokio::signal::unix::Signal>| async move {
+        match installed {
+            Some(mut signal) => {
                 signal.recv().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+            None => std::future::pending::<()>().await,
         }
     };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
+    async move {
+        tokio::select! {
+            () = next(interrupt) => {}
+            () = next(terminate) => {}
+        }
     }
 }
 
