@@ -6,6 +6,15 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 
 /// `POST /api/bot/<endpoint>` on its own connection; answers the body.
+/// The host a channel bench drives: as `flybot serve --no-sign-in` makes
+/// it, the loopback caller acting as the owner with no token (the home
+/// has no other member), so the bench's plain HTTP client is let in.
+pub fn open_config(home: &std::path::Path) -> flybot_host::HostConfig {
+    let mut config = flybot_host::HostConfig::new(home.to_owned());
+    config.edge.open_mode = true;
+    config
+}
+
 pub async fn post(address: &str, endpoint: &str, body: Value) -> anyhow::Result<Value> {
     let (address, endpoint) = (address.to_owned(), endpoint.to_owned());
     tokio::task::spawn_blocking(move || {

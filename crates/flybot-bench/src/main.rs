@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod attachments;
+mod autogen_peer;
 mod channel;
 mod connectors;
 mod envelope;
@@ -21,6 +22,7 @@ mod search;
 mod sessions;
 mod store;
 mod tasks;
+mod tracer;
 mod ttft;
 mod turn;
 mod turn_sync;

@@ -7,7 +7,7 @@
 //! adds over the llama.cpp server (`ttft`).
 
 use crate::channel::{create_bots, post};
-use flybot_host::{Host, HostConfig};
+use flybot_host::Host;
 use flybot_store::{Store, StoreOptions};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -48,7 +48,7 @@ fn status_mb(field: &str) -> f64 {
 async fn resident() -> anyhow::Result<()> {
     let home = tempfile::tempdir()?;
     let store = Store::open(home.path(), StoreOptions::default())?;
-    let host = Host::open(store, HostConfig::new(home.path().to_owned())).await;
+    let host = Host::open(store, crate::channel::open_config(home.path())).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?.to_string();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

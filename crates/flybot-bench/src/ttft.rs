@@ -14,8 +14,8 @@ use crate::forwarder::Forwarder;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::model::mock::MockModel;
 use flybot_agent::session::SETTLE;
+use flybot_host::Host;
 use flybot_host::events::HostEvent;
-use flybot_host::{Host, HostConfig};
 use flybot_store::{Store, StoreOptions};
 use flybot_testkit::llama_server::{LLAMA_MODEL, start_llama};
 use flybot_testkit::mock_server::models_config;
@@ -44,7 +44,7 @@ pub async fn run() -> anyhow::Result<()> {
     let mut forwarder = Forwarder::start(upstream).await?;
     let home = tempfile::tempdir()?;
     let store = Store::open(home.path(), StoreOptions::default())?;
-    let mut config = HostConfig::new(home.path().to_owned());
+    let mut config = crate::channel::open_config(home.path());
     config.models = Arc::new(registry(&forwarder.base_url)?);
     let host = Host::open(store, config).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

@@ -2,17 +2,21 @@
 //! A real host on loopback, on the offline mock, driven through the
 //! channel: ten own-chat turns (one line each to ten Bots) and ten `@all`
 //! rounds in a six-Bot room, each after a warm-up. Prints the turn log's
-//! syncs and file opens per turn (its own counters) and the host time per
-//! member turn (a round from the HTTP `send` to `round.ended`, over six),
-//! on this disk and on a disk whose every sync takes 5 ms more (the turn
-//! log's test-only delay). The whole process's syscalls, the team store's
-//! and the usage ledger's too, are what `scripts/trace-turn-syscalls`
-//! counts with strace.
+//! syncs per turn (its own counters), the file opens per turn as strace
+//! counts them from outside the process (issue 38: every open of the whole
+//! process, the team store's and the ledger's too, in a second pass of the
+//! same turns, since a traced pass is slow), and the host time per member
+//! turn (a round from the HTTP `send` to `round.ended`, over six), on this
+//! disk and on a disk whose every sync takes 5 ms more (the turn log's
+//! test-only delay). Beside it, AutoGen's six-agent round robin, run in the
+//! same run (`autogen_peer`), and the ratio.
 
-use crate::channel::{create_bots, post};
+use crate::autogen_peer::{self, AutoGen};
+use crate::channel::{create_bots, open_config, post};
 use crate::figures::{ms, percentile};
+use crate::tracer;
+use flybot_host::Host;
 use flybot_host::events::HostEvent;
-use flybot_host::{Host, HostConfig};
 use flybot_store::turn_log::{CountersRead, TurnLog, set_sync_delay};
 use flybot_store::{Store, StoreOptions};
 use serde_json::json;
@@ -26,8 +30,12 @@ const ROUNDS: usize = 10;
 /// The slow disk: what a network-attached volume adds to a sync.
 const SLOW_SYNC: Duration = Duration::from_millis(5);
 
+/// The syscalls counted as file opens.
+const OPENS: [&str; 2] = ["open", "openat"];
+
 pub fn run() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
+    let autogen = autogen_peer::measure();
     for (disk, delay) in [
         ("this disk", Duration::ZERO),
         ("slow disk, +5 ms per sync", SLOW_SYNC),
@@ -35,7 +43,7 @@ pub fn run() -> anyhow::Result<()> {
         set_sync_delay(delay);
         let figures = runtime.block_on(measure())?;
         println!("turn path on {disk}:");
-        figures.print();
+        figures.print(&autogen);
     }
     set_sync_delay(Duration::ZERO);
     Ok(())
@@ -44,33 +52,83 @@ pub fn run() -> anyhow::Result<()> {
 struct Figures {
     chat: CountersRead,
     room: CountersRead,
+    /// strace's opens in the traced pass, or why there is no count.
+    chat_opens: Result<u64, String>,
+    room_opens: Result<u64, String>,
     round_times: Vec<Duration>,
 }
 
 impl Figures {
-    fn print(mut self) {
+    fn print(mut self, autogen: &Result<AutoGen, String>) {
         let per = |n: u64, turns: usize| n as f64 / turns as f64;
+        let opens = |counted: &Result<u64, String>, turns: usize| match counted {
+            Ok(n) => format!("{:.2} opens per turn by strace (goal 0)", per(*n, turns)),
+            Err(why) => format!("opens not counted: {why}"),
+        };
         println!(
-            "  own chat, {CHAT_BOTS} turns: {:.2} syncs per turn (goal <= 2), {:.2} opens per turn (goal 0), {} batches",
+            "  own chat, {CHAT_BOTS} turns: {:.2} syncs per turn (goal <= 2), {}, {} batches",
             per(self.chat.syncs, CHAT_BOTS),
-            per(self.chat.opens, CHAT_BOTS),
+            opens(&self.chat_opens, CHAT_BOTS),
             self.chat.batches
         );
         let turns = ROUNDS * ROOM_BOTS;
         println!(
-            "  @all in a {ROOM_BOTS}-Bot room, {turns} member turns: {:.2} syncs per member turn (goal < 1), {:.2} opens per member turn (goal 0)",
+            "  @all in a {ROOM_BOTS}-Bot room, {turns} member turns: {:.2} syncs per member turn (goal < 1), {}",
             per(self.room.syncs, turns),
-            per(self.room.opens, turns),
+            opens(&self.room_opens, turns).replace("per turn", "per member turn"),
         );
         let median = percentile(&mut self.round_times, 50);
         let worst = percentile(&mut self.round_times, 100);
+        let member_turn = ms(median) / ROOM_BOTS as f64;
         println!(
-            "  host time per member turn through the channel: {:.2} ms median ({:.1} ms per round, slowest round {:.1} ms; AutoGen 0.7.5 in memory: 1.13 ms)",
-            ms(median) / ROOM_BOTS as f64,
+            "  host time per member turn through the channel, durable: {member_turn:.2} ms median ({:.1} ms per round, slowest round {:.1} ms)",
             ms(median),
             ms(worst)
         );
+        print_peer(autogen, member_turn, turns);
     }
+}
+
+/// AutoGen's figures from this run, and FlyBot's ratio at the same count.
+fn print_peer(autogen: &Result<AutoGen, String>, member_turn: f64, turns: usize) {
+    let autogen = match autogen {
+        Ok(autogen) => autogen,
+        Err(why) => return println!("  AutoGen not measured: {why}"),
+    };
+    let each: Vec<String> = autogen
+        .per_turn_ms
+        .iter()
+        .map(|(n, ms)| format!("{ms:.2} ms at {n} turns"))
+        .collect();
+    println!(
+        "  AutoGen {} in memory, same run (6-agent round robin, replay model, median of {}): {}",
+        autogen.version,
+        autogen_peer::RUNS,
+        each.join(", ")
+    );
+    if let Some((_, peer)) = autogen.per_turn_ms.iter().find(|(n, _)| *n == turns) {
+        let met = if member_turn < *peer {
+            "met"
+        } else {
+            "NOT met"
+        };
+        println!(
+            "  FlyBot / AutoGen per member turn at {turns} turns: {:.2}x (goal < 1x: {met})",
+            member_turn / peer
+        );
+    }
+}
+
+/// `part` run again under strace: its opens, or why they were not counted.
+async fn traced_opens<F: std::future::Future<Output = anyhow::Result<()>>>(
+    part: impl FnOnce() -> F,
+) -> anyhow::Result<Result<u64, String>> {
+    let tracer = match tracer::attach(&OPENS) {
+        Ok(tracer) => tracer,
+        Err(why) => return Ok(Err(why)),
+    };
+    part().await?;
+    Ok(tracer.finish().map(|counted| tracer::sum(&counted, &OPENS)))
 }
 
 fn delta(after: CountersRead, before: CountersRead) -> CountersRead {
@@ -85,7 +143,7 @@ fn delta(after: CountersRead, before: CountersRead) -> CountersRead {
 async fn measure() -> anyhow::Result<Figures> {
     let home = tempfile::tempdir()?;
     let store = Store::open(home.path(), StoreOptions::default())?;
-    let host = Host::new(store, HostConfig::new(home.path().to_owned()));
+    let host = Host::new(store, open_config(home.path()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?.to_string();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -100,6 +158,7 @@ async fn measure() -> anyhow::Result<Figures> {
     let before = log.counters();
     own_chat(&address, &bots, &mut work).await?;
     let chat = delta(log.counters(), before);
+    let chat_opens = traced_opens(|| own_chat(&address, &bots, &mut work)).await?;
 
     let members = create_bots(&address, ROOM_BOTS).await?;
     let room = post(
@@ -108,19 +167,28 @@ async fn measure() -> anyhow::Result<Figures> {
         json!({"name": "Six", "members": members}),
     )
     .await?;
-    let room = room["room"]["id"].as_str().unwrap_or_default().to_owned();
-    round(&address, &room, &mut work).await?;
+    let room_id = room["room"]["id"].as_str().unwrap_or_default().to_owned();
+    round(&address, &room_id, &mut work).await?;
     let before = log.counters();
     let mut round_times = Vec::new();
     for _ in 0..ROUNDS {
-        round_times.push(round(&address, &room, &mut work).await?);
+        round_times.push(round(&address, &room_id, &mut work).await?);
     }
     let room = delta(log.counters(), before);
+    let room_opens = traced_opens(|| async {
+        for _ in 0..ROUNDS {
+            round(&address, &room_id, &mut work).await?;
+        }
+        Ok(())
+    })
+    .await?;
     let _ = stop.send(());
     server.await??;
     Ok(Figures {
         chat,
         room,
+        chat_opens,
+        room_opens,
         round_times,
     })
 }

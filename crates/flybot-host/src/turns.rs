@@ -141,8 +141,9 @@ impl HostTurns {
         bot: &Bot,
         route: &flybot_agent::model::config::ModelRoute,
     ) -> flybot_agent::context::ContextSetup {
-        let pinned = flybot_store::memory::MemoryFiles::new(&self.home)
-            .read_pinned(&bot.id)
+        let pinned = self
+            .memory
+            .pinned(&bot.id)
             .map_err(|e| tracing::warn!("the pinned memory of {} is unreadable: {e}", bot.id))
             .ok();
         flybot_agent::context::ContextSetup {

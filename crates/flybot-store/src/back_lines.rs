@@ -2,7 +2,8 @@
 //! log's newest entries costs is the suffix read, not the file.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
+use std::os::unix::fs::FileExt;
 
 /// How much of a log is read at a time when it is read from its end.
 pub(crate) const BACK_CHUNK: u64 = 64 << 10;
@@ -22,8 +23,10 @@ impl BackLines {
         }
     }
 
-    /// The next line back (without its newline); `None` at the start.
-    pub(crate) fn next_line(&mut self, file: &mut File) -> io::Result<Option<Vec<u8>>> {
+    /// The next line back (without its newline); `None` at the start. The
+    /// file is read at offsets (pread), so a descriptor shared by several
+    /// readers has no position to keep.
+    pub(crate) fn next_line(&mut self, file: &File) -> io::Result<Option<Vec<u8>>> {
         loop {
             // The byte before the last is where the last line may begin:
             // a newline that ends `pending` belongs to its last line.
@@ -39,8 +42,7 @@ impl BackLines {
             }
             let start = self.pos.saturating_sub(BACK_CHUNK);
             let mut chunk = vec![0; (self.pos - start) as usize];
-            file.seek(SeekFrom::Start(start))?;
-            file.read_exact(&mut chunk)?;
+            file.read_exact_at(&mut chunk, start)?;
             chunk.extend_from_slice(&self.pending);
             self.pending = chunk;
             self.pos = start;

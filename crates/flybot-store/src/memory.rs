@@ -62,6 +62,19 @@ fn read_text(path: &Path) -> io::Result<String> {
     }
 }
 
+/// What the file at `path` is now, from one `stat`; `None` when absent.
+fn stamp_of(path: &Path) -> io::Result<Option<FileStamp>> {
+    match fs::metadata(path) {
+        Ok(meta) => Ok(Some(FileStamp {
+            len: meta.len(),
+            modified_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            inode: meta.ino(),
+        })),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 impl MemoryFiles {
     pub fn new(home: &Path) -> MemoryFiles {
         MemoryFiles {
@@ -89,15 +102,12 @@ impl MemoryFiles {
     /// modification time and inode, which an atomic replace or a hand edit
     /// changes. `None` when there is no file.
     pub fn stamp(&self, scope: &Scope) -> io::Result<Option<FileStamp>> {
-        match fs::metadata(self.scope_file(scope)?) {
-            Ok(meta) => Ok(Some(FileStamp {
-                len: meta.len(),
-                modified_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
-                inode: meta.ino(),
-            })),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
+        stamp_of(&self.scope_file(scope)?)
+    }
+
+    /// [`stamp`](Self::stamp) of the Bot's pinned block.
+    pub fn pinned_stamp(&self, bot_id: &str) -> io::Result<Option<FileStamp>> {
+        stamp_of(&self.bot_dir(bot_id)?.join(PINNED_FILE))
     }
 
     /// The Bot's pinned block; a missing file is empty.

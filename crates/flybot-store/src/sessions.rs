@@ -8,8 +8,10 @@ use crate::jsonl::JsonlAppender;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The folder that holds the Session logs.
 pub fn sessions_dir(home: &Path) -> PathBuf {
@@ -26,10 +28,15 @@ pub fn valid_session_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
 }
 
-/// One Session's log file.
+/// One Session's log file. It is opened for reading once and the
+/// descriptor kept while this value (and so the Session holding it) lives:
+/// a Session in memory reads its log back with no open (issue 38), and the
+/// Sessions kept bound the descriptors held. Appends go through the turn
+/// log's own writer; this descriptor sees them, being the same file.
 #[derive(Debug, Clone)]
 pub struct SessionLogFile {
     path: PathBuf,
+    reader: Arc<Mutex<Option<Arc<File>>>>,
 }
 
 impl SessionLogFile {
@@ -44,6 +51,7 @@ impl SessionLogFile {
         }
         Ok(SessionLogFile {
             path: sessions_dir(home).join(format!("{session_id}.jsonl")),
+            reader: Arc::default(),
         })
     }
 
@@ -64,15 +72,28 @@ impl SessionLogFile {
         JsonlAppender::open(&self.path)?.append(&bytes)
     }
 
+    /// The kept read descriptor, opened on first use; `None` while the
+    /// log does not exist yet (looked for again next time).
+    fn reader(&self) -> io::Result<Option<Arc<File>>> {
+        let mut kept = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.is_none() {
+            match File::open(&self.path) {
+                Ok(file) => *kept = Some(Arc::new(file)),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(kept.clone())
+    }
+
     /// Every whole event, in order; an unreadable line is skipped.
     pub fn read<T: DeserializeOwned>(&self) -> io::Result<Vec<T>> {
-        let file = match File::open(&self.path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e),
+        let Some(file) = self.reader()? else {
+            return Ok(Vec::new());
         };
         let mut events = Vec::new();
-        for line in BufReader::new(file).split(b'\n') {
+        let whole = AtOffsets { file: &file, at: 0 };
+        for line in BufReader::new(whole).split(b'\n') {
             let line = line?;
             if let Ok(event) = serde_json::from_slice(&line) {
                 events.push(event);
@@ -90,14 +111,12 @@ impl SessionLogFile {
         &self,
         mut before: impl FnMut(&T) -> bool,
     ) -> io::Result<Vec<(T, usize)>> {
-        let mut file = match File::open(&self.path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e),
+        let Some(file) = self.reader()? else {
+            return Ok(Vec::new());
         };
         let mut lines = BackLines::new(file.metadata()?.len());
         let mut found = Vec::new();
-        while let Some(line) = lines.next_line(&mut file)? {
+        while let Some(line) = lines.next_line(&file)? {
             let Ok(event) = serde_json::from_slice::<T>(&line) else {
                 continue;
             };
@@ -108,6 +127,21 @@ impl SessionLogFile {
         }
         found.reverse();
         Ok(found)
+    }
+}
+
+/// A shared descriptor read from the start by offset (pread), so readers
+/// sharing it keep no file position between them.
+struct AtOffsets<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl Read for AtOffsets<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 

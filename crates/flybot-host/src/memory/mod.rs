@@ -4,6 +4,7 @@
 //! the files, which stay the only source of truth. The channel's memory
 //! endpoints and the memory tools (`tools.rs`) both come here.
 
+mod pinned_cache;
 mod recall_cache;
 mod tools;
 
@@ -17,6 +18,7 @@ use flybot_core::memory::{MemoryEntry, Scope, checked_entry, checked_pinned};
 use flybot_protocol::state::{Bot, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::memory::MemoryFiles;
+use pinned_cache::PinnedCache;
 use recall_cache::{RecallCache, Stamp, owners_fingerprint};
 use std::path::Path;
 use std::sync::Arc;
@@ -27,6 +29,7 @@ pub struct Memory {
     team: Team,
     files: MemoryFiles,
     recall: RecallCache,
+    pinned: PinnedCache,
 }
 
 /// A memory file that could not be read or written: said once, logged once.
@@ -48,7 +51,13 @@ impl Memory {
             team: team.clone(),
             files: MemoryFiles::new(home),
             recall: RecallCache::default(),
+            pinned: PinnedCache::default(),
         }
+    }
+
+    /// The Bot's pinned block for a turn: read once while the file stands.
+    pub fn pinned(&self, bot_id: &str) -> std::io::Result<String> {
+        self.pinned.pinned(&self.files, bot_id)
     }
 
     pub fn files(&self) -> &MemoryFiles {
