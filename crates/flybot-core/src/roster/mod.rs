@@ -3,7 +3,7 @@
 //! evictions, each a function of the team, the actor, its input and `now`
 //! that answers the records to write (`RosterWrites`) or the refusal, and
 //! writes nothing itself. The channel's endpoint and the Bot's tool call the
-//! same rule; the host puts the writes inside one `Host::mutate`, so a
+//! same rule; the host puts the writes inside one `Team::mutate`, so a
 //! refusal leaves the team byte-identical.
 
 pub mod delete_bot;

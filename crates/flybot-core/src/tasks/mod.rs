@@ -5,7 +5,7 @@
 //!
 //! Every rule is a function of the team, the actor, its input and `now`; it
 //! answers the records to write (`Outcome`) or the refusal, and writes nothing
-//! itself. The host puts the records inside one `Host::mutate`, so a refusal
+//! itself. The host puts the records inside one `Team::mutate`, so a refusal
 //! leaves the team byte-identical.
 
 pub mod approval;

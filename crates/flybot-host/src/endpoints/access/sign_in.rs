@@ -1,5 +1,5 @@
 //! Member sign-in (#48): invitations, redeeming them for a session, sign-out,
-//! and removing a member. All of it runs inside `Host::mutate`, which is one
+//! and removing a member. All of it runs inside `Team::mutate`, which is one
 //! writer, so two removals cannot both pass the last-member check.
 
 use crate::actor::{OWNER_TOKEN_SESSION, acting_member, ensure_owner, journal_actor};

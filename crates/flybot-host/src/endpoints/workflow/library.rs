@@ -4,7 +4,7 @@
 //! validates against the roster's roles and writes canonical bytes only when
 //! they changed; `workflow-customize` copies a preset; `workflow-set-default`
 //! names the project's default. The files are not the team's state, so these
-//! writes do not go through `Host::mutate` (the store's workflow files are
+//! writes do not go through `Team::mutate` (the store's workflow files are
 //! their one writer).
 
 use crate::workflows::Workflows;
