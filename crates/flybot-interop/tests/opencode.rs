@@ -131,72 +131,64 @@ async fn approval_an_unexpected_permission_is_denied_and_a_question_suspends_the
     );
 }
 
+/// What the runtime says of the Session after a stopped turn.
+#[derive(Debug)]
+enum After {
+    Idle,
+    NoStatus,
+    Unchecked,
+}
+
+/// Stop and late result: a stopped turn counts its abort as observed only
+/// when the runtime itself then reports the Session idle; HTTP success
+/// alone is not proof, and neither is a Session the runtime forgot nor a
+/// status of a shape it does not know. One row per runtime gap.
 #[tokio::test]
-async fn stop_and_late_result_abort_is_observed_from_the_runtime_before_stopped() {
-    let (_fake, client, pin) = start(vec![FakeStep::Hang], FakeGaps::default()).await;
-    let task = session(&client, &pin, "task-1").await;
-    let (stop, mut stopped) = watch::channel(false);
-    let stopper = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+async fn stop_and_late_result_an_abort_is_observed_only_from_the_runtimes_own_idle_status() {
+    let rows = [
+        ("a confirmed abort", FakeGaps::default(), true, After::Idle),
+        (
+            "an abort the runtime does not confirm",
+            FakeGaps {
+                abort_not_observed: true,
+                ..FakeGaps::default()
+            },
+            false,
+            After::Unchecked,
+        ),
+        (
+            "a Session the runtime forgot",
+            FakeGaps {
+                forget_session_on_abort: true,
+                ..FakeGaps::default()
+            },
+            false,
+            After::NoStatus,
+        ),
+        (
+            "a status of unknown shape",
+            FakeGaps {
+                status_of_unknown_shape: true,
+                ..FakeGaps::default()
+            },
+            false,
+            After::NoStatus,
+        ),
+    ];
+    for (row, gaps, observed, after) in rows {
+        let (_fake, client, pin) = start(vec![FakeStep::Hang], gaps).await;
+        let task = session(&client, &pin, "task-1").await;
+        let (stop, mut stopped) = watch::channel(false);
         stop.send_replace(true);
-        stop
-    });
-    let end = task.turn("go", &mut stopped, LIMIT).await;
-    assert_eq!(end, TurnEnd::Stopped { observed: true });
-    drop(stopper.await);
-    assert!(client.status(&task.session_id).await.unwrap().is_idle());
-}
-
-#[tokio::test]
-async fn stop_and_late_result_an_abort_the_runtime_does_not_confirm_stays_requested() {
-    let gaps = FakeGaps {
-        abort_not_observed: true,
-        ..FakeGaps::default()
-    };
-    let (_fake, client, pin) = start(vec![FakeStep::Hang], gaps).await;
-    let task = session(&client, &pin, "task-1").await;
-    let (stop, mut stopped) = watch::channel(false);
-    stop.send_replace(true);
-    let end = task.turn("go", &mut stopped, LIMIT).await;
-    assert_eq!(
-        end,
-        TurnEnd::Stopped { observed: false },
-        "HTTP success alone is not proof"
-    );
-}
-
-#[tokio::test]
-async fn stop_and_late_result_a_session_the_runtime_forgot_is_not_idle_so_not_observed() {
-    let gaps = FakeGaps {
-        forget_session_on_abort: true,
-        ..FakeGaps::default()
-    };
-    let (_fake, client, pin) = start(vec![FakeStep::Hang], gaps).await;
-    let task = session(&client, &pin, "task-1").await;
-    let (stop, mut stopped) = watch::channel(false);
-    stop.send_replace(true);
-    let end = task.turn("go", &mut stopped, LIMIT).await;
-    assert_eq!(end, TurnEnd::Stopped { observed: false });
-    let status = client.status(&task.session_id).await;
-    assert!(
-        status.is_err(),
-        "a missing session is no status: {status:?}"
-    );
-}
-
-#[tokio::test]
-async fn stop_and_late_result_a_status_of_unknown_shape_is_not_idle_so_not_observed() {
-    let gaps = FakeGaps {
-        status_of_unknown_shape: true,
-        ..FakeGaps::default()
-    };
-    let (_fake, client, pin) = start(vec![FakeStep::Hang], gaps).await;
-    let task = session(&client, &pin, "task-1").await;
-    let (stop, mut stopped) = watch::channel(false);
-    stop.send_replace(true);
-    let end = task.turn("go", &mut stopped, LIMIT).await;
-    assert_eq!(end, TurnEnd::Stopped { observed: false });
-    assert!(client.status(&task.session_id).await.is_err());
+        let end = task.turn("go", &mut stopped, LIMIT).await;
+        assert_eq!(end, TurnEnd::Stopped { observed }, "{row}");
+        let status = client.status(&task.session_id).await;
+        match after {
+            After::Idle => assert!(status.unwrap().is_idle(), "{row}"),
+            After::NoStatus => assert!(status.is_err(), "{row}: {status:?}"),
+            After::Unchecked => {}
+        }
+    }
 }
 
 #[tokio::test]
