@@ -7,6 +7,7 @@
 mod access;
 mod approvals;
 mod attachments;
+mod attachments_bot;
 mod attachments_read;
 mod auth;
 mod busy_ack;
