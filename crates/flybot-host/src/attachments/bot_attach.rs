@@ -58,7 +58,7 @@ pub async fn attach_for_bot(
         Vec::new()
     };
     let record = team
-        .mutate(format!("bot:{bot_id}"), |change| {
+        .mutate(&format!("bot:{bot_id}"), |change| {
             check_quota(change.state(), &owner, size, limits)?;
             let record = Attachment {
                 id,

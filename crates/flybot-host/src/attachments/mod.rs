@@ -14,6 +14,7 @@ mod extract;
 pub mod line;
 pub mod picture;
 pub mod reading;
+pub mod room_postings;
 pub mod sniff;
 pub mod upload;
 

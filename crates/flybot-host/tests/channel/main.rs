@@ -9,6 +9,7 @@ mod approvals;
 mod attachments;
 mod attachments_bot;
 mod attachments_read;
+mod attachments_room;
 mod auth;
 mod busy_ack;
 mod card_access;
