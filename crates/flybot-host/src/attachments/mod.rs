@@ -12,6 +12,7 @@ pub mod document;
 pub mod download;
 mod extract;
 pub mod line;
+pub mod multipart;
 pub mod picture;
 pub mod reading;
 pub mod room_postings;

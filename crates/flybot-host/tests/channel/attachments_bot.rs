@@ -73,7 +73,7 @@ fn png() -> Vec<u8> {
 /// The answers of the chat that carry attachments, once `turns` turns
 /// are over.
 async fn attached_answers(
-    caller: &flybot_testkit::channel::Caller<'_>,
+    caller: &flybot_testkit::Caller<'_>,
     bot_id: &str,
     turns: usize,
 ) -> Vec<Value> {
