@@ -33,6 +33,7 @@ pub async fn form_as_upload(
     let stream = request.into_body().into_data_stream();
     let mut form = multer::Multipart::new(stream, boundary);
     let mut file: Option<(String, Vec<u8>)> = None;
+    let unreadable = |e| unreadable(e, limit);
     while let Some(mut field) = form.next_field().await.map_err(unreadable)? {
         if field.name() != Some(FILE_FIELD) {
             let name = field.name().unwrap_or("(unnamed)").to_owned();
@@ -51,14 +52,7 @@ pub async fn form_as_upload(
         let mut bytes = Vec::new();
         while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
             if (bytes.len() + chunk.len()) as u64 > limit {
-                return Err(ApiError::new(
-                    ErrorCode::TooLarge,
-                    format!(
-                        "The file is larger than the limit per file, {}; send a smaller one.",
-                        shown_size(limit)
-                    ),
-                )
-                .with("limit", limit));
+                return Err(too_large(limit));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -77,15 +71,25 @@ pub async fn form_as_upload(
         .map_err(|_| ApiError::invalid(FILE_FIELD, "The file could not be read; try again."))
 }
 
-fn unreadable(e: multer::Error) -> ApiError {
+/// A form that broke off: past the body's limit (the edge stopped it), or
+/// not a form at all.
+fn unreadable(e: multer::Error, limit: u64) -> ApiError {
     match e {
-        multer::Error::StreamReadFailed(_) => ApiError::new(
-            ErrorCode::TooLarge,
-            "The upload's body is larger than this host takes; send a smaller file.",
-        ),
+        multer::Error::StreamReadFailed(_) => too_large(limit),
         _ => ApiError::invalid(
             FILE_FIELD,
             "The form could not be read as multipart/form-data; send one file as the field `file`.",
         ),
     }
+}
+
+fn too_large(limit: u64) -> ApiError {
+    ApiError::new(
+        ErrorCode::TooLarge,
+        format!(
+            "The file is larger than the limit per file, {}; send a smaller one.",
+            shown_size(limit)
+        ),
+    )
+    .with("limit", limit)
 }

@@ -8,6 +8,7 @@ mod access;
 mod approvals;
 mod attachments;
 mod attachments_bot;
+mod attachments_form;
 mod attachments_read;
 mod attachments_room;
 mod auth;
