@@ -39,7 +39,9 @@ pub async fn form_as_upload(
             let name = field.name().unwrap_or("(unnamed)").to_owned();
             return Err(ApiError::invalid(
                 &name,
-                format!("The form has a field {name} this upload does not take; send only the file, as the field `{FILE_FIELD}`."),
+                format!(
+                    "The form has a field {name} this upload does not take; send only the file, as the field `{FILE_FIELD}`."
+                ),
             ));
         }
         if file.is_some() {

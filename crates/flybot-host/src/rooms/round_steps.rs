@@ -277,12 +277,18 @@ impl RoundParts<'_> {
                 round.record(&call.bot_id, Reply::Stopped);
             }
             TurnOutcome::Text(reply) => {
-                if self.said(round, room, &call.bot_id, reply, Vec::new(), hop).await {
+                if self
+                    .said(round, room, &call.bot_id, reply, Vec::new(), hop)
+                    .await
+                {
                     summary.lines += 1;
                 }
             }
             TurnOutcome::TextWithFiles { text, attachments } => {
-                if self.said(round, room, &call.bot_id, text, attachments, hop).await {
+                if self
+                    .said(round, room, &call.bot_id, text, attachments, hop)
+                    .await
+                {
                     summary.lines += 1;
                 }
             }
@@ -423,7 +429,11 @@ impl RoundParts<'_> {
             .mutate(&format!("bot:{bot_id}"), |change| {
                 let owner = change.state().bots.get(bot_id).map(|b| b.owner_id.clone());
                 for id in &line.attachments {
-                    let owned = change.state().attachments.get(id).map(|a| a.owner_id.clone());
+                    let owned = change
+                        .state()
+                        .attachments
+                        .get(id)
+                        .map(|a| a.owner_id.clone());
                     if owned.is_some() && owned == owner {
                         change.post_attachment(id, posting.clone());
                     }

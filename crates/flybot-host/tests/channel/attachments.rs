@@ -506,9 +506,7 @@ async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_read
     let kit = kit_with_model(&server, false, None).await;
     let ada = kit.owner("Ada").await;
     let ada = kit.as_member(&ada);
-    let bot = ada
-        .bot_from(json!({"name": "Seer", "model": "eyes"}))
-        .await;
+    let bot = ada.bot_from(json!({"name": "Seer", "model": "eyes"})).await;
     let sent = ada
         .ok(
             "attachment-upload",
@@ -543,7 +541,9 @@ async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_read
     );
     let earlier = messages
         .iter()
-        .find(|m| m["role"] == "user" && m["content"].as_str().unwrap().starts_with("what is this?"))
+        .find(|m| {
+            m["role"] == "user" && m["content"].as_str().unwrap().starts_with("what is this?")
+        })
         .unwrap_or_else(|| panic!("the earlier line: {turn}"));
     let earlier = earlier["content"].as_str().unwrap();
     assert!(

@@ -32,19 +32,23 @@ fn form(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
     body
 }
 
-/// POSTs `body` as a form to `attachment-upload`; answers (status, body).
+/// POSTs `body` as a form to `attachment-upload` with the caller's bearer
+/// token; answers (status, body).
 async fn post_form(caller: &Caller<'_>, body: Body) -> (u16, Value) {
-    let request = Request::post("/api/bot/attachment-upload")
-        .header(
-            "content-type",
-            format!("multipart/form-data; boundary={BOUNDARY}"),
-        )
-        .header(
-            "authorization",
-            format!("Bearer {}", caller.token().unwrap()),
-        )
-        .body(body)
-        .unwrap();
+    let bearer = format!("Bearer {}", caller.token().unwrap());
+    post_form_with(caller, body, &[("authorization", &bearer)]).await
+}
+
+/// POSTs `body` as a form with `headers` (a page's, a cookie's).
+async fn post_form_with(caller: &Caller<'_>, body: Body, headers: &[(&str, &str)]) -> (u16, Value) {
+    let mut request = Request::post("/api/bot/attachment-upload").header(
+        "content-type",
+        format!("multipart/form-data; boundary={BOUNDARY}"),
+    );
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request.body(body).unwrap();
     let response = flybot_host::app(caller.kit().host.clone())
         .oneshot(request)
         .await
@@ -71,7 +75,10 @@ async fn a_multipart_upload_is_stored_like_the_json_one_sniffed_and_once() {
     let (status, sent) = post_form(&ada, Body::from(body)).await;
     assert_eq!(status, 200, "{sent}");
     assert_eq!(sent["name"], "screen.txt");
-    assert_eq!(sent["kind"], "image", "sniffed from the bytes, not the name");
+    assert_eq!(
+        sent["kind"], "image",
+        "sniffed from the bytes, not the name"
+    );
     assert_eq!(sent["size"], picture.len());
     let id = sent["id"].as_str().unwrap();
     let (status, _, bytes) = ada.get_raw(&format!("/api/bot/attachment/{id}")).await;
@@ -91,7 +98,13 @@ fn walk(dir: &std::path::Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |entries| {
         entries
             .flatten()
-            .map(|e| if e.path().is_dir() { walk(&e.path()) } else { 1 })
+            .map(|e| {
+                if e.path().is_dir() {
+                    walk(&e.path())
+                } else {
+                    1
+                }
+            })
             .sum()
     })
 }
@@ -104,14 +117,20 @@ async fn a_form_with_no_file_two_files_or_another_field_is_refused_and_nothing_c
     let cases: [(Vec<u8>, &str); 4] = [
         (form(&[]), "The form has no file"),
         (
-            form(&[("file", Some("a.txt"), b"one"), ("file", Some("b.txt"), b"two")]),
+            form(&[
+                ("file", Some("a.txt"), b"one"),
+                ("file", Some("b.txt"), b"two"),
+            ]),
             "The form carries two files",
         ),
         (
             form(&[("note", None, b"hi"), ("file", Some("a.txt"), b"one")]),
             "The form has a field note this upload does not take",
         ),
-        (b"--not-a-form".to_vec(), "could not be read as multipart/form-data"),
+        (
+            b"--not-a-form".to_vec(),
+            "could not be read as multipart/form-data",
+        ),
     ];
     for (body, expected) in cases {
         kit.host.store().snapshot_now().await.unwrap();
@@ -121,7 +140,10 @@ async fn a_form_with_no_file_two_files_or_another_field_is_refused_and_nothing_c
         assert_eq!(answer["error"]["code"], "bot/invalid");
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.contains(expected), "{message}");
-        assert!(before == kit.fingerprint().await, "{expected}: the home changed");
+        assert!(
+            before == kit.fingerprint().await,
+            "{expected}: the home changed"
+        );
     }
     assert!(!kit.home().join("attachments").exists());
 }
@@ -155,5 +177,32 @@ async fn an_oversize_form_is_refused_as_it_streams_in_and_never_read_whole() {
     assert_eq!(status, 413, "{answer}");
     let message = answer["error"]["message"].as_str().unwrap();
     assert!(message.contains("the limit per file, 1 KiB"), "{message}");
+    assert!(!kit.home().join("attachments").exists());
+}
+
+#[tokio::test]
+async fn a_form_another_sites_page_posts_with_the_sign_in_cookie_is_refused_and_nothing_is_stored()
+{
+    let kit = Kit::new().await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let cookie = format!("flybot_session={}", ada.token().unwrap());
+    let attacks: [&[(&str, &str)]; 2] = [
+        // A form a page of another site submits: no preflight, the cookie rides along.
+        &[
+            ("cookie", &cookie),
+            ("origin", "http://evil.example"),
+            ("sec-fetch-site", "cross-site"),
+        ],
+        // The cookie without the page's CSRF token.
+        &[("cookie", &cookie)],
+    ];
+    for headers in attacks {
+        let body = form(&[("file", Some("a.txt"), b"planted")]);
+        let (status, answer) = post_form_with(&ada, Body::from(body), headers).await;
+        assert_eq!(status, 403, "{answer}");
+        assert_eq!(answer["error"]["code"], "bot/forbidden");
+    }
+    assert_eq!(kit.host.store().read(|s| s.attachments.len()), 0);
     assert!(!kit.home().join("attachments").exists());
 }

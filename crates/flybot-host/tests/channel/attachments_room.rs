@@ -128,7 +128,10 @@ fn attach_call(path: &str) -> Reply {
 
 #[tokio::test]
 async fn a_bots_attach_file_in_its_room_seat_puts_the_file_on_its_room_line_50() {
-    let server = ScriptedProvider::start(vec![attach_call("notes.txt"), Reply::text("Notes attached.")]);
+    let server = ScriptedProvider::start(vec![
+        attach_call("notes.txt"),
+        Reply::text("Notes attached."),
+    ]);
     let config = models_config(&server.base_url, None);
     let models = ProviderRegistry::from_config(&config, MockModel::offline()).unwrap();
     let kit = Kit::with_config(move |host| host.models = Arc::new(models)).await;
@@ -144,8 +147,11 @@ async fn a_bots_attach_file_in_its_room_seat_puts_the_file_on_its_room_line_50()
     let folder = flybot_store::workspaces::bot_workspace(kit.home(), &hers.id).unwrap();
     std::fs::write(folder.join("notes.txt"), b"Minutes: ship Friday.").unwrap();
     let room = a.room("Desk", &[&hers, &his]).await;
-    a.ok("send", json!({"roomId": room.id, "text": "@Quill share the notes"}))
-        .await;
+    a.ok(
+        "send",
+        json!({"roomId": room.id, "text": "@Quill share the notes"}),
+    )
+    .await;
     let line = within("Quill's line with its file", async {
         loop {
             let shown = b.ok("messages", json!({"roomId": room.id})).await;
