@@ -73,11 +73,12 @@ pub trait ImageParts: Send + Sync {
     fn data_url(&self, attachment_id: &str) -> Option<String>;
     /// The image as a model that cannot see it reads it (#779): the one
     /// placeholder and its reading. An earlier line sent while the Bot's
-    /// model saw images reaches a text-only model this way. `None`: not
-    /// an image.
+    /// model saw images reaches a text-only model this way. `None`: not an
+    /// image, or `said` (the message's text) holds its placeholder already.
     fn as_text<'a>(
         &'a self,
         _attachment_id: &'a str,
+        _said: &'a str,
     ) -> crate::tools::BoxFuture<'a, Option<String>> {
         Box::pin(async { None })
     }

@@ -343,7 +343,7 @@ async fn with_images(
             continue;
         }
         for id in &ids {
-            if let Some(block) = images.as_text(id).await
+            if let Some(block) = images.as_text(id, &message.content).await
                 && !message.content.contains(&block)
             {
                 message.content.push_str("\n\n");

@@ -97,9 +97,15 @@ impl flybot_agent::model::ImageParts for HomeImages {
     fn as_text<'a>(
         &'a self,
         attachment_id: &'a str,
+        said: &'a str,
     ) -> flybot_agent::tools::BoxFuture<'a, Option<String>> {
         Box::pin(async move {
             let record = self.image(attachment_id)?;
+            // A line first sent to a text-only model holds the image as
+            // text already: no second reading is asked for, every turn.
+            if said.contains(&super::line::image_placeholder_of(&self.home, &record)) {
+                return None;
+            }
             let readers = super::reading::Readers {
                 home: &self.home,
                 models: &self.models,

@@ -552,3 +552,43 @@ async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_read
     );
     assert!(earlier.contains("INVOICE 42"), "{earlier}");
 }
+
+#[tokio::test]
+async fn a_line_first_sent_to_a_text_only_model_carries_its_image_text_once_on_later_turns_779() {
+    // 1: the OCR route's reading by `eyes`. 2 and 3: the text-only Bot's turns.
+    let server = ScriptedProvider::start(vec![
+        Reply::text("INVOICE 42"),
+        Reply::text("Noted."),
+        Reply::text("Still 42."),
+    ]);
+    let kit = kit_with_model(&server, false, None).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Plain", "model": "remote"}))
+        .await;
+    let sent = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "shot.png", "data": b64(&png())}),
+        )
+        .await;
+    let body = json!({"botId": bot.id, "text": "read this", "attachments": [sent["id"]]});
+    ada.ok("send", body).await;
+    requests(&server, 2).await;
+    ada.ok("send", json!({"botId": bot.id, "text": "and the total?"}))
+        .await;
+    let seen = requests(&server, 3).await;
+    let messages = seen[2]["messages"].as_array().unwrap();
+    let earlier = messages
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .find(|c| c.starts_with("read this"))
+        .unwrap_or_else(|| panic!("the earlier line: {}", seen[2]));
+    assert_eq!(
+        earlier.matches("[image: shot.png, not shown").count(),
+        1,
+        "{earlier}"
+    );
+    assert_eq!(earlier.matches("INVOICE 42").count(), 1, "{earlier}");
+}
