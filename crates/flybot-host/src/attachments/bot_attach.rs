@@ -83,6 +83,9 @@ pub async fn attach_for_bot(
 /// The canonical path of `raw` inside `workdir`, or the sentence why not.
 pub fn inside_workspace(workdir: &Path, raw: &str) -> Result<PathBuf, String> {
     let asked = Path::new(raw.trim());
+    // The path is the model's output: said back short, on one line.
+    let raw = clean_name_of_path(raw);
+    let raw = raw.as_str();
     if asked.is_absolute() {
         return Err(format!(
             "{raw} is an absolute path; name the file by its path inside your workspace folder."
@@ -150,4 +153,20 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         ));
     }
     Ok(bytes)
+}
+
+/// `raw` as a sentence names it: one printable line of at most 200
+/// characters.
+fn clean_name_of_path(raw: &str) -> String {
+    let line: String = raw
+        .trim()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(200)
+        .collect();
+    if raw.trim().chars().count() > 200 {
+        format!("{line}…")
+    } else {
+        line
+    }
 }

@@ -36,7 +36,13 @@ pub async fn form_as_upload(
     let unreadable = |e| unreadable(e, limit);
     while let Some(mut field) = form.next_field().await.map_err(unreadable)? {
         if field.name() != Some(FILE_FIELD) {
-            let name = field.name().unwrap_or("(unnamed)").to_owned();
+            let name: String = field
+                .name()
+                .unwrap_or("(unnamed)")
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(80)
+                .collect();
             return Err(ApiError::invalid(
                 &name,
                 format!(

@@ -517,17 +517,7 @@ async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_read
     ada.ok("send", body).await;
     let seen = requests(&server, 1).await;
     assert!(user_content(&seen[0]).is_array(), "the vision model saw it");
-    within("the first turn's end", async {
-        loop {
-            let chat = ada.ok("messages", json!({"botId": bot.id})).await;
-            let lines = chat["messages"].as_array().unwrap().clone();
-            if lines.iter().any(|l| l["kind"] == "turn-end") {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
+    turn_ended(&ada, &bot.id).await;
     ada.ok("update-bot", json!({"id": bot.id, "model": "remote"}))
         .await;
     ada.ok("send", json!({"botId": bot.id, "text": "what did it say?"}))
@@ -576,6 +566,7 @@ async fn a_line_first_sent_to_a_text_only_model_carries_its_image_text_once_on_l
     let body = json!({"botId": bot.id, "text": "read this", "attachments": [sent["id"]]});
     ada.ok("send", body).await;
     requests(&server, 2).await;
+    turn_ended(&ada, &bot.id).await;
     ada.ok("send", json!({"botId": bot.id, "text": "and the total?"}))
         .await;
     let seen = requests(&server, 3).await;
@@ -591,4 +582,20 @@ async fn a_line_first_sent_to_a_text_only_model_carries_its_image_text_once_on_l
         "{earlier}"
     );
     assert_eq!(earlier.matches("INVOICE 42").count(), 1, "{earlier}");
+}
+
+/// Waits until the chat of `bot_id` shows a turn's end, so the next line
+/// opens a turn of its own (a line into a running turn is acknowledged).
+async fn turn_ended(caller: &flybot_testkit::Caller<'_>, bot_id: &str) {
+    within("the turn's end", async {
+        loop {
+            let chat = caller.ok("messages", json!({"botId": bot_id})).await;
+            let lines = chat["messages"].as_array().unwrap().clone();
+            if lines.iter().any(|l| l["kind"] == "turn-end") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
 }
