@@ -2,9 +2,13 @@
 // shows as the host's thumbnail and reaches a model that sees images (here
 // the mock declared with imageInput, a fake vision model that says how many
 // pictures it was handed); a text file attached in a room reaches the
-// room's Bot as fenced text and shows in the room as a download link.
+// room's Bot as fenced text and shows in the room as a download link; a
+// Bot's answer that attaches a picture of its workspace (`attach_file`)
+// shows that picture's thumbnail with the answer.
 'use strict';
 
+const fs = require('node:fs');
+const path = require('node:path');
 const zlib = require('node:zlib');
 const { test, expect, open } = require('../fixtures');
 const { startHost, startScriptedModel, allText } = require('../harness');
@@ -127,5 +131,46 @@ test.describe('a text file in a room', () => {
     await expect(log.getByRole('link', { name: 'plan.md' })).toBeVisible();
     await expect(log.getByText('The plan says Friday.').first()).toBeVisible();
     await expect(log.getByText('ship on Friday')).toHaveCount(0);
+  });
+});
+
+test.describe('a picture a Bot attaches to its answer', () => {
+  let model;
+  let host;
+  test.beforeEach(async () => {
+    model = await startScriptedModel();
+    host = await startHost({ models: { scripted: model.baseUrl } });
+    await host.api.state();
+  });
+  test.afterEach(async () => {
+    await host.stop();
+    await model.stop();
+  });
+
+  test('the answer shows the thumbnail of the file the Bot attached', async ({ page }) => {
+    const bot = await host.api.createBot('Plotter', { model: 'scripted' });
+    const folder = path.join(host.home, 'workspaces', bot.id, 'out');
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(folder, 'chart.png'), png(240, 160));
+    const answered = (request) => request.messages.some((m) => m.role === 'tool');
+    model.rule(answered, { text: 'Here is the chart.' });
+    model.rule(() => true, 'hold');
+    await open(page, host, `#/bot/${bot.id}`);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('draw the chart');
+    await box.press('Enter');
+    // The model's first answer calls attach_file on the workspace's picture.
+    const call = await model.held();
+    const args = JSON.stringify({ path: 'out/chart.png' });
+    const toolCall = { index: 0, id: 'call_1', type: 'function', function: { name: 'attach_file', arguments: args } };
+    call.ended = true;
+    call.response.write(call.chunk({ tool_calls: [toolCall] }, 'tool_calls'));
+    call.response.end('data: [DONE]\n\n');
+    const log = page.getByRole('log', { name: 'Chat with Plotter' });
+    await expect(log.getByText('Here is the chart.')).toBeVisible();
+    const thumb = log.locator('.msg.assistant').getByRole('img', { name: 'chart.png' });
+    await expect(thumb).toBeVisible();
+    expect(await thumb.evaluate((img) => img.naturalWidth)).toBeGreaterThan(0);
+    await page.screenshot({ path: test.info().outputPath('bot-attached-picture.png') });
   });
 });

@@ -615,3 +615,78 @@ async fn a_restart_reads_each_sessions_newest_note_and_a_settled_one_runs_nothin
     assert!(restarted.transcript("cancelled", 0).unwrap().is_empty());
     f.sessions.cancel("busy", AbortedBy::User, false).unwrap();
 }
+
+/// Notes its text as an attachment id, as `attach_file` does once the host
+/// stored the file (issue 32).
+struct AttachTest;
+impl Tool for AttachTest {
+    type Args = TextArgs;
+    fn name(&self) -> &'static str {
+        "attach_test"
+    }
+    fn description(&self) -> &'static str {
+        "Attaches."
+    }
+    async fn call(&self, ctx: &ToolContext, args: TextArgs) -> ToolResult {
+        ctx.attached.push(args.text);
+        Ok("attached".into())
+    }
+}
+
+/// The attachments of each `assistant/message` of `entries`, with its text.
+fn answers_with_files(entries: &[LogEntry]) -> Vec<(String, Vec<String>)> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.event {
+            SessionEvent::AssistantMessage {
+                text, attachments, ..
+            } => Some((text.clone(), attachments.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_file_a_tool_attached_rides_the_next_answer_and_a_turn_that_ends_first_carries_it_alone()
+{
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::new([
+        Answer::Calls(vec![("attach_test".into(), r#"{"text":"att-1"}"#.into())]),
+        Answer::Text("Here it is.".into()),
+        Answer::Calls(vec![("attach_test".into(), r#"{"text":"att-2"}"#.into())]),
+        Answer::Fail(ModelError::BadResponse("the provider went away".into())),
+    ]);
+    let tools = ToolSet::new([Arc::new(AttachTest) as Arc<dyn DynTool>]);
+    let env = TestEnv::new(model.clone(), tools, home.path().to_owned());
+    let sessions = Sessions::new(home.path().to_owned(), Arc::new(env));
+    for session in ["s1", "s2"] {
+        let (text, source, kind) = user("attach it");
+        sessions.deliver(session, &text, source, kind).unwrap();
+        sessions.wait_idle(session).await.unwrap();
+    }
+    let first = sessions.transcript("s1", 0).unwrap();
+    assert_eq!(
+        answers_with_files(&first),
+        [("Here it is.".to_owned(), vec!["att-1".to_owned()])]
+    );
+    // The turn failed after the call: a wordless answer still carries the
+    // file, before the turn's end.
+    let second = sessions.transcript("s2", 0).unwrap();
+    assert_eq!(
+        answers_with_files(&second),
+        [(String::new(), vec!["att-2".to_owned()])]
+    );
+    let tail: Vec<String> = kinds(&second).into_iter().rev().take(2).collect();
+    assert_eq!(tail[1], "assistant/message");
+    assert!(tail[0].starts_with("turn/end error"), "{tail:?}");
+    // A wordless answer is never sent back to a model as an empty message.
+    let requests = model.turn_requests();
+    assert!(
+        requests
+            .iter()
+            .flat_map(|r| &r.messages)
+            .all(|m| m.role != Role::Assistant
+                || !m.content.is_empty()
+                || !m.tool_calls.is_empty())
+    );
+}

@@ -1,5 +1,6 @@
 //! Issue 32's figures: upload and store of a 5 MB image through the
-//! channel (median and range), the host's thumbnail of it, Tesseract's
+//! channel (median and range), a Bot's `attach_file` of one from its
+//! workspace (path checks, read, sniff, store), the host's thumbnail of it, Tesseract's
 //! reading of a 1280x800 screenshot in the sandbox, and the size of the
 //! image part sent for a 12-megapixel photo after downscaling.
 
@@ -78,6 +79,12 @@ pub fn run() -> anyhow::Result<()> {
             size as f64 / 1e6,
             range(&mut uploads)
         );
+        let mut attached = bot_attach(&kit, &caller).await?;
+        println!(
+            "  a Bot's attach_file of a {:.1} MB PNG from its workspace (checks, read, sniff, store): {}",
+            size as f64 / 1e6,
+            range(&mut attached)
+        );
         let mut thumbs = Vec::new();
         for _ in 0..RUNS {
             let started = Instant::now();
@@ -116,4 +123,34 @@ pub fn run() -> anyhow::Result<()> {
         );
         Ok(())
     })
+}
+
+/// The times of `RUNS` `attach_file` calls of a fresh 5 MB PNG each, as the
+/// host answers the tool (the file is written before the clock starts).
+async fn bot_attach(
+    kit: &flybot_testkit::Kit,
+    caller: &flybot_testkit::Caller<'_>,
+) -> anyhow::Result<Vec<Duration>> {
+    let bot = caller.bot("Plotter").await;
+    let folder = flybot_store::workspaces::bot_workspace(kit.home(), &bot.id)?;
+    let config = &kit.host.config().attachments;
+    let mut times = Vec::new();
+    for seed in 1..=RUNS as u32 {
+        let name = format!("chart-{seed}.png");
+        std::fs::write(folder.join(&name), noisy_png(seed + 100)?)?;
+        let started = Instant::now();
+        flybot_host::attachments::bot_attach::attach_for_bot(
+            kit.host.team(),
+            kit.home(),
+            config,
+            &bot.session,
+            &bot.id,
+            &folder,
+            &name,
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+        times.push(started.elapsed());
+    }
+    Ok(times)
 }

@@ -158,8 +158,22 @@ impl Host {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
         host.clear_crashed_asks().await;
+        host.repair_attachment_postings().await;
         host.recover_external_turns();
         host
+    }
+
+    /// Puts back the postings of room lines' attachments a crash cut off
+    /// after the line was written (issue 32). Only the home's writer.
+    async fn repair_attachment_postings(&self) {
+        if self.store().status() != flybot_store::StoreStatus::Writer {
+            return;
+        }
+        match crate::attachments::room_postings::repair(self.team(), self.rooms()).await {
+            Ok(0) => {}
+            Ok(count) => tracing::info!("put back {count} attachment posting(s) a crash cut off"),
+            Err(e) => tracing::warn!("attachment postings were not put back: {}", e.message),
+        }
     }
 
     /// Reconciles, in the background, the OpenCode cards a crash or a lost

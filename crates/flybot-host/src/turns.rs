@@ -53,6 +53,8 @@ pub struct HostTurns {
     pub connectors: Option<crate::connectors::Connectors>,
     /// How a person's images reach a model that sees them (issue 32).
     pub attachments: crate::attachments::AttachmentConfig,
+    /// The default model, first on the OCR route (#779).
+    pub default_model: String,
 }
 
 impl HostTurns {
@@ -89,25 +91,30 @@ impl HostTurns {
             secrets: None,
             connectors: None,
             attachments: config.attachments.clone(),
+            default_model: config.default_model.clone(),
         }
     }
 }
 
 impl HostTurns {
-    /// A person's images as request parts, for a model that sees images
-    /// and that `textOnlyModels` does not override (issue 32, #779).
+    /// A person's images as the route's model takes them (issue 32, #779):
+    /// request parts for a model that declares image input and that
+    /// `textOnlyModels` does not override, the placeholder and reading for
+    /// any other.
     fn image_parts(
         &self,
         route: &flybot_agent::model::config::ModelRoute,
     ) -> Option<Arc<dyn flybot_agent::model::ImageParts>> {
         let overridden = self.attachments.text_only_models.contains(&route.name);
-        (route.image_input && !overridden).then(|| {
-            Arc::new(crate::attachments::picture::HomeImages {
-                team: self.team.clone(),
-                home: self.home.clone(),
-                max_side: self.attachments.image_max_side,
-            }) as Arc<dyn flybot_agent::model::ImageParts>
-        })
+        Some(Arc::new(crate::attachments::picture::HomeImages {
+            team: self.team.clone(),
+            home: self.home.clone(),
+            max_side: self.attachments.image_max_side,
+            sees: route.image_input && !overridden,
+            models: self.models.clone(),
+            default_model: self.default_model.clone(),
+            config: self.attachments.clone(),
+        }) as Arc<dyn flybot_agent::model::ImageParts>)
     }
 
     /// The services a turn's tools reach, for `bot_id` in `session_id`.

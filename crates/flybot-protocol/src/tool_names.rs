@@ -16,6 +16,9 @@ pub const READ_GROUP_CHAT: &str = "read_group_chat";
 /// `read_attachment` (issue 32): an attachment of the Bot's own
 /// conversation, by id.
 pub const READ_ATTACHMENT: &str = "read_attachment";
+/// `attach_file` (issue 32): a file of the Bot's own workspace attached
+/// to its answer.
+pub const ATTACH_FILE: &str = "attach_file";
 /// `create_bot` (#410, #645).
 pub const CREATE_BOT: &str = "create_bot";
 /// `update_bot`.

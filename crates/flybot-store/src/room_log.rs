@@ -91,6 +91,7 @@ impl RoomLog {
             kind: line.kind,
             at: line.at,
             hop: line.hop,
+            attachments: Vec::new(),
         }
     }
 

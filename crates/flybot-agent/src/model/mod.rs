@@ -65,7 +65,23 @@ pub struct ChatMessage {
 /// past the configured size (issue 32); the host implements it over the
 /// home's attachments. `None` (not an image) leaves it out.
 pub trait ImageParts: Send + Sync {
+    /// Whether the turn's model sees images; when it does not, a line's
+    /// images are sent as [`ImageParts::as_text`], never as parts.
+    fn sees(&self) -> bool {
+        true
+    }
     fn data_url(&self, attachment_id: &str) -> Option<String>;
+    /// The image as a model that cannot see it reads it (#779): the one
+    /// placeholder and its reading. An earlier line sent while the Bot's
+    /// model saw images reaches a text-only model this way. `None`: not an
+    /// image, or `said` (the message's text) holds its placeholder already.
+    fn as_text<'a>(
+        &'a self,
+        _attachment_id: &'a str,
+        _said: &'a str,
+    ) -> crate::tools::BoxFuture<'a, Option<String>> {
+        Box::pin(async { None })
+    }
 }
 
 impl ChatMessage {

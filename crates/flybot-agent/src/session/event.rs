@@ -137,7 +137,14 @@ pub enum SessionEvent {
         reasoning: Option<String>,
     },
     #[serde(rename = "assistant/message", rename_all = "camelCase")]
-    AssistantMessage { turn_id: String, text: String },
+    AssistantMessage {
+        turn_id: String,
+        text: String,
+        /// The files the Bot attached to this answer with `attach_file`
+        /// (ids, issue 32).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<String>,
+    },
     #[serde(rename = "tool/call", rename_all = "camelCase")]
     ToolCall {
         turn_id: String,

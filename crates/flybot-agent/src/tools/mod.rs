@@ -86,6 +86,26 @@ pub struct ToolContext {
     /// the runtime puts itself here when the turn starts, so nothing outside
     /// a turn holds it. `None` where a tool runs without a runtime.
     pub sessions: Option<crate::session::Sessions>,
+    /// The files `attach_file` attached during this turn, not yet carried
+    /// by an answer (issue 32); the turn hands them to its next
+    /// `assistant/message`. Fresh per turn.
+    pub attached: AttachedFiles,
+}
+
+/// Attachment ids a turn's tools attached to the answer (issue 32), shared
+/// between the turn and the clones of its `ToolContext`.
+#[derive(Debug, Clone, Default)]
+pub struct AttachedFiles(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl AttachedFiles {
+    /// Notes `id` for the answer.
+    pub fn push(&self, id: String) {
+        flybot_core::sync::lock(&self.0).push(id);
+    }
+    /// The ids noted since the last take, oldest first.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *flybot_core::sync::lock(&self.0))
+    }
 }
 
 impl ToolContext {
@@ -103,6 +123,7 @@ impl ToolContext {
             schedules: None,
             secrets: None,
             sessions: None,
+            attached: AttachedFiles::default(),
         }
     }
 }

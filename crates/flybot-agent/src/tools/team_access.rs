@@ -72,4 +72,17 @@ pub trait TeamAccess: Send + Sync {
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async { Err("Attachments are not available here.".to_owned()) })
     }
+    /// Stores the file at `path` inside `workdir` (the Bot's own
+    /// workspace) as an attachment of `bot_id`'s answer in `session_id`
+    /// (`attach_file`, issue 32). `Err` is the one sentence the Bot is
+    /// told; nothing is stored then.
+    fn attach_file<'a>(
+        &'a self,
+        _session_id: &'a str,
+        _bot_id: &'a str,
+        _workdir: &'a Path,
+        _path: &'a str,
+    ) -> BoxFuture<'a, Result<flybot_protocol::attachment::AttachmentShown, String>> {
+        Box::pin(async { Err("Attachments are not available here.".to_owned()) })
+    }
 }

@@ -39,9 +39,10 @@ pub struct TurnSetup {
     pub approver: Option<Arc<dyn Approver>>,
     /// The steward's settings and the Bot's pinned memory.
     pub context: crate::context::ContextSetup,
-    /// Makes a person's images into request parts, for a model that sees
-    /// images (issue 32); `None` for one that does not: its images reached
-    /// it as text when the line was sent (#779), so none is sent here.
+    /// Makes a person's images into what the turn's model takes (issue
+    /// 32): request parts for a model that sees images, else the #779
+    /// placeholder and reading for an image a line still holds as a part
+    /// (sent while the Bot's model saw images). `None`: no image is sent.
     pub images: Option<Arc<dyn crate::model::ImageParts>>,
 }
 

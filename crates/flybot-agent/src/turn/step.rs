@@ -7,7 +7,7 @@ use crate::context::{NoRequest, Room, make_room};
 use crate::model::{FinishReason, ModelError, ModelRequest, StreamEvent, ToolCall, Usage};
 use crate::session::runtime::Cell;
 use crate::session::{EndReason, InboxItem, SessionEvent};
-use crate::tools::ToolError;
+use crate::tools::{AttachedFiles, ToolError};
 use flybot_protocol::FailureCode;
 use flybot_store::turn_log::Urgency;
 use futures_util::StreamExt;
@@ -51,6 +51,8 @@ struct Turn<'a> {
     said_something: bool,
     /// The turn's own input, queued again if making room runs out of time.
     input: Vec<InboxItem>,
+    /// What `attach_file` attached, carried by the next answer (issue 32).
+    attached: AttachedFiles,
 }
 
 impl Turn<'_> {
@@ -100,12 +102,14 @@ pub(crate) async fn run_turn(
         calls: 0,
         said_something: false,
         input: items.clone(),
+        attached: AttachedFiles::default(),
     };
     let reason = match env.setup(&cell.session_id) {
         Ok(mut setup) => {
             // The runtime hands itself to this turn's tools, and to nothing
             // that outlives the turn.
             setup.tool_context.sessions = Some(sessions.clone());
+            setup.tool_context.attached = turn.attached.clone();
             let mut start = vec![SessionEvent::TurnStart {
                 turn_id: turn_id.to_owned(),
             }];
@@ -124,6 +128,7 @@ pub(crate) async fn run_turn(
             reason
         }
     };
+    turn.carry_left_attachments();
     let end = SessionEvent::TurnEnd {
         turn_id: turn_id.to_owned(),
         reason: reason.clone(),
@@ -157,10 +162,14 @@ async fn steps(
         };
         let request = tokio::select! {
             made = make_room(&room) => match made {
-                Ok(request) => with_images(request, setup.images.as_deref()),
+                Ok(request) => request,
                 Err(NoRequest::DeadlineRanOut { ms }) => return turn.requeue(ms),
                 Err(NoRequest::Unreadable(error)) => return log_failed(error),
             },
+            reason = cancelled(cancel) => return reason,
+        };
+        let request = tokio::select! {
+            request = with_images(request, setup.images.as_deref()) => request,
             reason = cancelled(cancel) => return reason,
         };
         let (env, session_id, turn_id) = (turn.env, &turn.cell.session_id, turn.turn_id);
@@ -243,6 +252,27 @@ impl Turn<'_> {
         }
     }
 
+    /// Files attached after the turn's last answer (it ended on a tool
+    /// call, a limit or a failure) still go with the turn: one answer
+    /// without words carries them (issue 32).
+    fn carry_left_attachments(&mut self) {
+        let attachments = self.attached.take();
+        if attachments.is_empty() {
+            return;
+        }
+        let answer = SessionEvent::AssistantMessage {
+            turn_id: self.turn_id.to_owned(),
+            text: String::new(),
+            attachments,
+        };
+        if let Err(failed) = self.log(vec![answer]) {
+            tracing::warn!(
+                "the attachments of {}'s answer were not logged: {failed:?}",
+                self.cell.session_id
+            );
+        }
+    }
+
     /// A Stop (or any cancel) cut the answer while it streamed: the text
     /// so far is logged as the turn's answer, before its `turn/end` says it
     /// was stopped, so the transcript keeps what the person saw (issue 31).
@@ -272,11 +302,13 @@ impl Turn<'_> {
             usage,
             reasoning,
         }];
-        if !text.is_empty() {
+        let attachments = self.attached.take();
+        if !text.is_empty() || !attachments.is_empty() {
             self.said_something = true;
             said.push(SessionEvent::AssistantMessage {
                 turn_id: self.turn_id.to_owned(),
                 text,
+                attachments,
             });
         }
         for call in calls {
@@ -292,24 +324,32 @@ impl Turn<'_> {
     }
 }
 
-/// The request with each message's attachments made into data URLs by
-/// `images`, or left out for a model that does not see images (issue 32).
-fn with_images(
+/// The request with each message's images made into what the model takes
+/// (issue 32): data URLs for a model that sees images; for one that does
+/// not, the #779 placeholder and reading after the message's words (once:
+/// a line first sent to a text-only model holds them already), never a
+/// part; with no `images`, left out.
+async fn with_images(
     mut request: ModelRequest,
     images: Option<&dyn crate::model::ImageParts>,
 ) -> ModelRequest {
     for message in &mut request.messages {
-        if message.images.is_empty() {
+        let ids = std::mem::take(&mut message.images);
+        let Some(images) = images.filter(|_| !ids.is_empty()) else {
+            continue;
+        };
+        if images.sees() {
+            message.images = ids.iter().filter_map(|id| images.data_url(id)).collect();
             continue;
         }
-        message.images = match images {
-            Some(images) => message
-                .images
-                .iter()
-                .filter_map(|id| images.data_url(id))
-                .collect(),
-            None => Vec::new(),
-        };
+        for id in &ids {
+            if let Some(block) = images.as_text(id, &message.content).await
+                && !message.content.contains(&block)
+            {
+                message.content.push_str("\n\n");
+                message.content.push_str(&block);
+            }
+        }
     }
     request
 }

@@ -215,6 +215,7 @@ mod tests {
             text: text.into(),
             at: seq,
             hop: 0,
+            attachments: Vec::new(),
         }
     }
 

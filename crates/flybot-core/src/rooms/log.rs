@@ -19,6 +19,10 @@ pub struct RoomLine {
     /// The hop of a Bot's line: a person's line is 0, an answer one on.
     #[serde(default)]
     pub hop: u32,
+    /// The attachments (ids) the line carries (issue 32), in the same
+    /// record as the line, so no write can keep one without the other.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }
 
 /// The lines a seat may read, after `after` when given (#50).
@@ -57,6 +61,7 @@ mod tests {
             text: format!("line {seq}"),
             at: seq,
             hop: 0,
+            attachments: Vec::new(),
         }
     }
 

@@ -100,14 +100,27 @@ impl Attached {
 /// The image as text (#779): the placeholder, naming the object only when
 /// it stats as a regular file, and the reading when one was made.
 pub async fn image_block(readers: &Readers<'_>, record: &Attachment) -> String {
-    let path = flybot_store::attachments::object_path(readers.home, &record.sha256)
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    let path = shown_object(readers.home, record);
     let reading = match flybot_store::attachments::read_object(readers.home, &record.sha256) {
         Ok(bytes) => read_image(readers, &record.sha256, &bytes).await,
         Err(_) => None,
     };
-    let shown = path.as_ref().map(|p| p.display().to_string());
-    image_as_text(&record.name, shown.as_deref(), reading.as_deref())
+    image_as_text(&record.name, path.as_deref(), reading.as_deref())
+}
+
+/// The image's placeholder alone (#779), without reading it: what a line
+/// already holds when the image reached its model as text.
+pub fn image_placeholder_of(home: &std::path::Path, record: &Attachment) -> String {
+    let path = shown_object(home, record);
+    flybot_core::attachments::images::image_placeholder(&record.name, path.as_deref())
+}
+
+/// The object's path as a placeholder names it: only when it stats as a
+/// regular file (#779).
+fn shown_object(home: &std::path::Path, record: &Attachment) -> Option<String> {
+    flybot_store::attachments::object_path(home, &record.sha256)
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+        .map(|p| p.display().to_string())
 }
 
 /// A file that is not an image as a model reads it: a text file or a PDF's

@@ -6,13 +6,16 @@
 //! that sees images, as its reading and the one placeholder to one that
 //! does not (#779), a text file or a PDF's text fenced (#98).
 
+pub mod bot_attach;
 pub mod bot_read;
 pub mod document;
 pub mod download;
 mod extract;
 pub mod line;
+pub mod multipart;
 pub mod picture;
 pub mod reading;
+pub mod room_postings;
 pub mod sniff;
 pub mod upload;
 

@@ -52,25 +52,67 @@ fn encode(image: &DynamicImage, format: ImageFormat) -> Option<Vec<u8>> {
     Some(out.into_inner())
 }
 
-/// The home's images as request parts (`ImageParts`), for a turn of a
-/// model that sees images. The line's attachments were checked when it
-/// was sent; an id that is no image (or no longer there) is left out.
+/// The home's images for a turn (`ImageParts`): request parts for a model
+/// that sees images; for one that does not, each image a line holds as a
+/// part becomes the #779 placeholder and its reading (`line::image_block`,
+/// the cached reading when there is one). The line's attachments were
+/// checked when it was sent; an id that is no image (or no longer there)
+/// is left out.
 pub struct HomeImages {
     pub team: crate::team::Team,
     pub home: PathBuf,
     pub max_side: u32,
+    /// Whether the turn's model sees images (`imageInput`, not overridden
+    /// by `textOnlyModels`).
+    pub sees: bool,
+    /// The readers of an image for a model that does not.
+    pub models: std::sync::Arc<flybot_agent::model::config::ProviderRegistry>,
+    pub default_model: String,
+    pub config: super::AttachmentConfig,
 }
 
-impl flybot_agent::model::ImageParts for HomeImages {
-    fn data_url(&self, attachment_id: &str) -> Option<String> {
-        let sha = self.team.read(|state| {
+impl HomeImages {
+    fn image(&self, attachment_id: &str) -> Option<flybot_protocol::attachment::Attachment> {
+        self.team.read(|state| {
             state
                 .attachments
                 .get(attachment_id)
                 .filter(|a| a.kind == flybot_protocol::attachment::AttachmentKind::Image)
-                .map(|a| a.sha256.clone())
-        })?;
-        let bytes = flybot_store::attachments::read_object(&self.home, &sha).ok()?;
+                .cloned()
+        })
+    }
+}
+
+impl flybot_agent::model::ImageParts for HomeImages {
+    fn sees(&self) -> bool {
+        self.sees
+    }
+
+    fn data_url(&self, attachment_id: &str) -> Option<String> {
+        let record = self.image(attachment_id)?;
+        let bytes = flybot_store::attachments::read_object(&self.home, &record.sha256).ok()?;
         data_url(&bytes, self.max_side)
+    }
+
+    fn as_text<'a>(
+        &'a self,
+        attachment_id: &'a str,
+        said: &'a str,
+    ) -> flybot_agent::tools::BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let record = self.image(attachment_id)?;
+            // A line first sent to a text-only model holds the image as
+            // text already: no second reading is asked for, every turn.
+            if said.contains(&super::line::image_placeholder_of(&self.home, &record)) {
+                return None;
+            }
+            let readers = super::reading::Readers {
+                home: &self.home,
+                models: &self.models,
+                default_model: &self.default_model,
+                config: &self.config,
+            };
+            Some(super::line::image_block(&readers, &record).await)
+        })
     }
 }

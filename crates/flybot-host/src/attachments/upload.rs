@@ -39,12 +39,7 @@ pub async fn upload(
     // Refused before a byte is stored; checked again in the change below.
     team.read(|state| check_quota(state, &owner, size, config.limits))?;
     let (mime, kind) = super::sniff::sniff(&bytes);
-    let folder = home.to_owned();
-    let sha =
-        tokio::task::spawn_blocking(move || flybot_store::attachments::put_object(&folder, &bytes))
-            .await
-            .map_err(|e| io_refusal(std::io::Error::other(e)))?
-            .map_err(io_refusal)?;
+    let sha = store_object(home, bytes).await?;
     let id = crate::ids::new_id("att");
     let name = clean_name(&req.name);
     let limits = config.limits;
@@ -69,6 +64,16 @@ pub async fn upload(
         })
         .await?;
     Ok(AttachmentShown::from(&record))
+}
+
+/// Writes `bytes` once under the home, off the async threads, and answers
+/// their SHA-256; a disk that refuses is the host's fault, said as such.
+pub(super) async fn store_object(home: &Path, bytes: Vec<u8>) -> Result<String, ApiError> {
+    let folder = home.to_owned();
+    tokio::task::spawn_blocking(move || flybot_store::attachments::put_object(&folder, &bytes))
+        .await
+        .map_err(|e| io_refusal(std::io::Error::other(e)))?
+        .map_err(io_refusal)
 }
 
 fn decode(data: &str) -> Result<Vec<u8>, ApiError> {

@@ -1,7 +1,8 @@
 //! What every route of the channel takes from its request (issue 29): the
 //! admitted caller (a cookie-borne write's CSRF token checked, the caller
 //! resolved, a fresh home's first Main Bot made once someone is admitted)
-//! and the body, at most 1 MiB. The route table (`route_table!`) builds one
+//! and the body, at most 1 MiB (an upload: one file, as JSON or a
+//! multipart form, issue 32). The route table (`route_table!`) builds one
 //! axum route per endpoint from these.
 
 use crate::actor::Caller;
@@ -45,8 +46,17 @@ impl FromRequest<Host> for RawBody {
     type Rejection = Answer;
 
     async fn from_request(request: Request, host: &Host) -> Result<Self, Answer> {
-        // An upload's body is one file as base64 (issue 32).
-        let limit = if request.uri().path() == crate::attachments::UPLOAD_ROUTE {
+        // An upload's body is one file as base64, or a form whose one file
+        // is read as a stream and refused past the limit (issue 32).
+        let upload = request.uri().path() == crate::attachments::UPLOAD_ROUTE;
+        let limit = if upload {
+            if let Some(boundary) = crate::attachments::multipart::form_boundary(&request) {
+                let config = &host.config().attachments;
+                return crate::attachments::multipart::form_as_upload(request, boundary, config)
+                    .await
+                    .map(RawBody)
+                    .map_err(|e| Answer(Err(e)));
+            }
             host.config().attachments.upload_body_limit()
         } else {
             BODY_LIMIT

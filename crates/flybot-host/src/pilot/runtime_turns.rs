@@ -39,7 +39,9 @@ pub async fn reported(client: &OpenCodeClient, session: Option<&str>) -> Value {
 pub fn agent_turn_view(outcome: &TurnOutcome) -> Value {
     match outcome {
         TurnOutcome::Text(text) if text.trim() == "[PASS]" => json!({"end": "pass"}),
-        TurnOutcome::Text(text) => json!({"end": "text", "chars": text.chars().count()}),
+        TurnOutcome::Text(text) | TurnOutcome::TextWithFiles { text, .. } => {
+            json!({"end": "text", "chars": text.chars().count()})
+        }
         TurnOutcome::Stopped | TurnOutcome::Cut { .. } => json!({"end": "stopped"}),
         TurnOutcome::Failed { code } => json!({"end": "failed", "code": code}),
         TurnOutcome::FailedWithLine { code, .. } => json!({"end": "failed", "code": code}),

@@ -38,11 +38,20 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
     };
     let mut text: Option<String> = None;
     let mut answers: Vec<String> = Vec::new();
+    // The files the answers attached (issue 32), in the order attached.
+    let mut files: Vec<String> = Vec::new();
     let mut ended = false;
     for entry in &entries {
         match &entry.event {
-            SessionEvent::AssistantMessage { text: t, .. } if !t.trim().is_empty() => {
-                text = Some(t.clone())
+            SessionEvent::AssistantMessage {
+                text: t,
+                attachments,
+                ..
+            } if !t.trim().is_empty() || !attachments.is_empty() => {
+                files.extend(attachments.iter().cloned());
+                if !t.trim().is_empty() {
+                    text = Some(t.clone());
+                }
             }
             SessionEvent::TurnEnd { reason, .. } => match reason {
                 EndReason::Interrupted => {}
@@ -89,6 +98,12 @@ fn outcome_after(sessions: &Sessions, session_id: &str, after: u64) -> TurnOutco
         .filter(|a| !a.trim().is_empty() && !is_pass(a))
         .collect();
     let joined = said.join("\n\n");
+    if !files.is_empty() {
+        return TurnOutcome::TextWithFiles {
+            text: joined,
+            attachments: files,
+        };
+    }
     if joined.is_empty() {
         return TurnOutcome::Text(answers.into_iter().next().unwrap_or_default());
     }

@@ -18,10 +18,13 @@ impl RoomLogs {
         &self,
         room_id: &str,
         line: NewLine,
+        attachments: Vec<String>,
         urgency: Urgency,
     ) -> io::Result<(RoomLine, Option<Pending>)> {
         self.with_log(room_id, |log| {
-            let stored = log.next(line);
+            let mut stored = log.next(line);
+            // One record: the line and its attachments are durable together.
+            stored.attachments = attachments;
             let record = Record::new(&self.home, log.path(), &stored)?;
             let announce = self.announcer(room_id, stored.seq);
             let pending = match urgency {

@@ -131,7 +131,18 @@ impl RoomLogs {
     /// Stores `line` and answers once it is durable (and announced): a
     /// person's line, a tool's post, a claim line.
     pub fn append(&self, room_id: &str, line: NewLine) -> io::Result<RoomLine> {
-        let (line, pending) = self.write_line(room_id, line, Urgency::Now)?;
+        self.append_carrying(room_id, line, Vec::new())
+    }
+
+    /// [`RoomLogs::append`] for a line that carries `attachments` (issue
+    /// 32): the ids are in the line's own record, one write.
+    pub fn append_carrying(
+        &self,
+        room_id: &str,
+        line: NewLine,
+        attachments: Vec<String>,
+    ) -> io::Result<RoomLine> {
+        let (line, pending) = self.write_line(room_id, line, attachments, Urgency::Now)?;
         if let Some(pending) = pending {
             pending.wait()?;
         }
@@ -142,7 +153,18 @@ impl RoomLogs {
     /// it is durable, with the lines written around it (a round's member
     /// line: the round goes on while the disk syncs).
     pub fn append_soon(&self, room_id: &str, line: NewLine) -> io::Result<RoomLine> {
-        self.write_line(room_id, line, Urgency::Soon)
+        self.append_soon_carrying(room_id, line, Vec::new())
+    }
+
+    /// [`RoomLogs::append_soon`] for a Bot's answer that carries the files
+    /// it attached (issue 32), in the line's own record.
+    pub fn append_soon_carrying(
+        &self,
+        room_id: &str,
+        line: NewLine,
+        attachments: Vec<String>,
+    ) -> io::Result<RoomLine> {
+        self.write_line(room_id, line, attachments, Urgency::Soon)
             .map(|(line, _)| line)
     }
 

@@ -24,6 +24,12 @@ pub struct MemberTurn {
 pub enum TurnOutcome {
     /// The member's reply (a line, or `[PASS]`).
     Text(String),
+    /// The member's reply with the files it attached to it (`attach_file`,
+    /// issue 32): the room line carries their ids.
+    TextWithFiles {
+        text: String,
+        attachments: Vec<String>,
+    },
     /// Stopped by the person (#1267) before it said anything.
     Stopped,
     /// Stopped by the person while its answer streamed: what it had said

@@ -72,7 +72,7 @@ impl RoundParts<'_> {
             round.record(&call.bot_id, Reply::Failed);
             return;
         };
-        if let TurnOutcome::Text(reply) = &outcome
+        if let TurnOutcome::Text(reply) | TurnOutcome::TextWithFiles { text: reply, .. } = &outcome
             && self.posted(room_id, mark.room_after, &call.bot_id, reply)
         {
             self.logs.run(room_id, |r| r.speaking = None);

@@ -273,11 +273,22 @@ impl RoundParts<'_> {
         self.logs.announce_speaking(room_id);
         let hop = opener.hop + 1;
         match outcome {
-            TurnOutcome::Text(_) if superseded => {
+            TurnOutcome::Text(_) | TurnOutcome::TextWithFiles { .. } if superseded => {
                 round.record(&call.bot_id, Reply::Stopped);
             }
             TurnOutcome::Text(reply) => {
-                if self.said(round, room, &call.bot_id, reply, hop).await {
+                if self
+                    .said(round, room, &call.bot_id, reply, Vec::new(), hop)
+                    .await
+                {
+                    summary.lines += 1;
+                }
+            }
+            TurnOutcome::TextWithFiles { text, attachments } => {
+                if self
+                    .said(round, room, &call.bot_id, text, attachments, hop)
+                    .await
+                {
                     summary.lines += 1;
                 }
             }
@@ -366,6 +377,7 @@ impl RoundParts<'_> {
         room: &Room,
         bot_id: &str,
         reply: String,
+        attachments: Vec<String>,
         hop: u32,
     ) -> bool {
         if !round.record(bot_id, Reply::Line(&reply)) {
@@ -381,7 +393,7 @@ impl RoundParts<'_> {
         }
         // Not waited on: the round goes on while the disk syncs, and the
         // line is announced once it is durable.
-        let stored = self.logs.append_soon(
+        let stored = self.logs.append_soon_carrying(
             &room.id,
             NewLine {
                 author_id: bot_id.to_owned(),
@@ -391,8 +403,47 @@ impl RoundParts<'_> {
                 at: (self.now)(),
                 hop,
             },
+            attachments,
         );
-        stored.is_ok()
+        match stored {
+            Ok(line) => {
+                self.post_files(&room.id, bot_id, &line).await;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The postings of the files a Bot's line carries (issue 32), so the
+    /// room's members whose window covers it may read them (#50); only
+    /// files its owner holds, and a start puts back any a crash cut off.
+    async fn post_files(&self, room_id: &str, bot_id: &str, line: &RoomLine) {
+        let Some(team) = self.team.filter(|_| !line.attachments.is_empty()) else {
+            return;
+        };
+        let posting = flybot_protocol::attachment::Posting::Room {
+            room_id: room_id.to_owned(),
+            seq: line.seq,
+        };
+        let written = team
+            .mutate(&format!("bot:{bot_id}"), |change| {
+                let owner = change.state().bots.get(bot_id).map(|b| b.owner_id.clone());
+                for id in &line.attachments {
+                    let owned = change
+                        .state()
+                        .attachments
+                        .get(id)
+                        .map(|a| a.owner_id.clone());
+                    if owned.is_some() && owned == owner {
+                        change.post_attachment(id, posting.clone());
+                    }
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = written {
+            tracing::warn!("the files of {bot_id}'s line in {room_id} were not posted: {e:?}");
+        }
     }
 
     /// A member cut off by a Stop while it spoke: what it had said is kept

@@ -125,4 +125,22 @@ impl TeamAccess for HostTeam {
                 .await
         })
     }
+
+    fn attach_file<'a>(
+        &'a self,
+        session_id: &'a str,
+        bot_id: &'a str,
+        workdir: &'a Path,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<flybot_protocol::attachment::AttachmentShown, String>> {
+        Box::pin(crate::attachments::bot_attach::attach_for_bot(
+            &self.team,
+            &self.home,
+            &self.attachments,
+            session_id,
+            bot_id,
+            workdir,
+            path,
+        ))
+    }
 }

@@ -492,3 +492,110 @@ fn files_holding(dir: &std::path::Path, bytes: &[u8]) -> Vec<std::path::PathBuf>
         })
         .collect()
 }
+
+#[tokio::test]
+async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_reading_when_the_bots_model_changes_779()
+ {
+    // 1: `eyes` sees the line's image. 2: the OCR route's reading by
+    // `eyes`. 3: the Bot's turn, now on the text-only `remote`.
+    let server = ScriptedProvider::start(vec![
+        Reply::text("A blue invoice."),
+        Reply::text("INVOICE 42"),
+        Reply::text("It was invoice 42."),
+    ]);
+    let kit = kit_with_model(&server, false, None).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada.bot_from(json!({"name": "Seer", "model": "eyes"})).await;
+    let sent = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "shot.png", "data": b64(&png())}),
+        )
+        .await;
+    let body = json!({"botId": bot.id, "text": "what is this?", "attachments": [sent["id"]]});
+    ada.ok("send", body).await;
+    let seen = requests(&server, 1).await;
+    assert!(user_content(&seen[0]).is_array(), "the vision model saw it");
+    turn_ended(&ada, &bot.id).await;
+    ada.ok("update-bot", json!({"id": bot.id, "model": "remote"}))
+        .await;
+    ada.ok("send", json!({"botId": bot.id, "text": "what did it say?"}))
+        .await;
+    let seen = requests(&server, 3).await;
+    let turn = &seen[2];
+    let messages = turn["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().all(|m| m["content"].is_string()),
+        "no image part reaches the text-only model: {turn}"
+    );
+    let earlier = messages
+        .iter()
+        .find(|m| {
+            m["role"] == "user" && m["content"].as_str().unwrap().starts_with("what is this?")
+        })
+        .unwrap_or_else(|| panic!("the earlier line: {turn}"));
+    let earlier = earlier["content"].as_str().unwrap();
+    assert!(
+        earlier.contains("[image: shot.png, not shown to this model; the file is at "),
+        "{earlier}"
+    );
+    assert!(earlier.contains("INVOICE 42"), "{earlier}");
+}
+
+#[tokio::test]
+async fn a_line_first_sent_to_a_text_only_model_carries_its_image_text_once_on_later_turns_779() {
+    // 1: the OCR route's reading by `eyes`. 2 and 3: the text-only Bot's turns.
+    let server = ScriptedProvider::start(vec![
+        Reply::text("INVOICE 42"),
+        Reply::text("Noted."),
+        Reply::text("Still 42."),
+    ]);
+    let kit = kit_with_model(&server, false, None).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Plain", "model": "remote"}))
+        .await;
+    let sent = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "shot.png", "data": b64(&png())}),
+        )
+        .await;
+    let body = json!({"botId": bot.id, "text": "read this", "attachments": [sent["id"]]});
+    ada.ok("send", body).await;
+    requests(&server, 2).await;
+    turn_ended(&ada, &bot.id).await;
+    ada.ok("send", json!({"botId": bot.id, "text": "and the total?"}))
+        .await;
+    let seen = requests(&server, 3).await;
+    let messages = seen[2]["messages"].as_array().unwrap();
+    let earlier = messages
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .find(|c| c.starts_with("read this"))
+        .unwrap_or_else(|| panic!("the earlier line: {}", seen[2]));
+    assert_eq!(
+        earlier.matches("[image: shot.png, not shown").count(),
+        1,
+        "{earlier}"
+    );
+    assert_eq!(earlier.matches("INVOICE 42").count(), 1, "{earlier}");
+}
+
+/// Waits until the chat of `bot_id` shows a turn's end, so the next line
+/// opens a turn of its own (a line into a running turn is acknowledged).
+async fn turn_ended(caller: &flybot_testkit::Caller<'_>, bot_id: &str) {
+    within("the turn's end", async {
+        loop {
+            let chat = caller.ok("messages", json!({"botId": bot_id})).await;
+            let lines = chat["messages"].as_array().unwrap().clone();
+            if lines.iter().any(|l| l["kind"] == "turn-end") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}

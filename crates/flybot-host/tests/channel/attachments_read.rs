@@ -233,3 +233,32 @@ async fn read_attachment_refuses_another_members_file_exactly_like_an_unknown_id
     );
     assert_eq!(stolen, unknown);
 }
+
+#[tokio::test]
+async fn a_bot_reads_a_file_of_its_room_line_with_read_attachment_from_its_seat_50() {
+    let server = ScriptedProvider::start(Vec::new());
+    let kit = kit_on(&server).await;
+    let ada = kit.owner("Ada").await;
+    let ada = kit.as_member(&ada);
+    let bot = ada
+        .bot_from(json!({"name": "Clerk", "model": "remote"}))
+        .await;
+    let room = ada.room("Desk", &[&bot]).await;
+    let sent = ada
+        .ok(
+            "attachment-upload",
+            json!({"name": "plan.md", "data": b64(b"Ship on FRIDAY.\n")}),
+        )
+        .await;
+    let id = sent["id"].as_str().unwrap();
+    server.push(read_attachment_call(id));
+    server.push(Reply::text("Friday."));
+    let body = json!({"roomId": room.id, "text": "@Clerk when do we ship?", "attachments": [id]});
+    ada.ok("send", body).await;
+    let seen = requests(&server, 2).await;
+    let answer = tool_answer(&seen[1]);
+    assert!(
+        answer.starts_with("<untrusted-file name=\"plan.md\">\nShip on FRIDAY."),
+        "{answer}"
+    );
+}

@@ -7,7 +7,10 @@
 mod access;
 mod approvals;
 mod attachments;
+mod attachments_bot;
+mod attachments_form;
 mod attachments_read;
+mod attachments_room;
 mod auth;
 mod busy_ack;
 mod card_access;

@@ -35,7 +35,8 @@ pub struct ChatLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calls: Option<u32>,
     pub turn_id: String,
-    /// A person's line's attachments (ids, issue 32).
+    /// A person's line's attachments, or the files a Bot's answer
+    /// attached with `attach_file` (ids, issue 32).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<String>,
 }

@@ -11,6 +11,7 @@
 
 mod archive;
 mod ask;
+mod attach;
 mod attachment;
 mod create;
 mod decision;
@@ -27,6 +28,7 @@ mod tests;
 
 pub use archive::ArchiveBot;
 pub use ask::{ASKED_IN_GROUP, AskUser};
+pub use attach::AttachFile;
 pub use attachment::ReadAttachment;
 pub use create::CreateBot;
 pub use decision::RecordDecision;
@@ -52,6 +54,7 @@ pub fn team_tools() -> Vec<Arc<dyn DynTool>> {
         Arc::new(post::PostToGroup),
         Arc::new(read_group::ReadGroupChat),
         Arc::new(ReadAttachment),
+        Arc::new(AttachFile),
         Arc::new(CreateBot),
         Arc::new(UpdateBot),
         Arc::new(StopBot),

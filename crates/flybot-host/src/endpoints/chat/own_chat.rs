@@ -327,8 +327,12 @@ fn short_form(entry: &LogEntry) -> Option<ChatLine> {
             source: Some(serde_json::to_value(source).unwrap_or(Value::Null)),
             ..line("user")
         },
-        SessionEvent::AssistantMessage { text, .. } => ChatLine {
+        SessionEvent::AssistantMessage {
+            text, attachments, ..
+        } => ChatLine {
             text: Some(text.clone()),
+            // The files the Bot attached with `attach_file` (issue 32).
+            attachments: attachments.clone(),
             ..line("assistant")
         },
         SessionEvent::ToolCall {

@@ -88,7 +88,7 @@ pub async fn send(
     // The group relay hands every seat the images as text (#779).
     let said = attached.text_for_model(text, readers, false).await;
     let text = said.as_str();
-    let line = person_line(rounds, &room.id, member, text)?;
+    let line = person_line(rounds, &room.id, member, text, attached.ids())?;
     let speaking = rounds.logs.run(&room.id, |r| {
         if !r.running {
             r.running = true;
@@ -162,12 +162,17 @@ pub async fn send(
     })
 }
 
-/// Appends a person's line to room `room_id`'s log.
+/// Appends a person's line to room `room_id`'s log, with the ids of its
+/// attachments in the line's own record (issue 32): one write, so the line
+/// and what it carries are durable together. The records' postings that
+/// decide who may read them follow (`Attached::post`), and a start puts
+/// back any a crash cut off between (`attachments::room_postings`).
 fn person_line(
     rounds: &Rounds,
     room_id: &str,
     member: String,
     text: &str,
+    attachments: Vec<String>,
 ) -> Result<flybot_core::rooms::log::RoomLine, ApiError> {
     let line = NewLine {
         author_id: member,
@@ -177,7 +182,10 @@ fn person_line(
         at: flybot_store::system_now_ms(),
         hop: 0,
     };
-    rounds.logs.append(room_id, line).map_err(io_refusal)
+    rounds
+        .logs
+        .append_carrying(room_id, line, attachments)
+        .map_err(io_refusal)
 }
 
 /// `messages {roomId, after?}` → `{roomId, running, speaking, messages}`:
@@ -221,7 +229,7 @@ pub fn messages(
             kind: l.kind,
             text: crate::attachments::line::shown_text(&l.text).to_owned(),
             at: l.at,
-            attachments: attached.get(&l.seq).cloned().unwrap_or_default(),
+            attachments: carried(l, attached.get(&l.seq)),
         })
         .collect();
     let (running, speaking) = rounds
@@ -243,6 +251,18 @@ pub fn messages(
         draft,
         messages: shown,
     })
+}
+
+/// The attachments a line carries: its own record's, then any a posting
+/// names (a line stored before lines held their ids).
+fn carried(line: &flybot_core::rooms::log::RoomLine, posted: Option<&Vec<String>>) -> Vec<String> {
+    let mut ids = line.attachments.clone();
+    for id in posted.into_iter().flatten() {
+        if !ids.contains(id) {
+            ids.push(id.clone());
+        }
+    }
+    ids
 }
 
 /// The attachments each line of room `room_id` carries, by seq (issue 32).

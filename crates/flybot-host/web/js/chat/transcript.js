@@ -95,14 +95,15 @@ export function eventLine(entry) {
   return h('p', { class: 'chat-event muted', title: when(entry.at), dataset: { seq: entry.seq, event: entry.text || '' } }, entry.text || '');
 }
 
-/** The element for one entry, or null when it draws nothing (a completed turn's end, an answer with no text). */
+/** The element for one entry, or null when it draws nothing (a completed turn's end, an answer with no text and no files). */
 export function entryNode(entry, names) {
   switch (entry.kind) {
     case 'user':
       return h('div', { class: `msg user${who(entry, names) === 'You' ? ' own' : ''}`, title: when(entry.at), dataset: { seq: entry.seq, turn: entry.turnId || '' } }, h('span', { class: 'who' }, who(entry, names)), entry.text);
     case 'assistant':
-      if (!entry.text) return null;
-      return h('div', { class: 'msg assistant', title: when(entry.at), dataset: { seq: entry.seq, turn: entry.turnId || '' } }, h('span', { class: 'who' }, names.self()), markdown(entry.text));
+      // An answer that only attaches files (attach_file, issue 32) is still drawn: its files follow the name.
+      if (!entry.text && !entry.attachments?.length) return null;
+      return h('div', { class: 'msg assistant', title: when(entry.at), dataset: { seq: entry.seq, turn: entry.turnId || '' } }, h('span', { class: 'who' }, names.self()), entry.text ? markdown(entry.text) : null);
     case 'event':
       return eventLine(entry);
     case 'question':
