@@ -11,6 +11,7 @@ mod connectors;
 mod envelope;
 mod figures;
 mod forwarder;
+mod harness;
 mod mcp_fixture;
 mod memory;
 mod model;
@@ -86,6 +87,9 @@ enum BenchWhat {
     /// thumbnail, Tesseract on a 1280x800 screenshot, and the image part
     /// of a 12-megapixel photo after downscaling.
     Attachments,
+    /// Harness tiers (#874): prompt characters and tool calls per turn at
+    /// each tier on the same task (scripted mock).
+    Harness,
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
         BenchWhat::Search => search::run(),
         BenchWhat::Sandbox => sandbox::run(),
         BenchWhat::Attachments => attachments::run(),
+        BenchWhat::Harness => harness::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {

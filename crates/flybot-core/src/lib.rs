@@ -9,6 +9,7 @@ pub mod busy_ack;
 pub mod connectors;
 pub mod context;
 pub mod fences;
+pub mod harness;
 pub mod main_bots;
 pub mod memory;
 pub mod names;

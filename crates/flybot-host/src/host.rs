@@ -361,6 +361,17 @@ impl Host {
         &self.inner.usage
     }
 
+    /// `rt.noteUsageHarness(sessionId, idOrLabels)` (#874 Step 1): the
+    /// Session's later usage rows name this tier; `default` clears it. An
+    /// unknown id or bad labels are refused and change nothing.
+    pub fn note_usage_harness(
+        &self,
+        session_id: &str,
+        choice: &flybot_core::harness::IdOrLabels,
+    ) -> Result<flybot_protocol::HarnessId, ApiError> {
+        self.inner.usage.note_usage_harness(session_id, choice)
+    }
+
     /// The agent runtime (`send`, `messages`, `cancel`, and a room's turns).
     pub fn sessions(&self) -> &Sessions {
         &self.inner.sessions

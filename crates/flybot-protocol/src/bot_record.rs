@@ -4,8 +4,8 @@
 //! written back among them in key order, exactly where a `BTreeMap` put
 //! them, so a Bot's bytes do not change and an old home loads unchanged.
 
-use crate::ThinkingLevel;
 use crate::state::{Bot, Extra};
+use crate::{HarnessId, ThinkingLevel};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -15,6 +15,7 @@ const EXTERNAL: &str = "external";
 const RECORD_DECISIONS: &str = "recordDecisions";
 const RETIRED: &str = "retired";
 const THINKING: &str = "thinking";
+const HARNESS: &str = "harness";
 const MADE_BY_MEMBER: &str = "madeByMember";
 
 /// The record as read: the fixed fields, and every other key.
@@ -96,6 +97,9 @@ impl Serialize for Bot {
         if let Some(level) = self.thinking {
             keyed.insert(THINKING, Keyed::Text(level.as_str()));
         }
+        if let Some(tier) = self.harness {
+            keyed.insert(HARNESS, Keyed::Text(tier.as_str()));
+        }
         if let Some(member) = &self.made_by_member {
             keyed.insert(MADE_BY_MEMBER, Keyed::Text(member));
         }
@@ -145,6 +149,10 @@ impl<'de> Deserialize<'de> for Bot {
             retired: take(&mut extra, RETIRED, flag),
             thinking: take(&mut extra, THINKING, |value| match value {
                 Value::String(text) => ThinkingLevel::parse(&text).ok_or(Value::String(text)),
+                other => Err(other),
+            }),
+            harness: take(&mut extra, HARNESS, |value| match value {
+                Value::String(text) => HarnessId::parse(&text).ok_or(Value::String(text)),
                 other => Err(other),
             }),
             made_by_member: take(&mut extra, MADE_BY_MEMBER, |value| match value {
@@ -208,13 +216,14 @@ mod tests {
     #[test]
     fn typed_keys_keep_their_place_among_the_others() {
         let bot = check(&format!(
-            r#"{{{HEAD},"alpha":1,"external":{{"kind":"subprocess","command":["x"]}},"mid":"m","recordDecisions":true,"retired":false,"role":"Dev","standingApprovals":[{{"kind":"run_command","label":"x","at":3,"ownerId":"member-1"}}],"thinking":"low","zeta":null}}"#
+            r#"{{{HEAD},"alpha":1,"external":{{"kind":"subprocess","command":["x"]}},"harness":"lite","mid":"m","recordDecisions":true,"retired":false,"role":"Dev","standingApprovals":[{{"kind":"run_command","label":"x","at":3,"ownerId":"member-1"}}],"thinking":"low","zeta":null}}"#
         ));
         assert_eq!(bot.role.as_deref(), Some("Dev"));
         assert!(bot.external.is_some());
         assert!(bot.records_decisions());
         assert_eq!(bot.retired, Some(false));
         assert_eq!(bot.thinking, Some(ThinkingLevel::Low));
+        assert_eq!(bot.harness, Some(HarnessId::Lite));
         assert!(!bot.is_retired());
         assert_eq!(
             bot.extra.keys().collect::<Vec<_>>(),
@@ -225,14 +234,14 @@ mod tests {
     #[test]
     fn a_value_of_another_shape_stays_in_extra_and_reads_as_absent() {
         let bot = check(&format!(
-            r#"{{{HEAD},"external":null,"recordDecisions":"yes","retired":1,"role":5,"thinking":"max"}}"#
+            r#"{{{HEAD},"external":null,"harness":"turbo","recordDecisions":"yes","retired":1,"role":5,"thinking":"max"}}"#
         ));
         assert_eq!(
             (bot.role, bot.external, bot.record_decisions, bot.retired),
             (None, None, None, None)
         );
-        assert_eq!(bot.thinking, None);
-        assert_eq!(bot.extra.len(), 5);
+        assert_eq!((bot.thinking, bot.harness), (None, None));
+        assert_eq!(bot.extra.len(), 6);
     }
 
     #[test]

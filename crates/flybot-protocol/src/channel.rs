@@ -79,6 +79,10 @@ pub struct CreateBot {
     /// How hard its model thinks: `least`, `low`, `medium` or `high`.
     #[serde(default)]
     pub thinking: Option<crate::ThinkingLevel>,
+    /// The harness tier its turns run under (#874): `default`, `lite`,
+    /// `medium` or `heavy`; any other id is refused.
+    #[serde(default)]
+    pub harness: Option<crate::HarnessId>,
 }
 
 /// `update-bot {id, name?, model?, instructions?}`.
@@ -97,6 +101,9 @@ pub struct UpdateBot {
     /// A new thinking level: `least`, `low`, `medium` or `high`.
     #[serde(default)]
     pub thinking: Option<crate::ThinkingLevel>,
+    /// A new harness tier (#874); `default` goes back to the default one.
+    #[serde(default)]
+    pub harness: Option<crate::HarnessId>,
 }
 
 /// `duplicate-bot {id, name?}`.

@@ -11,8 +11,10 @@ pub mod channel;
 pub mod channel_connectors;
 pub mod connectors;
 pub mod error;
+pub mod evidence;
 pub mod failure;
 pub mod group_question;
+pub mod harness;
 pub mod journal;
 pub mod memory_requests;
 pub mod project_memory;
@@ -29,5 +31,6 @@ pub mod workflow;
 
 pub use error::{ApiError, ErrorCode};
 pub use failure::FailureCode;
+pub use harness::HarnessId;
 pub use state::TeamState;
 pub use thinking::ThinkingLevel;

@@ -126,6 +126,9 @@ pub struct Bot {
     pub retired: Option<bool>,
     /// `thinking`: the level its requests ask for; none asks nothing.
     pub thinking: Option<crate::ThinkingLevel>,
+    /// `harness`: the tier its turns run under (#874 Step 1); none is the
+    /// default harness.
+    pub harness: Option<crate::HarnessId>,
     /// `madeByMember`: the member whose call made the Bot, when a person
     /// (not a Bot) made it.
     pub made_by_member: Option<String>,
@@ -161,6 +164,7 @@ impl Bot {
             record_decisions: None,
             retired: None,
             thinking: None,
+            harness: None,
             made_by_member: None,
             extra: Extra::default(),
         }

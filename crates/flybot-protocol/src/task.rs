@@ -313,6 +313,10 @@ pub struct TaskFields {
     /// person decides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<Recovery>,
+    /// The evidence level of an external runtime's verified result (#198):
+    /// 1 to 3 as the runtime ran, 4 once a person accepted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_level: Option<crate::evidence::EvidenceLevel>,
 }
 
 /// `recovery: uncertain` beside the card's status (#198, "Lost connection
@@ -355,7 +359,7 @@ pub enum RecoveryDecision {
 }
 
 /// The wire names of `TaskFields`, in declaration order.
-pub const TASK_FIELD_KEYS: [&str; 29] = [
+pub const TASK_FIELD_KEYS: [&str; 30] = [
     "kind",
     "source",
     "priority",
@@ -385,6 +389,7 @@ pub const TASK_FIELD_KEYS: [&str; 29] = [
     "writeBack",
     "origin",
     "recovery",
+    "evidenceLevel",
 ];
 
 impl TaskFields {
@@ -548,6 +553,7 @@ mod tests {
                 decided_by: None,
                 decided_at: None,
             }),
+            evidence_level: Some(crate::evidence::EvidenceLevel::RealProcessInterface),
         };
         let Value::Object(map) = serde_json::to_value(&full).unwrap() else {
             panic!("an object");

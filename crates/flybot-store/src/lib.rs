@@ -11,6 +11,7 @@ pub mod channels;
 pub mod connectors;
 pub mod decisions;
 pub mod diagnostics_log;
+pub mod experience;
 mod group_commit;
 mod housekeeping;
 pub mod inflight;

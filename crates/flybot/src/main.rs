@@ -19,6 +19,7 @@ macro_rules! warn {
 mod build_stamp;
 mod config;
 mod envelope_cmd;
+mod experience_cmd;
 mod listen;
 mod mock_model;
 mod pilot_cmd;
@@ -64,6 +65,12 @@ enum Command {
         #[command(subcommand)]
         command: envelope_cmd::EnvelopeCommand,
     },
+    /// The experience library (#874 Step 2): lessons keyed by repo and
+    /// tech stack under dev/experience.
+    Experience {
+        #[command(subcommand)]
+        command: experience_cmd::ExperienceCommand,
+    },
     /// Print the owner's sign-in link (and the token for curl) again.
     Token(sign_in::TokenArgs),
     /// The phase-1 room pilot (#198) on a temporary home: Bot A delegates
@@ -80,6 +87,7 @@ fn main() -> ExitCode {
         Command::Replay { journal, to, out } => replay(&journal, to, out.as_deref()),
         Command::MockModel { command } => mock_model::run(command),
         Command::Envelope { command } => envelope_cmd::run(command),
+        Command::Experience { command } => experience_cmd::run(command),
         Command::Pilot(args) => pilot_cmd::run(args),
         Command::Token(args) => sign_in::print_token(args),
     };

@@ -1,5 +1,5 @@
 //! `flybot pilot [--runtime fake|opencode] [--report FILE] [--opencode PATH]
-//! [--model-endpoint URL [--model-file GGUF]]` (#198): runs the phase-1 room
+//! [--model-endpoint URL [--model-file GGUF]] [--ask-acceptance]` (#198): runs the phase-1 room
 //! pilot on a temporary home and writes its evidence report. With
 //! `--model-endpoint` (level 3) Bot A and OpenCode both run on the local
 //! model there; any endpoint not on loopback is refused before anything
@@ -10,7 +10,7 @@
 
 use anyhow::{Context, bail};
 use flybot_host::pilot::real_model::{RealModel, refuse_remote, resolve};
-use flybot_host::pilot::{PilotRuntime, pilot_on_temporary_home, pinned_runtime};
+use flybot_host::pilot::{PilotRuntime, pilot_on_temporary_home_asking, pinned_runtime};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,6 +50,25 @@ pub struct PilotArgs {
     /// level-3 report; the server itself does not say which file it serves.
     #[arg(long, value_name = "FILE", requires = "model_endpoint")]
     pub model_file: Option<PathBuf>,
+    /// When the task is result-ready, show the host's independent
+    /// verification and ask you (on standard input) to accept it; your
+    /// acceptance makes the report evidence level 4.
+    #[arg(long)]
+    pub ask_acceptance: bool,
+}
+
+/// Shows the verification and reads the person's answer: `yes` accepts.
+fn ask_person(report: &flybot_interop::pilot::report::PilotReport) -> bool {
+    use std::io::BufRead;
+    eprintln!(
+        "pilot: the result is verified independently: {}",
+        report.verification
+    );
+    eprintln!(
+        "pilot: accept the result? Type yes to accept, anything else leaves it result-ready:"
+    );
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).is_ok() && line.trim().eq_ignore_ascii_case("yes")
 }
 
 /// Where the README's install folder is looked for: the current folder
@@ -129,8 +148,11 @@ pub fn run(args: PilotArgs) -> anyhow::Result<()> {
         .map(|url| resolve_model(url, args.model_file.as_deref()))
         .transpose()?;
     let command: Vec<String> = std::env::args().collect();
-    let report =
-        pilot_on_temporary_home(runtime, real_model, command).map_err(|e| anyhow::anyhow!(e))?;
+    let ask = args
+        .ask_acceptance
+        .then_some(ask_person as flybot_host::pilot::AcceptanceAsk);
+    let report = pilot_on_temporary_home_asking(runtime, real_model, command, ask)
+        .map_err(|e| anyhow::anyhow!(e))?;
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(path) = &args.report {
         std::fs::write(path, &json).with_context(|| format!("writing {}", path.display()))?;
@@ -167,6 +189,10 @@ pub fn run(args: PilotArgs) -> anyhow::Result<()> {
         if report.outcome != "result-ready" {
             return Ok(());
         }
+    }
+    if report.outcome == "accepted" {
+        println!("A person accepted the verified result: evidence level 4.");
+        return Ok(());
     }
     if report.outcome != "result-ready" {
         bail!("the task did not reach result-ready");

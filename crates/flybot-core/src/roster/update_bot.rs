@@ -8,7 +8,7 @@ use super::{RosterWrite, RosterWrites, managed_bot};
 use crate::access::Actor;
 use crate::names::{check_bot_name_free, clean_instructions, clean_model, clean_name};
 use flybot_protocol::state::{Bot, TeamState};
-use flybot_protocol::{ApiError, ThinkingLevel};
+use flybot_protocol::{ApiError, HarnessId, ThinkingLevel};
 use serde_json::Value;
 
 /// What an update changes, each field cleaned; `None` keeps a field.
@@ -23,6 +23,8 @@ pub struct BotUpdate {
     pub role: Option<Option<String>>,
     /// The thinking level its requests ask for.
     pub thinking: Option<ThinkingLevel>,
+    /// The harness tier its turns run under (#874); `default` clears it.
+    pub harness: Option<HarnessId>,
 }
 
 impl BotUpdate {
@@ -41,6 +43,7 @@ impl BotUpdate {
             external: None,
             role: None,
             thinking: None,
+            harness: None,
         })
     }
 }
@@ -100,6 +103,10 @@ pub fn edit_bot(
     }
     if let Some(level) = update.thinking {
         edited.thinking = Some(level);
+    }
+    if let Some(tier) = update.harness {
+        // The default harness is no tier: the record carries none.
+        edited.harness = (tier != HarnessId::Default).then_some(tier);
     }
     let mut writes = RosterWrites::default();
     if edited != *bot {

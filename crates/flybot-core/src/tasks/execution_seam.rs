@@ -12,6 +12,7 @@
 use super::machine::{moved_as, stale};
 use super::text::{SUMMARY_MAX, TEXT_MAX, nonblank};
 use super::{Card, Outcome, find};
+use flybot_protocol::evidence::EvidenceLevel;
 use flybot_protocol::state::{TaskStatus, TeamState};
 use flybot_protocol::task::{InputRequest, WaitingFor};
 use flybot_protocol::{ApiError, ErrorCode};
@@ -39,8 +40,13 @@ pub enum ExecutionObservation<'a> {
         question_id: &'a str,
     },
     /// The runtime returned a result the host verified: working →
-    /// result-ready, for a person to accept or send back.
-    Result { summary: &'a str },
+    /// result-ready, for a person to accept or send back. The card records
+    /// the evidence level the runtime ran at (1 to 3); level 4 is never an
+    /// observation.
+    Result {
+        summary: &'a str,
+        evidence_level: EvidenceLevel,
+    },
 }
 
 /// The actor label an execution service's moves are recorded with.
@@ -119,13 +125,24 @@ pub fn observe(
             let asked = Some(question_id.to_owned());
             Ok(moved_as(&label, card, TaskStatus::Blocked, now, asked))
         }
-        ExecutionObservation::Result { summary } => {
+        ExecutionObservation::Result {
+            summary,
+            evidence_level,
+        } => {
+            if evidence_level == EvidenceLevel::HumanAcceptance {
+                // Acceptance cannot be forged by an adapter event (#198).
+                return Err(refused(format!(
+                    "An execution service cannot report a person's acceptance of \"{}\"; nothing was moved.",
+                    task.title
+                )));
+            }
             let summary = nonblank("summary", summary, SUMMARY_MAX)?;
             if task.status != TaskStatus::Working {
                 return Err(stale(task, TaskStatus::ResultReady));
             }
             let mut card = Card::of(task);
             card.fields.summary = Some(summary);
+            card.fields.evidence_level = Some(evidence_level);
             Ok(moved_as(&label, card, TaskStatus::ResultReady, now, None))
         }
     }
@@ -179,10 +196,15 @@ mod tests {
         );
         let result = ExecutionObservation::Result {
             summary: "Tests pass.",
+            evidence_level: EvidenceLevel::RealProcessInterface,
         };
         let out = observe(&state, &binding(&state), &"a".repeat(64), result, 9).unwrap();
         assert_eq!(out.writes[0].status, TaskStatus::ResultReady);
         let fields = TaskFields::read(&out.writes[0]);
+        assert_eq!(
+            fields.evidence_level,
+            Some(EvidenceLevel::RealProcessInterface)
+        );
         assert_eq!(
             fields.actors[&TaskStatus::ResultReady].actor_id,
             "execution:bot-dev2"
@@ -229,10 +251,66 @@ mod tests {
             TaskStatus::Cancelled,
         ] {
             let state = room_card_state(status);
-            let result = ExecutionObservation::Result { summary: "done" };
+            let result = ExecutionObservation::Result {
+                summary: "done",
+                evidence_level: EvidenceLevel::OfflineMock,
+            };
             let refused =
                 observe(&state, &binding(&state), &"a".repeat(64), result, 9).unwrap_err();
             assert_eq!(refused.code, ErrorCode::Stale, "{status:?}");
         }
+    }
+
+    #[test]
+    fn evidence_an_execution_service_cannot_report_a_persons_acceptance_198() {
+        let state = room_card_state(TaskStatus::Working);
+        let forged = ExecutionObservation::Result {
+            summary: "Accepted by the owner.",
+            evidence_level: EvidenceLevel::HumanAcceptance,
+        };
+        let refused = observe(&state, &binding(&state), &"a".repeat(64), forged, 9).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::Forbidden);
+        assert!(
+            refused.message.contains("acceptance"),
+            "{}",
+            refused.message
+        );
+    }
+
+    #[test]
+    fn evidence_a_persons_acceptance_of_a_verified_result_is_level_4_198() {
+        let mut state = room_card_state(TaskStatus::Working);
+        let result = ExecutionObservation::Result {
+            summary: "Verified in a fresh copy.",
+            evidence_level: EvidenceLevel::OfflineMock,
+        };
+        let out = observe(&state, &binding(&state), &"a".repeat(64), result, 9).unwrap();
+        state.tasks.insert("t1".into(), out.writes[0].clone());
+        let accepted = crate::tasks::machine::accept_result(
+            &state,
+            &crate::access::Actor::SingleOwner,
+            "t1",
+            "owner",
+            10,
+        )
+        .unwrap();
+        let card = accepted.writes.iter().find(|t| t.id == "t1").unwrap();
+        assert_eq!(card.status, TaskStatus::Accepted);
+        assert_eq!(
+            TaskFields::read(card).evidence_level,
+            Some(EvidenceLevel::HumanAcceptance)
+        );
+        // A card no runtime returned carries no level when accepted.
+        let plain = room_card_state(TaskStatus::ResultReady);
+        let out = crate::tasks::machine::accept_result(
+            &plain,
+            &crate::access::Actor::SingleOwner,
+            "t1",
+            "owner",
+            10,
+        )
+        .unwrap();
+        let card = out.writes.iter().find(|t| t.id == "t1").unwrap();
+        assert_eq!(TaskFields::read(card).evidence_level, None);
     }
 }

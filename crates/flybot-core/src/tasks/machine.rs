@@ -234,7 +234,13 @@ pub fn accept_result(
     )?;
     let mut stamps = Stamps::new(now);
     let mut out = Outcome::default();
-    let card = Card::of(task);
+    let mut card = Card::of(task);
+    // A person accepted a result the host verified on its own (#198): the
+    // card's evidence reaches level 4. A card no runtime returned has none.
+    if card.fields.evidence_level.is_some() {
+        card.fields.evidence_level =
+            Some(flybot_protocol::evidence::EvidenceLevel::HumanAcceptance);
+    }
     accepted(
         state,
         card,

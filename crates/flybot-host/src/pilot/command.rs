@@ -3,7 +3,7 @@
 //! version-checked before anything starts, and one run on a fresh
 //! temporary home that goes when the run's processes have ended.
 
-use super::run::{PilotConfig, PilotRuntime, run_pilot_blocking};
+use super::run::{PilotConfig, PilotRuntime};
 use flybot_interop::opencode::locate::{NotPinned, locate_pinned};
 use flybot_interop::pilot::report::PilotReport;
 use std::path::{Path, PathBuf};
@@ -38,6 +38,17 @@ pub fn pilot_on_temporary_home(
     real_model: Option<super::real_model::RealModel>,
     command: Vec<String>,
 ) -> Result<PilotReport, String> {
+    pilot_on_temporary_home_asking(runtime, real_model, command, None)
+}
+
+/// `pilot_on_temporary_home`, asking a person to accept a result-ready
+/// result (`flybot pilot --ask-acceptance`); accepted, the report is level 4.
+pub fn pilot_on_temporary_home_asking(
+    runtime: PilotRuntime,
+    real_model: Option<super::real_model::RealModel>,
+    command: Vec<String>,
+    ask: Option<super::AcceptanceAsk>,
+) -> Result<PilotReport, String> {
     let home = tempfile::tempdir().map_err(|e| format!("no temporary home: {e}"))?;
     let config = PilotConfig {
         runtime,
@@ -45,7 +56,7 @@ pub fn pilot_on_temporary_home(
         command,
         real_model,
     };
-    run_pilot_blocking(config)
+    super::run_pilot_blocking_asking(config, ask)
 }
 
 impl PilotRuntime {

@@ -99,7 +99,10 @@ pub async fn check(
             evidence["diffSha256"].as_str().unwrap_or_default()
         );
         // The execution service returns the card (#198), never the owner.
-        let result = ExecutionObservation::Result { summary: &summary };
+        let result = ExecutionObservation::Result {
+            summary: &summary,
+            evidence_level: runtime.level,
+        };
         let ready = report(cast.host.board(), &cast.binding, &cast.credential, result)
             .await?
             .ok_or("the card is gone")?;

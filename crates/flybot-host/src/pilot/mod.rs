@@ -15,8 +15,10 @@ pub mod run;
 mod runtime_turns;
 mod walk;
 
-pub use command::{PinnedError, pilot_on_temporary_home, pinned_runtime};
+pub use command::{
+    PinnedError, pilot_on_temporary_home, pilot_on_temporary_home_asking, pinned_runtime,
+};
 pub use run::{
-    PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_blocking,
-    run_pilot_probed,
+    AcceptanceAsk, PilotConfig, PilotProbe, PilotRun, PilotRuntime, run_pilot, run_pilot_blocking,
+    run_pilot_blocking_asking, run_pilot_probed,
 };

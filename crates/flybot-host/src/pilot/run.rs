@@ -202,10 +202,57 @@ pub struct PilotRun {
     _runtime: Runtime,
 }
 
+impl PilotRun {
+    /// A person's acceptance (`task-accept-result`) through the channel, as
+    /// the host's owner, as the page's Accept button makes it.
+    pub async fn accept_as_person(&self) -> Result<(), String> {
+        call(
+            &self.host,
+            "task-accept-result",
+            json!({"id": self.task_id}),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// The report with the card as it stands now (#198): level 4 once a
+    /// person accepted the verified result, as the card records it.
+    pub fn report_now(&self) -> PilotReport {
+        let level = self.host.team().read(|state| {
+            state
+                .tasks
+                .get(&self.task_id)
+                .and_then(|task| flybot_protocol::task::TaskFields::read(task).evidence_level)
+        });
+        if level != Some(EvidenceLevel::HumanAcceptance) {
+            return self.report.clone();
+        }
+        let mut report = flybot_interop::pilot::report::accepted_report(&self.report);
+        if let Some(moves) = report.raw_status["task"].as_array_mut() {
+            moves.push(json!({"task-accept-result": "accepted"}));
+        }
+        report.raw_status["cardEvidenceLevel"] = json!(EvidenceLevel::HumanAcceptance);
+        report
+    }
+}
+
+/// Asks a person whether to accept a result-ready report's result.
+pub type AcceptanceAsk = fn(&PilotReport) -> bool;
+
 /// Runs the pilot on its own multi-threaded runtime and answers its report
 /// once its child processes and servers have ended (for a command line,
 /// which then removes the home).
 pub fn run_pilot_blocking(config: PilotConfig) -> Result<PilotReport, String> {
+    run_pilot_blocking_asking(config, None)
+}
+
+/// `run_pilot_blocking`, and when the task is result-ready and `ask` says a
+/// person accepts it, that acceptance through the channel: the report is
+/// then level 4 (#198).
+pub fn run_pilot_blocking_asking(
+    config: PilotConfig,
+    ask: Option<AcceptanceAsk>,
+) -> Result<PilotReport, String> {
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -214,8 +261,13 @@ pub fn run_pilot_blocking(config: PilotConfig) -> Result<PilotReport, String> {
         let run = run_pilot(config)
             .await
             .map_err(|e| format!("the pilot stopped: {e}"))?;
+        let asked = run.report.outcome == "result-ready" && ask.is_some_and(|ask| ask(&run.report));
+        if asked {
+            run.accept_as_person().await?;
+        }
+        let report = run.report_now();
         run.host.begin_stop();
-        Ok::<_, String>(run.report)
+        Ok::<_, String>(report)
     })?;
     // Child processes and servers end with the runtime, before the home goes.
     tokio.shutdown_timeout(std::time::Duration::from_secs(5));
@@ -257,6 +309,7 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
     let report = PilotReport {
         evidence_level: runtime.level,
         evidence_level_number: runtime.level.number(),
+        runtime_evidence_level: None,
         model: config
             .real_model
             .as_ref()

@@ -8,16 +8,22 @@
 //! (`usage_catch_up`).
 
 use flybot_agent::session::{LogEntry, SessionEvent};
+use flybot_core::harness::{IdOrLabels, harness_choice};
+use flybot_protocol::HarnessId;
 use flybot_store::usage::{
     CallRow, ModelCallEnd, TokenUsage, TurnEventSummary, UsageLedger, fold_calls,
 };
+use std::collections::HashMap;
 use std::path::PathBuf;
 use tokio::sync::OnceCell;
 
-/// The ledger, opened once.
+/// The ledger, opened once, and the tiers noted for Sessions.
 pub(crate) struct UsageCell {
     home: PathBuf,
     ledger: OnceCell<Option<UsageLedger>>,
+    /// `rt.noteUsageHarness` (#874 Step 1): the tier a caller chose for a
+    /// Session; it wins over the Bot's own tier for that Session's rows.
+    harness_notes: std::sync::Mutex<HashMap<String, HarnessId>>,
 }
 
 impl UsageCell {
@@ -25,7 +31,39 @@ impl UsageCell {
         UsageCell {
             home,
             ledger: OnceCell::new(),
+            harness_notes: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// `noteUsageHarness(sessionId, idOrLabels)` (#874 Step 1): later rows
+    /// of `session_id` name the chosen tier; `default` clears the note, so
+    /// they record the Bot's own tier (default when it has none). An unknown
+    /// id or bad labels are refused and change nothing.
+    pub(crate) fn note_usage_harness(
+        &self,
+        session_id: &str,
+        choice: &IdOrLabels,
+    ) -> Result<HarnessId, flybot_protocol::ApiError> {
+        let tier = harness_choice(choice)?;
+        let mut notes = self
+            .harness_notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if tier == HarnessId::Default {
+            notes.remove(session_id);
+        } else {
+            notes.insert(session_id.to_owned(), tier);
+        }
+        Ok(tier)
+    }
+
+    /// The tier noted for `session_id`, if any.
+    pub(crate) fn noted_harness(&self, session_id: &str) -> Option<HarnessId> {
+        self.harness_notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(session_id)
+            .copied()
     }
 
     pub(crate) fn home(&self) -> &std::path::Path {
@@ -56,6 +94,8 @@ pub(crate) struct CallOwner<'a> {
     pub turn_id: &'a str,
     pub provider: &'a str,
     pub model: &'a str,
+    /// The harness the turn ran under (#874): a noted tier, else the Bot's.
+    pub harness: HarnessId,
 }
 
 fn at(entry: &LogEntry) -> i64 {
@@ -85,7 +125,7 @@ pub(crate) fn summaries(entries: &[LogEntry], owner: &CallOwner<'_>) -> Vec<Turn
                 turn_id: owner.turn_id.to_owned(),
                 at_ms: at(entry),
                 text: String::new(),
-                harness: None,
+                harness: Some(owner.harness.as_str().to_owned()),
                 issue_pr: None,
             }),
             SessionEvent::UserMessage { text, .. } => {
@@ -133,10 +173,10 @@ pub(crate) fn summaries(entries: &[LogEntry], owner: &CallOwner<'_>) -> Vec<Turn
 pub(crate) async fn record_turn(recorder: &UsageRecorder, session_id: String, turn_id: String) {
     let found = recorder.team.read(|state| {
         let bot_id = super::bot_id_of_session(state, &session_id)?;
-        let model = state.bots.get(&bot_id)?.model.clone();
-        Some((bot_id, model))
+        let bot = state.bots.get(&bot_id)?;
+        Some((bot_id, bot.model.clone(), bot.harness))
     });
-    let Some((bot_id, model)) = found else {
+    let Some((bot_id, model, bot_harness)) = found else {
         return;
     };
     let (provider, model) = match recorder.models.route(&model) {
@@ -152,6 +192,11 @@ pub(crate) async fn record_turn(recorder: &UsageRecorder, session_id: String, tu
         turn_id: &turn_id,
         provider: &provider,
         model: &model,
+        harness: recorder
+            .usage
+            .noted_harness(&session_id)
+            .or(bot_harness)
+            .unwrap_or(HarnessId::Default),
     };
     let rows: Vec<CallRow> = fold_calls(&summaries(&entries, &owner));
     let Some(ledger) = recorder.usage.ledger().await else {

@@ -25,6 +25,7 @@ mod edge;
 mod external_members;
 mod feishu_app;
 mod feishu_webhook;
+mod harness_tiers;
 mod host_info;
 mod live_audit;
 mod live_stream;

@@ -304,6 +304,9 @@ async fn complete_collaboration_a_running_host_walks_the_pilot_with_send_and_mes
     // the projection table, then result-ready; only a person ends it.
     let ready = card(&kit, &p.task).await;
     assert_eq!(ready["status"], "result-ready", "{ready}");
+    // The live collaboration records its evidence level on the card: the
+    // fake OpenCode is level 1; a person's acceptance makes it level 4.
+    assert_eq!(ready["evidenceLevel"], "offline-mock", "{ready}");
     assert!(
         ready["inputRequest"]["question"]
             .as_str()
@@ -325,6 +328,7 @@ async fn complete_collaboration_a_running_host_walks_the_pilot_with_send_and_mes
     assert_ne!(ids[0], ids[1]);
     let accepted = kit.ok("task-accept-result", json!({"id": p.task})).await;
     assert_eq!(accepted["task"]["status"], "accepted");
+    assert_eq!(accepted["task"]["evidenceLevel"], "human-acceptance");
     // The finished card's seat (its OpenCode, its session) is let go.
     let seats = kit.host.externals().opencode();
     kit.until("the accepted card's seat is let go", || {

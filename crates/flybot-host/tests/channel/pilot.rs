@@ -173,12 +173,45 @@ async fn complete_collaboration_the_pilot_on_the_fake_opencode_ends_result_ready
         .cloned()
         .unwrap();
     assert_eq!(card["status"], "result-ready");
+    assert_eq!(card["evidenceLevel"], "offline-mock", "{card}");
+    assert_eq!(run.report_now().evidence_level_number, 1);
     let (status, accepted) = kit
         .post("task-accept-result", json!({"id": run.task_id}))
         .await;
     assert_eq!(status, 200, "{accepted}");
     assert_eq!(accepted["task"]["status"], "accepted");
+    // A person accepted the independently verified result: level 4, with
+    // the runtime's own level kept beside it.
+    assert_eq!(accepted["task"]["evidenceLevel"], "human-acceptance");
+    let report = run.report_now();
+    assert_eq!(report.evidence_level_number, 4);
+    assert_eq!(report.outcome, "accepted");
+    let value = serde_json::to_value(&report).unwrap();
+    assert_eq!(value["evidenceLevel"], "human-acceptance");
+    assert_eq!(value["runtimeEvidenceLevel"], "offline-mock");
+    assert!(
+        report
+            .skipped_boundaries
+            .iter()
+            .all(|line| !line.contains("(level 4)")),
+        "{:?}",
+        report.skipped_boundaries
+    );
     run.host.begin_stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn completion_evidence_accept_as_person_makes_the_pilot_report_level_4() {
+    let home = tempfile::tempdir().unwrap();
+    let run = pilot(PilotRuntime::Fake, home.path()).await;
+    run.accept_as_person().await.unwrap();
+    let report = run.report_now();
+    assert_eq!(report.evidence_level_number, 4);
+    assert_eq!(report.raw_status["cardEvidenceLevel"], "human-acceptance");
+    // A second acceptance is refused: the card is already accepted.
+    assert!(run.accept_as_person().await.is_err());
+    run.host.begin_stop();
+    drop(home);
 }
 
 #[tokio::test(flavor = "multi_thread")]

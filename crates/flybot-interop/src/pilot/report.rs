@@ -5,29 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// The contract's four evidence levels, kept apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EvidenceLevel {
-    /// Scripted peers, the fake OpenCode.
-    OfflineMock,
-    /// A real `opencode serve` driven by the mock model.
-    RealProcessInterface,
-    /// Bot A and a real `opencode serve` both on a real model (a loopback
-    /// endpoint). It says what the model did; a person's acceptance
-    /// (level 4) stays separate.
-    RealModelCollaboration,
-}
-
-impl EvidenceLevel {
-    pub fn number(self) -> u8 {
-        match self {
-            EvidenceLevel::OfflineMock => 1,
-            EvidenceLevel::RealProcessInterface => 2,
-            EvidenceLevel::RealModelCollaboration => 3,
-        }
-    }
-}
+/// The contract's four evidence levels, kept apart (shared with the card).
+pub use flybot_protocol::evidence::EvidenceLevel;
 
 /// The report, as written to `--report FILE`.
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +14,10 @@ impl EvidenceLevel {
 pub struct PilotReport {
     pub evidence_level: EvidenceLevel,
     pub evidence_level_number: u8,
+    /// The level the runtime ran at, once a person's acceptance made the
+    /// report level 4; absent before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_evidence_level: Option<EvidenceLevel>,
     /// Level 3's model: its id, endpoint, file and the file's SHA-256
     /// (absent on levels 1 and 2, which run on the mock).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,6 +39,23 @@ pub struct PilotReport {
     pub isolation: Value,
     pub skipped_boundaries: Vec<String>,
     pub wall_ms: u64,
+}
+
+/// `report` once a person accepted its result (level 4): the runtime's
+/// level kept beside it, the outcome `accepted`, and the level-4 boundary
+/// no longer skipped.
+pub fn accepted_report(report: &PilotReport) -> PilotReport {
+    let mut accepted = report.clone();
+    if report.evidence_level != EvidenceLevel::HumanAcceptance {
+        accepted.runtime_evidence_level = Some(report.evidence_level);
+    }
+    accepted.evidence_level = EvidenceLevel::HumanAcceptance;
+    accepted.evidence_level_number = EvidenceLevel::HumanAcceptance.number();
+    accepted.outcome = "accepted".to_owned();
+    accepted
+        .skipped_boundaries
+        .retain(|line| !line.starts_with("human acceptance (level 4)"));
+    accepted
 }
 
 /// The boundaries a pilot run never crosses, named in every report.

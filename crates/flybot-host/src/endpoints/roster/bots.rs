@@ -19,10 +19,10 @@ use flybot_core::roster::delete_bot::delete_bot;
 use flybot_core::roster::update_bot::{BotUpdate, clean_role, update_bot};
 use flybot_core::roster::{RosterWrite, RosterWrites, managed_bot};
 use flybot_core::tasks::approval::after_holds;
-use flybot_protocol::ApiError;
 use flybot_protocol::answers::{BotAnswer, BotDeleted, MainSet};
 use flybot_protocol::channel::{ById, CreateBot, DuplicateBot, SetMain, UpdateBot};
 use flybot_protocol::state::{Bot, TeamState};
+use flybot_protocol::{ApiError, HarnessId};
 use flybot_store::Change;
 use serde_json::Value;
 
@@ -94,7 +94,13 @@ pub async fn create(
                 bot.role = Some(role);
             }
             bot.thinking = req.thinking;
-            if bot.external.is_some() || bot.role.is_some() || bot.thinking.is_some() {
+            // The default harness is no tier (#874): the record carries none.
+            bot.harness = req.harness.filter(|tier| *tier != HarnessId::Default);
+            if bot.external.is_some()
+                || bot.role.is_some()
+                || bot.thinking.is_some()
+                || bot.harness.is_some()
+            {
                 change.put_bot(&bot);
             }
             Ok(bot)
@@ -125,6 +131,7 @@ pub async fn update(
     update.external = req.external.as_ref().map(checked_external).transpose()?;
     update.role = req.role.as_deref().map(clean_role).transpose()?;
     update.thinking = req.thinking;
+    update.harness = req.harness;
     let bot = board
         .team()
         .mutate(journal_actor(actor), |change| {

@@ -137,6 +137,7 @@ pub(super) async fn project_result(
                             &seat.credential,
                             ExecutionObservation::Result {
                                 summary: &check.sentence,
+                                evidence_level: seat.evidence_level,
                             },
                         )
                         .await

@@ -39,6 +39,7 @@ use flybot_interop::opencode::{
 };
 use flybot_interop::project::{self, Files};
 use flybot_protocol::FailureCode;
+use flybot_protocol::evidence::EvidenceLevel;
 use flybot_protocol::state::{TaskStatus, TeamState};
 use launcher::Started;
 use std::collections::HashMap;
@@ -80,6 +81,10 @@ pub struct Seat {
     settling: std::sync::atomic::AtomicBool,
     /// The secret its observations present to the execution seam.
     credential: execution::ExecutionCredential,
+    /// The evidence level its verified result records on the card (#198):
+    /// 1 on the fake, 2 on the real runtime driven by the mock model, 3 on
+    /// the real runtime on a real model.
+    evidence_level: EvidenceLevel,
 }
 
 impl Seat {
@@ -353,6 +358,7 @@ impl OpenCodeSeats {
             )
         });
         let endpoint = self.endpoint_for(rounds, &model).await.map_err(start)?;
+        let on_mock = self.mocks.lock().await.contains_key(&model);
         let root = seat_root(rounds, &turn.bot_id, &card.id);
         let workspace = root.join("workspace");
         let baseline = seed_workspace(&workspace, spec).map_err(start)?;
@@ -365,6 +371,13 @@ impl OpenCodeSeats {
         )
         .await
         .map_err(start)?;
+        let evidence_level = if runtime.fake_requests().is_some() {
+            EvidenceLevel::OfflineMock
+        } else if on_mock {
+            EvidenceLevel::RealProcessInterface
+        } else {
+            EvidenceLevel::RealModelCollaboration
+        };
         let client = OpenCodeClient::new(&runtime.base).map_err(|e| start(e.to_string()))?;
         let doc = client.doc().await.map_err(|e| start(e.to_string()))?;
         let check = check_doc_against(&doc, &runtime.pin);
@@ -410,6 +423,7 @@ impl OpenCodeSeats {
             cancel_observed: Default::default(),
             settling: Default::default(),
             credential,
+            evidence_level,
         });
         lock(&self.bindings).insert(card.id.clone(), binding);
         lock(&self.seats).insert(key, seat.clone());

@@ -37,6 +37,10 @@ export async function show(main, ctx, { botId }) {
   const thinkingBox = h('select', { id: 'bot-thinking' }, bot?.thinking ? [] : h('option', { value: '' }, "The model's own"), levels.map(([v, t]) => h('option', { value: v }, t)));
   thinkingBox.value = bot?.thinking || '';
   const thinking = field(fields, 'thinking', 'Thinking', thinkingBox, 'How hard the model thinks, where it can be told.');
+  const tiers = [['default', 'Default'], ['lite', 'Lite'], ['medium', 'Medium'], ['heavy', 'Heavy']];
+  const harnessBox = h('select', { id: 'bot-harness' }, tiers.map(([v, t]) => h('option', { value: v }, t)));
+  harnessBox.value = bot?.harness || 'default';
+  const harness = field(fields, 'harness', 'Harness', harnessBox, 'The tier its turns are counted under on the Usage screen. Tier budgets are declared, not yet enforced.');
   const instructionsBox = h('textarea', { id: 'bot-instructions', rows: '6' });
   instructionsBox.value = bot?.instructions || '';
   const instructions = field(fields, 'instructions', 'Instructions', instructionsBox, 'What this Bot is for and how it should work.');
@@ -116,6 +120,7 @@ export async function show(main, ctx, { botId }) {
     name,
     model,
     thinking,
+    harness,
     instructions,
     role,
     mainField,
@@ -135,6 +140,7 @@ export async function show(main, ctx, { botId }) {
         role: fields.role.control.value.trim(),
       };
       if (thinkingBox.value) body.thinking = thinkingBox.value;
+      if (harnessBox.value !== (bot?.harness || 'default')) body.harness = harnessBox.value;
       const ext = externalValue();
       if (ext && JSON.stringify(ext) !== JSON.stringify(external)) body.external = ext;
       let id = bot?.id;

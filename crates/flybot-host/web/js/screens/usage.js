@@ -1,4 +1,4 @@
-// Usage (#/usage, #903): the ledger's rows for the person's own Bots (`usage {botId?}`), summed per day and Bot: calls, tokens and wall time.
+// Usage (#/usage, #903): the ledger's rows for the person's own Bots (`usage {botId?}`), summed per harness tier (#874) and per day and Bot: calls, tokens and wall time.
 
 import { h, svg, replace } from '../dom.js';
 
@@ -102,6 +102,43 @@ function table(rows, botName) {
   );
 }
 
+const HARNESS_ORDER = ['default', 'lite', 'medium', 'heavy'];
+
+/** One row per harness tier the rows ran under (#874): calls, tool calls per call, tokens, wall time. */
+function byHarness(rows) {
+  const groups = group(rows, (r) => r.harness || 'default');
+  const rank = (k) => (HARNESS_ORDER.includes(k) ? HARNESS_ORDER.indexOf(k) : HARNESS_ORDER.length);
+  const keys = [...groups.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const num = (text) => h('td', { class: 'num' }, text);
+  return h(
+    'div',
+    { class: 'table-wrap', role: 'region', 'aria-label': 'Usage per harness', tabindex: '0' },
+    h(
+      'table',
+      { id: 'usage-by-harness' },
+      h('caption', {}, 'Per harness'),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Harness'), ...['Calls', 'Tool calls', 'Input tokens', 'Output tokens', 'Wall time'].map((t) => h('th', { scope: 'col', class: 'num' }, t)))),
+      h(
+        'tbody',
+        {},
+        keys.map((key) => {
+          const list = groups.get(key);
+          return h(
+            'tr',
+            { 'data-harness': key },
+            h('th', { scope: 'row' }, key[0].toUpperCase() + key.slice(1)),
+            num(String(list.length)),
+            num(String(list.reduce((a, r) => a + (r.toolCalls || 0), 0))),
+            num(tokens(list, 'inputTokens')),
+            num(tokens(list, 'outputTokens')),
+            num(duration(list.reduce((a, r) => a + (r.wallMs || 0), 0))),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
 export async function show(main, ctx) {
   const bots = (ctx.team.state?.bots || []).filter((b) => !b.hidden);
   const botName = (id) => bots.find((b) => b.id === id)?.name || id;
@@ -119,7 +156,7 @@ export async function show(main, ctx) {
         {},
         `${rows.length} calls · input tokens ${tokens(rows, 'inputTokens')} · output tokens ${tokens(rows, 'outputTokens')} · wall time ${duration(rows.reduce((a, r) => a + (r.wallMs || 0), 0))}`,
       );
-      replace(body, totals, chart(rows), table(rows, botName));
+      replace(body, totals, chart(rows), byHarness(rows), table(rows, botName));
     } catch (refusal) {
       replace(body, h('p', { class: 'form-error', role: 'alert' }, refusal.message));
     }

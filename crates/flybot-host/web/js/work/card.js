@@ -3,6 +3,7 @@
 import { h, replace, when } from '../dom.js';
 import { preview, readable } from './text.js';
 import { attempt, field, alertLine, select } from './ui.js';
+import { evidenceBadge } from './evidence.js';
 
 const STATUS_LABEL = {
   open: 'Open',
@@ -62,6 +63,7 @@ export function cardTile(task, state, onOpen, onMove = null) {
       h('span', { class: `w-prio w-prio-tag-${priority}` }, priority),
       h('span', { class: `w-status w-status-${task.status}` }, STATUS_LABEL[task.status] || task.status),
       waitWord(task) ? h('span', { class: 'w-wait' }, waitWord(task)) : null,
+      evidenceBadge(task),
     ),
     progressBar(task),
     h(

@@ -1,0 +1,39 @@
+// Issue 37 (#874 Step 1, #903): the Bot form picks a harness tier, and the
+// Usage screen groups the ledger's calls by the harness each turn ran under.
+'use strict';
+
+const { test, expect, open } = require('../fixtures');
+
+async function chat(page, host, bot, text) {
+  await open(page, host, `#/bot/${bot.id}`);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+  // The offline mock's answer (crates/flybot-agent/src/model/mock.rs).
+  await expect(page.getByRole('main').getByText(new RegExp(`\\(mock model\\) I received: ${text}`))).toBeVisible();
+}
+
+test('the Bot form picks a tier and Usage groups calls per harness', async ({ page, host }) => {
+  await host.api.state();
+  const plain = await host.api.createBot('Plain');
+  const light = await host.api.createBot('Light');
+
+  await open(page, host, `#/bot/${light.id}/edit`);
+  const tier = page.getByLabel('Harness');
+  await expect(tier).toHaveValue('default');
+  await tier.selectOption('lite');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.waitForURL(new RegExp(`#/bot/${light.id}$`));
+  await page.goto(`${host.url}/#/bot/${light.id}/edit`);
+  await expect(page.getByLabel('Harness')).toHaveValue('lite');
+
+  await chat(page, host, plain, 'Hello plain');
+  await chat(page, host, light, 'Hello light');
+
+  await page.getByRole('navigation').first().getByRole('link', { name: 'Usage' }).click();
+  const table = page.getByRole('table', { name: 'Per harness' });
+  await expect(table.getByRole('row', { name: /Default/ })).toBeVisible();
+  await expect(table.getByRole('row', { name: /Lite/ })).toBeVisible();
+  await expect(table.getByRole('row', { name: /Heavy/ })).toHaveCount(0);
+  await page.screenshot({ path: '/tmp/harness-usage.png', fullPage: true });
+});
