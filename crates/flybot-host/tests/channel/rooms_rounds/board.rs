@@ -181,7 +181,10 @@ async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
             .filter(|text| text.contains("Post the decision comment"))
             .count()
     };
-    kit.until("the first reminder", || reminders(&kit) == 1)
+    // The paused clock may jump to the drive's next timer while the writer
+    // thread fsyncs, so the second reminder may already be out when the
+    // test looks: the cap is what is asserted, after an hour.
+    kit.until("the first reminder", || reminders(&kit) >= 1)
         .await;
     // Each reminder that went out is counted on the card, so the cap
     // holds after a restart (the drive's own count is process memory).
@@ -192,8 +195,10 @@ async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
                 .map(|wb| wb.wakes)
         })
     };
-    kit.until("the first reminder is counted", || wakes(&kit) == Some(1))
-        .await;
+    kit.until("the first reminder is counted", || {
+        wakes(&kit).is_some_and(|n| n >= 1)
+    })
+    .await;
     tokio::time::sleep(Duration::from_secs(60 * 60)).await;
     assert_eq!(reminders(&kit), 2, "reminders stop after two");
     assert_eq!(wakes(&kit), Some(2));
