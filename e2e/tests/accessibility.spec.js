@@ -29,6 +29,10 @@ test.beforeAll(async () => {
   room = await host.api.createRoom('Crew', [bot.id, helper.id]);
   await host.api.send({ roomId: room.id }, '@Helper hello there');
   await host.api.call('task-create', { botId: helper.id, title: 'Check the release notes', roomId: room.id });
+  // A finished card (its Archive on the board) and a saved key (the connector form's key variables).
+  const done = (await host.api.call('task-create', { botId: helper.id, title: 'Tag the release' })).task;
+  await host.api.call('task-cancel', { id: done.id });
+  await host.api.call('secret-set', { name: 'SERVICE_KEY', value: 'a11y-key-value', scope: 'all' });
   await host.api.send({ botId: bot.id }, 'Please run the greeting');
 });
 test.afterAll(async () => {
@@ -81,6 +85,40 @@ for (const [name, hash, drawn] of screens) {
         expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
         const file = `${name.replace(/\W+/g, '-')}-${width}-${theme}.png`;
         await page.screenshot({ path: path.join(SHOTS, file) });
+        await expectAccessible(page, `${name} (${width} px, ${theme})`);
+      });
+    }
+  }
+}
+
+// Issue 31: the controls a screen shows only once asked, opened: the card's
+// moves made for the Bot, a finished card's Archive, the connector form's
+// key variable and the question before a key is deleted.
+const opened = [
+  ['board card with its moves for the Bot', '#/board', async (page) => {
+    await expect(page.getByRole('button', { name: 'Archive Tag the release: take it off the Done column' })).toBeVisible();
+    await page.getByRole('button', { name: 'Check the release notes' }).click();
+    const card = page.getByRole('dialog', { name: 'Check the release notes' });
+    await card.getByText('Move it for the Bot').click();
+    await expect(card.getByRole('button', { name: 'Claim for the Bot' })).toBeVisible();
+  }],
+  ['settings with a key variable and a question open', '#/settings', async (page) => {
+    const section = page.getByRole('region', { name: 'Connectors and keys' });
+    await section.getByRole('button', { name: 'Add a variable from a saved key' }).click();
+    await section.getByRole('button', { name: 'Delete SERVICE_KEY' }).click();
+    await expect(section.getByRole('group', { name: 'Delete SERVICE_KEY?' })).toBeVisible();
+    await expect(section.getByLabel('Variable 1 saved key')).toBeVisible();
+  }],
+];
+for (const [name, hash, show] of opened) {
+  for (const [width, height] of widths) {
+    for (const theme of ['light', 'dark']) {
+      test(`accessibility: the ${name} at ${width} px, ${theme}`, async ({ page }) => {
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme: theme });
+        await openAt(page, hash, width);
+        await show(page);
+        await page.screenshot({ path: path.join(SHOTS, `${name.replace(/\W+/g, '-')}-${width}-${theme}.png`) });
         await expectAccessible(page, `${name} (${width} px, ${theme})`);
       });
     }

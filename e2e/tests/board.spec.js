@@ -1,7 +1,9 @@
 // Issue 12, "Tests in a real browser", and issue 31, "The board asks the
 // host what a person may do": a card made on the page, worked by its Bot
-// (the Bot's moves are the Bot's, never offered to the person), its result
-// accepted by dragging it to Done, where it stays in sight.
+// (the Bot's moves are the Bot's: a person finds them only folded under
+// "Move it for the Bot", where the host takes them from the requester,
+// #54), its result accepted by dragging it to Done, where it stays in
+// sight; a finished card archived off the Done column.
 'use strict';
 
 const { test, expect, open } = require('../fixtures');
@@ -22,13 +24,13 @@ test('a card made on the page, worked by its Bot, is dragged to Done and stays t
   await expect(form).toBeHidden();
   await expect(column('Not started').getByRole('button', { name: 'Write the launch note', exact: true })).toBeVisible();
 
-  // The person is not offered the Bot's moves: no Accept, no Start.
+  // The Bot's moves are not the person's to do: folded away, apart.
   await column('Not started').getByRole('button', { name: 'Write the launch note', exact: true }).click();
   const card = page.getByRole('dialog', { name: 'Write the launch note' });
   await expect(card.getByText('Writer picks this card up and starts it')).toBeVisible();
   await expect(card.getByRole('button', { name: 'Cancel task' })).toBeVisible();
-  await expect(card.getByRole('button', { name: 'Accept', exact: true })).toHaveCount(0);
-  await expect(card.getByRole('button', { name: 'Start', exact: true })).toHaveCount(0);
+  await expect(card.getByRole('button', { name: 'Claim for the Bot' })).toBeHidden();
+  await expect(card.getByRole('button', { name: 'Start for the Bot' })).toHaveCount(0);
   await card.getByRole('button', { name: 'Close' }).click();
 
   // The Bot's moves (here through the channel, as the Bot's tool would).
@@ -119,4 +121,50 @@ test("a card's wakes show in its Bot's chat as one muted line naming the card", 
   await expect(main.locator('.msg.user')).toHaveCount(0);
   await expect(main.getByText('FlyBot', { exact: true })).toHaveCount(0);
   await page.screenshot({ path: '/tmp/wake-line.png' });
+});
+
+test('a card moved for the Bot from its fold, accepted, then archived off the Done column and still in the whole archive', async ({ page, host }) => {
+  await host.api.state();
+  const writer = await host.api.createBot('Writer');
+  const { task } = await host.api.call('task-create', { botId: writer.id, title: 'Draft the FAQ' });
+  await open(page, host, '#/board');
+  const main = page.getByRole('main');
+  const column = (name) => main.getByRole('region', { name: new RegExp(`^${name}`) });
+  const openCard = async (where) => {
+    await column(where).getByRole('button', { name: 'Draft the FAQ', exact: true }).click();
+    return page.getByRole('dialog', { name: 'Draft the FAQ' });
+  };
+
+  // Claim, start and return, each where the host takes it from the requester.
+  let card = await openCard('Not started');
+  await card.getByText('Move it for the Bot').click();
+  await card.getByRole('button', { name: 'Claim for the Bot' }).click();
+  // The fold stays open across the redraw after each move.
+  await card.getByRole('button', { name: 'Start for the Bot' }).click();
+  await card.getByLabel('Result summary').fill('Ten questions answered.');
+  await card.getByRole('button', { name: 'Return the result' }).click();
+  await expect(card.getByRole('button', { name: 'Accept result' })).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Claim for the Bot' })).toHaveCount(0);
+  await card.getByRole('button', { name: 'Accept result' }).click();
+  await expect(card.getByRole('button', { name: 'Archive card' })).toBeVisible();
+  await card.getByRole('button', { name: 'Close' }).click();
+
+  // Archived from the Done column's tile, by keyboard.
+  const archive = column('Done').getByRole('button', { name: 'Archive Draft the FAQ: take it off the Done column' });
+  await archive.focus();
+  await page.keyboard.press('Enter');
+  await expect(column('Done').getByRole('button', { name: 'Draft the FAQ', exact: true })).toHaveCount(0);
+  await expect(main.getByRole('heading', { name: /^Done/ })).toBeFocused();
+  const row = (await host.api.call('tasks', { archive: true })).tasks.find((t) => t.id === task.id);
+  expect(row.status).toBe('accepted');
+  expect(typeof row.archivedAt).toBe('number');
+
+  // The whole archive still lists it, marked, with nothing left to do.
+  await main.getByRole('button', { name: 'Show all finished' }).click();
+  const tile = column('Done').locator(`[data-task-id="${task.id}"]`);
+  await expect(tile.getByText('Archived', { exact: true })).toBeVisible();
+  await expect(tile.getByRole('button', { name: /^Archive/ })).toHaveCount(0);
+  await page.screenshot({ path: '/tmp/board-archived.png' });
+  card = await openCard('Done');
+  await expect(card.getByText('This card is accepted and archived; nothing moves it again.')).toBeVisible();
 });

@@ -81,3 +81,47 @@ test('a down endpoint gets the sentence for its failure, and a removed provider 
   await expect(models.getByText('down removed.')).toBeVisible();
   await expect(models.getByRole('button', { name: 'Test connection for down-chat' })).toHaveCount(0);
 });
+
+test('a provider edited in Settings (base URL and model id) is applied at once, and the default model chosen there is what a new Bot gets', async ({ page, host }) => {
+  const second = await startMockModel([{ reply: { text: 'Hello from the second server.' } }]);
+  try {
+    await host.api.state();
+    await host.api.call('model-provider-set', {
+      name: 'local',
+      baseUrl: model.baseUrl,
+      models: [{ name: 'local-chat', model: 'first', contextWindow: 8000 }],
+    });
+    await open(page, host, '#/settings');
+    const models = page.getByRole('region', { name: 'Models' });
+
+    // Edit: a new base URL and model id, saved and applied with no restart.
+    await models.getByRole('button', { name: 'Edit local' }).click();
+    const form = models.getByRole('form', { name: 'Edit local' });
+    await form.getByLabel('Base URL').fill(second.baseUrl);
+    await form.getByLabel('Model id at the provider').fill('second');
+    await form.getByRole('button', { name: 'Save provider' }).click();
+    await expect(models.getByText('Saved; the next turn uses it.')).toBeVisible();
+    await expect(models.getByText(/local-chat \(second, 8,000 tokens\)/)).toBeVisible();
+    await expect(models.getByText(second.baseUrl, { exact: false })).toBeVisible();
+    await models.getByRole('button', { name: 'Test connection for local-chat' }).click();
+    await expect(models.getByText(/It answered “Hello from the second server\.” in \d+ ms\./)).toBeVisible();
+    let file = fs.readFileSync(path.join(host.home, 'config.toml'), 'utf8');
+    expect(file).toContain(`baseUrl = "${second.baseUrl}"`);
+    expect(file).toContain('model = "second"');
+
+    // The default model: chosen here, applied at once, written back.
+    const picker = models.getByRole('form', { name: 'Default model' });
+    await expect(picker.getByLabel('Default model')).toHaveValue('mock');
+    await picker.getByLabel('Default model').selectOption('local-chat');
+    await picker.getByRole('button', { name: 'Save default' }).click();
+    await expect(picker.getByText('local-chat is the default now; new Bots get it.')).toBeVisible();
+    await expect(models.getByText('local-chat (default)')).toBeVisible();
+    await models.screenshot({ path: '/tmp/models-default.png' });
+    file = fs.readFileSync(path.join(host.home, 'config.toml'), 'utf8');
+    expect(file).toContain('defaultModel = "local-chat"');
+    const bot = await host.api.createBot('Fresh');
+    expect(bot.model).toBe('local-chat');
+  } finally {
+    await second.stop();
+  }
+});

@@ -153,7 +153,7 @@ impl Host {
         let host = Host::new(store, config);
         host.connectors().restore();
         host.channels().restore();
-        let model = host.config().default_model.clone();
+        let model = host.config().models.default_model();
         if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
@@ -231,7 +231,7 @@ impl Host {
         let workflows = Workflows {
             board: board.clone(),
             home: config.home.clone(),
-            default_model: config.default_model.clone(),
+            models: config.models.clone(),
         };
         let waits = Arc::default();
         let book = ScheduleBook::new(
@@ -242,6 +242,7 @@ impl Host {
         );
         let secrets = crate::secrets::Secrets::open(&team, &config.home);
         read_model_keys(&config, &secrets);
+        adopt_default_model(&config);
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
         let memory = env.memory.clone();
@@ -534,4 +535,13 @@ fn follow_board(board: &Board, workflows: &Workflows) {
     crate::board::lease_clock::follow(board);
     crate::board::prune::follow(board);
     crate::workflows::beat::follow(workflows);
+}
+
+/// The configured default model becomes the registry's live one (issue 31:
+/// Settings changes it later with no restart). A name no route has keeps
+/// the mock, with a line in the log.
+fn adopt_default_model(config: &HostConfig) {
+    if let Err(e) = config.models.set_default_model(&config.default_model) {
+        tracing::warn!("the default model stays mock: {e}");
+    }
 }

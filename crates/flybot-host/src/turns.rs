@@ -79,7 +79,6 @@ impl HostTurns {
                 logs: logs.clone(),
                 recent: RecentLines::default(),
                 models: config.models.clone(),
-                default_model: config.default_model.clone(),
                 attachments: config.attachments.clone(),
             }),
             board: board.clone(),

@@ -56,7 +56,8 @@ pub async fn state_view(
     actor: &Actor,
     shared: crate::view_shared::SharedSurfaces<'_>,
 ) -> Result<Value, ApiError> {
-    crate::bootstrap::first_main_bot(team, &config.default_model).await?;
+    let default_model = config.models.default_model();
+    crate::bootstrap::first_main_bot(team, &default_model).await?;
     let (secrets, connectors) = shared.rows(actor);
     let store = team.store();
     let read_only = match store.status() {
@@ -66,7 +67,7 @@ pub async fn state_view(
         }),
     };
     store.read(|state| {
-        let mut view = narrowed(state, actor, &config.default_model, &config.models);
+        let mut view = narrowed(state, actor, &default_model, &config.models);
         view.revision = store.revision();
         view.work = crate::turns::work_view(sessions, state, actor);
         view.work["rooms"] = speakers_view(logs, sessions, state, actor);

@@ -56,11 +56,19 @@ pub enum Column {
 
 /// A move a person may make on a card, as its row carries it (issue 31):
 /// decided by `flybot_core::tasks::moves::moves_for`, drawn by the page and
-/// nothing else. The Bot's own moves (claim, start, return, ask) are the
-/// Bot's and are never a person's move here.
+/// nothing else. Claim, start and return are the requester's moves by #54
+/// as well as the Bot's own (`track_tasks`): the host takes them from the
+/// requester, so the row offers them to the requester too, and the page
+/// draws them apart, as moves made for the Bot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TaskMove {
+    /// `task-accept`: open → claimed, for the Bot.
+    Claim,
+    /// `task-start`: claimed → working, for the Bot.
+    Start,
+    /// `task-return {summary}`: working → result-ready, for the Bot.
+    Return,
     /// `task-accept-result`: result-ready → accepted (the Done column).
     AcceptResult,
     /// `task-send-back {note}`: result-ready → working, with a rework card.
@@ -71,26 +79,37 @@ pub enum TaskMove {
     Cancel,
     /// `task-update {priority, progress, note}` on an unfinished card.
     Edit,
+    /// `task-archive`: a finished card leaves the Done column for the
+    /// archive (issue 31).
+    Archive,
 }
 
 impl TaskMove {
     /// Every move, in the order a card draws them.
-    pub const ALL: [TaskMove; 5] = [
+    pub const ALL: [TaskMove; 9] = [
+        TaskMove::Claim,
+        TaskMove::Start,
+        TaskMove::Return,
         TaskMove::AcceptResult,
         TaskMove::SendBack,
         TaskMove::Answer,
         TaskMove::Edit,
         TaskMove::Cancel,
+        TaskMove::Archive,
     ];
 
     /// The wire spelling (`"accept-result"`).
     pub fn as_str(self) -> &'static str {
         match self {
+            TaskMove::Claim => "claim",
+            TaskMove::Start => "start",
+            TaskMove::Return => "return",
             TaskMove::AcceptResult => "accept-result",
             TaskMove::SendBack => "send-back",
             TaskMove::Answer => "answer",
             TaskMove::Cancel => "cancel",
             TaskMove::Edit => "edit",
+            TaskMove::Archive => "archive",
         }
     }
 }
@@ -317,6 +336,11 @@ pub struct TaskFields {
     /// 1 to 3 as the runtime ran, 4 once a person accepted it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_level: Option<crate::evidence::EvidenceLevel>,
+    /// When a person archived the finished card (issue 31, `task-archive`):
+    /// it leaves the board's Done slice (`tasks {archive, limit}`) and stays
+    /// in the whole archive (`tasks {archive}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<u64>,
 }
 
 /// `recovery: uncertain` beside the card's status (#198, "Lost connection
@@ -390,6 +414,7 @@ pub const TASK_FIELD_KEYS: [&str; 30] = [
     "origin",
     "recovery",
     "evidenceLevel",
+    "archivedAt",
 ];
 
 impl TaskFields {
@@ -554,6 +579,7 @@ mod tests {
                 decided_at: None,
             }),
             evidence_level: Some(crate::evidence::EvidenceLevel::RealProcessInterface),
+            archived_at: Some(2),
         };
         let Value::Object(map) = serde_json::to_value(&full).unwrap() else {
             panic!("an object");

@@ -155,6 +155,9 @@ pub struct ProviderRegistry {
     secrets: Arc<OnceLock<SecretLookup>>,
     /// Bots with a `test-model` running: one at a time each (#409).
     tests_running: Mutex<HashSet<String>>,
+    /// The host's default model (config.toml's `defaultModel`), live: a
+    /// new Bot gets it, and Settings changes it with no restart (issue 31).
+    default_model: RwLock<String>,
 }
 
 impl std::fmt::Debug for ProviderRegistry {
@@ -187,7 +190,25 @@ impl ProviderRegistry {
             declared: RwLock::default(),
             secrets: Arc::default(),
             tests_running: Mutex::default(),
+            default_model: RwLock::new(MOCK_MODEL.to_owned()),
         }
+    }
+
+    /// The host's default model now.
+    pub fn default_model(&self) -> String {
+        read(&self.default_model).clone()
+    }
+
+    /// Makes `model` the default; refused, and nothing changed, when no
+    /// route has that name.
+    pub fn set_default_model(&self, model: &str) -> Result<(), ModelConfigError> {
+        if !read(&self.routes).contains_key(model) {
+            return Err(ModelConfigError(format!(
+                "There is no model named {model}; pick one of the models Settings lists."
+            )));
+        }
+        *write(&self.default_model) = model.to_owned();
+        Ok(())
     }
 
     /// The mock plus every model `config` declares.

@@ -9,6 +9,7 @@
 //! leaves the team byte-identical.
 
 pub mod approval;
+pub mod archive;
 pub mod audit;
 pub mod board;
 pub mod claim;

@@ -1,14 +1,17 @@
 //! What a person may do to a card (issue 31): `moves_for` reads the state
-//! machine (#54, #202, #207, #1730) and the board's update rule (#1058) once,
-//! and every surface that offers a move (the `tasks` rows, the state view's
-//! cards, the project board) carries its answer, so a page never keeps a
-//! copy of the machine that could disagree with the host.
+//! machine (#54, #202, #207, #1730), the board's update rule (#1058) and the
+//! archive (`archive`) once, and every surface that offers a move (the
+//! `tasks` rows, the state view's cards, the project board) carries its
+//! answer, so a page never keeps a copy of the machine that could disagree
+//! with the host.
 //!
-//! The Bot's own moves (claim, start, return a result, ask) are the Bot's:
-//! the task drive wakes it to make them through `track_tasks`, so they are
-//! never offered to a person here, even though the channel still takes them
-//! from the requester (#54) for tooling.
+//! Claim, start and return are the requester's moves by #54 (every move
+//! after create is), and the host takes them from the requester; the task
+//! drive also wakes the Bot to make them itself through `track_tasks`. One
+//! rule for both: they are offered exactly where the host takes them, and
+//! the page draws them apart, as moves a person makes for the Bot.
 
+use super::archive::may_archive;
 use super::machine::{edge, is_requester};
 use crate::access::{Actor, may_manage_bot};
 use flybot_protocol::state::{Task, TaskStatus, TeamState};
@@ -19,30 +22,33 @@ use flybot_protocol::task::{TaskFields, TaskMove, WaitingFor};
 /// and refused by its endpoint is a bug in one of the two.
 pub fn moves_for(task: &Task, viewer: &Actor, state: &TeamState) -> Vec<TaskMove> {
     if task.status.is_terminal() {
-        return Vec::new();
+        return if may_archive(state, viewer, task) {
+            vec![TaskMove::Archive]
+        } else {
+            Vec::new()
+        };
     }
     let requester = is_requester(state, viewer, task);
     let bot_owner = state
         .bots
         .get(&task.bot_id)
         .is_some_and(|bot| may_manage_bot(viewer, bot));
+    let along =
+        |from: TaskStatus, to: TaskStatus| requester && task.status == from && edge(from, to);
     TaskMove::ALL
         .into_iter()
         .filter(|m| match m {
-            TaskMove::AcceptResult => {
-                requester
-                    && task.status == TaskStatus::ResultReady
-                    && edge(task.status, TaskStatus::Accepted)
-            }
-            TaskMove::SendBack => {
-                requester
-                    && task.status == TaskStatus::ResultReady
-                    && edge(task.status, TaskStatus::Working)
-            }
+            TaskMove::Claim => along(TaskStatus::Open, TaskStatus::Claimed),
+            TaskMove::Start => along(TaskStatus::Claimed, TaskStatus::Working),
+            TaskMove::Return => along(TaskStatus::Working, TaskStatus::ResultReady),
+            TaskMove::AcceptResult => along(TaskStatus::ResultReady, TaskStatus::Accepted),
+            TaskMove::SendBack => along(TaskStatus::ResultReady, TaskStatus::Working),
             TaskMove::Answer => requester && answerable(task),
             // `task-update` is the requester's or the Bot's owner's (#1058).
             TaskMove::Edit => requester || bot_owner,
             TaskMove::Cancel => requester && edge(task.status, TaskStatus::Cancelled),
+            // Only a finished card is archived; this one is not.
+            TaskMove::Archive => false,
         })
         .collect()
 }
@@ -65,7 +71,7 @@ mod tests {
     use super::super::fixture::{member, task, team, with_fields};
     use super::super::{board, input, machine, rework};
     use super::*;
-    use TaskMove::{AcceptResult, Answer, Cancel, Edit, SendBack};
+    use TaskMove::{AcceptResult, Answer, Archive, Cancel, Claim, Edit, Return, SendBack, Start};
     use flybot_protocol::task::{InputRequest, Priority};
     use flybot_protocol::task_requests::TaskUpdate;
 
@@ -109,6 +115,12 @@ mod tests {
             ("cancelled", task("t", TaskStatus::Cancelled)),
             ("failed", task("t", TaskStatus::Failed)),
             (
+                "archived",
+                with_fields(task("t", TaskStatus::Accepted), |f| {
+                    f.archived_at = Some(2);
+                }),
+            ),
+            (
                 "result-ready, asked by member-b",
                 requested_by(task("t", TaskStatus::ResultReady), Some("member-b")),
             ),
@@ -142,18 +154,20 @@ mod tests {
     fn the_table_of_cards_and_viewers_issue_31() {
         let a = "member-a (host owner, owns the Bot)";
         let table: &[(&str, &str, &[TaskMove])] = &[
-            ("open", a, &[Edit, Cancel]),
+            ("open", a, &[Claim, Edit, Cancel]),
             ("open", "member-b", &[]),
-            ("claimed", "single owner", &[Edit, Cancel]),
-            ("working", a, &[Edit, Cancel]),
+            ("claimed", "single owner", &[Start, Edit, Cancel]),
+            ("working", a, &[Return, Edit, Cancel]),
             ("result-ready", a, &[AcceptResult, SendBack, Edit, Cancel]),
             ("result-ready", "member-b", &[]),
             ("asked", a, &[Answer, Edit, Cancel]),
             ("asked, a send held", a, &[Edit, Cancel]),
             ("held for approval", a, &[Edit, Cancel]),
-            ("accepted", a, &[]),
-            ("cancelled", "single owner", &[]),
-            ("failed", a, &[]),
+            ("accepted", a, &[Archive]),
+            ("accepted", "member-b", &[]),
+            ("cancelled", "single owner", &[Archive]),
+            ("failed", a, &[Archive]),
+            ("archived", a, &[]),
             // The requester decides; the Bot's owner only edits (#1058).
             (
                 "result-ready, asked by member-b",
@@ -169,6 +183,7 @@ mod tests {
             ),
             ("result-ready, no requester", "member-b", &[]),
             ("working, no requester", "member-b", &[]),
+            ("working, no requester", a, &[Return, Edit, Cancel]),
         ];
         for (card, viewer, want) in table {
             assert_eq!(moves(card, viewer), *want, "{card} for {viewer}");
@@ -215,6 +230,10 @@ mod tests {
 
     fn rule(state: &TeamState, actor: &Actor, m: TaskMove) -> Result<(), String> {
         let out = match m {
+            Claim => machine::accept(state, actor, "t", 5),
+            Start => machine::start(state, actor, "t", 5),
+            Return => machine::return_result(state, actor, "t", "Done.", 5),
+            Archive => super::super::archive::archive(state, actor, "t", 5),
             AcceptResult => machine::accept_result(state, actor, "t", "x", 5),
             SendBack => rework::send_back(state, actor, "t", "again", "t-2", "x", 5),
             Answer => input::answer_input(state, actor, "t", "q-1", "Blue", 5),

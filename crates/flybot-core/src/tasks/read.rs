@@ -3,7 +3,9 @@
 //! (through `createdBy`); `{roomId}` is the group view, open to the room's
 //! human admin and the owner of its admin Bot. The default read is active
 //! work; `{archive: true}` adds the finished rows; `{archive: true, limit: N}`
-//! is the newest N finished rows only, after the `botId` / `roomId` filter.
+//! is the newest N finished rows only, after the `botId` / `roomId` filter,
+//! less the cards a person archived (issue 31), which only the whole
+//! archive lists.
 
 use super::machine::status_word;
 use super::moves::moves_for;
@@ -187,7 +189,9 @@ pub fn select<'a>(
     let (mut active, mut finished): (Vec<&Task>, Vec<&Task>) =
         visible.partition(|t| !t.status.is_terminal());
     if let Some(limit) = query.limit {
-        // The newest N finished rows and no active ones (#1252).
+        // The newest N finished rows and no active ones (#1252); an
+        // archived card has left this Done slice (issue 31).
+        finished.retain(|t| !t.extra.contains_key("archivedAt"));
         if finished.len() > limit {
             finished.select_nth_unstable_by_key(limit - 1, |t| finished_key(t));
             finished.truncate(limit);

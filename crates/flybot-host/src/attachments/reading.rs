@@ -30,12 +30,13 @@ pub struct Readers<'a> {
 }
 
 impl<'a> Readers<'a> {
-    /// The readers of a host.
-    pub fn of(config: &'a crate::HostConfig) -> Readers<'a> {
+    /// The readers of a host, with its default model now (it changes
+    /// live from Settings, issue 31).
+    pub fn of(config: &'a crate::HostConfig, default_model: &'a str) -> Readers<'a> {
         Readers {
             home: &config.home,
             models: &config.models,
-            default_model: &config.default_model,
+            default_model,
             config: &config.attachments,
         }
     }

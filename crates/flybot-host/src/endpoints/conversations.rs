@@ -24,11 +24,15 @@ route_table! {
     "model-provider-remove" => |host, caller, body| {
         typed(host_info::models::settings(&host).remove(caller.require()?, parse(body)?))
     };
+    "model-default-set" => |host, caller, body| {
+        typed(host_info::models::settings(&host).set_default(caller.require()?, parse(body)?))
+    };
     // A Bot's own chat (#642, #1509), or a room's channel with a roomId
     // (issue 5).
     "send" => |host, caller, body| {
         let (actor, acks) = (caller.require()?, host.busy_acks());
-        let readers = crate::attachments::reading::Readers::of(host.config());
+        let default_model = host.config().models.default_model();
+        let readers = crate::attachments::reading::Readers::of(host.config(), &default_model);
         if chat::room_chat::names_room(body) {
             typed(chat::room_chat::send(host.rounds(), acks, actor, &readers, parse(body)?).await)
         } else {

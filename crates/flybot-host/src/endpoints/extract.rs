@@ -30,8 +30,8 @@ impl FromRequestParts<Host> for Admitted {
         // A fresh home gets its first Main Bot whatever the first request
         // is, once a caller is admitted: an anonymous one changes nothing.
         if matches!(caller, Caller::Actor(_)) {
-            let model = &host.config().default_model;
-            crate::bootstrap::first_main_bot(host.team(), model)
+            let model = host.config().models.default_model();
+            crate::bootstrap::first_main_bot(host.team(), &model)
                 .await
                 .map_err(|e| Answer(Err(e)))?;
         }

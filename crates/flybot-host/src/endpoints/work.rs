@@ -91,6 +91,9 @@ route_table! {
     "task-cancel" => |host, caller, body| {
         typed(tasks::moves::cancel(host.board(), caller.require()?, parse(body)?).await)
     };
+    "task-archive" => |host, caller, body| {
+        typed(tasks::moves::archive(host.board(), caller.require()?, parse(body)?).await)
+    };
     "task-recovery-decide" => |host, caller, body| {
         typed(tasks::recovery::decide(host.rounds(), caller.require()?, parse(body)?).await)
     };

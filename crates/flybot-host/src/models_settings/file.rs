@@ -1,5 +1,5 @@
-//! config.toml's `[providers]` and `[models]` written back after an edit
-//! from Settings (issue 31). Only those two tables change: every other key,
+//! config.toml's `[providers]` and `[models]`, and its `defaultModel`,
+//! written back after an edit from Settings (issue 31). Only those change: every other key,
 //! every comment and the order of the file stay as the person wrote them,
 //! and a provider or model table keeps the keys this build does not set.
 //! The file is replaced atomically (written beside, synced, renamed), so a
@@ -10,16 +10,39 @@ use std::io;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
-/// Writes `declared` into the file at `path` (made when missing).
-pub fn write_models(path: &Path, declared: &ModelsConfig) -> io::Result<()> {
+/// The file at `path` as a document (an empty one when missing).
+fn document(path: &Path) -> io::Result<DocumentMut> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e),
     };
-    let mut doc: DocumentMut = text
-        .parse()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{e}")))?;
+    text.parse()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{e}")))
+}
+
+/// Writes the top-level `defaultModel = "<model>"` into the file at `path`
+/// (made when missing), every other line kept. `FLYBOT_DEFAULT_MODEL`, when
+/// set, still overrides it at the next start.
+pub fn write_default_model(path: &Path, model: &str) -> io::Result<()> {
+    let mut doc = document(path)?;
+    match doc.get_mut("defaultModel").and_then(Item::as_value_mut) {
+        // The key's comment above it and the value's beside it stay.
+        Some(existing) => {
+            let decor = existing.decor().clone();
+            *existing = model.into();
+            *existing.decor_mut() = decor;
+        }
+        None => {
+            doc.insert("defaultModel", value(model));
+        }
+    }
+    flybot_store::atomic_write(path, doc.to_string().as_bytes())
+}
+
+/// Writes `declared` into the file at `path` (made when missing).
+pub fn write_models(path: &Path, declared: &ModelsConfig) -> io::Result<()> {
+    let mut doc = document(path)?;
     let providers = table(&mut doc, "providers")?;
     providers.retain(|name, _| declared.providers.contains_key(name));
     for (name, provider) in &declared.providers {
@@ -148,6 +171,31 @@ mod tests {
             std::fs::read_to_string(&fresh)
                 .unwrap()
                 .contains("[models.qwen]")
+        );
+    }
+
+    #[test]
+    fn the_default_model_is_written_in_place_and_the_rest_stays_issue_31() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "# my host\ndefaultModel = \"old\" # the first one\ncheckRatio = 0.6\n\n[models.old]\nprovider = \"p\"\n",
+        )
+        .unwrap();
+        write_default_model(&path, "qwen").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("# my host\ndefaultModel = \"qwen\" # the first one\n"),
+            "{text}"
+        );
+        assert!(text.contains("checkRatio = 0.6"));
+        assert!(text.contains("[models.old]\nprovider = \"p\""));
+        let fresh = dir.path().join("fresh.toml");
+        write_default_model(&fresh, "mock").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&fresh).unwrap(),
+            "defaultModel = \"mock\"\n"
         );
     }
 }

@@ -3,7 +3,10 @@
 //! (the registry is built from it before anything is written), its API key
 //! goes to the secrets store (never to config.toml), config.toml is written
 //! back with the rest of the file kept (`file`), and the registry swaps its
-//! routes, so the next turn runs on the new set with no restart.
+//! routes, so the next turn runs on the new set with no restart. The
+//! default model is chosen the same way: checked against the routes,
+//! written to config.toml's `defaultModel`, then made the registry's live
+//! default, which a new Bot gets.
 
 pub mod file;
 
@@ -29,7 +32,13 @@ pub struct ModelsSettings<'a> {
     pub secrets: &'a Secrets,
     pub models: &'a ProviderRegistry,
     pub config_file: &'a Path,
-    pub default_model: &'a str,
+}
+
+/// `model-default-set {model}`: the model a new Bot gets.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DefaultModelSet {
+    pub model: String,
 }
 
 /// `model-provider-set {name, baseUrl, apiKey?, models}`.
@@ -153,8 +162,39 @@ impl ModelsSettings<'_> {
             .collect();
         Ok(ModelsAnswer {
             providers,
-            default_model: self.default_model.to_owned(),
+            default_model: self.models.default_model(),
         })
+    }
+
+    /// `model-default-set`: the host's default model, checked against the
+    /// models the host runs (the mock included), written to config.toml's
+    /// `defaultModel` and applied at once. Answers the new listing.
+    pub fn set_default(
+        &self,
+        actor: &Actor,
+        req: DefaultModelSet,
+    ) -> Result<ModelsAnswer, ApiError> {
+        owner_only(self.team, actor)?;
+        let model = req.model.trim();
+        if self.models.route(model).is_err() {
+            let shown: String = model.chars().take(80).collect();
+            return Err(ApiError::invalid(
+                "model",
+                format!("There is no model named \"{shown}\"; pick one of the models listed in Settings."),
+            )
+            .with("model", shown.as_str()));
+        }
+        file::write_default_model(self.config_file, model).map_err(|e| {
+            tracing::error!("config.toml could not be written: {e}");
+            ApiError::new(
+                ErrorCode::ReadOnly,
+                "config.toml in the FlyBot home could not be written; nothing changed.",
+            )
+        })?;
+        self.models
+            .set_default_model(model)
+            .map_err(|e| ApiError::invalid("model", e.0))?;
+        self.read(actor)
     }
 
     /// `model-provider-set`: adds the provider or replaces it and its
@@ -275,7 +315,8 @@ impl ModelsSettings<'_> {
 
     /// Refuses to drop a model a Bot runs on, or the default one.
     fn check_unused(&self, dropped: &[String]) -> Result<(), ApiError> {
-        if let Some(model) = dropped.iter().find(|m| **m == self.default_model) {
+        let default_model = self.models.default_model();
+        if let Some(model) = dropped.iter().find(|m| **m == default_model) {
             return Err(ApiError::invalid(
                 "models",
                 format!("{model} is the host's default model; it cannot be removed here."),

@@ -21,10 +21,9 @@ pub(crate) struct HostTeam {
     pub home: PathBuf,
     pub logs: Arc<RoomLogs>,
     pub recent: RecentLines,
-    /// The models the host runs, for `create_bot` and `update_bot`.
+    /// The models the host runs, for `create_bot` and `update_bot`, and
+    /// the default model, first on the OCR route (#779).
     pub models: Arc<flybot_agent::model::config::ProviderRegistry>,
-    /// The default model, first on the OCR route (#779).
-    pub default_model: String,
     /// How attachments reach a model, for `read_attachment`.
     pub attachments: crate::attachments::AttachmentConfig,
 }
@@ -115,10 +114,11 @@ impl TeamAccess for HostTeam {
         id: &'a str,
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
+            let default_model = self.models.default_model();
             let readers = crate::attachments::reading::Readers {
                 home: &self.home,
                 models: &self.models,
-                default_model: &self.default_model,
+                default_model: &default_model,
                 config: &self.attachments,
             };
             crate::attachments::bot_read::read_for_bot(&self.team, &readers, session_id, bot_id, id)

@@ -1,8 +1,8 @@
 //! The page's files, embedded from `crates/flybot-host/web/` (read from disk
 //! in debug builds, so a page edit shows on reload). Each answer carries an
 //! ETag from the file's SHA-256, and a matching `If-None-Match` gets a 304.
-//! A text file goes gzipped to a browser that accepts it (`gzip`), with its
-//! own ETag and `Vary: Accept-Encoding`.
+//! A text file goes compressed (brotli, else gzip) to a browser that takes
+//! it, with its own ETag and `Vary: Accept-Encoding`.
 
 use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -28,26 +28,30 @@ fn serve(path: &str, headers: &HeaderMap) -> Response {
         return (StatusCode::NOT_FOUND, "There is no such file of the page.").into_response();
     };
     let hash = file.metadata.sha256_hash();
-    let compressible = super::gzip::compressible(path);
+    let compressible = super::compressed::compressible(path);
     // Compressing into memory does not fail but for want of memory; the
     // file then goes as it is.
-    let gzipped = (compressible && super::gzip::accepted(headers))
-        .then(|| super::gzip::gzipped(path, hash, &file.data))
-        .and_then(|made| {
-            made.map_err(|e| tracing::warn!("the page's {path} was sent uncompressed: {e}"))
+    let coded = compressible
+        .then(|| super::compressed::chosen(headers))
+        .flatten()
+        .and_then(|coding| {
+            super::compressed::compressed(path, coding, hash, &file.data)
+                .map(|bytes| (coding, bytes))
+                .map_err(|e| tracing::warn!("the page's {path} was sent uncompressed: {e}"))
                 .ok()
         });
-    let etag = etag(&hash, gzipped.is_some());
+    let etag = etag(&hash, coded.as_ref().map(|(coding, _)| *coding));
     let fresh = headers
         .get(header::IF_NONE_MATCH)
         .is_some_and(|seen| seen.as_bytes() == etag.as_bytes());
-    let mut response = match gzipped {
+    let mut response = match coded {
         _ if fresh => StatusCode::NOT_MODIFIED.into_response(),
-        Some(bytes) => {
+        Some((coding, bytes)) => {
             let mut response = bytes.as_ref().clone().into_response();
-            response
-                .headers_mut()
-                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            response.headers_mut().insert(
+                header::CONTENT_ENCODING,
+                HeaderValue::from_static(coding.header()),
+            );
             response
         }
         None => file.data.into_owned().into_response(),
@@ -80,11 +84,11 @@ fn serve(path: &str, headers: &HeaderMap) -> Response {
 /// The page runs only its own scripts and styles and talks only to its host.
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-/// The file's ETag; the gzipped bytes are another representation, with
-/// their own.
-fn etag(hash: &[u8; 32], gzip: bool) -> String {
+/// The file's ETag; each compressed form is another representation, with
+/// its own.
+fn etag(hash: &[u8; 32], coding: Option<super::compressed::Coding>) -> String {
     let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
-    let coding = if gzip { "-gz" } else { "" };
+    let coding = coding.map_or("", super::compressed::Coding::etag_suffix);
     format!("\"{hex}{coding}\"")
 }
 

@@ -5,8 +5,8 @@
 //! client: `POST /api/bot/<endpoint>`, `GET /api/bot/state`, `GET /api/bot/live`.
 
 mod assets;
+mod compressed;
 pub mod guard;
-mod gzip;
 mod sign_in;
 
 use crate::host::Host;

@@ -136,7 +136,7 @@ pub async fn replan(wf: &Workflows, written: Option<&[String]>) -> Vec<String> {
     if defs.is_empty() {
         return Vec::new();
     }
-    let model = wf.default_model.clone();
+    let model = wf.models.default_model();
     let wrote = wf
         .team()
         .mutate("workflow", |change| {

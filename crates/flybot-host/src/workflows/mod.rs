@@ -23,7 +23,8 @@ use std::path::PathBuf;
 pub struct Workflows {
     pub board: Board,
     pub home: PathBuf,
-    pub default_model: String,
+    /// The host's models; a run Bot gets the default one at its start.
+    pub models: std::sync::Arc<flybot_agent::model::config::ProviderRegistry>,
 }
 
 impl Workflows {

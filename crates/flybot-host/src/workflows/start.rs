@@ -39,7 +39,7 @@ pub async fn start(
     let def = definition(wf, &call.workflow)?;
     let job_id = new_id("task");
     let caps = job_caps(caller_bot, author_of(wf, &def.id).as_deref());
-    let model = wf.default_model.clone();
+    let model = wf.models.default_model();
     let (job, driven) = wf
         .team()
         .mutate(journal_actor(actor), |change| {
@@ -106,7 +106,7 @@ pub async fn edit_job(
         return Err(ApiError::not_found("workflow job", job_id));
     };
     let def = definition(wf, &workflow)?;
-    let model = wf.default_model.clone();
+    let model = wf.models.default_model();
     let (job, changed, driven) = wf
         .team()
         .mutate(journal_actor(actor), |change| {

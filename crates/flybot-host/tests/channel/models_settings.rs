@@ -235,3 +235,82 @@ async fn an_edit_keeps_the_saved_key_changes_the_models_and_never_drops_one_a_bo
     let model = kit.host.store().read(|s| s.bots[&bot.id].model.clone());
     assert_eq!(model, "local-chat");
 }
+
+/// Issue 31: the default model chosen in Settings. The owner's choice is
+/// applied at once (the state view names it, a new Bot with no model gets
+/// it) and written to config.toml's `defaultModel`, the rest of the file
+/// kept; a model no route has is refused with the default and the file as
+/// they were; a member is refused and changes nothing.
+#[tokio::test]
+async fn the_default_model_is_chosen_in_settings_applied_at_once_and_written_back_issue_31() {
+    let kit = Kit::new().await;
+    let [_ada, bob] = kit.members(["Ada", "Bob"]).await;
+    std::fs::write(kit.home().join("config.toml"), "# mine\ncheckRatio = 0.5\n").unwrap();
+    kit.ok(
+        "model-provider-set",
+        provider("http://127.0.0.1:9/v1", None),
+    )
+    .await;
+    let before = config_toml(&kit);
+
+    // Refused: a model no route has, and a member; nothing changes.
+    let refused = kit
+        .refused(
+            "model-default-set",
+            json!({"model": "gpt-nowhere"}),
+            "bot/invalid",
+        )
+        .await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("There is no model named \"gpt-nowhere\""),
+        "{refused}"
+    );
+    kit.as_member(&bob)
+        .refused(
+            "model-default-set",
+            json!({"model": "local-chat"}),
+            "bot/forbidden",
+        )
+        .await;
+    assert_eq!(config_toml(&kit), before);
+    let (_, state) = kit.state().await;
+    assert_eq!(state["model"]["default"], "mock");
+    assert_eq!(
+        kit.ok("models-config", json!({})).await["defaultModel"],
+        "mock"
+    );
+
+    // Chosen: applied with no restart and written back.
+    let answer = kit
+        .ok("model-default-set", json!({"model": "local-chat"}))
+        .await;
+    assert_eq!(answer["defaultModel"], "local-chat");
+    let (_, state) = kit.state().await;
+    assert_eq!(state["model"]["default"], "local-chat");
+    let file = config_toml(&kit);
+    assert!(
+        file.starts_with("# mine\ncheckRatio = 0.5\ndefaultModel = \"local-chat\"\n"),
+        "{file}"
+    );
+    assert!(file.contains("[models.local-chat]"), "{file}");
+    let bot = kit.anyone().bot_from(json!({"name": "Fresh"})).await;
+    let (_, state) = kit.state().await;
+    let row = state["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == bot.id.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(row["model"], "local-chat");
+    // The default's provider is not removed from under it.
+    kit.refused(
+        "model-provider-remove",
+        json!({"name": "local"}),
+        "bot/invalid",
+    )
+    .await;
+}

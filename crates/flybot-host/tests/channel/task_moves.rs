@@ -2,17 +2,34 @@
 //! matrix of cards and viewers, every move a row lists succeeds through its
 //! endpoint, and every move it does not list is refused with the home
 //! unchanged. The page draws the row's moves and nothing else, so this is
-//! what keeps the page from offering a move the host refuses.
+//! what keeps the page from offering a move the host refuses. All nine
+//! moves are in it: claim, start and return (the requester's by #54, made
+//! for the Bot), the requester's decisions, the edit, and the archive of a
+//! finished card.
 
 use flybot_testkit::{Caller, Kit, Member};
 use serde_json::{Value, json};
 
-const MOVES: [&str; 5] = ["accept-result", "send-back", "answer", "edit", "cancel"];
+const MOVES: [&str; 9] = [
+    "claim",
+    "start",
+    "return",
+    "accept-result",
+    "send-back",
+    "answer",
+    "edit",
+    "cancel",
+    "archive",
+];
 
 /// The endpoint and body of `m` on card `id` (`question` is the card's
 /// current question, if it has one).
 fn request(m: &str, id: &str, question: Option<&str>) -> (&'static str, Value) {
     match m {
+        "claim" => ("task-accept", json!({"id": id})),
+        "start" => ("task-start", json!({"id": id})),
+        "return" => ("task-return", json!({"id": id, "summary": "Done."})),
+        "archive" => ("task-archive", json!({"id": id})),
         "accept-result" => ("task-accept-result", json!({"id": id})),
         "send-back" => ("task-send-back", json!({"id": id, "note": "Again."})),
         "answer" => (
@@ -140,16 +157,22 @@ async fn every_move_a_row_lists_is_accepted_and_every_other_is_refused_issue_31(
     }
 }
 
+/// Claim, start and return are offered to the requester where the host
+/// takes them (#54), and to no one else; the archive is the finished card's
+/// only move, and an archived card leaves the Done slice the board polls.
 #[tokio::test]
-async fn a_person_is_never_offered_the_bots_own_moves_and_a_card_with_no_requester_is_the_owners_issue_31()
+async fn claim_start_and_return_are_the_requesters_where_the_host_takes_them_and_a_card_with_no_requester_is_the_owners_issue_31()
  {
     let Setup { kit, ada, bob, bot } = setup().await;
     let (open, _) = kit.as_member(&ada).card_in(&bot, "open").await;
-    // Claim and start are the Bot's: the requester edits or cancels only.
     assert_eq!(
         listed(&kit.as_member(&ada), &open).await,
-        ["edit", "cancel"]
+        ["claim", "edit", "cancel"]
     );
+    assert!(listed(&kit.as_member(&bob), &open).await.is_empty());
+    kit.as_member(&bob)
+        .refused("task-accept", json!({"id": open}), "bot/forbidden")
+        .await;
     let (ready, _) = kit.as_member(&ada).card_in(&bot, "result-ready").await;
     assert_eq!(
         listed(&kit.as_member(&ada), &ready).await,
@@ -165,4 +188,54 @@ async fn a_person_is_never_offered_the_bots_own_moves_and_a_card_with_no_request
         listed(&kit.as_member(&ada), &ready).await,
         ["accept-result", "send-back", "edit", "cancel"]
     );
+}
+
+/// Issue 31: the archive of a finished card. Only its requester or its
+/// Bot's owner archives it, only once it is finished; a refusal leaves the
+/// home as it was; an archived card leaves the Done slice
+/// (`tasks {archive, limit}`) and stays in the whole archive, with no move.
+#[tokio::test]
+async fn a_finished_card_is_archived_off_the_done_column_and_a_refusal_changes_nothing_issue_31() {
+    let Setup { kit, ada, bob, bot } = setup().await;
+    let (working, _) = kit.as_member(&ada).card_in(&bot, "working").await;
+    let (done, _) = kit.as_member(&ada).card_in(&bot, "accepted").await;
+    let done_slice = |rows: Value| -> Vec<String> {
+        rows["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let ada_caller = kit.as_member(&ada);
+    assert_eq!(listed(&ada_caller, &done).await, ["archive"]);
+    for (who, id, code) in [
+        (&bob, &done, "bot/forbidden"),
+        (&ada, &working, "bot/stale"),
+    ] {
+        kit.host.store().snapshot_now().await.unwrap();
+        let before = kit.fingerprint().await;
+        kit.as_member(who)
+            .refused("task-archive", json!({"id": id}), code)
+            .await;
+        assert!(before == kit.fingerprint().await, "a refused archive wrote");
+    }
+    let slice = json!({"archive": true, "limit": 20});
+    assert!(done_slice(ada_caller.ok("tasks", slice.clone()).await).contains(&done));
+    ada_caller.ok("task-archive", json!({"id": done})).await;
+    assert!(!done_slice(ada_caller.ok("tasks", slice).await).contains(&done));
+    let all = ada_caller.ok("tasks", json!({"archive": true})).await;
+    let row = all["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == done.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(row["status"], "accepted");
+    assert!(row["archivedAt"].is_u64(), "{row}");
+    assert_eq!(row["moves"], json!([]));
+    ada_caller
+        .refused("task-archive", json!({"id": done}), "bot/stale")
+        .await;
 }

@@ -1,5 +1,6 @@
-//! `models-config`, `model-provider-set`, `model-provider-remove` (issue
-//! 31): Settings' models, over the service in `crate::models_settings`.
+//! `models-config`, `model-provider-set`, `model-provider-remove`,
+//! `model-default-set` (issue 31): Settings' models, over the service in
+//! `crate::models_settings`.
 
 use crate::host::Host;
 use crate::models_settings::ModelsSettings;
@@ -12,6 +13,5 @@ pub fn settings(host: &Host) -> ModelsSettings<'_> {
         secrets: host.secrets(),
         models: &config.models,
         config_file: &config.config_file,
-        default_model: &config.default_model,
     }
 }

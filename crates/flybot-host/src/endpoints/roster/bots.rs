@@ -76,7 +76,7 @@ pub async fn create(
             check_model_configured(&model, config.models.names().iter().map(String::as_str))?;
             model
         }
-        None => config.default_model.clone(),
+        None => config.models.default_model(),
     };
     let instructions = clean_instructions(req.instructions.as_deref().unwrap_or(""))?;
     let external = req.external.as_ref().map(checked_external).transpose()?;

@@ -74,6 +74,17 @@ pub async fn cancel(board: &Board, actor: &Actor, req: TaskById) -> Result<TaskA
     Ok(answer(&out))
 }
 
+/// `task-archive {id}`: a finished card leaves the Done column for the
+/// archive (issue 31), by its requester or its Bot's owner (#1058).
+pub async fn archive(board: &Board, actor: &Actor, req: TaskById) -> Result<TaskAnswer, ApiError> {
+    let out = board
+        .write(journal_actor(actor), |s, now| {
+            flybot_core::tasks::archive::archive(s, actor, &req.id, now)
+        })
+        .await?;
+    Ok(answer(&out))
+}
+
 /// `task-wait-input {id, question}` (#207).
 pub async fn wait_input(
     board: &Board,

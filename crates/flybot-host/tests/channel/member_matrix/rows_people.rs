@@ -116,6 +116,10 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"name": "bob"}), "bot/forbidden"),
         ),
         (
+            "model-default-set",
+            Refused(json!({"model": "mock"}), "bot/forbidden"),
+        ),
+        (
             "send",
             Refused(json!({"botId": bot, "text": "hi"}), "bot/not-found"),
         ),

@@ -168,6 +168,10 @@ fn cards(a: &Ada) -> Vec<(&'static str, Row)> {
             forbidden(json!({"id": a.card("task-cancel")})),
         ),
         (
+            "task-archive",
+            forbidden(json!({"id": a.card("task-archive")})),
+        ),
+        (
             "task-recovery-decide",
             forbidden(json!({"taskId": a.card("task-recovery-decide"), "decision": "cancel"})),
         ),

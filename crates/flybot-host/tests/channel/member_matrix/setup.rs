@@ -233,7 +233,7 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
 
 /// One card of Ada's per move, in the status the move accepts, so a move
 /// Ada makes in the matrix's control leaves the other cards as they were.
-const CARDS: [(&str, &str); 14] = [
+const CARDS: [(&str, &str); 15] = [
     ("task-update", "open"),
     ("task-accept", "open"),
     ("task-cancel", "open"),
@@ -246,6 +246,7 @@ const CARDS: [(&str, &str); 14] = [
     ("task-accept-result", "result-ready"),
     ("task-send-back", "result-ready"),
     ("task-post-result", "accepted"),
+    ("task-archive", "accepted"),
     ("archived", "accepted"),
     ("cancelled", "cancelled"),
 ];

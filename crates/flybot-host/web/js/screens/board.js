@@ -98,6 +98,18 @@ export async function show(main, ctx) {
     }
   }
 
+  /** Archives a finished card (issue 31); focus goes to the Done column's heading, where the card was. */
+  async function archiveCard(task) {
+    clearRefusal(errors.parentElement);
+    try {
+      await api.call('task-archive', { id: task.id });
+      await load();
+      board.querySelector('#col-done')?.focus();
+    } catch (error) {
+      showRefusal(errors.parentElement, error);
+    }
+  }
+
   function dropTarget(section, key) {
     section.addEventListener('dragover', (event) => {
       if (!dragged || !moveInto(dragged, key)) return;
@@ -131,9 +143,9 @@ export async function show(main, ctx) {
       const section = h(
         'section',
         { class: `w-column w-column-${key}`, 'aria-labelledby': headId, dataset: { column: key } },
-        h('h2', { id: headId, class: 'w-column-title' }, label, h('span', { class: 'w-column-count' }, String(cards.length))),
+        h('h2', { id: headId, class: 'w-column-title', tabindex: '-1' }, label, h('span', { class: 'w-column-count' }, String(cards.length))),
         cards.length
-          ? h('ul', { class: 'w-cards' }, cards.map((t) => cardTile(t, state, openCard, makeMove)))
+          ? h('ul', { class: 'w-cards' }, cards.map((t) => cardTile(t, state, openCard, makeMove, archiveCard)))
           : h('p', { class: 'muted w-column-empty' }, emptyText),
         more,
       );

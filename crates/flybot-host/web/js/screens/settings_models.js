@@ -196,9 +196,48 @@ function providersPanel(ctx) {
   return panel;
 }
 
+/** The owner's choice of the default model (a new Bot gets it), applied at once and written to config.toml; kept across redraws, its list synced from the team. */
+function defaultPicker(ctx) {
+  serial += 1;
+  const id = `pm-${serial}`;
+  const select = h('select', { id, name: 'default-model' });
+  const save = h('button', { type: 'submit' }, 'Save default');
+  const status = h('p', { class: 'hint', role: 'status' });
+  const form = h('form', { class: 'pm-default', 'aria-label': 'Default model' },
+    h('div', { class: 'field' }, h('label', { for: id }, 'Default model'), h('p', { class: 'hint' }, 'A new Bot runs on it unless you pick another.'), select),
+    h('div', { class: 'actions' }, save), status);
+  let shown = '';
+  form.sync = () => {
+    const { names = [], default: current = '' } = ctx.team.state.model || {};
+    const key = `${current}|${names.join(',')}`;
+    if (key === shown || document.activeElement === select) return;
+    shown = key;
+    replace(select, names.map((name) => h('option', { value: name, selected: name === current || null }, name)));
+  };
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    save.disabled = true;
+    status.className = 'hint';
+    try {
+      const answer = await ctx.api.call('model-default-set', { model: select.value });
+      status.textContent = `${answer.defaultModel} is the default now; new Bots get it.`;
+      shown = '';
+      await ctx.team.refresh();
+    } catch (refusal) {
+      status.className = 'form-error';
+      status.textContent = refusal.message;
+    } finally {
+      save.disabled = false;
+    }
+  });
+  return form;
+}
+
 /** The Models section: `section(title, ...children)` is Settings' own. */
 export function modelsSection(ctx, keep, section) {
   const owner = isHostOwner(ctx.team.state);
   if (owner && !keep.providers) keep.providers = providersPanel(ctx);
-  return section('Models', ...modelRows(ctx, keep, owner), owner ? keep.providers : h('p', { class: 'hint' }, 'The host’s owner sets up providers and models.'));
+  if (owner && !keep.defaultModel) keep.defaultModel = defaultPicker(ctx);
+  keep.defaultModel?.sync();
+  return section('Models', ...modelRows(ctx, keep, owner), owner ? keep.defaultModel : null, owner ? keep.providers : h('p', { class: 'hint' }, 'The host’s owner sets up providers and models.'));
 }

@@ -48,8 +48,8 @@ function waitWord(task) {
   return task.waitingFor === 'approval' ? 'waiting on an approval' : 'waiting on your answer';
 }
 
-/** One card tile; `onOpen(task)` opens its detail, `onMove(task, column)` makes the move that lands it there. */
-export function cardTile(task, state, onOpen, onMove = null) {
+/** One card tile; `onOpen(task)` opens its detail, `onMove(task, column)` makes the move that lands it there, `onArchive(task)` archives a finished card whose row carries `archive`. */
+export function cardTile(task, state, onOpen, onMove = null, onArchive = null) {
   const priority = task.priority || 'normal';
   const room = roomName(state, task.roomId);
   const assignee = task.claimedBy && task.claimedBy !== task.botId ? botName(state, task.claimedBy) : null;
@@ -64,6 +64,7 @@ export function cardTile(task, state, onOpen, onMove = null) {
       h('span', { class: `w-status w-status-${task.status}` }, STATUS_LABEL[task.status] || task.status),
       waitWord(task) ? h('span', { class: 'w-wait' }, waitWord(task)) : null,
       evidenceBadge(task),
+      task.archivedAt ? h('span', { class: 'w-archived' }, 'Archived') : null,
     ),
     progressBar(task),
     h(
@@ -78,6 +79,9 @@ export function cardTile(task, state, onOpen, onMove = null) {
     // The keyboard's way to do what a drag does.
     onMove && moveInto(task, 'done')
       ? h('button', { type: 'button', class: 'w-card-move', 'aria-label': `Accept result: move ${preview(task.title, 120)} to Done`, onclick: () => onMove(task, 'done') }, 'Accept result')
+      : null,
+    onArchive && (task.moves || []).includes('archive')
+      ? h('button', { type: 'button', class: 'w-card-move', 'aria-label': `Archive ${preview(task.title, 120)}: take it off the Done column`, onclick: () => onArchive(task) }, 'Archive')
       : null,
   );
 }
@@ -156,6 +160,7 @@ function moves(task, api, done) {
   }
   if (has('send-back')) forms.push(textMove('Note for the Bot', 'note', 'Send back', (note) => act('task-send-back', { note })()));
   if (has('edit')) forms.push(editForm(task, act));
+  const forBot = forTheBot(task, has, act);
   if (has('cancel')) {
     const confirm = h('div', { class: 'w-confirm', hidden: true }, h('span', {}, 'Cancel this task for good? '),
       h('button', { type: 'button', class: 'danger', onclick: (e) => attempt(scope, e.currentTarget, act('task-cancel')) }, 'Yes, cancel task'),
@@ -163,7 +168,50 @@ function moves(task, api, done) {
     const ask = h('button', { type: 'button', class: 'danger', onclick: () => { ask.hidden = true; confirm.hidden = false; confirm.querySelector('button').focus(); } }, 'Cancel task');
     parts.push(ask, confirm);
   }
-  replace(scope, alertLine(), forms, parts.length ? h('div', { class: 'w-move-row' }, parts) : null);
+  replace(scope, alertLine(), forms, parts.length ? h('div', { class: 'w-move-row' }, parts) : null, forBot);
+  return scope;
+}
+
+/** The cards whose "Move it for the Bot" fold is open, by id. */
+const openFolds = new Set();
+
+/**
+ * Claim, start and return: the Bot makes them itself, and the host also takes them from the card's requester (#54),
+ * so a row offers them where the host does; drawn apart and folded, as moves made for the Bot.
+ */
+function forTheBot(task, has, act) {
+  const buttons = [];
+  if (has('claim')) buttons.push(h('button', { type: 'button', onclick: (e) => attempt(e.currentTarget.closest('details'), e.currentTarget, act('task-accept')) }, 'Claim for the Bot'));
+  if (has('start')) buttons.push(h('button', { type: 'button', onclick: (e) => attempt(e.currentTarget.closest('details'), e.currentTarget, act('task-start')) }, 'Start for the Bot'));
+  const ret = has('return') ? textMove('Result summary', 'summary', 'Return the result', (summary) => act('task-return', { summary })()) : null;
+  if (!buttons.length && !ret) return null;
+  // The detail is drawn anew after each move: a fold the person opened stays open for the next one.
+  return h(
+    'details',
+    { class: 'w-for-bot', open: openFolds.has(task.id) || null, ontoggle: (e) => (e.currentTarget.open ? openFolds.add(task.id) : openFolds.delete(task.id)) },
+    h('summary', {}, 'Move it for the Bot'),
+    h('p', { class: 'muted' }, 'The Bot makes these moves itself; make one here when it cannot.'),
+    alertLine(),
+    buttons.length ? h('div', { class: 'w-move-row' }, buttons) : null,
+    ret,
+  );
+}
+
+/** A finished card's one move: archive it off the Done column (issue 31). */
+function archiveMove(task, api, done) {
+  const scope = h('div', { class: 'w-moves' });
+  replace(
+    scope,
+    alertLine(),
+    h('p', { class: 'muted' }, 'Archiving takes the card off the Done column; Show all finished still lists it.'),
+    h('div', { class: 'w-move-row' }, h('button', {
+      type: 'button',
+      onclick: (e) => attempt(scope, e.currentTarget, async () => {
+        await api.call('task-archive', { id: task.id });
+        await done();
+      }),
+    }, 'Archive card')),
+  );
   return scope;
 }
 
@@ -210,7 +258,12 @@ export async function cardDetail(task, { api, state, onMoved }) {
           : h('p', { class: 'muted' }, 'No handoff, evidence, rework or lease recorded on this card.'),
     ),
     isDone(task)
-      ? h('p', { class: 'muted' }, `This card is ${(STATUS_LABEL[task.status] || task.status).toLowerCase()}; nothing moves it again.`)
+      ? h(
+        'section',
+        { class: 'w-block' },
+        h('p', { class: 'muted' }, `This card is ${(STATUS_LABEL[task.status] || task.status).toLowerCase()}${task.archivedAt ? ' and archived' : ''}; nothing moves it again.`),
+        (task.moves || []).includes('archive') ? archiveMove(task, api, onMoved) : null,
+      )
       : h(
         'section',
         { class: 'w-block' },
