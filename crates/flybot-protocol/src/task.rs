@@ -383,7 +383,7 @@ pub enum RecoveryDecision {
 }
 
 /// The wire names of `TaskFields`, in declaration order.
-pub const TASK_FIELD_KEYS: [&str; 30] = [
+pub const TASK_FIELD_KEYS: [&str; 31] = [
     "kind",
     "source",
     "priority",
