@@ -68,6 +68,10 @@ pub struct HostConfig {
     pub edge: crate::edge::EdgeConfig,
     /// The build the binary was stamped with (#374); empty in tests.
     pub build: crate::BuildInfo,
+    /// The repository API the About block's `behind` asks (#374): None,
+    /// the default, asks nothing (`FLYBOT_UPDATE_CHECK` turns it on; a
+    /// test points it at a loopback fake).
+    pub update_check: Option<String>,
     /// Uploads' limits, image parts and the OCR route (issue 32, #779).
     pub attachments: crate::attachments::AttachmentConfig,
 }
@@ -102,6 +106,7 @@ impl HostConfig {
             feishu_api: crate::notify::feishu::FEISHU_ORIGIN.to_owned(),
             edge: crate::edge::EdgeConfig::default(),
             build: crate::BuildInfo::default(),
+            update_check: None,
             attachments: crate::attachments::AttachmentConfig::default(),
         }
     }
@@ -251,6 +256,7 @@ impl Host {
             config: config.clone(),
         };
         rounds.clone().drive(round_starts);
+        crate::rooms::handed_reply::follow_handed_replies(&team, &sessions, &logs);
         let usage = Arc::new(UsageCell::new(config.home.clone()));
         UsageRecorder {
             team: team.clone(),
@@ -265,6 +271,11 @@ impl Host {
             book,
             sessions: sessions.clone(),
             logs: logs.clone(),
+            digests: Some(crate::schedules::digest::Digests {
+                board: board.clone(),
+                connectors: connectors.clone(),
+                home: config.home.clone(),
+            }),
         };
         scheduler.start();
         follow_board(&board, &workflows);
