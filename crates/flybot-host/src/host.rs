@@ -11,6 +11,7 @@ use crate::events::{Bus, HostEvent};
 use crate::live::feed::LiveFeed;
 use crate::rooms::external::ExternalSeats;
 use crate::rooms::{RoomLogs, Rounds};
+use crate::schedules::digest::Digests;
 use crate::schedules::{ScheduleBook, Scheduler};
 use crate::team::Team;
 use crate::turns::HostTurns;
@@ -256,7 +257,6 @@ impl Host {
             config: config.clone(),
         };
         rounds.clone().drive(round_starts);
-        crate::rooms::handed_reply::follow_handed_replies(&team, &sessions, &logs);
         let usage = Arc::new(UsageCell::new(config.home.clone()));
         UsageRecorder {
             team: team.clone(),
@@ -271,11 +271,7 @@ impl Host {
             book,
             sessions: sessions.clone(),
             logs: logs.clone(),
-            digests: Some(crate::schedules::digest::Digests {
-                board: board.clone(),
-                connectors: connectors.clone(),
-                home: config.home.clone(),
-            }),
+            digests: Some(Digests::of(&board, &connectors, &config.home)),
         };
         scheduler.start();
         follow_board(&board, &workflows);

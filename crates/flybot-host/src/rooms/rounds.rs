@@ -31,8 +31,10 @@ pub struct Rounds {
 }
 
 impl Rounds {
-    /// Runs every round `starts` hands over until the host stops.
+    /// Runs every round `starts` hands over until the host stops, and
+    /// follows turn ends for the replies owed to a group (#553).
     pub fn drive(self, mut starts: RoundStarts) {
+        super::handed_reply::follow_handed_replies(&self.team, &self.sessions, &self.logs);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };

@@ -25,6 +25,16 @@ pub struct Digests {
     pub home: PathBuf,
 }
 
+impl Digests {
+    pub fn of(board: &Board, connectors: &Connectors, home: &std::path::Path) -> Digests {
+        Digests {
+            board: board.clone(),
+            connectors: connectors.clone(),
+            home: home.to_path_buf(),
+        }
+    }
+}
+
 /// The Project a due task builds the digest of: the task is on a Project
 /// assistant's Session.
 pub fn digest_project(state: &TeamState, task: &ScheduleTask) -> Option<String> {
