@@ -300,21 +300,37 @@ fn page(
 /// The turns that run work a group member handed over, or a group's
 /// answer to it (#550, #553): hidden from the Bot's own chat, request,
 /// tool calls and reply alike, since the reply goes back to the group. A
-/// turn a person's line also went into stays shown.
+/// turn a person's line also went into stays shown, and so does one whose
+/// question came to this chat after all (the group no longer held the
+/// member that handed the work over, so `ask_user` asked the owner here).
 fn handed_turns(entries: &[LogEntry]) -> Vec<&str> {
     let mut handed: Vec<&str> = Vec::new();
     let mut spoken: Vec<&str> = Vec::new();
+    let mut asks: Vec<&str> = Vec::new();
     for entry in entries {
-        if let SessionEvent::UserMessage {
-            turn_id, source, ..
-        } = &entry.event
-        {
-            match source {
+        match &entry.event {
+            SessionEvent::UserMessage {
+                turn_id, source, ..
+            } => match source {
                 Source::Bot {
                     room_id: Some(_), ..
                 } => handed.push(turn_id),
                 _ => spoken.push(turn_id),
+            },
+            SessionEvent::ToolCall {
+                tool_call_id, name, ..
+            } if name == flybot_protocol::tool_names::ASK_USER => asks.push(tool_call_id),
+            SessionEvent::ToolResult {
+                turn_id,
+                tool_call_id,
+                text,
+                ..
+            } if asks.contains(&tool_call_id.as_str())
+                && !text.starts_with(flybot_agent::tools::team::ASKED_IN_GROUP) =>
+            {
+                spoken.push(turn_id)
             }
+            _ => {}
         }
     }
     handed.retain(|turn| !spoken.contains(turn));
@@ -431,4 +447,81 @@ fn clip(text: &str) -> String {
     let mut short: String = text.chars().take(SHORT).collect();
     short.push('…');
     short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u64, event: SessionEvent) -> LogEntry {
+        LogEntry {
+            seq,
+            at: seq,
+            event,
+        }
+    }
+
+    fn said(turn: &str, source: Source) -> SessionEvent {
+        SessionEvent::UserMessage {
+            turn_id: turn.into(),
+            message_id: format!("m-{turn}"),
+            text: "x".into(),
+            source,
+            attachments: Vec::new(),
+        }
+    }
+
+    fn handed(from_room: bool) -> Source {
+        Source::Bot {
+            bot_id: "lead".into(),
+            hops: 1,
+            room_id: from_room.then(|| "room-1".into()),
+            origin: None,
+        }
+    }
+
+    fn ask(turn: &str, id: &str, result: &str) -> [SessionEvent; 2] {
+        [
+            SessionEvent::ToolCall {
+                turn_id: turn.into(),
+                tool_call_id: id.into(),
+                name: flybot_protocol::tool_names::ASK_USER.into(),
+                arguments: "{}".into(),
+            },
+            SessionEvent::ToolResult {
+                turn_id: turn.into(),
+                tool_call_id: id.into(),
+                text: result.into(),
+                is_error: false,
+            },
+        ]
+    }
+
+    #[test]
+    fn only_a_turn_of_handed_out_work_alone_is_hidden_553() {
+        let in_group = format!(
+            "{} Ship, which handed you this work",
+            flybot_agent::tools::team::ASKED_IN_GROUP
+        );
+        let [call_a, result_a] = ask("t1", "c1", &in_group);
+        let [call_b, result_b] = ask("t4", "c2", "Your owner sees the question in your chat");
+        let log: Vec<LogEntry> = [
+            said("t1", handed(true)),
+            call_a,
+            result_a,
+            said("t2", handed(false)),
+            said("t3", handed(true)),
+            said("t3", Source::User { member_id: None }),
+            said("t4", handed(true)),
+            call_b,
+            result_b,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| entry(i as u64 + 1, e))
+        .collect();
+        // t2: a Bot's own-chat message; t3: a person spoke too; t4: its
+        // question came to this chat after all.
+        assert_eq!(handed_turns(&log), ["t1"]);
+    }
 }
