@@ -23,7 +23,9 @@ use std::sync::Arc;
 /// The handed-out request a turn ran: `(room id, sender Bot, hop)`.
 type Handed = (String, String, u32);
 
-/// Follows turn ends for the replies owed to a group.
+/// Follows turn ends for the replies owed to a group, on a host whose
+/// scheduler does not run (its run settler follows turn ends otherwise and
+/// calls `reply_to_group` itself).
 pub fn follow_handed_replies(team: &Team, sessions: &Sessions, logs: &Arc<RoomLogs>) {
     let bus = team.bus();
     let (team, sessions, logs) = (team.clone(), sessions.clone(), logs.clone());
@@ -89,7 +91,8 @@ fn answer_of(entries: &[LogEntry], turn_id: &str) -> Option<String> {
     (completed && !is_pass(&answer)).then_some(answer)
 }
 
-fn reply_to_group(
+/// Posts the reply `turn_id` owes a group, if it owes one.
+pub fn reply_to_group(
     team: &Team,
     sessions: &Sessions,
     logs: &RoomLogs,

@@ -31,10 +31,8 @@ pub struct Rounds {
 }
 
 impl Rounds {
-    /// Runs every round `starts` hands over until the host stops, and
-    /// follows turn ends for the replies owed to a group (#553).
+    /// Runs every round `starts` hands over until the host stops.
     pub fn drive(self, mut starts: RoundStarts) {
-        super::handed_reply::follow_handed_replies(&self.team, &self.sessions, &self.logs);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };

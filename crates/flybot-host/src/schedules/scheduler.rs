@@ -47,6 +47,12 @@ impl Scheduler {
     /// Starts the loop and the run settler, unless automation is off (#378).
     pub fn start(&self) {
         if !self.book.automation {
+            // The replies owed to a group still go back (#553).
+            crate::rooms::handed_reply::follow_handed_replies(
+                &self.book.team,
+                &self.sessions,
+                &self.logs,
+            );
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
