@@ -11,6 +11,7 @@ use crate::events::{Bus, HostEvent};
 use crate::live::feed::LiveFeed;
 use crate::rooms::external::ExternalSeats;
 use crate::rooms::{RoomLogs, Rounds};
+use crate::schedules::digest::Digests;
 use crate::schedules::{ScheduleBook, Scheduler};
 use crate::team::Team;
 use crate::turns::HostTurns;
@@ -68,6 +69,10 @@ pub struct HostConfig {
     pub edge: crate::edge::EdgeConfig,
     /// The build the binary was stamped with (#374); empty in tests.
     pub build: crate::BuildInfo,
+    /// The repository API the About block's `behind` asks (#374): None,
+    /// the default, asks nothing (`FLYBOT_UPDATE_CHECK` turns it on; a
+    /// test points it at a loopback fake).
+    pub update_check: Option<String>,
     /// Uploads' limits, image parts and the OCR route (issue 32, #779).
     pub attachments: crate::attachments::AttachmentConfig,
 }
@@ -102,6 +107,7 @@ impl HostConfig {
             feishu_api: crate::notify::feishu::FEISHU_ORIGIN.to_owned(),
             edge: crate::edge::EdgeConfig::default(),
             build: crate::BuildInfo::default(),
+            update_check: None,
             attachments: crate::attachments::AttachmentConfig::default(),
         }
     }
@@ -280,6 +286,7 @@ impl Host {
             book,
             sessions: sessions.clone(),
             logs: logs.clone(),
+            digests: Some(Digests::of(&board, &connectors, &config.home)),
         };
         scheduler.start();
         follow_board(&board, &workflows);

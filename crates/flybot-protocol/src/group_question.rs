@@ -29,4 +29,8 @@ pub struct GroupQuestion {
     /// A typed answer is taken (the dock offers no fixed choices).
     pub allow_custom: bool,
     pub asked_at: u64,
+    /// The asking turn's origin: the member it spoke for (#540), which the
+    /// answer keeps only when that Bot's owner gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }

@@ -22,6 +22,49 @@ pub fn connector_folder(home: &Path, connector_id: &str) -> io::Result<PathBuf> 
     Ok(folder)
 }
 
+/// How deep `workspace_files` looks under the folder.
+const LIST_DEPTH: usize = 4;
+
+/// The files in a Bot's working folder as `/`-separated paths relative to
+/// it, sorted, at most `max` of them (the Project Assistant's Project State
+/// list, #1712). Links are not followed and dot-files are left out; a
+/// folder that does not exist yet lists nothing.
+pub fn workspace_files(home: &Path, bot_id: &str, max: usize) -> io::Result<Vec<String>> {
+    plain_segment(bot_id)?;
+    let root = home.join("workspaces").join(bot_id);
+    let mut found = Vec::new();
+    let mut folders = vec![(root.clone(), 0usize)];
+    while let Some((folder, depth)) = folders.pop() {
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let entry = entry?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let kind = entry.file_type()?;
+            let path = entry.path();
+            if kind.is_dir() && depth + 1 < LIST_DEPTH {
+                folders.push((path, depth + 1));
+            } else if kind.is_file()
+                && let Ok(relative) = path.strip_prefix(&root)
+            {
+                let parts: Vec<String> = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                found.push(parts.join("/"));
+            }
+        }
+    }
+    found.sort();
+    found.truncate(max);
+    Ok(found)
+}
+
 /// An id that is one plain path segment, else an error.
 fn plain_segment(id: &str) -> io::Result<()> {
     let plain = !id.is_empty()
@@ -53,5 +96,29 @@ mod tests {
         for bad in ["", "..", "a/b", "../x"] {
             assert!(bot_workspace(home.path(), bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_project_state_list_is_the_folders_files_sorted_and_bounded_1712() {
+        let home = tempfile::tempdir().unwrap();
+        assert!(
+            workspace_files(home.path(), "bot-2", 10)
+                .unwrap()
+                .is_empty()
+        );
+        let folder = bot_workspace(home.path(), "bot-2").unwrap();
+        std::fs::create_dir_all(folder.join("docs")).unwrap();
+        for file in ["PROJECT.md", "docs/plan.md", ".secret", "b.txt"] {
+            std::fs::write(folder.join(file), "x").unwrap();
+        }
+        assert_eq!(
+            workspace_files(home.path(), "bot-2", 10).unwrap(),
+            ["PROJECT.md", "b.txt", "docs/plan.md"]
+        );
+        assert_eq!(
+            workspace_files(home.path(), "bot-2", 1).unwrap(),
+            ["PROJECT.md"]
+        );
+        assert!(workspace_files(home.path(), "../x", 10).is_err());
     }
 }

@@ -54,6 +54,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         host_config.opencode = opencode_runtime(args.opencode.as_deref());
         host_config.edge = edge;
         host_config.build = stamped_build();
+    // The About block's update check reaches the network: the owner's
+    // choice, off unless set (#374).
+    host_config.update_check = std::env::var("FLYBOT_UPDATE_CHECK")
+        .ok()
+        .filter(|api| !api.trim().is_empty());
         host_config.check_ratio = config.check_ratio;
         if let Some(ms) = config.compact_deadline_ms {
             host_config.compact_deadline_ms = ms;

@@ -2,6 +2,7 @@
 //! spec's spellings. Each line is a `LogEntry`: a sequence number (the
 //! `after` cursor of `messages`), a time, and one event.
 
+use flybot_core::approvals::origin::AskFrom;
 use flybot_protocol::FailureCode;
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +40,13 @@ pub enum Source {
             rename = "senderRoomId"
         )]
         room_id: Option<String>,
+        /// The member whose own request this message carries: the sending
+        /// turn spoke for that member, so the receiving Bot's standing
+        /// grants may answer for them too (#540: origin is carried by
+        /// relays); an answer from a group's dock keeps the asking turn's
+        /// (#550). None speaks for nobody's owner.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
     },
     /// The host itself (a pickup after a restart).
     Host,
@@ -167,6 +175,24 @@ pub enum SessionEvent {
         /// The turn's tool-call count (#471).
         calls: u32,
     },
+}
+
+impl Source {
+    /// The standing-grant rule's reading of this input (#540).
+    pub fn ask_from(&self) -> AskFrom {
+        match self {
+            Source::User { member_id } => AskFrom::Person(member_id.clone()),
+            Source::Bot {
+                origin: Some(member),
+                ..
+            } => AskFrom::Relayed(member.clone()),
+            Source::Bot { origin: None, .. } => AskFrom::Bot,
+            Source::Round { room_id, .. } => AskFrom::Room(room_id.clone()),
+            Source::Schedule { task_id } => AskFrom::Schedule(task_id.clone()),
+            Source::Connector { .. } => AskFrom::Connector,
+            Source::Host => AskFrom::Host,
+        }
+    }
 }
 
 impl SessionEvent {

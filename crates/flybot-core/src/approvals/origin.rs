@@ -19,6 +19,10 @@ pub enum AskFrom {
     Person(Option<String>),
     /// Another Bot's message.
     Bot,
+    /// Another Bot's message that carries its sending turn's origin: the
+    /// member that turn spoke for (relays carry it, #540; a group's answer
+    /// keeps it, #550). It speaks for that member, no one else.
+    Relayed(String),
     /// A room's round handed the member its turn.
     Room(String),
     /// A scheduled task's run (#473), by the task's id: it speaks for the
@@ -64,6 +68,8 @@ fn owners_input(state: &TeamState, bot: &Bot, input: &AskFrom) -> Result<(), &'s
         AskFrom::Person(Some(member)) if *member == bot.owner_id => Ok(()),
         AskFrom::Person(Some(_)) => Err("another member's line"),
         AskFrom::Bot => Err("a Bot's request"),
+        AskFrom::Relayed(member) if *member == bot.owner_id => Ok(()),
+        AskFrom::Relayed(_) => Err("a Bot's request for another member"),
         AskFrom::Room(room_id) if only_owner_in(state, bot, room_id) => Ok(()),
         AskFrom::Room(_) => Err("a room with another person in it"),
         AskFrom::Schedule(task_id) => match state.schedules.get(task_id) {
@@ -155,6 +161,22 @@ mod tests {
         assert_eq!(
             grant_applies(&state, ada, false, &[AskFrom::Room("shared".into())]),
             Err("a room with another person in it")
+        );
+    }
+
+    #[test]
+    fn a_relay_carries_its_turns_origin_540_550_and_speaks_for_that_member_only() {
+        let state = state();
+        let ada = &state.bots["ada"];
+        let relayed = |m: &str| AskFrom::Relayed(m.into());
+        assert_eq!(grant_applies(&state, ada, true, &[relayed("m1")]), Ok(()));
+        assert_eq!(
+            grant_applies(&state, ada, true, &[relayed("m2")]),
+            Err("a Bot's request for another member")
+        );
+        assert_eq!(
+            grant_applies(&state, ada, true, &[AskFrom::Bot]),
+            Err("a Bot's request")
         );
     }
 

@@ -57,6 +57,7 @@ pub fn ask_in_group(
     handed: &HandedFrom,
     bot_id: &str,
     question: &str,
+    origin: Option<String>,
     now: u64,
 ) -> Result<GroupQuestion, String> {
     let question = question.trim();
@@ -85,6 +86,7 @@ pub fn ask_in_group(
         },
         allow_custom: true,
         asked_at: now,
+        origin,
     })
 }
 
@@ -125,6 +127,27 @@ pub fn may_answer<'a>(
         ));
     }
     Ok(card)
+}
+
+/// The origin the answer carries (#550): the asking turn's, only when the
+/// asking Bot's owner answers (the one person before anyone signed in is
+/// that owner); anyone else's answer speaks for nobody's owner (fail
+/// closed).
+pub fn answer_origin(state: &TeamState, actor: &Actor, card: &GroupQuestion) -> Option<String> {
+    let owner = state.bots.get(&card.bot_id).map(|b| b.owner_id.as_str());
+    let owners = match actor {
+        Actor::SingleOwner => owner.is_some(),
+        Actor::Member { member_id, .. } => owner == Some(member_id.as_str()),
+    };
+    card.origin.clone().filter(|_| owners)
+}
+
+/// The room's quiet notice of a dismissed card (#550).
+pub fn dismiss_notice(who: &str, card: &GroupQuestion) -> String {
+    format!(
+        "{who} dismissed {}'s question: {}",
+        card.header, card.question
+    )
 }
 
 /// A checked answer: 1 to `QUESTION_MAX` characters.
@@ -222,7 +245,7 @@ mod tests {
             assert_eq!(got, handed, "{bot} {room} {sender}");
         }
         let handed = handed_from_group(&state, "dev", "room-1", "lead", 2).unwrap();
-        let card = ask_in_group(&state, &handed, "dev", " Postgres or SQLite? ", 7).unwrap();
+        let card = ask_in_group(&state, &handed, "dev", " Postgres or SQLite? ", None, 7).unwrap();
         assert_eq!(card.header, "Name dev");
         assert_eq!(card.question, "Postgres or SQLite?");
         assert_eq!(
@@ -235,17 +258,18 @@ mod tests {
         assert!(card.allow_custom);
         state.questions.insert("room-1".into(), card);
         // Its own card is replaced; another Bot's waiting card refuses.
-        assert!(ask_in_group(&state, &handed, "dev", "Which port?", 8).is_ok());
-        let other = ask_in_group(&state, &handed, "out", "Mine?", 8).unwrap_err();
+        assert!(ask_in_group(&state, &handed, "dev", "Which port?", None, 8).is_ok());
+        let other = ask_in_group(&state, &handed, "out", "Mine?", None, 8).unwrap_err();
         assert!(other.contains("ask yours in your reply"), "{other}");
-        assert!(ask_in_group(&state, &handed, "dev", " ", 8).is_err());
+        assert!(ask_in_group(&state, &handed, "dev", " ", None, 8).is_err());
     }
 
     #[test]
-    fn only_the_asking_bots_owner_or_the_rooms_owner_answers_550() {
+    fn only_the_asking_bots_owner_or_the_rooms_owner_answers_or_dismisses_and_only_the_bots_owner_keeps_the_origin_550()
+     {
         let mut state = team();
         let handed = handed_from_group(&state, "dev", "room-1", "lead", 1).unwrap();
-        let card = ask_in_group(&state, &handed, "dev", "Which?", 1).unwrap();
+        let card = ask_in_group(&state, &handed, "dev", "Which?", Some("ada".into()), 1).unwrap();
         state.questions.insert("room-1".into(), card);
         assert!(may_answer(&state, &member("ada"), "room-1").is_ok());
         assert!(may_answer(&state, &Actor::SingleOwner, "room-1").is_ok());
@@ -265,6 +289,21 @@ mod tests {
         assert_eq!(cards_of_bot(&state, "dev"), ["room-1"]);
         assert!(cards_of_bot(&state, "rev").is_empty());
         assert!(clean_answer("  ").is_err());
+        // The answer keeps the asking turn's origin only from the Bot's owner.
+        let card = &state.questions["room-1"];
+        assert_eq!(
+            answer_origin(&state, &member("ada"), card),
+            Some("ada".into())
+        );
+        assert_eq!(
+            answer_origin(&state, &Actor::SingleOwner, card),
+            Some("ada".into())
+        );
+        assert_eq!(answer_origin(&state, &member("bob"), card), None);
+        assert_eq!(
+            dismiss_notice("Ada", card),
+            "Ada dismissed Name dev's question: Which?"
+        );
         let card = &state.questions["room-1"];
         assert_eq!(
             answer_notice("Ada", card, "SQLite"),

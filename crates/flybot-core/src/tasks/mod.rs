@@ -25,6 +25,7 @@ pub mod job_card;
 pub mod lease;
 pub mod machine;
 pub mod moves;
+pub mod project_assistant;
 pub mod project_binds;
 pub mod project_board;
 pub mod project_digest;

@@ -51,6 +51,9 @@ route_table! {
     "answer-question" => |host, caller, body| {
         typed(chat::room_question::answer(host.rounds(), caller.require()?, parse(body)?).await)
     };
+    "dismiss-question" => |host, caller, body| {
+        typed(chat::room_question::dismiss(host.rounds(), caller.require()?, parse(body)?).await)
+    };
     // A Bot chat's past conversations, and a fresh one (issue 31).
     "conversations" => |host, caller, body| {
         typed(chat::past::list(host.team(), host.sessions(), caller.require()?, parse(body)?))

@@ -19,7 +19,7 @@ mod memory;
 mod people;
 mod roster;
 mod schedules;
-mod tasks;
+pub(crate) mod tasks;
 mod work;
 mod workflow;
 

@@ -71,7 +71,7 @@ route_table! {
     };
     "diagnostics" => |host, caller, body| {
         let _: Empty = parse(body)?;
-        typed(host_info::prefs::diagnostics(host.team(), host.config(), caller.require()?))
+        typed(host_info::prefs::diagnostics(host.team(), host.config(), caller.require()?).await)
     };
     // The About block's download (#68): the same shared rule.
     "diagnostics-log" => |host, caller, body| {

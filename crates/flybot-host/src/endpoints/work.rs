@@ -34,7 +34,11 @@ route_table! {
         typed(tasks::projects::list(host.board(), caller.require()?))
     };
     "project-create" => |host, caller, body| {
-        typed(tasks::projects::create(host.board(), caller.require()?, parse(body)?).await)
+        let parts = tasks::projects::AssistantParts {
+            model: &host.config().default_model,
+            book: &host.scheduler().book,
+        };
+        typed(tasks::projects::create(caller.require()?, parts, parse(body)?).await)
     };
     "project-read" => |host, caller, body| {
         typed(tasks::projects::read(host.board(), caller.require()?, parse(body)?))
@@ -60,7 +64,9 @@ route_table! {
         let parts = DigestParts {
             account: host.connectors().ready_env(flybot_core::connectors::GITHUB, GITHUB_LOGIN),
             out_of_app: &host.scheduler().out_of_app,
-            clock: &host.config().schedule_clock,
+            now: (host.config().schedule_clock.0)(),
+            sessions: host.sessions(),
+            home: &host.config().home,
         };
         typed(tasks::project_assistant::digest(host.board(), caller.require()?, parts, parse(body)?).await)
     };

@@ -119,6 +119,7 @@ pub fn deliver_released(approvals: &Approvals, record: &HeldRecord) -> bool {
                 bot_id: record.held.from_bot.clone(),
                 hops: record.held.origin.hop,
                 room_id: None,
+                origin: None,
             },
             ItemKind::NextTurn,
         )

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod dispatch;
 mod durable;
 pub mod external;
+pub mod handed_reply;
 pub mod hold;
 pub mod interrupt;
 pub mod logs;

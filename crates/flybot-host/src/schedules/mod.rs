@@ -6,6 +6,7 @@
 
 pub mod book;
 pub mod delivery;
+pub mod digest;
 pub mod retry;
 pub mod scheduler;
 mod settle;

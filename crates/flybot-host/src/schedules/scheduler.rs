@@ -2,7 +2,9 @@
 //! soonest due time (or a write wakes it), then fires each due task through
 //! the core rule: deliver, then record the run and the next time in one
 //! change (a crash between the two may repeat that one run, never more), or
-//! hold it for quiet hours and record the suppressed time (#1166).
+//! hold it for quiet hours and record the suppressed time (#1166). A task
+//! on a Project assistant's Session is not delivered: the host builds that
+//! Project's digest itself (#1712, `digest`).
 
 use super::book::{ScheduleBook, team_quiet};
 use super::delivery::{Carrier, deliver};
@@ -36,12 +38,21 @@ pub struct Scheduler {
     pub out_of_app: Arc<OutOfApp>,
     /// When this host started: a time before it was missed (#354).
     pub started_at: u64,
+    /// What a Project assistant's daily task builds its digest with
+    /// (#1712); None in a host that runs no Project Assistant.
+    pub digests: Option<super::digest::Digests>,
 }
 
 impl Scheduler {
     /// Starts the loop and the run settler, unless automation is off (#378).
     pub fn start(&self) {
         if !self.book.automation {
+            // The replies owed to a group still go back (#553).
+            crate::rooms::handed_reply::follow_handed_replies(
+                &self.book.team,
+                &self.sessions,
+                &self.logs,
+            );
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -109,6 +120,11 @@ impl Scheduler {
                 self.announce_failure(task, run).await;
             }
         }
+        for (task, _, run) in &fired {
+            if let Some(run) = run.as_ref().filter(|_| self.builds_digest(task)) {
+                self.run_digest_task(task, run).await;
+            }
+        }
         soonest
     }
 
@@ -135,10 +151,33 @@ impl Scheduler {
                 scheduled_for,
                 missed,
                 ..
+            } if self.builds_digest(&task) => Some(ScheduleRun {
+                at: now,
+                result: RunResult::Running,
+                reason: None,
+                scheduled_for,
+                missed,
+                session_id: task.session_id.clone(),
+                message_id: None,
+                room_seq: None,
+            }),
+            Fire::Deliver {
+                scheduled_for,
+                missed,
+                ..
             } => Some(self.deliver_run(&task, scheduled_for, missed, now)),
             Fire::Suppress { .. } => None,
         };
         Some((task, next, run))
+    }
+
+    /// Whether `task` is a Project assistant's daily digest (#1712).
+    fn builds_digest(&self, task: &ScheduleTask) -> bool {
+        self.digests.is_some()
+            && self
+                .book
+                .team
+                .read(|state| super::digest::digest_project(state, task).is_some())
     }
 
     /// Delivers `task` now and answers its run record: `running`, or

@@ -69,6 +69,15 @@ fn ending_of(reason: &EndReason) -> Ending {
 
 impl Scheduler {
     async fn turn_ended(&self, session_id: &str, turn_id: &str) {
+        // The reply a Bot owes the group that handed it work (#553) rides
+        // this follower of turn ends rather than a task of its own.
+        crate::rooms::handed_reply::reply_to_group(
+            &self.book.team,
+            &self.sessions,
+            &self.logs,
+            session_id,
+            turn_id,
+        );
         // Only a Session with a run going is read: most turns are no run.
         let running = self.book.team.read(|state| {
             state

@@ -79,18 +79,6 @@ enum Plan {
     Wait(Box<ApprovalRecord>, Option<&'static str>),
 }
 
-/// The standing-grant rule's reading of a turn input's source.
-fn ask_from(source: &Source) -> AskFrom {
-    match source {
-        Source::User { member_id } => AskFrom::Person(member_id.clone()),
-        Source::Bot { .. } => AskFrom::Bot,
-        Source::Round { room_id, .. } => AskFrom::Room(room_id.clone()),
-        Source::Schedule { task_id } => AskFrom::Schedule(task_id.clone()),
-        Source::Connector { .. } => AskFrom::Connector,
-        Source::Host => AskFrom::Host,
-    }
-}
-
 fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
     let Some(bot) = state.bots.get(&ask.bot_id) else {
         return Plan::Reject("the Bot is gone");
@@ -116,7 +104,7 @@ fn plan(state: &TeamState, ask: &ApprovalAsk, now: u64) -> Plan {
     };
     let mut unused = None;
     if standing_covers(state, bot, room_id.as_deref(), &ask.tool) {
-        let from: Vec<AskFrom> = ask.sources.iter().map(ask_from).collect();
+        let from: Vec<AskFrom> = ask.sources.iter().map(Source::ask_from).collect();
         match grant_applies(state, bot, room_id.is_none(), &from) {
             Ok(()) => return Plan::Allow,
             Err(verdict) => unused = Some(verdict),

@@ -421,6 +421,7 @@ async fn a_standing_grant_540_answers_the_owners_turn_but_a_bots_request_still_a
                 bot_id: other.id.clone(),
                 hops: 1,
                 room_id: None,
+                origin: None,
             },
             ItemKind::NextTurn,
         )

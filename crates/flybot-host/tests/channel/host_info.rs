@@ -65,6 +65,69 @@ async fn about_shows_the_stamped_build_and_the_links_and_no_build_without_git_37
     assert_eq!(about["build"], json!(null));
 }
 
+/// #374: with the owner's update check on (here a loopback fake of the
+/// repository API), `behind` is the compare answer's `ahead_by` when the
+/// branch is ahead or identical, and null (unknown) when it diverged or
+/// the check failed; with the check off nothing is asked.
+#[tokio::test]
+async fn behind_is_the_branchs_lead_only_when_the_owners_check_answers_plainly_374() {
+    use flybot_testkit::api_fake::{Answer, ApiFake};
+    let path = format!("/repos/ThinkFlowLab/FlyBot/compare/{SHA}...main");
+    let fake = ApiFake::routed(vec![(
+        path.as_str(),
+        vec![
+            Answer::json(
+                200,
+                json!({"status": "ahead", "ahead_by": 3, "behind_by": 0}),
+            ),
+            Answer::json(
+                200,
+                json!({"status": "identical", "ahead_by": 0, "behind_by": 0}),
+            ),
+            Answer::json(
+                200,
+                json!({"status": "diverged", "ahead_by": 2, "behind_by": 1}),
+            ),
+            Answer::json(500, json!({"message": "down"})),
+        ],
+    )]);
+    let api = format!("{}/repos/ThinkFlowLab/FlyBot", fake.base_url);
+    let kit = Kit::with_config(|c| {
+        c.build = flybot_host::BuildInfo {
+            branch: Some("main".into()),
+            commit: Some(SHA.into()),
+            pinned: false,
+        };
+        c.update_check = Some(api);
+    })
+    .await;
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let about = kit.ok("diagnostics", json!({})).await["diagnostics"].clone();
+        seen.push(about["behind"].clone());
+    }
+    assert_eq!(seen, [json!(3), json!(0), json!(null), json!(null)]);
+    assert!(
+        fake.seen()
+            .iter()
+            .all(|s| s.path == path && s.authorization.is_none())
+    );
+    assert_eq!(fake.seen().len(), 4);
+    // A pinned build compares nothing: no request, unknown.
+    let pinned = Kit::with_config(|c| {
+        c.build = flybot_host::BuildInfo {
+            branch: None,
+            commit: Some(SHA.into()),
+            pinned: true,
+        };
+        c.update_check = Some(format!("{}/repos/ThinkFlowLab/FlyBot", fake.base_url));
+    })
+    .await;
+    let about = pinned.ok("diagnostics", json!({})).await["diagnostics"].clone();
+    assert_eq!(about["behind"], json!(null));
+    assert_eq!(fake.seen().len(), 4);
+}
+
 #[tokio::test]
 async fn the_owner_downloads_the_rotated_diagnostics_log_oldest_first_and_no_one_else_68() {
     use flybot_store::diagnostics_log::{DIAGNOSTICS_LOG, DIAGNOSTICS_LOG_ROTATED};

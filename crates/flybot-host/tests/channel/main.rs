@@ -55,6 +55,7 @@ mod pilot;
 mod pilot_injection;
 mod pilot_real_model;
 mod project_assistant;
+mod project_assistant_daily;
 mod projects;
 mod provider_wire;
 mod real_model;

@@ -106,6 +106,10 @@ async fn every_body_of_the_matrix_reaches_the_records_owner_29() {
     rows.sort_by_key(|(name, _)| REMOVALS.iter().position(|r| r == name));
     let mut wrong = Vec::new();
     for (name, row) in rows {
+        // `answer-question` took the dock's card: dock one to dismiss.
+        if name == "dismiss-question" {
+            setup::dock_question(&kit, &ada.room, &ada.bot, &ada.lead).await;
+        }
         let (status, answer) = kit.as_member(&ada.me).post(name, row.body().clone()).await;
         let code = answer["error"]["code"].as_str().unwrap_or("none");
         let mut owners_too = vec!["bot/invalid", "bot/not-found", "bot/unauthorized"];

@@ -47,6 +47,7 @@ fn group_request(ctx: &ToolContext) -> Option<(String, String, u32)> {
                     bot_id,
                     hops,
                     room_id: Some(room_id),
+                    ..
                 },
             ..
         } => Some((room_id.clone(), bot_id.clone(), *hops)),
@@ -71,7 +72,12 @@ async fn ask_group(ctx: &ToolContext, question: &str) -> Result<Option<String>, 
             let Some(handed) = handed else {
                 return Ok(Ok(None));
             };
-            let card = match ask_in_group(state, &handed, &me.id, question, change.now_ms()) {
+            // The asking turn's origin rides the card (#550).
+            let origin = ctx.sessions.as_ref().and_then(|sessions| {
+                super::message::turn_origin(sessions, state, &me, &ctx.session_id)
+            });
+            let card = match ask_in_group(state, &handed, &me.id, question, origin, change.now_ms())
+            {
                 Ok(card) => card,
                 Err(sentence) => return Ok(Err(ToolError::Refused(sentence))),
             };

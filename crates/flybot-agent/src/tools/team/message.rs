@@ -86,6 +86,43 @@ pub(super) fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
         .unwrap_or(0)
 }
 
+/// The inputs of the turn running in `session_id`.
+fn turn_sources(sessions: &Sessions, session_id: &str) -> Vec<Source> {
+    let Ok(log) = sessions.transcript(session_id, 0) else {
+        return Vec::new();
+    };
+    let start = log
+        .iter()
+        .rposition(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
+        .unwrap_or(0);
+    log[start..]
+        .iter()
+        .filter_map(|e| match &e.event {
+            SessionEvent::UserMessage { source, .. } => Some(source.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The member the turn `me` runs in `session_id` speaks for, when every
+/// input of it is its owner's (the standing-grant rule, #540): a relay on
+/// carries that origin, and a group question keeps it (#550).
+pub(crate) fn turn_origin(
+    sessions: &Sessions,
+    state: &TeamState,
+    me: &Bot,
+    session_id: &str,
+) -> Option<String> {
+    let from: Vec<_> = turn_sources(sessions, session_id)
+        .iter()
+        .map(Source::ask_from)
+        .collect();
+    let own_chat = me.session_id == session_id;
+    flybot_core::approvals::origin::grant_applies(state, me, own_chat, &from)
+        .is_ok()
+        .then(|| me.owner_id.clone())
+}
+
 impl Tool for MessageBot {
     type Args = MessageBotArgs;
     fn name(&self) -> &'static str {
@@ -102,10 +139,14 @@ impl Tool for MessageBot {
                 "A message is 1 to {MAX_TEXT} characters."
             )));
         }
-        let (me, named, sender_room) = team.store().read(|state| {
+        let (me, named, sender_room, origin) = team.store().read(|state| {
             let me = caller(state, ctx, false)?;
             let room = sender_room(state, &me, &ctx.session_id);
-            Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to), room))
+            let origin = ctx
+                .sessions
+                .as_ref()
+                .and_then(|sessions| turn_origin(sessions, state, &me, &ctx.session_id));
+            Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to), room, origin))
         })?;
         // The host judges the send with the core reach() (#90); a Bot it
         // may not reach is refused like one that is not there.
@@ -165,6 +206,9 @@ impl Tool for MessageBot {
                     bot_id: me.id.clone(),
                     hops,
                     room_id: sender_room,
+                    // Another owner's Bot was held above; this one shares
+                    // the owner the origin names.
+                    origin,
                 },
                 ItemKind::NextTurn,
             )

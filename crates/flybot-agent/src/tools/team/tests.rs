@@ -233,6 +233,7 @@ async fn message_bot_ends_a_chain_at_max_hops() {
         bot_id: "main2".into(),
         hops,
         room_id: None,
+        origin: None,
     };
     sessions
         .deliver("session-a", "go on", from(MAX_HOPS - 1), ItemKind::NextTurn)

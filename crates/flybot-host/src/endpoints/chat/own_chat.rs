@@ -2,7 +2,8 @@
 //! #642), `messages` (the Session's transcript in order, short form) and
 //! `cancel` (Stop, with or without `keepInbox`). Owner-scoped: a Bot's own
 //! chat is its owner's and a grantee's the owner shared the Bot with
-//! (`visibility::own_chat_open`).
+//! (`visibility::own_chat_open`). A turn that runs work a group member
+//! handed over is hidden here (#550, #553): its reply goes to the group.
 
 use crate::attachments::line;
 use crate::attachments::reading::{Readers, served};
@@ -197,11 +198,22 @@ pub fn messages(
         .map_err(io_refusal)?;
     let last = entries.last().map_or(req.after.unwrap_or(0), |e| e.seq);
     entries.retain(|e| conversation.holds(e.seq));
-    let (messages, earlier) = page(&entries, req.before, req.limit);
+    // A hidden turn is told by its request, which a later page may not hold.
+    let whole;
+    let hidden = if req.after.unwrap_or(0) > 0 {
+        whole = sessions
+            .transcript(&bot.session_id, 0)
+            .map_err(io_refusal)?;
+        handed_turns(&whole)
+    } else {
+        handed_turns(&entries)
+    };
+    let (messages, earlier) = page(&entries, &hidden, req.before, req.limit);
     let running = sessions.is_running(&bot.session_id);
     let draft = feed
         .draft(&bot.session_id)
         .filter(|_| running)
+        .filter(|(draft, _)| !hidden.contains(&draft.turn_id.as_str()))
         .map(|(draft, at)| ChatDraft {
             turn_id: draft.turn_id,
             text: draft.text,
@@ -244,7 +256,12 @@ pub fn cancel(
 /// One transcript line as a client draws it; step starts are left out.
 /// The lines older than `before` (all when none), the newest `limit` of
 /// them, and whether older lines are left for a page before these.
-fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec<ChatLine>, bool) {
+fn page(
+    entries: &[LogEntry],
+    hidden: &[&str],
+    before: Option<u64>,
+    limit: Option<usize>,
+) -> (Vec<ChatLine>, bool) {
     // An ask_user the tool sent to the group that handed the work over is
     // no card of the owner's own chat (#550): it is drawn as a tool call.
     let in_group: Vec<&str> = entries
@@ -261,6 +278,7 @@ fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec
     let mut lines: Vec<ChatLine> = entries
         .iter()
         .filter(|entry| before.is_none_or(|before| entry.seq < before))
+        .filter(|entry| !hidden.contains(&entry.event.turn_id()))
         .filter_map(short_form)
         .map(|mut line| {
             let asked_there = line
@@ -277,6 +295,46 @@ fn page(entries: &[LogEntry], before: Option<u64>, limit: Option<usize>) -> (Vec
     let cut = limit.map_or(0, |limit| lines.len().saturating_sub(limit));
     let lines = lines.split_off(cut);
     (lines, cut > 0)
+}
+
+/// The turns that run work a group member handed over, or a group's
+/// answer to it (#550, #553): hidden from the Bot's own chat, request,
+/// tool calls and reply alike, since the reply goes back to the group. A
+/// turn a person's line also went into stays shown, and so does one whose
+/// question came to this chat after all (the group no longer held the
+/// member that handed the work over, so `ask_user` asked the owner here).
+fn handed_turns(entries: &[LogEntry]) -> Vec<&str> {
+    let mut handed: Vec<&str> = Vec::new();
+    let mut spoken: Vec<&str> = Vec::new();
+    let mut asks: Vec<&str> = Vec::new();
+    for entry in entries {
+        match &entry.event {
+            SessionEvent::UserMessage {
+                turn_id, source, ..
+            } => match source {
+                Source::Bot {
+                    room_id: Some(_), ..
+                } => handed.push(turn_id),
+                _ => spoken.push(turn_id),
+            },
+            SessionEvent::ToolCall {
+                tool_call_id, name, ..
+            } if name == flybot_protocol::tool_names::ASK_USER => asks.push(tool_call_id),
+            SessionEvent::ToolResult {
+                turn_id,
+                tool_call_id,
+                text,
+                ..
+            } if asks.contains(&tool_call_id.as_str())
+                && !text.starts_with(flybot_agent::tools::team::ASKED_IN_GROUP) =>
+            {
+                spoken.push(turn_id)
+            }
+            _ => {}
+        }
+    }
+    handed.retain(|turn| !spoken.contains(turn));
+    handed
 }
 
 /// Wakes for one card in a row, with nothing said between them, read as
@@ -393,4 +451,81 @@ fn clip(text: &str) -> String {
     let mut short: String = text.chars().take(SHORT).collect();
     short.push('…');
     short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u64, event: SessionEvent) -> LogEntry {
+        LogEntry {
+            seq,
+            at: seq,
+            event,
+        }
+    }
+
+    fn said(turn: &str, source: Source) -> SessionEvent {
+        SessionEvent::UserMessage {
+            turn_id: turn.into(),
+            message_id: format!("m-{turn}"),
+            text: "x".into(),
+            source,
+            attachments: Vec::new(),
+        }
+    }
+
+    fn handed(from_room: bool) -> Source {
+        Source::Bot {
+            bot_id: "lead".into(),
+            hops: 1,
+            room_id: from_room.then(|| "room-1".into()),
+            origin: None,
+        }
+    }
+
+    fn ask(turn: &str, id: &str, result: &str) -> [SessionEvent; 2] {
+        [
+            SessionEvent::ToolCall {
+                turn_id: turn.into(),
+                tool_call_id: id.into(),
+                name: flybot_protocol::tool_names::ASK_USER.into(),
+                arguments: "{}".into(),
+            },
+            SessionEvent::ToolResult {
+                turn_id: turn.into(),
+                tool_call_id: id.into(),
+                text: result.into(),
+                is_error: false,
+            },
+        ]
+    }
+
+    #[test]
+    fn only_a_turn_of_handed_out_work_alone_is_hidden_553() {
+        let in_group = format!(
+            "{} Ship, which handed you this work",
+            flybot_agent::tools::team::ASKED_IN_GROUP
+        );
+        let [call_a, result_a] = ask("t1", "c1", &in_group);
+        let [call_b, result_b] = ask("t4", "c2", "Your owner sees the question in your chat");
+        let log: Vec<LogEntry> = [
+            said("t1", handed(true)),
+            call_a,
+            result_a,
+            said("t2", handed(false)),
+            said("t3", handed(true)),
+            said("t3", Source::User { member_id: None }),
+            said("t4", handed(true)),
+            call_b,
+            result_b,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| entry(i as u64 + 1, e))
+        .collect();
+        // t2: a Bot's own-chat message; t3: a person spoke too; t4: its
+        // question came to this chat after all.
+        assert_eq!(handed_turns(&log), ["t1"]);
+    }
 }

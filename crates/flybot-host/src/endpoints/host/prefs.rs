@@ -64,8 +64,20 @@ pub async fn set_prefs(team: &Team, actor: &Actor, req: SetPrefs) -> Result<Pref
 }
 
 /// `diagnostics` → where the home is, whether this team writes, sizes, and
-/// the About block's build and links (#374).
-pub fn diagnostics(
+/// the About block's build, links and how far behind the build is (#374:
+/// null unless the owner turned the update check on and it answered).
+pub async fn diagnostics(
+    team: &Team,
+    config: &crate::HostConfig,
+    actor: &Actor,
+) -> Result<DiagnosticsAnswer, ApiError> {
+    let mut answer = diagnostics_now(team, config, actor)?;
+    answer.diagnostics.behind =
+        super::behind::behind(config.update_check.as_deref(), &config.build).await;
+    Ok(answer)
+}
+
+fn diagnostics_now(
     team: &Team,
     config: &crate::HostConfig,
     _actor: &Actor,

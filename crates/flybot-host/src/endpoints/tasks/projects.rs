@@ -2,12 +2,22 @@
 //! `project-create`, `project-read`, `project-bind`, `project-of`,
 //! `project-board` and `project-delete`. The owner is the authenticated
 //! caller; the board is open to a non-owner, read-only, with only the cards
-//! the caller may open through `tasks`.
+//! the caller may open through `tasks`. `project-create` also makes the
+//! Project's hidden assistant Bot and its one daily 09:00 Asia/Shanghai
+//! task in the same change, through the core rule `schedule-create` runs;
+//! `project-delete` removes both with the Project and its memory (#1712).
 
 use crate::actor::{acting_member, journal_actor};
 use crate::board::Board;
 use crate::ids::new_id;
+use crate::schedules::ScheduleBook;
+use crate::schedules::book::{context, team_quiet};
 use flybot_core::access::Actor;
+use flybot_core::schedules::edit::{NewTask, create as create_task};
+use flybot_core::tasks::project_assistant::{
+    ASSISTANT_BOT, DIGEST_PROMPT, DIGEST_TITLE, assistant_bot, assistant_of, assistant_tasks,
+    digest_timing,
+};
 use flybot_core::tasks::projects::{self, Bindable, ProjectWrites};
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::{ProjectAnswer, ProjectDeleted, ProjectsAnswer, TaskRows};
@@ -44,20 +54,48 @@ pub fn list(board: &Board, actor: &Actor) -> Result<ProjectsAnswer, ApiError> {
     }))
 }
 
+/// What `project-create` makes the Project's assistant with (#1712).
+pub struct AssistantParts<'a> {
+    /// The model the hidden Bot is made on: the host's default.
+    pub model: &'a str,
+    /// The schedule book the daily task is written through.
+    pub book: &'a ScheduleBook,
+}
+
 /// `project-create {name}` → `{project}`; `ownerUserId` is the caller (an
-/// install with no session falls back to the host's owner).
+/// install with no session falls back to the host's owner). The Project's
+/// hidden assistant and its daily task are made in the same change.
 pub async fn create(
-    board: &Board,
     actor: &Actor,
+    parts: AssistantParts<'_>,
     req: ProjectCreate,
 ) -> Result<ProjectAnswer, ApiError> {
     let id = new_id("project");
-    let project = board
-        .team()
-        .mutate(journal_actor(actor), |change| {
+    let (bot_id, session_id, task_id) = (new_id("bot"), new_id("session"), new_id("schedule"));
+    let (now, zone) = (parts.book.now(), parts.book.host_zone.clone());
+    let project = parts
+        .book
+        .write(journal_actor(actor), |change| {
             let owner = acting_member(change, actor);
-            let (project, writes) = projects::create(&req, &owner, &id, change.now_ms())?;
+            let (mut project, writes) = projects::create(&req, &owner, &id, change.now_ms())?;
             write(change, &writes);
+            let bot = assistant_bot(&project, &bot_id, &session_id, parts.model, change.now_ms());
+            project[ASSISTANT_BOT] = bot_id.clone().into();
+            let quiet = team_quiet(change.state());
+            let task = create_task(
+                NewTask {
+                    id: task_id.clone(),
+                    session_id: session_id.clone(),
+                    title: DIGEST_TITLE,
+                    prompt: DIGEST_PROMPT,
+                    when: &digest_timing(),
+                    created_by: owner,
+                },
+                &context(now, &zone, quiet.as_ref()),
+            )?;
+            change.put_project(&id, &project);
+            change.put_bot(&bot);
+            change.put_schedule(&task);
             Ok(project)
         })
         .await?;
@@ -136,7 +174,16 @@ pub async fn delete(
         .mutate(journal_actor(actor), |change| {
             let (state, now) = (change.state(), change.now_ms());
             let (project, writes) = projects::delete(state, actor, &req.project, now)?;
+            // The assistant and its daily task go with it (#1712).
+            let assistant = assistant_of(state, &req.project).map(|b| b.id.clone());
+            let tasks = assistant_tasks(state, &req.project);
             write(change, &writes);
+            for task in &tasks {
+                change.remove_schedule(task);
+            }
+            if let Some(bot) = assistant {
+                change.remove_bot(&bot);
+            }
             Ok(project)
         })
         .await?;

@@ -137,6 +137,10 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "answer-question",
             Refused(json!({"roomId": room, "answer": "yes"}), "bot/not-found"),
         ),
+        (
+            "dismiss-question",
+            Refused(json!({"roomId": room}), "bot/not-found"),
+        ),
         // Attachments (issue 32): Bob's upload is his own; Ada's file is
         // unknown to him.
         (

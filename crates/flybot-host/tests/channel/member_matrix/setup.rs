@@ -145,26 +145,7 @@ pub async fn ada_and_bob() -> (Kit, Ada, Member, String) {
     let (cards, question) = cards(&kit, &me, &bot.id).await;
     // A question in her room's dock (#550): her Bot asks about work the
     // lead handed it.
-    let card = flybot_protocol::group_question::GroupQuestion {
-        header: "Quill".into(),
-        bot_id: bot.id.clone(),
-        question: format!("Which one? {MARKER}"),
-        reply_to: flybot_protocol::group_question::ReplyTo {
-            bot_id: lead.clone(),
-            hop: 1,
-        },
-        allow_custom: true,
-        asked_at: 1,
-    };
-    let docked = room.clone();
-    kit.host
-        .store()
-        .mutate("test", move |c| {
-            c.put_question(&docked, &card);
-            Ok(())
-        })
-        .await
-        .unwrap();
+    dock_question(&kit, &room, &bot.id, &lead).await;
     let writer = kit.bot_named("Wren");
     let mut queued = Vec::new();
     for n in 0..2 {
@@ -326,4 +307,31 @@ async fn approvals(kit: &Kit, me: &Member, bot: &str, session: &str) -> String {
         .await
         .unwrap();
     "approval-ada-0001".into()
+}
+
+/// Puts a question of Ada's Bot (`bot`, about work `lead` handed it) in
+/// her room's dock (#550); the control docks it again after
+/// `answer-question` took it, so `dismiss-question` has one to take.
+pub async fn dock_question(kit: &Kit, room: &str, bot: &str, lead: &str) {
+    let card = flybot_protocol::group_question::GroupQuestion {
+        header: "Quill".into(),
+        bot_id: bot.to_owned(),
+        question: format!("Which one? {MARKER}"),
+        reply_to: flybot_protocol::group_question::ReplyTo {
+            bot_id: lead.to_owned(),
+            hop: 1,
+        },
+        allow_custom: true,
+        asked_at: 1,
+        origin: None,
+    };
+    let docked = room.to_owned();
+    kit.host
+        .store()
+        .mutate("test", move |c| {
+            c.put_question(&docked, &card);
+            Ok(())
+        })
+        .await
+        .unwrap();
 }

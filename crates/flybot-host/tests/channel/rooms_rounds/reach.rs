@@ -52,6 +52,7 @@ async fn a_bot_message_is_judged_again_at_delivery_and_a_revoked_grant_stops_it_
         bot_id: ada_bot.id.clone(),
         hops: 1,
         room_id: None,
+        origin: None,
     };
     let sessions = kit.host.sessions().clone();
     sessions

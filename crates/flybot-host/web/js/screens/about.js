@@ -1,4 +1,4 @@
-// The About block's own parts (#374, #68): the build the binary was stamped with (branch, commit, pinned), how far behind its branch it is when that is known, FlyBot's links, and the owner's download of the home's diagnostics log (`diagnostics-log`).
+// The About block's own parts (#374, #68): the build the binary was stamped with (branch, commit, pinned), how far behind its branch it is ("unknown" when no check answered), FlyBot's links, and the owner's download of the home's diagnostics log (`diagnostics-log`).
 
 import { h, plural } from '../dom.js';
 
@@ -13,9 +13,9 @@ export function buildText(d) {
 /** The About list's extra rows, as [dt, dd] pairs for `item`. */
 export function aboutRows(d, item) {
   const rows = [];
-  if (d.behind !== null && d.behind !== undefined) {
-    rows.push(item('Updates', d.behind === 0 ? 'Up to date' : `${plural(d.behind, 'commit')} behind`));
-  }
+  // #374: `behind` is null when no check answered (the check is off unless the owner sets FLYBOT_UPDATE_CHECK, or the branch diverged): say so, never "Up to date".
+  const known = d.behind !== null && d.behind !== undefined;
+  rows.push(item('Updates', !known ? 'Unknown: no update check answered' : d.behind === 0 ? 'Up to date' : `${plural(d.behind, 'commit')} behind`));
   const link = (href, text) => h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, text);
   const links = d.links || {};
   rows.push(

@@ -1,4 +1,4 @@
-// A room's question dock (#550): the question a Bot asked about work a member of this room handed it (`state.questions[roomId]`, shown only to the asking Bot's owner and the room's owner), answered here with `answer-question`. The answer goes to the asking Bot; the room then shows a quiet notice.
+// A room's question dock (#550): the question a Bot asked about work a member of this room handed it (`state.questions[roomId]`, shown only to the asking Bot's owner and the room's owner), answered here with `answer-question` or dismissed with `dismiss-question`. The answer goes to the asking Bot; either way the room then shows a quiet notice.
 
 import { h, replace } from '../dom.js';
 import { uid } from './ui.js';
@@ -22,6 +22,26 @@ export function questionDock({ api, team }, roomId) {
     const input = h('input', { id, type: 'text', autocomplete: 'off', maxlength: '2000' });
     const said = h('p', { class: 'w-field-error', role: 'alert' });
     const send = h('button', { type: 'submit' }, 'Answer');
+    const dismiss = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: async () => {
+          dismiss.disabled = true;
+          said.textContent = '';
+          try {
+            await api.call('dismiss-question', { roomId });
+            await team.refresh();
+          } catch (refusal) {
+            said.textContent = refusal.message;
+          } finally {
+            dismiss.disabled = false;
+          }
+        },
+      },
+      'Dismiss',
+    );
     const form = h(
       'form',
       {
@@ -41,7 +61,7 @@ export function questionDock({ api, team }, roomId) {
         },
       },
       h('label', { for: id }, 'Your answer'),
-      h('div', { class: 'w-question-row' }, input, send),
+      h('div', { class: 'w-question-row' }, input, send, dismiss),
       said,
     );
     replace(
