@@ -5,6 +5,7 @@
 //! one formatter (#498), and the fixed sentences of a line that was not
 //! sent or not answered (#404, #954, #1068).
 
+use crate::access::{Actor, enforced, host_owner_id};
 use flybot_protocol::TeamState;
 use flybot_protocol::social::{LINE_KEY, LineContent};
 use serde_json::Value;
@@ -47,6 +48,19 @@ pub fn reach(state: &TeamState, bot_id: &str, friend: &str) -> Result<(), Unreac
     match granted {
         true => Ok(()),
         false => Err(Unreachable::NotGranted),
+    }
+}
+
+/// Whether `actor` speaks for the home on Matrix: its identity, friends
+/// and published Bots are the host owner's alone (a member of a shared
+/// home has a home of their own to connect).
+pub fn is_home_owner(state: &TeamState, actor: &Actor) -> bool {
+    if !enforced(state) {
+        return true;
+    }
+    match actor {
+        Actor::SingleOwner => true,
+        Actor::Member { member_id, .. } => host_owner_id(state).as_ref() == Some(member_id),
     }
 }
 

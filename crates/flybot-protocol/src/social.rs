@@ -229,6 +229,12 @@ pub struct SocialSend {
 #[serde(rename_all = "camelCase")]
 pub struct SocialView {
     pub account: Option<SocialAccount>,
+    /// The link to the homeserver: `off`, `connecting`, `ready`, `error`.
+    pub status: String,
+    /// Why the link last failed, in one sentence.
+    pub last_error: Option<String>,
+    /// Matrix users who invited this home and are not friends yet.
+    pub invites: Vec<String>,
     pub friends: Vec<Friend>,
     /// Friends' Bots shared with this home, with the owner badge's label.
     pub remote_bots: Vec<RemoteBotView>,

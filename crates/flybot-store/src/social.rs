@@ -28,6 +28,11 @@ impl Change<'_> {
         self.set(key(&["social", "since"]), &since);
     }
 
+    /// Forgets the `/sync` token: the next poll is a first one.
+    pub fn clear_social_since(&mut self) {
+        self.delete(key(&["social", "since"]));
+    }
+
     /// Notes an event applied, forgetting the oldest beyond `APPLIED_KEPT`.
     pub fn note_applied(&mut self, event_id: &str) {
         let now = self.now_ms();

@@ -86,7 +86,8 @@ fn ask_from(source: &Source) -> AskFrom {
         Source::Bot { .. } => AskFrom::Bot,
         Source::Round { room_id, .. } => AskFrom::Room(room_id.clone()),
         Source::Schedule { task_id } => AskFrom::Schedule(task_id.clone()),
-        Source::Connector { .. } => AskFrom::Connector,
+        // A friend's line is a message from outside: no standing grant answers it (#540).
+        Source::Connector { .. } | Source::Friend { .. } => AskFrom::Connector,
         Source::Host => AskFrom::Host,
     }
 }
