@@ -64,6 +64,8 @@ impl Social {
             match outcome {
                 Ok(lines) => {
                     failures = 0;
+                    // A refusal the batch queued goes out now.
+                    self.inner.outbox_bell.notify_one();
                     self.deliver(lines).await;
                 }
                 Err(e) => {
@@ -113,7 +115,9 @@ impl Social {
                 for (room_id, room) in &joined {
                     apply_room(change, &me, room_id, room, &mut taken);
                 }
-                change.set_social_since(&next);
+                if change.state().social.since.as_deref() != Some(next.as_str()) {
+                    change.set_social_since(&next);
+                }
                 Ok(taken)
             })
             .await
