@@ -19,6 +19,7 @@ mod sandbox;
 mod schedules;
 mod search;
 mod sessions;
+mod social;
 mod store;
 mod tasks;
 mod ttft;
@@ -84,6 +85,9 @@ enum BenchWhat {
     /// thumbnail, Tesseract on a 1280x800 screenshot, and the image part
     /// of a 12-megapixel photo after downscaling.
     Attachments,
+    /// Bot Social (issue 33): a line to another home's Bot and its answer
+    /// back through Synapse on loopback, beside the same turn in one home.
+    Social,
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
         BenchWhat::Search => search::run(),
         BenchWhat::Sandbox => sandbox::run(),
         BenchWhat::Attachments => attachments::run(),
+        BenchWhat::Social => social::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {

@@ -31,7 +31,10 @@ fn until(host: &Served, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
 }
 
 fn lines_of(view: &Value) -> Vec<Value> {
-    view["remoteBots"][0]["lines"].as_array().cloned().unwrap_or_default()
+    view["remoteBots"][0]["lines"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// How many user messages in the home's Session logs carry `text`.
@@ -47,7 +50,8 @@ fn delivered(home: &Path, text: &str) -> usize {
         })
         .filter(|event| {
             let event = event.get("event").unwrap_or(event);
-            event["type"] == "user/message" && event["text"].as_str().is_some_and(|t| t.contains(text))
+            event["type"] == "user/message"
+                && event["text"].as_str().is_some_and(|t| t.contains(text))
         })
         .count()
 }
@@ -76,26 +80,50 @@ fn each_line_arrives_once_across_a_kill_of_either_home_33() {
     ok(&alice, "social-friend-add", json!({"userId": bob_id}));
     ok(&bob, "social-friend-add", json!({"userId": alice_id}));
     let helper = ok(&alice, "create-bot", json!({"name": "Helper"}))["bot"]["id"].clone();
-    ok(&alice, "social-publish", json!({"botId": helper, "userId": bob_id}));
-    let seen = until(&bob, "Alice's Helper", |v| v["remoteBots"][0]["shared"] == true);
+    ok(
+        &alice,
+        "social-publish",
+        json!({"botId": helper, "userId": bob_id}),
+    );
+    let seen = until(&bob, "Alice's Helper", |v| {
+        v["remoteBots"][0]["shared"] == true
+    });
     let room = seen["remoteBots"][0]["roomId"].clone();
 
     // The sending home dies after the outbox write, before the send.
     runtime.block_on(synapse.stop());
-    ok(&bob, "social-send", json!({"roomId": room, "text": "line one"}));
+    ok(
+        &bob,
+        "social-send",
+        json!({"roomId": room, "text": "line one"}),
+    );
     bob.crash();
     runtime.block_on(synapse.start());
     let bob = serve(bob_home.path());
     let seen = until(&bob, "the answer to line one", |v| lines_of(v).len() == 2);
-    assert!(lines_of(&seen)[1]["text"].as_str().unwrap().contains("line one"));
+    assert!(
+        lines_of(&seen)[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("line one")
+    );
     assert_eq!(delivered(alice_home.path(), "line one"), 1);
 
     // The receiving home is down when the next line is sent.
     alice.crash();
-    ok(&bob, "social-send", json!({"roomId": room, "text": "line two"}));
+    ok(
+        &bob,
+        "social-send",
+        json!({"roomId": room, "text": "line two"}),
+    );
     let alice = serve(alice_home.path());
     let seen = until(&bob, "the answer to line two", |v| lines_of(v).len() == 4);
-    assert!(lines_of(&seen)[3]["text"].as_str().unwrap().contains("line two"));
+    assert!(
+        lines_of(&seen)[3]["text"]
+            .as_str()
+            .unwrap()
+            .contains("line two")
+    );
     // Settled: nothing more arrives, at either home.
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(delivered(alice_home.path(), "line one"), 1);
