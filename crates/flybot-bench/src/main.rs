@@ -21,6 +21,7 @@ mod sandbox;
 mod schedules;
 mod search;
 mod sessions;
+mod social;
 mod store;
 mod tasks;
 mod tracer;
@@ -90,6 +91,9 @@ enum BenchWhat {
     /// Harness tiers (#874): prompt characters and tool calls per turn at
     /// each tier on the same task (scripted mock).
     Harness,
+    /// Bot Social (issue 33): a line to another home's Bot and its answer
+    /// back through Synapse on loopback, beside the same turn in one home.
+    Social,
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
         BenchWhat::Sandbox => sandbox::run(),
         BenchWhat::Attachments => attachments::run(),
         BenchWhat::Harness => harness::run(),
+        BenchWhat::Social => social::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {

@@ -20,6 +20,7 @@ pub mod schedules;
 pub mod secret_shape;
 pub mod secrets;
 pub mod shared_surfaces;
+pub mod social;
 pub mod sync;
 pub mod tasks;
 pub mod unseen;

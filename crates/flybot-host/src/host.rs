@@ -132,6 +132,7 @@ struct Inner {
     secrets: crate::secrets::Secrets,
     connectors: crate::connectors::Connectors,
     channels: crate::channels::Channels,
+    social: crate::social::Social,
     search: crate::search::Search,
     /// The owner token's digest (issue 29); none when the home could not
     /// keep one, and then nobody signs in with a token.
@@ -165,6 +166,7 @@ impl Host {
         }
         host.clear_crashed_asks().await;
         host.repair_attachment_postings().await;
+        host.social().start();
         host.recover_external_turns();
         host
     }
@@ -263,6 +265,7 @@ impl Host {
             &config.home,
             &config.feishu_api,
         );
+        let social = crate::social::Social::new(&team, &secrets, &sessions);
         let rounds = Rounds {
             team: team.clone(),
             board: board.clone(),
@@ -318,6 +321,7 @@ impl Host {
                 secrets,
                 connectors,
                 channels,
+                social,
                 search,
                 owner_token_hash,
             }),
@@ -398,6 +402,11 @@ impl Host {
     /// The owner's channel connectors (Feishu, #1266).
     pub fn channels(&self) -> &crate::channels::Channels {
         &self.inner.channels
+    }
+
+    /// Bot Social on Matrix (issue 33).
+    pub fn social(&self) -> &crate::social::Social {
+        &self.inner.social
     }
 
     /// The keys and connectors the state view lists (#49).

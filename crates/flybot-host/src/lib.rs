@@ -27,6 +27,7 @@ pub mod rooms;
 pub mod schedules;
 pub mod search;
 pub mod secrets;
+pub mod social;
 pub mod team;
 mod turns;
 mod view;

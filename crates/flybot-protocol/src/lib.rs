@@ -21,6 +21,7 @@ pub mod project_memory;
 pub mod room_line;
 pub mod schedule;
 pub mod secrets;
+pub mod social;
 pub mod state;
 pub mod task;
 pub mod task_requests;

@@ -74,6 +74,9 @@ pub struct TeamState {
     /// Uploads by id (issue 32); their bytes live under `attachments/`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attachments: BTreeMap<String, crate::attachment::Attachment>,
+    /// Bot Social on Matrix (issue 33): identity, friends, rooms, sync.
+    #[serde(default, skip_serializing_if = "crate::social::SocialState::is_empty")]
+    pub social: crate::social::SocialState,
     #[serde(flatten)]
     pub extra: Extra,
 }

@@ -119,6 +119,7 @@ fn visit<A: AtKey>(state: &mut TeamState, key: &[String], at: A) -> Result<A::Ou
         "questions" => at.record(&mut state.questions, one(rest)?),
         "projectMemory" => at.record(&mut state.project_memory, one(rest)?),
         "attachments" => at.record(&mut state.attachments, one(rest)?),
+        "social" => social(state, key, rest, at)?,
         "flybot" => match rest.split_first() {
             Some((section, id)) if section == "approvals" => {
                 at.record(&mut state.flybot.approvals, one(id)?)
@@ -134,6 +135,30 @@ fn visit<A: AtKey>(state: &mut TeamState, key: &[String], at: A) -> Result<A::Ou
             return Err(fail(key, "the store's own bookkeeping is not an operation"));
         }
         _ => at.record(&mut state.extra, head),
+    })
+}
+
+/// Where a `social` key lives (issue 33): the account and the sync token
+/// are replaced whole, the rest are records.
+fn social<A: AtKey>(
+    state: &mut TeamState,
+    key: &[String],
+    rest: &[String],
+    at: A,
+) -> Result<A::Out, ApplyError> {
+    let social = &mut state.social;
+    Ok(match rest {
+        [field] if field == "account" => at.whole(&mut social.account),
+        [field] if field == "since" => at.whole(&mut social.since),
+        [field, id] => match field.as_str() {
+            "applied" => at.record(&mut social.applied, id),
+            "outbox" => at.record(&mut social.outbox, id),
+            "inbox" => at.record(&mut social.inbox, id),
+            "friends" => at.record(&mut social.friends, id),
+            "rooms" => at.record(&mut social.rooms, id),
+            _ => return Err(fail(key, "no such social collection")),
+        },
+        _ => return Err(fail(key, "a social key names a field or a record")),
     })
 }
 

@@ -31,6 +31,7 @@ mod schedules;
 pub mod search;
 pub mod secrets;
 pub mod sessions;
+pub mod social;
 mod store;
 pub mod turn_log;
 pub mod usage;

@@ -28,6 +28,7 @@ pub mod mock_server;
 pub mod picture;
 mod roster;
 pub mod sse_server;
+pub mod synapse;
 mod transcript;
 mod waits;
 

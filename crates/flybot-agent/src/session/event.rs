@@ -66,6 +66,17 @@ pub enum Source {
     /// A message from outside through a channel connector (#1266): the
     /// turn's answer goes back out to `chat` through that connector.
     Connector { connector: String, chat: String },
+    /// A friend's line from another home over Matrix (issue 33): `home` is
+    /// the sender the homeserver authenticated, `event` the Matrix event,
+    /// `typed` when the transport says a person typed it (#227). The
+    /// turn's answer goes back into `room`.
+    Friend {
+        home: String,
+        room: String,
+        event: String,
+        #[serde(default)]
+        typed: bool,
+    },
 }
 
 /// Who stopped a turn.
@@ -189,7 +200,8 @@ impl Source {
             Source::Bot { origin: None, .. } => AskFrom::Bot,
             Source::Round { room_id, .. } => AskFrom::Room(room_id.clone()),
             Source::Schedule { task_id } => AskFrom::Schedule(task_id.clone()),
-            Source::Connector { .. } => AskFrom::Connector,
+            // A friend's line is a message from outside: no standing grant answers it (#540).
+            Source::Connector { .. } | Source::Friend { .. } => AskFrom::Connector,
             Source::Host => AskFrom::Host,
         }
     }

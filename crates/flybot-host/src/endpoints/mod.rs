@@ -19,6 +19,7 @@ mod memory;
 mod people;
 mod roster;
 mod schedules;
+mod social;
 pub(crate) mod tasks;
 mod work;
 mod workflow;
@@ -38,6 +39,7 @@ pub fn routes() -> Router<crate::host::Host> {
         .merge(connectors::routes())
         .merge(conversations::routes())
         .merge(attachments::routes())
+        .merge(social::routes())
         .merge(crate::attachments::download::routes())
         .route(
             "/api/bot/{endpoint}",
@@ -56,6 +58,7 @@ pub fn endpoint_names() -> Vec<&'static str> {
         connectors::NAMES,
         conversations::NAMES,
         attachments::NAMES,
+        social::NAMES,
     ]
     .concat()
 }

@@ -45,6 +45,7 @@ fn author_of(source: &Source) -> Option<String> {
         Source::User { member_id } => Some(member_id.clone().unwrap_or_default()),
         Source::Bot { bot_id, .. } => Some(bot_id.clone()),
         Source::Schedule { .. } | Source::Connector { .. } => Some(String::new()),
+        Source::Friend { home, .. } => Some(home.clone()),
         Source::Host | Source::Round { .. } => None,
     }
 }

@@ -67,6 +67,7 @@ mod search;
 mod secrets;
 mod shared_view;
 mod shell_sandbox;
+mod social;
 mod stop_keeps;
 mod task_board;
 mod task_contract;

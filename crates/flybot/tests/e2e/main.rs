@@ -16,5 +16,6 @@ mod replay;
 mod restart_round;
 mod rooms;
 mod sandbox_lifetime;
+mod social_crash;
 mod support;
 mod two_writers;

@@ -275,5 +275,41 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
                 "bot/blocked-shared",
             ),
         ),
+        // Bot Social (issue 33): the home's Matrix identity, friends and
+        // published Bots are the host owner's alone.
+        ("social", Refused(json!({}), "bot/forbidden")),
+        (
+            "social-connect",
+            Refused(
+                json!({"homeserver": "http://127.0.0.1:9", "accessToken": MARKER}),
+                "bot/forbidden",
+            ),
+        ),
+        ("social-disconnect", Refused(json!({}), "bot/forbidden")),
+        (
+            "social-friend-add",
+            Refused(json!({"userId": "@mallory:localhost"}), "bot/forbidden"),
+        ),
+        (
+            "social-publish",
+            Refused(
+                json!({"botId": bot, "userId": "@mallory:localhost"}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "social-unpublish",
+            Refused(
+                json!({"botId": bot, "userId": "@mallory:localhost"}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "social-send",
+            Refused(
+                json!({"roomId": "!ada:localhost", "text": MARKER}),
+                "bot/forbidden",
+            ),
+        ),
     ]
 }

@@ -6,6 +6,7 @@ import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
 import { aboutRows, buildText, downloadLog } from './about.js';
 import { connectorsSection } from './settings_connectors.js';
+import { socialSection } from './settings_social.js';
 import * as theme from '../theme.js';
 
 function section(title, ...children) {
@@ -152,7 +153,7 @@ export async function show(main, ctx) {
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), people(ctx, session, keep), signIns(ctx, section), about(ctx));
+    replace(main, h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), socialSection(ctx, section), people(ctx, session, keep), signIns(ctx, section), about(ctx));
     if (focused) document.getElementById(focused)?.focus();
   };
   draw();

@@ -1,0 +1,225 @@
+//! The outbox (issue 33): every send is first a journaled outbox item, so
+//! a send acknowledged to a person survives a crash; the loop sends the
+//! oldest item first under its outbox id as the Matrix transaction id (a
+//! retry after a crash is the same transaction, never a second message),
+//! retries a homeserver that cannot be reached with backoff and keeps the
+//! order, and takes an item out only once the homeserver answered. A
+//! refusal that retrying cannot change ends the item, and a person's line
+//! says why in #404's one sentence. An answer from one of this home's Bots
+//! is checked by `reach()` before every try (#90, #52).
+
+use super::Social;
+use super::client::MatrixError;
+use flybot_core::access::Actor;
+use flybot_core::social::{NOT_SENT, NOT_SHARED, backoff_ms, reach};
+use flybot_protocol::social::{
+    LINE_KEY, LineContent, OutboxItem, RemoteLine, RoomSide, SocialSend, SocialSent,
+};
+use flybot_protocol::{ApiError, ErrorCode};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use std::time::Duration;
+
+/// A short, URL-safe digest of `text`, for outbox ids made from event ids.
+pub fn short_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
+}
+
+/// What became of one try.
+enum Tried {
+    Sent,
+    Later,
+    Dropped(&'static str),
+}
+
+impl Social {
+    /// Puts `item` in the outbox (once) and rings the sender.
+    pub(super) async fn enqueue(&self, item: OutboxItem) {
+        let put = self
+            .team()
+            .mutate("social", move |change| {
+                if !change.state().social.outbox.contains_key(&item.id) {
+                    change.put_outbox(&item);
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = put {
+            tracing::warn!("a send could not be queued: {}", e.message);
+        }
+        self.inner.outbox_bell.notify_one();
+    }
+
+    /// `social-send`: a person's line to a friend's Bot, queued and shown.
+    pub async fn send(&self, actor: &Actor, req: SocialSend) -> Result<SocialSent, ApiError> {
+        super::connect::check_owner(self, actor)?;
+        let (account, _) = self.require_matrix()?;
+        let text = req.text.trim().to_owned();
+        if text.is_empty() || text.chars().count() > 20_000 {
+            return Err(ApiError::invalid(
+                "text",
+                "Write a line of at most 20000 characters.",
+            ));
+        }
+        let id = format!("out-{}", crate::ids::new_id("m"));
+        let me = account.user_id.clone();
+        let line = self
+            .team()
+            .mutate("social", move |change| {
+                let room = change.state().social.rooms.get(&req.room_id).cloned();
+                let Some(mut room) = room.filter(|r| r.side == RoomSide::Theirs) else {
+                    return Err(ApiError::not_found("friend's Bot", &req.room_id));
+                };
+                if !room.shared {
+                    // #404, #954: one sentence, no second "Try again.".
+                    return Err(ApiError::new(ErrorCode::Forbidden, NOT_SHARED));
+                }
+                let now = change.now_ms();
+                let item = OutboxItem {
+                    id: id.clone(),
+                    room_id: room.room_id.clone(),
+                    content: json!({
+                        "msgtype": "m.text",
+                        "body": text,
+                        LINE_KEY: LineContent::Ask { typed: true },
+                    }),
+                    created_at: now,
+                    attempts: 0,
+                    next_at: 0,
+                };
+                change.put_outbox(&item);
+                let line = RemoteLine {
+                    id,
+                    from_home: me.clone(),
+                    bot: None,
+                    verified: true,
+                    typed_by: Some(me),
+                    text,
+                    at: now,
+                    not_sent: None,
+                };
+                room.lines.push(line.clone());
+                let over = room
+                    .lines
+                    .len()
+                    .saturating_sub(flybot_core::social::LINES_KEPT);
+                room.lines.drain(..over);
+                // #443: waiting on the reply from now on.
+                room.awaiting = true;
+                change.put_social_room(&room);
+                Ok(line)
+            })
+            .await?;
+        self.inner.outbox_bell.notify_one();
+        Ok(SocialSent { line })
+    }
+
+    /// Sends until the host stops.
+    pub(super) async fn outbox_loop(&self) {
+        let bus = self.team().bus().clone();
+        loop {
+            let now = flybot_store::system_now_ms();
+            let next = self.team().read(|state| {
+                state
+                    .social
+                    .outbox
+                    .values()
+                    .min_by_key(|item| (item.created_at, item.id.clone()))
+                    .cloned()
+            });
+            let wait = match (&next, self.matrix()) {
+                (Some(item), Some(_)) if item.next_at <= now => None,
+                (Some(item), Some(_)) => Some(item.next_at - now),
+                _ => Some(60_000),
+            };
+            if let Some(wait) = wait {
+                tokio::select! {
+                    _ = self.inner.outbox_bell.notified() => {}
+                    _ = self.inner.account_bell.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
+                    _ = bus.stopped() => return,
+                }
+                continue;
+            }
+            let Some(item) = next else { continue };
+            let tried = self.try_send(&item).await;
+            self.settle(item, tried).await;
+        }
+    }
+
+    async fn try_send(&self, item: &OutboxItem) -> Tried {
+        let Some((_, matrix)) = self.matrix() else {
+            return Tried::Later;
+        };
+        let answering = item
+            .content
+            .get(LINE_KEY)
+            .and_then(|l| serde_json::from_value::<LineContent>(l.clone()).ok());
+        if let Some(LineContent::Answer { bot }) = answering {
+            let allowed = self.team().read(|state| {
+                let peer = state
+                    .social
+                    .rooms
+                    .get(&item.room_id)
+                    .map(|r| r.peer.clone());
+                peer.is_some_and(|peer| reach(state, &bot, &peer).is_ok())
+            });
+            if !allowed {
+                return Tried::Dropped(NOT_SHARED);
+            }
+        }
+        match matrix.send(&item.room_id, &item.id, &item.content).await {
+            Ok(_) => Tried::Sent,
+            Err(e) if e.is_transient() => {
+                tracing::info!("a send waits for the homeserver: {e}");
+                Tried::Later
+            }
+            Err(MatrixError::SignedOut) => Tried::Later,
+            Err(e) => {
+                tracing::warn!("a send was refused for good: {e}");
+                Tried::Dropped(NOT_SENT)
+            }
+        }
+    }
+
+    /// Takes a sent or dropped item out, or sets its next try.
+    async fn settle(&self, item: OutboxItem, tried: Tried) {
+        let settled = self
+            .team()
+            .mutate("social", move |change| {
+                match tried {
+                    Tried::Sent => change.remove_outbox(&item.id),
+                    Tried::Later => {
+                        let mut later = item.clone();
+                        later.attempts = later.attempts.saturating_add(1);
+                        later.next_at = change.now_ms() + backoff_ms(later.attempts);
+                        change.put_outbox(&later);
+                    }
+                    Tried::Dropped(why) => {
+                        change.remove_outbox(&item.id);
+                        mark_not_sent(change, &item, why);
+                    }
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = settled {
+            tracing::warn!("the outbox could not be written: {}", e.message);
+            tokio::time::sleep(Duration::from_millis(backoff_ms(3))).await;
+        }
+    }
+}
+
+/// A person's line that will not go out says why on its row (#404).
+fn mark_not_sent(change: &mut flybot_store::Change<'_>, item: &OutboxItem, why: &str) {
+    let Some(mut room) = change.state().social.rooms.get(&item.room_id).cloned() else {
+        return;
+    };
+    let Some(line) = room.lines.iter_mut().find(|l| l.id == item.id) else {
+        return;
+    };
+    line.not_sent = Some(why.to_owned());
+    room.awaiting = false;
+    change.put_social_room(&room);
+}

@@ -1,0 +1,276 @@
+//! Bot Social on Matrix (issue 33): the home's identity, its friends, the
+//! rooms it shares Bots in, the sync token and applied event ids, and the
+//! outbox of sends, as the team keeps them (`state.social`, every change
+//! journaled); the channel's requests and answers of the `social-*`
+//! endpoints; the content FlyBot puts in a Matrix message.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The custom key of a FlyBot line inside an `m.room.message`'s content.
+pub const LINE_KEY: &str = "org.flybot.line";
+/// The state event type that marks a room FlyBot made (one published Bot
+/// shared with one friend).
+pub const ROOM_STATE: &str = "org.flybot.room";
+
+/// Everything Bot Social keeps in the team.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SocialState {
+    /// The Matrix account that is this home's identity; its access token
+    /// lives only in `secrets.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<SocialAccount>,
+    /// The `/sync` token after the last batch applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Event ids applied, with when (the newest `APPLIED_KEPT`).
+    #[serde(default)]
+    pub applied: BTreeMap<String, u64>,
+    /// Sends not yet acknowledged by the homeserver, by outbox id (also the
+    /// Matrix transaction id, so a retry after a crash is the same send).
+    #[serde(default)]
+    pub outbox: BTreeMap<String, OutboxItem>,
+    /// Friends' lines taken but not yet handed to the Bot, by event id.
+    #[serde(default)]
+    pub inbox: BTreeMap<String, InboxLine>,
+    /// Matrix user ids the owner invited or accepted.
+    #[serde(default)]
+    pub friends: BTreeMap<String, Friend>,
+    /// FlyBot rooms by Matrix room id.
+    #[serde(default)]
+    pub rooms: BTreeMap<String, SocialRoom>,
+}
+
+impl SocialState {
+    /// Whether nothing is kept (a home that never connected).
+    pub fn is_empty(&self) -> bool {
+        *self == SocialState::default()
+    }
+}
+
+/// The home's Matrix account (never its token).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SocialAccount {
+    pub homeserver: String,
+    pub user_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    pub connected_at: u64,
+}
+
+/// A friend: a Matrix user the owner invited, or whose invite it accepted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Friend {
+    pub user_id: String,
+    pub since: u64,
+}
+
+/// Which home's Bot a room shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RoomSide {
+    /// One of this home's Bots, published to `peer`.
+    Mine,
+    /// A Bot of `peer`'s home, published to this home.
+    Theirs,
+}
+
+/// One FlyBot room: one published Bot, one friend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SocialRoom {
+    pub room_id: String,
+    pub side: RoomSide,
+    /// The other home's Matrix user id (the transport's sender).
+    pub peer: String,
+    /// The Bot's handle in its own home (its id there).
+    pub bot: String,
+    /// The Bot's name as its home published it, sanitised (#75, #137).
+    pub bot_name: String,
+    /// The owner's name as its home published it, sanitised.
+    pub owner_name: String,
+    /// Whether the Bot is still shared (#956: kept, marked, when not).
+    pub shared: bool,
+    /// Whether this home has joined the room.
+    #[serde(default)]
+    pub joined: bool,
+    /// A line sent and not answered yet (#443).
+    #[serde(default)]
+    pub awaiting: bool,
+    /// The last lines, newest last (at most `LINES_KEPT`).
+    #[serde(default)]
+    pub lines: Vec<RemoteLine>,
+    /// When a friend's line last reached this Bot (#420).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friend_line_at: Option<u64>,
+}
+
+/// One line of a remote chat as this home shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteLine {
+    /// The Matrix event id, or the outbox id of a line not sent yet.
+    pub id: String,
+    /// The home that sent it: the sender the homeserver authenticated.
+    pub from_home: String,
+    /// The Bot of that home that wrote it, when the line names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<String>,
+    /// Whether `bot` is a Bot that home shares here; a line naming another
+    /// home's Bot, or one not published, is unverified.
+    #[serde(default)]
+    pub verified: bool,
+    /// The person who typed it, when the transport says a person did (#227).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typed_by: Option<String>,
+    pub text: String,
+    pub at: u64,
+    /// Why a send failed, in one sentence (#404, #1068); none when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_sent: Option<String>,
+}
+
+/// A send waiting for the homeserver.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutboxItem {
+    pub id: String,
+    pub room_id: String,
+    /// The `m.room.message` content.
+    pub content: Value,
+    pub created_at: u64,
+    #[serde(default)]
+    pub attempts: u32,
+    /// Not before this time (milliseconds), after a failed try.
+    #[serde(default)]
+    pub next_at: u64,
+}
+
+/// A friend's line taken from the sync, not yet handed to the Bot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InboxLine {
+    pub event_id: String,
+    pub room_id: String,
+    pub bot_id: String,
+    pub from_home: String,
+    pub text: String,
+    #[serde(default)]
+    pub typed: bool,
+}
+
+/// What FlyBot carries in a message's `org.flybot.line`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum LineContent {
+    /// A line to the room's Bot; `typed` when a person typed it (#227).
+    Ask {
+        #[serde(default)]
+        typed: bool,
+    },
+    /// The Bot's answer.
+    Answer { bot: String },
+    /// The Bot's home refused the line (#90): the Bot is not shared.
+    Refused { bot: String },
+}
+
+/// The `org.flybot.room` state content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomMark {
+    pub bot: String,
+    pub bot_name: String,
+    pub owner_name: String,
+    pub shared: bool,
+}
+
+/// `social-connect`: the homeserver, then a password or an access token.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SocialConnect {
+    pub homeserver: String,
+    #[serde(default)]
+    pub user: Option<String>,
+    #[serde(default)]
+    pub password: Option<crate::secrets::SecretValue>,
+    #[serde(default)]
+    pub access_token: Option<crate::secrets::SecretValue>,
+}
+
+/// `social-friend-add {userId}`: invite or accept a friend.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SocialFriend {
+    pub user_id: String,
+}
+
+/// `social-publish` / `social-unpublish {botId, userId}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SocialPublish {
+    pub bot_id: String,
+    pub user_id: String,
+}
+
+/// `social-send {roomId, text}`: a person's line to a friend's Bot.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SocialSend {
+    pub room_id: String,
+    pub text: String,
+}
+
+/// The owner's view of Bot Social.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SocialView {
+    pub account: Option<SocialAccount>,
+    /// The link to the homeserver: `off`, `connecting`, `ready`, `error`.
+    pub status: String,
+    /// Why the link last failed, in one sentence.
+    pub last_error: Option<String>,
+    /// Matrix users who invited this home and are not friends yet.
+    pub invites: Vec<String>,
+    pub friends: Vec<Friend>,
+    /// Friends' Bots shared with this home, with the owner badge's label.
+    pub remote_bots: Vec<RemoteBotView>,
+    /// This home's Bots published, by friend.
+    pub published: Vec<PublishedView>,
+    /// Lines waiting to go out.
+    pub pending_count: usize,
+}
+
+/// A friend's Bot as the sidebar lists it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteBotView {
+    pub room_id: String,
+    /// `friendBotTitle`: `Name (Owner)` (#498).
+    pub title: String,
+    pub owner: String,
+    pub home: String,
+    pub shared: bool,
+    pub awaiting: bool,
+    pub lines: Vec<RemoteLine>,
+}
+
+/// One of this home's Bots published to a friend.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishedView {
+    pub room_id: String,
+    pub bot_id: String,
+    pub friend: String,
+    pub shared: bool,
+}
+
+/// `social-send`'s answer: the line as the chat shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SocialSent {
+    pub line: RemoteLine,
+}
