@@ -16,13 +16,21 @@ test('edit, duplicate and delete a Bot from the page', async ({ page, host }) =>
   await expect(nav.getByRole('link', { name: 'Editor' })).toBeVisible();
   await expect(nav.getByRole('link', { name: 'Drafter' })).toHaveCount(0);
 
+  // Each reload waits for the live stream: its first snapshot redraws the
+  // form, and a confirmation opened before it would be drawn away.
   await page.goto(`${host.url}/#/bot/${bot.id}/edit`);
+  await expect(nav.getByRole('status')).toHaveText('Live');
   await page.getByRole('button', { name: 'Duplicate' }).click();
   await expect(nav.getByRole('link', { name: /Editor/ })).toHaveCount(2);
 
   await page.goto(`${host.url}/#/bot/${bot.id}/edit`);
-  await page.getByRole('button', { name: 'Delete Bot' }).click();
-  await page.getByRole('button', { name: 'Delete Editor' }).click();
+  await expect(nav.getByRole('status')).toHaveText('Live');
+  // A redraw of the form after the duplicate can close a question opened
+  // just before it (noted in the closing note): ask again until it stays.
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Delete Bot' }).click({ timeout: 2000 });
+    await page.getByRole('button', { name: 'Delete Editor' }).click({ timeout: 2000 });
+  }).toPass({ timeout: 20000 });
   await expect(nav.getByRole('link', { name: /Editor/ })).toHaveCount(1);
 });
 
