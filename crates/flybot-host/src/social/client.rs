@@ -202,14 +202,7 @@ impl Matrix {
         path: &str,
         body: &Value,
     ) -> Result<T, MatrixError> {
-        let sent = self
-            .http
-            .put(self.url(path))
-            .bearer_auth(&self.token)
-            .json(body)
-            .send()
-            .await;
-        answer(sent).await
+        self.send_json(reqwest::Method::PUT, path, body).await
     }
 
     async fn post<T: serde::de::DeserializeOwned>(
@@ -217,9 +210,19 @@ impl Matrix {
         path: &str,
         body: &Value,
     ) -> Result<T, MatrixError> {
+        self.send_json(reqwest::Method::POST, path, body).await
+    }
+
+    /// One authenticated call with a JSON body.
+    async fn send_json<T: serde::de::DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: &Value,
+    ) -> Result<T, MatrixError> {
         let sent = self
             .http
-            .post(self.url(path))
+            .request(method, self.url(path))
             .bearer_auth(&self.token)
             .json(body)
             .send()
