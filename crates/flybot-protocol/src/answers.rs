@@ -181,6 +181,9 @@ pub struct RoomMessages {
     pub running: bool,
     pub speaking: Option<String>,
     pub messages: Vec<RoomLineShown>,
+    /// Older lines of the reader's window are left before these (`before`
+    /// pages back to them).
+    pub earlier: bool,
     /// What the member speaking now has streamed of its line so far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draft: Option<ChatDraft>,

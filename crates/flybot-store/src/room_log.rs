@@ -4,6 +4,7 @@
 //! disagree. A torn last line (a crash mid-append) is cut off on open and
 //! before every append (the JSONL appender).
 
+use crate::back_lines::BackLines;
 use crate::jsonl::{JsonlAppender, cut_torn_tail_at};
 use flybot_core::rooms::context::prepare_room_line;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
@@ -27,15 +28,23 @@ pub struct NewLine {
     pub hop: u32,
 }
 
-/// One room's log, read once and appended to.
+/// How many of a room's newest lines are held in memory: a member turn
+/// reads at most a few dozen (`ROOM_DELTA_MAX`), the page a page of them.
+/// The held window grows to twice this before its older half is let go.
+pub const HELD_LINES: usize = 1024;
+
+/// One room's log: its newest lines held, older ones read back from the
+/// file when asked (issue 38: a room of 10,000 lines costs its window, not
+/// its length).
 #[derive(Debug)]
 pub struct RoomLog {
     path: PathBuf,
-    lines: Vec<RoomLine>,
+    held: Vec<RoomLine>,
 }
 
 impl RoomLog {
-    /// Opens (or starts) the log of `room_id` under `home`.
+    /// Opens (or starts) the log of `room_id` under `home`, reading only
+    /// its newest [`HELD_LINES`] lines.
     pub fn open(home: &Path, room_id: &str) -> io::Result<RoomLog> {
         if !crate::sessions::valid_session_id(room_id) {
             return Err(io::Error::new(
@@ -45,24 +54,78 @@ impl RoomLog {
         }
         let path = rooms_dir(home).join(format!("{room_id}.jsonl"));
         cut_torn_tail_at(&path)?;
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e),
+        let mut log = RoomLog {
+            path,
+            held: Vec::new(),
         };
-        let lines = bytes
-            .split(|b| *b == b'\n')
-            .filter_map(|l| serde_json::from_slice::<RoomLine>(l).ok())
-            .collect();
-        Ok(RoomLog { path, lines })
+        let mut newest = Vec::new();
+        log.disk_back(u64::MAX, |line| {
+            newest.push(line);
+            newest.len() < HELD_LINES
+        })?;
+        newest.reverse();
+        log.held = newest;
+        Ok(log)
     }
 
-    pub fn lines(&self) -> &[RoomLine] {
-        &self.lines
+    /// The newest lines, oldest first: every line when the room has at
+    /// most [`HELD_LINES`]; [`RoomLog::read_all`] reads the rest.
+    pub fn held(&self) -> &[RoomLine] {
+        &self.held
+    }
+
+    /// Every line, oldest first: the held ones, after the older ones read
+    /// from the file when the window does not reach back to the first.
+    pub fn read_all(&self) -> io::Result<Vec<RoomLine>> {
+        let mut older = Vec::new();
+        self.read_back(|line| {
+            older.push(line.clone());
+            true
+        })?;
+        older.reverse();
+        Ok(older)
+    }
+
+    /// Hands lines to `keep_going` newest first until it answers false or
+    /// the log's first line was given: the held window, then the file.
+    pub fn read_back(&self, mut keep_going: impl FnMut(&RoomLine) -> bool) -> io::Result<()> {
+        for line in self.held.iter().rev() {
+            if !keep_going(line) {
+                return Ok(());
+            }
+        }
+        let below = self.held.first().map_or(u64::MAX, |l| l.seq);
+        if below <= 1 {
+            return Ok(());
+        }
+        self.disk_back(below, |line| keep_going(&line))
+    }
+
+    /// The file's lines below seq `below`, newest first, read from its end.
+    fn disk_back(
+        &self,
+        below: u64,
+        mut keep_going: impl FnMut(RoomLine) -> bool,
+    ) -> io::Result<()> {
+        let file = match fs::File::open(&self.path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let mut back = BackLines::new(file.metadata()?.len());
+        while let Some(bytes) = back.next_line(&file)? {
+            let Ok(line) = serde_json::from_slice::<RoomLine>(&bytes) else {
+                continue;
+            };
+            if line.seq < below && !keep_going(line) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     pub fn last_seq(&self) -> u64 {
-        self.lines.last().map_or(0, |l| l.seq)
+        self.held.last().map_or(0, |l| l.seq)
     }
 
     pub fn path(&self) -> &Path {
@@ -76,7 +139,7 @@ impl RoomLog {
         let mut bytes = serde_json::to_vec(&stored).map_err(io::Error::other)?;
         bytes.push(b'\n');
         JsonlAppender::open(&self.path)?.append(&bytes)?;
-        self.lines.push(stored.clone());
+        self.push(stored.clone());
         Ok(stored)
     }
 
@@ -97,7 +160,10 @@ impl RoomLog {
 
     /// Keeps a line [`RoomLog::next`] made, once it is written.
     pub fn push(&mut self, stored: RoomLine) {
-        self.lines.push(stored);
+        self.held.push(stored);
+        if self.held.len() >= 2 * HELD_LINES {
+            self.held.drain(..HELD_LINES);
+        }
     }
 }
 
@@ -135,7 +201,7 @@ mod tests {
         let mut again = RoomLog::open(home.path(), "room-1").unwrap();
         assert_eq!(
             again
-                .lines()
+                .held()
                 .iter()
                 .map(|l| l.text.as_str())
                 .collect::<Vec<_>>(),
@@ -143,7 +209,7 @@ mod tests {
         );
         assert_eq!(again.append(person("three")).unwrap().seq, 3);
         assert_eq!(
-            RoomLog::open(home.path(), "room-1").unwrap().lines().len(),
+            RoomLog::open(home.path(), "room-1").unwrap().held().len(),
             3
         );
         assert!(RoomLog::open(home.path(), "../x").is_err());
@@ -164,8 +230,8 @@ mod tests {
                 .unwrap();
             let next = log.append(person("next")).unwrap();
             let again = RoomLog::open(home.path(), "room-1").unwrap();
-            assert_eq!(again.lines().last(), Some(&next));
-            assert_eq!(again.lines().len() as u64, next.seq);
+            assert_eq!(again.held().last(), Some(&next));
+            assert_eq!(again.held().len() as u64, next.seq);
         }
         let bytes = fs::read(&path).unwrap();
         assert_eq!(
@@ -194,8 +260,42 @@ mod tests {
             .unwrap();
         assert!(stored.text.contains("[status update"));
         assert_eq!(
-            RoomLog::open(home.path(), "room-1").unwrap().lines()[0].text,
+            RoomLog::open(home.path(), "room-1").unwrap().held()[0].text,
             stored.text
         );
+    }
+
+    #[test]
+    fn a_long_room_holds_only_its_newest_lines_and_reads_the_rest_back_from_disk() {
+        let home = tempfile::tempdir().unwrap();
+        let mut log = RoomLog::open(home.path(), "room-1").unwrap();
+        let total = 2 * HELD_LINES + 300;
+        let mut bytes = Vec::new();
+        for n in 1..=total {
+            let line = log.next(person(&format!("line {n}")));
+            bytes.extend(serde_json::to_vec(&line).unwrap());
+            bytes.push(b'\n');
+            log.push(line);
+        }
+        fs::create_dir_all(rooms_dir(home.path())).unwrap();
+        fs::write(log.path(), bytes).unwrap();
+        assert!(log.held().len() < 2 * HELD_LINES);
+        let all = log.read_all().unwrap();
+        assert_eq!(all.len(), total);
+        assert!(all.iter().enumerate().all(|(i, l)| l.seq == i as u64 + 1));
+        assert_eq!(all[0].text, "line 1");
+        let again = RoomLog::open(home.path(), "room-1").unwrap();
+        assert_eq!(again.held().len(), HELD_LINES);
+        assert_eq!(again.last_seq(), total as u64);
+        assert_eq!(again.read_all().unwrap(), all);
+        let mut newest_first = Vec::new();
+        again
+            .read_back(|line| {
+                newest_first.push(line.seq);
+                line.seq > 5
+            })
+            .unwrap();
+        let expected: Vec<u64> = (5..=total as u64).rev().collect();
+        assert_eq!(newest_first, expected);
     }
 }

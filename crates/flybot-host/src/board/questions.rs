@@ -81,11 +81,9 @@ fn said_in_room(logs: &RoomLogs, room_id: &str, question: &str) -> bool {
     let question = question.trim();
     !question.is_empty()
         && logs
-            .lines(room_id)
+            .recent(room_id, 20)
             .unwrap_or_default()
             .iter()
-            .rev()
-            .take(20)
             .any(|l| flybot_core::fences::readable_body(&l.text).trim() == question)
 }
 

@@ -63,10 +63,18 @@ impl RoomLogs {
 
     /// The lines a person may be shown: the durable ones.
     pub fn shown_lines(&self, room_id: &str) -> io::Result<Vec<RoomLine>> {
-        let mut lines = self.lines(room_id)?;
-        let mark = lock(&self.shown).get(room_id).copied().unwrap_or(0);
-        lines.retain(|l| l.seq <= mark);
-        Ok(lines)
+        self.shown_after(room_id, 0)
+    }
+
+    /// The durable lines after seq `after`, oldest first.
+    pub fn shown_after(&self, room_id: &str, after: u64) -> io::Result<Vec<RoomLine>> {
+        let page = super::log_reads::LinePage {
+            from: 0,
+            after: Some(after),
+            before: None,
+            limit: usize::MAX,
+        };
+        Ok(self.shown_page(room_id, page)?.0)
     }
 
     /// Blocks until every line and run note written so far is durable, as

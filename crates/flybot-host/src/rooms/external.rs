@@ -143,8 +143,7 @@ fn turn_line(logs: &super::RoomLogs, state: &TeamState, turn: &MemberTurn) -> Ho
         .get(&turn.room_id)
         .map(|room| super::runner::standing_of(state, room, &turn.bot_id))
         .unwrap_or_default();
-    let lines = logs.lines(&turn.room_id).unwrap_or_default();
-    let last = lines.iter().rev().find(|l| l.author_id != turn.bot_id);
+    let last = logs.find_back(&turn.room_id, 0, |l| l.author_id != turn.bot_id);
     let from = last
         .map(|l| {
             state
@@ -163,7 +162,7 @@ fn turn_line(logs: &super::RoomLogs, state: &TeamState, turn: &MemberTurn) -> Ho
             "{}:{}:{}",
             turn.room_id,
             turn.bot_id,
-            lines.last().map_or(0, |l| l.seq)
+            logs.last_seq(&turn.room_id)
         ),
     }
 }

@@ -168,12 +168,6 @@ impl RoomLogs {
             .map(|(line, _)| line)
     }
 
-    /// Every stored line, durable or not: for the host's own reading (the
-    /// next member's turn); a person is shown [`RoomLogs::shown_lines`].
-    pub fn lines(&self, room_id: &str) -> io::Result<Vec<RoomLine>> {
-        self.with_log(room_id, |log| log.lines().to_vec())
-    }
-
     pub fn last_seq(&self, room_id: &str) -> u64 {
         self.with_log(room_id, |log| log.last_seq()).unwrap_or(0)
     }

@@ -9,6 +9,7 @@ pub mod external;
 pub mod handed_reply;
 pub mod hold;
 pub mod interrupt;
+pub mod log_reads;
 pub mod logs;
 pub mod opencode;
 pub mod participant;

@@ -101,9 +101,8 @@ impl RoundParts<'_> {
 
     /// Whether `bot_id` already posted `reply` after room seq `after`.
     fn posted(&self, room_id: &str, after: u64, bot_id: &str, reply: &str) -> bool {
-        let lines = self.logs.lines(room_id).unwrap_or_default();
-        lines
-            .iter()
-            .any(|l| l.seq > after && l.author_id == bot_id && l.text == reply)
+        self.logs
+            .find_back(room_id, after, |l| l.author_id == bot_id && l.text == reply)
+            .is_some()
     }
 }

@@ -67,8 +67,7 @@ impl RoundParts<'_> {
 
     /// The line at `seq` of the room's log.
     pub(super) fn opener_line(&self, room_id: &str, seq: u64) -> Option<RoomLine> {
-        let lines = self.logs.lines(room_id).unwrap_or_default();
-        lines.into_iter().find(|l| l.seq == seq)
+        self.logs.line_at(room_id, seq)
     }
 
     /// Runs the round's member turns until it is over, then its closing
@@ -128,8 +127,7 @@ impl RoundParts<'_> {
             r.late_rounds
         });
         let mut setup = setup_of(state, room);
-        let lines = self.logs.lines(&room.id).unwrap_or_default();
-        setup.last_speaker = last_speaker_before(room, &lines, line.seq);
+        setup.last_speaker = last_speaker_before(self.logs, room, line.seq);
         let opener = match (opener, self.board) {
             (Opener::Bot { from, text }, Some(board)) => {
                 let quiet = is_quiet(late.saturating_sub(1));
@@ -216,12 +214,9 @@ impl RoundParts<'_> {
         match &call.by {
             Some(by) => self
                 .logs
-                .lines(room_id)
-                .unwrap_or_default()
-                .into_iter()
-                .rev()
-                .take_while(|l| l.seq >= opener.seq)
-                .find(|l| is_bot(l) && &l.author_id == by)
+                .find_back(room_id, opener.seq.saturating_sub(1), |l| {
+                    is_bot(l) && &l.author_id == by
+                })
                 .map(|l| l.text),
             None if call.addressed && is_bot(opener) => Some(opener.text.clone()),
             None => None,
@@ -326,10 +321,15 @@ impl RoundParts<'_> {
         self.participant
             .open(&room.id, &call.bot_id, &session_id)
             .ok()?;
-        let lines = self.logs.lines(&room.id).unwrap_or_default();
         let seen = self
             .logs
             .run(&room.id, |r| r.seen.get(&call.bot_id).copied());
+        // The turn shows only lines after what it saw (#1203): on a first
+        // look every line of its window, counted, the newest few shown.
+        let lines = self
+            .logs
+            .lines_after(&room.id, seen.unwrap_or(0))
+            .unwrap_or_default();
         let ask = TurnAsk {
             bot_id: &call.bot_id,
             seen,
@@ -339,7 +339,9 @@ impl RoundParts<'_> {
             now: (self.now)(),
         };
         let text = turn_text(state, room, &lines, round, &ask);
-        let last = lines.last().map_or(0, |l| l.seq);
+        let last = lines
+            .last()
+            .map_or_else(|| self.logs.last_seq(&room.id), |l| l.seq);
         // Noted before the turn is handed over: a restart reads this turn's
         // answer from the Session instead of asking the model again.
         let mark = TurnMark {

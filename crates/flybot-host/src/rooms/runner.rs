@@ -61,14 +61,12 @@ pub fn setup_of(state: &TeamState, room: &Room) -> Setup {
 }
 
 /// The member Bot whose chat line came last before `opener_seq`.
-pub fn last_speaker_before(room: &Room, lines: &[RoomLine], opener_seq: u64) -> Option<String> {
-    lines
-        .iter()
-        .rev()
-        .filter(|l| l.seq < opener_seq && l.kind == LineKind::Chat)
-        .find(|l| l.author_kind != AuthorKind::Human)
-        .map(|l| l.author_id.clone())
-        .filter(|id| room.members.contains(id))
+pub fn last_speaker_before(logs: &RoomLogs, room: &Room, opener_seq: u64) -> Option<String> {
+    logs.find_back(&room.id, 0, |l| {
+        l.seq < opener_seq && l.kind == LineKind::Chat && l.author_kind != AuthorKind::Human
+    })
+    .map(|l| l.author_id)
+    .filter(|id| room.members.contains(id))
 }
 
 pub(super) fn name_of(state: &TeamState, id: &str) -> String {

@@ -128,7 +128,16 @@ impl Scheduler {
                 .filter_map(|(id, run)| Some((id.clone(), run.room_seq?)))
                 .collect()
         });
-        let lines = self.logs.lines(room_id).unwrap_or_default();
+        let oldest = running
+            .iter()
+            .map(|(_, seq)| *seq)
+            .min()
+            .unwrap_or(u64::MAX);
+        let lines = if running.is_empty() {
+            Vec::new()
+        } else {
+            self.logs.lines_after(room_id, oldest).unwrap_or_default()
+        };
         for (task_id, seq) in running {
             let after = lines.iter().filter(|line| line.seq > seq);
             let mut failed = None;

@@ -221,7 +221,8 @@ impl Search {
         }
         for room_id in rooms {
             let key = scope::room_key(&room_id);
-            let added = match self.inner.logs.shown_lines(&room_id) {
+            let after = cursor(&key);
+            let added = match self.inner.logs.shown_after(&room_id, after) {
                 Ok(shown) => {
                     let (lines, through) = lines::of_room(&shown, cursor(&key));
                     index

@@ -98,6 +98,7 @@ async fn a_room_the_actor_is_not_in_answers_like_an_unknown_one_50() {
 mod board;
 mod dispatch;
 mod held;
+mod paging;
 mod post;
 mod questions;
 mod reach;

@@ -1,13 +1,14 @@
 //! A room's channel (issue 5): `send {roomId, text}` for a person's line and
-//! `messages {roomId, after?}` for the room's log in the actor's membership
+//! `messages {roomId, after?, before?, limit?}` for the room's log in the actor's membership
 //! window (#50). A line while a member speaks is a steer into that turn, or a
 //! stop that cancels it (#1267); a line while no round runs opens one.
 
 use crate::busy_ack::{Arrival, BusyAcks};
 use crate::rooms::Rounds;
 use crate::rooms::interrupt::interrupt_long_wait;
+use crate::rooms::log_reads::LinePage;
 use flybot_core::access::Actor;
-use flybot_core::rooms::log::{AuthorKind, LineKind, from_start};
+use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_core::rooms::participants::{participants_of, window_start};
 use flybot_core::rooms::steer::{MidLine, mid_line, mid_line_note};
 use flybot_protocol::answers::{
@@ -35,6 +36,13 @@ pub struct RoomMessages {
     pub room_id: String,
     #[serde(default)]
     pub after: Option<u64>,
+    /// Only lines older than this seq (a page of earlier lines).
+    #[serde(default)]
+    pub before: Option<u64>,
+    /// At most this many lines, the newest of those asked for; read from
+    /// the log's end, so a page costs its lines, not the room's length.
+    #[serde(default)]
+    pub limit: Option<usize>,
 }
 
 /// Whether a channel body names a room.
@@ -188,8 +196,9 @@ fn person_line(
         .map_err(io_refusal)
 }
 
-/// `messages {roomId, after?}` → `{roomId, running, speaking, messages}`:
-/// the lines from the actor's join on (#50); passes are not lines.
+/// `messages {roomId, after?, before?, limit?}` → `{roomId, running,
+/// speaking, messages, earlier}`: the lines from the actor's join on (#50),
+/// the newest `limit` of them; passes are not lines.
 pub fn messages(
     rounds: &Rounds,
     feed: &crate::live::feed::LiveFeed,
@@ -215,9 +224,15 @@ pub fn messages(
     let attached = rounds
         .team
         .read(|state| lines_attachments(state, &req.room_id));
-    let lines = rounds.logs.shown_lines(&room.id).map_err(io_refusal)?;
-    let shown = from_start(&lines, start, req.after)
-        .into_iter()
+    let page = LinePage {
+        from: start,
+        after: req.after,
+        before: req.before,
+        limit: req.limit.unwrap_or(usize::MAX),
+    };
+    let (lines, earlier) = rounds.logs.shown_page(&room.id, page).map_err(io_refusal)?;
+    let shown = lines
+        .iter()
         .map(|l| RoomLineShown {
             seq: l.seq,
             author_id: l.author_id.clone(),
@@ -250,6 +265,7 @@ pub fn messages(
         speaking: speaking.map(|(bot, _)| bot),
         draft,
         messages: shown,
+        earlier,
     })
 }
 

@@ -7,6 +7,7 @@ use super::Seat;
 use super::card::{Card, answer_as_requester};
 use super::execution::report;
 use super::{name_of, observation_moves, verify};
+use crate::events::HostEvent;
 use crate::rooms::Rounds;
 use crate::rooms::participant::MemberTurn;
 use flybot_core::fences::readable_body;
@@ -17,25 +18,40 @@ use flybot_protocol::state::TaskStatus;
 use flybot_protocol::task::WaitingFor;
 use flybot_store::room_log::NewLine;
 use std::time::Duration;
+use tokio::sync::broadcast;
 
 /// How long the projection waits for the turn's line to be posted.
 const POSTED_WITHIN: Duration = Duration::from_secs(5);
 
 /// Waits until the room holds a line by the seat's Bot after `before`
-/// (the round posts the turn's line right after the turn returns).
+/// (the round posts the turn's line right after the turn returns): it
+/// looks once, then again at each `room.line` of the room, never polling.
 pub(super) async fn posted_after(rounds: &Rounds, seat: &Seat, before: u64) {
-    let deadline = tokio::time::Instant::now() + POSTED_WITHIN;
-    while tokio::time::Instant::now() < deadline {
-        let posted = rounds
+    let mut lines = rounds.logs.bus.subscribe_all();
+    let posted = || {
+        rounds
             .logs
-            .lines(&seat.room_id)
-            .unwrap_or_default()
-            .iter()
-            .any(|l| l.seq > before && l.author_id == seat.bot_id);
-        if posted {
-            return;
+            .find_back(&seat.room_id, before, |l| l.author_id == seat.bot_id)
+            .is_some()
+    };
+    let wait = async {
+        while !posted() {
+            loop {
+                match lines.recv().await {
+                    Ok(HostEvent::RoomLine { room_id, .. }) if room_id == seat.room_id => break,
+                    Ok(_) => continue,
+                    Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    if tokio::time::timeout(POSTED_WITHIN, wait).await.is_err() {
+        tracing::debug!(
+            "no line of {} came in {}: the card moves without it",
+            seat.bot_id,
+            seat.room_id
+        );
     }
 }
 

@@ -506,12 +506,7 @@ impl OpenCodeSeats {
             Ok(text) => text,
             Err(line) => return failed(FailureCode::Blocked, line),
         };
-        let before = rounds
-            .logs
-            .lines(&turn.room_id)
-            .unwrap_or_default()
-            .last()
-            .map_or(0, |l| l.seq);
+        let before = rounds.logs.last_seq(&turn.room_id);
         let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
         let observation = task.last_observation().cloned();
         drop(task);

@@ -12,6 +12,8 @@ import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
+/** Lines a room shows at first and per "Load earlier": read from the log's end. */
+const ROOM_PAGE = 100;
 const KIND_LABEL = { claim: 'claimed a card', event: 'room' };
 
 export async function show(main, ctx, { roomId, line = 0 }) {
@@ -25,6 +27,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
   }
 
   let last = null;
+  let first = null; // the oldest seq shown: "Load earlier" pages back from it
   let running = false;
   let speaking = null;
   let disposed = false;
@@ -39,10 +42,11 @@ export async function show(main, ctx, { roomId, line = 0 }) {
   const stop = h('button', { type: 'button', class: 'w-stop', disabled: true, onclick: () => stopRound() }, 'Stop round');
   const peopleToggle = h('button', { type: 'button', class: 'w-people-toggle', 'aria-expanded': 'false', 'aria-controls': `people-${roomId}` }, 'Members');
   const lines = h('ol', { class: 'w-lines' });
+  const older = h('button', { type: 'button', class: 'older', hidden: true, onclick: () => loadEarlier() }, 'Load earlier');
   const empty = h('p', { class: 'muted w-empty' }, 'No lines yet. Write the first one below; @all calls everyone.');
   const streaming = h('div', { class: 'w-drafts', 'aria-live': 'polite' });
   const acks = h('div', { class: 'w-drafts' });
-  const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, empty, lines, streaming, acks);
+  const log = h('div', { class: 'w-log', role: 'log', 'aria-label': 'Room lines', tabindex: '0' }, older, empty, lines, streaming, acks);
   const side = h('aside', { class: 'w-room-side', id: `people-${roomId}`, 'aria-label': 'Members and notice' });
   const errors = alertLine();
   const dock = questionDock(ctx, roomId);
@@ -153,8 +157,12 @@ export async function show(main, ctx, { roomId, line = 0 }) {
 
   const load = coalesce(async () => {
     try {
-      const answer = await api.call('messages', { roomId, ...(last === null ? {} : { after: last }) });
+      // Opened at a search hit: from a little before its line on; else the newest page.
+      const opening = line ? { after: Math.max(0, line - 10) } : { limit: ROOM_PAGE };
+      const answer = await api.call('messages', { roomId, ...(last === null ? opening : { after: last }) });
       if (disposed) return;
+      if (last === null) older.hidden = !answer.earlier && !(line > 10);
+      if (first === null) first = answer.messages[0]?.seq ?? null;
       const fresh = answer.messages.filter((l) => last === null || l.seq > last);
       const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
       for (const line of fresh) {
@@ -174,6 +182,24 @@ export async function show(main, ctx, { roomId, line = 0 }) {
       if (!disposed) showRefusal(errors.parentElement, error);
     }
   }, () => disposed);
+
+  /** "Load earlier": the page of lines before the first one shown, kept in place on the screen. */
+  async function loadEarlier() {
+    older.disabled = true;
+    try {
+      const answer = await api.call('messages', { roomId, before: first, limit: ROOM_PAGE });
+      const page = answer.messages || [];
+      const height = log.scrollHeight;
+      lines.prepend(...page.map(lineRow));
+      log.scrollTop += log.scrollHeight - height;
+      if (page.length) first = page[0].seq;
+      older.hidden = !answer.earlier;
+    } catch (error) {
+      if (!disposed) showRefusal(errors.parentElement, error);
+    } finally {
+      older.disabled = false;
+    }
+  }
 
   /** The speaking member's line so far, from its start, then the pieces heard after the host's `at`. */
   function takeDraft(answer) {
