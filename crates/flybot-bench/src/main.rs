@@ -11,12 +11,14 @@ mod connectors;
 mod envelope;
 mod figures;
 mod forwarder;
+mod goals;
 mod harness;
 mod mcp_fixture;
 mod memory;
 mod model;
 mod pilot;
 mod room;
+mod room_read;
 mod sandbox;
 mod schedules;
 mod search;
@@ -94,6 +96,12 @@ enum BenchWhat {
     /// Bot Social (issue 33): a line to another home's Bot and its answer
     /// back through Synapse on loopback, beside the same turn in one home.
     Social,
+    /// The page's read of a 10,000-line room from its end (issue 38).
+    RoomRead,
+    /// Every speed goal of issue 38 in one run: member turn beside AutoGen,
+    /// 32 at once, the state view at 10,000 tasks, time to first token, the
+    /// read of a 10,000-line room.
+    Goals,
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -124,6 +132,8 @@ fn main() -> ExitCode {
         BenchWhat::Attachments => attachments::run(),
         BenchWhat::Harness => harness::run(),
         BenchWhat::Social => social::run(),
+        BenchWhat::RoomRead => room_read::run(),
+        BenchWhat::Goals => goals::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
     };
     match outcome {

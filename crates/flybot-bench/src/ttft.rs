@@ -1,5 +1,6 @@
-//! The time to first token the host adds (issue 13, goal under 5 ms at the
-//! median), against the llama.cpp server serving SmolLM2-135M on loopback.
+//! The time to first token the host adds (issue 13's goal was under 5 ms
+//! at the median; issue 38's is under 3 ms), against the llama.cpp server
+//! serving SmolLM2-135M on loopback.
 //! Each run sends one line through the channel to a fresh Bot on that
 //! server, through `forwarder`, and takes the host's time to first token
 //! (from the `send` to the first `text.delta` on the bus, less the settle
@@ -79,10 +80,10 @@ pub async fn run() -> anyhow::Result<()> {
     );
     let median = percentile(&mut added, 50);
     println!(
-        "  added by the host: median {:.2} ms, p90 {:.2} ms (goal under 5 ms at the median: {})",
+        "  added by the host: median {:.2} ms, p90 {:.2} ms (goal under 3 ms at the median, issue 38: {})",
         ms(median),
         ms(percentile(&mut added, 90)),
-        if ms(median) < 5.0 { "met" } else { "NOT met" }
+        if ms(median) < 3.0 { "met" } else { "NOT met" }
     );
     let _ = stop.send(());
     serving.await??;
