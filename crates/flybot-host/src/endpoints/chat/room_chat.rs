@@ -5,12 +5,14 @@
 
 use crate::busy_ack::{Arrival, BusyAcks};
 use crate::rooms::Rounds;
-use crate::rooms::interrupt::interrupt_long_wait;
+use crate::rooms::interrupt::{let_go, oldest_wait};
 use crate::rooms::log_reads::LinePage;
 use flybot_core::access::Actor;
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_core::rooms::participants::{participants_of, window_start};
-use flybot_core::rooms::steer::{MidLine, mid_line, mid_line_note};
+use flybot_core::rooms::steer::{
+    Arrival as RoomArrival, RoomNow, Route, mid_line_note, route_line,
+};
 use flybot_protocol::answers::{
     RoomLineSent, RoomLineShown, RoomMessages as RoomMessagesAnswer, RoomQueued,
 };
@@ -97,69 +99,32 @@ pub async fn send(
     let said = attached.text_for_model(text, readers, false).await;
     let text = said.as_str();
     let line = person_line(rounds, &room.id, member, text, attached.ids())?;
-    let speaking = rounds.logs.run(&room.id, |r| {
-        if !r.running {
-            r.running = true;
-            return Err(());
-        }
-        Ok(r.speaking.clone())
+    let (was_running, speaking) = rounds.logs.run(&room.id, |r| {
+        // The line that finds no round claims it, in the same lock.
+        (std::mem::replace(&mut r.running, true), r.speaking.clone())
     });
     let posting = flybot_protocol::attachment::Posting::Room {
         room_id: room.id.clone(),
         seq: line.seq,
     };
     attached.post(&rounds.team, actor, posting).await?;
-    let queued = match speaking {
-        Err(()) => {
-            rounds.logs.start_round(&room.id, line.seq);
-            RoomQueued::Round
-        }
-        Ok(Some((bot_id, session))) => match mid_line(text) {
-            MidLine::Stop => {
-                rounds.logs.run(&room.id, |r| {
-                    r.stopped = true;
-                    r.pending.push(line.seq);
-                });
-                let participant = rounds.participant();
-                crate::rooms::RoomParticipant::cancel(&participant, &session);
-                RoomQueued::Stop
-            }
-            MidLine::Steer
-                if interrupt_long_wait(
-                    &rounds.sessions,
-                    &session,
-                    flybot_store::system_now_ms(),
-                ) =>
-            {
-                // #1650: the turn let go; the line opens the next round.
-                rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
-                RoomQueued::Interrupt
-            }
-            MidLine::Steer => {
-                let participant = rounds.participant();
-                let note = format!("{}\n{text}", mid_line_note(&room.name));
-                if crate::rooms::RoomParticipant::steer(&participant, &session, &note) {
-                    let model = rounds
-                        .team
-                        .read(|state| state.bots.get(&bot_id).map(|bot| bot.model.clone()))
-                        .unwrap_or_default();
-                    let line_id = format!("{}:{}", room.id, line.seq);
-                    let mut arrival =
-                        Arrival::in_session(&rounds.sessions, &session, line_id, text, &model);
-                    arrival.in_room = Some((room.id.clone(), bot_id));
-                    acks.arrived(arrival);
-                    RoomQueued::Steer
-                } else {
-                    rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
-                    RoomQueued::NextRound
-                }
-            }
-        },
-        Ok(None) => {
-            rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
-            RoomQueued::NextRound
-        }
+    let now = flybot_store::system_now_ms();
+    let wait = speaking
+        .as_ref()
+        .and_then(|(_, session)| oldest_wait(&rounds.sessions, session, now));
+    let room_now = RoomNow {
+        running: was_running,
+        speaking: speaking.is_some(),
+        oldest_wait_since: wait.as_ref().map(|(_, since)| *since),
+        now,
     };
+    let route = route_line(&room_now, RoomArrival::Line(text));
+    let arrived = Arrived {
+        room: &room,
+        line: &line,
+        text,
+    };
+    let queued = apply_route(rounds, acks, &arrived, speaking, wait, route);
     // Answered once what became of the line is durable too: the steer in
     // the member's Session, or the line waiting for the next round.
     rounds.logs.settle_now().map_err(io_refusal)?;
@@ -168,6 +133,84 @@ pub async fn send(
         seq: line.seq,
         queued,
     })
+}
+
+/// A person's line, stored, on its way into the room's round.
+struct Arrived<'a> {
+    room: &'a Room,
+    line: &'a flybot_core::rooms::log::RoomLine,
+    text: &'a str,
+}
+
+/// Does what core `route_line` decided for a person's line; a steer the
+/// turn can no longer take, or a wait let go already, waits for the next
+/// round instead.
+fn apply_route(
+    rounds: &Rounds,
+    acks: &BusyAcks,
+    arrived: &Arrived<'_>,
+    speaking: Option<(String, String)>,
+    wait: Option<(String, u64)>,
+    route: Route,
+) -> RoomQueued {
+    let Arrived { room, line, .. } = *arrived;
+    if route == Route::OpenRound {
+        rounds.logs.start_round(&room.id, line.seq);
+        return RoomQueued::Round;
+    }
+    let wait_next = || {
+        rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
+        RoomQueued::NextRound
+    };
+    let Some((bot_id, session)) = speaking else {
+        return wait_next();
+    };
+    match route {
+        Route::StopSpeaker => {
+            rounds.logs.run(&room.id, |r| {
+                r.stopped = true;
+                r.pending.push(line.seq);
+            });
+            crate::rooms::RoomParticipant::cancel(&rounds.participant(), &session);
+            RoomQueued::Stop
+        }
+        Route::Interrupt
+            if wait.is_some_and(|(call_id, _)| let_go(&rounds.sessions, &session, &call_id)) =>
+        {
+            rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
+            RoomQueued::Interrupt
+        }
+        Route::Steer | Route::Interrupt => {
+            steer(rounds, acks, arrived, &bot_id, &session).unwrap_or_else(wait_next)
+        }
+        Route::OpenRound | Route::NextRound | Route::HaltRound | Route::Nothing => wait_next(),
+    }
+}
+
+/// Steers `text` into the speaking member's turn and acknowledges it on
+/// the room (#1267, #1646); `None` when the turn no longer takes steers.
+fn steer(
+    rounds: &Rounds,
+    acks: &BusyAcks,
+    arrived: &Arrived<'_>,
+    bot_id: &str,
+    session: &str,
+) -> Option<RoomQueued> {
+    let Arrived { room, line, text } = *arrived;
+    let participant = rounds.participant();
+    let note = format!("{}\n{text}", mid_line_note(&room.name));
+    if !crate::rooms::RoomParticipant::steer(&participant, session, &note) {
+        return None;
+    }
+    let model = rounds
+        .team
+        .read(|state| state.bots.get(bot_id).map(|bot| bot.model.clone()))
+        .unwrap_or_default();
+    let line_id = format!("{}:{}", room.id, line.seq);
+    let mut arrival = Arrival::in_session(&rounds.sessions, session, line_id, text, &model);
+    arrival.in_room = Some((room.id.clone(), bot_id.to_owned()));
+    acks.arrived(arrival);
+    Some(RoomQueued::Steer)
 }
 
 /// Appends a person's line to room `room_id`'s log, with the ids of its

@@ -9,6 +9,7 @@
 use super::room_chat::room_window;
 use crate::rooms::{RoomParticipant, Rounds};
 use flybot_core::access::Actor;
+use flybot_core::rooms::steer::{Arrival, RoomNow, Route, route_line};
 use flybot_protocol::ApiError;
 use flybot_protocol::answers::RoomStopped;
 use serde::Deserialize;
@@ -24,12 +25,20 @@ pub fn stop(rounds: &Rounds, actor: &Actor, req: RoomStop) -> Result<RoomStopped
         .team
         .read(|state| room_window(state, actor, &req.room_id))?;
     let speaking = rounds.logs.run(&room.id, |r| {
-        if !r.running {
-            return None;
+        let now = RoomNow {
+            running: r.running,
+            speaking: r.speaking.is_some(),
+            oldest_wait_since: None,
+            now: 0,
+        };
+        match route_line(&now, Arrival::StopRound) {
+            Route::HaltRound => {
+                r.halted = true;
+                r.stopped = true;
+                Some(r.speaking.clone())
+            }
+            _ => None,
         }
-        r.halted = true;
-        r.stopped = true;
-        Some(r.speaking.clone())
     });
     if let Some(Some((_, session))) = &speaking {
         RoomParticipant::cancel(&rounds.participant(), session);
