@@ -10,11 +10,11 @@
 //! cancels: those stay the requester's (`input`, `machine`, `approval`).
 
 use super::machine::{moved_as, stale};
-use super::text::{SUMMARY_MAX, TEXT_MAX, nonblank};
+use super::text::{SUMMARY_MAX, nonblank};
 use super::{Card, Outcome, find};
 use flybot_protocol::evidence::EvidenceLevel;
 use flybot_protocol::state::{TaskStatus, TeamState};
-use flybot_protocol::task::{InputRequest, WaitingFor};
+
 use flybot_protocol::{ApiError, ErrorCode};
 
 /// What the host recorded when it enrolled a card for an external runtime.
@@ -110,18 +110,7 @@ pub fn observe(
             question,
             question_id,
         } => {
-            let question = nonblank("question", question, TEXT_MAX)?;
-            if task.status != TaskStatus::Working {
-                return Err(stale(task, TaskStatus::Blocked));
-            }
-            let mut card = Card::of(task);
-            card.fields.waiting_for = Some(WaitingFor::Input);
-            card.fields.input_request = Some(InputRequest {
-                id: question_id.to_owned(),
-                question,
-                requested_at: now,
-            });
-            card.fields.input_answer = None;
+            let card = super::input::waiting_on(task, question, question_id, now)?;
             let asked = Some(question_id.to_owned());
             Ok(moved_as(&label, card, TaskStatus::Blocked, now, asked))
         }
@@ -153,7 +142,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::tasks::fixture::*;
-    use flybot_protocol::task::TaskFields;
+    use flybot_protocol::task::{TaskFields, WaitingFor};
 
     /// `bot-dev1`'s card in `room-1`, worked by `bot-dev2`'s runtime.
     fn room_card_state(status: TaskStatus) -> TeamState {

@@ -22,11 +22,26 @@ pub fn wait_input(
     question_id: &str,
     now: u64,
 ) -> Result<Outcome, ApiError> {
-    let question = nonblank("question", question, TEXT_MAX)?;
     let task = find(state, id)?;
     if !is_requester(state, actor, task) {
         return Err(forbidden(task));
     }
+    let card = waiting_on(task, question, question_id, now)?;
+    let asked = Some(question_id.to_owned());
+    Ok(moved(state, actor, card, TaskStatus::Blocked, now, asked))
+}
+
+/// The input-wait rule (#207), the one place it is written: only a working
+/// card waits; it waits for input on a fresh question, and only the latest
+/// question/answer snapshot is kept. Both doors use it: the requester's
+/// `task-wait-input` and an execution service's question (#198).
+pub(crate) fn waiting_on(
+    task: &flybot_protocol::state::Task,
+    question: &str,
+    question_id: &str,
+    now: u64,
+) -> Result<Card, ApiError> {
+    let question = nonblank("question", question, TEXT_MAX)?;
     if task.status != TaskStatus::Working {
         return Err(stale(task, TaskStatus::Blocked));
     }
@@ -37,10 +52,8 @@ pub fn wait_input(
         question,
         requested_at: now,
     });
-    // Only the latest question/answer snapshot is kept.
     card.fields.input_answer = None;
-    let asked = Some(question_id.to_owned());
-    Ok(moved(state, actor, card, TaskStatus::Blocked, now, asked))
+    Ok(card)
 }
 
 /// `task-answer-input {id, questionId, answer}`: blocked on that exact
