@@ -6,8 +6,11 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// When a task runs. `at` is one instant; the others repeat.
+/// When a task runs. `at` is one instant; the others repeat. The schedule
+/// tools take it as their `when` argument too (its schema derived here,
+/// under the `schema` feature).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Timing {
     /// One instant: `at` is an RFC 3339 time, or a wall clock

@@ -7,25 +7,17 @@
 use super::book::{ScheduleBook, context, row_of, rows_on, team_quiet};
 use super::writes::new_schedule_id;
 use flybot_agent::tools::BoxFuture;
-use flybot_agent::tools::schedules::{
-    CreateArgs, ScheduleAccess, ScheduleCaller, UpdateArgs, WhenArg,
-};
+use flybot_agent::tools::schedules::{CreateArgs, ScheduleAccess, ScheduleCaller, UpdateArgs};
 use flybot_core::schedules::edit::{self, Changes, NewTask};
 use flybot_core::schedules::owner::{Place, bot_sessions, place_of};
 use flybot_core::schedules::{Refusal, sentences};
 use flybot_protocol::ApiError;
-use flybot_protocol::schedule::{ScheduleRow, ScheduleTask, Timing};
+use flybot_protocol::schedule::{ScheduleRow, ScheduleTask};
 use flybot_protocol::state::TeamState;
 
 /// The schedule tools' host.
 pub struct HostSchedules {
     pub book: ScheduleBook,
-}
-
-fn timing_of(when: &WhenArg) -> Result<Timing, String> {
-    serde_json::to_value(when)
-        .and_then(serde_json::from_value)
-        .map_err(|e| format!("The timing could not be read ({e})."))
 }
 
 /// The calling Session as a Bot's own chat; a room seat is refused.
@@ -67,7 +59,7 @@ impl ScheduleAccess for HostSchedules {
         args: CreateArgs,
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let when = timing_of(&args.when)?;
+            let when = args.when.clone();
             let (now, zone) = (self.book.now(), self.book.host_zone.clone());
             let row = self
                 .book
@@ -110,7 +102,7 @@ impl ScheduleAccess for HostSchedules {
         args: UpdateArgs,
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let when = args.when.as_ref().map(timing_of).transpose()?;
+            let when = args.when.clone();
             let (now, zone) = (self.book.now(), self.book.host_zone.clone());
             let row = self
                 .book

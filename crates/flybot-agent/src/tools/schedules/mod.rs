@@ -8,44 +8,11 @@
 mod tests;
 
 use super::{BoxFuture, Tool, ToolContext, ToolError, ToolResult};
+use flybot_protocol::schedule::Timing;
 use flybot_protocol::tool_names;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::sync::Arc;
-
-/// When a task runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum WhenArg {
-    /// Once, at `at`: `2026-12-24T09:00` in `zone` (else the host's), or an
-    /// RFC 3339 instant.
-    At {
-        at: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        zone: Option<String>,
-    },
-    /// Every `seconds`, from 60 to 604800.
-    Every { seconds: u64 },
-    /// Each day at `time` (HH:MM) in `zone`.
-    Daily {
-        time: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        zone: Option<String>,
-    },
-    /// Each week on `weekday` (mon … sun) at `time` (HH:MM) in `zone`.
-    Weekly {
-        weekday: String,
-        time: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        zone: Option<String>,
-    },
-    /// A cron rule (minute hour day month weekday) in `zone`.
-    Cron {
-        rule: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        zone: Option<String>,
-    },
-}
 
 /// `schedule_create` arguments.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -56,7 +23,7 @@ pub struct CreateArgs {
     /// What this chat is asked each time the task runs.
     pub prompt: String,
     /// When it runs.
-    pub when: WhenArg,
+    pub when: Timing,
 }
 
 /// `schedule_update` arguments: the task's id and what changes.
@@ -71,7 +38,7 @@ pub struct UpdateArgs {
     pub prompt: Option<String>,
     /// A new timing; left out keeps it.
     #[serde(default)]
-    pub when: Option<WhenArg>,
+    pub when: Option<Timing>,
 }
 
 /// `schedule_delete` arguments.
