@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 /// A harness id, smallest budget first after the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum HarnessId {
     Default,
     Lite,
@@ -26,17 +28,12 @@ impl HarnessId {
 
     /// The id as the channel, the Bot record and the usage ledger spell it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            HarnessId::Default => "default",
-            HarnessId::Lite => "lite",
-            HarnessId::Medium => "medium",
-            HarnessId::Heavy => "heavy",
-        }
+        self.into()
     }
 
     /// The id a spelling names, or `None` for any other text.
     pub fn parse(text: &str) -> Option<HarnessId> {
-        HarnessId::ALL.into_iter().find(|id| id.as_str() == text)
+        text.parse().ok()
     }
 }
 

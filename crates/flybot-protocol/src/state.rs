@@ -233,6 +233,8 @@ pub struct Task {
 /// Task states as the spec draws them (#54).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::EnumString, strum::EnumIter)]
+#[strum(serialize_all = "kebab-case")]
 pub enum TaskStatus {
     Open,
     Claimed,
@@ -245,6 +247,11 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// The status as the channel and the journal spell it (`"result-ready"`).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
     /// Accepted, cancelled and failed end a task; nothing moves it again.
     pub fn is_terminal(self) -> bool {
         match self {

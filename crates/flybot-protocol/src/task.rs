@@ -62,6 +62,8 @@ pub enum Column {
 /// draws them apart, as moves made for the Bot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[derive(strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "kebab-case")]
 pub enum TaskMove {
     /// `task-accept`: open → claimed, for the Bot.
     Claim,
@@ -100,17 +102,7 @@ impl TaskMove {
 
     /// The wire spelling (`"accept-result"`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            TaskMove::Claim => "claim",
-            TaskMove::Start => "start",
-            TaskMove::Return => "return",
-            TaskMove::AcceptResult => "accept-result",
-            TaskMove::SendBack => "send-back",
-            TaskMove::Answer => "answer",
-            TaskMove::Cancel => "cancel",
-            TaskMove::Edit => "edit",
-            TaskMove::Archive => "archive",
-        }
+        self.into()
     }
 }
 

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 /// switched off (#409).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum ThinkingLevel {
     Least,
     Low,
@@ -18,23 +20,12 @@ pub enum ThinkingLevel {
 impl ThinkingLevel {
     /// The level as the channel and the Bot record spell it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ThinkingLevel::Least => "least",
-            ThinkingLevel::Low => "low",
-            ThinkingLevel::Medium => "medium",
-            ThinkingLevel::High => "high",
-        }
+        self.into()
     }
 
     /// The level a spelling names, or `None` for any other text.
     pub fn parse(text: &str) -> Option<ThinkingLevel> {
-        match text {
-            "least" => Some(ThinkingLevel::Least),
-            "low" => Some(ThinkingLevel::Low),
-            "medium" => Some(ThinkingLevel::Medium),
-            "high" => Some(ThinkingLevel::High),
-            _ => None,
-        }
+        text.parse().ok()
     }
 }
 

@@ -5,7 +5,7 @@
 //! (`tasks {archive: true}`, #1252); only the Done slice the board polls
 //! (`tasks {archive: true, limit: N}`) leaves it out.
 
-use super::machine::{is_requester, status_word};
+use super::machine::is_requester;
 use super::{Card, Outcome, Stamps, find};
 use crate::access::{Actor, may_manage_bot};
 use flybot_protocol::state::{Task, TeamState};
@@ -33,7 +33,7 @@ fn archivable(task: &Task) -> Result<(), ApiError> {
         return stale(format!(
             "\"{}\" is {}; only a finished card is archived. Cancel it first, or accept its result.",
             task.title,
-            status_word(task.status)
+            task.status.as_str()
         ));
     }
     if TaskFields::read(task).archived_at.is_some() {

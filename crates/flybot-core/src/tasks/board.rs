@@ -5,7 +5,7 @@
 //! update; anyone else, a group admin included, may not.
 
 use super::contract::write_contract;
-use super::machine::{accepted, actor_label, is_requester, stale, status_word, step};
+use super::machine::{accepted, actor_label, is_requester, stale, step};
 use super::text::{TEXT_MAX, nonblank};
 use super::{Card, Outcome, Stamps, find};
 use crate::access::{Actor, may_manage_bot};
@@ -79,7 +79,7 @@ pub fn update(
             format!(
                 "\"{}\" is {}; an ended card does not change.",
                 task.title,
-                status_word(task.status)
+                task.status.as_str()
             ),
         )
         .with("taskId", task.id.as_str()));

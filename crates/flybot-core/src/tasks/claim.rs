@@ -6,7 +6,7 @@
 //! concurrent claims leave exactly one owner.
 
 use super::lease::{LEASE_MS, live_lease_refusal};
-use super::machine::{status_word, step};
+use super::machine::step;
 use super::queue::{RETRY_MAX_SEC, acting_bot};
 use super::roles::{bot_name, bot_role};
 use super::text::one_line;
@@ -128,7 +128,7 @@ impl<'a> Claimer<'a> {
                 format!(
                     "\"{}\" is {} and not offered now; reload the queue.",
                     item.title,
-                    status_word(item.status)
+                    item.status.as_str()
                 ),
             )
             .with("taskId", item_id));

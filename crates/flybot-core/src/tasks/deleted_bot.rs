@@ -3,7 +3,7 @@
 //! survives, as it survives pruning). Active wait markers go, the input
 //! snapshot stays (#207), and each overall card settles the same way (#1099).
 
-use super::machine::{end, status_word};
+use super::machine::end;
 use super::{Card, Outcome, Stamps};
 use flybot_protocol::state::{Bot, TaskStatus, TeamState};
 use serde_json::Value;
@@ -33,7 +33,7 @@ pub fn fail_tasks_of(state: &TeamState, bot: &Bot, now: u64) -> Outcome {
             Value::from(format!(
                 "{} was deleted before finishing this task (it was {}).",
                 bot.name,
-                status_word(current.status)
+                current.status.as_str()
             )),
         );
         end(

@@ -60,25 +60,12 @@ pub fn stale(task: &Task, to: TaskStatus) -> ApiError {
         format!(
             "\"{}\" is {}, so it cannot move to {}; reload the board.",
             task.title,
-            status_word(task.status),
-            status_word(to)
+            task.status.as_str(),
+            to.as_str()
         ),
     )
     .with("taskId", task.id.as_str())
-    .with("status", status_word(task.status))
-}
-
-pub fn status_word(status: TaskStatus) -> &'static str {
-    match status {
-        TaskStatus::Open => "open",
-        TaskStatus::Claimed => "claimed",
-        TaskStatus::Working => "working",
-        TaskStatus::Blocked => "blocked",
-        TaskStatus::ResultReady => "result-ready",
-        TaskStatus::Accepted => "accepted",
-        TaskStatus::Cancelled => "cancelled",
-        TaskStatus::Failed => "failed",
-    }
+    .with("status", task.status.as_str())
 }
 
 /// Moves the card to `to` with its actor entry and a fresh stamp.

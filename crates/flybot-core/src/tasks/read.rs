@@ -7,7 +7,6 @@
 //! less the cards a person archived (issue 31), which only the whole
 //! archive lists.
 
-use super::machine::status_word;
 use super::moves::moves_for;
 use super::roles::bot_name;
 use crate::access::Actor;
@@ -215,7 +214,7 @@ pub fn row(state: &TeamState, task: &Task) -> Value {
     row.insert("id".into(), Value::String(task.id.clone()));
     row.insert("botId".into(), Value::String(task.bot_id.clone()));
     row.insert("title".into(), Value::String(task.title.clone()));
-    row.insert("status".into(), status_word(task.status).into());
+    row.insert("status".into(), task.status.as_str().into());
     if let Some(requester) = &task.requester_id {
         row.insert("requesterId".into(), Value::String(requester.clone()));
     }

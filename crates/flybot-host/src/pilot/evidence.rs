@@ -11,7 +11,6 @@ use super::walk::{Walk, says_done};
 use crate::rooms::opencode::execution::report;
 use crate::rooms::opencode::observation_moves::move_for;
 use flybot_core::tasks::execution_seam::ExecutionObservation;
-use flybot_core::tasks::machine::status_word;
 use flybot_interop::pilot::fixture;
 use flybot_interop::project::Changes;
 use flybot_interop::projection::Observation;
@@ -106,7 +105,7 @@ pub async fn check(
         let ready = report(cast.host.board(), &cast.binding, &cast.credential, result)
             .await?
             .ok_or("the card is gone")?;
-        let status = status_word(ready.status).to_owned();
+        let status = ready.status.as_str().to_owned();
         walk.statuses
             .push(json!({returned.unwrap_or("task-return"): status}));
         status

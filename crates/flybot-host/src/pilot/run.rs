@@ -401,7 +401,7 @@ fn moved_by(cast: &super::cast::Cast) -> serde_json::Map<String, Value> {
     actors
         .iter()
         .map(|(status, entry)| {
-            let status = flybot_core::tasks::machine::status_word(*status);
+            let status = status.as_str();
             (status.to_owned(), Value::from(entry.actor_id.clone()))
         })
         .collect()

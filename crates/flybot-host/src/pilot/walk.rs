@@ -14,7 +14,6 @@ use flybot_core::access::Actor;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::tasks::execution_seam::ExecutionObservation;
-use flybot_core::tasks::machine::status_word;
 use flybot_interop::projection::Observation;
 use flybot_protocol::state::TaskStatus;
 use flybot_protocol::task::TaskFields;
@@ -145,7 +144,7 @@ impl Walk {
                     .await?
                     .ok_or("the card is gone")?;
                 self.statuses
-                    .push(json!({endpoint: status_word(waiting.status)}));
+                    .push(json!({endpoint: waiting.status.as_str()}));
                 self.question_id = Some(question_id);
             }
             _ => {}
@@ -167,7 +166,7 @@ impl Walk {
         });
         if let Some(status) = resumed {
             let endpoint = move_for(TaskStatus::Blocked, &Observation::InputAnswered)?.endpoint();
-            self.statuses.push(json!({endpoint: status_word(status)}));
+            self.statuses.push(json!({endpoint: status.as_str()}));
             self.answered = true;
         }
         Ok(())

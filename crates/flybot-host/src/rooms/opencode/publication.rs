@@ -11,7 +11,6 @@ use super::card::{Card, card_by_id};
 use super::card_moves::{project_result, say_for_card};
 use super::selected::input_edited;
 use crate::rooms::Rounds;
-use flybot_core::tasks::machine::status_word;
 use flybot_interop::envelope::EnvelopeKind;
 use flybot_interop::projection::Observation;
 use flybot_protocol::state::TaskStatus;
@@ -21,7 +20,7 @@ fn status_of(rounds: &Rounds, card_id: &str) -> String {
     rounds
         .team
         .read(|state| card_by_id(state, card_id))
-        .map_or("deleted", |card| status_word(card.status))
+        .map_or("deleted", |card| card.status.as_str())
         .to_owned()
 }
 
@@ -81,7 +80,7 @@ pub(super) async fn settle_publication(rounds: &Rounds, seat: &Seat, card_id: &s
     };
     if moved {
         // The move was made before the crash: recorded, never made twice.
-        let status = status_word(card.status);
+        let status = card.status.as_str();
         let mut task = seat.task.lock().await;
         let send = pending
             .open_send
