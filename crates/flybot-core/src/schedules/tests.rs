@@ -42,44 +42,61 @@ pub(super) fn task(when: Timing, now: u64) -> ScheduleTask {
     .unwrap()
 }
 
+/// The daylight-saving table: a wall clock in a zone across the spring gap
+/// (the time does not exist: the first instant after it) and the autumn
+/// fold (the time happens twice: once, at its first occurrence), for
+/// daily, weekly and cron timings in Europe and America. Each row: the
+/// timing, the instant to look from, the next two runs.
 #[test]
-fn dst_gap_runs_a_daily_wall_clock_at_the_first_instant_after_it() {
-    let cal = calendar(
-        &timing(json!({"kind": "daily", "time": "02:30", "zone": "Europe/Berlin"})),
-        "UTC",
-    )
-    .unwrap();
-    // 2026-03-29: Berlin's clocks jump from 02:00 to 03:00 (CET → CEST).
-    let next = cal.next_after(ms("2026-03-28T12:00:00Z"), 0).unwrap();
-    assert_eq!(
-        next,
-        ms("2026-03-29T01:30:00Z"),
-        "02:30 does not exist: 03:30 CEST"
-    );
-    let after = cal.next_after(next, 0).unwrap();
-    assert_eq!(
-        after,
-        ms("2026-03-30T00:30:00Z"),
-        "the day after is 02:30 CEST again"
-    );
-}
-
-#[test]
-fn dst_fold_runs_a_daily_wall_clock_once_at_its_first_occurrence() {
-    let cal = calendar(
-        &timing(json!({"kind": "daily", "time": "02:30", "zone": "Europe/Berlin"})),
-        "UTC",
-    )
-    .unwrap();
-    // 2026-10-25: 03:00 CEST falls back to 02:00 CET, so 02:30 happens twice.
-    let next = cal.next_after(ms("2026-10-24T12:00:00Z"), 0).unwrap();
-    assert_eq!(next, ms("2026-10-25T00:30:00Z"));
-    let after = cal.next_after(next, 0).unwrap();
-    assert_eq!(
-        after,
-        ms("2026-10-26T01:30:00Z"),
-        "not again at the second 02:30"
-    );
+fn a_wall_clock_across_daylight_saving_runs_once_at_the_first_instant_it_names() {
+    let rows = [
+        // Berlin, 2026-03-29: 02:00 CET jumps to 03:00 CEST; 02:30 is 03:30.
+        (
+            json!({"kind": "daily", "time": "02:30", "zone": "Europe/Berlin"}),
+            "2026-03-28T12:00:00Z",
+            ["2026-03-29T01:30:00Z", "2026-03-30T00:30:00Z"],
+        ),
+        // Berlin, 2026-10-25: 03:00 CEST falls back to 02:00 CET; the first 02:30.
+        (
+            json!({"kind": "daily", "time": "02:30", "zone": "Europe/Berlin"}),
+            "2026-10-24T12:00:00Z",
+            ["2026-10-25T00:30:00Z", "2026-10-26T01:30:00Z"],
+        ),
+        // New York, 2026-03-08: 02:00 EST jumps to 03:00 EDT.
+        (
+            json!({"kind": "daily", "time": "02:15", "zone": "America/New_York"}),
+            "2026-03-07T12:00:00Z",
+            ["2026-03-08T07:15:00Z", "2026-03-09T06:15:00Z"],
+        ),
+        // New York, 2026-11-01: 02:00 EDT falls back to 01:00 EST; 01:30 twice.
+        (
+            json!({"kind": "daily", "time": "01:30", "zone": "America/New_York"}),
+            "2026-10-31T12:00:00Z",
+            ["2026-11-01T05:30:00Z", "2026-11-02T06:30:00Z"],
+        ),
+        // A weekly Sunday 02:30 in Berlin on the spring-forward Sunday.
+        (
+            json!({"kind": "weekly", "weekday": "sun", "time": "02:30", "zone": "Europe/Berlin"}),
+            "2026-03-28T12:00:00Z",
+            ["2026-03-29T01:30:00Z", "2026-04-05T00:30:00Z"],
+        ),
+        // Cron at 09:00 keeps the wall clock: UTC moves by an hour.
+        (
+            json!({"kind": "cron", "rule": "0 9 * * *", "zone": "Europe/Berlin"}),
+            "2026-03-28T12:00:00Z",
+            ["2026-03-29T07:00:00Z", "2026-03-30T07:00:00Z"],
+        ),
+    ];
+    for (when, from, [first, second]) in rows {
+        let cal = calendar(&timing(when.clone()), "UTC").unwrap();
+        let next = cal.next_after(ms(from), 0).unwrap();
+        assert_eq!(next, ms(first), "{when} from {from}");
+        assert_eq!(
+            cal.next_after(next, 0),
+            Some(ms(second)),
+            "{when} after {first}"
+        );
+    }
 }
 
 #[test]
