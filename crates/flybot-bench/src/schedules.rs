@@ -90,32 +90,35 @@ async fn measure() -> anyhow::Result<()> {
     // The bench drives the scheduler's tick itself.
     config.automation_tasks = false;
     let host = Host::new(store, config);
-    host.mutate("bench", |change| {
-        for i in 0..SESSIONS {
-            let id = format!("bot-{i:04}");
-            let session = format!("session-{i:04}");
-            change.put_bot(&Bot::new(
-                id,
-                format!("Bot {i}"),
-                "member-owner",
-                "mock",
-                session,
-                BASE,
-            ));
-        }
-        Ok(())
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!(e.message))?;
+    host.start();
+    host.team()
+        .mutate("bench", |change| {
+            for i in 0..SESSIONS {
+                let id = format!("bot-{i:04}");
+                let session = format!("session-{i:04}");
+                change.put_bot(&Bot::new(
+                    id,
+                    format!("Bot {i}"),
+                    "member-owner",
+                    "mock",
+                    session,
+                    BASE,
+                ));
+            }
+            Ok(())
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
     let before = rss_kib();
-    host.mutate("bench", |change| {
-        for i in 0..TASKS {
-            change.put_schedule(&task(i));
-        }
-        Ok(())
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!(e.message))?;
+    host.team()
+        .mutate("bench", |change| {
+            for i in 0..TASKS {
+                change.put_schedule(&task(i));
+            }
+            Ok(())
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
     let added = rss_kib().saturating_sub(before);
     println!("schedules: {TASKS} tasks across {SESSIONS} Sessions");
     let mut samples = Vec::with_capacity(REPEATS);

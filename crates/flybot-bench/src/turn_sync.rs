@@ -144,6 +144,7 @@ async fn measure() -> anyhow::Result<Figures> {
     let home = tempfile::tempdir()?;
     let store = Store::open(home.path(), StoreOptions::default())?;
     let host = Host::new(store, open_config(home.path()));
+    host.start();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?.to_string();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -151,7 +152,7 @@ async fn measure() -> anyhow::Result<Figures> {
         let _ = stopped.await;
     }));
     let log = TurnLog::for_home(home.path());
-    let mut work = host.subscribe_work();
+    let mut work = host.team().bus().subscribe_work();
 
     let bots = create_bots(&address, CHAT_BOTS).await?;
     own_chat(&address, &bots, &mut work).await?;

@@ -1,30 +1,30 @@
-//! `Host`: the composition root. It builds the host's services in order,
-//! each from only the services it uses (the bus and the team first, then
-//! the board, the workflows, the turns' environment and the agent runtime,
-//! the round driver, the task drive and the other followers), and hands
-//! each to whoever needs it. Nothing holds the host: services that would
-//! call each other in a circle meet on the bus instead.
+//! `Host`: the composition root. `new` wires the host's services in order,
+//! each built in one call from only the services it uses (the bus and the
+//! team first, then the board, the workflows, the turns' environment and
+//! the agent runtime, the round driver, the task drive and the other
+//! followers); `start` spawns what runs beside them; `open` adds the
+//! start's repairs, each kept in the service it repairs. Nothing holds the
+//! host: services that would call each other in a circle meet on the bus
+//! instead.
 
 use crate::approvals::Approvals;
 use crate::board::{Board, TaskDrive};
-use crate::events::{Bus, HostEvent};
+use crate::events::Bus;
 use crate::live::feed::LiveFeed;
 use crate::rooms::external::ExternalSeats;
 use crate::rooms::{RoomLogs, Rounds};
 use crate::schedules::digest::Digests;
 use crate::schedules::{ScheduleBook, Scheduler};
 use crate::team::Team;
-use crate::turns::HostTurns;
 use crate::turns::usage::{UsageCell, UsageRecorder};
+use crate::turns::{HostTurns, TurnServices};
 use crate::workflows::Workflows;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::session::Sessions;
-use flybot_core::tasks::workers::WorkerState;
 use flybot_protocol::ApiError;
-use flybot_store::{Change, Store};
+use flybot_store::Store;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tokio::sync::broadcast;
 
 /// What the host was started with.
 #[derive(Debug, Clone)]
@@ -137,6 +137,11 @@ struct Inner {
     /// The owner token's digest (issue 29); none when the home could not
     /// keep one, and then nobody signs in with a token.
     owner_token_hash: Option<String>,
+    usage_recorder: UsageRecorder,
+    /// The round door's far end, handed to the round driver by `start`.
+    round_starts: std::sync::Mutex<Option<crate::rooms::logs::RoundStarts>>,
+    /// `start` ran: the followers run once.
+    started: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for Inner {
@@ -153,88 +158,59 @@ pub struct Host {
 }
 
 impl Host {
-    /// `new`, then a fresh home's first Main Bot (`bootstrap`), so the team
-    /// has its Main Bot whatever the first request is. A home that cannot
-    /// be written is opened as it is.
+    /// `new`, `start`, then what a start repairs or restores: the
+    /// connectors, a fresh home's first Main Bot (`bootstrap`, so the team
+    /// has its Main Bot whatever the first request is), the approvals and
+    /// attachment postings a crash left, Bot Social and the external turns.
+    /// A home that cannot be written is opened as it is.
     pub async fn open(store: Store, config: HostConfig) -> Host {
         let host = Host::new(store, config);
+        host.start();
         host.connectors().restore();
         host.channels().restore();
         let model = host.config().models.default_model();
         if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
-        host.clear_crashed_asks().await;
-        host.repair_attachment_postings().await;
+        host.approvals().clear_crashed_asks().await;
+        crate::attachments::room_postings::repair_on_start(host.team(), host.rooms()).await;
         host.social().start();
-        host.recover_external_turns();
+        ExternalSeats::recover(host.rounds());
         host
     }
 
-    /// Puts back the postings of room lines' attachments a crash cut off
-    /// after the line was written (issue 32). Only the home's writer.
-    async fn repair_attachment_postings(&self) {
-        if self.store().status() != flybot_store::StoreStatus::Writer {
+    /// Spawns, once, what runs beside the services `new` wired: the live
+    /// feed, the round driver, the usage recorder, the scheduler, the
+    /// board's and the workflows' followers, search, busy acknowledgments
+    /// and the task drive. Must run inside a tokio runtime.
+    pub fn start(&self) {
+        let inner = &self.inner;
+        if inner
+            .started
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             return;
         }
-        match crate::attachments::room_postings::repair(self.team(), self.rooms()).await {
-            Ok(0) => {}
-            Ok(count) => tracing::info!("put back {count} attachment posting(s) a crash cut off"),
-            Err(e) => tracing::warn!("attachment postings were not put back: {}", e.message),
+        inner.feed.follow(&inner.team);
+        if let Some(starts) = flybot_core::sync::lock(&inner.round_starts).take() {
+            inner.rounds.clone().drive(starts);
         }
+        inner.usage_recorder.clone().start();
+        inner.scheduler.start();
+        follow_board(&inner.board, &inner.workflows);
+        inner.search.start();
+        inner.busy_acks.follow_turn_ends();
+        inner.drive.follow();
     }
 
-    /// Reconciles, in the background, the OpenCode cards a crash or a lost
-    /// connection left `recovery: uncertain` (#198). Only the home's writer.
-    fn recover_external_turns(&self) {
-        if self.store().status() != flybot_store::StoreStatus::Writer {
-            return;
-        }
-        let rounds = self.rounds().clone();
-        // A recovered seat is reaped like any other (a decided cancel
-        // releases it once its stop is observed).
-        rounds.externals.watch(rounds.team.store());
-        tokio::spawn(async move { rounds.externals.opencode().recover(&rounds).await });
-    }
-
-    /// Marks the tool approvals a crash left waiting cancelled (#540): their
-    /// turns died with the process that ran them. Only the home's writer.
-    async fn clear_crashed_asks(&self) {
-        if self.store().status() != flybot_store::StoreStatus::Writer {
-            return;
-        }
-        let left = self
-            .team()
-            .read(|s| !flybot_core::approvals::bounds::left_by_a_crash(s, 0).is_empty());
-        if !left {
-            return;
-        }
-        let cleared = self
-            .team()
-            .mutate("host", |change| {
-                let now = change.now_ms();
-                for record in flybot_core::approvals::bounds::left_by_a_crash(change.state(), now) {
-                    change.put_approval(&record.id, &record);
-                }
-                Ok(())
-            })
-            .await;
-        if let Err(e) = cleared {
-            tracing::warn!(
-                "approvals a crash left waiting were not cleared: {}",
-                e.message
-            );
-        }
-    }
-
+    /// Wires every service, each built in one call from the services it
+    /// uses; spawns nothing (`start` does).
     pub fn new(store: Store, config: HostConfig) -> Host {
-        // The wiring of every service; `follow_board` and the services' own
-        // `start`s spawn what runs beside them.
         let config = Arc::new(config);
         let owner_token_hash = owner_token_hash(&config.home);
         let team = Team::new(store, Bus::default());
         let (logs, round_starts) = RoomLogs::with_rounds(config.home.clone(), team.bus().clone());
-        let feed = LiveFeed::start(&team);
+        let feed = LiveFeed::new(&team);
         let board = Board::new(team.clone(), logs.clone());
         let workflows = Workflows {
             board: board.clone(),
@@ -251,12 +227,21 @@ impl Host {
         let secrets = crate::secrets::Secrets::open(&team, &config.home);
         read_model_keys(&config, &secrets);
         adopt_default_model(&config);
-        let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
-        env.schedules = Some(book.clone());
-        let memory = env.memory.clone();
-        env.secrets = Some(secrets.clone());
         let connectors = crate::connectors::Connectors::new(&secrets, &config.home);
-        env.connectors = Some(connectors.clone());
+        let env = HostTurns::new(
+            &team,
+            &config,
+            TurnServices {
+                logs: &logs,
+                board: &board,
+                workflows: &workflows,
+                waits: &waits,
+                schedules: &book,
+                secrets: &secrets,
+                connectors: &connectors,
+            },
+        );
+        let memory = env.memory.clone();
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let channels = crate::channels::Channels::new(
             &team,
@@ -274,15 +259,13 @@ impl Host {
             externals: ExternalSeats::new(),
             config: config.clone(),
         };
-        rounds.clone().drive(round_starts);
         let usage = Arc::new(UsageCell::new(config.home.clone()));
-        UsageRecorder {
+        let usage_recorder = UsageRecorder {
             team: team.clone(),
             sessions: sessions.clone(),
             models: config.models.clone(),
             usage: usage.clone(),
-        }
-        .start();
+        };
         let scheduler = Scheduler {
             started_at: book.now(),
             out_of_app: Arc::new(crate::notify::OutOfApp::configured(&team, &config.notify)),
@@ -291,16 +274,12 @@ impl Host {
             logs: logs.clone(),
             digests: Some(Digests::of(&board, &connectors, &config.home)),
         };
-        scheduler.start();
-        follow_board(&board, &workflows);
         let search = crate::search::Search::new(config.home.clone(), &team, &sessions, &logs);
-        search.start();
         let busy_acks =
             crate::busy_ack::BusyAcks::new(&team, config.models.clone(), config.ack_model.clone());
-        busy_acks.follow_turn_ends();
         Host {
             inner: Arc::new(Inner {
-                drive: TaskDrive::start(team.clone(), sessions.clone()),
+                drive: Arc::new(TaskDrive::new(team.clone(), sessions.clone())),
                 approvals: Approvals {
                     team: team.clone(),
                     sessions: sessions.clone(),
@@ -314,6 +293,7 @@ impl Host {
                 sessions,
                 rounds,
                 usage,
+                usage_recorder,
                 workflows,
                 scheduler,
                 memory,
@@ -324,6 +304,8 @@ impl Host {
                 social,
                 search,
                 owner_token_hash,
+                round_starts: std::sync::Mutex::new(Some(round_starts)),
+                started: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -470,39 +452,6 @@ impl Host {
 
     pub fn config(&self) -> &HostConfig {
         &self.inner.config
-    }
-
-    /// The one writer (`Team::mutate`).
-    pub async fn mutate<T>(
-        &self,
-        actor: &str,
-        f: impl FnOnce(&mut Change<'_>) -> Result<T, ApiError>,
-    ) -> Result<T, ApiError> {
-        self.inner.team.mutate(actor, f).await
-    }
-
-    /// The state of a claim's worker (#1729).
-    pub fn task_worker(&self, worker_id: &str) -> Option<WorkerState> {
-        self.inner.board.worker(worker_id)
-    }
-
-    /// Sets one variable of a live worker; answers whether it exists.
-    pub fn set_task_worker_var(&self, worker_id: &str, key: &str, value: &str) -> bool {
-        self.inner.board.set_worker_var(worker_id, key, value)
-    }
-
-    /// Announces an event on the bus.
-    pub fn emit(&self, event: HostEvent) {
-        self.inner.team.emit(event);
-    }
-
-    pub fn subscribe(&self) -> broadcast::Receiver<HostEvent> {
-        self.inner.team.bus().subscribe()
-    }
-
-    /// Follows `HostEvent::Work`, kept apart from the other events.
-    pub fn subscribe_work(&self) -> broadcast::Receiver<HostEvent> {
-        self.inner.team.bus().subscribe_work()
     }
 
     /// Starts stopping: live streams and followers end, and every external

@@ -44,29 +44,46 @@ pub struct HostTurns {
     pub check_ratio: Option<f64>,
     pub compact_deadline_ms: u64,
     /// The scheduled tasks for the schedule tools (#354, #628).
-    pub schedules: Option<crate::schedules::ScheduleBook>,
+    pub schedules: crate::schedules::ScheduleBook,
     /// The memory service, with the host's one recall cache.
     pub memory: crate::memory::Memory,
     /// The owner's saved keys for the shell and the secrets tools (#545).
-    pub secrets: Option<crate::secrets::Secrets>,
+    pub secrets: crate::secrets::Secrets,
     /// The owner's connectors, whose tools each turn mounts (#311).
-    pub connectors: Option<crate::connectors::Connectors>,
+    pub connectors: crate::connectors::Connectors,
     /// How a person's images reach a model that sees them (issue 32).
     pub attachments: crate::attachments::AttachmentConfig,
     /// The default model, first on the OCR route (#779).
     pub default_model: String,
 }
 
+/// The services a host's turns reach, handed to [`HostTurns::new`].
+pub(crate) struct TurnServices<'a> {
+    pub logs: &'a Arc<RoomLogs>,
+    pub board: &'a Board,
+    pub workflows: &'a Workflows,
+    pub waits: &'a approver::Waits,
+    pub schedules: &'a crate::schedules::ScheduleBook,
+    pub secrets: &'a crate::secrets::Secrets,
+    pub connectors: &'a crate::connectors::Connectors,
+}
+
 impl HostTurns {
-    /// The environment of a host's turns.
+    /// The environment of a host's turns, from every service they use.
     pub(crate) fn new(
         team: &Team,
         config: &crate::HostConfig,
-        logs: &Arc<RoomLogs>,
-        board: &Board,
-        workflows: &Workflows,
-        waits: &approver::Waits,
+        services: TurnServices<'_>,
     ) -> HostTurns {
+        let TurnServices {
+            logs,
+            board,
+            workflows,
+            waits,
+            schedules,
+            secrets,
+            connectors,
+        } = services;
         HostTurns {
             team: team.clone(),
             home: config.home.clone(),
@@ -85,10 +102,10 @@ impl HostTurns {
             workflows: workflows.clone(),
             check_ratio: config.check_ratio,
             compact_deadline_ms: config.compact_deadline_ms,
-            schedules: None,
+            schedules: schedules.clone(),
             memory: crate::memory::Memory::new(team, &config.home),
-            secrets: None,
-            connectors: None,
+            secrets: secrets.clone(),
+            connectors: connectors.clone(),
             attachments: config.attachments.clone(),
             default_model: config.default_model.clone(),
         }
@@ -129,14 +146,10 @@ impl HostTurns {
         tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
             memory: self.memory.clone(),
         }));
-        tool_context.schedules = self.schedules.clone().map(|book| {
-            Arc::new(crate::schedules::tools::HostSchedules { book })
-                as Arc<dyn flybot_agent::tools::schedules::ScheduleAccess>
-        });
-        tool_context.secrets = self
-            .secrets
-            .clone()
-            .map(|keys| Arc::new(keys) as Arc<dyn flybot_agent::tools::secrets::SecretAccess>);
+        tool_context.schedules = Some(Arc::new(crate::schedules::tools::HostSchedules {
+            book: self.schedules.clone(),
+        }));
+        tool_context.secrets = Some(Arc::new(self.secrets.clone()));
         tool_context
     }
 
@@ -318,10 +331,7 @@ impl TurnEnvironment for HostTurns {
                     message: "The Bot's working folder could not be made on this host.".to_owned(),
                 }
             })?;
-        let mut tools = self.tools.clone();
-        if let Some(connectors) = &self.connectors {
-            tools = tools.with(connectors.tools());
-        }
+        let mut tools = self.tools.clone().with(self.connectors.tools());
         let mut mask = mask_for(&tools, &bot, room_seat);
         // The connector tools' guard and mask (#601, #1234, #1237, #1555).
         let offered = tools.offered_names();

@@ -129,6 +129,7 @@ impl Kit {
     pub async fn set_role(&self, bot: &str, role: &str) {
         let (bot, role) = (bot.to_owned(), role.to_owned());
         self.host
+            .team()
             .mutate("test", move |change| {
                 let mut record = change.state().bots[&bot].clone();
                 record.role = Some(role);

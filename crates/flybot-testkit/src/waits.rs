@@ -100,8 +100,8 @@ impl Kit {
     /// event a test awaits, so the event cannot pass unseen.
     pub fn events(&self) -> Events {
         Events {
-            board: self.host.subscribe(),
-            work: self.host.subscribe_work(),
+            board: self.host.team().bus().subscribe(),
+            work: self.host.team().bus().subscribe_work(),
         }
     }
 

@@ -19,6 +19,7 @@ pub async fn state_read_latency(
     let store = Store::open(home, StoreOptions::default())?;
     fill_team(&store, tasks).await?;
     let host = Host::new(store, HostConfig::new(home.to_owned()));
+    host.start();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?.to_string();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

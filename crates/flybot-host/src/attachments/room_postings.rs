@@ -11,6 +11,19 @@ use crate::team::Team;
 use flybot_protocol::ApiError;
 use flybot_protocol::attachment::Posting;
 
+/// At a start, puts back the postings a crash cut off after their lines
+/// were written. Only the home's writer.
+pub async fn repair_on_start(team: &Team, logs: &RoomLogs) {
+    if team.store().status() != flybot_store::StoreStatus::Writer {
+        return;
+    }
+    match repair(team, logs).await {
+        Ok(0) => {}
+        Ok(count) => tracing::info!("put back {count} attachment posting(s) a crash cut off"),
+        Err(e) => tracing::warn!("attachment postings were not put back: {}", e.message),
+    }
+}
+
 /// Posts every attachment a stored room line carries that its record does
 /// not name yet; answers how many postings were put back.
 pub async fn repair(team: &Team, logs: &RoomLogs) -> Result<usize, ApiError> {

@@ -81,16 +81,10 @@ pub struct TaskDrive {
 }
 
 impl TaskDrive {
-    /// The drive of `team`, waking Sessions of `sessions`; it follows the
-    /// board's writes and the turns' ends on the team's bus until the host
-    /// stops.
-    pub(crate) fn start(team: Team, sessions: Sessions) -> Arc<TaskDrive> {
-        let drive = Arc::new(TaskDrive::new(team, sessions));
-        drive.follow();
-        drive
-    }
-
-    fn new(team: Team, sessions: Sessions) -> TaskDrive {
+    /// The drive of `team`, waking Sessions of `sessions`; once it
+    /// `follow`s, it follows the board's writes and the turns' ends on the
+    /// team's bus until the host stops.
+    pub(crate) fn new(team: Team, sessions: Sessions) -> TaskDrive {
         TaskDrive {
             team,
             sessions,
@@ -284,7 +278,7 @@ impl TaskDrive {
 
     /// Runs a pass after every board write (`tasks.written`) and the turn's
     /// side after every turn's end, while the host lives.
-    fn follow(self: &Arc<Self>) {
+    pub(crate) fn follow(self: &Arc<Self>) {
         let drive = self.clone();
         follow_written(self.team.bus(), move |_: Written| {
             let drive = drive.clone();

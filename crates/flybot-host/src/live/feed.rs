@@ -66,9 +66,9 @@ pub struct LiveFeed {
 }
 
 impl LiveFeed {
-    /// A feed following `team`'s bus and revision until the host stops.
-    pub fn start(team: &Team) -> LiveFeed {
-        let feed = LiveFeed {
+    /// A feed of `team`'s events, following nothing until [`LiveFeed::follow`].
+    pub fn new(team: &Team) -> LiveFeed {
+        LiveFeed {
             epoch: crate::ids::new_id("live").into(),
             ring: Arc::new(Mutex::new(Ring {
                 entries: VecDeque::with_capacity(RING),
@@ -78,14 +78,24 @@ impl LiveFeed {
             sender: broadcast::channel(RING).0,
             pages: Arc::default(),
             bus: team.bus().clone(),
-        };
+        }
+    }
+
+    /// Follows `team`'s bus and revision until the host stops.
+    pub fn follow(&self, team: &Team) {
         let bus = team.bus();
-        let feed_ = feed.clone();
+        let feed = self.clone();
         follow(bus.subscribe_all(), bus, pick, move |item| {
-            feed_.push(item);
+            feed.push(item);
             async {}
         });
-        feed.follow_revisions(team);
+        self.follow_revisions(team);
+    }
+
+    /// A feed following `team` from now on.
+    pub fn start(team: &Team) -> LiveFeed {
+        let feed = LiveFeed::new(team);
+        feed.follow(team);
         feed
     }
 

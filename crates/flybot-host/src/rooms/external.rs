@@ -67,6 +67,19 @@ impl ExternalSeats {
         &self.opencode
     }
 
+    /// At a start, reconciles in the background the OpenCode cards a crash
+    /// or a lost connection left `recovery: uncertain` (#198), and reaps
+    /// the recovered seats like any other (a decided cancel releases one
+    /// once its stop is observed). Only the home's writer.
+    pub(crate) fn recover(rounds: &super::Rounds) {
+        if rounds.team.store().status() != flybot_store::StoreStatus::Writer {
+            return;
+        }
+        let rounds = rounds.clone();
+        rounds.externals.watch(rounds.team.store());
+        tokio::spawn(async move { rounds.externals.opencode().recover(&rounds).await });
+    }
+
     /// Ends every external member's process (the host stops).
     pub fn stop_all(&self) {
         self.supervisor.stop_all();

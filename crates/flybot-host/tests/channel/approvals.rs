@@ -69,6 +69,7 @@ async fn answer_refused(caller: Caller<'_>, id: impl Serialize, decision: &str, 
 /// Changes the Bot's record in the store directly.
 pub(crate) async fn edit_bot(kit: &Kit, bot_id: &str, edit: impl FnOnce(&mut Bot)) {
     kit.host
+        .team()
         .mutate("test", |change| {
             let mut bot = change.state().bots[bot_id].clone();
             edit(&mut bot);

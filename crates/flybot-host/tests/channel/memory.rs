@@ -338,6 +338,7 @@ async fn a_run_bot_1445_is_refused_recall_and_the_team_scope_but_keeps_its_own_m
     .await;
     let bot = kit.bot("Runner").await;
     kit.host
+        .team()
         .mutate("test", |change| {
             let mut record = change.state().bots[&bot.id].clone();
             record.run = true;

@@ -25,7 +25,7 @@ async fn first_state_request_makes_the_first_main_bot_once() {
 #[tokio::test]
 async fn create_bot_is_silent_and_announced_645() {
     let kit = Kit::new().await;
-    let mut events = kit.host.subscribe();
+    let mut events = kit.host.team().bus().subscribe();
     let id = kit.bot("Helper").await.id;
     let event = events.try_recv().unwrap();
     assert_eq!(
@@ -123,6 +123,7 @@ async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions_1453() {
         extra: Default::default(),
     };
     kit.host
+        .team()
         .mutate("test", |change| {
             change.put_task(&task("task-open", TaskStatus::Working));
             change.put_task(&task("task-ready", TaskStatus::ResultReady));
@@ -171,6 +172,7 @@ async fn a_fresh_homes_first_request_makes_the_first_main_bot_even_a_create_bot(
     let home = tempfile::tempdir().unwrap();
     let store = flybot_store::Store::open(home.path(), Default::default()).unwrap();
     let host = flybot_host::Host::new(store, flybot_host::HostConfig::new(home.path().into()));
+    host.start();
     let kit = Kit::around(host, home);
     let made = kit.bot("Helper").await.id;
     let view = kit.state().await.1;

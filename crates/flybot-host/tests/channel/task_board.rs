@@ -253,6 +253,7 @@ async fn finished_cards_are_pruned_after_a_board_write_and_result_ready_stays_12
     let over = FINISHED_KEPT + PRUNE_SLACK + 1;
     let bot_ = bot.clone();
     kit.host
+        .team()
         .mutate("test", move |change| {
             for n in 0..over as u64 {
                 change.put_task(&Task {

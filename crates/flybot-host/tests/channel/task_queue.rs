@@ -126,7 +126,7 @@ async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_
     );
     let worker = card["worker"].as_str().unwrap();
     assert!(worker.starts_with("worker-"));
-    assert!(kit.host.task_worker(worker).is_some());
+    assert!(kit.host.board().worker(worker).is_some());
     // Already holding one: nothing more, and nothing written.
     let nothing = kit.ok("task-claim", json!({"botId": c.dev1})).await;
     assert_eq!(nothing["task"], Value::Null);
@@ -169,7 +169,7 @@ async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_
     assert_eq!(released["task"]["status"], "open");
     assert_eq!(released["task"]["botId"], c.lead.as_str());
     assert!(released["task"]["retryAt"].as_u64().is_some());
-    assert!(kit.host.task_worker(worker).is_none());
+    assert!(kit.host.board().worker(worker).is_none());
     let next = kit.ok("task-claim", json!({"botId": c.dev2})).await;
     assert_ne!(next["task"]["id"], old_high.as_str());
     assert_ne!(next["task"]["id"], old_normal.as_str());
@@ -223,8 +223,8 @@ async fn two_concurrent_claims_leave_exactly_one_owner_1247() {
     let w1 = winners[0]["task"]["worker"].as_str().unwrap();
     let w2 = winner["task"]["worker"].as_str().unwrap();
     assert_ne!(w1, w2);
-    assert!(kit.host.set_task_worker_var(w1, "scratch", "first"));
-    assert!(kit.host.task_worker(w2).unwrap().vars.is_empty());
+    assert!(kit.host.board().set_worker_var(w1, "scratch", "first"));
+    assert!(kit.host.board().worker(w2).unwrap().vars.is_empty());
 }
 
 #[tokio::test]
@@ -320,7 +320,7 @@ async fn a_dead_claimers_lease_expires_by_itself_and_the_card_returns_to_its_que
     assert_eq!(card["status"], "open");
     assert_eq!(card["botId"], c.lead.as_str());
     assert!(card.get("lease").is_none());
-    assert!(kit.host.task_worker(&worker).is_none());
+    assert!(kit.host.board().worker(&worker).is_none());
     // The Dev queue offers it again: another Dev claims it.
     let again = kit.ok("task-claim", json!({"botId": c.dev2})).await;
     assert_eq!(again["task"]["id"], item.as_str());

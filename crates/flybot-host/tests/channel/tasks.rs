@@ -287,7 +287,7 @@ async fn deleting_the_bot_fails_open_cards_keeps_result_ready_and_all_survive_a_
 async fn a_board_write_announces_the_cards_it_wrote_and_a_refusal_announces_nothing_1109() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
-    let mut events = kit.host.subscribe();
+    let mut events = kit.host.team().bus().subscribe();
     let id = kit.card(&bot, "announce").await;
     assert_eq!(
         events.try_recv().unwrap(),

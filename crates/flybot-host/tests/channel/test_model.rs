@@ -65,6 +65,7 @@ async fn a_missing_key_and_an_unknown_model_need_no_request() {
     // model is one config.toml stopped declaring after it was made.
     let unknown = bot_on(kit.anyone(), "mock").await;
     kit.host
+        .team()
         .mutate("test", |change| {
             let mut bot = change.state().bots[&unknown].clone();
             bot.model = "nothing-declared".to_owned();

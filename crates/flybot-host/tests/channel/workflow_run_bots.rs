@@ -20,7 +20,7 @@ async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_
     let mut def = copy["definition"].clone();
     def["nodes"][0]["tools"] = json!(["github"]);
     kit.ok("workflow-save", json!({"definition": def})).await;
-    let mut events = kit.host.subscribe();
+    let mut events = kit.host.team().bus().subscribe();
     let before = kit.host.store().read(|s| s.bots.len());
     let started = kit
         .ok(

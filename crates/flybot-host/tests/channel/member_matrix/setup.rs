@@ -241,6 +241,7 @@ async fn cards(kit: &Kit, me: &Member, bot: &str) -> (Vec<(&'static str, String)
         question = asked.unwrap_or(question);
         let card = id.clone();
         kit.host
+            .team()
             .mutate("test", move |change| {
                 let mut task = change.state().tasks[&card].clone();
                 task.title = format!("{purpose} {MARKER}");
@@ -296,6 +297,7 @@ async fn approvals(kit: &Kit, me: &Member, bot: &str, session: &str) -> String {
     };
     let bot = bot.to_owned();
     kit.host
+        .team()
         .mutate("test", move |change| {
             change.put_approval(&record.id, &record);
             let mut quill = change.state().bots[&bot].clone();

@@ -17,6 +17,7 @@ async fn put_schedule(kit: &Kit, id: &str, session: &str, made_by: &str) {
     }))
     .unwrap();
     kit.host
+        .team()
         .mutate("test", |change| {
             change.put_schedule(&task);
             Ok(())
