@@ -221,6 +221,9 @@ async fn read_attachment_refuses_another_members_file_exactly_like_an_unknown_id
         .await;
     let seen = requests(&server, 2).await;
     let stolen = tool_answer(&seen[1]);
+    // The first turn ends before the next line: a line sent while it runs
+    // would be a busy send, whose acknowledgment asks the model first.
+    kit.idle(&bot.session).await;
     ada.ok("send", json!({"botId": bot.id, "text": "and this one"}))
         .await;
     let seen = requests(&server, 4).await;

@@ -75,14 +75,21 @@ async fn a_provider_added_from_settings_serves_the_next_turn_with_no_restart_and
         .await;
     kit.ok("send", json!({"botId": bot.id, "text": "hi"})).await;
     kit.idle(&bot.session).await;
-    let lines = kit.ok("messages", json!({"botId": bot.id})).await;
-    let said: Vec<&str> = lines["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["kind"] == "assistant")
-        .filter_map(|l| l["text"].as_str())
-        .collect();
+    // The answer is shown once its line is durable, which may come just
+    // after the Session goes idle.
+    let said = kit
+        .until_some("the local model's answer is shown", async || {
+            let lines = kit.ok("messages", json!({"botId": bot.id})).await;
+            let said: Vec<String> = lines["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|l| l["kind"] == "assistant")
+                .filter_map(|l| l["text"].as_str().map(str::to_owned))
+                .collect();
+            (!said.is_empty()).then_some(said)
+        })
+        .await;
     assert_eq!(said, ["Hello from the local model."]);
     assert_eq!(server.requests()[0]["model"], "qwen3");
 
