@@ -63,8 +63,13 @@ test('#553 a hidden turn of handed-out work shows no "answered" notification; an
     };
     Object.defineProperty(Document.prototype, 'hidden', { get: () => true, configurable: true });
   });
+  // The page counts only turns that end after it has read the ended ones
+  // once: it is open before the team is made, and has read the new room.
+  await host.api.state();
+  await open(page, host);
   const { dev, room } = await team();
-  await open(page, host, `#/room/${room.id}`);
+  await page.getByRole('navigation').first().getByRole('link', { name: 'Ship' }).click();
+  await expect(page.getByRole('heading', { name: 'Ship', level: 1 })).toBeVisible();
   const notes = () => page.evaluate(() => window.testNotifications);
   await host.api.call('send', { roomId: room.id, text: '@Lead hand it over' });
   const lines = page.getByRole('log', { name: 'Room lines' });
