@@ -53,5 +53,6 @@ test("#1712 a Project's page shows its assistant's daily task and the run that e
   await page.goto(`${host.url}/#/project/${project.id}`);
   await expect(digest.getByText(/^Escalated .*:/)).toBeVisible();
   await expect(digest.getByText(/No GitHub connector is signed in/)).toBeVisible();
-  await page.screenshot({ path: '/tmp/wt36-project-escalation.png', fullPage: true });
+  await digest.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: '/tmp/wt36-project-escalation.png' });
 });
