@@ -24,6 +24,7 @@ use flybot_agent::tools::team::{RecentLines, team_tools};
 use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
 use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
+use flybot_core::rooms::group_questions::handed_from_group;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
 use flybot_core::workflow::run_bot::{EPHEMERAL_DENIED_TOOLS, NOT_A_TEAM_MEMBER, run_bot_may_call};
 use flybot_protocol::state::{Bot, TeamState};
@@ -425,7 +426,8 @@ fn ended_entry(
 }
 
 /// The work view (#546, #471, #353): the running turns and the ended turns of
-/// the actor's own Bots, keyed by Bot.
+/// the actor's own Bots, keyed by Bot; a running turn of work a group handed
+/// out carries that group as `fromRoomId` (#553).
 pub fn work_view(
     sessions: &flybot_agent::session::Sessions,
     state: &TeamState,
@@ -439,7 +441,16 @@ pub fn work_view(
     let mut bots = serde_json::Map::new();
     for work in sessions.running_work() {
         if let Some(bot_id) = own(&work.session_id) {
-            bots.insert(bot_id, serde_json::to_value(&work).unwrap_or_default());
+            let mut value = serde_json::to_value(&work).unwrap_or_default();
+            // #553: an own-chat turn running work a group member handed out
+            // with message_bot carries that group while the rule holds.
+            let from_room = work.handed.as_ref().and_then(|h| {
+                handed_from_group(state, &bot_id, &h.room_id, &h.sender_bot_id, h.hops)
+            });
+            if let Some(handed) = from_room {
+                value["fromRoomId"] = handed.room_id.into();
+            }
+            bots.insert(bot_id, value);
         }
     }
     let ended: Vec<serde_json::Value> = sessions
@@ -453,6 +464,9 @@ pub fn work_view(
         flybot_core::access::may_manage_bot(actor, bot)
     });
     for (bot_id, work) in bots.iter_mut() {
+        if work.get("fromRoomId").is_some() {
+            continue;
+        }
         if let Some(room_id) = crate::board::handed::from_room(&handed, bot_id) {
             work["fromRoomId"] = room_id.into();
         }

@@ -439,6 +439,7 @@ impl Sessions {
                     turn_id: running.turn_id.clone(),
                     step: running.waits.last().and_then(|(_, _, step)| step.clone()),
                     calls: running.calls,
+                    handed: super::work::handed_request(&running.items),
                 })
             })
             .collect();
@@ -507,16 +508,21 @@ impl Sessions {
             let watched = items
                 .iter()
                 .any(|item| matches!(item.source, Source::User { .. }));
+            let hidden = super::work::handed_request(&items).is_some();
             let summary = run_turn(self, &cell, env.as_ref(), &turn_id, items, cancel).await;
             lock(&cell.state).running = None;
-            lock(&self.inner.ended).record(
-                &cell.session_id,
-                &turn_id,
-                env.now_ms(),
-                &summary.reason,
-                summary.calls,
-                summary.said_something,
-            );
+            // #353, #553: a hidden turn another Bot asked for from a group
+            // is no ended turn of the work view; its reply goes to the group.
+            if !hidden {
+                lock(&self.inner.ended).record(
+                    &cell.session_id,
+                    &turn_id,
+                    env.now_ms(),
+                    &summary.reason,
+                    summary.calls,
+                    summary.said_something,
+                );
+            }
             cell.note_inflight(Urgency::Soon);
             // A person's turn is synced at once; a turn nobody watches (a
             // room member's, a Bot's message) joins the next sync.

@@ -1,8 +1,9 @@
-//! The work view, process-local: each running turn's step (#546) and
-//! tool-call count (#471), and the ended turns (#353) with the silent-failure
-//! streak per place.
+//! The work view, process-local: each running turn's step (#546), tool-call
+//! count (#471) and the group that handed its work out (#553), and the ended
+//! turns (#353) with the silent-failure streak per place.
 
-use super::event::EndReason;
+use super::event::{EndReason, Source};
+use super::inbox::InboxItem;
 use flybot_core::fences::failure::failure_sentence;
 use serde::Serialize;
 use serde_json::Value;
@@ -27,6 +28,44 @@ pub struct RunningWork {
     /// Left out while 0 (#471).
     #[serde(skip_serializing_if = "is_zero")]
     pub calls: u32,
+    /// The request the turn runs when it is work a group member handed out
+    /// (#553); the host shows its room as `fromRoomId` while the rule holds.
+    #[serde(skip)]
+    pub handed: Option<HandedRequest>,
+}
+
+/// Work a member handed out with `message_bot` from its group Session
+/// (#553: the request carries `senderRoomId`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandedRequest {
+    pub room_id: String,
+    pub sender_bot_id: String,
+    pub hops: u32,
+}
+
+/// The request a turn runs when every input of it is work handed out from
+/// a group (the newest of them): such a turn is hidden in the Bot's own
+/// chat, so it is no ended turn a notification reads (#353, #553).
+pub fn handed_request(items: &[InboxItem]) -> Option<HandedRequest> {
+    let mut handed = None;
+    for item in items {
+        match &item.source {
+            Source::Bot {
+                bot_id,
+                hops,
+                room_id: Some(room_id),
+                ..
+            } => {
+                handed = Some(HandedRequest {
+                    room_id: room_id.clone(),
+                    sender_bot_id: bot_id.clone(),
+                    hops: *hops,
+                })
+            }
+            _ => return None,
+        }
+    }
+    handed
 }
 
 /// A turn that finished or failed (#353).

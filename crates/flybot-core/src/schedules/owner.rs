@@ -5,6 +5,7 @@
 
 use super::refusal::{Refusal, sentences};
 use crate::access::{Actor, bot_visible, may_manage_bot, may_manage_room};
+use crate::tasks::project_assistant::project_of_session;
 use flybot_protocol::schedule::ScheduleTask;
 use flybot_protocol::state::TeamState;
 
@@ -24,6 +25,13 @@ impl Place {
             Place::Room { room_id } => room_id,
         }
     }
+}
+
+/// Whether `session_id` is a Project assistant's, whose one daily task
+/// goes with its Project (#1712): no ordinary task of the owner's list, and
+/// no place to put one.
+pub fn is_project_digest(state: &TeamState, session_id: &str) -> bool {
+    project_of_session(state, session_id).is_some()
 }
 
 /// The place a Session id names, if any.
@@ -66,10 +74,14 @@ pub fn target_of(
     room_id: Option<&str>,
 ) -> Result<Place, Refusal> {
     let place = match (bot_id, room_id) {
-        (Some(id), None) => state.bots.get(id).filter(|b| !b.run).map(|bot| Place::Bot {
-            bot_id: bot.id.clone(),
-            session_id: bot.session_id.clone(),
-        }),
+        (Some(id), None) => state
+            .bots
+            .get(id)
+            .filter(|b| !b.run && !is_project_digest(state, &b.session_id))
+            .map(|bot| Place::Bot {
+                bot_id: bot.id.clone(),
+                session_id: bot.session_id.clone(),
+            }),
         (None, Some(id)) => state.rooms.get(id).map(|room| Place::Room {
             room_id: room.id.clone(),
         }),
@@ -95,6 +107,9 @@ pub fn source_of<'s>(
         .ok_or_else(|| Refusal::not_found(sentences::NO_SUCH_SESSION))?;
     if !owns(state, actor, &place) {
         return Err(Refusal::not_found(sentences::NO_SUCH_TASK));
+    }
+    if is_project_digest(state, session_id) {
+        return Err(Refusal::not_found(sentences::PROJECT_DIGEST_TASK));
     }
     state
         .schedules

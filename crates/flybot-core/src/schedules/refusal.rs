@@ -29,6 +29,8 @@ pub mod sentences {
         "A one-time task whose time has passed cannot resume; edit its time first.";
     pub const NOT_IN_ROOM: &str =
         "Scheduled tasks are not available in a group room: manage them from the Bot's own chat.";
+    /// #1712: the assistant's daily task is no ordinary task of the list.
+    pub const PROJECT_DIGEST_TASK: &str = "That is a Project Assistant's daily digest: it runs with its Project, shown on the Project's page; delete the Project to end it.";
     pub const QUIET_WINDOW: &str = "Quiet hours are from and to as HH:MM, with on true or false.";
 }
 

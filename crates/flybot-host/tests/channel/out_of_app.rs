@@ -279,3 +279,76 @@ async fn notify_355_a_scheduled_runs_answer_goes_out_through_slack_when_the_team
     let text = fake.seen()[0].body["text"].as_str().unwrap().to_owned();
     assert!(text.starts_with("Standup: "), "{text}");
 }
+
+/// #1712: the Project Assistant's digest is one delivery a day through the
+/// out-of-app notifier when it is on, and so is its escalation while no
+/// GitHub connector is signed in; a second run the same day sends nothing.
+#[tokio::test]
+async fn the_digest_and_its_escalation_go_out_once_a_day_through_the_out_of_app_notifier_1712() {
+    let fake = ApiFake::start(vec![slack_ok()]);
+    let clock = ManualClock::at(flybot_store::system_now_ms() + 24 * 60 * 60 * 1000);
+    let api = format!("{}/api", fake.base_url);
+    let kit = Kit::with_config(|config| {
+        config.schedule_clock = clock.schedule_clock();
+        config.notify = NotifyConfig {
+            slack: Some(SlackConfig {
+                token_env: TOKEN_ENV.into(),
+                channel: "C024BE91L".into(),
+                api,
+            }),
+            feishu: None,
+        };
+    })
+    .await;
+    kit.ok("set-prefs", json!({"prefs": {"outOfApp": {"slack": true}}}))
+        .await;
+    let answer = kit.ok("project-create", json!({"name": "Site"})).await;
+    let digest = json!({"project": answer["project"]["id"]});
+    let texts = || -> Vec<String> {
+        fake.seen()
+            .iter()
+            .map(|s| s.body["text"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    // No connector: refused twice, escalated out of the app once.
+    for _ in 0..2 {
+        kit.refused("project-digest", digest.clone(), "bot/forbidden")
+            .await;
+    }
+    kit.until_some("the escalation reaches Slack", async || {
+        (!texts().is_empty()).then_some(())
+    })
+    .await;
+    let Some(server) = crate::connectors::everything() else {
+        return;
+    };
+    kit.ok(
+        "secret-set",
+        json!({"name": "GITHUB_TOKEN", "value": "ghp_test"}),
+    )
+    .await;
+    let body = json!({"id": "github", "command": ["node", server, "stdio"],
+                      "env": {"GITHUB_LOGIN": "ada-gh"}});
+    kit.ok("connector-connect", body).await;
+    let first = kit.ok("project-digest", digest.clone()).await;
+    assert_eq!(first["skipped"], false);
+    let again = kit.ok("project-digest", digest.clone()).await;
+    assert_eq!(again["skipped"], true);
+    kit.until_some("the digest reaches Slack", async || {
+        (texts().len() == 2).then_some(())
+    })
+    .await;
+    kit.settled().await;
+    let sent = texts();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(
+        sent[0].starts_with("The Project Assistant did not post today's digest:")
+            && sent[0].contains("GitHub connector"),
+        "{sent:?}"
+    );
+    assert_eq!(
+        sent[1],
+        first["digest"]["text"].as_str().unwrap(),
+        "{sent:?}"
+    );
+}

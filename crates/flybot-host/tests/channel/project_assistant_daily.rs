@@ -199,3 +199,72 @@ async fn the_daily_task_stores_one_digest_a_shanghai_day_as_the_connector_accoun
     assert_eq!(again["skipped"], true);
     assert_eq!(again["digest"], note);
 }
+
+#[tokio::test]
+async fn the_daily_task_is_no_ordinary_scheduled_task_and_the_project_shows_its_escalation_1712() {
+    let clock = ManualClock::at(BEFORE_NINE);
+    let kit = Kit::with_config(|c| c.schedule_clock = clock.schedule_clock()).await;
+    let (id, assistant) = project(&kit).await;
+    let (session, task) = kit.host.store().read(|s| {
+        let session = s.bots[&assistant].session_id.clone();
+        let task = s
+            .schedules
+            .values()
+            .find(|t| t.session_id == session)
+            .map(|t| t.id.clone())
+            .unwrap();
+        (session, task)
+    });
+    // The owner's schedule list leaves it out, and it is no place to put a
+    // task or a task to change: it goes with its Project.
+    let list = kit.ok("schedules", json!({})).await;
+    assert_eq!(list["schedules"], json!([]), "{list}");
+    let before = kit.host.store().read(|s| s.schedules[&task].clone());
+    for (endpoint, body) in [
+        ("schedule-delete", json!({"sessionId": session, "id": task})),
+        ("schedule-pause", json!({"sessionId": session, "id": task})),
+        (
+            "schedule-update",
+            json!({"sessionId": session, "id": task, "title": "Mine now"}),
+        ),
+    ] {
+        let refused = kit.refused(endpoint, body, "bot/not-found").await;
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("Project Assistant's daily digest"),
+            "{endpoint}: {refused}"
+        );
+    }
+    let body = json!({"botId": assistant, "title": "Extra", "prompt": "p",
+                      "when": {"kind": "daily", "time": "10:00"}});
+    kit.refused("schedule-create", body, "bot/not-found").await;
+    let after = kit.host.store().read(|s| {
+        let on_session = s
+            .schedules
+            .values()
+            .filter(|t| t.session_id == session)
+            .count();
+        (s.schedules[&task].clone(), on_session)
+    });
+    assert_eq!(after, (before, 1), "nothing changed");
+
+    // The Project's page reads it: when it runs, and once it escalated,
+    // the failed run and its reason.
+    let read = kit.ok("project-read", json!({"project": id})).await;
+    assert_eq!(read["daily"]["when"]["time"], "09:00", "{read}");
+    assert_eq!(read["daily"]["lastRun"], Value::Null);
+    kit.advance(&clock, Duration::from_secs(180));
+    settled(&kit, &task).await;
+    let read = kit.ok("project-read", json!({"project": id})).await;
+    let last = &read["daily"]["lastRun"];
+    assert_eq!(last["result"], "failed", "{read}");
+    assert!(
+        last["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("GitHub connector"),
+        "{read}"
+    );
+}

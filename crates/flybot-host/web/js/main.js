@@ -51,9 +51,14 @@ function route() {
   return run;
 }
 
+let drawnHash = null;
+
 async function draw() {
   const main = document.getElementById('main');
   if (!main) return;
+  // A redraw of the address already shown keeps an open question (Delete, Retire): the person answers it first.
+  if (location.hash === drawnHash && main.querySelector('.confirm')) return;
+  drawnHash = location.hash;
   if (dispose) {
     try {
       dispose();

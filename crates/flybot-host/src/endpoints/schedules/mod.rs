@@ -9,7 +9,7 @@ use crate::schedules::Scheduler;
 use crate::schedules::book::{rows_on, team_quiet};
 use crate::schedules::writes::{self, Switch};
 use flybot_core::access::Actor;
-use flybot_core::schedules::owner::{owns, place_of};
+use flybot_core::schedules::owner::{is_project_digest, owns, place_of};
 use flybot_protocol::ApiError;
 use flybot_protocol::schedule::{ScheduleAnswer, ScheduleList, ScheduleRow, ScheduleRows};
 
@@ -57,6 +57,9 @@ fn list(scheduler: &Scheduler, actor: &Actor, req: ScheduleList) -> Result<Sched
             .filter(|session| {
                 place_of(state, session).is_some_and(|place| owns(state, actor, &place))
             })
+            // #1712: a Project assistant's daily task is shown on its
+            // Project's page, not as an ordinary task.
+            .filter(|session| !is_project_digest(state, session))
             .collect();
         sessions.sort();
         sessions.dedup();

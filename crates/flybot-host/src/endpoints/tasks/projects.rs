@@ -102,12 +102,28 @@ pub async fn create(
     Ok(ProjectAnswer { project })
 }
 
-/// `project-read {project}` → `{project, canManage}`.
+/// `project-read {project}` → `{project, canManage, daily?}`: its owner
+/// also reads the assistant's daily task (#1712), which the schedule list
+/// leaves out: when it runs next and its last run, a failed one with the
+/// reason it escalated.
 pub fn read(board: &Board, actor: &Actor, req: ProjectById) -> Result<Value, ApiError> {
-    board
-        .team()
-        .store()
-        .read(|state| projects::read(state, actor, &req.project))
+    board.team().store().read(|state| {
+        let mut answer = projects::read(state, actor, &req.project)?;
+        if answer["canManage"] == true {
+            let task = assistant_tasks(state, &req.project)
+                .into_iter()
+                .find_map(|id| state.schedules.get(&id));
+            if let Some(task) = task {
+                answer["daily"] = serde_json::json!({
+                    "title": task.title,
+                    "when": task.when,
+                    "nextRunAt": task.next_run_at,
+                    "lastRun": state.schedule_runs.get(&task.id),
+                });
+            }
+        }
+        Ok(answer)
+    })
 }
 
 /// `project-bind {roomId | botId | runId, project}` → `{project}`;

@@ -7,6 +7,7 @@
 
 mod dock;
 mod handed;
+mod work_view;
 
 use flybot_protocol::state::TaskStatus;
 use flybot_testkit::Kit;

@@ -171,10 +171,12 @@ function manage(ctx, bot, formError, isMain) {
   const duplicate = h('button', { type: 'button' }, 'Duplicate');
   duplicate.addEventListener('click', async () => {
     duplicate.disabled = true;
+    const here = location.hash;
     try {
       const copy = (await ctx.api.call('duplicate-bot', { id: bot.id })).bot;
       await ctx.team.refresh();
-      ctx.navigate(`#/bot/${copy.id}/edit`);
+      // The copy's form opens only while this form is still shown: a late answer never draws over what the person went to since.
+      if (location.hash === here && duplicate.isConnected) ctx.navigate(`#/bot/${copy.id}/edit`);
     } catch (refusal) {
       formError.textContent = refusal.message;
     } finally {

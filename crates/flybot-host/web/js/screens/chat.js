@@ -218,6 +218,7 @@ export async function show(main, ctx, { botId, line = 0 }) {
     setStream(t && !t.ended && t.streamed.length > t.logged.length ? t.streamed.slice(t.logged.length) : '');
   };
 
+  const roomName = (id) => ctx.team.state?.rooms?.find((r) => r.id === id)?.name || id;
   const showRunning = () => {
     const work = ctx.team.state?.work?.bots?.[botId];
     const held = pending.childElementCount > 0;
@@ -227,6 +228,7 @@ export async function show(main, ctx, { botId, line = 0 }) {
     fresh.disabled = now;
     if (!now) working.textContent = '';
     else if (held && !running && !work) working.textContent = 'Waiting for more lines; the turn starts in a moment.';
+    else if (work?.fromRoomId) working.textContent = `Working on what the room ${roomName(work.fromRoomId)} handed over${work.step ? `: ${work.step}` : '…'}`;
     else if (!stream.text) working.textContent = work?.step ? `Working: ${work.step}` : 'Working…';
     else working.textContent = '';
   };

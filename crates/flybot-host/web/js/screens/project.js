@@ -1,4 +1,4 @@
-// A Project (#/project/<id>, #1712 Stage 2.5): its record, its board (`project-board`), its memory (`project-memory`: decisions and open questions, written by its owner with `project-memory-write`) and the Project Assistant's latest digest (`project-digest` writes today's, once a day).
+// A Project (#/project/<id>, #1712 Stage 2.5): its record, its board (`project-board`), its memory (`project-memory`: decisions and open questions, written by its owner with `project-memory-write`) and the Project Assistant's latest digest (`project-digest` writes today's, once a day), with its daily task and that task's escalation (`project-read`'s `daily`, the owner's only).
 
 import { h, replace, when } from '../dom.js';
 import { uid } from '../work/ui.js';
@@ -19,13 +19,21 @@ function notes(list, empty) {
   return h('ul', {}, list.map((n) => h('li', {}, n.text, ' ', h('span', { class: 'muted' }, when(n.at)))));
 }
 
+/** The daily run that escalated instead of posting (the host keeps the latest run), with its reason. */
+function escalations(run) {
+  if (!run) return h('p', { class: 'muted' }, 'None yet: the daily task has not run.');
+  if (run.result !== 'failed') return h('p', { class: 'muted' }, 'None: the last daily run did not escalate.');
+  return h('ul', { class: 'w-escalations' }, h('li', {}, h('strong', {}, `Escalated ${when(run.at)}: `), run.reason || 'no reason was recorded.'));
+}
+
 export async function show(main, ctx, { projectId }) {
   const { api } = ctx;
   const said = h('p', { class: 'form-error', role: 'alert' });
   let project;
   let canManage = false;
+  let daily = null;
   try {
-    ({ project, canManage } = await api.call('project-read', { project: projectId }));
+    ({ project, canManage, daily = null } = await api.call('project-read', { project: projectId }));
   } catch (refusal) {
     replace(main, h('section', { class: 'w-screen' }, h('h1', {}, 'Project not found'), h('p', {}, refusal.message)));
     return null;
@@ -85,6 +93,9 @@ export async function show(main, ctx, { projectId }) {
     },
   }, "Write today's digest");
 
+  // The assistant's daily task (its owner only): not in the schedule list, so its time and escalations show here.
+  const dailyPart = daily ? [h('p', { class: 'muted' }, `The Project Assistant writes it daily at ${daily.when?.time} (${daily.when?.zone || 'host time'})${daily.nextRunAt ? `; next ${when(daily.nextRunAt)}` : ''}.`), h('h3', {}, 'Escalations'), escalations(daily.lastRun)] : null;
+
   const facts = [project.repository, project.defaultBranch && `branch ${project.defaultBranch}`, project.status].filter(Boolean).join(' · ');
   replace(
     main,
@@ -96,7 +107,7 @@ export async function show(main, ctx, { projectId }) {
       said,
       section('Board', boardPart),
       section('Memory', memoryPart, canManage ? write : null),
-      section('Latest digest', digestPart, canManage ? runDigest : null),
+      section('Latest digest', digestPart, canManage ? runDigest : null, dailyPart),
     ),
   );
   await load().catch((refusal) => (said.textContent = refusal.message));

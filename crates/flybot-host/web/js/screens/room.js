@@ -120,11 +120,14 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     if (!room) return;
     heading.textContent = room.name;
     const count = room.members.length;
-    status.textContent = speaking
+    const round = speaking
       ? `${botName(speaking)} is speaking.`
       : running
         ? 'A round is running.'
         : `No round running · ${plural(count, 'member')}.`;
+    // #553: a Bot running work this room handed out (work.bots[id].fromRoomId) works for this room.
+    const handed = Object.entries(team.state.work?.bots || {}).filter(([, w]) => w.fromRoomId === roomId).map(([id]) => botName(id));
+    status.textContent = handed.length ? `${round} ${handed.join(', ')} ${handed.length > 1 ? 'are' : 'is'} working on what this room handed over.` : round;
     stop.disabled = !running;
     const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
     if (key === drawn) return;
