@@ -48,7 +48,8 @@ pub struct AgentCard {
     /// Whether the card says the agent streams (`SendStreamingMessage`).
     pub streaming: bool,
     pub push_notifications: bool,
-    /// SHA-256 of the card's canonical JSON: the report's schema digest.
+    /// SHA-256 of the card's canonical JSON with its interfaces' addresses
+    /// left out: the report's schema digest, the same on every start.
     pub digest: String,
 }
 
@@ -83,7 +84,18 @@ pub fn check(bytes: &[u8], base: &str) -> Result<AgentCard, A2aError> {
             printable(&jsonrpc.url, 120)
         )));
     }
-    let digest = crate::digest_of(&value).map_err(|e| shape(e.to_string()))?;
+    // The schema digest leaves the address out: the agent binds a new port
+    // each start, and the same agent and schema must digest the same.
+    let mut schema = value;
+    if let Some(interfaces) = schema
+        .get_mut("supportedInterfaces")
+        .and_then(|v| v.as_array_mut())
+    {
+        for interface in interfaces.iter_mut().filter_map(|i| i.as_object_mut()) {
+            interface.insert("url".to_owned(), serde_json::Value::String(String::new()));
+        }
+    }
+    let digest = crate::digest_of(&schema).map_err(|e| shape(e.to_string()))?;
     Ok(AgentCard {
         name: printable(&fields.name, 80),
         version: printable(&fields.version, 40),

@@ -37,7 +37,7 @@ pub const GAPS: [Gap; 6] = [
         facet: "events",
         contract: "events with a producer sequence, deduplicated, bounded at ingress",
         a2a: "SSE per request (SendStreamingMessage, SubscribeToTask) with no sequence number and no durable replay",
-        flybot: "the stream is a notification source only; GetTask is the record a turn ends on; streams are bounded in bytes and events (row resource-bounds)",
+        flybot: "the stream is a notification source only; GetTask is the record a turn ends on; streams are bounded in bytes and events (the hostile-agent tests, a2a_hostile)",
     },
     Gap {
         facet: "cancel",
@@ -49,7 +49,7 @@ pub const GAPS: [Gap; 6] = [
         facet: "permissions",
         contract: "a tool-permission request the policy denies, with a deny reply",
         a2a: "no tool-permission request or reply; the nearest is TASK_STATE_AUTH_REQUIRED, and there is no deny",
-        flybot: "AUTH_REQUIRED is refused: the task is cancelled, journaled as a deny, and the turn ends refused (row capability-failure)",
+        flybot: "AUTH_REQUIRED is refused: the task is cancelled, journaled as a deny, and the turn ends refused (row approval)",
     },
     Gap {
         facet: "usage",

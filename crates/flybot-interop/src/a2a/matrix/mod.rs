@@ -8,7 +8,7 @@
 
 mod rows;
 mod rows_more;
-mod seat;
+pub mod seat;
 
 use super::process::Venv;
 use serde::Serialize;
