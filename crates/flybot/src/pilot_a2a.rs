@@ -110,3 +110,30 @@ fn print_matrix(matrix: &Option<serde_json::Value>) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::pilot_cmd::RuntimeArg;
+
+    #[test]
+    fn capability_failure_a_named_a2a_venv_that_is_not_there_is_refused_before_anything_starts() {
+        let args = PilotArgs {
+            runtime: RuntimeArg::A2a,
+            report: None,
+            opencode: None,
+            model_endpoint: None,
+            model_file: None,
+            ask_acceptance: false,
+            a2a_venv: Some("/nonexistent/a2a".into()),
+            no_matrix: true,
+        };
+        let refused = run(&args).unwrap_err().to_string();
+        assert!(
+            refused.contains("/nonexistent/a2a holds no Python venv"),
+            "{refused}"
+        );
+        assert!(refused.contains("nothing was started"), "{refused}");
+    }
+}

@@ -37,16 +37,25 @@ pub enum NoVenv {
         "no A2A venv found (looked at $FLYBOT_A2A_VENV and .tools/a2a); scripts/test installs a2a-sdk=={PINNED_SDK} there"
     )]
     Missing,
+    #[error(
+        "{0} holds no Python venv (no bin/python); scripts/test installs a2a-sdk=={PINNED_SDK} into .tools/a2a"
+    )]
+    NotThere(String),
     #[error("the A2A venv at {folder} holds a2a-sdk {found}, not the pinned {PINNED_SDK}")]
     WrongVersion { folder: String, found: String },
 }
 
-/// The venv: `$FLYBOT_A2A_VENV` (`env`), then `.tools/a2a` under each of
-/// `roots` and their parents; its SDK's version must be the pinned one.
+/// The venv: `env` (`--a2a-venv` or `$FLYBOT_A2A_VENV`) when named, and
+/// then only it; else `.tools/a2a` under each of `roots` and their
+/// parents. Its SDK's version must be the pinned one.
 pub async fn locate(env: Option<&Path>, roots: &[PathBuf]) -> Result<Venv, NoVenv> {
     let mut candidates: Vec<(PathBuf, &'static str)> = Vec::new();
     if let Some(folder) = env {
-        candidates.push((folder.to_owned(), "$FLYBOT_A2A_VENV"));
+        // A venv named explicitly is the only one looked at.
+        if !folder.join("bin").join("python").is_file() {
+            return Err(NoVenv::NotThere(folder.display().to_string()));
+        }
+        candidates.push((folder.to_owned(), "the named venv"));
     }
     for root in roots {
         for folder in root.ancestors() {
