@@ -5,6 +5,8 @@
 //! list, an error with terminal escapes. Each ends the turn with a refusal a
 //! person can read, and nothing the mock sent is taken as a result.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use flybot_interop::a2a::{A2aClient, A2aError, A2aSession, card};
 use flybot_interop::opencode::TurnEnd;
 use std::time::Duration;

@@ -6,10 +6,15 @@
 //! venv (`scripts/test` installs it) a test says why and returns, unless
 //! `FLYBOT_REQUIRE_A2A=1`, where the venv must be there.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use flybot_interop::a2a::matrix::{MatrixRow, run_row};
 use flybot_interop::a2a::process::{Venv, locate};
 use std::path::PathBuf;
 
+/// The printed reason is the skip's record (the brief: skip only with a
+/// printed reason).
+#[allow(clippy::print_stderr)]
 async fn venv() -> Option<Venv> {
     let env = std::env::var_os("FLYBOT_A2A_VENV").map(PathBuf::from);
     let roots = [PathBuf::from(env!("CARGO_MANIFEST_DIR"))];
@@ -26,6 +31,7 @@ async fn venv() -> Option<Venv> {
     }
 }
 
+#[allow(clippy::print_stderr)]
 async fn row(case: &'static str) -> Option<MatrixRow> {
     let venv = venv().await?;
     let scratch = tempfile::tempdir().unwrap();

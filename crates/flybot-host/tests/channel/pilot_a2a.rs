@@ -10,6 +10,9 @@ use flybot_interop::a2a::process::{Venv, locate};
 use flybot_interop::pilot::report::PilotReport;
 use std::path::PathBuf;
 
+/// The printed reason is the skip's record (the brief: skip only with a
+/// printed reason).
+#[allow(clippy::print_stderr)]
 async fn venv() -> Option<Venv> {
     let roots = [PathBuf::from(env!("CARGO_MANIFEST_DIR"))];
     let env = std::env::var_os("FLYBOT_A2A_VENV").map(PathBuf::from);
