@@ -124,3 +124,48 @@ async fn a2a_resource_bounds() {
 async fn a2a_capability_failure() {
     row("capability-failure").await;
 }
+
+/// The non-streaming path (`SendMessage`, used when a card says the agent
+/// does not stream) reaches the same question on the real agent, and the
+/// answer the same result.
+#[tokio::test(flavor = "multi_thread")]
+async fn a2a_send_message_without_streaming_reaches_the_same_question_and_result() {
+    use flybot_interop::a2a::A2aSession;
+    use flybot_interop::a2a::matrix::Seat;
+    use flybot_interop::opencode::{Reported, TurnEnd};
+    let Some(venv) = venv().await else {
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let seat = Seat::start(&venv, scratch.path()).await.unwrap();
+    let mut card = seat.card.clone();
+    card.streaming = false;
+    let mut session = A2aSession::open(seat.client.clone(), card, "flybot-plain".to_owned());
+    let (_keep, mut stop) = tokio::sync::watch::channel(false);
+    let limit = std::time::Duration::from_secs(30);
+    let asked = session
+        .turn("Please fix slug.mjs", "m1", &mut stop, limit)
+        .await;
+    assert!(
+        matches!(&asked, TurnEnd::Text { reported: Reported::Question, text, .. } if text.starts_with("QUESTION")),
+        "{asked:?}"
+    );
+    let done = session
+        .turn("Transliterate them.", "m2", &mut stop, limit)
+        .await;
+    assert!(
+        matches!(
+            done,
+            TurnEnd::Text {
+                reported: Reported::AnswerWithChanges,
+                ..
+            }
+        ),
+        "{done:?}"
+    );
+    assert!(
+        !session
+            .take_raw_states()
+            .contains(&"TASK_STATE_FAILED".to_owned())
+    );
+}
