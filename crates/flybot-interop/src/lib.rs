@@ -4,6 +4,7 @@
 //! cancellation generations and the projection of execution observations
 //! onto the FlyBot board. Participants and drivers build on these modules.
 
+pub mod a2a;
 pub mod budgets;
 pub mod cancel;
 pub mod canonical;
@@ -16,6 +17,7 @@ pub mod opencode;
 pub mod pilot;
 pub mod project;
 pub mod projection;
+pub mod runtime;
 pub mod sandbox;
 pub mod subprocess;
 

@@ -22,6 +22,7 @@ mod envelope_cmd;
 mod experience_cmd;
 mod listen;
 mod mock_model;
+mod pilot_a2a;
 mod pilot_cmd;
 mod serve;
 mod sign_in;

@@ -1,4 +1,4 @@
-//! `flybot pilot [--runtime fake|opencode] [--report FILE] [--opencode PATH]
+//! `flybot pilot [--runtime fake|opencode|a2a] [--report FILE] [--opencode PATH]
 //! [--model-endpoint URL [--model-file GGUF]] [--ask-acceptance]` (#198): runs the phase-1 room
 //! pilot on a temporary home and writes its evidence report. With
 //! `--model-endpoint` (level 3) Bot A and OpenCode both run on the local
@@ -20,6 +20,9 @@ pub enum RuntimeArg {
     Fake,
     /// The real pinned `opencode serve` on the mock model (level 2).
     Opencode,
+    /// A real A2A agent: the pinned `a2a-sdk` serving FlyBot's fixture
+    /// agent (level 2), then the contract's 10-row matrix through A2A.
+    A2a,
 }
 
 #[derive(Debug, clap::Args)]
@@ -55,10 +58,17 @@ pub struct PilotArgs {
     /// acceptance makes the report evidence level 4.
     #[arg(long)]
     pub ask_acceptance: bool,
+    /// With `--runtime a2a`: the venv holding the pinned a2a-sdk (else
+    /// $FLYBOT_A2A_VENV, else .tools/a2a, which scripts/test installs).
+    #[arg(long, value_name = "DIR")]
+    pub a2a_venv: Option<PathBuf>,
+    /// With `--runtime a2a`: run the fixture task only, not the matrix.
+    #[arg(long)]
+    pub no_matrix: bool,
 }
 
 /// Shows the verification and reads the person's answer: `yes` accepts.
-fn ask_person(report: &flybot_interop::pilot::report::PilotReport) -> bool {
+pub(crate) fn ask_person(report: &flybot_interop::pilot::report::PilotReport) -> bool {
     use std::io::BufRead;
     eprintln!(
         "pilot: the result is verified independently: {}",
@@ -140,9 +150,11 @@ fn resolve_model(url: &str, file: Option<&Path>) -> anyhow::Result<RealModel> {
 
 pub fn run(args: PilotArgs) -> anyhow::Result<()> {
     let endpoint = real_model_checked(&args)?;
+
     let runtime = match args.runtime {
         RuntimeArg::Fake => fake_runtime()?,
         RuntimeArg::Opencode => pinned_opencode(args.opencode.as_deref())?,
+        RuntimeArg::A2a => return crate::pilot_a2a::run(&args),
     };
     let real_model = endpoint
         .map(|url| resolve_model(url, args.model_file.as_deref()))

@@ -5,6 +5,7 @@
 //! workspace; Bot A verifies in a fresh copy and the task ends result-ready.
 //! Only a person's `task-accept-result` (or a rejection) ends it.
 
+pub mod a2a;
 mod cast;
 mod command;
 mod evidence;

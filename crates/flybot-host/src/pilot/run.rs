@@ -336,6 +336,8 @@ pub async fn run_pilot_probed(config: PilotConfig, probe: PilotProbe) -> Result<
         isolation: flybot_interop::pilot::report::isolation(runtime.started.sandbox.as_deref()),
         skipped_boundaries: skipped_boundaries(runtime.level),
         wall_ms: started.elapsed().as_millis() as u64,
+        matrix: None,
+        gaps: None,
     };
     let runtime_prompts = runtime.started.fake_prompts();
     Ok(PilotRun {

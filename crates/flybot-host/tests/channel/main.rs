@@ -52,6 +52,7 @@ mod out_of_app;
 mod owner_checks;
 mod past_conversations;
 mod pilot;
+mod pilot_a2a;
 mod pilot_injection;
 mod pilot_real_model;
 mod project_assistant;

@@ -39,6 +39,13 @@ pub struct PilotReport {
     pub isolation: Value,
     pub skipped_boundaries: Vec<String>,
     pub wall_ms: u64,
+    /// The A2A pilot only (issue 37): the contract's 10-row matrix run
+    /// through A2A against the real agent, one record per row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<Value>,
+    /// The A2A pilot only: what A2A lacks against the contract, by facet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gaps: Option<Value>,
 }
 
 /// `report` once a person accepted its result (level 4): the runtime's
