@@ -24,6 +24,17 @@ pub struct ServeArgs {
     /// $FLYBOT_OPENCODE, else the README's install folder, .tools/opencode).
     #[arg(long)]
     opencode: Option<PathBuf>,
+    /// Where the team is saved: the home folder (the default), or a
+    /// PostgreSQL database, `postgres://user@host:port/db` (also `store =`
+    /// in config.toml). On PostgreSQL one host leads, holding a lease; the
+    /// home folder still holds config.toml and the local working folders.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// With `--store postgres://…`: follow the host that leads (reads and
+    /// the page work, writes are refused with `bot/read-only`) and take
+    /// over within seconds once its lease lapses.
+    #[arg(long)]
+    standby: bool,
     #[command(flatten)]
     sign_in: crate::sign_in::SignInArgs,
 }
@@ -39,6 +50,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     runtime.block_on(async move {
         let options = StoreOptions {
             state_journal: config.state_journal,
+            engine: store_engine(args.store.as_deref().or(config.store.as_deref()), args.standby)?,
             ..StoreOptions::default()
         };
         let store = Store::open(&home, options)
@@ -251,5 +263,27 @@ fn stamped_build() -> flybot_host::BuildInfo {
         branch: part(env!("FLYBOT_BUILD_BRANCH")),
         commit: part(env!("FLYBOT_BUILD_COMMIT")),
         pinned: env!("FLYBOT_BUILD_PINNED") == "1",
+    }
+}
+
+/// The store's engine from `--store` / `store =` (issue 35).
+fn store_engine(store: Option<&str>, standby: bool) -> anyhow::Result<flybot_store::Engine> {
+    match store {
+        None | Some("") | Some("home") => {
+            anyhow::ensure!(
+                !standby,
+                "--standby needs --store postgres://…: a home folder has one writer and no standby"
+            );
+            Ok(flybot_store::Engine::Folder)
+        }
+        Some(url) if flybot_store::engine::is_postgres_url(url) => Ok(
+            flybot_store::Engine::Postgres(flybot_store::PostgresOptions {
+                standby,
+                ..flybot_store::PostgresOptions::new(url)
+            }),
+        ),
+        Some(other) => anyhow::bail!(
+            "--store {other:?} is neither a postgres:// URL nor \"home\"; give postgres://user@host:port/database"
+        ),
     }
 }

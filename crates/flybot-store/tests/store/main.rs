@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod durability;
+mod engines;
 mod faults;
+mod fencing;
 mod migrate;
 mod one_writer;
 mod replay;
