@@ -54,7 +54,14 @@ pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {
         match step {
             Ok(Some(lease)) => {
                 let (conn, _) = link.take()?;
-                return Some(take_over(&inner, conn, lease));
+                return match take_over(&inner, conn, lease) {
+                    Ok(leading) => Some(leading),
+                    Err((mut conn, lease)) => {
+                        // The store closed as the lease was taken: let it go.
+                        let _ = engine.rt.block_on(lease::release(&mut conn, &lease));
+                        None
+                    }
+                };
             }
             Ok(None) => {}
             Err(why) => {
@@ -120,9 +127,18 @@ async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), Str
 }
 
 /// This store now writes: its writer queue opens after the last row read.
-fn take_over(inner: &Arc<Inner>, conn: PgConnection, lease: Lease) -> Leading {
+/// A store that closed meanwhile hands the lease back instead.
+fn take_over(
+    inner: &Arc<Inner>,
+    conn: PgConnection,
+    lease: Lease,
+) -> Result<Leading, (PgConnection, Lease)> {
     let (tx, rx) = channel();
     let mut live = lock(&inner.live);
+    // Checked under the team's lock, which `close` takes to find the writer.
+    if inner.closed.load(Ordering::SeqCst) {
+        return Err((conn, lease));
+    }
     let was = match &*lock(&inner.status) {
         StoreStatus::ReadOnly(crate::ReadOnlyReason::Standby { holder }) => holder.clone(),
         _ => "another FlyBot".to_owned(),
@@ -136,5 +152,5 @@ fn take_over(inner: &Arc<Inner>, conn: PgConnection, lease: Lease) -> Leading {
     );
     tracing::warn!("{notice}");
     *lock(&inner.notice) = Some(notice);
-    (conn, lease, rx)
+    Ok((conn, lease, rx))
 }

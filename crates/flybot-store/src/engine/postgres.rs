@@ -38,7 +38,7 @@ pub(crate) struct Engine {
 }
 
 /// Connects and brings the tables up to date.
-pub(crate) async fn connect(url: &str) -> Result<PgConnection, String> {
+pub async fn connect(url: &str) -> Result<PgConnection, String> {
     let mut conn = PgConnection::connect(url)
         .await
         .map_err(|e| format!("the database at {} could not be reached: {e}", redact(url)))?;
@@ -122,7 +122,7 @@ async fn init(conn: &mut PgConnection, lease: &Lease, now: u64) -> Result<TeamSt
 /// One batch in one transaction, fenced: the rows go in only while `lease`
 /// is still the live lease, checked (and its row locked) in the same
 /// statement. Answers how many rows went in: 0 means fenced.
-pub(crate) async fn commit_batch(
+pub async fn commit_batch(
     conn: &mut PgConnection,
     lease: &Lease,
     lines: &[(u64, u64, String)],

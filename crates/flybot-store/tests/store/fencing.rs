@@ -67,3 +67,39 @@ async fn a_second_leader_without_standby_is_refused_with_a_sentence() {
     assert!(text.contains("--standby"), "{text}");
     leader.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_with_a_stale_token_commits_nothing_even_mid_batch() {
+    use flybot_store::engine::lease::try_acquire;
+    use flybot_store::engine::postgres::{commit_batch, connect};
+    let Some(place) = Place::postgres() else {
+        return;
+    };
+    let url = place.db.as_ref().unwrap().url.clone();
+    let mut conn = connect(&url).await.unwrap();
+    let long = std::time::Duration::from_secs(60);
+    let old = try_acquire(&mut conn, "old", long).await.unwrap().unwrap();
+    assert_eq!(
+        try_acquire(&mut conn, "new", long).await.unwrap(),
+        None,
+        "held"
+    );
+    let rows = |from: u64| -> Vec<(u64, u64, String)> {
+        (from..from + 3)
+            .map(|s| (s, 1, format!("{{\"seq\":{s}}}")))
+            .collect()
+    };
+    assert_eq!(commit_batch(&mut conn, &old, &rows(1)).await.unwrap(), 3);
+    // The old holder pauses past its lease; a new one takes it.
+    lapse_the_lease(&url).await;
+    let new = try_acquire(&mut conn, "new", long).await.unwrap().unwrap();
+    assert!(new.token > old.token);
+    // The old holder's whole batch is refused: no row of it lands.
+    assert_eq!(commit_batch(&mut conn, &old, &rows(4)).await.unwrap(), 0);
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM flybot_journal")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(count, 3);
+    assert_eq!(commit_batch(&mut conn, &new, &rows(4)).await.unwrap(), 3);
+}
