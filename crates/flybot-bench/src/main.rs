@@ -16,6 +16,7 @@ mod mcp_fixture;
 mod memory;
 mod model;
 mod pilot;
+mod postgres;
 mod room;
 mod sandbox;
 mod schedules;
@@ -94,6 +95,15 @@ enum BenchWhat {
     /// Bot Social (issue 33): a line to another home's Bot and its answer
     /// back through Synapse on loopback, beside the same turn in one home.
     Social,
+    /// The store on PostgreSQL (issue 35): one change against the commit
+    /// floor, 32 at once, the state read at 10,000 tasks, the failover time.
+    Postgres,
+    /// The leader process `postgres` kills (not a figure).
+    #[command(hide = true)]
+    PostgresLeader {
+        url: String,
+        home: std::path::PathBuf,
+    },
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -125,6 +135,8 @@ fn main() -> ExitCode {
         BenchWhat::Harness => harness::run(),
         BenchWhat::Social => social::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
+        BenchWhat::Postgres => postgres::run(),
+        BenchWhat::PostgresLeader { url, home } => postgres::lead(&url, &home),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

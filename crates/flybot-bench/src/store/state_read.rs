@@ -16,7 +16,16 @@ pub async fn state_read_latency(
     home: &std::path::Path,
     tasks: usize,
 ) -> anyhow::Result<(Duration, Duration, usize)> {
-    let store = Store::open(home, StoreOptions::default())?;
+    state_read_latency_on(home, tasks, StoreOptions::default()).await
+}
+
+/// `state_read_latency` on a store opened with `options` (PostgreSQL's too).
+pub async fn state_read_latency_on(
+    home: &std::path::Path,
+    tasks: usize,
+    options: StoreOptions,
+) -> anyhow::Result<(Duration, Duration, usize)> {
+    let store = Store::open(home, options)?;
     fill_team(&store, tasks).await?;
     let host = Host::new(store, HostConfig::new(home.to_owned()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

@@ -78,11 +78,11 @@ macro_rules! both_engines {
         mod $body {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn folder() {
-                super::$body(super::Place::folder()).await;
+                super::$body($crate::engines::Place::folder()).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn postgres() {
-                let Some(place) = super::Place::postgres() else {
+                let Some(place) = $crate::engines::Place::postgres() else {
                     return;
                 };
                 super::$body(place).await;

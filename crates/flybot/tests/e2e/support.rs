@@ -28,10 +28,16 @@ pub fn flybot() -> Command {
 /// Starts `flybot serve --home HOME --listen 127.0.0.1:0` and waits for the
 /// line that names the address.
 pub fn serve(home: &Path) -> Served {
+    serve_with(home, &[])
+}
+
+/// `serve` with more arguments (a `--store`, `--standby`).
+pub fn serve_with(home: &Path, extra: &[&str]) -> Served {
     let mut child = flybot()
         .args(["serve", "--home"])
         .arg(home)
         .args(["--listen", "127.0.0.1:0"])
+        .args(extra)
         .env("FLYBOT_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
