@@ -27,11 +27,17 @@ fn writer(address: String, token: String, who: usize, acked: Arc<Mutex<Vec<Strin
     for n in 0..40 {
         let name = format!("W{who}n{n}");
         let body = json!({ "name": name }).to_string();
-        let (status, _) =
-            crate::support::request(&address, "POST", "/api/bot/create-bot", &body, Some(&token));
-        if status != 200 {
+        let answer = crate::support::try_request(
+            &address,
+            "POST",
+            "/api/bot/create-bot",
+            &body,
+            Some(&token),
+        );
+        // The leader was killed: this one was never acknowledged.
+        let Some((200, _)) = answer else {
             return;
-        }
+        };
         acked.lock().unwrap().push(name);
     }
 }
@@ -102,6 +108,66 @@ fn the_leader_killed_mid_burst_loses_nothing_acknowledged_and_the_standby_takes_
     let last = text.lines().count() as u64 - 1;
     let replayed = flybot_store::replay_to(&text, last).unwrap();
     assert_eq!(replayed.bots.len(), names.len());
+    let (ok, _, _) = standby.terminate();
+    assert!(ok);
+}
+
+fn signal(host: &Served, name: &str) {
+    let status = std::process::Command::new("kill")
+        .args([name, &host.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Posts `create-bot` named `name` on `host` until it is acknowledged.
+fn write_when_leading(host: &Served, name: &str, since: Instant) -> Duration {
+    loop {
+        let body = json!({ "name": name }).to_string();
+        let (status, answer) = host.post("create-bot", &body, None);
+        if status == 200 {
+            return since.elapsed();
+        }
+        assert_eq!(answer["error"]["code"], "bot/read-only", "{answer}");
+        assert!(since.elapsed() < Duration::from_secs(20), "never took over");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_leader_frozen_past_its_lease_is_fenced_when_it_wakes_and_loses_nothing() {
+    let Some(db) = test_database() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let leader = serve_with(home.path(), &["--store", &db.url]);
+    let standby = serve_with(home.path(), &["--store", &db.url, "--standby"]);
+    let (status, _) = leader.post("create-bot", r#"{"name": "Before"}"#, None);
+    assert_eq!(status, 200);
+    // SIGSTOP: the leader keeps its connections open but renews nothing.
+    signal(&leader, "-STOP");
+    let frozen = Instant::now();
+    write_when_leading(&standby, "By the standby", frozen);
+    signal(&leader, "-CONT");
+    // Awake, the old leader's writes are refused by the fence; it follows.
+    let (status, refusal) = leader.post("create-bot", r#"{"name": "Stale"}"#, None);
+    assert_eq!(status, 409, "{refusal}");
+    assert_eq!(refusal["error"]["code"], "bot/read-only");
+    let followed = Instant::now();
+    loop {
+        let names = bot_names(&leader);
+        if names.contains(&"By the standby".to_owned()) {
+            assert!(names.contains(&"Before".to_owned()));
+            assert!(!names.contains(&"Stale".to_owned()), "{names:?}");
+            break;
+        }
+        assert!(followed.elapsed() < Duration::from_secs(10), "{names:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let names = bot_names(&standby);
+    assert!(names.contains(&"Before".to_owned()), "{names:?}");
+    assert!(!names.contains(&"Stale".to_owned()), "{names:?}");
+    leader.crash();
     let (ok, _, _) = standby.terminate();
     assert!(ok);
 }
