@@ -171,6 +171,16 @@ impl Host {
         host
     }
 
+    /// What a start does once its store writes, run again when a standby on
+    /// PostgreSQL takes the lease (issue 35, #1027): the approvals the old
+    /// leader left waiting end, cut attachment postings come back, and
+    /// OpenCode cards left uncertain are reconciled.
+    pub async fn took_over(&self) {
+        self.clear_crashed_asks().await;
+        self.repair_attachment_postings().await;
+        self.recover_external_turns();
+    }
+
     /// Puts back the postings of room lines' attachments a crash cut off
     /// after the line was written (issue 32). Only the home's writer.
     async fn repair_attachment_postings(&self) {

@@ -4,6 +4,7 @@
 
 use crate::apply::Undo;
 use crate::change::{Change, Written};
+use crate::group_commit::Making;
 use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
@@ -559,22 +560,6 @@ fn start_writing(
     threads.writer = Some(writer_thread);
     threads.housekeeping = Some((stop, housekeeping));
     Ok(())
-}
-
-/// Counts one change in the making for as long as it lives.
-struct Making<'a>(&'a AtomicUsize);
-
-impl<'a> Making<'a> {
-    fn enter(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::SeqCst);
-        Making(count)
-    }
-}
-
-impl Drop for Making<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
 }
 
 /// The store's shared half, as a fresh open builds it.

@@ -96,23 +96,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         start_sandbox(&home, config.sandbox);
         let host = Host::open(store, host_config).await;
-        // Turns a crash or a kill cut are picked up once, before new input.
+        // Turns a crash or a kill cut are picked up once, before new input;
+        // a standby does so when it takes over (issue 35).
         if store_writes(&host) {
-            let (pickup, rounds) = host.pick_up();
-            if rounds > 0 {
-                say!("resuming {rounds} room round(s) from before the restart");
-            }
-            match pickup {
-                Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => say!(
-                    "picked up {} cut turn(s) and {} queued line(s) from before the restart",
-                    pickup.turns.len(),
-                    pickup.queued
-                ),
-                Ok(_) => {}
-                Err(error) => warn!(
-                    "flybot: inflight.json could not be read ({error}); nothing was picked up"
-                ),
-            }
+            pick_up(&host);
+        } else if args.standby {
+            tokio::spawn(resume_on_takeover(host.clone()));
         }
         let stop = shutdown_signal();
         let listener = listen_and_announce(&args.listen, |address| {
@@ -286,4 +275,42 @@ fn store_engine(store: Option<&str>, standby: bool) -> anyhow::Result<flybot_sto
             "--store {other:?} is neither a postgres:// URL nor \"home\"; give postgres://user@host:port/database"
         ),
     }
+}
+
+/// Picks up the turns and room rounds a crash, a kill or a failover cut,
+/// once, before new input (#1368).
+fn pick_up(host: &Host) {
+    let (pickup, rounds) = host.pick_up();
+    if rounds > 0 {
+        say!("resuming {rounds} room round(s) from before the restart");
+    }
+    match pickup {
+        Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => say!(
+            "picked up {} cut turn(s) and {} queued line(s) from before the restart",
+            pickup.turns.len(),
+            pickup.queued
+        ),
+        Ok(_) => {}
+        Err(error) => {
+            warn!("flybot: inflight.json could not be read ({error}); nothing was picked up")
+        }
+    }
+}
+
+/// A standby (issue 35): once its store takes the lease, it does what a
+/// start does for the writer, as a restart would, and says so.
+async fn resume_on_takeover(host: Host) {
+    let mut revision = host.store().watch_revision();
+    // The takeover moves the revision (the store re-announces it); a look
+    // every second covers a takeover with no change behind it.
+    while !store_writes(&host) {
+        let waited =
+            tokio::time::timeout(std::time::Duration::from_secs(1), revision.changed()).await;
+        if let Ok(Err(_)) = waited {
+            return; // the store is gone: the host is stopping
+        }
+    }
+    say!("this standby took over: it now saves the team and runs its Bots");
+    host.took_over().await;
+    pick_up(&host);
 }

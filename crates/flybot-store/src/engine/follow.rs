@@ -6,18 +6,15 @@
 //! the last one, as a restart does.
 
 use crate::engine::lease::{self, Lease};
-use crate::engine::postgres::{Engine, NOTIFY_CHANNEL, connect};
+use crate::engine::postgres::{Engine, Leading, NOTIFY_CHANNEL, connect};
 use crate::journal::follow_line;
 use crate::store::{Inner, StoreStatus};
-use crate::writer::WriterMsg;
 use flybot_core::sync::lock;
 use sqlx::postgres::PgListener;
 use sqlx::{PgConnection, Row};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::channel;
 use std::sync::{Arc, Weak};
-
-type Leading = (PgConnection, Lease, Receiver<WriterMsg>);
 
 /// Follows until this store takes the lease (`Some`) or closes (`None`).
 pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {

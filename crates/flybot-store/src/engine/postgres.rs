@@ -23,6 +23,9 @@ use tokio::runtime::Runtime;
 /// The channel a standby LISTENs on; the leader notifies it in each batch.
 pub(crate) const NOTIFY_CHANNEL: &str = "flybot_journal";
 
+/// A leader's connection, lease and writer queue.
+pub(crate) type Leading = (PgConnection, Lease, Receiver<WriterMsg>);
+
 /// What the engine thread hands `Store::open`.
 pub(crate) struct Opened {
     pub team: TeamState,
@@ -150,15 +153,21 @@ pub async fn commit_batch(
 
 /// Opens the database for a store: takes the lease and loads (or starts)
 /// the journal as the leader, or loads it to follow as a standby.
-pub(crate) fn open(
-    engine: &Engine,
-    now: u64,
-) -> Result<(Opened, Option<(PgConnection, Lease, Receiver<WriterMsg>)>), String> {
+pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>), String> {
     engine.rt.block_on(async {
         let mut conn = connect(&engine.options.url).await?;
-        let acquired = lease::try_acquire(&mut conn, &engine.holder, engine.options.lease)
+        let mut acquired = lease::try_acquire(&mut conn, &engine.holder, engine.options.lease)
             .await
             .map_err(|e| format!("the lease could not be read: {e}"))?;
+        // A leader restarted after a crash finds its own old lease: it
+        // waits one lease out, in case that holder is gone, before refusing.
+        let patience = Instant::now() + engine.options.lease + engine.options.tick();
+        while acquired.is_none() && !engine.options.standby && Instant::now() < patience {
+            tokio::time::sleep(engine.options.tick()).await;
+            acquired = lease::try_acquire(&mut conn, &engine.holder, engine.options.lease)
+                .await
+                .map_err(|e| format!("the lease could not be read: {e}"))?;
+        }
         match acquired {
             Some(lease) => {
                 let team = match load(&mut conn).await? {
@@ -198,11 +207,7 @@ pub(crate) fn open(
 
 /// The engine thread's life: lead while the lease holds, follow otherwise,
 /// until the store closes.
-pub(crate) fn run(
-    engine: Engine,
-    weak: Weak<Inner>,
-    mut leading: Option<(PgConnection, Lease, Receiver<WriterMsg>)>,
-) {
+pub(crate) fn run(engine: Engine, weak: Weak<Inner>, mut leading: Option<Leading>) {
     loop {
         match leading.take() {
             Some((conn, lease, rx)) => {

@@ -17,7 +17,8 @@ pub struct TestDatabase {
 }
 
 /// A new empty database, or `None` (after printing why) when no test
-/// cluster is configured.
+/// cluster is configured. A skip must say why in the test's own output.
+#[allow(clippy::print_stderr)]
 pub fn test_database() -> Option<TestDatabase> {
     let Ok(admin_url) = std::env::var(TEST_PG_VAR) else {
         eprintln!(
@@ -43,6 +44,7 @@ pub fn test_database() -> Option<TestDatabase> {
 
 /// Runs one statement on the maintenance database, on a thread of its own
 /// so a test inside a runtime may call it.
+#[allow(clippy::print_stderr)]
 fn run_admin(admin_url: &str, statement: String) {
     let admin_url = admin_url.to_owned();
     let done = std::thread::spawn(move || {

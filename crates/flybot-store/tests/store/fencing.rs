@@ -47,7 +47,7 @@ async fn a_leader_past_its_lease_is_fenced_and_loses_nothing_it_acknowledged() {
     // Its stale change is nowhere; what it acknowledged before is there,
     // and it now follows the new leader.
     wait_until(|| bot_ids(&leader) == ["bot-1", "bot-2"]).await;
-    assert!(leader.read(|t| t.prefs.get("stale").is_none()));
+    assert!(leader.read(|t| !t.prefs.contains_key("stale")));
     assert_eq!(bot_ids(&standby), ["bot-1", "bot-2"]);
     standby.close().await.unwrap();
     leader.close().await.unwrap();

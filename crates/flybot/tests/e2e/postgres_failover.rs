@@ -108,8 +108,19 @@ fn the_leader_killed_mid_burst_loses_nothing_acknowledged_and_the_standby_takes_
     let last = text.lines().count() as u64 - 1;
     let replayed = flybot_store::replay_to(&text, last).unwrap();
     assert_eq!(replayed.bots.len(), names.len());
-    let (ok, _, _) = standby.terminate();
+    let (ok, lines, stderr) = standby.terminate();
     assert!(ok);
+    // It said so once, and ran a start's pickup as a restart does (#1041).
+    let said = lines
+        .iter()
+        .filter(|l| l.contains("this standby took over"))
+        .count();
+    assert_eq!(said, 1, "{lines:?}");
+    assert_eq!(
+        stderr.matches("now saves the Bot team").count(),
+        1,
+        "{stderr}"
+    );
 }
 
 fn signal(host: &Served, name: &str) {
