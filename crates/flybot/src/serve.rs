@@ -314,3 +314,31 @@ async fn resume_on_takeover(host: Host) {
     host.took_over().await;
     pick_up(&host);
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::store_engine;
+    use flybot_store::Engine;
+
+    #[test]
+    fn store_picks_the_engine_and_refuses_what_it_cannot_use_issue_35() {
+        assert!(matches!(store_engine(None, false).unwrap(), Engine::Folder));
+        assert!(matches!(
+            store_engine(Some("home"), false).unwrap(),
+            Engine::Folder
+        ));
+        let Engine::Postgres(pg) = store_engine(Some("postgres://u@h:5432/db"), true).unwrap()
+        else {
+            panic!("a postgres URL picks PostgreSQL");
+        };
+        assert!(pg.standby);
+        assert_eq!(pg.url, "postgres://u@h:5432/db");
+        let refused = store_engine(None, true).unwrap_err().to_string();
+        assert!(refused.contains("--standby needs --store"), "{refused}");
+        let refused = store_engine(Some("mysql://x"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("postgres://"), "{refused}");
+    }
+}

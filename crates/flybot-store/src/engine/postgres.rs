@@ -409,9 +409,15 @@ impl Leader<'_> {
                 holder: format!("another FlyBot ({why})"),
             });
             live.writer = None;
-            if let Ok(Some(team)) = self.engine.rt.block_on(load(&mut self.conn)) {
-                live.team = team;
-                inner.revision.send_replace(live.team.journal_seq);
+            match self.engine.rt.block_on(load(&mut self.conn)) {
+                Ok(Some(team)) => {
+                    live.team = team;
+                    inner.revision.send_replace(live.team.journal_seq);
+                }
+                // The database is out of reach: the team in memory may hold
+                // a change that never committed, so the standby reads the
+                // whole journal again (no digest) before it follows or leads.
+                _ => live.team.journal_digest = None,
             }
         }
         let sentence = format!("this change was not saved: {why}");
@@ -489,5 +495,19 @@ impl EngineStart {
     pub(crate) fn attach(self, inner: &Arc<Inner>) {
         let _ = self.inner.send(Arc::downgrade(inner));
         lock(&inner.threads).writer = Some(self.handle);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn a_sentence_never_carries_the_database_password() {
+        assert_eq!(
+            redact("postgres://flybot:s3cret@db:5432/team"),
+            "postgres://flybot@db:5432/team"
+        );
+        assert_eq!(redact("postgres://db/team"), "postgres://db/team");
     }
 }
