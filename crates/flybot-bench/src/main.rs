@@ -17,6 +17,7 @@ mod mcp_fixture;
 mod memory;
 mod model;
 mod pilot;
+mod postgres;
 mod room;
 mod room_read;
 mod sandbox;
@@ -102,6 +103,15 @@ enum BenchWhat {
     /// 32 at once, the state view at 10,000 tasks, time to first token, the
     /// read of a 10,000-line room.
     Goals,
+    /// The store on PostgreSQL (issue 35): one change against the commit
+    /// floor, 32 at once, the state read at 10,000 tasks, the failover time.
+    Postgres,
+    /// The leader process `postgres` kills (not a figure).
+    #[command(hide = true)]
+    PostgresLeader {
+        url: String,
+        home: std::path::PathBuf,
+    },
     /// The 50-tool MCP server `connectors` mounts (stdio; not a figure).
     #[command(hide = true)]
     McpFixture,
@@ -135,6 +145,8 @@ fn main() -> ExitCode {
         BenchWhat::RoomRead => room_read::run(),
         BenchWhat::Goals => goals::run(),
         BenchWhat::McpFixture => mcp_fixture::serve(),
+        BenchWhat::Postgres => postgres::run(),
+        BenchWhat::PostgresLeader { url, home } => postgres::lead(&url, &home),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -172,11 +172,20 @@ impl Host {
         if let Err(e) = crate::bootstrap::first_main_bot(host.team(), &model).await {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
-        host.approvals().clear_crashed_asks().await;
-        crate::attachments::room_postings::repair_on_start(host.team(), host.rooms()).await;
+        host.took_over().await;
         host.social().start();
-        ExternalSeats::recover(host.rounds());
         host
+    }
+
+    /// What a start does once its store writes, run again when a standby on
+    /// PostgreSQL takes the lease (issue 35, #1027): the approvals the old
+    /// leader left waiting end, cut attachment postings come back, and
+    /// OpenCode cards left uncertain are reconciled. Each repair lives in
+    /// the service it repairs and does nothing on a host that only reads.
+    pub async fn took_over(&self) {
+        self.approvals().clear_crashed_asks().await;
+        crate::attachments::room_postings::repair_on_start(self.team(), self.rooms()).await;
+        ExternalSeats::recover(self.rounds());
     }
 
     /// Spawns, once, what runs beside the services `new` wired: the live

@@ -190,5 +190,8 @@ pub fn read_only_sentence(reason: &ReadOnlyReason) -> String {
         ReadOnlyReason::Damaged { why } => {
             format!("This home cannot be written and only reads now: {why}")
         }
+        ReadOnlyReason::Standby { holder } => {
+            format!("This FlyBot is a standby: {holder} saves this team; this one only reads.")
+        }
     }
 }

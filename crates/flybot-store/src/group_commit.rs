@@ -102,6 +102,22 @@ impl GroupCommit {
     }
 }
 
+/// Counts one change in the making for as long as it lives.
+pub(crate) struct Making<'a>(&'a AtomicUsize);
+
+impl<'a> Making<'a> {
+    pub(crate) fn enter(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Making(count)
+    }
+}
+
+impl Drop for Making<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -76,7 +76,11 @@ pub(crate) fn snapshot(inner: &Inner) -> Result<(), String> {
     barrier
         .blocking_recv()
         .map_err(|_| "the journal writer has stopped".to_owned())??;
-    write_snapshot(&inner.home, &team)?;
+    // On PostgreSQL the journal's rows are the store; the home folder
+    // holds no snapshot (issue 35).
+    if inner.options.engine.is_folder() {
+        write_snapshot(&inner.home, &team)?;
+    }
     inner.snapshot_seq.store(team.journal_seq, Ordering::SeqCst);
     let (tx, rx) = oneshot::channel();
     let trim = WriterMsg::Trim {

@@ -228,3 +228,37 @@ pub(crate) fn base_team(base: &BaseLine) -> Result<Option<TeamState>, ReplayErro
     team.journal_digest = Some(base.digest.clone());
     Ok(Some(team))
 }
+
+/// Applies one change line read on its own (a standby following another
+/// store's journal, issue 35): its seq must follow the team's and its prev
+/// must be the team's digest, exactly as in a file.
+pub(crate) fn follow_line(team: &mut TeamState, raw: &[u8]) -> Result<(), ReplayError> {
+    let line_no = usize::try_from(team.journal_seq + 1).unwrap_or(usize::MAX);
+    let JournalLine::Change(line) = classify(raw, line_no)? else {
+        return Err(ReplayError::Unreadable {
+            line: line_no,
+            why: "a base line may only open the journal".to_owned(),
+        });
+    };
+    if line.seq != team.journal_seq + 1 {
+        return Err(ReplayError::Gap {
+            line: line_no,
+            expected: team.journal_seq + 1,
+            found: line.seq,
+        });
+    }
+    if Some(&line.prev) != team.journal_digest.as_ref() {
+        return Err(ReplayError::PrevMismatch {
+            line: line_no,
+            seq: line.seq,
+        });
+    }
+    let change = ParsedChange {
+        chain: sha256_hex(raw),
+        line,
+        line_no,
+        start: 0,
+        end: raw.len(),
+    };
+    apply_change(team, &change)
+}

@@ -11,6 +11,7 @@ pub mod channels;
 pub mod connectors;
 pub mod decisions;
 pub mod diagnostics_log;
+pub mod engine;
 pub mod experience;
 mod group_commit;
 mod housekeeping;
@@ -43,8 +44,10 @@ mod writer;
 pub mod faults;
 mod options;
 pub mod owner_token;
+mod refusal;
 pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;
+pub use engine::{Engine, PostgresOptions};
 pub use replay::{ReplayError, replay_file, replay_to};
 pub use store::{
     Clock, ReadOnlyReason, Store, StoreError, StoreOptions, StoreStatus, read_only_error,

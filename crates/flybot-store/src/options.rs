@@ -23,6 +23,8 @@ pub struct StoreOptions {
     pub journal_max_bytes: u64,
     /// A history journal whose oldest change is older folds it (#511: 7 days).
     pub journal_max_age: Duration,
+    /// Where the journal lives: the home folder, or PostgreSQL (issue 35).
+    pub engine: crate::engine::Engine,
 }
 
 impl Default for StoreOptions {
@@ -36,6 +38,7 @@ impl Default for StoreOptions {
             faults: Arc::default(),
             journal_max_bytes: 20_000_000,
             journal_max_age: Duration::from_secs(7 * 24 * 60 * 60),
+            engine: crate::engine::Engine::Folder,
         }
     }
 }

@@ -4,9 +4,11 @@
 
 use crate::apply::Undo;
 use crate::change::{Change, Written};
+use crate::group_commit::Making;
 use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
+use crate::refusal::{damaged, refusal_for};
 use crate::writer::{self, JournalInfo, WriterConfig, WriterMsg};
 use flybot_core::sync::lock;
 use flybot_protocol::journal::ChangeLine;
@@ -24,6 +26,7 @@ use tokio::sync::{oneshot, watch};
 const TEAM_FREE_YIELDS: usize = 64;
 
 pub use crate::options::{Clock, StoreOptions, system_now_ms};
+pub use crate::refusal::read_only_error;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -41,6 +44,8 @@ pub enum ReadOnlyReason {
     OtherWriter { pid: u32, host: String },
     /// The files could not be trusted; a person must look (fail closed).
     Damaged { why: String },
+    /// A standby on PostgreSQL: `holder` holds the lease (issue 35).
+    Standby { holder: String },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -114,6 +119,9 @@ impl Store {
         // before this build at 0755.
         crate::private::private_dirs(home).map_err(io)?;
         crate::private::narrow(home, crate::private::FOLDER_MODE).map_err(io)?;
+        if let crate::engine::Engine::Postgres(pg) = &options.engine {
+            return Self::open_postgres(home, options.clone(), pg.clone());
+        }
         let now = (options.clock)();
         let (loaded, status, home_lock) = match try_acquire(home, now).map_err(io)? {
             LockAttempt::Acquired { lock, .. } => {
@@ -137,31 +145,34 @@ impl Store {
                 (loaded, status, None)
             }
         };
-        let (revision, _) = watch::channel(loaded.team.journal_seq);
-        let inner = Arc::new(Inner {
-            home: home.to_owned(),
-            snapshot_seq: AtomicU64::new(loaded.snapshot_seq),
-            stamps: Mutex::new(loaded.stamps),
-            live: Mutex::new(Live {
-                team: loaded.team,
-                writer: None,
-            }),
-            last_now: Mutex::new(0),
-            revision,
-            status: Mutex::new(status.clone()),
-            options,
-            queued: AtomicU64::new(0),
-            making: Arc::new(AtomicUsize::new(0)),
-            closed: AtomicBool::new(false),
-            snapshot_gate: Mutex::new(()),
-            home_lock: Mutex::new(home_lock),
-            notice: Mutex::new(None),
-            threads: Mutex::new(Threads::default()),
-        });
+        let inner = new_inner(home, options, loaded.team, status.clone(), home_lock);
+        inner
+            .snapshot_seq
+            .store(loaded.snapshot_seq, Ordering::SeqCst);
+        *lock(&inner.stamps) = loaded.stamps;
         if status == StoreStatus::Writer {
             let mut live = lock(&inner.live);
             start_writing(&inner, &mut live, &loaded.journal).map_err(io)?;
         }
+        Ok(Store { inner })
+    }
+
+    /// A store on PostgreSQL (issue 35): the engine thread takes the lease
+    /// or follows its holder; the home folder keeps only config and files.
+    fn open_postgres(
+        home: &Path,
+        options: StoreOptions,
+        pg: crate::engine::PostgresOptions,
+    ) -> Result<Store, StoreError> {
+        let now = (options.clock)();
+        let (opened, started) =
+            crate::engine::postgres::start(pg, now).map_err(|why| StoreError::Io {
+                path: home.to_owned(),
+                source: std::io::Error::other(why),
+            })?;
+        let inner = new_inner(home, options, opened.team, opened.status, None);
+        lock(&inner.live).writer = opened.writer;
+        started.attach(&inner);
         Ok(Store { inner })
     }
 
@@ -257,6 +268,14 @@ impl Store {
     /// the team is read again from what is on disk, so no read shows a
     /// change (this one or one queued behind it) that was never saved.
     fn refused_on_disk(&self, why: String) -> ApiError {
+        if !self.inner.options.engine.is_folder() {
+            // The engine thread turned this store standby and read the
+            // database's team before it answered (issue 35).
+            return match self.status() {
+                StoreStatus::Writer => self.mark_damaged(why),
+                status => refusal_for(&status),
+            };
+        }
         let refusal = self.mark_damaged(why);
         let loaded = load_home(&self.inner.home, &load_options(&self.inner.options, false));
         let mut live = lock(&self.inner.live);
@@ -339,7 +358,9 @@ impl Store {
         let status = self.status();
         match status {
             StoreStatus::Writer => Ok(live),
-            StoreStatus::ReadOnly(ReadOnlyReason::Damaged { .. }) => Err(refusal_for(&status)),
+            StoreStatus::ReadOnly(
+                ReadOnlyReason::Damaged { .. } | ReadOnlyReason::Standby { .. },
+            ) => Err(refusal_for(&status)),
             StoreStatus::ReadOnly(ReadOnlyReason::OtherWriter { pid, host }) => {
                 self.take_over(&mut live, (pid, host))?;
                 Ok(live)
@@ -510,19 +531,6 @@ fn load_as_reader(home: &Path, options: &StoreOptions) -> LoadedHome {
     loaded
 }
 
-fn damaged(why: &str) -> StoreStatus {
-    StoreStatus::ReadOnly(ReadOnlyReason::Damaged {
-        why: why.to_owned(),
-    })
-}
-
-fn refusal_for(status: &StoreStatus) -> ApiError {
-    match status {
-        StoreStatus::ReadOnly(reason) => read_only_error(reason),
-        StoreStatus::Writer => ApiError::new(ErrorCode::ReadOnly, "This home is read-only."),
-    }
-}
-
 /// Starts the journal thread and the housekeeping thread of a writer.
 fn start_writing(
     inner: &Arc<Inner>,
@@ -554,39 +562,30 @@ fn start_writing(
     Ok(())
 }
 
-/// Counts one change in the making for as long as it lives.
-struct Making<'a>(&'a AtomicUsize);
-
-impl<'a> Making<'a> {
-    fn enter(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::SeqCst);
-        Making(count)
-    }
-}
-
-impl Drop for Making<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// The refusal a write gets while this store cannot write.
-pub fn read_only_error(reason: &ReadOnlyReason) -> ApiError {
-    match reason {
-        ReadOnlyReason::OtherWriter { pid, host } => ApiError::new(
-            ErrorCode::ReadOnly,
-            format!(
-                "Another FlyBot (pid {pid} on {host}) is saving this team; stop it, or make the change there."
-            ),
-        )
-        .with("pid", *pid)
-        .with("host", host.as_str()),
-        // A home that cannot be written is a fault of the host, not of the
-        // request (issue 29): the one 5xx, `bot/unavailable`.
-        ReadOnlyReason::Damaged { why } => ApiError::new(
-            ErrorCode::Unavailable,
-            format!("This home cannot be written and only reads now: {why}"),
-        )
-        .with("reason", why.as_str()),
-    }
+/// The store's shared half, as a fresh open builds it.
+fn new_inner(
+    home: &Path,
+    options: StoreOptions,
+    team: TeamState,
+    status: StoreStatus,
+    home_lock: Option<HomeLock>,
+) -> Arc<Inner> {
+    let (revision, _) = watch::channel(team.journal_seq);
+    Arc::new(Inner {
+        home: home.to_owned(),
+        snapshot_seq: AtomicU64::new(team.journal_seq),
+        stamps: Mutex::new(FileStamps::default()),
+        live: Mutex::new(Live { team, writer: None }),
+        last_now: Mutex::new(0),
+        revision,
+        status: Mutex::new(status),
+        options,
+        queued: AtomicU64::new(0),
+        making: Arc::new(AtomicUsize::new(0)),
+        closed: AtomicBool::new(false),
+        snapshot_gate: Mutex::new(()),
+        home_lock: Mutex::new(home_lock),
+        notice: Mutex::new(None),
+        threads: Mutex::new(Threads::default()),
+    })
 }

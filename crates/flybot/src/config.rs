@@ -14,6 +14,10 @@ pub struct Config {
     /// Keep the journal's history for `flybot replay` (#511). Off by default.
     #[serde(default)]
     pub state_journal: bool,
+    /// `store = "postgres://…"` (issue 35): the team's journal in a
+    /// PostgreSQL database instead of the home folder; `--store` wins.
+    #[serde(default)]
+    pub store: Option<String>,
     /// The model a new Bot gets; `mock` (offline) by default.
     #[serde(default)]
     pub default_model: Option<String>,

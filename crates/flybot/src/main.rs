@@ -26,6 +26,7 @@ mod pilot_a2a;
 mod pilot_cmd;
 mod serve;
 mod sign_in;
+mod store_cmd;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -55,6 +56,12 @@ enum Command {
         /// Write the team to this new file (mode 0600) instead of printing it.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// The team's store (issue 35): `copy` between a home folder and
+    /// PostgreSQL.
+    Store {
+        #[command(subcommand)]
+        command: store_cmd::StoreCommand,
     },
     /// The built-in mock model as an OpenAI-compatible HTTP API.
     MockModel {
@@ -86,6 +93,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Replay { journal, to, out } => replay(&journal, to, out.as_deref()),
+        Command::Store { command } => store_cmd::run(command),
         Command::MockModel { command } => mock_model::run(command),
         Command::Envelope { command } => envelope_cmd::run(command),
         Command::Experience { command } => experience_cmd::run(command),

@@ -24,6 +24,17 @@ pub struct ServeArgs {
     /// $FLYBOT_OPENCODE, else the README's install folder, .tools/opencode).
     #[arg(long)]
     opencode: Option<PathBuf>,
+    /// Where the team is saved: the home folder (the default), or a
+    /// PostgreSQL database, `postgres://user@host:port/db` (also `store =`
+    /// in config.toml). On PostgreSQL one host leads, holding a lease; the
+    /// home folder still holds config.toml and the local working folders.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// With `--store postgres://…`: follow the host that leads (reads and
+    /// the page work, writes are refused with `bot/read-only`) and take
+    /// over within seconds once its lease lapses.
+    #[arg(long)]
+    standby: bool,
     #[command(flatten)]
     sign_in: crate::sign_in::SignInArgs,
 }
@@ -39,6 +50,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     runtime.block_on(async move {
         let options = StoreOptions {
             state_journal: config.state_journal,
+            engine: store_engine(args.store.as_deref().or(config.store.as_deref()), args.standby)?,
             ..StoreOptions::default()
         };
         let store = Store::open(&home, options)
@@ -84,23 +96,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         start_sandbox(&home, config.sandbox);
         let host = Host::open(store, host_config).await;
-        // Turns a crash or a kill cut are picked up once, before new input.
+        // Turns a crash or a kill cut are picked up once, before new input;
+        // a standby does so when it takes over (issue 35).
         if store_writes(&host) {
-            let (pickup, rounds) = host.pick_up();
-            if rounds > 0 {
-                say!("resuming {rounds} room round(s) from before the restart");
-            }
-            match pickup {
-                Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => say!(
-                    "picked up {} cut turn(s) and {} queued line(s) from before the restart",
-                    pickup.turns.len(),
-                    pickup.queued
-                ),
-                Ok(_) => {}
-                Err(error) => warn!(
-                    "flybot: inflight.json could not be read ({error}); nothing was picked up"
-                ),
-            }
+            pick_up(&host);
+        } else if args.standby {
+            tokio::spawn(resume_on_takeover(host.clone()));
         }
         let stop = shutdown_signal();
         let listener = listen_and_announce(&args.listen, |address| {
@@ -251,5 +252,93 @@ fn stamped_build() -> flybot_host::BuildInfo {
         branch: part(env!("FLYBOT_BUILD_BRANCH")),
         commit: part(env!("FLYBOT_BUILD_COMMIT")),
         pinned: env!("FLYBOT_BUILD_PINNED") == "1",
+    }
+}
+
+/// The store's engine from `--store` / `store =` (issue 35).
+fn store_engine(store: Option<&str>, standby: bool) -> anyhow::Result<flybot_store::Engine> {
+    match store {
+        None | Some("") | Some("home") => {
+            anyhow::ensure!(
+                !standby,
+                "--standby needs --store postgres://…: a home folder has one writer and no standby"
+            );
+            Ok(flybot_store::Engine::Folder)
+        }
+        Some(url) if flybot_store::engine::is_postgres_url(url) => Ok(
+            flybot_store::Engine::Postgres(flybot_store::PostgresOptions {
+                standby,
+                ..flybot_store::PostgresOptions::new(url)
+            }),
+        ),
+        Some(other) => anyhow::bail!(
+            "--store {other:?} is neither a postgres:// URL nor \"home\"; give postgres://user@host:port/database"
+        ),
+    }
+}
+
+/// Picks up the turns and room rounds a crash, a kill or a failover cut,
+/// once, before new input (#1368).
+fn pick_up(host: &Host) {
+    let (pickup, rounds) = host.pick_up();
+    if rounds > 0 {
+        say!("resuming {rounds} room round(s) from before the restart");
+    }
+    match pickup {
+        Ok(pickup) if !pickup.turns.is_empty() || pickup.queued > 0 => say!(
+            "picked up {} cut turn(s) and {} queued line(s) from before the restart",
+            pickup.turns.len(),
+            pickup.queued
+        ),
+        Ok(_) => {}
+        Err(error) => {
+            warn!("flybot: inflight.json could not be read ({error}); nothing was picked up")
+        }
+    }
+}
+
+/// A standby (issue 35): once its store takes the lease, it does what a
+/// start does for the writer, as a restart would, and says so.
+async fn resume_on_takeover(host: Host) {
+    let mut revision = host.store().watch_revision();
+    // The takeover moves the revision (the store re-announces it); a look
+    // every second covers a takeover with no change behind it.
+    while !store_writes(&host) {
+        let waited =
+            tokio::time::timeout(std::time::Duration::from_secs(1), revision.changed()).await;
+        if let Ok(Err(_)) = waited {
+            return; // the store is gone: the host is stopping
+        }
+    }
+    say!("this standby took over: it now saves the team and runs its Bots");
+    host.took_over().await;
+    pick_up(&host);
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::store_engine;
+    use flybot_store::Engine;
+
+    #[test]
+    fn store_picks_the_engine_and_refuses_what_it_cannot_use_issue_35() {
+        assert!(matches!(store_engine(None, false).unwrap(), Engine::Folder));
+        assert!(matches!(
+            store_engine(Some("home"), false).unwrap(),
+            Engine::Folder
+        ));
+        let Engine::Postgres(pg) = store_engine(Some("postgres://u@h:5432/db"), true).unwrap()
+        else {
+            panic!("a postgres URL picks PostgreSQL");
+        };
+        assert!(pg.standby);
+        assert_eq!(pg.url, "postgres://u@h:5432/db");
+        let refused = store_engine(None, true).unwrap_err().to_string();
+        assert!(refused.contains("--standby needs --store"), "{refused}");
+        let refused = store_engine(Some("mysql://x"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("postgres://"), "{refused}");
     }
 }

@@ -111,7 +111,7 @@ async fn concurrent_round(store: &Store, tasks: usize, round: usize) -> anyhow::
     Ok(started.elapsed())
 }
 
-async fn touch_task(store: &Store, index: usize) -> anyhow::Result<()> {
+pub(crate) async fn touch_task(store: &Store, index: usize) -> anyhow::Result<()> {
     let id = task_id(index);
     store
         .mutate("host", |change| {
@@ -154,7 +154,7 @@ impl FloorFile {
     }
 }
 
-fn micros(samples: &mut [Duration], percent: usize) -> u64 {
+pub(crate) fn micros(samples: &mut [Duration], percent: usize) -> u64 {
     percentile(samples, percent).as_micros() as u64
 }
 
@@ -163,7 +163,7 @@ fn task_id(index: usize) -> String {
 }
 
 /// A team of 100 Bots owned by one member and `tasks` open tasks.
-fn bench_team(tasks: usize) -> TeamState {
+pub(crate) fn bench_team(tasks: usize) -> TeamState {
     let owner = "member-0000000000000001".to_owned();
     let mut team = TeamState {
         version: STATE_VERSION,

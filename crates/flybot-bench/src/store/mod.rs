@@ -3,8 +3,8 @@
 //! median latency of `GET /api/bot/state` for the same team on loopback.
 //! Prints figures and ratios; nothing asserts a duration.
 
-mod durable;
-mod state_read;
+pub(crate) mod durable;
+pub(crate) mod state_read;
 
 use anyhow::Context;
 use durable::store_bench;

@@ -1,7 +1,7 @@
 //! The state read figure: a team served by a real host on loopback, read
 //! over one keep-alive connection.
 
-use flybot_host::{Host, HostConfig};
+use flybot_host::Host;
 use flybot_protocol::state::{Bot, Member, Task, TaskStatus};
 use flybot_store::{Store, StoreOptions};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -16,9 +16,20 @@ pub async fn state_read_latency(
     home: &std::path::Path,
     tasks: usize,
 ) -> anyhow::Result<(Duration, Duration, usize)> {
-    let store = Store::open(home, StoreOptions::default())?;
+    state_read_latency_on(home, tasks, StoreOptions::default()).await
+}
+
+/// `state_read_latency` on a store opened with `options` (PostgreSQL's too).
+pub async fn state_read_latency_on(
+    home: &std::path::Path,
+    tasks: usize,
+    options: StoreOptions,
+) -> anyhow::Result<(Duration, Duration, usize)> {
+    let store = Store::open(home, options)?;
     fill_team(&store, tasks).await?;
-    let host = Host::new(store, HostConfig::new(home.to_owned()));
+    // As `flybot serve --no-sign-in` serves it: the loopback caller is the
+    // owner with no token, so the read times the owner's whole view.
+    let host = Host::new(store, crate::channel::open_config(home));
     host.start();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?.to_string();
@@ -104,6 +115,13 @@ fn time_state_reads(address: &str) -> anyhow::Result<(Vec<Duration>, usize)> {
             "GET /api/bot/state HTTP/1.1\r\nHost: {address}\r\n\r\n"
         )?;
         let mut length = 0usize;
+        let mut status = String::new();
+        reader.read_line(&mut status)?;
+        anyhow::ensure!(
+            status.starts_with("HTTP/1.1 200"),
+            "the state read was refused: {}",
+            status.trim()
+        );
         loop {
             let mut line = String::new();
             reader.read_line(&mut line)?;

@@ -4,10 +4,14 @@
 // Helpers outside `#[test]` functions fail a test by panicking, like the tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
+mod engines;
 mod durability;
 mod faults;
+mod fencing;
 mod migrate;
 mod one_writer;
+mod reconnect;
 mod replay;
 mod support;
 mod undo;

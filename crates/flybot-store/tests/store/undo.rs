@@ -2,15 +2,18 @@
 //! byte: every write it had made is undone, records and whole fields alike,
 //! and nothing reaches the journal.
 
-use crate::support::{OWNER, add_bot, bot, options, pretty, read};
+//!
+//! Both engines (issue 35): each test runs on the home folder and on
+//! PostgreSQL (`both_engines!`).
+
+use crate::engines::Place;
+use crate::support::{OWNER, add_bot, bot, pretty};
 use flybot_protocol::{ApiError, ErrorCode};
-use flybot_store::Store;
 use serde_json::json;
 
-#[tokio::test]
-async fn a_refused_change_leaves_the_team_to_the_byte() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
+both_engines!(a_refused_change_leaves_the_team_to_the_byte);
+async fn a_refused_change_leaves_the_team_to_the_byte(place: Place) {
+    let store = place.open();
     add_bot(&store, "bot-a").await;
     add_bot(&store, "bot-b").await;
     store
@@ -23,7 +26,7 @@ async fn a_refused_change_leaves_the_team_to_the_byte() {
         .unwrap();
     store.saves_settled().await;
     let before = store.read(pretty);
-    let journal_before = read(&dir.path().join("journal.jsonl"));
+    let journal_before = place.journal().await;
     let revision_before = store.read(|team| team.journal_seq);
 
     let refused = store
@@ -51,13 +54,13 @@ async fn a_refused_change_leaves_the_team_to_the_byte() {
     );
     assert_eq!(store.read(|team| team.journal_seq), revision_before);
     store.saves_settled().await;
-    assert_eq!(read(&dir.path().join("journal.jsonl")), journal_before);
+    assert_eq!(place.journal().await, journal_before);
+    store.close().await.unwrap();
 }
 
-#[tokio::test]
-async fn deleting_what_is_not_there_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
+both_engines!(deleting_what_is_not_there_writes_nothing);
+async fn deleting_what_is_not_there_writes_nothing(place: Place) {
+    let store = place.open();
     add_bot(&store, "bot-a").await;
     let queued = store.saves_queued();
     store
@@ -69,4 +72,5 @@ async fn deleting_what_is_not_there_writes_nothing() {
         .await
         .unwrap();
     assert_eq!(store.saves_queued(), queued);
+    store.close().await.unwrap();
 }

@@ -12,6 +12,7 @@ mod console;
 mod crash_round;
 mod envelope;
 mod lifecycle;
+mod postgres_failover;
 mod replay;
 mod restart_round;
 mod rooms;

@@ -28,10 +28,16 @@ pub fn flybot() -> Command {
 /// Starts `flybot serve --home HOME --listen 127.0.0.1:0` and waits for the
 /// line that names the address.
 pub fn serve(home: &Path) -> Served {
+    serve_with(home, &[])
+}
+
+/// `serve` with more arguments (a `--store`, `--standby`).
+pub fn serve_with(home: &Path, extra: &[&str]) -> Served {
     let mut child = flybot()
         .args(["serve", "--home"])
         .arg(home)
         .args(["--listen", "127.0.0.1:0"])
+        .args(extra)
         .env("FLYBOT_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -136,10 +142,21 @@ pub fn request(
     body: &str,
     token: Option<&str>,
 ) -> (u16, Value) {
-    let mut stream = TcpStream::connect(address).unwrap();
+    try_request(address, method, path, body, token).expect("the host answered")
+}
+
+/// `request`, or `None` when the host is gone (killed mid-request).
+pub fn try_request(
+    address: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+    token: Option<&str>,
+) -> Option<(u16, Value)> {
+    let mut stream = TcpStream::connect(address).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
+        .ok()?;
     let auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();
@@ -148,13 +165,13 @@ pub fn request(
         "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
-    .unwrap();
+    .ok()?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8(raw).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, serde_json::from_str(body).unwrap())
+    stream.read_to_end(&mut raw).ok()?;
+    let text = String::from_utf8(raw).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    Some((status, serde_json::from_str(body).ok()?))
 }
 
 /// Opens the live stream as the owner; answers a reader of its raw text.

@@ -1,0 +1,70 @@
+//! The store's engine seam (issue 35): where the journal is written and
+//! replayed from. The home folder (`journal.jsonl` and `state.json`, the
+//! default, unchanged) or PostgreSQL (`postgres`: one row per journal line,
+//! one transaction per batch, a lease and its fencing token). Both engines
+//! hold the same lines, so the digest chain and replay are one code.
+
+pub mod copy;
+mod follow;
+pub mod lease;
+pub mod postgres;
+mod schema;
+#[cfg(feature = "testing")]
+pub mod test_database;
+
+use std::time::Duration;
+
+/// Where the team's journal lives.
+#[derive(Debug, Clone, Default)]
+pub enum Engine {
+    /// `journal.jsonl` and `state.json` in the home folder.
+    #[default]
+    Folder,
+    /// A PostgreSQL database, shared by a leader and its standbys.
+    Postgres(PostgresOptions),
+}
+
+impl Engine {
+    pub fn is_folder(&self) -> bool {
+        matches!(self, Engine::Folder)
+    }
+}
+
+/// How a store on PostgreSQL holds its lease and waits for the database.
+#[derive(Debug, Clone)]
+pub struct PostgresOptions {
+    /// `postgres://user@host:port/database`.
+    pub url: String,
+    /// Start by following a leader that holds the lease (`--standby`);
+    /// without it, a lease another host holds refuses the start.
+    pub standby: bool,
+    /// How long a lease lasts unless renewed; a standby takes over once it
+    /// lapses.
+    pub lease: Duration,
+    /// How long a batch waits for a database that went away before the
+    /// change is refused.
+    pub reconnect_for: Duration,
+}
+
+impl PostgresOptions {
+    /// The defaults: a 5 s lease (renewed every third of it), 10 s of
+    /// waiting for a restarting database.
+    pub fn new(url: impl Into<String>) -> PostgresOptions {
+        PostgresOptions {
+            url: url.into(),
+            standby: false,
+            lease: Duration::from_secs(5),
+            reconnect_for: Duration::from_secs(10),
+        }
+    }
+
+    /// How often the leader renews and a standby looks at the lease.
+    pub(crate) fn tick(&self) -> Duration {
+        (self.lease / 5).max(Duration::from_millis(20))
+    }
+}
+
+/// Whether `text` names a PostgreSQL database rather than a folder.
+pub fn is_postgres_url(text: &str) -> bool {
+    text.starts_with("postgres://") || text.starts_with("postgresql://")
+}

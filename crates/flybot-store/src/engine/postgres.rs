@@ -1,0 +1,513 @@
+//! The PostgreSQL engine (issue 35): one thread per store, with its own
+//! single-threaded runtime for sqlx, that opens the database, takes the
+//! lease (or follows its holder, `follow`), and as the leader writes the
+//! journal's lines. Everything queued while a transaction is in flight goes
+//! out in the next one (group commit), and every waiter is answered only
+//! after its commit. Each batch checks the fencing token inside its own
+//! transaction: a leader whose lease was taken writes nothing and steps down.
+
+use crate::engine::PostgresOptions;
+use crate::engine::lease::{self, Lease};
+use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
+use crate::store::{Inner, ReadOnlyReason, StoreStatus};
+use crate::writer::{Ack, WriterMsg};
+use flybot_core::sync::lock;
+use flybot_protocol::state::{STATE_VERSION, TeamState};
+use serde::Deserialize;
+use sqlx::{Connection, PgConnection, Row};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+/// The channel a standby LISTENs on; the leader notifies it in each batch.
+pub(crate) const NOTIFY_CHANNEL: &str = "flybot_journal";
+
+/// A leader's connection, lease and writer queue.
+pub(crate) type Leading = (PgConnection, Lease, Receiver<WriterMsg>);
+
+/// What the engine thread hands `Store::open`.
+pub(crate) struct Opened {
+    pub team: TeamState,
+    pub status: StoreStatus,
+    pub writer: Option<Sender<WriterMsg>>,
+}
+
+/// The thread's half of a store on PostgreSQL.
+pub(crate) struct Engine {
+    pub rt: Runtime,
+    pub options: PostgresOptions,
+    pub holder: String,
+}
+
+/// Connects and brings the tables up to date.
+pub async fn connect(url: &str) -> Result<PgConnection, String> {
+    let mut conn = PgConnection::connect(url)
+        .await
+        .map_err(|e| format!("the database at {} could not be reached: {e}", redact(url)))?;
+    crate::engine::schema::migrate(&mut conn).await?;
+    Ok(conn)
+}
+
+/// The URL without its password, for sentences and logs.
+pub(crate) fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &url[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or("");
+            format!("{}{user}@{}", &url[..scheme + 3], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// The team as the database holds it: the base row's team and every change
+/// row after it, the chain checked throughout. `None` for an empty database.
+pub(crate) async fn load(conn: &mut PgConnection) -> Result<Option<TeamState>, String> {
+    let rows = sqlx::query("SELECT line FROM flybot_journal ORDER BY seq")
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(|e| format!("the journal could not be read: {e}"))?;
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let mut text = Vec::new();
+    for row in rows {
+        let line: String = row.get(0);
+        text.extend_from_slice(line.as_bytes());
+        text.push(b'\n');
+    }
+    let parsed =
+        parse_journal(&text, Tail::Strict).map_err(|e| format!("the database's journal {e}"))?;
+    let mut team = base_team(&parsed.base)
+        .map_err(|e| format!("the database's journal {e}"))?
+        .ok_or("the database's journal keeps no team in its first row")?;
+    for change in &parsed.changes {
+        apply_change(&mut team, change).map_err(|e| format!("the database's journal {e}"))?;
+    }
+    Ok(Some(team))
+}
+
+/// The whole journal as `journal.jsonl` would hold it (for `flybot replay`
+/// and `store copy`).
+pub async fn journal_text(url: &str) -> Result<String, String> {
+    let mut conn = connect(url).await?;
+    let rows = sqlx::query("SELECT line FROM flybot_journal ORDER BY seq")
+        .fetch_all(&mut conn)
+        .await
+        .map_err(|e| format!("the journal could not be read: {e}"))?;
+    let mut text = String::new();
+    for row in rows {
+        text.push_str(row.get::<&str, _>(0));
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// A fresh database's first row: the base line carrying an empty team.
+async fn init(conn: &mut PgConnection, lease: &Lease, now: u64) -> Result<TeamState, String> {
+    let mut team = TeamState {
+        version: STATE_VERSION,
+        ..TeamState::default()
+    };
+    let digest = crate::journal::snapshot_anchor(&team);
+    team.journal_digest = Some(digest.clone());
+    let mut bytes = base_line_bytes(0, now, &digest, Some(&team)).map_err(|e| e.to_string())?;
+    bytes.pop();
+    let line = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    match commit_batch(conn, lease, &[(0, now, line)]).await {
+        Ok(1) => Ok(team),
+        Ok(_) => Err("the lease was lost before the journal could start".to_owned()),
+        Err(e) => Err(format!("the journal could not start: {e}")),
+    }
+}
+
+/// One batch in one transaction, fenced: the rows go in only while `lease`
+/// is still the live lease, checked (and its row locked) in the same
+/// statement. Answers how many rows went in: 0 means fenced.
+pub async fn commit_batch(
+    conn: &mut PgConnection,
+    lease: &Lease,
+    lines: &[(u64, u64, String)],
+) -> Result<u64, sqlx::Error> {
+    let seqs: Vec<i64> = lines.iter().map(|l| l.0 as i64).collect();
+    let times: Vec<i64> = lines.iter().map(|l| l.1 as i64).collect();
+    let texts: Vec<&str> = lines.iter().map(|l| l.2.as_str()).collect();
+    let row = sqlx::query(
+        "WITH fence AS (SELECT token FROM flybot_lease \
+           WHERE id = 1 AND token = $1 AND expires_at > clock_timestamp() FOR UPDATE), \
+         written AS (INSERT INTO flybot_journal (seq, t, line) \
+           SELECT s, t, l FROM UNNEST($2::bigint[], $3::bigint[], $4::text[]) AS u(s, t, l) \
+           WHERE EXISTS (SELECT 1 FROM fence) RETURNING seq) \
+         SELECT count(*)::bigint, pg_notify($5, coalesce(max(seq), -1)::text) FROM written",
+    )
+    .bind(lease.token)
+    .bind(&seqs)
+    .bind(&times)
+    .bind(&texts)
+    .bind(NOTIFY_CHANNEL)
+    .fetch_one(conn)
+    .await?;
+    Ok(row.get::<i64, _>(0) as u64)
+}
+
+/// Opens the database for a store: takes the lease and loads (or starts)
+/// the journal as the leader, or loads it to follow as a standby.
+pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>), String> {
+    engine.rt.block_on(async {
+        let mut conn = connect(&engine.options.url).await?;
+        let mut acquired = lease::try_acquire(&mut conn, &engine.holder, engine.options.lease)
+            .await
+            .map_err(|e| format!("the lease could not be read: {e}"))?;
+        // A leader restarted after a crash finds its own old lease: it
+        // waits one lease out, in case that holder is gone, before refusing.
+        let patience = Instant::now() + engine.options.lease + engine.options.tick();
+        while acquired.is_none() && !engine.options.standby && Instant::now() < patience {
+            tokio::time::sleep(engine.options.tick()).await;
+            acquired = lease::try_acquire(&mut conn, &engine.holder, engine.options.lease)
+                .await
+                .map_err(|e| format!("the lease could not be read: {e}"))?;
+        }
+        match acquired {
+            Some(lease) => {
+                let team = match load(&mut conn).await? {
+                    Some(team) => team,
+                    None => init(&mut conn, &lease, now).await?,
+                };
+                let (tx, rx) = channel();
+                let opened = Opened {
+                    team,
+                    status: StoreStatus::Writer,
+                    writer: Some(tx),
+                };
+                Ok((opened, Some((conn, lease, rx))))
+            }
+            None => {
+                let holder = lease::holder(&mut conn)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map_or_else(|| "another FlyBot".to_owned(), |h| h.holder);
+                if !engine.options.standby {
+                    return Err(format!(
+                        "{holder} holds this database's lease and saves the team; start this one with --standby to follow it and take over when it stops"
+                    ));
+                }
+                let team = load(&mut conn).await?.unwrap_or_default();
+                let opened = Opened {
+                    team,
+                    status: StoreStatus::ReadOnly(ReadOnlyReason::Standby { holder }),
+                    writer: None,
+                };
+                Ok((opened, None))
+            }
+        }
+    })
+}
+
+/// The engine thread's life: lead while the lease holds, follow otherwise,
+/// until the store closes.
+pub(crate) fn run(engine: Engine, weak: Weak<Inner>, mut leading: Option<Leading>) {
+    loop {
+        match leading.take() {
+            Some((conn, lease, rx)) => {
+                let mut leader = Leader {
+                    engine: &engine,
+                    conn,
+                    lease,
+                };
+                match leader.run(&rx, &weak) {
+                    LeaderEnd::Stopped => return,
+                    LeaderEnd::Lost => {}
+                }
+            }
+            None => match crate::engine::follow::follow(&engine, &weak) {
+                Some(next) => leading = Some(next),
+                None => return,
+            },
+        }
+    }
+}
+
+enum LeaderEnd {
+    Stopped,
+    Lost,
+}
+
+struct Leader<'a> {
+    engine: &'a Engine,
+    conn: PgConnection,
+    lease: Lease,
+}
+
+#[derive(Deserialize)]
+struct SeqOf {
+    seq: u64,
+}
+
+impl Leader<'_> {
+    fn run(&mut self, rx: &Receiver<WriterMsg>, weak: &Weak<Inner>) -> LeaderEnd {
+        let tick = self.engine.options.tick();
+        let mut last_renew = Instant::now();
+        loop {
+            let first = match rx.recv_timeout(tick.saturating_sub(last_renew.elapsed())) {
+                Ok(msg) => msg,
+                Err(RecvTimeoutError::Timeout) => {
+                    last_renew = Instant::now();
+                    if !self.renew() {
+                        return self.step_down(weak, Vec::new(), "its lease lapsed");
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return self.stop(None),
+            };
+            let mut batch: Vec<(u64, u64, String)> = Vec::new();
+            let mut acks: Vec<Ack> = Vec::new();
+            let mut after: Vec<(Ack, bool)> = Vec::new();
+            let mut next = Some(first);
+            while let Some(msg) = next.take() {
+                match msg {
+                    WriterMsg::Line { t, mut bytes, ack } => {
+                        bytes.pop();
+                        let seq = serde_json::from_slice::<SeqOf>(&bytes).map_or(0, |s| s.seq);
+                        let text = String::from_utf8(bytes).unwrap_or_default();
+                        batch.push((seq, t, text));
+                        acks.push(ack);
+                    }
+                    WriterMsg::Barrier(ack) | WriterMsg::Trim { ack, .. } => {
+                        after.push((ack, false));
+                    }
+                    WriterMsg::Stop(ack) => after.push((ack, true)),
+                }
+                next = rx.try_recv().ok();
+            }
+            if !batch.is_empty() {
+                match self.commit(&batch) {
+                    Ok(()) => {
+                        last_renew = Instant::now();
+                        for ack in acks {
+                            let _ = ack.send(Ok(()));
+                        }
+                    }
+                    Err(why) => {
+                        let mut waiting = acks;
+                        waiting.extend(after.into_iter().map(|(ack, _)| ack));
+                        return self.step_down(weak, waiting, &why);
+                    }
+                }
+            }
+            let mut stop = None;
+            for (ack, is_stop) in after {
+                if is_stop {
+                    stop = Some(ack);
+                } else {
+                    let _ = ack.send(Ok(()));
+                }
+            }
+            if stop.is_some() {
+                return self.stop(stop);
+            }
+        }
+    }
+
+    /// Commits a batch, waiting out a database that went away (a restart)
+    /// for up to `reconnect_for`: after a reconnect, rows that did commit are
+    /// not written twice, and the rest go again, still fenced.
+    fn commit(&mut self, batch: &[(u64, u64, String)]) -> Result<(), String> {
+        let deadline = Instant::now() + self.engine.options.reconnect_for;
+        let mut remaining: Vec<(u64, u64, String)> = batch.to_vec();
+        loop {
+            let tried =
+                self.engine
+                    .rt
+                    .block_on(commit_batch(&mut self.conn, &self.lease, &remaining));
+            match tried {
+                Ok(n) if n == remaining.len() as u64 => return Ok(()),
+                Ok(_) => return Err("its lease was taken by another FlyBot".to_owned()),
+                Err(e) => {
+                    tracing::warn!("a batch did not commit ({e}); reconnecting to the database");
+                    remaining = self.reconnect(deadline, remaining)?;
+                    if remaining.is_empty() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reconnects before `deadline` and drops from `remaining` the rows the
+    /// database already holds (their commit went through before the cut).
+    fn reconnect(
+        &mut self,
+        deadline: Instant,
+        remaining: Vec<(u64, u64, String)>,
+    ) -> Result<Vec<(u64, u64, String)>, String> {
+        let mut pause = Duration::from_millis(50);
+        loop {
+            let url = self.engine.options.url.clone();
+            let attempt = self.engine.rt.block_on(async {
+                let mut conn = connect(&url).await?;
+                let seqs: Vec<i64> = remaining.iter().map(|l| l.0 as i64).collect();
+                let held = sqlx::query("SELECT seq FROM flybot_journal WHERE seq = ANY($1)")
+                    .bind(&seqs)
+                    .fetch_all(&mut conn)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let held: Vec<u64> = held.iter().map(|r| r.get::<i64, _>(0) as u64).collect();
+                Ok::<_, String>((conn, held))
+            });
+            match attempt {
+                Ok((conn, held)) => {
+                    self.conn = conn;
+                    return Ok(remaining
+                        .into_iter()
+                        .filter(|l| !held.contains(&l.0))
+                        .collect());
+                }
+                Err(why) if Instant::now() + pause >= deadline => {
+                    return Err(format!(
+                        "the database could not be reached for {} s ({why})",
+                        self.engine.options.reconnect_for.as_secs()
+                    ));
+                }
+                Err(_) => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_secs(1));
+                }
+            }
+        }
+    }
+
+    fn renew(&mut self) -> bool {
+        let length = self.engine.options.lease;
+        match self
+            .engine
+            .rt
+            .block_on(lease::renew(&mut self.conn, &self.lease, length))
+        {
+            Ok(held) => held,
+            // A failed renewal is not yet a lost lease: the next batch or
+            // tick tries again, and the fence decides.
+            Err(e) => {
+                tracing::warn!("the lease could not be renewed: {e}");
+                let url = self.engine.options.url.clone();
+                if let Ok(conn) = self.engine.rt.block_on(connect(&url)) {
+                    self.conn = conn;
+                }
+                true
+            }
+        }
+    }
+
+    /// The lease is gone (or the database is): this store turns standby
+    /// before any waiter hears, then reads the team the database holds.
+    fn step_down(&mut self, weak: &Weak<Inner>, waiting: Vec<Ack>, why: &str) -> LeaderEnd {
+        tracing::warn!("this FlyBot stops saving the team: {why}; it follows as a standby");
+        if let Some(inner) = weak.upgrade() {
+            let mut live = lock(&inner.live);
+            *lock(&inner.status) = StoreStatus::ReadOnly(ReadOnlyReason::Standby {
+                holder: format!("another FlyBot ({why})"),
+            });
+            live.writer = None;
+            match self.engine.rt.block_on(load(&mut self.conn)) {
+                Ok(Some(team)) => {
+                    live.team = team;
+                    inner.revision.send_replace(live.team.journal_seq);
+                }
+                // The database is out of reach: the team in memory may hold
+                // a change that never committed, so the standby reads the
+                // whole journal again (no digest) before it follows or leads.
+                _ => live.team.journal_digest = None,
+            }
+        }
+        let sentence = format!("this change was not saved: {why}");
+        for ack in waiting {
+            let _ = ack.send(Err(sentence.clone()));
+        }
+        LeaderEnd::Lost
+    }
+
+    /// A clean stop: the lease is let go at once so a standby need not wait.
+    fn stop(&mut self, ack: Option<Ack>) -> LeaderEnd {
+        if let Err(e) = self
+            .engine
+            .rt
+            .block_on(lease::release(&mut self.conn, &self.lease))
+        {
+            tracing::warn!("the lease was not released ({e}); a standby takes over when it lapses");
+        }
+        if let Some(ack) = ack {
+            let _ = ack.send(Ok(()));
+        }
+        LeaderEnd::Stopped
+    }
+}
+
+/// Starts a store's engine thread and waits for its first answer.
+pub(crate) fn start(options: PostgresOptions, now: u64) -> Result<(Opened, EngineStart), String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("the database's runtime could not start: {e}"))?;
+    let engine = Engine {
+        rt,
+        options,
+        holder: lease::holder_name(),
+    };
+    let (ready_tx, ready_rx) = channel();
+    let (inner_tx, inner_rx) = channel::<Weak<Inner>>();
+    let handle = std::thread::Builder::new()
+        .name("flybot-postgres".to_owned())
+        .spawn(move || match open(&engine, now) {
+            Err(why) => {
+                let _ = ready_tx.send(Err(why));
+            }
+            Ok((opened, leading)) => {
+                if ready_tx.send(Ok(opened)).is_err() {
+                    return;
+                }
+                if let Ok(weak) = inner_rx.recv() {
+                    run(engine, weak, leading);
+                }
+            }
+        })
+        .map_err(|e| format!("the database's thread could not start: {e}"))?;
+    let opened = ready_rx
+        .recv()
+        .map_err(|_| "the database's thread stopped".to_owned())??;
+    Ok((
+        opened,
+        EngineStart {
+            handle,
+            inner: inner_tx,
+        },
+    ))
+}
+
+/// What `Store::open` keeps of a started engine thread.
+pub(crate) struct EngineStart {
+    pub handle: std::thread::JoinHandle<()>,
+    pub inner: Sender<Weak<Inner>>,
+}
+
+impl EngineStart {
+    /// Hands the thread its store; from here it leads or follows.
+    pub(crate) fn attach(self, inner: &Arc<Inner>) {
+        let _ = self.inner.send(Arc::downgrade(inner));
+        lock(&inner.threads).writer = Some(self.handle);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn a_sentence_never_carries_the_database_password() {
+        assert_eq!(
+            redact("postgres://flybot:s3cret@db:5432/team"),
+            "postgres://flybot@db:5432/team"
+        );
+        assert_eq!(redact("postgres://db/team"), "postgres://db/team");
+    }
+}

@@ -1,0 +1,24 @@
+//! The PostgreSQL engine's tables, as sqlx migrations embedded in the
+//! binary (no folder of SQL files needed where the host runs).
+
+use sqlx::PgConnection;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AssertSqlSafe, SqlSafeStr};
+
+fn migrator() -> Migrator {
+    Migrator::with_migrations(vec![Migration::new(
+        1,
+        "journal and lease".into(),
+        MigrationType::Simple,
+        AssertSqlSafe(include_str!("../../migrations/0001_journal.sql")).into_sql_str(),
+        false,
+    )])
+}
+
+/// Brings the database's tables up to this build's.
+pub(crate) async fn migrate(conn: &mut PgConnection) -> Result<(), String> {
+    migrator()
+        .run(conn)
+        .await
+        .map_err(|e| format!("the database's tables could not be made: {e}"))
+}
