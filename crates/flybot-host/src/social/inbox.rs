@@ -75,6 +75,7 @@ impl Social {
             room: line.room_id.clone(),
             event: line.event_id.clone(),
             typed: line.typed,
+            first_contact: line.first_contact,
         };
         if let Err(e) = sessions.deliver(&session, &text, source, ItemKind::NextTurn) {
             self.answered(&session);

@@ -4,6 +4,8 @@
 //! Matrix client and as a hostile home. Skipped, with the reason printed,
 //! only where `.tools/synapse` is not installed.
 
+mod account;
+mod counts;
 mod raw;
 
 use flybot_agent::session::{SessionEvent, Source};

@@ -28,11 +28,17 @@ pub fn flybot() -> Command {
 /// Starts `flybot serve --home HOME --listen 127.0.0.1:0` and waits for the
 /// line that names the address.
 pub fn serve(home: &Path) -> Served {
+    serve_with(home, &[])
+}
+
+/// As `serve`, with more environment variables for the host.
+pub fn serve_with(home: &Path, env: &[(&str, &str)]) -> Served {
     let mut child = flybot()
         .args(["serve", "--home"])
         .arg(home)
         .args(["--listen", "127.0.0.1:0"])
         .env("FLYBOT_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
