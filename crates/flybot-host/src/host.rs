@@ -257,6 +257,7 @@ impl Host {
         env.secrets = Some(secrets.clone());
         let connectors = crate::connectors::Connectors::new(&secrets, &config.home);
         env.connectors = Some(connectors.clone());
+        let social_cell = env.social.clone();
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let channels = crate::channels::Channels::new(
             &team,
@@ -266,6 +267,7 @@ impl Host {
             &config.feishu_api,
         );
         let social = crate::social::Social::new(&team, &secrets, &sessions);
+        let _ = social_cell.set(social.clone());
         let rounds = Rounds {
             team: team.clone(),
             board: board.clone(),

@@ -55,6 +55,8 @@ pub struct HostTurns {
     pub attachments: crate::attachments::AttachmentConfig,
     /// The default model, first on the OCR route (#779).
     pub default_model: String,
+    /// Bot Social for the team tools, set once the host made it.
+    pub social: Arc<std::sync::OnceLock<crate::social::Social>>,
 }
 
 impl HostTurns {
@@ -67,6 +69,7 @@ impl HostTurns {
         workflows: &Workflows,
         waits: &approver::Waits,
     ) -> HostTurns {
+        let social: Arc<std::sync::OnceLock<crate::social::Social>> = Arc::default();
         HostTurns {
             team: team.clone(),
             home: config.home.clone(),
@@ -80,6 +83,7 @@ impl HostTurns {
                 recent: RecentLines::default(),
                 models: config.models.clone(),
                 attachments: config.attachments.clone(),
+                social: social.clone(),
             }),
             board: board.clone(),
             workflows: workflows.clone(),
@@ -91,6 +95,7 @@ impl HostTurns {
             connectors: None,
             attachments: config.attachments.clone(),
             default_model: config.default_model.clone(),
+            social,
         }
     }
 }

@@ -165,6 +165,10 @@ pub struct SocialRoom {
     /// When a friend's line last reached this Bot (#420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friend_line_at: Option<u64>,
+    /// This home's Bot whose line to the friend's Bot waits for its
+    /// answer; the answer goes back to that Bot's chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
 }
 
 /// One line of a remote chat as this home shows it.
@@ -222,6 +226,11 @@ pub struct InboxLine {
     /// The sender's first line to this Bot (#420 `firstContact`).
     #[serde(default)]
     pub first_contact: bool,
+    /// The friend's Bot's answer to a line this home's Bot `bot_id` sent
+    /// it: handed back to that Bot, not a line reaching it (#90 is the
+    /// other home's to judge).
+    #[serde(default)]
+    pub answer: bool,
 }
 
 /// What FlyBot carries in a message's `org.flybot.line`.
@@ -325,6 +334,9 @@ pub struct RemoteBotView {
     pub room_id: String,
     /// `friendBotTitle`: `Name (Owner)` (#498).
     pub title: String,
+    /// `remoteMentionLabel`: the title, with the home when another home's
+    /// Bot has the same title (#967); the sidebar shows this.
+    pub label: String,
     pub owner: String,
     pub home: String,
     pub shared: bool,

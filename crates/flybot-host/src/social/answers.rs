@@ -117,6 +117,14 @@ impl Social {
         });
         let Some(bot) = bot else { return };
         for owed in owed_by(&entries, turn_id) {
+            // An answer a friend's Bot gave this home's Bot owes nothing.
+            let mine = self.team().read(|state| {
+                let room = state.social.rooms.get(&owed.room);
+                room.is_some_and(|r| r.side == flybot_protocol::social::RoomSide::Mine)
+            });
+            if !mine {
+                continue;
+            }
             self.answered(session_id);
             let now = flybot_store::system_now_ms();
             let id = format!("ans-{}", super::outbox::short_hash(&owed.event));

@@ -155,6 +155,7 @@ impl Social {
             awaiting: false,
             lines: existing.map(|r| r.lines).unwrap_or_default(),
             friend_line_at: None,
+            asked_by: None,
         };
         let kept = room.clone();
         self.team()

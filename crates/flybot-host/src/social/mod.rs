@@ -11,6 +11,7 @@
 //! calls themselves are `client`.
 
 mod answers;
+mod bot_send;
 pub mod client;
 mod connect;
 mod crash_point;

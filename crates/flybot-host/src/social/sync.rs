@@ -201,6 +201,7 @@ fn apply_mark(change: &mut Change<'_>, room_id: &str, event: &RoomEvent) {
         shared: mark.shared,
         joined: true,
         awaiting: known.as_ref().is_some_and(|r| r.awaiting) && mark.shared,
+        asked_by: known.as_ref().and_then(|r| r.asked_by.clone()),
         lines: known.map(|r| r.lines).unwrap_or_default(),
         friend_line_at: None,
     };
@@ -223,7 +224,7 @@ fn apply_message(
     };
     match room.side {
         RoomSide::Mine => to_my_bot(change, &mut room, event, line, text, taken),
-        RoomSide::Theirs => from_their_home(change, &mut room, event, line, text),
+        RoomSide::Theirs => from_their_home(change, &mut room, event, line, text, taken),
     }
 }
 
@@ -266,6 +267,7 @@ fn to_my_bot(
         text,
         typed,
         first_contact,
+        answer: false,
     };
     change.put_inbox(&inbox);
     taken.push(inbox);
@@ -283,6 +285,7 @@ fn from_their_home(
     event: &RoomEvent,
     line: LineContent,
     text: String,
+    taken: &mut Vec<InboxLine>,
 ) {
     let from_peer = event.sender == room.peer;
     let mut remote = RemoteLine {
@@ -316,6 +319,23 @@ fn from_their_home(
     if from_peer {
         // #443: the friend's reply clears the wait.
         room.awaiting = false;
+    }
+    // A verified answer to this home's Bot's line goes back to its chat.
+    if remote.verified
+        && let Some(asker) = room.asked_by.take()
+    {
+        let back = InboxLine {
+            event_id: event.event_id.clone(),
+            room_id: room.room_id.clone(),
+            bot_id: asker,
+            from_home: event.sender.clone(),
+            text: remote.text.clone(),
+            typed: false,
+            first_contact: false,
+            answer: true,
+        };
+        change.put_inbox(&back);
+        taken.push(back);
     }
     room.lines.push(remote);
     let over = room.lines.len().saturating_sub(LINES_KEPT);

@@ -1,7 +1,8 @@
 //! The owner's view of Bot Social (issue 33): the account (never its
 //! token), the link's status, friends and invites, friends' Bots titled by
-//! the one formatter with the owner badge (#498) and kept as "no longer
-//! shared" when a share ends (#956), each with its lines still in the
+//! the one formatter with the owner badge (#498) and labelled by the one
+//! mention label (#967), kept as "no longer shared" when a share ends
+//! (#956), each with its lines still in the
 //! outbox (`pendingCount`, #371) and its last line as a row shows it
 //! (#130); this home's published Bots, each Bot's waiting replies to
 //! friends and its recent replies (`heldReplies`, #417, #418); and how
@@ -9,7 +10,7 @@
 
 use super::{Social, lock};
 use flybot_core::fences::preview::visible_text;
-use flybot_core::social::friend_bot_title;
+use flybot_core::social::{friend_bot_title, remote_mention_label};
 use flybot_protocol::social::{
     LINE_KEY, LineContent, LocalBotView, OutboxItem, PublishedView, RemoteBotView, RoomSide,
     SocialRoom, SocialState, SocialView,
@@ -31,11 +32,13 @@ fn pending_in(social: &SocialState, room_id: &str) -> usize {
         .count()
 }
 
-fn remote_bot(social: &SocialState, room: &SocialRoom) -> RemoteBotView {
+fn remote_bot(social: &SocialState, room: &SocialRoom, others: &[(&str, &str)]) -> RemoteBotView {
     let last = room.lines.last();
+    let title = friend_bot_title(&room.bot_name, &room.owner_name);
     RemoteBotView {
         room_id: room.room_id.clone(),
-        title: friend_bot_title(&room.bot_name, &room.owner_name),
+        label: remote_mention_label(&title, &room.peer, others),
+        title,
         owner: room.owner_name.clone(),
         home: room.peer.clone(),
         shared: room.shared,
@@ -70,6 +73,16 @@ impl Social {
         self.team().read(|state| {
             let social = &state.social;
             let rooms = social.rooms.values();
+            let theirs: Vec<(String, &str)> = (rooms.clone())
+                .filter(|r| r.side == RoomSide::Theirs)
+                .map(|r| {
+                    (
+                        friend_bot_title(&r.bot_name, &r.owner_name),
+                        r.peer.as_str(),
+                    )
+                })
+                .collect();
+            let others: Vec<(&str, &str)> = theirs.iter().map(|(t, h)| (t.as_str(), *h)).collect();
             let published_bots: BTreeSet<&str> = (rooms.clone())
                 .filter(|r| r.side == RoomSide::Mine)
                 .map(|r| r.bot.as_str())
@@ -83,7 +96,7 @@ impl Social {
                 friends: social.friends.values().cloned().collect(),
                 remote_bots: (rooms.clone())
                     .filter(|r| r.side == RoomSide::Theirs)
-                    .map(|r| remote_bot(social, r))
+                    .map(|r| remote_bot(social, r, &others))
                     .collect(),
                 published: rooms
                     .filter(|r| r.side == RoomSide::Mine)
