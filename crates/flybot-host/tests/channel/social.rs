@@ -5,6 +5,7 @@
 //! only where `.tools/synapse` is not installed.
 
 mod account;
+mod bot_send;
 mod counts;
 mod raw;
 
