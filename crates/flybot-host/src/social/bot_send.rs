@@ -117,3 +117,68 @@ impl Social {
         Some(sent.unwrap_or_else(|e| Err(e.message)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn parse<T: serde::de::DeserializeOwned>(value: Value) -> T {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn bot(id: &str, owner: &str) -> Value {
+        json!({"id": id, "name": id, "ownerId": owner, "model": "mock", "instructions": "",
+               "sessionId": format!("s-{id}"), "createdAt": 1, "updatedAt": 1})
+    }
+
+    fn room(id: &str, bot_name: &str, owner: &str, peer: &str) -> Value {
+        json!({"roomId": id, "side": "theirs", "peer": peer, "bot": "b", "botName": bot_name,
+               "ownerName": owner, "shared": true})
+    }
+
+    #[test]
+    fn only_the_home_owners_bots_write_to_friends_bots_90() {
+        let mut state = TeamState::default();
+        state
+            .bots
+            .insert("mine".into(), parse(bot("mine", "m-owner")));
+        state.bots.insert("ada".into(), parse(bot("ada", "m-ada")));
+        let member = |id: &str, at: u64| parse(json!({"id": id, "name": id, "createdAt": at}));
+        state.members.insert("m-owner".into(), member("m-owner", 1));
+        // Alone in the home, the owner's Bots speak for it.
+        assert!(speaks_for_home(&state, "mine"));
+        state.members.insert("m-ada".into(), member("m-ada", 2));
+        assert!(speaks_for_home(&state, "mine"));
+        assert!(
+            !speaks_for_home(&state, "ada"),
+            "a member's Bot is not the home"
+        );
+        assert!(!speaks_for_home(&state, "nobody"));
+    }
+
+    #[test]
+    fn a_friends_bot_is_named_by_its_label_and_a_shared_title_needs_the_home_967() {
+        let mut state = TeamState::default();
+        let rooms = [
+            room("!a", "Helper", "Ann", "@ann:x"),
+            room("!b", "Chief", "Bob", "@bob:x"),
+            room("!c", "Chief", "Bob", "@bob2:y"),
+        ];
+        for r in rooms {
+            let r: flybot_protocol::social::SocialRoom = parse(r);
+            state.social.rooms.insert(r.room_id.clone(), r);
+        }
+        assert_eq!(room_named(&state, " helper (ann) "), Some("!a".into()));
+        assert_eq!(
+            room_named(&state, "Chief (Bob)"),
+            None,
+            "two homes: ambiguous"
+        );
+        assert_eq!(
+            room_named(&state, "Chief (Bob) · @bob2:y"),
+            Some("!c".into())
+        );
+        assert_eq!(room_named(&state, "Helper"), None);
+    }
+}

@@ -2,7 +2,8 @@
 //! expire answers `M_UNKNOWN_TOKEN` (a soft logout) once one has; a home
 //! that logged in with a password holds a refresh token (`secrets.json`,
 //! scoped to no Bot, #651, like the access token) and trades it for a new
-//! pair. One refresh at a time: a refresh token is spent by its use, so a
+//! pair, also in a shared home (it is the host's own upkeep, not a
+//! person's write to the shared keys, #49). One refresh at a time: a refresh token is spent by its use, so a
 //! second caller that lost the race finds the token already new. Every
 //! call a home makes goes through `renewing`.
 
@@ -56,7 +57,7 @@ impl Social {
             }
         };
         let now = flybot_store::system_now_ms();
-        let kept = secrets.edit(|file, _| {
+        let kept = secrets.renew(|file, _| {
             keep_token(file, TOKEN_SECRET, &renewed.access_token, now)?;
             match &renewed.refresh_token {
                 Some(next) => keep_token(file, REFRESH_SECRET, next, now),
