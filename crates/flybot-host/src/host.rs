@@ -253,11 +253,10 @@ impl Host {
         adopt_default_model(&config);
         let mut env = HostTurns::new(&team, &config, &logs, &board, &workflows, &waits);
         env.schedules = Some(book.clone());
-        let memory = env.memory.clone();
+        let (memory, social_cell) = (env.memory.clone(), env.social.clone());
         env.secrets = Some(secrets.clone());
         let connectors = crate::connectors::Connectors::new(&secrets, &config.home);
         env.connectors = Some(connectors.clone());
-        let social_cell = env.social.clone();
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let channels = crate::channels::Channels::new(
             &team,
@@ -266,8 +265,7 @@ impl Host {
             &config.home,
             &config.feishu_api,
         );
-        let social = crate::social::Social::new(&team, &secrets, &sessions);
-        let _ = social_cell.set(social.clone());
+        let social = crate::social::Social::new(&team, &secrets, &sessions).lent_to(&social_cell);
         let rounds = Rounds {
             team: team.clone(),
             board: board.clone(),

@@ -100,6 +100,13 @@ impl Social {
         social
     }
 
+    /// Lends this Bot Social to the team tools, made before it (a Bot's
+    /// line to a friend's Bot); answers itself.
+    pub(crate) fn lent_to(self, cell: &std::sync::OnceLock<Social>) -> Social {
+        let _ = cell.set(self.clone());
+        self
+    }
+
     /// Starts the sync and the outbox (after the host picked up its turns),
     /// and hands the Bots any friend's line a crash left in the inbox.
     pub fn start(&self) {
