@@ -54,7 +54,7 @@ test('A friend\'s published Bot is listed with its owner, answers, and stays whe
     // #956: the sidebar keeps the row, marked.
     await expect(side.locator('.badge.gone')).toHaveText('no longer shared', { timeout: 30_000 });
     await expect(side.locator('.row-name')).toHaveText('Helper (Owner)');
-    await page.getByRole('navigation', { name: 'FlyBot' }).screenshot({ path: test.info().outputPath('social-sidebar.png') });
+    await page.locator('.friends-side').screenshot({ path: test.info().outputPath('social-sidebar.png') });
   } finally {
     await alice.stop();
     server.stop();
