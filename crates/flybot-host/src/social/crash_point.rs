@@ -4,14 +4,38 @@
 //! so a test can kill -9 the home right there. A release build has no such
 //! point: the functions below are empty and the variable is never read.
 
-/// After a `/sync` batch with a friend's message came, before it is applied.
-pub(super) const RECEIVED: &str = "social-received";
-/// After the homeserver took a person's line, before the outbox knows.
-pub(super) const SENT: &str = "social-sent";
+use super::client::SyncBatch;
+
+/// After a `/sync` batch with someone else's message came, before it is
+/// applied.
+pub(super) async fn received(me: &str, batch: &SyncBatch) {
+    #[cfg(debug_assertions)]
+    {
+        let message = (batch.rooms.join.values())
+            .flat_map(|room| &room.timeline.events)
+            .any(|e| e.kind == "m.room.message" && e.sender != me);
+        if message {
+            pause_at("social-received").await;
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = (me, batch);
+}
+
+/// After the homeserver took a person's or a Bot's line (outbox id
+/// `out-…`), before the outbox knows.
+pub(super) async fn sent(item_id: &str) {
+    #[cfg(debug_assertions)]
+    if item_id.starts_with("out-") {
+        pause_at("social-sent").await;
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = item_id;
+}
 
 /// Stops here for good when the test asked for `point`.
 #[cfg(debug_assertions)]
-pub(super) async fn pause_at(point: &str) {
+async fn pause_at(point: &str) {
     let Ok(asked) = std::env::var("FLYBOT_TEST_PAUSE_AT") else {
         return;
     };
@@ -27,6 +51,3 @@ pub(super) async fn pause_at(point: &str) {
     }
     std::future::pending::<()>().await;
 }
-
-#[cfg(not(debug_assertions))]
-pub(super) async fn pause_at(_point: &str) {}

@@ -151,8 +151,8 @@ impl Social {
             }
             let Some(item) = next else { continue };
             let tried = self.try_send(&item).await;
-            if matches!(tried, Tried::Sent) && item.id.starts_with("out-") {
-                super::crash_point::pause_at(super::crash_point::SENT).await;
+            if matches!(tried, Tried::Sent) {
+                super::crash_point::sent(&item.id).await;
             }
             self.settle(item, tried).await;
         }

@@ -50,9 +50,7 @@ impl Social {
             let outcome = match polled {
                 Ok(batch) => {
                     self.set_link("ready", None);
-                    if has_friends_message(&account.user_id, &batch) {
-                        super::crash_point::pause_at(super::crash_point::RECEIVED).await;
-                    }
+                    super::crash_point::received(&account.user_id, &batch).await;
                     self.take_invites(&account.user_id, &matrix, &batch).await;
                     self.apply_batch(&account.user_id, batch).await
                 }
@@ -140,14 +138,6 @@ impl Social {
             })
             .await
     }
-}
-
-/// Whether a batch holds a message from someone else (a crash point's
-/// test waits for one).
-fn has_friends_message(me: &str, batch: &SyncBatch) -> bool {
-    (batch.rooms.join.values())
-        .flat_map(|room| &room.timeline.events)
-        .any(|e| e.kind == "m.room.message" && e.sender != me)
 }
 
 fn apply_room(
