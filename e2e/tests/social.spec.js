@@ -1,8 +1,8 @@
 // Issue 33: Bots of different homes meet over Matrix. Bob connects his
 // home to a real Synapse from Settings, adds Alice as a friend, sees the
 // Bot Alice's home published to him with its owner's name, writes to it
-// and reads its answer; once Alice stops sharing, the row stays, marked
-// no longer shared.
+// and reads its answer, in Settings and in the sidebar; once Alice stops
+// sharing, both rows stay, marked no longer shared.
 'use strict';
 
 const { test, expect, open } = require('../fixtures');
@@ -36,6 +36,10 @@ test('A friend\'s published Bot is listed with its owner, answers, and stays whe
     const row = section.locator('.social-bot');
     await expect(row.getByText('Helper (Owner)')).toBeVisible({ timeout: 30_000 });
     await expect(row.locator('.owner-badge')).toHaveText('Owner');
+    // The sidebar lists it too, by the one label, with the owner badge (#498, #967).
+    const side = page.getByRole('navigation', { name: 'FlyBot' }).locator('.friend-bots li');
+    await expect(side.locator('.row-name')).toHaveText('Helper (Owner)', { timeout: 30_000 });
+    await expect(side.locator('.owner-badge')).toHaveText('Owner');
 
     await row.getByLabel('Write to Helper (Owner)').fill('hello from Bob\'s page');
     await row.getByRole('button', { name: 'Send' }).click();
@@ -47,6 +51,10 @@ test('A friend\'s published Bot is listed with its owner, answers, and stays whe
     await expect(row.getByText('no longer shared')).toBeVisible({ timeout: 30_000 });
     await expect(row.getByText(/I received/)).toBeVisible();
     await expect(row.getByRole('button', { name: 'Send' })).toHaveCount(0);
+    // #956: the sidebar keeps the row, marked.
+    await expect(side.locator('.badge.gone')).toHaveText('no longer shared', { timeout: 30_000 });
+    await expect(side.locator('.row-name')).toHaveText('Helper (Owner)');
+    await page.locator('.friends-side').screenshot({ path: test.info().outputPath('social-sidebar.png') });
   } finally {
     await alice.stop();
     server.stop();

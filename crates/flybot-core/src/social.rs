@@ -2,7 +2,7 @@
 //! of this home's Bots (#90: a published Bot is a grant to a friend's
 //! Matrix user; default deny, Chief included), a remote line read by its
 //! form (#66), the labels a peer sends made safe (#75, #137) and titled by
-//! one formatter (#498), and the fixed sentences of a line that was not
+//! one formatter (#498, #967), and the fixed sentences of a line that was not
 //! sent or not answered (#404, #954, #1068).
 
 use crate::access::{Actor, enforced, host_owner_id};
@@ -97,6 +97,17 @@ pub fn clean_label(label: &str, fallback: &str) -> String {
 /// #498 `friendBotTitle`: a friend's Bot as every surface names it.
 pub fn friend_bot_title(bot_name: &str, owner_name: &str) -> String {
     format!("{bot_name} ({owner_name})")
+}
+
+/// #967 `remoteMentionLabel`: the one name a friend's Bot wears on every
+/// surface (the sidebar, a mention, a line): its title, and the home too
+/// when a Bot of another home in `others` (title, home) has the same title.
+pub fn remote_mention_label(title: &str, home: &str, others: &[(&str, &str)]) -> String {
+    let clash = others.iter().any(|(t, h)| *t == title && *h != home);
+    match clash {
+        true => format!("{title} · {home}"),
+        false => title.to_owned(),
+    }
 }
 
 /// A Matrix message as FlyBot reads it, by its form (#66).
@@ -213,5 +224,17 @@ mod tests {
         assert_eq!(backoff_ms(20), 30_000);
         assert!(is_failure_sentence(NO_ANSWER));
         assert_ne!(failure_sentence(true), failure_sentence(false));
+    }
+
+    #[test]
+    fn remote_mention_label_967_names_the_home_only_when_two_homes_share_a_title() {
+        let one = friend_bot_title("Chief", "Bob");
+        let others = [(one.as_str(), "@bob:a"), ("Helper (Ann)", "@ann:a")];
+        assert_eq!(remote_mention_label(&one, "@bob:a", &others), "Chief (Bob)");
+        let clash = [(one.as_str(), "@bob:a"), (one.as_str(), "@bob2:b")];
+        assert_eq!(
+            remote_mention_label(&one, "@bob2:b", &clash),
+            "Chief (Bob) · @bob2:b"
+        );
     }
 }

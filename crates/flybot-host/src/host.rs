@@ -250,7 +250,9 @@ impl Host {
                 connectors: &connectors,
             },
         );
-        let memory = env.memory.clone();
+        // Bot Social is made after the Sessions it runs turns on; the team
+        // tools reach it through the cell it is lent to.
+        let (memory, social_cell) = (env.memory.clone(), env.social.clone());
         let sessions = Sessions::new(config.home.clone(), Arc::new(env));
         let channels = crate::channels::Channels::new(
             &team,
@@ -259,7 +261,7 @@ impl Host {
             &config.home,
             &config.feishu_api,
         );
-        let social = crate::social::Social::new(&team, &secrets, &sessions);
+        let social = crate::social::Social::new(&team, &secrets, &sessions).lent_to(&social_cell);
         let rounds = Rounds {
             team: team.clone(),
             board: board.clone(),

@@ -56,6 +56,8 @@ pub struct HostTurns {
     pub attachments: crate::attachments::AttachmentConfig,
     /// The default model, first on the OCR route (#779).
     pub default_model: String,
+    /// Bot Social for the team tools, set once the host made it.
+    pub social: Arc<std::sync::OnceLock<crate::social::Social>>,
 }
 
 /// The services a host's turns reach, handed to [`HostTurns::new`].
@@ -85,6 +87,7 @@ impl HostTurns {
             secrets,
             connectors,
         } = services;
+        let social: Arc<std::sync::OnceLock<crate::social::Social>> = Arc::default();
         HostTurns {
             team: team.clone(),
             home: config.home.clone(),
@@ -98,6 +101,7 @@ impl HostTurns {
                 recent: RecentLines::default(),
                 models: config.models.clone(),
                 attachments: config.attachments.clone(),
+                social: social.clone(),
             }),
             board: board.clone(),
             workflows: workflows.clone(),
@@ -109,6 +113,7 @@ impl HostTurns {
             connectors: connectors.clone(),
             attachments: config.attachments.clone(),
             default_model: config.default_model.clone(),
+            social,
         }
     }
 }

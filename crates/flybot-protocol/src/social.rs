@@ -41,6 +41,64 @@ pub struct SocialState {
     /// FlyBot rooms by Matrix room id.
     #[serde(default)]
     pub rooms: BTreeMap<String, SocialRoom>,
+    /// #420 `remoteContacts`: the friends' homes seen writing to each of
+    /// this home's Bots, by Bot id then sender (at most 200 per Bot, gone
+    /// with the Bot). Host only: no view shows it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub contacts: BTreeMap<String, BTreeMap<String, RemoteContact>>,
+    /// #417, #418: this home's Bots' replies to friends, newest 200, by
+    /// outbox id (no text).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub replies: BTreeMap<String, HeldReply>,
+}
+
+/// #420: a friend's home seen writing to one of this home's Bots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteContact {
+    pub first_at: u64,
+    pub last_at: u64,
+}
+
+/// Where a reply to a friend is (#417). A reply is never held for an
+/// approval here (no policy holds replies to friends), so `pending` means
+/// waiting in the outbox for the homeserver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReplyStatus {
+    /// In the outbox, not yet taken by the homeserver.
+    Pending,
+    /// Let go on the owner's Auto-send and taken by the homeserver (#417).
+    Auto,
+    /// Not sent; `retry` says whether a Retry could change that (#954).
+    Failed,
+}
+
+/// #371, #417, #418 `heldReplies`: one reply of a Bot to a friend, as its
+/// owner sees it; never its text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldReply {
+    /// The outbox id (also the Matrix transaction id).
+    pub id: String,
+    pub bot_id: String,
+    /// The policy that let it go: `auto-send`, the one there is.
+    pub policy: String,
+    pub status: ReplyStatus,
+    /// The Bot's chat and the turn the reply answers.
+    pub session_id: String,
+    pub turn: String,
+    /// The friend's home (their Matrix user id).
+    pub friend: String,
+    /// Whether it answers a line a person typed (#227), rather than a Bot.
+    pub to_owner: bool,
+    /// For a failed reply: whether Retry may help (#954, #968).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<bool>,
+    /// The sentence of a failed reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub at: u64,
 }
 
 impl SocialState {
@@ -107,6 +165,10 @@ pub struct SocialRoom {
     /// When a friend's line last reached this Bot (#420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friend_line_at: Option<u64>,
+    /// This home's Bot whose line to the friend's Bot waits for its
+    /// answer; the answer goes back to that Bot's chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
 }
 
 /// One line of a remote chat as this home shows it.
@@ -161,6 +223,14 @@ pub struct InboxLine {
     pub text: String,
     #[serde(default)]
     pub typed: bool,
+    /// The sender's first line to this Bot (#420 `firstContact`).
+    #[serde(default)]
+    pub first_contact: bool,
+    /// The friend's Bot's answer to a line this home's Bot `bot_id` sent
+    /// it: handed back to that Bot, not a line reaching it (#90 is the
+    /// other home's to judge).
+    #[serde(default)]
+    pub answer: bool,
 }
 
 /// What FlyBot carries in a message's `org.flybot.line`.
@@ -242,6 +312,19 @@ pub struct SocialView {
     pub published: Vec<PublishedView>,
     /// Lines waiting to go out.
     pub pending_count: usize,
+    /// This home's published Bots with their replies to friends (#371,
+    /// #418).
+    pub bots: Vec<LocalBotView>,
+}
+
+/// One of this home's published Bots: its waiting replies to friends and
+/// the list of its recent replies (#371, #417, #418).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalBotView {
+    pub bot_id: String,
+    pub pending_count: usize,
+    pub held_replies: Vec<HeldReply>,
 }
 
 /// A friend's Bot as the sidebar lists it.
@@ -251,10 +334,17 @@ pub struct RemoteBotView {
     pub room_id: String,
     /// `friendBotTitle`: `Name (Owner)` (#498).
     pub title: String,
+    /// `remoteMentionLabel`: the title, with the home when another home's
+    /// Bot has the same title (#967); the sidebar shows this.
+    pub label: String,
     pub owner: String,
     pub home: String,
     pub shared: bool,
     pub awaiting: bool,
+    /// This home's lines to it still waiting in the outbox (#371).
+    pub pending_count: usize,
+    /// The last line as the sidebar row shows it (#130 `visibleText`).
+    pub preview: String,
     pub lines: Vec<RemoteLine>,
 }
 

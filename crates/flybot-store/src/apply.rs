@@ -156,6 +156,8 @@ fn social<A: AtKey>(
             "inbox" => at.record(&mut social.inbox, id),
             "friends" => at.record(&mut social.friends, id),
             "rooms" => at.record(&mut social.rooms, id),
+            "contacts" => at.record(&mut social.contacts, id),
+            "replies" => at.record(&mut social.replies, id),
             _ => return Err(fail(key, "no such social collection")),
         },
         _ => return Err(fail(key, "a social key names a field or a record")),

@@ -4,7 +4,21 @@
 //! the token after it land in one change or not at all.
 
 use crate::change::Change;
-use flybot_protocol::social::{Friend, InboxLine, OutboxItem, SocialAccount, SocialRoom};
+use flybot_protocol::social::{
+    Friend, HeldReply, InboxLine, OutboxItem, RemoteContact, SocialAccount, SocialRoom,
+};
+
+/// The friends' homes kept per Bot (#420), and the replies kept (#417).
+pub const CONTACTS_KEPT: usize = 200;
+pub const REPLIES_KEPT: usize = 200;
+
+/// The oldest keys beyond `keep`, by the time each was written.
+fn oldest_beyond<'a>(items: impl Iterator<Item = (&'a String, u64)>, keep: usize) -> Vec<String> {
+    let mut by_age: Vec<(u64, String)> = items.map(|(id, at)| (at, id.clone())).collect();
+    by_age.sort();
+    let over = by_age.len().saturating_sub(keep);
+    by_age.into_iter().take(over).map(|(_, id)| id).collect()
+}
 
 /// The applied event ids kept; older ones are forgotten (the sync token
 /// has long moved past them).
@@ -71,5 +85,83 @@ impl Change<'_> {
 
     pub fn put_social_room(&mut self, room: &SocialRoom) {
         self.set(key(&["social", "rooms", &room.room_id]), room);
+    }
+
+    /// #420: notes that `sender` wrote to Bot `bot_id`; answers whether it
+    /// was the sender's first line. The oldest beyond `CONTACTS_KEPT` go,
+    /// and so do the contacts of Bots no longer in the team.
+    pub fn note_contact(&mut self, bot_id: &str, sender: &str) -> bool {
+        let now = self.now_ms();
+        let gone: Vec<String> = (self.state().social.contacts.keys())
+            .filter(|bot| !self.state().bots.contains_key(*bot))
+            .cloned()
+            .collect();
+        for bot in gone {
+            self.delete(key(&["social", "contacts", &bot]));
+        }
+        let mut contacts = (self.state().social.contacts.get(bot_id))
+            .cloned()
+            .unwrap_or_default();
+        let first_at = contacts.get(sender).map(|c| c.first_at);
+        let contact = RemoteContact {
+            first_at: first_at.unwrap_or(now),
+            last_at: now,
+        };
+        contacts.insert(sender.to_owned(), contact);
+        let ages = contacts.iter().map(|(id, c)| (id, c.last_at));
+        for old in oldest_beyond(ages, CONTACTS_KEPT) {
+            contacts.remove(&old);
+        }
+        self.set(key(&["social", "contacts", bot_id]), &contacts);
+        first_at.is_none()
+    }
+
+    /// #417: puts a Bot's reply record, forgetting the oldest beyond
+    /// `REPLIES_KEPT`.
+    pub fn put_reply(&mut self, reply: &HeldReply) {
+        self.set(key(&["social", "replies", &reply.id]), reply);
+        let ages = self.state().social.replies.iter().map(|(id, r)| (id, r.at));
+        for old in oldest_beyond(ages, REPLIES_KEPT) {
+            self.delete(key(&["social", "replies", &old]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flybot_protocol::TeamState;
+
+    fn with_bot(id: &str) -> TeamState {
+        let mut state = TeamState::default();
+        let bot = serde_json::json!({
+            "id": id, "name": "Helper", "ownerId": "m1", "model": "mock", "instructions": "",
+            "sessionId": "s1", "createdAt": 1, "updatedAt": 1
+        });
+        if let Ok(bot) = serde_json::from_value(bot) {
+            state.bots.insert(id.to_owned(), bot);
+        }
+        state
+    }
+
+    #[test]
+    fn remote_contacts_420_mark_the_first_line_keep_200_and_go_with_the_bot() {
+        let mut state = with_bot("b1");
+        assert!(state.bots.contains_key("b1"), "the fixture Bot parses");
+        let mut change = Change::new(&mut state, 1_000);
+        assert!(change.note_contact("b1", "@bob:x"), "first line");
+        assert!(!change.note_contact("b1", "@bob:x"), "a second line");
+        for n in 0..CONTACTS_KEPT + 5 {
+            change.note_contact("b1", &format!("@p{n}:x"));
+        }
+        let kept = &change.state().social.contacts["b1"];
+        assert_eq!(kept.len(), CONTACTS_KEPT);
+        // A Bot that left the team takes its contacts with it.
+        let mut state = with_bot("b1");
+        let mut change = Change::new(&mut state, 1_000);
+        change.note_contact("b1", "@bob:x");
+        change.remove_bot("b1");
+        change.note_contact("b2", "@bob:x");
+        assert!(!change.state().social.contacts.contains_key("b1"));
     }
 }

@@ -48,7 +48,7 @@ fn missing(why: &str) -> Option<Synapse> {
     None
 }
 
-fn config(dir: &Path, port: u16) -> String {
+fn config(dir: &Path, port: u16, extra: &str) -> String {
     let d = dir.display();
     let lifted = "{per_second: 100000, burst_count: 100000}";
     format!(
@@ -88,6 +88,7 @@ rc_invites:
   per_room: {lifted}
   per_user: {lifted}
   per_issuer: {lifted}
+{extra}
 "
     )
 }
@@ -95,13 +96,22 @@ rc_invites:
 /// Starts a private Synapse, or `None` (with the reason on stderr) when it
 /// is not installed; with `FLYBOT_REQUIRE_SYNAPSE` set, a missing one panics.
 pub async fn start_synapse() -> Option<Synapse> {
+    start_synapse_with("").await
+}
+
+/// As `start_synapse`, with `extra` lines of `homeserver.yaml` (such as a
+/// short `refreshable_access_token_lifetime`).
+pub async fn start_synapse_with(extra: &str) -> Option<Synapse> {
     let Some(python) = python() else {
         return missing("no venv at .tools/synapse");
     };
     let dir = tempfile::tempdir().expect("a folder for Synapse");
     let port = free_port();
-    std::fs::write(dir.path().join("homeserver.yaml"), config(dir.path(), port))
-        .expect("Synapse's config is written");
+    std::fs::write(
+        dir.path().join("homeserver.yaml"),
+        config(dir.path(), port, extra),
+    )
+    .expect("Synapse's config is written");
     let keys = Command::new(&python)
         .args(["-m", "synapse.app.homeserver", "-c", "homeserver.yaml"])
         .arg("--generate-keys")

@@ -76,6 +76,13 @@ pub enum Source {
         event: String,
         #[serde(default)]
         typed: bool,
+        /// The sender's first line to this Bot (#420 `firstContact`).
+        #[serde(
+            default,
+            skip_serializing_if = "std::ops::Not::not",
+            rename = "firstContact"
+        )]
+        first_contact: bool,
     },
 }
 

@@ -61,6 +61,18 @@ pub trait TeamAccess: Send + Sync {
     /// The stored lines of `room_id`, oldest first (#1203). `Err` is the
     /// sentence the Bot is told.
     fn group_lines(&self, room_id: &str) -> Result<Vec<flybot_core::rooms::log::RoomLine>, String>;
+    /// Sends `from_bot`'s line to the friend's Bot that `name` names (its
+    /// label, #967) over Bot Social (issue 33). `None` when no friend's
+    /// Bot answers to `name`; else `Ok` the sentence the Bot is told, or
+    /// `Err` the refusal's.
+    fn message_friend_bot<'a>(
+        &'a self,
+        _from_bot: &'a str,
+        _name: &'a str,
+        _text: &'a str,
+    ) -> BoxFuture<'a, Option<Result<String, String>>> {
+        Box::pin(async { None })
+    }
     /// The attachment `id` as text for the Bot `bot_id` speaking in
     /// `session_id` (`read_attachment`, issue 32). `Err` is the sentence
     /// the Bot is told: the same for an unknown id and one it may not read.

@@ -1,5 +1,6 @@
 //! Bot Social's endpoints (issue 33): `social` (the owner's view),
 //! `social-connect`, `social-disconnect`, `social-friend-add`,
+//! `social-friend-decline`,
 //! `social-publish`, `social-unpublish`, `social-send`. Each is the home
 //! owner's alone (`flybot_core::social::is_home_owner`): another member
 //! gets `bot/forbidden` and nothing changes.
@@ -30,6 +31,12 @@ route_table! {
         let actor = caller.require()?;
         typed(host.social().add_friend(actor, parse(body)?).await.map(|friend| {
             serde_json::json!({"friend": friend})
+        }))
+    };
+    "social-friend-decline" => |host, caller, body| {
+        let actor = caller.require()?;
+        typed(host.social().decline_friend(actor, parse(body)?).await.map(|declined| {
+            serde_json::json!({"declined": declined})
         }))
     };
     "social-publish" => |host, caller, body| {

@@ -10,13 +10,19 @@ use crate::events::{HostEvent, follow};
 use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source};
 use flybot_core::social::{failure_sentence, is_failure_sentence};
 use flybot_protocol::FailureCode;
-use flybot_protocol::social::{LINE_KEY, LineContent, OutboxItem};
+use flybot_protocol::social::{HeldReply, LINE_KEY, LineContent, OutboxItem, ReplyStatus};
 use serde_json::json;
 
-/// One answer owed: the room, the event it answers, and the text.
+/// The one policy a reply to a friend goes out under: the owner's
+/// Auto-send (#417); no policy holds it for an approval.
+pub const AUTO_SEND: &str = "auto-send";
+
+/// One answer owed: the room, the event it answers, whether a person
+/// typed that line (#227), and the text.
 struct Owed {
     room: String,
     event: String,
+    typed: bool,
     text: String,
 }
 
@@ -75,13 +81,17 @@ fn owed_by(entries: &[LogEntry], turn_id: &str) -> Vec<Owed> {
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage {
                 text: asked,
-                source: Source::Friend { room, event, .. },
+                source:
+                    Source::Friend {
+                        room, event, typed, ..
+                    },
                 ..
             } => {
                 let trade = is_failure_sentence(&text) && asked.contains(&text);
                 (!trade).then(|| Owed {
                     room: room.clone(),
                     event: event.clone(),
+                    typed: *typed,
                     text: text.clone(),
                 })
             }
@@ -107,20 +117,48 @@ impl Social {
         });
         let Some(bot) = bot else { return };
         for owed in owed_by(&entries, turn_id) {
+            // An answer a friend's Bot gave this home's Bot owes nothing.
+            let mine = self.team().read(|state| {
+                let room = state.social.rooms.get(&owed.room);
+                room.is_some_and(|r| r.side == flybot_protocol::social::RoomSide::Mine)
+            });
+            if !mine {
+                continue;
+            }
             self.answered(session_id);
+            let now = flybot_store::system_now_ms();
+            let id = format!("ans-{}", super::outbox::short_hash(&owed.event));
+            let friend = self.team().read(|state| {
+                let room = state.social.rooms.get(&owed.room);
+                room.map(|r| r.peer.clone()).unwrap_or_default()
+            });
+            // #417, #418: the reply as its owner sees it, never its text.
+            let reply = HeldReply {
+                id: id.clone(),
+                bot_id: bot.clone(),
+                policy: AUTO_SEND.to_owned(),
+                status: ReplyStatus::Pending,
+                session_id: session_id.to_owned(),
+                turn: turn_id.to_owned(),
+                friend,
+                to_owner: owed.typed,
+                retry: None,
+                error: None,
+                at: now,
+            };
             let item = OutboxItem {
-                id: format!("ans-{}", super::outbox::short_hash(&owed.event)),
+                id,
                 room_id: owed.room,
                 content: json!({
                     "msgtype": "m.text",
                     "body": owed.text,
                     LINE_KEY: LineContent::Answer { bot: bot.clone() },
                 }),
-                created_at: flybot_store::system_now_ms(),
+                created_at: now,
                 attempts: 0,
                 next_at: 0,
             };
-            self.enqueue(item).await;
+            self.enqueue_reply(item, reply).await;
         }
     }
 }

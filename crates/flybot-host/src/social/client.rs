@@ -1,7 +1,7 @@
 //! The few Matrix client-server calls FlyBot makes (issue 33), as plain
-//! serde types over the host's own reqwest: log in, who am I, the `/sync`
-//! long poll, make a room, join, send a message with a transaction id, set
-//! a state event. Errors say what failed without the server's body (which
+//! serde types over the host's own reqwest: log in (asking for a refresh
+//! token), refresh, who am I, the `/sync` long poll, make a room, join,
+//! leave, send a message with a transaction id, set a state event. Errors say what failed without the server's body (which
 //! a hostile homeserver controls) beyond its `errcode`.
 
 use serde::Deserialize;
@@ -47,6 +47,18 @@ pub struct LoggedIn {
     pub access_token: String,
     #[serde(default)]
     pub device_id: Option<String>,
+    /// Given when the homeserver's tokens expire: the way to a new one.
+    #[serde(default)]
+    pub refresh_token: Option<String>,
+}
+
+/// `POST /refresh`'s answer: a new access token, and the next refresh
+/// token (the one used is spent).
+#[derive(Debug, Deserialize)]
+pub struct Refreshed {
+    pub access_token: String,
+    #[serde(default)]
+    pub refresh_token: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -169,8 +181,21 @@ pub async fn login(
         "identifier": {"type": "m.id.user", "user": user},
         "password": password,
         "initial_device_display_name": "FlyBot home",
+        "refresh_token": true,
     });
     let url = format!("{base}/_matrix/client/v3/login");
+    answer(http.post(url).json(&body).send().await).await
+}
+
+/// `POST /refresh`: trades a refresh token for a new access token, when
+/// the homeserver signed the old one out as expired (soft logout).
+pub async fn refresh(
+    http: &reqwest::Client,
+    base: &str,
+    refresh_token: &str,
+) -> Result<Refreshed, MatrixError> {
+    let body = json!({"refresh_token": refresh_token});
+    let url = format!("{}/_matrix/client/v3/refresh", base.trim_end_matches('/'));
     answer(http.post(url).json(&body).send().await).await
 }
 
@@ -181,6 +206,11 @@ impl Matrix {
             base: base.trim_end_matches('/').to_owned(),
             token: token.to_owned(),
         }
+    }
+
+    /// The access token this client calls with.
+    pub fn token(&self) -> &str {
+        &self.token
     }
 
     fn url(&self, path: &str) -> String {
@@ -268,6 +298,14 @@ impl Matrix {
     pub async fn join(&self, room_id: &str) -> Result<(), MatrixError> {
         let _: Value = self
             .post(&format!("/rooms/{}/join", segment(room_id)), &json!({}))
+            .await?;
+        Ok(())
+    }
+
+    /// Leaves (or declines the invite of) a room.
+    pub async fn leave(&self, room_id: &str) -> Result<(), MatrixError> {
+        let _: Value = self
+            .post(&format!("/rooms/{}/leave", segment(room_id)), &json!({}))
             .await?;
         Ok(())
     }

@@ -1,10 +1,12 @@
 //! The home's identity (issue 33): `social-connect` takes a homeserver URL
 //! and a password login or an access token, proves it with the homeserver
-//! (`/login` or `/account/whoami`), keeps the token only in `secrets.json`
+//! (`/login`, asking for a refresh token, or `/account/whoami`), keeps the
+//! tokens only in `secrets.json`
 //! (scoped to no Bot, so no Bot's shell ever gets it, #651) and the account
 //! in the team; `social-disconnect` forgets both. The owner's alone.
 
 use super::client::{self, Matrix, MatrixError};
+use super::refresh::{REFRESH_SECRET, keep_token};
 use super::{Social, TOKEN_SECRET};
 use flybot_core::access::Actor;
 use flybot_protocol::secrets::{SecretScope, SecretSet, SecretValue};
@@ -78,16 +80,18 @@ impl Social {
             ));
         };
         self.inner.secrets.check_writable()?;
-        let (token, user_id, device_id) = match (req.access_token, req.user, req.password) {
+        let (token, refresh, user_id, device_id) = match (req.access_token, req.user, req.password)
+        {
             (Some(token), None, None) => {
                 let me = Matrix::new(http, &base, &token.0).whoami().await;
                 let me = me.map_err(|e| refused(&e))?;
-                (token.0, me.user_id, me.device_id)
+                (token.0, None, me.user_id, me.device_id)
             }
             (None, Some(user), Some(password)) => {
                 let login = client::login(&http, &base, &user, &password.0).await;
                 let login = login.map_err(|e| refused(&e))?;
-                (login.access_token, login.user_id, login.device_id)
+                let refresh = login.refresh_token;
+                (login.access_token, refresh, login.user_id, login.device_id)
             }
             _ => {
                 return Err(ApiError::invalid(
@@ -104,7 +108,15 @@ impl Social {
                 value: SecretValue(token.clone()),
                 scope: Some(SecretScope::Bots(Vec::new())),
             };
-            flybot_core::secrets::set(file, set, by.clone(), now)
+            flybot_core::secrets::set(file, set, by.clone(), now)?;
+            // A token given by hand has no refresh token; an old one goes.
+            match &refresh {
+                Some(refresh) => keep_token(file, REFRESH_SECRET, refresh, now),
+                None => {
+                    file.secrets.remove(REFRESH_SECRET);
+                    Ok(())
+                }
+            }
         })?;
         let account = SocialAccount {
             homeserver: base,
@@ -134,6 +146,7 @@ impl Social {
         check_owner(self, actor)?;
         self.inner.secrets.edit(|file, _| {
             file.secrets.remove(TOKEN_SECRET);
+            file.secrets.remove(REFRESH_SECRET);
             Ok(())
         })?;
         self.team()

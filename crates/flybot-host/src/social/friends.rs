@@ -1,6 +1,7 @@
 //! Friends and published Bots (issue 33). A friend is a Matrix user the
 //! owner invited or accepted (`social-friend-add`); an invite from a friend
-//! is joined. Publishing a Bot to a friend is a #90 grant naming the
+//! is joined; the owner may decline a stranger's (`social-friend-decline`).
+//! Publishing a Bot to a friend is a #90 grant naming the
 //! friend's Matrix user (default deny, Chief included) plus one FlyBot room
 //! for that Bot and that friend, marked by the `org.flybot.room` state
 //! event; unpublishing takes the grant away and marks the room not shared,
@@ -59,11 +60,44 @@ impl Social {
             .await?;
         let invites = self.take_invites_from(&friend.user_id);
         for room_id in invites {
-            if let Err(e) = matrix.join(&room_id).await {
+            let joined = self.renewing(&matrix, |m| {
+                let room_id = &room_id;
+                async move { m.join(room_id).await }
+            });
+            if let Err(e) = joined.await {
                 tracing::warn!("an invite from {} could not be joined: {e}", friend.user_id);
             }
         }
         Ok(friend)
+    }
+
+    /// `social-friend-decline`: the invites waiting from a user who is not
+    /// a friend are declined (left on the homeserver) and forgotten; the
+    /// user stays no friend, so nothing of theirs is joined.
+    pub async fn decline_friend(
+        &self,
+        actor: &Actor,
+        req: SocialFriend,
+    ) -> Result<usize, ApiError> {
+        check_owner(self, actor)?;
+        let (_, matrix) = self.require_matrix()?;
+        let invites = self.take_invites_from(&req.user_id);
+        if invites.is_empty() {
+            return Err(ApiError::not_found("invite", &req.user_id));
+        }
+        let declined = invites.len();
+        for room_id in invites {
+            let left = self.renewing(&matrix, |m| {
+                let room_id = &room_id;
+                async move { m.leave(room_id).await }
+            });
+            if let Err(e) = left.await {
+                // Not left on the homeserver, but forgotten here: it is
+                // not joined, and a new invite asks again.
+                tracing::warn!("an invite from {} was not declined: {e}", req.user_id);
+            }
+        }
+        Ok(declined)
     }
 
     /// `social-publish`: a grant to the friend, and the Bot's room with them.
@@ -92,15 +126,21 @@ impl Social {
         let content = serde_json::to_value(&mark).unwrap_or_default();
         let room_id = match &existing {
             Some(room) => {
-                let set = matrix.set_state(&room.room_id, ROOM_STATE, &content).await;
-                set.map_err(|e| matrix_refused(&e))?;
+                let (room_id, content) = (&room.room_id, &content);
+                let set = self.renewing(&matrix, |m| async move {
+                    m.set_state(room_id, ROOM_STATE, content).await
+                });
+                set.await.map_err(|e| matrix_refused(&e))?;
                 room.room_id.clone()
             }
             None => {
                 let name = flybot_core::social::friend_bot_title(&mark.bot_name, &mark.owner_name);
                 let state = vec![json!({"type": ROOM_STATE, "state_key": "", "content": content})];
-                let made = matrix.create_room(&name, &req.user_id, state).await;
-                made.map_err(|e| matrix_refused(&e))?
+                let (name, friend, state) = (&name, &req.user_id, &state);
+                let made = self.renewing(&matrix, |m| async move {
+                    m.create_room(name, friend, state.clone()).await
+                });
+                made.await.map_err(|e| matrix_refused(&e))?
             }
         };
         let room = SocialRoom {
@@ -115,6 +155,7 @@ impl Social {
             awaiting: false,
             lines: existing.map(|r| r.lines).unwrap_or_default(),
             friend_line_at: None,
+            asked_by: None,
         };
         let kept = room.clone();
         self.team()
@@ -179,7 +220,11 @@ impl Social {
             shared: false,
         };
         let content = serde_json::to_value(&mark).unwrap_or_default();
-        if let Err(e) = matrix.set_state(&room.room_id, ROOM_STATE, &content).await {
+        let (room_id, content) = (&room.room_id, &content);
+        let set = self.renewing(&matrix, |m| async move {
+            m.set_state(room_id, ROOM_STATE, content).await
+        });
+        if let Err(e) = set.await {
             // The grant is gone already: nothing reaches the Bot; the
             // friend's row learns on the next publish or unpublish.
             tracing::warn!("the room of an unpublished Bot was not marked: {e}");

@@ -2,7 +2,9 @@
 //! checked by `reach()` again as it is delivered (#90: a grant taken away
 //! since the sync wins), fenced as a peer's text (#98), delivered with a
 //! `Friend` source naming the room and the event, and only then taken out
-//! of the inbox. At start, a line a crash left in the inbox is delivered
+//! of the inbox. A friend's Bot's answer to a line one of this home's Bots
+//! sent goes back to that Bot the same way (fenced, owing nothing back).
+//! At start, a line a crash left in the inbox is delivered
 //! unless the Bot's log already holds its event.
 
 use super::{Social, lock};
@@ -44,10 +46,12 @@ impl Social {
     /// One line to its Bot; `check_log` when a crash may have delivered it.
     fn deliver_one(&self, line: &InboxLine, check_log: bool) {
         let session = self.team().read(|state| {
-            flybot_core::social::reach(state, &line.bot_id, &line.from_home)
-                .ok()
-                .and_then(|()| state.bots.get(&line.bot_id))
-                .map(|bot| bot.session_id.clone())
+            // An answer goes back to the Bot that asked; a friend's line
+            // reaches a Bot only through its grant (#90).
+            let reached = line.answer
+                || flybot_core::social::reach(state, &line.bot_id, &line.from_home).is_ok();
+            let bot = state.bots.get(&line.bot_id).filter(|b| !b.is_retired());
+            bot.filter(|_| reached).map(|bot| bot.session_id.clone())
         });
         let Some(session) = session else {
             tracing::info!(
@@ -58,10 +62,13 @@ impl Social {
         };
         let sessions = &self.inner.sessions;
         // Counted before the delivery, so a turn that ends at once is seen;
-        // a line a crash delivered may still owe its answer.
-        *lock(&self.inner.waiting)
-            .entry(session.clone())
-            .or_default() += 1;
+        // a line a crash delivered may still owe its answer. An answer
+        // handed back owes none.
+        if !line.answer {
+            *lock(&self.inner.waiting)
+                .entry(session.clone())
+                .or_default() += 1;
+        }
         if check_log
             && sessions
                 .transcript_written(&session, 0)
@@ -75,9 +82,12 @@ impl Social {
             room: line.room_id.clone(),
             event: line.event_id.clone(),
             typed: line.typed,
+            first_contact: line.first_contact,
         };
         if let Err(e) = sessions.deliver(&session, &text, source, ItemKind::NextTurn) {
-            self.answered(&session);
+            if !line.answer {
+                self.answered(&session);
+            }
             tracing::warn!("a friend's line was not delivered to {}: {e}", line.bot_id);
         }
     }

@@ -6,15 +6,19 @@
 //! sends go through the journaled outbox (`outbox`: the outbox id is the
 //! Matrix transaction id, retried with backoff, in order, never twice);
 //! a Bot's answer to a friend's line is queued when its turn ends
-//! (`answers`); friends and published Bots (`friends`); the owner's view
-//! (`view`). The Matrix calls themselves are `client`.
+//! (`answers`); friends and published Bots (`friends`); an expired token
+//! traded for a new one (`refresh`); the owner's view (`view`). The Matrix
+//! calls themselves are `client`.
 
 mod answers;
+mod bot_send;
 pub mod client;
 mod connect;
+mod crash_point;
 mod friends;
 mod inbox;
 mod outbox;
+mod refresh;
 mod sync;
 mod view;
 
@@ -60,6 +64,11 @@ struct Inner {
     waiting: Mutex<HashMap<String, usize>>,
     /// Invites from users who are not friends yet: room id → inviter.
     invites: Mutex<BTreeMap<String, String>>,
+    /// One token refresh at a time (a refresh token is spent by its use).
+    renewing: tokio::sync::Mutex<()>,
+    /// The sync reached the homeserver again after failing: the outbox
+    /// tries its waiting sends now rather than at their backed-off time.
+    link_back: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -83,10 +92,19 @@ impl Social {
                 }),
                 waiting: Mutex::new(HashMap::new()),
                 invites: Mutex::new(BTreeMap::new()),
+                renewing: tokio::sync::Mutex::new(()),
+                link_back: std::sync::atomic::AtomicBool::new(false),
             }),
         };
         answers::follow_answers(&social);
         social
+    }
+
+    /// Lends this Bot Social to the team tools, made before it (a Bot's
+    /// line to a friend's Bot); answers itself.
+    pub(crate) fn lent_to(self, cell: &std::sync::OnceLock<Social>) -> Social {
+        let _ = cell.set(self.clone());
+        self
     }
 
     /// Starts the sync and the outbox (after the host picked up its turns),

@@ -2,10 +2,11 @@
 //! a send acknowledged to a person survives a crash; the loop sends the
 //! oldest item first under its outbox id as the Matrix transaction id (a
 //! retry after a crash is the same transaction, never a second message),
-//! retries a homeserver that cannot be reached with backoff and keeps the
-//! order, and takes an item out only once the homeserver answered. A
-//! refusal that retrying cannot change ends the item, and a person's line
-//! says why in #404's one sentence. An answer from one of this home's Bots
+//! retries a homeserver that cannot be reached with backoff (and at once
+//! when the sync finds it back) and keeps the order, and takes an item out
+//! only once the homeserver answered. A refusal that retrying cannot
+//! change ends the item, and a person's line says why in #404's one
+//! sentence. An answer from one of this home's Bots
 //! is checked by `reach()` before every try (#90, #52).
 
 use super::Social;
@@ -13,11 +14,13 @@ use super::client::MatrixError;
 use flybot_core::access::Actor;
 use flybot_core::social::{NOT_SENT, NOT_SHARED, backoff_ms, reach};
 use flybot_protocol::social::{
-    LINE_KEY, LineContent, OutboxItem, RemoteLine, RoomSide, SocialSend, SocialSent,
+    HeldReply, LINE_KEY, LineContent, OutboxItem, RemoteLine, ReplyStatus, RoomSide, SocialSend,
+    SocialSent,
 };
 use flybot_protocol::{ApiError, ErrorCode};
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// A short, URL-safe digest of `text`, for outbox ids made from event ids.
@@ -34,19 +37,21 @@ enum Tried {
 }
 
 impl Social {
-    /// Puts `item` in the outbox (once) and rings the sender.
-    pub(super) async fn enqueue(&self, item: OutboxItem) {
+    /// Puts a Bot's reply to a friend in the outbox (once) with its
+    /// record (#417), in one change, and rings the sender.
+    pub(super) async fn enqueue_reply(&self, item: OutboxItem, reply: HeldReply) {
         let put = self
             .team()
             .mutate("social", move |change| {
                 if !change.state().social.outbox.contains_key(&item.id) {
                     change.put_outbox(&item);
+                    change.put_reply(&reply);
                 }
                 Ok(())
             })
             .await;
         if let Err(e) = put {
-            tracing::warn!("a send could not be queued: {}", e.message);
+            tracing::warn!("a reply could not be queued: {}", e.message);
         }
         self.inner.outbox_bell.notify_one();
     }
@@ -128,8 +133,10 @@ impl Social {
                     .min_by_key(|item| (item.created_at, item.id.clone()))
                     .cloned()
             });
+            // The homeserver is back: what waited for it goes now.
+            let link_back = self.inner.link_back.swap(false, Ordering::SeqCst);
             let wait = match (&next, self.matrix()) {
-                (Some(item), Some(_)) if item.next_at <= now => None,
+                (Some(item), Some(_)) if link_back || item.next_at <= now => None,
                 (Some(item), Some(_)) => Some(item.next_at - now),
                 _ => Some(60_000),
             };
@@ -144,6 +151,9 @@ impl Social {
             }
             let Some(item) = next else { continue };
             let tried = self.try_send(&item).await;
+            if matches!(tried, Tried::Sent) {
+                super::crash_point::sent(&item.id).await;
+            }
             self.settle(item, tried).await;
         }
     }
@@ -169,7 +179,14 @@ impl Social {
                 return Tried::Dropped(NOT_SHARED);
             }
         }
-        match matrix.send(&item.room_id, &item.id, &item.content).await {
+        // A retry after a renewal is the same transaction id: a send that
+        // did land is not doubled.
+        let sent = self
+            .renewing(&matrix, |m| async move {
+                m.send(&item.room_id, &item.id, &item.content).await
+            })
+            .await;
+        match sent {
             Ok(_) => Tried::Sent,
             Err(e) if e.is_transient() => {
                 tracing::info!("a send waits for the homeserver: {e}");
@@ -189,7 +206,10 @@ impl Social {
             .team()
             .mutate("social", move |change| {
                 match tried {
-                    Tried::Sent => change.remove_outbox(&item.id),
+                    Tried::Sent => {
+                        change.remove_outbox(&item.id);
+                        settle_reply(change, &item.id, ReplyStatus::Auto, None);
+                    }
                     Tried::Later => {
                         let mut later = item.clone();
                         later.attempts = later.attempts.saturating_add(1);
@@ -198,6 +218,7 @@ impl Social {
                     }
                     Tried::Dropped(why) => {
                         change.remove_outbox(&item.id);
+                        settle_reply(change, &item.id, ReplyStatus::Failed, Some(why));
                         mark_not_sent(change, &item, why);
                     }
                 }
@@ -209,6 +230,23 @@ impl Social {
             tokio::time::sleep(Duration::from_millis(backoff_ms(3))).await;
         }
     }
+}
+
+/// A Bot's reply record follows its send (#417): sent, or failed with
+/// whether a Retry could help (#954: not for a Bot no longer shared).
+fn settle_reply(
+    change: &mut flybot_store::Change<'_>,
+    id: &str,
+    status: ReplyStatus,
+    why: Option<&str>,
+) {
+    let Some(mut reply) = change.state().social.replies.get(id).cloned() else {
+        return;
+    };
+    reply.status = status;
+    reply.retry = why.map(|why| why != NOT_SHARED);
+    reply.error = why.map(str::to_owned);
+    change.put_reply(&reply);
 }
 
 /// A person's line that will not go out says why on its row (#404).

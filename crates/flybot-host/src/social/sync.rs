@@ -5,9 +5,12 @@
 //! again and are applied once. Friends' lines to this home's Bots are put
 //! in the inbox in that same change and handed to the Bots after it
 //! (`deliver`). An invite from a friend is joined; from anyone else it
-//! waits for the owner to accept (`social-friend-add`).
+//! waits for the owner to accept (`social-friend-add`) or decline it
+//! (`social-friend-decline`). A token the homeserver signed out is renewed
+//! with the refresh token when there is one (`refresh`).
 
 use super::client::{JoinedRoom, MatrixError, RoomEvent, SYNC_HOLD_MS, SyncBatch};
+use super::refresh::Renewal;
 use super::{Social, lock};
 use flybot_core::social::{
     LINES_KEPT, NOT_SHARED, RemoteMessage, backoff_ms, clean_label, reach, read_message,
@@ -19,6 +22,7 @@ use flybot_protocol::social::{
 };
 use flybot_store::Change;
 use serde_json::json;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// The sentence of a link the homeserver signed out.
@@ -46,16 +50,24 @@ impl Social {
             let outcome = match polled {
                 Ok(batch) => {
                     self.set_link("ready", None);
+                    super::crash_point::received(&account.user_id, &batch).await;
                     self.take_invites(&account.user_id, &matrix, &batch).await;
                     self.apply_batch(&account.user_id, batch).await
                 }
-                Err(MatrixError::SignedOut) => {
-                    self.set_link("error", Some(SIGNED_OUT.to_owned()));
-                    tokio::select! {
-                        _ = self.inner.account_bell.notified() => continue,
-                        _ = bus.stopped() => return,
+                Err(MatrixError::SignedOut) => match self.renew_after(matrix.token()).await {
+                    Renewal::Renewed => continue,
+                    Renewal::Later => Err(ApiError::new(
+                        flybot_protocol::ErrorCode::Unavailable,
+                        "The homeserver could not be reached to renew this home's sign-in.",
+                    )),
+                    Renewal::SignedOut => {
+                        self.set_link("error", Some(SIGNED_OUT.to_owned()));
+                        tokio::select! {
+                            _ = self.inner.account_bell.notified() => continue,
+                            _ = bus.stopped() => return,
+                        }
                     }
-                }
+                },
                 Err(e) => Err(ApiError::new(
                     flybot_protocol::ErrorCode::Unavailable,
                     format!("The sync stopped: {e}."),
@@ -63,6 +75,9 @@ impl Social {
             };
             match outcome {
                 Ok(lines) => {
+                    if failures > 0 {
+                        self.inner.link_back.store(true, Ordering::SeqCst);
+                    }
                     failures = 0;
                     // A refusal the batch queued goes out now.
                     self.inner.outbox_bell.notify_one();
@@ -98,7 +113,8 @@ impl Social {
                 lock(&self.inner.invites).insert(room_id.clone(), inviter);
                 continue;
             }
-            if let Err(e) = matrix.join(room_id).await {
+            let joined = self.renewing(matrix, |m| async move { m.join(room_id).await });
+            if let Err(e) = joined.await {
                 tracing::warn!("an invite from {inviter} could not be joined: {e}");
             }
         }
@@ -175,6 +191,7 @@ fn apply_mark(change: &mut Change<'_>, room_id: &str, event: &RoomEvent) {
         shared: mark.shared,
         joined: true,
         awaiting: known.as_ref().is_some_and(|r| r.awaiting) && mark.shared,
+        asked_by: known.as_ref().and_then(|r| r.asked_by.clone()),
         lines: known.map(|r| r.lines).unwrap_or_default(),
         friend_line_at: None,
     };
@@ -197,7 +214,7 @@ fn apply_message(
     };
     match room.side {
         RoomSide::Mine => to_my_bot(change, &mut room, event, line, text, taken),
-        RoomSide::Theirs => from_their_home(change, &mut room, event, line, text),
+        RoomSide::Theirs => from_their_home(change, &mut room, event, line, text, taken),
     }
 }
 
@@ -230,6 +247,8 @@ fn to_my_bot(
         change.put_outbox(&refusal);
         return;
     }
+    // #420: the senders seen per Bot; a sender's first line says so.
+    let first_contact = change.note_contact(&room.bot, &event.sender);
     let inbox = InboxLine {
         event_id: event.event_id.clone(),
         room_id: room.room_id.clone(),
@@ -237,6 +256,8 @@ fn to_my_bot(
         from_home: event.sender.clone(),
         text,
         typed,
+        first_contact,
+        answer: false,
     };
     change.put_inbox(&inbox);
     taken.push(inbox);
@@ -254,6 +275,7 @@ fn from_their_home(
     event: &RoomEvent,
     line: LineContent,
     text: String,
+    taken: &mut Vec<InboxLine>,
 ) {
     let from_peer = event.sender == room.peer;
     let mut remote = RemoteLine {
@@ -287,6 +309,23 @@ fn from_their_home(
     if from_peer {
         // #443: the friend's reply clears the wait.
         room.awaiting = false;
+    }
+    // A verified answer to this home's Bot's line goes back to its chat.
+    if remote.verified
+        && let Some(asker) = room.asked_by.take()
+    {
+        let back = InboxLine {
+            event_id: event.event_id.clone(),
+            room_id: room.room_id.clone(),
+            bot_id: asker,
+            from_home: event.sender.clone(),
+            text: remote.text.clone(),
+            typed: false,
+            first_contact: false,
+            answer: true,
+        };
+        change.put_inbox(&back);
+        taken.push(back);
     }
     room.lines.push(remote);
     let over = room.lines.len().saturating_sub(LINES_KEPT);

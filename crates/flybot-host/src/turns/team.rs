@@ -1,8 +1,9 @@
 //! `HostTeam`: the host as the team tools see it (`TeamAccess`): the store,
 //! the room logs a Bot posts into, fresh ids, `bot.created`, and
 //! the process-local dedupe of repeated Bot-to-Bot lines (#641), and the
-//! core `reach()` verdict every send asks (#90), and the attachments of a
-//! Bot's own conversation (`read_attachment`, issue 32).
+//! core `reach()` verdict every send asks (#90), the attachments of a
+//! Bot's own conversation (`read_attachment`, issue 32), and a Bot's line
+//! to a friend's Bot over Bot Social (issue 33).
 
 use crate::events::HostEvent;
 use crate::rooms::RoomLogs;
@@ -26,11 +27,25 @@ pub(crate) struct HostTeam {
     pub models: Arc<flybot_agent::model::config::ProviderRegistry>,
     /// How attachments reach a model, for `read_attachment`.
     pub attachments: crate::attachments::AttachmentConfig,
+    /// Bot Social, set once the host made it (it needs the Sessions these
+    /// tools run in): a Bot's line to a friend's Bot (issue 33).
+    pub social: Arc<std::sync::OnceLock<crate::social::Social>>,
 }
 
 impl TeamAccess for HostTeam {
     fn store(&self) -> &Store {
         self.team.store()
+    }
+    fn message_friend_bot<'a>(
+        &'a self,
+        from_bot: &'a str,
+        name: &'a str,
+        text: &'a str,
+    ) -> BoxFuture<'a, Option<Result<String, String>>> {
+        Box::pin(async move {
+            let social = self.social.get()?;
+            social.bot_send(from_bot, name, text).await
+        })
     }
     fn home(&self) -> &Path {
         &self.home

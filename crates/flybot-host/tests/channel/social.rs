@@ -4,6 +4,9 @@
 //! Matrix client and as a hostile home. Skipped, with the reason printed,
 //! only where `.tools/synapse` is not installed.
 
+mod account;
+mod bot_send;
+mod counts;
 mod raw;
 
 use flybot_agent::session::{SessionEvent, Source};

@@ -1,10 +1,11 @@
-// The sidebar: the search box, places, Main Bots, Bots and rooms, each row with its badges (busy, waiting, unread, failed), and the offline notice.
+// The sidebar: the search box, places, Main Bots, Bots and rooms, friends' Bots (friends_sidebar.js), each row with its badges (busy, waiting, unread, failed), and the offline notice.
 
 import { h, replace } from './dom.js';
 import { team } from './team.js';
 import * as seen from './chat/seen.js';
 import * as approvals from './chat/approvals.js';
 import * as notify from './chat/notify.js';
+import { friendsSection } from './friends_sidebar.js';
 
 const CHECK_AT_START = 60;
 
@@ -121,6 +122,7 @@ export function draw(nav, ctx, conn, phoneNotice = null) {
     botList,
     h('div', { class: 'side-head' }, h('h2', {}, 'Rooms'), h('a', { class: 'button side-add', href: '#/rooms/new' }, 'New room')),
     roomList,
+    friendsSection(ctx),
   );
 
   const unreadRooms = new Set();

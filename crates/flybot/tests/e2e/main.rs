@@ -18,5 +18,6 @@ mod restart_round;
 mod rooms;
 mod sandbox_lifetime;
 mod social_crash;
+mod social_homes;
 mod support;
 mod two_writers;

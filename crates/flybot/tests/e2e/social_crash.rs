@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
 
-fn ok(host: &Served, endpoint: &str, body: Value) -> Value {
+pub(crate) fn ok(host: &Served, endpoint: &str, body: Value) -> Value {
     let (status, answer) = host.post(endpoint, &body.to_string(), None);
     assert_eq!(status, 200, "{endpoint}: {answer}");
     answer
@@ -19,7 +19,7 @@ fn ok(host: &Served, endpoint: &str, body: Value) -> Value {
 
 /// Looks at Bob's view until `pred` holds (the other home's doing has no
 /// event this test could await).
-fn until(host: &Served, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn until(host: &Served, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..1200 {
         let seen = ok(host, "social", json!({}));
         if pred(&seen) {
@@ -30,7 +30,7 @@ fn until(host: &Served, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
     panic!("never saw {what}: {}", ok(host, "social", json!({})));
 }
 
-fn lines_of(view: &Value) -> Vec<Value> {
+pub(crate) fn lines_of(view: &Value) -> Vec<Value> {
     view["remoteBots"][0]["lines"]
         .as_array()
         .cloned()
@@ -38,7 +38,7 @@ fn lines_of(view: &Value) -> Vec<Value> {
 }
 
 /// How many user messages in the home's Session logs carry `text`.
-fn delivered(home: &Path, text: &str) -> usize {
+pub(crate) fn delivered(home: &Path, text: &str) -> usize {
     let Ok(dir) = std::fs::read_dir(home.join("sessions")) else {
         return 0;
     };
@@ -56,7 +56,7 @@ fn delivered(home: &Path, text: &str) -> usize {
         .count()
 }
 
-fn connect(host: &Served, base: &str, name: &str) {
+pub(crate) fn connect(host: &Served, base: &str, name: &str) {
     let body = json!({"homeserver": base, "user": name, "password": format!("pw-{name}-1")});
     ok(host, "social-connect", body);
 }

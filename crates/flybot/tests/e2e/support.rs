@@ -33,12 +33,18 @@ pub fn serve(home: &Path) -> Served {
 
 /// `serve` with more arguments (a `--store`, `--standby`).
 pub fn serve_with(home: &Path, extra: &[&str]) -> Served {
+    serve_with_env(home, extra, &[])
+}
+
+/// `serve` with more arguments and more environment variables for the host.
+pub fn serve_with_env(home: &Path, extra: &[&str], env: &[(&str, &str)]) -> Served {
     let mut child = flybot()
         .args(["serve", "--home"])
         .arg(home)
         .args(["--listen", "127.0.0.1:0"])
         .args(extra)
         .env("FLYBOT_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -6,6 +6,8 @@
 //! message to another owner's Bot is held for the sender's owner (#52). A
 //! message sent from the sender's group Session carries that group
 //! (`senderRoomId`, #553), so a question about the work can reach it (#550).
+//! A name no Bot of the team has may be a friend's Bot's (issue 33): the
+//! host sends that over Bot Social.
 
 use super::{caller, is_retired, no_bot, team};
 use crate::session::{ItemKind, SessionEvent, Sessions, Source};
@@ -129,7 +131,7 @@ impl Tool for MessageBot {
         tool_names::MESSAGE_BOT
     }
     fn description(&self) -> &'static str {
-        "Send a message to another Bot of your team; it lands in that Bot's own chat and starts its turn. Use it to hand over work or ask a question."
+        "Send a message to another Bot of your team; it lands in that Bot's own chat and starts its turn. Use it to hand over work or ask a question. A friend's Bot shared with this home is named as its owner's home lists it, such as Helper (Alice); its answer comes back to your chat."
     }
     async fn call(&self, ctx: &ToolContext, args: MessageBotArgs) -> ToolResult {
         let team = team(ctx)?;
@@ -148,6 +150,13 @@ impl Tool for MessageBot {
                 .and_then(|sessions| turn_origin(sessions, state, &me, &ctx.session_id));
             Ok::<_, ToolError>((me.clone(), named_bots(state, &me, &args.to), room, origin))
         })?;
+        // No Bot of the team by that name: a friend's Bot may answer to it
+        // (issue 33); the host judges that send and says what became of it.
+        if named.is_empty()
+            && let Some(sent) = team.message_friend_bot(&me.id, &args.to, text).await
+        {
+            return sent.map_err(ToolError::Refused);
+        }
         // The host judges the send with the core reach() (#90); a Bot it
         // may not reach is refused like one that is not there.
         let target = named

@@ -291,6 +291,10 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             Refused(json!({"userId": "@mallory:localhost"}), "bot/forbidden"),
         ),
         (
+            "social-friend-decline",
+            Refused(json!({"userId": "@mallory:localhost"}), "bot/forbidden"),
+        ),
+        (
             "social-publish",
             Refused(
                 json!({"botId": bot, "userId": "@mallory:localhost"}),

@@ -159,3 +159,17 @@ pub fn messages(batch: &Value, room: &str) -> Vec<(String, Value)> {
         })
         .unwrap_or_default()
 }
+
+/// The users a batch shows leaving (or declining an invite to) `room`.
+pub fn left(batch: &Value, room: &str) -> Vec<String> {
+    batch["rooms"]["join"][room]["timeline"]["events"]
+        .as_array()
+        .map(|events| {
+            events
+                .iter()
+                .filter(|e| e["type"] == "m.room.member" && e["content"]["membership"] == "leave")
+                .filter_map(|e| e["state_key"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -113,7 +113,16 @@ function draw(ctx, body, view) {
     disconnect,
     h('h3', {}, 'Friends'),
     view.friends.length ? h('ul', {}, ...view.friends.map((f) => h('li', {}, `${f.userId} · since ${when(f.since)}`))) : h('p', { class: 'muted' }, 'No friend yet.'),
-    view.invites.length ? h('p', { class: 'hint' }, `Waiting for you to accept: ${view.invites.join(', ')}`) : null,
+    view.invites.length ? h('p', { class: 'hint' }, 'Waiting for you to accept or decline:') : null,
+    ...[...new Set(view.invites)].map((user) =>
+      h(
+        'div',
+        { class: 'row social-invite' },
+        h('div', { class: 'grow' }, user),
+        form(ctx, `Accept ${user}`, [], 'Accept', 'social-friend-add', () => ({ userId: user })),
+        form(ctx, `Decline ${user}`, [], 'Decline', 'social-friend-decline', () => ({ userId: user })),
+      ),
+    ),
     form(ctx, 'Add a friend', [field('social-friend', 'Matrix user', 'Such as @bob:example.org; an invite from them is accepted too.', addFriend)], 'Add friend', 'social-friend-add', () => ({ userId: addFriend.value.trim() }), () => (addFriend.value = '')),
     h('h3', {}, 'Friends\' Bots'),
     view.remoteBots.length ? view.remoteBots.map((b) => remoteBotRow(ctx, b)) : h('p', { class: 'muted' }, 'No friend has shared a Bot with you yet.'),
