@@ -175,8 +175,9 @@ function manage(ctx, bot, formError, isMain) {
     try {
       const copy = (await ctx.api.call('duplicate-bot', { id: bot.id })).bot;
       await ctx.team.refresh();
-      // The copy's form opens only while this form is still shown: a late answer never draws over what the person went to since.
-      if (location.hash === here && duplicate.isConnected) ctx.navigate(`#/bot/${copy.id}/edit`);
+      // The copy's form opens only while the person is still on this Bot's form (a live redraw of it may
+      // have replaced this button): a late answer never draws over what the person went to since.
+      if (location.hash === here) ctx.navigate(`#/bot/${copy.id}/edit`);
     } catch (refusal) {
       formError.textContent = refusal.message;
     } finally {
