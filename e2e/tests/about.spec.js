@@ -29,5 +29,5 @@ test('About shows the stamped build and links, and the owner downloads the diagn
   const saved = test.info().outputPath('diagnostics.log');
   await download.saveAs(saved);
   expect(fs.readFileSync(saved, 'utf8')).toContain('a warning the page must hand back');
-  await about.screenshot({ path: '/tmp/wt36-about.png' });
+  await about.screenshot({ path: test.info().outputPath('about.png') });
 });

@@ -48,7 +48,7 @@ test('a card made on the page, worked by its Bot, is dragged to Done and stays t
   await expect(column('In progress').getByRole('button', { name: 'Write the launch note', exact: true })).toHaveCount(0);
   const after = await host.api.call('tasks', { archive: true });
   expect(after.tasks.find((t) => t.id === id).status).toBe('accepted');
-  await page.screenshot({ path: '/tmp/board-done.png' });
+  await page.screenshot({ path: test.info().outputPath('board-done.png') });
 });
 
 test('the keyboard accepts a result from the card tile, and priority and progress are edited in the card', async ({ page, host }) => {
@@ -77,7 +77,7 @@ test('the keyboard accepts a result from the card tile, and priority and progres
   await card.getByRole('button', { name: 'Save' }).click();
   await expect(card.getByText('urgent', { exact: true })).toBeVisible();
   await expect(card.getByText('30%', { exact: true })).toBeVisible();
-  await page.screenshot({ path: '/tmp/board-edit.png' });
+  await page.screenshot({ path: test.info().outputPath('board-edit.png') });
   await card.getByRole('button', { name: 'Close' }).click();
   await expect(column('Not started').locator(`[data-task-id="${other.id}"].w-prio-urgent`)).toBeVisible();
   const row = (await host.api.call('tasks', {})).tasks.find((t) => t.id === other.id);
@@ -120,7 +120,7 @@ test("a card's wakes show in its Bot's chat as one muted line naming the card", 
   // No person's bubble: the offline mock's own reply quotes what it got, which is the mock's.
   await expect(main.locator('.msg.user')).toHaveCount(0);
   await expect(main.getByText('FlyBot', { exact: true })).toHaveCount(0);
-  await page.screenshot({ path: '/tmp/wake-line.png' });
+  await page.screenshot({ path: test.info().outputPath('wake-line.png') });
 });
 
 test('a card moved for the Bot from its fold, accepted, then archived off the Done column and still in the whole archive', async ({ page, host }) => {
@@ -164,7 +164,7 @@ test('a card moved for the Bot from its fold, accepted, then archived off the Do
   const tile = column('Done').locator(`[data-task-id="${task.id}"]`);
   await expect(tile.getByText('Archived', { exact: true })).toBeVisible();
   await expect(tile.getByRole('button', { name: /^Archive/ })).toHaveCount(0);
-  await page.screenshot({ path: '/tmp/board-archived.png' });
+  await page.screenshot({ path: test.info().outputPath('board-archived.png') });
   card = await openCard('Done');
   await expect(card.getByText('This card is accepted and archived; nothing moves it again.')).toBeVisible();
 });

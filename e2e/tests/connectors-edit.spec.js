@@ -45,7 +45,7 @@ test('the owner adds an MCP server by program, arguments, variables and approval
   await form.getByLabel('Variable 1 name').fill('SERVICE_TOKEN');
   await expect(form.getByLabel('Variable 1 saved key')).toHaveValue('SERVICE_KEY');
   await form.getByLabel('Tools that ask you first').fill('echo');
-  await section.screenshot({ path: '/tmp/connector-form.png' });
+  await section.screenshot({ path: test.info().outputPath('connector-form.png') });
   await form.getByRole('button', { name: 'Add server' }).click();
   await expect(form.getByRole('status')).toContainText(/Added everything: \d+ tools/, { timeout: 30_000 });
   await expect(form.getByRole('alert')).toBeEmpty();

@@ -90,8 +90,8 @@ test('#553 the room shows the Bot working on what it handed over, and so does th
   await host.api.call('send', { roomId: room.id, text: '@Lead start the build' });
   // Dev's hidden turn waits on the owner's approval of its command.
   await expect(page.getByRole('status').filter({ hasText: 'Dev is working on what this room handed over.' })).toBeVisible();
-  await page.screenshot({ path: '/tmp/wt36-handed-room.png' });
+  await page.screenshot({ path: test.info().outputPath('handed-room.png') });
   await page.goto(`${host.url}/#/bot/${dev.id}`);
   await expect(page.getByText('Working on what the room Ship handed over: echo build')).toBeVisible();
-  await page.screenshot({ path: '/tmp/wt36-handed-chat.png' });
+  await page.screenshot({ path: test.info().outputPath('handed-chat.png') });
 });

@@ -35,5 +35,5 @@ test('the Bot form picks a tier and Usage groups calls per harness', async ({ pa
   await expect(table.getByRole('row', { name: /Default/ })).toBeVisible();
   await expect(table.getByRole('row', { name: /Lite/ })).toBeVisible();
   await expect(table.getByRole('row', { name: /Heavy/ })).toHaveCount(0);
-  await page.screenshot({ path: '/tmp/harness-usage.png', fullPage: true });
+  await page.screenshot({ path: test.info().outputPath('harness-usage.png'), fullPage: true });
 });

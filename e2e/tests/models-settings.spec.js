@@ -40,7 +40,7 @@ test('a provider added in Settings serves a Bot at once and is written to config
   await expect(models.getByText('Added; Bots can pick its models now.')).toBeVisible();
   await expect(models.getByText('key saved')).toBeVisible();
   await expect(models.getByText(/local-chat \(qwen3, 32,000 tokens, images\)/)).toBeVisible();
-  await models.screenshot({ path: '/tmp/models-settings.png' });
+  await models.screenshot({ path: test.info().outputPath('models-settings.png') });
 
   // Test connection: the model's own reply and how long it took.
   await models.getByRole('button', { name: 'Test connection for local-chat' }).click();
@@ -116,7 +116,7 @@ test('a provider edited in Settings (base URL and model id) is applied at once, 
     await picker.getByRole('button', { name: 'Save default' }).click();
     await expect(picker.getByText('local-chat is the default now; new Bots get it.')).toBeVisible();
     await expect(models.getByText('local-chat (default)')).toBeVisible();
-    await models.screenshot({ path: '/tmp/models-default.png' });
+    await models.screenshot({ path: test.info().outputPath('models-default.png') });
     file = fs.readFileSync(path.join(host.home, 'config.toml'), 'utf8');
     expect(file).toContain('defaultModel = "local-chat"');
     const bot = await host.api.createBot('Fresh');

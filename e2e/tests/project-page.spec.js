@@ -24,7 +24,7 @@ test("a Project's page shows its board and memory, and the digest says why it ca
   await expect(digest.getByText('No digest yet.')).toBeVisible();
   await digest.getByRole('button', { name: "Write today's digest" }).click();
   await expect(page.getByRole('alert').filter({ hasText: /GitHub connector/ })).toBeVisible();
-  await page.screenshot({ path: '/tmp/wt36-project.png' });
+  await page.screenshot({ path: test.info().outputPath('project.png') });
 });
 
 test("#1712 a Project's page shows its assistant's daily task and the run that escalated, which the schedule list leaves out", async ({ page, host }) => {
@@ -54,5 +54,5 @@ test("#1712 a Project's page shows its assistant's daily task and the run that e
   await expect(digest.getByText(/^Escalated .*:/)).toBeVisible();
   await expect(digest.getByText(/No GitHub connector is signed in/)).toBeVisible();
   await digest.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: '/tmp/wt36-project-escalation.png' });
+  await page.screenshot({ path: test.info().outputPath('project-escalation.png') });
 });

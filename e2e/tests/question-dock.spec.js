@@ -42,7 +42,7 @@ test('a question on handed-out work is answered from the room dock', async ({ pa
   const dock = page.getByRole('region', { name: 'Question from Dev' });
   await expect(dock).toBeVisible();
   await expect(dock.getByText('Postgres or SQLite?')).toBeVisible();
-  await page.screenshot({ path: '/tmp/wt36-dock.png' });
+  await page.screenshot({ path: test.info().outputPath('dock.png') });
   await dock.getByRole('textbox', { name: 'Your answer' }).fill('SQLite');
   await dock.getByRole('button', { name: 'Answer' }).click();
   await expect(dock).toBeHidden();
@@ -50,7 +50,7 @@ test('a question on handed-out work is answered from the room dock', async ({ pa
   await expect(lines.getByText(/answered Dev: Postgres or SQLite\? → SQLite/)).toBeVisible();
   // Dev's reply to the answer comes back into the room, calling Lead.
   await expect(lines.getByText('@Lead Using SQLite.')).toBeVisible();
-  await page.screenshot({ path: '/tmp/wt36-dock-answered.png' });
+  await page.screenshot({ path: test.info().outputPath('dock-answered.png') });
 });
 
 test('a question on handed-out work is dismissed from the room dock', async ({ page }) => {

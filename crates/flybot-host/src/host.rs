@@ -270,13 +270,7 @@ impl Host {
             externals: ExternalSeats::new(),
             config: config.clone(),
         };
-        let usage = Arc::new(UsageCell::new(config.home.clone()));
-        let usage_recorder = UsageRecorder {
-            team: team.clone(),
-            sessions: sessions.clone(),
-            models: config.models.clone(),
-            usage: usage.clone(),
-        };
+        let (usage, usage_recorder) = usage_ledger(&team, &sessions, &config);
         let scheduler = Scheduler {
             started_at: book.now(),
             out_of_app: Arc::new(crate::notify::OutOfApp::configured(&team, &config.notify)),
@@ -494,6 +488,22 @@ fn owner_token_hash(home: &std::path::Path) -> Option<String> {
             None
         }
     }
+}
+
+/// The usage ledger and the recorder `start` sets following the turns.
+fn usage_ledger(
+    team: &Team,
+    sessions: &Sessions,
+    config: &HostConfig,
+) -> (Arc<UsageCell>, UsageRecorder) {
+    let usage = Arc::new(UsageCell::new(config.home.clone()));
+    let recorder = UsageRecorder {
+        team: team.clone(),
+        sessions: sessions.clone(),
+        models: config.models.clone(),
+        usage: usage.clone(),
+    };
+    (usage, recorder)
 }
 
 /// A provider whose key was saved from Settings reads it per request.
