@@ -262,14 +262,7 @@ impl Host {
             &config.feishu_api,
         );
         let social = crate::social::Social::new(&team, &secrets, &sessions).lent_to(&social_cell);
-        let rounds = Rounds {
-            team: team.clone(),
-            board: board.clone(),
-            logs: logs.clone(),
-            sessions: sessions.clone(),
-            externals: ExternalSeats::new(),
-            config: config.clone(),
-        };
+        let rounds = Rounds::new(&team, &board, &logs, &sessions, &config);
         let (usage, usage_recorder) = usage_ledger(&team, &sessions, &config);
         let scheduler = Scheduler {
             started_at: book.now(),
@@ -437,7 +430,7 @@ impl Host {
 
     /// External room members' processes (#198).
     pub fn externals(&self) -> &Arc<ExternalSeats> {
-        &self.inner.rounds.externals
+        &self.inner.rounds.externals()
     }
 
     pub fn store(&self) -> &Store {
@@ -463,7 +456,7 @@ impl Host {
     /// member's process with them (#198).
     pub fn begin_stop(&self) {
         self.inner.team.bus().stop();
-        self.inner.rounds.externals.stop_all();
+        self.inner.rounds.externals().stop_all();
     }
 
     /// Resolves once the host has started stopping.

@@ -11,8 +11,9 @@ use flybot_protocol::task::WaitingFor;
 use serde::Serialize;
 
 /// What the adapter observed of execution.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "kebab-case", tag = "observation")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Observation {
     /// The request enrolled and execution starts.
     ExecutionStarted,
@@ -201,18 +202,7 @@ fn refuse(observation: &Observation, from: TaskStatus) -> NotProjectable {
     }
 }
 
+/// The observation's wire word: the variant in kebab case, as serde tags it.
 pub fn observation_word(observation: &Observation) -> &'static str {
-    match observation {
-        Observation::ExecutionStarted => "execution-started",
-        Observation::WaitingForInput { .. } => "waiting-for-input",
-        Observation::WaitingForApproval { .. } => "waiting-for-approval",
-        Observation::InputAnswered => "input-answered",
-        Observation::UnexpectedPermission { .. } => "unexpected-permission",
-        Observation::RuntimeIdle => "runtime-idle",
-        Observation::ValidResult { .. } => "valid-result",
-        Observation::KnownFailure { .. } => "known-failure",
-        Observation::CancelRequested => "cancel-requested",
-        Observation::AbortObserved => "abort-observed",
-        Observation::Uncertain { .. } => "uncertain",
-    }
+    observation.into()
 }

@@ -22,6 +22,24 @@ fn script(body: &str) -> Launch {
     launch(&["sh", "-c", body])
 }
 
+/// A fresh marker path a script touches once it reached a point.
+fn marker(name: &str) -> std::path::PathBuf {
+    let dir = tempfile::tempdir().unwrap().keep();
+    dir.join(name)
+}
+
+/// Waits (10 ms looks, at most 10 s) until the script touched `path`: the
+/// child's own signal that it reached the point, not a guessed delay.
+async fn reached(path: &std::path::Path) {
+    for _ in 0..1000 {
+        if path.exists() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the script never reached {}", path.display());
+}
+
 fn turn(text: &str) -> HostLine {
     HostLine::Turn {
         text: text.to_owned(),
@@ -168,13 +186,17 @@ async fn delivery_and_crash_a_line_outside_the_protocol_is_a_failure() {
 #[tokio::test]
 async fn stop_and_late_result_a_stopped_turn_has_nothing_to_answer_and_the_late_line_is_lost() {
     let supervisor = std::sync::Arc::new(quick());
-    let slow = script("read line; sleep 3; echo '{\"text\":\"late\"}'");
+    let read = marker("read");
+    let slow = script(&format!(
+        "read line; touch '{}'; sleep 3; echo '{{\"text\":\"late\"}}'",
+        read.display()
+    ));
     let running = {
         let supervisor = supervisor.clone();
         let slow = slow.clone();
         tokio::spawn(async move { supervisor.turn(&key(), &slow, turn("go")).await })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    reached(&read).await;
     assert!(supervisor.stop(&key()), "a turn ran");
     let outcome = running.await.unwrap();
     assert_eq!(outcome, SeatOutcome::Stopped, "not a failure");
@@ -219,11 +241,13 @@ async fn stop_asks_then_terms_then_kills_the_group() {
     let sleeper = Peer::start(&launch(&["sleep", "30"])).unwrap();
     assert_eq!(sleeper.stop(graces).await, StopEnd::Terminated);
     // Ignores SIGTERM and leaves a grandchild: SIGKILL on the group.
-    let stubborn = Peer::start(&script(
-        "trap '' TERM; sleep 30 & while :; do sleep 0.05; done",
-    ));
+    let trapped = marker("trapped");
+    let stubborn = Peer::start(&script(&format!(
+        "trap '' TERM; sleep 30 & touch '{}'; while :; do sleep 0.05; done",
+        trapped.display()
+    )));
     let stubborn = stubborn.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    reached(&trapped).await;
     assert_eq!(stubborn.stop(graces).await, StopEnd::Killed);
 }
 

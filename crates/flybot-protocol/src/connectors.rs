@@ -81,6 +81,24 @@ pub struct ConnectorRow {
     pub channel: Option<crate::channel_connectors::ChannelRow>,
 }
 
+impl ConnectorRow {
+    /// The row of a connector that is not running: never connected,
+    /// disconnected, or a channel that is gone. `kind` is `mcp` or
+    /// `channel`. The one place an "off" row is spelled.
+    pub fn off(id: &str, kind: &str) -> ConnectorRow {
+        ConnectorRow {
+            id: id.to_owned(),
+            kind: kind.to_owned(),
+            status: ConnectorStatus::Off,
+            tools: Vec::new(),
+            error: None,
+            command: None,
+            url: None,
+            channel: None,
+        }
+    }
+}
+
 /// `connectors` → every connector.
 #[derive(Debug, Clone, Serialize)]
 pub struct ConnectorsAnswer {

@@ -169,7 +169,7 @@ impl Channels {
             }
             Ok(())
         })?;
-        Ok(off_row(id))
+        Ok(ConnectorRow::off(id, "channel"))
     }
 
     /// `connector-allow` / `connector-block`: the allow-list changed through
@@ -285,19 +285,5 @@ async fn prove(http: reqwest::Client, origin: &str, req: &ChannelConnect) -> Res
             };
             app.token().await.map(|_token| ())
         }
-    }
-}
-
-/// The row of a channel that is gone.
-fn off_row(id: &str) -> ConnectorRow {
-    ConnectorRow {
-        id: id.to_owned(),
-        kind: "channel".to_owned(),
-        status: ConnectorStatus::Off,
-        tools: Vec::new(),
-        error: None,
-        command: None,
-        url: None,
-        channel: None,
     }
 }

@@ -136,19 +136,7 @@ impl Connectors {
 
     /// One connector's row; an unknown id is `off`.
     pub fn row(&self, id: &str) -> ConnectorRow {
-        self.table()
-            .get(id)
-            .map(|e| e.row(id))
-            .unwrap_or(ConnectorRow {
-                id: id.to_owned(),
-                kind: "mcp".to_owned(),
-                status: ConnectorStatus::Off,
-                tools: Vec::new(),
-                error: None,
-                command: None,
-                url: None,
-                channel: None,
-            })
+        self.row_unlocked(&self.table(), id)
     }
 
     /// The tools of every ready connector, for a turn's tool set.
@@ -258,16 +246,7 @@ impl Connectors {
     fn row_unlocked(&self, table: &BTreeMap<String, Entry>, id: &str) -> ConnectorRow {
         match table.get(id) {
             Some(entry) => entry.row(id),
-            None => ConnectorRow {
-                id: id.to_owned(),
-                kind: "mcp".to_owned(),
-                status: ConnectorStatus::Off,
-                tools: Vec::new(),
-                error: None,
-                command: None,
-                url: None,
-                channel: None,
-            },
+            None => ConnectorRow::off(id, "mcp"),
         }
     }
 

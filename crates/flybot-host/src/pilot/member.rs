@@ -66,7 +66,7 @@ impl OpenCodeMember {
     async fn selected(&self, turn: &MemberTurn, task: &JournaledTask) -> Result<String, String> {
         let card = self
             .rounds
-            .team
+            .team()
             .read(|state| card_by_id(state, &self.task_id))
             .ok_or("My card was deleted; start another and ask me again.")?;
         turn_text(&self.rounds, turn, &card, &self.test_command, task).await

@@ -72,12 +72,12 @@ impl ExternalSeats {
     /// the recovered seats like any other (a decided cancel releases one
     /// once its stop is observed). Only the home's writer.
     pub(crate) fn recover(rounds: &super::Rounds) {
-        if rounds.team.store().status() != flybot_store::StoreStatus::Writer {
+        if rounds.team().store().status() != flybot_store::StoreStatus::Writer {
             return;
         }
         let rounds = rounds.clone();
-        rounds.externals.watch(rounds.team.store());
-        tokio::spawn(async move { rounds.externals.opencode().recover(&rounds).await });
+        rounds.externals().watch(rounds.team().store());
+        tokio::spawn(async move { rounds.externals().opencode().recover(&rounds).await });
     }
 
     /// Ends every external member's process (the host stops).
@@ -142,7 +142,7 @@ impl RoutedParticipant {
     pub fn new(rounds: Rounds) -> RoutedParticipant {
         RoutedParticipant {
             agent: AgentParticipant {
-                sessions: rounds.sessions.clone(),
+                sessions: rounds.sessions().clone(),
             },
             rounds,
         }
@@ -206,21 +206,21 @@ fn failed(code: FailureCode, line: String) -> TurnOutcome {
 impl RoutedParticipant {
     fn external(&self, bot_id: &str) -> Option<Result<ExternalSpec, String>> {
         self.rounds
-            .team
+            .team()
             .read(|state| state.bots.get(bot_id).and_then(external_of))
     }
 
     async fn run_external(&self, turn: MemberTurn, spec: SubprocessSpec) -> TurnOutcome {
-        let seats = self.rounds.externals.clone();
-        seats.watch(self.rounds.team.store());
-        let launch = match launch_of(&self.rounds.config.home, &turn.bot_id, spec) {
+        let seats = self.rounds.externals().clone();
+        seats.watch(self.rounds.team().store());
+        let launch = match launch_of(&self.rounds.config().home, &turn.bot_id, spec) {
             Ok(launch) => launch,
             Err(why) => return failed(FailureCode::Start, format!("Could not start: {why}.")),
         };
         let line = self
             .rounds
-            .team
-            .read(|state| turn_line(&self.rounds.logs, state, &turn));
+            .team()
+            .read(|state| turn_line(&self.rounds.logs(), state, &turn));
         let key = SeatKey {
             room_id: turn.room_id.clone(),
             bot_id: turn.bot_id.clone(),
@@ -232,7 +232,7 @@ impl RoutedParticipant {
             // A process's words are a peer's: fenced by origin (markers
             // inside stripped) before any internal Bot reads them.
             SeatOutcome::Text(text) => {
-                let name = self.rounds.team.read(|state| {
+                let name = self.rounds.team().read(|state| {
                     state
                         .bots
                         .get(&turn.bot_id)
@@ -255,7 +255,7 @@ impl RoutedParticipant {
     }
 
     fn seat_of(&self, session_id: &str) -> Option<SeatKey> {
-        lock(&self.rounds.externals.running)
+        lock(&self.rounds.externals().running)
             .get(session_id)
             .cloned()
     }
@@ -276,8 +276,8 @@ impl RoomParticipant for RoutedParticipant {
             match self.external(&turn.bot_id) {
                 Some(Ok(ExternalSpec::Subprocess(spec))) => self.run_external(turn, spec).await,
                 Some(Ok(ExternalSpec::OpenCode(spec))) => {
-                    let seats = self.rounds.externals.clone();
-                    seats.watch(self.rounds.team.store());
+                    let seats = self.rounds.externals().clone();
+                    seats.watch(self.rounds.team().store());
                     seats.opencode.turn(&self.rounds, turn, spec).await
                 }
                 Some(Err(why)) => failed(
@@ -290,7 +290,8 @@ impl RoomParticipant for RoutedParticipant {
     }
 
     fn snapshot(&self, session_id: &str) -> Snapshot {
-        if self.seat_of(session_id).is_some() || self.rounds.externals.opencode.running(session_id)
+        if self.seat_of(session_id).is_some()
+            || self.rounds.externals().opencode.running(session_id)
         {
             return Snapshot { running: true };
         }
@@ -298,11 +299,11 @@ impl RoomParticipant for RoutedParticipant {
     }
 
     fn cancel(&self, session_id: &str) -> bool {
-        if self.rounds.externals.opencode.stop(session_id) {
+        if self.rounds.externals().opencode.stop(session_id) {
             return true;
         }
         match self.seat_of(session_id) {
-            Some(key) => self.rounds.externals.supervisor.stop(&key),
+            Some(key) => self.rounds.externals().supervisor.stop(&key),
             None => self.agent.cancel(session_id),
         }
     }
@@ -310,7 +311,8 @@ impl RoomParticipant for RoutedParticipant {
     fn steer(&self, session_id: &str, text: &str) -> bool {
         // A peer has no steer on its protocol: the line waits for the next
         // round, where the peer reads it.
-        if self.seat_of(session_id).is_some() || self.rounds.externals.opencode.running(session_id)
+        if self.seat_of(session_id).is_some()
+            || self.rounds.externals().opencode.running(session_id)
         {
             return false;
         }
@@ -324,7 +326,8 @@ impl RoomParticipant for RoutedParticipant {
     /// A peer's cut turn is run again (it has no Session to pick it up);
     /// the agent's is read from its pickup.
     fn resume_turn(&self, session_id: &str, after: u64) -> ResumeFuture<'_> {
-        if self.seat_of(session_id).is_some() || self.rounds.externals.opencode.running(session_id)
+        if self.seat_of(session_id).is_some()
+            || self.rounds.externals().opencode.running(session_id)
         {
             return Box::pin(async { None });
         }

@@ -22,15 +22,63 @@ use std::sync::Arc;
 /// What a room's rounds and their member turns use. Cheap to clone.
 #[derive(Clone)]
 pub struct Rounds {
-    pub team: Team,
-    pub board: Board,
-    pub logs: Arc<RoomLogs>,
-    pub sessions: Sessions,
-    pub externals: Arc<ExternalSeats>,
-    pub config: Arc<HostConfig>,
+    team: Team,
+    board: Board,
+    logs: Arc<RoomLogs>,
+    sessions: Sessions,
+    externals: Arc<ExternalSeats>,
+    config: Arc<HostConfig>,
 }
 
 impl Rounds {
+    /// The round driver over these services, with no external seat running.
+    pub fn new(
+        team: &Team,
+        board: &Board,
+        logs: &Arc<RoomLogs>,
+        sessions: &Sessions,
+        config: &Arc<HostConfig>,
+    ) -> Rounds {
+        Rounds {
+            team: team.clone(),
+            board: board.clone(),
+            logs: logs.clone(),
+            sessions: sessions.clone(),
+            externals: ExternalSeats::new(),
+            config: config.clone(),
+        }
+    }
+
+    /// The team the rounds read and write.
+    pub fn team(&self) -> &Team {
+        &self.team
+    }
+
+    /// The task board a round dispatches onto (#1254).
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The rooms' logs.
+    pub fn logs(&self) -> &Arc<RoomLogs> {
+        &self.logs
+    }
+
+    /// The agent runtime a member's turn runs in.
+    pub fn sessions(&self) -> &Sessions {
+        &self.sessions
+    }
+
+    /// The external seats (supervised subprocesses and OpenCode).
+    pub fn externals(&self) -> &Arc<ExternalSeats> {
+        &self.externals
+    }
+
+    /// The host's configuration.
+    pub fn config(&self) -> &Arc<HostConfig> {
+        &self.config
+    }
+
     /// Runs every round `starts` hands over until the host stops.
     pub fn drive(self, mut starts: RoundStarts) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {

@@ -33,8 +33,21 @@ pub const FIELDS: [&str; 11] = [
 ];
 
 /// The allow-listed kinds. Anything else never executes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum EnvelopeKind {
     Request,
     Question,
@@ -47,33 +60,13 @@ pub enum EnvelopeKind {
 }
 
 impl EnvelopeKind {
-    pub const ALL: [EnvelopeKind; 8] = [
-        EnvelopeKind::Request,
-        EnvelopeKind::Question,
-        EnvelopeKind::Answer,
-        EnvelopeKind::Progress,
-        EnvelopeKind::Result,
-        EnvelopeKind::Failure,
-        EnvelopeKind::Cancel,
-        EnvelopeKind::CancelObserved,
-    ];
-
-    /// The kind's wire spelling.
+    /// The kind's wire spelling (the same words serde writes).
     pub fn as_str(self) -> &'static str {
-        match self {
-            EnvelopeKind::Request => "request",
-            EnvelopeKind::Question => "question",
-            EnvelopeKind::Answer => "answer",
-            EnvelopeKind::Progress => "progress",
-            EnvelopeKind::Result => "result",
-            EnvelopeKind::Failure => "failure",
-            EnvelopeKind::Cancel => "cancel",
-            EnvelopeKind::CancelObserved => "cancel-observed",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<EnvelopeKind> {
-        EnvelopeKind::ALL.into_iter().find(|k| k.as_str() == text)
+        text.parse().ok()
     }
 
     /// Cancel and its observation travel on the separate control channel,

@@ -5,86 +5,43 @@ use serde::Serialize;
 use std::fmt;
 
 /// The stable refusal codes of the codec. Closed: tests and the vector
-/// file name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// file name them. The wire words are derived once from the variants
+/// (`envelope/` and the name in kebab case); serde writes the same words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "kebab-case", prefix = "envelope/")]
 pub enum RefusalCode {
-    #[serde(rename = "envelope/too-large")]
     TooLarge,
-    #[serde(rename = "envelope/not-utf8")]
     NotUtf8,
-    #[serde(rename = "envelope/not-json")]
     NotJson,
-    #[serde(rename = "envelope/not-object")]
     NotObject,
-    #[serde(rename = "envelope/unknown-field")]
     UnknownField,
-    #[serde(rename = "envelope/duplicate-field")]
     DuplicateField,
-    #[serde(rename = "envelope/missing-field")]
     MissingField,
-    #[serde(rename = "envelope/invalid-type")]
     InvalidType,
-    #[serde(rename = "envelope/unknown-version")]
     UnknownVersion,
-    #[serde(rename = "envelope/unknown-kind")]
     UnknownKind,
-    #[serde(rename = "envelope/invalid-id")]
     InvalidId,
-    #[serde(rename = "envelope/conflicting-ids")]
     ConflictingIds,
-    #[serde(rename = "envelope/invalid-field")]
     InvalidField,
-    #[serde(rename = "envelope/input-too-large")]
     InputTooLarge,
-    #[serde(rename = "envelope/result-too-large")]
     ResultTooLarge,
-    #[serde(rename = "envelope/progress-too-long")]
     ProgressTooLong,
 }
 
 impl RefusalCode {
-    pub const ALL: [RefusalCode; 16] = [
-        RefusalCode::TooLarge,
-        RefusalCode::NotUtf8,
-        RefusalCode::NotJson,
-        RefusalCode::NotObject,
-        RefusalCode::UnknownField,
-        RefusalCode::DuplicateField,
-        RefusalCode::MissingField,
-        RefusalCode::InvalidType,
-        RefusalCode::UnknownVersion,
-        RefusalCode::UnknownKind,
-        RefusalCode::InvalidId,
-        RefusalCode::ConflictingIds,
-        RefusalCode::InvalidField,
-        RefusalCode::InputTooLarge,
-        RefusalCode::ResultTooLarge,
-        RefusalCode::ProgressTooLong,
-    ];
-
     pub fn as_str(self) -> &'static str {
-        match self {
-            RefusalCode::TooLarge => "envelope/too-large",
-            RefusalCode::NotUtf8 => "envelope/not-utf8",
-            RefusalCode::NotJson => "envelope/not-json",
-            RefusalCode::NotObject => "envelope/not-object",
-            RefusalCode::UnknownField => "envelope/unknown-field",
-            RefusalCode::DuplicateField => "envelope/duplicate-field",
-            RefusalCode::MissingField => "envelope/missing-field",
-            RefusalCode::InvalidType => "envelope/invalid-type",
-            RefusalCode::UnknownVersion => "envelope/unknown-version",
-            RefusalCode::UnknownKind => "envelope/unknown-kind",
-            RefusalCode::InvalidId => "envelope/invalid-id",
-            RefusalCode::ConflictingIds => "envelope/conflicting-ids",
-            RefusalCode::InvalidField => "envelope/invalid-field",
-            RefusalCode::InputTooLarge => "envelope/input-too-large",
-            RefusalCode::ResultTooLarge => "envelope/result-too-large",
-            RefusalCode::ProgressTooLong => "envelope/progress-too-long",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<RefusalCode> {
-        RefusalCode::ALL.into_iter().find(|c| c.as_str() == text)
+        use strum::IntoEnumIterator;
+        RefusalCode::iter().find(|c| c.as_str() == text)
+    }
+}
+
+impl Serialize for RefusalCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

@@ -108,7 +108,7 @@ fn invalid_vectors_get_their_refusal_codes() {
 #[test]
 fn every_refusal_code_has_a_vector() {
     let v = vectors();
-    for code in RefusalCode::ALL {
+    for code in <RefusalCode as strum::IntoEnumIterator>::iter() {
         let covered = list(&v, "invalid")
             .iter()
             .any(|c| c["code"].as_str() == Some(code.as_str()));
@@ -121,5 +121,33 @@ fn every_refusal_code_has_a_vector() {
     assert_eq!(
         check_bytes(&[0xff, 0xfe]).unwrap_err().code,
         RefusalCode::NotUtf8
+    );
+}
+
+/// The wire words are derived once (strum) and serde writes the same words:
+/// a refusal's code, an envelope's kind and an observation's tag.
+#[test]
+fn the_derived_wire_words_are_the_words_serde_writes() {
+    use strum::IntoEnumIterator;
+    for code in RefusalCode::iter() {
+        assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        assert_eq!(RefusalCode::parse(code.as_str()), Some(code));
+    }
+    assert_eq!(RefusalCode::TooLarge.as_str(), "envelope/too-large");
+    for kind in flybot_interop::envelope::EnvelopeKind::iter() {
+        assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        assert_eq!(
+            flybot_interop::envelope::EnvelopeKind::parse(kind.as_str()),
+            Some(kind)
+        );
+    }
+    let seen = flybot_interop::projection::Observation::CancelRequested;
+    assert_eq!(
+        serde_json::to_value(&seen).unwrap()["observation"],
+        flybot_interop::projection::observation_word(&seen)
+    );
+    assert_eq!(
+        flybot_interop::projection::observation_word(&seen),
+        "cancel-requested"
     );
 }

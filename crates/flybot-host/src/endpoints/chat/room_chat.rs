@@ -90,16 +90,16 @@ pub async fn send(
     req: RoomSend,
 ) -> Result<RoomLineSent, ApiError> {
     let text = flybot_core::names::clean_line(&req.text)?;
-    let (room, member) = rounds.team.read(|state| {
+    let (room, member) = rounds.team().read(|state| {
         room_window(state, actor, &req.room_id)
             .map(|(room, _)| (room, actor.member_id(state).unwrap_or_default()))
     })?;
-    let attached = crate::attachments::line::check(&rounds.team, actor, &req.attachments)?;
+    let attached = crate::attachments::line::check(&rounds.team(), actor, &req.attachments)?;
     // The group relay hands every seat the images as text (#779).
     let said = attached.text_for_model(text, readers, false).await;
     let text = said.as_str();
     let line = person_line(rounds, &room.id, member, text, attached.ids())?;
-    let (was_running, speaking) = rounds.logs.run(&room.id, |r| {
+    let (was_running, speaking) = rounds.logs().run(&room.id, |r| {
         // The line that finds no round claims it, in the same lock.
         (std::mem::replace(&mut r.running, true), r.speaking.clone())
     });
@@ -107,11 +107,11 @@ pub async fn send(
         room_id: room.id.clone(),
         seq: line.seq,
     };
-    attached.post(&rounds.team, actor, posting).await?;
+    attached.post(&rounds.team(), actor, posting).await?;
     let now = flybot_store::system_now_ms();
     let wait = speaking
         .as_ref()
-        .and_then(|(_, session)| oldest_wait(&rounds.sessions, session, now));
+        .and_then(|(_, session)| oldest_wait(&rounds.sessions(), session, now));
     let room_now = RoomNow {
         running: was_running,
         speaking: speaking.is_some(),
@@ -127,7 +127,7 @@ pub async fn send(
     let queued = apply_route(rounds, acks, &arrived, speaking, wait, route);
     // Answered once what became of the line is durable too: the steer in
     // the member's Session, or the line waiting for the next round.
-    rounds.logs.settle_now().map_err(io_refusal)?;
+    rounds.logs().settle_now().map_err(io_refusal)?;
     Ok(RoomLineSent {
         room_id: room.id,
         seq: line.seq,
@@ -155,11 +155,11 @@ fn apply_route(
 ) -> RoomQueued {
     let Arrived { room, line, .. } = *arrived;
     if route == Route::OpenRound {
-        rounds.logs.start_round(&room.id, line.seq);
+        rounds.logs().start_round(&room.id, line.seq);
         return RoomQueued::Round;
     }
     let wait_next = || {
-        rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
+        rounds.logs().run(&room.id, |r| r.pending.push(line.seq));
         RoomQueued::NextRound
     };
     let Some((bot_id, session)) = speaking else {
@@ -167,7 +167,7 @@ fn apply_route(
     };
     match route {
         Route::StopSpeaker => {
-            rounds.logs.run(&room.id, |r| {
+            rounds.logs().run(&room.id, |r| {
                 r.stopped = true;
                 r.pending.push(line.seq);
             });
@@ -175,9 +175,9 @@ fn apply_route(
             RoomQueued::Stop
         }
         Route::Interrupt
-            if wait.is_some_and(|(call_id, _)| let_go(&rounds.sessions, &session, &call_id)) =>
+            if wait.is_some_and(|(call_id, _)| let_go(&rounds.sessions(), &session, &call_id)) =>
         {
-            rounds.logs.run(&room.id, |r| r.pending.push(line.seq));
+            rounds.logs().run(&room.id, |r| r.pending.push(line.seq));
             RoomQueued::Interrupt
         }
         Route::Steer | Route::Interrupt => {
@@ -203,11 +203,11 @@ fn steer(
         return None;
     }
     let model = rounds
-        .team
+        .team()
         .read(|state| state.bots.get(bot_id).map(|bot| bot.model.clone()))
         .unwrap_or_default();
     let line_id = format!("{}:{}", room.id, line.seq);
-    let mut arrival = Arrival::in_session(&rounds.sessions, session, line_id, text, &model);
+    let mut arrival = Arrival::in_session(&rounds.sessions(), session, line_id, text, &model);
     arrival.in_room = Some((room.id.clone(), bot_id.to_owned()));
     acks.arrived(arrival);
     Some(RoomQueued::Steer)
@@ -234,7 +234,7 @@ fn person_line(
         hop: 0,
     };
     rounds
-        .logs
+        .logs()
         .append_carrying(room_id, line, attachments)
         .map_err(io_refusal)
 }
@@ -248,7 +248,7 @@ pub fn messages(
     actor: &Actor,
     req: RoomMessages,
 ) -> Result<RoomMessagesAnswer, ApiError> {
-    let (room, start, names) = rounds.team.read(|state| {
+    let (room, start, names) = rounds.team().read(|state| {
         room_window(state, actor, &req.room_id).map(|(room, start)| {
             let names: std::collections::BTreeMap<String, String> = state
                 .bots
@@ -265,7 +265,7 @@ pub fn messages(
         })
     })?;
     let attached = rounds
-        .team
+        .team()
         .read(|state| lines_attachments(state, &req.room_id));
     let page = LinePage {
         from: start,
@@ -273,7 +273,10 @@ pub fn messages(
         before: req.before,
         limit: req.limit.unwrap_or(usize::MAX),
     };
-    let (lines, earlier) = rounds.logs.shown_page(&room.id, page).map_err(io_refusal)?;
+    let (lines, earlier) = rounds
+        .logs()
+        .shown_page(&room.id, page)
+        .map_err(io_refusal)?;
     let shown = lines
         .iter()
         .map(|l| RoomLineShown {
@@ -291,7 +294,7 @@ pub fn messages(
         })
         .collect();
     let (running, speaking) = rounds
-        .logs
+        .logs()
         .run(&room.id, |r| (r.running, r.speaking.clone()));
     // A page that opens while a member speaks draws its line from the start.
     let draft = speaking

@@ -61,7 +61,7 @@ pub async fn answer(
 ) -> Result<QuestionAnswered, ApiError> {
     let answer = clean_answer(&req.answer)?;
     let (card, room_name, session, who, origin) = rounds
-        .team
+        .team()
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
             let card = may_answer(state, actor, &req.room_id)?.clone();
@@ -82,7 +82,7 @@ pub async fn answer(
         })
         .await?;
     let delivered = rounds
-        .sessions
+        .sessions()
         .deliver(
             &session,
             &answer_request(&room_name, &who, &card, &answer),
@@ -112,7 +112,7 @@ pub async fn dismiss(
     req: DismissQuestion,
 ) -> Result<QuestionDismissed, ApiError> {
     let (card, who) = rounds
-        .team
+        .team()
         .mutate(journal_actor(actor), |change| {
             let state = change.state();
             let card = may_answer(state, actor, &req.room_id)?.clone();
@@ -138,7 +138,7 @@ fn quiet_notice(rounds: &Rounds, room_id: &str, text: String) {
         at: flybot_store::system_now_ms(),
         hop: 0,
     };
-    if let Err(e) = rounds.logs.append(room_id, notice) {
+    if let Err(e) = rounds.logs().append(room_id, notice) {
         tracing::warn!("a question notice of {room_id} could not be logged: {e}");
     }
 }

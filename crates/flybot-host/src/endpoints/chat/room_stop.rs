@@ -22,9 +22,9 @@ pub struct RoomStop {
 
 pub fn stop(rounds: &Rounds, actor: &Actor, req: RoomStop) -> Result<RoomStopped, ApiError> {
     let (room, _) = rounds
-        .team
+        .team()
         .read(|state| room_window(state, actor, &req.room_id))?;
-    let speaking = rounds.logs.run(&room.id, |r| {
+    let speaking = rounds.logs().run(&room.id, |r| {
         let now = RoomNow {
             running: r.running,
             speaking: r.speaking.is_some(),

@@ -27,7 +27,7 @@ pub async fn decide(
 ) -> Result<TaskAnswer, ApiError> {
     let now = flybot_store::system_now_ms();
     rounds
-        .team
+        .team()
         .read(|s| recovery::decide(s, actor, &req.task_id, req.decision, now))?;
     let choice = match req.decision {
         RecoveryDecision::Retry => RecoveryChoice::Retry,
@@ -35,7 +35,7 @@ pub async fn decide(
         RecoveryDecision::Cancel => RecoveryChoice::Cancel,
     };
     let (seat, card, done) = rounds
-        .externals
+        .externals()
         .opencode()
         .decide(rounds, &req.task_id, choice, journal_actor(actor))
         .await
@@ -47,7 +47,7 @@ pub async fn decide(
             .with("taskId", req.task_id.as_str())
         })?;
     let out = rounds
-        .board
+        .board()
         .write(journal_actor(actor), |s, now| {
             recovery::decide(s, actor, &req.task_id, req.decision, now)
         })

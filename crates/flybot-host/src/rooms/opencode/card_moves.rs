@@ -27,10 +27,10 @@ const POSTED_WITHIN: Duration = Duration::from_secs(5);
 /// (the round posts the turn's line right after the turn returns): it
 /// looks once, then again at each `room.line` of the room, never polling.
 pub(super) async fn posted_after(rounds: &Rounds, seat: &Seat, before: u64) {
-    let mut lines = rounds.logs.bus.subscribe_all();
+    let mut lines = rounds.logs().bus.subscribe_all();
     let posted = || {
         rounds
-            .logs
+            .logs()
             .find_back(&seat.room_id, before, |l| l.author_id == seat.bot_id)
             .is_some()
     };
@@ -86,17 +86,23 @@ pub(super) async fn resume(rounds: &Rounds, turn: &MemberTurn, card: &Card) -> R
     };
     // The projection table draws the edge (blocked → working) first.
     observation_moves::move_for(TaskStatus::Blocked, &Observation::InputAnswered)?;
-    let lines = rounds.logs.lines(&turn.room_id).unwrap_or_default();
+    let lines = rounds.logs().lines(&turn.room_id).unwrap_or_default();
     let Some(answer) = requester_answer(&lines, &card.bot_id, &turn.bot_id) else {
-        let requester = rounds.team.read(|state| name_of(state, &card.bot_id));
+        let requester = rounds.team().read(|state| name_of(state, &card.bot_id));
         return Err(format!(
             "The card \"{}\" waits for {requester}'s answer to my question: {requester} answers in this room, or a person answers with task-answer-input.",
             card.title
         ));
     };
-    answer_as_requester(&rounds.board, &card.bot_id, &card.id, question_id, &answer)
-        .await
-        .map(|_| ())
+    answer_as_requester(
+        &rounds.board(),
+        &card.bot_id,
+        &card.id,
+        question_id,
+        &answer,
+    )
+    .await
+    .map(|_| ())
 }
 
 /// The board move a finished turn's observation asks for: a question
@@ -109,9 +115,9 @@ pub(super) async fn project_result(
     observation: &Observation,
     text: &str,
 ) {
-    let verifier = rounds.team.read(|state| name_of(state, &card.bot_id));
+    let verifier = rounds.team().read(|state| name_of(state, &card.bot_id));
     // The host's binding for this card, revalidated by the seam on the move.
-    let Some(binding) = rounds.externals.opencode().binding(&card.id) else {
+    let Some(binding) = rounds.externals().opencode().binding(&card.id) else {
         return;
     };
     let said = match observation {
@@ -120,7 +126,7 @@ pub(super) async fn project_result(
             let question_id = crate::ids::new_id("question");
             match observation_moves::move_for(TaskStatus::Working, observation) {
                 Ok(_) => report(
-                    &rounds.board,
+                    &rounds.board(),
                     &binding,
                     &seat.credential,
                     ExecutionObservation::Question {
@@ -148,7 +154,7 @@ pub(super) async fn project_result(
                     let moved = match observation_moves::move_for(TaskStatus::Working, observation)
                     {
                         Ok(_) => report(
-                            &rounds.board,
+                            &rounds.board(),
                             &binding,
                             &seat.credential,
                             ExecutionObservation::Result {
@@ -181,7 +187,7 @@ pub(super) async fn project_result(
 /// A step of the card's publication, said in the seat's room as an event
 /// line of the card's own Bot.
 pub(super) fn say_for_card(rounds: &Rounds, seat: &Seat, card: &Card, text: String) {
-    let _ = rounds.logs.append(
+    let _ = rounds.logs().append(
         &seat.room_id,
         NewLine {
             author_id: card.bot_id.clone(),

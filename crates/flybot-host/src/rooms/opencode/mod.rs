@@ -175,8 +175,8 @@ fn enrolled_worker(home: &std::path::Path, bot_id: &str, card_id: &str) -> Optio
 /// Whether `bot_id` may open a seat for `card`: the card was not enrolled
 /// for another Bot, and the Bot works fewer than `CONCURRENT_CARDS` cards.
 fn may_seat(rounds: &Rounds, bot_id: &str, card: &Card) -> Result<(), TurnOutcome> {
-    if let Some(other) = enrolled_worker(&rounds.config.home, bot_id, &card.id) {
-        let other = rounds.team.read(|state| name_of(state, &other));
+    if let Some(other) = enrolled_worker(&rounds.config().home, bot_id, &card.id) {
+        let other = rounds.team().read(|state| name_of(state, &other));
         return Err(failed(
             FailureCode::Card,
             format!(
@@ -186,8 +186,8 @@ fn may_seat(rounds: &Rounds, bot_id: &str, card: &Card) -> Result<(), TurnOutcom
         ));
     }
     let busy = rounds
-        .team
-        .read(|state| cards_with_a_journal(state, &rounds.config.home, bot_id, &card.id));
+        .team()
+        .read(|state| cards_with_a_journal(state, &rounds.config().home, bot_id, &card.id));
     if busy >= CONCURRENT_CARDS {
         return Err(failed(
             FailureCode::Budget,
@@ -202,7 +202,7 @@ fn may_seat(rounds: &Rounds, bot_id: &str, card: &Card) -> Result<(), TurnOutcom
 /// A card's seat folder: `<home>/interop/<botId>/<cardId>/`.
 fn seat_root(rounds: &Rounds, bot_id: &str, card_id: &str) -> PathBuf {
     rounds
-        .config
+        .config()
         .home
         .join("interop")
         .join(bot_id)
@@ -299,7 +299,7 @@ impl OpenCodeSeats {
 
     async fn endpoint_for(&self, rounds: &Rounds, model: &str) -> Result<ModelEndpoint, String> {
         let route = rounds
-            .config
+            .config()
             .models
             .route(model)
             .map_err(|_| format!("its model {model:?} is not one this host runs"))?;
@@ -319,7 +319,7 @@ impl OpenCodeSeats {
             .await
             .map_err(|e| format!("the mock model could not bind: {e}"))?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
-        let bus = rounds.team.bus().clone();
+        let bus = rounds.team().bus().clone();
         let stop = async move { bus.stopped().await };
         tokio::spawn(crate::serve_mock_model(listener, mock, stop));
         let endpoint = ModelEndpoint {
@@ -350,7 +350,7 @@ impl OpenCodeSeats {
                 format!("Could not start OpenCode: {why}."),
             )
         };
-        let (model, owner) = rounds.team.read(|state| {
+        let (model, owner) = rounds.team().read(|state| {
             let bot = state.bots.get(&turn.bot_id);
             (
                 bot.map(|b| b.model.clone()).unwrap_or_default(),
@@ -363,7 +363,7 @@ impl OpenCodeSeats {
         let workspace = root.join("workspace");
         let baseline = seed_workspace(&workspace, spec).map_err(start)?;
         let runtime = launcher::start(
-            &rounds.config.opencode,
+            &rounds.config().opencode,
             &root.join("opencode"),
             &workspace,
             &endpoint,
@@ -383,7 +383,7 @@ impl OpenCodeSeats {
         let check = check_doc_against(&doc, &runtime.pin);
         let journal = Journal::open_dir(
             &root.join("journal"),
-            rounds.config.opencode_budget,
+            rounds.config().opencode_budget,
             flybot_store::system_now_ms(),
         )
         .map_err(|e| start(format!("its journal: {e}")))?;
@@ -449,7 +449,7 @@ impl OpenCodeSeats {
         stop: &mut watch::Receiver<bool>,
     ) -> TurnOutcome {
         let Some(card) = rounds
-            .team
+            .team()
             .read(|state| card_for(state, &turn.room_id, &turn.bot_id))
         else {
             return failed(
@@ -476,7 +476,7 @@ impl OpenCodeSeats {
         }
         // The previous turn's projection first: the card as it left it.
         drop(seat.projecting.lock().await);
-        let Some(card) = rounds.team.read(|state| card_by_id(state, &card.id)) else {
+        let Some(card) = rounds.team().read(|state| card_by_id(state, &card.id)) else {
             return failed(
                 FailureCode::NoCard,
                 "My card was deleted; start another and ask me again.".to_owned(),
@@ -506,11 +506,11 @@ impl OpenCodeSeats {
             Ok(text) => text,
             Err(line) => return failed(FailureCode::Blocked, line),
         };
-        let before = rounds.logs.last_seq(&turn.room_id);
+        let before = rounds.logs().last_seq(&turn.room_id);
         let end = task.turn_at(&text, before, stop, TURN_LIMIT).await;
         let observation = task.last_observation().cloned();
         drop(task);
-        let name = rounds.team.read(|state| name_of(state, &turn.bot_id));
+        let name = rounds.team().read(|state| name_of(state, &turn.bot_id));
         if let (TurnEnd::Text { text, .. }, Some(observation)) = (&end, observation) {
             // The move follows the line the room posts for this turn, so
             // the room reads the question (or the result) before the card

@@ -18,7 +18,7 @@ use flybot_protocol::task::WaitingFor;
 
 fn status_of(rounds: &Rounds, card_id: &str) -> String {
     rounds
-        .team
+        .team()
         .read(|state| card_by_id(state, card_id))
         .map_or("deleted", |card| card.status.as_str())
         .to_owned()
@@ -69,7 +69,7 @@ pub(super) async fn settle_publication(rounds: &Rounds, seat: &Seat, card_id: &s
     let Some(pending) = seat.task.lock().await.pending_publication() else {
         return;
     };
-    let Some(card) = rounds.team.read(|state| card_by_id(state, card_id)) else {
+    let Some(card) = rounds.team().read(|state| card_by_id(state, card_id)) else {
         return;
     };
     let question = pending.kind == EnvelopeKind::Question;

@@ -80,7 +80,7 @@ fn journaled_cards(state: &TeamState, home: &Path) -> Vec<String> {
 /// yet published onto the card, read without a runtime.
 fn journal_unsettled(rounds: &Rounds, placed: &Placed) -> bool {
     let folder = rounds
-        .config
+        .config()
         .home
         .join("interop")
         .join(&placed.place.bot_id)
@@ -88,7 +88,7 @@ fn journal_unsettled(rounds: &Rounds, placed: &Placed) -> bool {
         .join("journal");
     Journal::open_dir(
         &folder,
-        rounds.config.opencode_budget,
+        rounds.config().opencode_budget,
         flybot_store::system_now_ms(),
     )
     .is_ok_and(|journal| {
@@ -100,7 +100,7 @@ fn journal_unsettled(rounds: &Rounds, placed: &Placed) -> bool {
 /// Writes `recovery: uncertain` with `raw_status` on the card.
 async fn mark_uncertain(rounds: &Rounds, card_id: &str, raw_status: &str) {
     let written = rounds
-        .board
+        .board()
         .write("host", |s, now| {
             flybot_core::tasks::recovery::mark_uncertain(s, card_id, raw_status, now)
         })
@@ -114,13 +114,13 @@ async fn mark_uncertain(rounds: &Rounds, card_id: &str, raw_status: &str) {
 /// the board move its observation asks for, as a turn's end would.
 pub(crate) async fn project_end(rounds: &Rounds, seat: &Seat, card: &Card, end: &TurnEnd) {
     let observation = seat.task.lock().await.last_observation().cloned();
-    let name = rounds.team.read(|state| name_of(state, &seat.bot_id));
+    let name = rounds.team().read(|state| name_of(state, &seat.bot_id));
     let (kind, text) = match outcome_of(&name, end) {
         TurnOutcome::Text(text) => (LineKind::Chat, text),
         TurnOutcome::FailedWithLine { line, .. } => (LineKind::Event, line),
         _ => return,
     };
-    let _ = rounds.logs.append(
+    let _ = rounds.logs().append(
         &seat.room_id,
         NewLine {
             author_id: seat.bot_id.clone(),
@@ -142,10 +142,10 @@ impl OpenCodeSeats {
     /// once; an uncertain turn is reconciled, a matched end projected and
     /// the rest shown uncertain.
     pub async fn recover(&self, rounds: &Rounds) {
-        let home = rounds.config.home.clone();
-        let cards = rounds.team.read(|state| journaled_cards(state, &home));
+        let home = rounds.config().home.clone();
+        let cards = rounds.team().read(|state| journaled_cards(state, &home));
         for card_id in cards {
-            let Some(placed) = rounds.team.read(|state| placed(state, &home, &card_id)) else {
+            let Some(placed) = rounds.team().read(|state| placed(state, &home, &card_id)) else {
                 continue;
             };
             if !journal_unsettled(rounds, &placed) {
@@ -186,9 +186,9 @@ impl OpenCodeSeats {
         choice: RecoveryChoice,
         by: &str,
     ) -> Result<(Arc<Seat>, Card, RecoveryDone), String> {
-        let home = rounds.config.home.clone();
+        let home = rounds.config().home.clone();
         let placed = rounds
-            .team
+            .team()
             .read(|state| placed(state, &home, card_id))
             .ok_or("no OpenCode Bot of its room holds its execution journal")?;
         let seat = self

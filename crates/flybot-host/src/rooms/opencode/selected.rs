@@ -37,7 +37,7 @@ pub(crate) async fn turn_text(
         resume(rounds, turn, card).await?;
     }
     Ok(rounds
-        .team
+        .team()
         .read(|state| selected_text(state, &card.id, test_command, task.requested())))
 }
 
@@ -51,7 +51,7 @@ pub(crate) fn input_edited(
     task: &JournaledTask,
 ) -> bool {
     let input = rounds
-        .team
+        .team()
         .read(|state| selected_text(state, card_id, test_command, false));
     !task.input_unchanged(&input)
 }
