@@ -430,7 +430,7 @@ impl Host {
 
     /// External room members' processes (#198).
     pub fn externals(&self) -> &Arc<ExternalSeats> {
-        &self.inner.rounds.externals()
+        self.inner.rounds.externals()
     }
 
     pub fn store(&self) -> &Store {

@@ -220,7 +220,7 @@ impl RoutedParticipant {
         let line = self
             .rounds
             .team()
-            .read(|state| turn_line(&self.rounds.logs(), state, &turn));
+            .read(|state| turn_line(self.rounds.logs(), state, &turn));
         let key = SeatKey {
             room_id: turn.room_id.clone(),
             bot_id: turn.bot_id.clone(),

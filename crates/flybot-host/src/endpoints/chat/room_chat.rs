@@ -94,7 +94,7 @@ pub async fn send(
         room_window(state, actor, &req.room_id)
             .map(|(room, _)| (room, actor.member_id(state).unwrap_or_default()))
     })?;
-    let attached = crate::attachments::line::check(&rounds.team(), actor, &req.attachments)?;
+    let attached = crate::attachments::line::check(rounds.team(), actor, &req.attachments)?;
     // The group relay hands every seat the images as text (#779).
     let said = attached.text_for_model(text, readers, false).await;
     let text = said.as_str();
@@ -107,11 +107,11 @@ pub async fn send(
         room_id: room.id.clone(),
         seq: line.seq,
     };
-    attached.post(&rounds.team(), actor, posting).await?;
+    attached.post(rounds.team(), actor, posting).await?;
     let now = flybot_store::system_now_ms();
     let wait = speaking
         .as_ref()
-        .and_then(|(_, session)| oldest_wait(&rounds.sessions(), session, now));
+        .and_then(|(_, session)| oldest_wait(rounds.sessions(), session, now));
     let room_now = RoomNow {
         running: was_running,
         speaking: speaking.is_some(),
@@ -175,7 +175,7 @@ fn apply_route(
             RoomQueued::Stop
         }
         Route::Interrupt
-            if wait.is_some_and(|(call_id, _)| let_go(&rounds.sessions(), &session, &call_id)) =>
+            if wait.is_some_and(|(call_id, _)| let_go(rounds.sessions(), &session, &call_id)) =>
         {
             rounds.logs().run(&room.id, |r| r.pending.push(line.seq));
             RoomQueued::Interrupt
@@ -207,7 +207,7 @@ fn steer(
         .read(|state| state.bots.get(bot_id).map(|bot| bot.model.clone()))
         .unwrap_or_default();
     let line_id = format!("{}:{}", room.id, line.seq);
-    let mut arrival = Arrival::in_session(&rounds.sessions(), session, line_id, text, &model);
+    let mut arrival = Arrival::in_session(rounds.sessions(), session, line_id, text, &model);
     arrival.in_room = Some((room.id.clone(), bot_id.to_owned()));
     acks.arrived(arrival);
     Some(RoomQueued::Steer)

@@ -94,15 +94,9 @@ pub(super) async fn resume(rounds: &Rounds, turn: &MemberTurn, card: &Card) -> R
             card.title
         ));
     };
-    answer_as_requester(
-        &rounds.board(),
-        &card.bot_id,
-        &card.id,
-        question_id,
-        &answer,
-    )
-    .await
-    .map(|_| ())
+    answer_as_requester(rounds.board(), &card.bot_id, &card.id, question_id, &answer)
+        .await
+        .map(|_| ())
 }
 
 /// The board move a finished turn's observation asks for: a question
@@ -126,7 +120,7 @@ pub(super) async fn project_result(
             let question_id = crate::ids::new_id("question");
             match observation_moves::move_for(TaskStatus::Working, observation) {
                 Ok(_) => report(
-                    &rounds.board(),
+                    rounds.board(),
                     &binding,
                     &seat.credential,
                     ExecutionObservation::Question {
@@ -154,7 +148,7 @@ pub(super) async fn project_result(
                     let moved = match observation_moves::move_for(TaskStatus::Working, observation)
                     {
                         Ok(_) => report(
-                            &rounds.board(),
+                            rounds.board(),
                             &binding,
                             &seat.credential,
                             ExecutionObservation::Result {
