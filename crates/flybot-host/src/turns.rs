@@ -22,7 +22,7 @@ use flybot_agent::prompt::{PromptInput, system_prompt};
 use flybot_agent::session::EndReason;
 use flybot_agent::tools::team::{RecentLines, team_tools};
 use flybot_agent::tools::workspace::{RunCommandApproval, workspace_tools};
-use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolSet};
+use flybot_agent::tools::{Mask, TeamAccess, ToolContext, ToolEnv, ToolSet};
 use flybot_agent::turn::{TurnEnvironment, TurnSetup, Window};
 use flybot_core::rooms::group_questions::handed_from_group;
 use flybot_core::roster::session_owner::{SessionOwner, session_owner};
@@ -141,21 +141,25 @@ impl HostTurns {
 
     /// The services a turn's tools reach, for `bot_id` in `session_id`.
     fn tool_context(&self, session_id: &str, bot_id: &str, workdir: PathBuf) -> ToolContext {
+        use flybot_agent::tools::workflow::WorkflowAccess;
+        use flybot_agent::tools::{memory::MemoryAccess, schedules::ScheduleAccess};
+        use flybot_agent::tools::{secrets::SecretAccess, track_tasks::TaskAccess};
         let mut tool_context = ToolContext::new(session_id, bot_id, workdir);
-        tool_context.team = Some(self.team_tools.clone());
-        tool_context.tasks = Some(Arc::new(crate::board::HostTasks {
-            board: self.board.clone(),
-        }));
-        tool_context.workflows = Some(Arc::new(crate::workflows::tools::HostWorkflows {
-            workflows: self.workflows.clone(),
-        }));
-        tool_context.memory = Some(Arc::new(crate::memory::HostMemoryTools {
-            memory: self.memory.clone(),
-        }));
-        tool_context.schedules = Some(Arc::new(crate::schedules::tools::HostSchedules {
-            book: self.schedules.clone(),
-        }));
-        tool_context.secrets = Some(Arc::new(self.secrets.clone()));
+        tool_context.env = ToolEnv::default()
+            .with::<dyn TeamAccess>(self.team_tools.clone())
+            .with::<dyn TaskAccess>(Arc::new(crate::board::HostTasks {
+                board: self.board.clone(),
+            }))
+            .with::<dyn WorkflowAccess>(Arc::new(crate::workflows::tools::HostWorkflows {
+                workflows: self.workflows.clone(),
+            }))
+            .with::<dyn MemoryAccess>(Arc::new(crate::memory::HostMemoryTools {
+                memory: self.memory.clone(),
+            }))
+            .with::<dyn ScheduleAccess>(Arc::new(crate::schedules::tools::HostSchedules {
+                book: self.schedules.clone(),
+            }))
+            .with::<dyn SecretAccess>(Arc::new(self.secrets.clone()));
         tool_context
     }
 

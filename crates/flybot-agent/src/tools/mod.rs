@@ -64,24 +64,9 @@ pub struct ToolContext {
     pub workdir: PathBuf,
     /// The id of the tool call, as the model named it.
     pub call_id: String,
-    /// Team access for the team tools; `None` where a turn runs without a
-    /// host (unit tests of workspace tools).
-    pub team: Option<Arc<dyn crate::tools::TeamAccess>>,
-    /// The task board for `track_tasks`; `None` where a turn runs without a
-    /// host.
-    pub tasks: Option<Arc<dyn crate::tools::track_tasks::TaskAccess>>,
-    /// The workflows for `run_workflow` and `define_workflow`; `None` where
-    /// a turn runs without a host.
-    pub workflows: Option<Arc<dyn crate::tools::workflow::WorkflowAccess>>,
-    /// The Bot's memory for `remember`, `recall`, `pin_memory` and
-    /// `session_search`; `None` where a turn runs without a host.
-    pub memory: Option<Arc<dyn crate::tools::memory::MemoryAccess>>,
-    /// The scheduled tasks for the schedule tools; `None` where a turn runs
-    /// without a host.
-    pub schedules: Option<Arc<dyn crate::tools::schedules::ScheduleAccess>>,
-    /// The owner's saved keys for `run_command`'s environment and the
-    /// secrets tools (#545); `None` where a turn runs without a host.
-    pub secrets: Option<Arc<dyn crate::tools::secrets::SecretAccess>>,
+    /// The host's services, one per tool family (`ToolEnv`); empty where
+    /// a turn runs without a host (unit tests of workspace tools).
+    pub env: ToolEnv,
     /// The agent runtime running this turn (delivery, stop, unread counts);
     /// the runtime puts itself here when the turn starts, so nothing outside
     /// a turn holds it. `None` where a tool runs without a runtime.
@@ -116,17 +101,15 @@ impl ToolContext {
             bot_id: bot_id.to_owned(),
             workdir,
             call_id: String::new(),
-            team: None,
-            tasks: None,
-            workflows: None,
-            memory: None,
-            schedules: None,
-            secrets: None,
+            env: ToolEnv::default(),
             sessions: None,
             attached: AttachedFiles::default(),
         }
     }
 }
+
+pub mod env;
+pub use env::ToolEnv;
 
 /// The team as the team tools see it; implemented by the host. Declared
 /// here so the agent crate never knows the host. Defined in `team`.

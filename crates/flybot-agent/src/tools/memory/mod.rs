@@ -56,9 +56,8 @@ pub fn memory_tools() -> Vec<Arc<dyn DynTool>> {
 }
 
 fn access(ctx: &ToolContext) -> Result<&Arc<dyn MemoryAccess>, ToolError> {
-    ctx.memory
-        .as_ref()
-        .ok_or_else(|| ToolError::Refused("Memory is not available here.".to_owned()))
+    ctx.env
+        .service::<dyn MemoryAccess>("Memory is not available here.")
 }
 
 /// One entry as the model reads it back.

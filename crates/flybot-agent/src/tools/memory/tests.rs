@@ -51,7 +51,7 @@ impl MemoryAccess for Shelf {
 
 fn ctx() -> ToolContext {
     let mut ctx = ToolContext::new("s1", "bot-ada", std::env::temp_dir());
-    ctx.memory = Some(Arc::new(Shelf::default()));
+    ctx.env = ctx.env.with::<dyn MemoryAccess>(Arc::new(Shelf::default()));
     ctx
 }
 

@@ -85,9 +85,8 @@ pub trait ScheduleAccess: Send + Sync {
 
 fn access(ctx: &ToolContext) -> Result<(&Arc<dyn ScheduleAccess>, ScheduleCaller), ToolError> {
     let access = ctx
-        .schedules
-        .as_ref()
-        .ok_or_else(|| ToolError::Refused("Scheduled tasks are not available here.".to_owned()))?;
+        .env
+        .service::<dyn ScheduleAccess>("Scheduled tasks are not available here.")?;
     let caller = ScheduleCaller {
         bot_id: ctx.bot_id.clone(),
         session_id: ctx.session_id.clone(),

@@ -56,7 +56,9 @@ impl ScheduleAccess for Recording {
 
 fn ctx(access: Option<Arc<dyn ScheduleAccess>>) -> ToolContext {
     let mut ctx = ToolContext::new("s-ada", "bot-ada", std::env::temp_dir());
-    ctx.schedules = access;
+    if let Some(access) = access {
+        ctx.env = ctx.env.with::<dyn ScheduleAccess>(access);
+    }
     ctx
 }
 

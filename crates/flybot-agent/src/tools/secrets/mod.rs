@@ -28,10 +28,9 @@ pub fn secret_tools() -> Vec<Arc<dyn DynTool>> {
 const FRIENDS: &str = "A friend's Bot never gets the owner's keys.";
 
 fn shell_of(ctx: &ToolContext) -> Result<ShellSecrets, ToolError> {
-    ctx.secrets
-        .as_ref()
+    ctx.env
+        .service::<dyn SecretAccess>("Secrets are not available here.")
         .map(|secrets| secrets.shell(&ctx.bot_id))
-        .ok_or_else(|| ToolError::Refused("Secrets are not available here.".to_owned()))
 }
 
 /// No arguments.

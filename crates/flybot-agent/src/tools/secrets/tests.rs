@@ -13,10 +13,12 @@ impl SecretAccess for Keys {
 
 fn ctx() -> ToolContext {
     let mut ctx = ToolContext::new("session-1", "bot-1", std::env::temp_dir());
-    ctx.secrets = Some(Arc::new(Keys(ShellSecrets {
-        given: vec![("GITHUB_TOKEN".into(), "ghp_the_value".into())],
-        withheld: vec![("OPS_KEY".into(), Withheld::NotInScope)],
-    })));
+    ctx.env = ctx
+        .env
+        .with::<dyn SecretAccess>(Arc::new(Keys(ShellSecrets {
+            given: vec![("GITHUB_TOKEN".into(), "ghp_the_value".into())],
+            withheld: vec![("OPS_KEY".into(), Withheld::NotInScope)],
+        })));
     ctx
 }
 

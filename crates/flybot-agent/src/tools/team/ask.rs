@@ -58,7 +58,10 @@ fn group_request(ctx: &ToolContext) -> Option<(String, String, u32)> {
 /// Writes the question to the group's dock; answers the group's name, or
 /// the sentence the Bot is told.
 async fn ask_group(ctx: &ToolContext, question: &str) -> Result<Option<String>, ToolError> {
-    let (Some(team), Some((room_id, sender, hop))) = (ctx.team.as_ref(), group_request(ctx)) else {
+    let (Some(team), Some((room_id, sender, hop))) = (
+        ctx.env.get::<dyn crate::tools::TeamAccess>(),
+        group_request(ctx),
+    ) else {
         return Ok(None);
     };
     team.store()

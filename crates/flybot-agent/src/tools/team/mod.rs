@@ -73,9 +73,8 @@ pub fn is_retired(bot: &Bot) -> bool {
 
 /// The team access of a call, or the refusal for a turn without a host.
 pub(crate) fn team(ctx: &ToolContext) -> Result<&Arc<dyn TeamAccess>, ToolError> {
-    ctx.team
-        .as_ref()
-        .ok_or_else(|| ToolError::Refused("Team tools are not available here.".to_owned()))
+    ctx.env
+        .service::<dyn TeamAccess>("Team tools are not available here.")
 }
 
 /// The agent runtime running the call's turn, or the refusal outside one.

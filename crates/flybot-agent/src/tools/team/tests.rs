@@ -147,7 +147,7 @@ impl Fixture {
     fn ctx(&self, bot_id: &str) -> ToolContext {
         let mut ctx =
             ToolContext::new(&format!("session-{bot_id}"), bot_id, self.team.home.clone());
-        ctx.team = Some(self.team.clone() as Arc<dyn TeamAccess>);
+        ctx.env = ctx.env.with::<dyn TeamAccess>(self.team.clone());
         ctx.sessions = Some(self.team.sessions.clone());
         ctx
     }

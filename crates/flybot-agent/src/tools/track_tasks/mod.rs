@@ -56,9 +56,9 @@ impl Tool for TrackTasks {
 
     async fn call(&self, ctx: &ToolContext, args: TrackTasksArgs) -> ToolResult {
         let call = args.into_call()?;
-        let access = ctx.tasks.as_ref().ok_or_else(|| {
-            ToolError::Refused("The task board is not available here.".to_owned())
-        })?;
+        let access = ctx
+            .env
+            .service::<dyn TaskAccess>("The task board is not available here.")?;
         let caller = TaskCaller {
             bot_id: ctx.bot_id.clone(),
             session_id: ctx.session_id.clone(),

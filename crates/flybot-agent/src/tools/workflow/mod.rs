@@ -48,9 +48,8 @@ pub struct DefineWorkflowToolArgs {
 }
 
 fn access(ctx: &ToolContext) -> Result<&Arc<dyn WorkflowAccess>, ToolError> {
-    ctx.workflows
-        .as_ref()
-        .ok_or_else(|| ToolError::Refused("Workflows are not available here.".to_owned()))
+    ctx.env
+        .service::<dyn WorkflowAccess>("Workflows are not available here.")
 }
 
 fn caller(ctx: &ToolContext) -> WorkflowCaller {

@@ -43,7 +43,7 @@ impl WorkflowAccess for Recorder {
 
 fn ctx(recorder: &Arc<Recorder>) -> ToolContext {
     let mut ctx = ToolContext::new("session-1", "bot-1", std::env::temp_dir());
-    ctx.workflows = Some(recorder.clone() as Arc<dyn WorkflowAccess>);
+    ctx.env = ctx.env.with::<dyn WorkflowAccess>(recorder.clone());
     ctx
 }
 

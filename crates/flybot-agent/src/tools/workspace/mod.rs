@@ -213,8 +213,8 @@ impl Tool for RunCommand {
         // The Bot's keys (#545, #651), and never their values in what the
         // Session log keeps: the output is redacted before it is answered.
         let shell = ctx
-            .secrets
-            .as_ref()
+            .env
+            .get::<dyn crate::tools::secrets::SecretAccess>()
             .map(|secrets| secrets.shell(&ctx.bot_id))
             .unwrap_or_default();
         let redact = |text: String| flybot_core::secrets::redact(&text, &shell.values());
