@@ -140,6 +140,10 @@ async fn a_stop_during_the_providers_backoff_makes_no_further_call_1679() {
         "Bo",
     )
     .await;
+    // The clock stands still until the Stop is in: a paused clock jumps to
+    // the backoff's end whenever the host waits on its disk, and the turn
+    // would answer before the Stop lands (it did, under a loaded disk).
+    let held = hold_clock();
     send(&kit, &room, "@Bo look").await;
     kit.until("Bo's turn waits out the provider's backoff", || {
         kit.host.sessions().is_running(&s)
@@ -147,6 +151,7 @@ async fn a_stop_during_the_providers_backoff_makes_no_further_call_1679() {
     .await;
     let stop = send(&kit, &room, "stop").await;
     assert_eq!(stop["queued"], "stop");
+    drop(held);
     kit.round_ended(&room).await;
     tokio::time::sleep(Duration::from_secs(60)).await;
     assert_eq!(
