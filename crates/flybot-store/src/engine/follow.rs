@@ -51,10 +51,13 @@ pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {
         match step {
             Ok(Some(lease)) => {
                 let (conn, _) = link.take()?;
+                // Before any write of this store's turn log can be made.
+                engine.token.store(lease.token, Ordering::SeqCst);
                 return match take_over(&inner, conn, lease) {
                     Ok(leading) => Some(leading),
                     Err((mut conn, lease)) => {
                         // The store closed as the lease was taken: let it go.
+                        engine.token.store(0, Ordering::SeqCst);
                         let _ = engine.rt.block_on(lease::release(&mut conn, &lease));
                         None
                     }
@@ -102,9 +105,12 @@ async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), Str
     }
     let rows = sqlx::query("SELECT line FROM flybot_journal WHERE seq > $1 ORDER BY seq")
         .bind(from as i64)
-        .fetch_all(conn)
+        .fetch_all(&mut *conn)
         .await
         .map_err(|e| e.to_string())?;
+    // The turn log's rows come with the team's: the page reads the
+    // leader's transcripts, and a takeover resumes its cut work.
+    crate::turn_log::database::follow(conn, &inner.home).await?;
     if rows.is_empty() {
         return Ok(());
     }

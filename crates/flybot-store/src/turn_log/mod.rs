@@ -15,6 +15,7 @@
 //! callers acknowledge (answer a person, announce a line) only from there.
 
 mod carried;
+pub(crate) mod database;
 mod files;
 mod recover;
 mod room_notes;
