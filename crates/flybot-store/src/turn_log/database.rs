@@ -114,6 +114,14 @@ async fn append_rows(conn: &mut PgConnection, home: &Path, after: i64) -> Result
 /// home) holds the home: that writer brings itself up to date.
 pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), String> {
     if writing(&key(home)) {
+        // This process's writer holds the home: it reads the rows itself,
+        // and is waited for (a takeover reads every row before it writes).
+        match super::TurnLog::for_home(home).catch_up() {
+            Ok(read) => {
+                let _ = read.recv_timeout(Duration::from_secs(10));
+            }
+            Err(e) => tracing::warn!("the turn log's writer could not be asked to catch up: {e}"),
+        }
         return Ok(());
     }
     let Ok(_held) = lock_home(home) else {
@@ -125,9 +133,26 @@ pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), S
     if last == after {
         return Ok(());
     }
-    recover(home)
-        .and_then(|_| write_cursor(home, last))
-        .map_err(|e| format!("the turn log's files could not be brought up to date: {e}"))
+    let read = recover(home).and_then(|_| write_cursor(home, last));
+    moved(home);
+    read.map_err(|e| format!("the turn log's files could not be brought up to date: {e}"))
+}
+
+static GENERATIONS: Mutex<Option<HashMap<PathBuf, u64>>> = Mutex::new(None);
+
+/// Lines another host wrote were read into the home's files.
+pub(crate) fn moved(home: &Path) {
+    *lock(&GENERATIONS)
+        .get_or_insert_with(HashMap::new)
+        .entry(key(home))
+        .or_default() += 1;
+}
+
+pub(crate) fn generation(home: &Path) -> u64 {
+    lock(&GENERATIONS)
+        .as_ref()
+        .and_then(|map| map.get(&key(home)).copied())
+        .unwrap_or(0)
 }
 
 /// Why a batch was not committed.
@@ -157,6 +182,17 @@ impl Link {
     /// Connects and appends to the home's journal every row past its
     /// cursor; the writer's `recover` then replays them into the files.
     pub(crate) fn open(home: &Path, database: TurnDatabase) -> io::Result<Link> {
+        // The caller may be inside a runtime (a start's pickup opens the
+        // log): the link is made on a thread of its own, then handed over.
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| Link::open_here(home, database))
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("the turn log's link panicked")))
+        })
+    }
+
+    fn open_here(home: &Path, database: TurnDatabase) -> io::Result<Link> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -181,15 +217,29 @@ impl Link {
         self.database.token.load(Ordering::SeqCst) != self.token
     }
 
+    /// Whether the database holds rows this home has not read (a failed
+    /// look counts as none: the next notice or tick looks again).
+    pub(crate) fn behind(&mut self) -> bool {
+        let (conn, seen) = (&mut self.conn, self.seen);
+        let max = self.rt.block_on(async {
+            sqlx::query("SELECT coalesce(max(id), 0) FROM flybot_turns")
+                .fetch_one(conn)
+                .await
+                .map(|row| row.get::<i64, _>(0))
+        });
+        max.is_ok_and(|max| max > seen)
+    }
+
     /// Makes the next batch catch up first (a batch was refused, so the
     /// writer's notes may hold lines the database does not).
     pub(crate) fn forget(&mut self) {
         self.token = -1;
     }
 
-    /// Appends the rows past `seen` to the journal and learns the next id.
-    /// The caller replays the journal into the files (`recover`).
-    pub(crate) fn catch_up(&mut self, home: &Path) -> io::Result<()> {
+    /// Appends the rows past `seen` to the journal and learns the next id;
+    /// answers whether there were any. The caller replays the journal into
+    /// the files (`recover`).
+    pub(crate) fn catch_up(&mut self, home: &Path) -> io::Result<bool> {
         self.token = self.database.token.load(Ordering::SeqCst);
         let (conn, seen) = (&mut self.conn, self.seen);
         let done = self.rt.block_on(async {
@@ -202,9 +252,10 @@ impl Link {
             Ok::<_, String>((last, max))
         });
         let (last, max) = done.map_err(io::Error::other)?;
+        let read = last > self.seen;
         self.seen = last;
         self.next_id = max.max(last) + 1;
-        Ok(())
+        Ok(read)
     }
 
     /// Records that the home's files hold every row read so far.

@@ -54,6 +54,9 @@ struct Writer {
     link: Option<Link>,
     pending: Vec<u8>,
     pending_lines: Vec<(PathBuf, Vec<u8>)>,
+    /// A standby's store saw rows this writer has not read; each is
+    /// answered once they are read.
+    catch_up_asked: Vec<mpsc::Sender<()>>,
 }
 
 /// Recovers the home's journal and starts the writer on it.
@@ -90,6 +93,7 @@ pub(crate) fn start(
         link,
         pending: Vec::new(),
         pending_lines: Vec::new(),
+        catch_up_asked: Vec::new(),
     };
     let (jobs, inbox) = mpsc::channel();
     let thread = std::thread::Builder::new()
@@ -127,6 +131,13 @@ impl Writer {
                 self.sync();
                 self.checkpoint();
                 return;
+            }
+            let asked = std::mem::take(&mut self.catch_up_asked);
+            if !asked.is_empty() {
+                self.catch_up();
+                for answer in asked {
+                    let _ = answer.send(());
+                }
             }
             let due = self.deadline.is_some_and(|d| d <= Instant::now());
             if due {
@@ -183,6 +194,7 @@ impl Writer {
                     self.deadline = Some(self.deadline.map_or(by, |d| d.min(by)));
                 }
                 Job::Close => close = true,
+                Job::CatchUp(answer) => self.catch_up_asked.push(answer),
             }
         }
         for note in notes.into_values() {
@@ -270,16 +282,34 @@ impl Writer {
         ))
     }
 
+    /// Reads the rows another leader committed, when there are any.
+    fn catch_up(&mut self) {
+        let behind = self.link.as_mut().is_some_and(Link::behind);
+        if behind && self.broken.is_none() {
+            self.sync();
+            if let Err(e) = self.resync() {
+                self.stop(e);
+            }
+        }
+    }
+
     /// Brings the home's files and journal up to the database's rows after
     /// the store's lease changed (a takeover, or a lease lost), and starts
     /// the journal again from what they hold.
     fn resync(&mut self) -> io::Result<()> {
         self.files.flush_dirty(&self.counters)?;
         self.files = OpenFiles::new(&self.home);
+        let mut read = false;
         if let Some(link) = self.link.as_mut() {
-            link.catch_up(&self.home)?;
+            read = link.catch_up(&self.home)?;
         }
         self.carried = super::recover::recover(&self.home)?;
+        // Only another leader's lines move the generation: this writer's
+        // own lines still on their way must not make a reader open a file
+        // that lacks them.
+        if read {
+            database::moved(&self.home);
+        }
         self.journal = JsonlAppender::open(&self.home.join(JOURNAL_FILE))?;
         self.journal_bytes = self.journal.size()?;
         if let Some(link) = &self.link {
