@@ -8,6 +8,7 @@
 
 use crate::engine::PostgresOptions;
 use crate::engine::lease::{self, Lease};
+use crate::group_commit::GroupCommit;
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
 use crate::store::{Inner, ReadOnlyReason, StoreStatus};
 use crate::writer::{Ack, WriterMsg};
@@ -272,17 +273,27 @@ struct SeqOf {
 impl Leader<'_> {
     fn run(&mut self, rx: &Receiver<WriterMsg>, weak: &Weak<Inner>) -> LeaderEnd {
         let tick = self.engine.options.tick();
+        // The folder's group commit, with the round trip in place of the
+        // fsync: a burst's changes being made are waited for (bounded by
+        // the last commit), so 32 at once share one transaction.
+        let making = weak
+            .upgrade()
+            .map_or_else(Default::default, |inner| inner.making.clone());
+        let mut gather = GroupCommit::default();
         let mut last_renew = Instant::now();
         loop {
+            // Renewed every tick, busy or not: a batch checks the lease
+            // but does not extend it, so a leader under steady load must
+            // not skip its renewals.
+            if last_renew.elapsed() >= tick {
+                last_renew = Instant::now();
+                if !self.renew() {
+                    return self.step_down(weak, Vec::new(), "its lease lapsed");
+                }
+            }
             let first = match rx.recv_timeout(tick.saturating_sub(last_renew.elapsed())) {
                 Ok(msg) => msg,
-                Err(RecvTimeoutError::Timeout) => {
-                    last_renew = Instant::now();
-                    if !self.renew() {
-                        return self.step_down(weak, Vec::new(), "its lease lapsed");
-                    }
-                    continue;
-                }
+                Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => return self.stop(None, weak),
             };
             let mut batch: Vec<(u64, u64, String)> = Vec::new();
@@ -303,12 +314,16 @@ impl Leader<'_> {
                     }
                     WriterMsg::Stop(ack) => after.push((ack, true)),
                 }
-                next = rx.try_recv().ok();
+                next = gather.more(rx, &making, batch.len() + after.len());
             }
-            if !batch.is_empty() {
-                match self.commit(&batch) {
+            if batch.is_empty() {
+                gather.batch_done(0, Duration::ZERO);
+            } else {
+                let started = Instant::now();
+                let committed = self.commit(&batch);
+                gather.batch_done(batch.len(), started.elapsed());
+                match committed {
                     Ok(()) => {
-                        last_renew = Instant::now();
                         for ack in acks {
                             let _ = ack.send(Ok(()));
                         }
