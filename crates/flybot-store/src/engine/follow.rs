@@ -17,7 +17,13 @@ use std::sync::mpsc::channel;
 use std::sync::{Arc, Weak};
 
 /// Follows until this store takes the lease (`Some`) or closes (`None`).
-pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {
+/// The lease is not tried before `yield_until` (a leader that just lost it
+/// gives the standbys their turn).
+pub(crate) fn follow(
+    engine: &Engine,
+    weak: &Weak<Inner>,
+    yield_until: std::time::Instant,
+) -> Option<Leading> {
     // The listener's drop hands its connection back to the runtime.
     let _entered = engine.rt.enter();
     let mut link: Option<(PgConnection, PgListener)> = None;
@@ -37,6 +43,9 @@ pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {
             // at every tick whatever arrives.
             let _ = tokio::time::timeout(engine.options.tick(), listener.try_recv()).await;
             catch_up(conn, &inner).await?;
+            if std::time::Instant::now() < yield_until {
+                return Ok(None);
+            }
             let taken = lease::try_acquire(conn, &engine.holder, engine.options.lease)
                 .await
                 .map_err(|e| e.to_string())?;

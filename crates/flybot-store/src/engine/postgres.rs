@@ -224,6 +224,9 @@ pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>
 /// The engine thread's life: lead while the lease holds, follow otherwise,
 /// until the store closes.
 pub(crate) fn run(engine: Engine, weak: Weak<Inner>, mut leading: Option<Leading>) {
+    // A leader that lost its lease (paused past it) leaves it to the
+    // standbys for one lease before it tries to take it again.
+    let mut yield_until = Instant::now();
     loop {
         match leading.take() {
             Some((conn, lease, rx)) => {
@@ -239,10 +242,10 @@ pub(crate) fn run(engine: Engine, weak: Weak<Inner>, mut leading: Option<Leading
                 engine.token.store(0, Ordering::SeqCst);
                 match end {
                     LeaderEnd::Stopped => return,
-                    LeaderEnd::Lost => {}
+                    LeaderEnd::Lost => yield_until = Instant::now() + engine.options.lease,
                 }
             }
-            None => match crate::engine::follow::follow(&engine, &weak) {
+            None => match crate::engine::follow::follow(&engine, &weak, yield_until) {
                 Some(next) => leading = Some(next),
                 None => return,
             },
