@@ -122,6 +122,7 @@ impl Store {
         if let crate::engine::Engine::Postgres(pg) = &options.engine {
             return Self::open_postgres(home, options.clone(), pg.clone());
         }
+        crate::turn_log::database::detach(home);
         let now = (options.clock)();
         let (loaded, status, home_lock) = match try_acquire(home, now).map_err(io)? {
             LockAttempt::Acquired { lock, .. } => {
@@ -165,8 +166,10 @@ impl Store {
         pg: crate::engine::PostgresOptions,
     ) -> Result<Store, StoreError> {
         let now = (options.clock)();
+        // The turn log commits to the same database, fenced by this lease.
+        let token = crate::turn_log::database::attach(home, &pg);
         let (opened, started) =
-            crate::engine::postgres::start(pg, now).map_err(|why| StoreError::Io {
+            crate::engine::postgres::start(pg, token, now).map_err(|why| StoreError::Io {
                 path: home.to_owned(),
                 source: std::io::Error::other(why),
             })?;

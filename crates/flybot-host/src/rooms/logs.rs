@@ -68,6 +68,9 @@ pub struct RoomLogs {
     pub(super) turn_log: TurnLog,
     /// Per room, the last seq a sync covers: what a person is shown.
     pub(super) shown: Arc<Mutex<HashMap<String, u64>>>,
+    /// The turn log's generation the open logs were read at: a standby on
+    /// PostgreSQL whose files took a leader's lines opens them again.
+    read_at: std::sync::atomic::AtomicU64,
 }
 
 /// A round to run: the room and the seq of the line that opens it, or the
@@ -102,6 +105,7 @@ impl RoomLogs {
             turn_log,
             shown: Arc::default(),
             bus,
+            read_at: Default::default(),
         });
         (logs, starts)
     }
@@ -112,6 +116,15 @@ impl RoomLogs {
         f: impl FnOnce(&mut RoomLog) -> T,
     ) -> io::Result<T> {
         let mut logs = lock(&self.logs);
+        let generation = self.turn_log.generation();
+        if self
+            .read_at
+            .swap(generation, std::sync::atomic::Ordering::SeqCst)
+            != generation
+        {
+            logs.clear();
+            lock(&self.shown).clear();
+        }
         if !logs.contains_key(room_id) {
             // The journal is replayed into the logs before the first is
             // read; a host that only reads (another writes) reads as is.

@@ -2,6 +2,7 @@
 //! PostgreSQL, line for line, and checked by the journal's digests: the
 //! copy is read back through the target's own load and must give the same
 //! team at the same seq with the same chain digest, or the copy is refused.
+//! The Session and room logs (the turn log) go with it, line for line.
 
 use crate::engine::lease;
 use crate::engine::postgres::{commit_batch, connect, journal_text, load};
@@ -86,7 +87,10 @@ pub async fn folder_to_postgres(home: &Path, url: &str, now: u64) -> Result<Copi
     let written = commit_batch(&mut conn, &held, &rows)
         .await
         .map_err(|e| format!("the copy did not commit: {e}"))?;
+    // The Session and room logs go with the team (the turn log's rows).
+    let logs = crate::turn_log::database::copy_in(&mut conn, home, held.token).await;
     let _ = lease::release(&mut conn, &held).await;
+    logs?;
     if written != rows.len() as u64 {
         return Err("the copy was fenced by another FlyBot taking the lease".to_owned());
     }
@@ -111,6 +115,7 @@ pub async fn postgres_to_folder(url: &str, home: &Path, now: u64) -> Result<Copi
     crate::atomic::atomic_write(&home.join(JOURNAL_FILE), text.as_bytes())
         .map_err(|e| format!("the disk refused a write: {e}"))?;
     write_snapshot(home, &team)?;
+    crate::turn_log::database::copy_out(&mut conn, home).await?;
     let loaded = load_home(
         home,
         &LoadOptions {

@@ -17,7 +17,13 @@ use std::sync::mpsc::channel;
 use std::sync::{Arc, Weak};
 
 /// Follows until this store takes the lease (`Some`) or closes (`None`).
-pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {
+/// The lease is not tried before `yield_until` (a leader that just lost it
+/// gives the standbys their turn).
+pub(crate) fn follow(
+    engine: &Engine,
+    weak: &Weak<Inner>,
+    yield_until: std::time::Instant,
+) -> Option<Leading> {
     // The listener's drop hands its connection back to the runtime.
     let _entered = engine.rt.enter();
     let mut link: Option<(PgConnection, PgListener)> = None;
@@ -37,6 +43,9 @@ pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {
             // at every tick whatever arrives.
             let _ = tokio::time::timeout(engine.options.tick(), listener.try_recv()).await;
             catch_up(conn, &inner).await?;
+            if std::time::Instant::now() < yield_until {
+                return Ok(None);
+            }
             let taken = lease::try_acquire(conn, &engine.holder, engine.options.lease)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -51,10 +60,13 @@ pub(crate) fn follow(engine: &Engine, weak: &Weak<Inner>) -> Option<Leading> {
         match step {
             Ok(Some(lease)) => {
                 let (conn, _) = link.take()?;
+                // Before any write of this store's turn log can be made.
+                engine.token.store(lease.token, Ordering::SeqCst);
                 return match take_over(&inner, conn, lease) {
                     Ok(leading) => Some(leading),
                     Err((mut conn, lease)) => {
                         // The store closed as the lease was taken: let it go.
+                        engine.token.store(0, Ordering::SeqCst);
                         let _ = engine.rt.block_on(lease::release(&mut conn, &lease));
                         None
                     }
@@ -102,9 +114,12 @@ async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), Str
     }
     let rows = sqlx::query("SELECT line FROM flybot_journal WHERE seq > $1 ORDER BY seq")
         .bind(from as i64)
-        .fetch_all(conn)
+        .fetch_all(&mut *conn)
         .await
         .map_err(|e| e.to_string())?;
+    // The turn log's rows come with the team's: the page reads the
+    // leader's transcripts, and a takeover resumes its cut work.
+    crate::turn_log::database::follow(conn, &inner.home).await?;
     if rows.is_empty() {
         return Ok(());
     }

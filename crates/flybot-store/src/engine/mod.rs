@@ -9,6 +9,9 @@ mod follow;
 pub mod lease;
 pub mod postgres;
 mod schema;
+mod snapshot;
+#[cfg(feature = "testing")]
+pub mod test_cluster;
 #[cfg(feature = "testing")]
 pub mod test_database;
 
@@ -44,17 +47,21 @@ pub struct PostgresOptions {
     /// How long a batch waits for a database that went away before the
     /// change is refused.
     pub reconnect_for: Duration,
+    /// How many changes the leader writes between two snapshot rows.
+    pub snapshot_every: u64,
 }
 
 impl PostgresOptions {
     /// The defaults: a 5 s lease (renewed every third of it), 10 s of
-    /// waiting for a restarting database.
+    /// waiting for a restarting database, a snapshot row every 1,000
+    /// changes.
     pub fn new(url: impl Into<String>) -> PostgresOptions {
         PostgresOptions {
             url: url.into(),
             standby: false,
             lease: Duration::from_secs(5),
             reconnect_for: Duration::from_secs(10),
+            snapshot_every: 1000,
         }
     }
 

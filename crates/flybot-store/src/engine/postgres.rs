@@ -8,6 +8,7 @@
 
 use crate::engine::PostgresOptions;
 use crate::engine::lease::{self, Lease};
+use crate::group_commit::GroupCommit;
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
 use crate::store::{Inner, ReadOnlyReason, StoreStatus};
 use crate::writer::{Ack, WriterMsg};
@@ -15,6 +16,7 @@ use flybot_core::sync::lock;
 use flybot_protocol::state::{STATE_VERSION, TeamState};
 use serde::Deserialize;
 use sqlx::{Connection, PgConnection, Row};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -38,6 +40,9 @@ pub(crate) struct Engine {
     pub rt: Runtime,
     pub options: PostgresOptions,
     pub holder: String,
+    /// The lease token while this store leads, 0 while it follows: the
+    /// turn log's writer fences its own batches with it.
+    pub token: Arc<AtomicI64>,
 }
 
 /// Connects and brings the tables up to date.
@@ -61,17 +66,27 @@ pub(crate) fn redact(url: &str) -> String {
     }
 }
 
-/// The team as the database holds it: the base row's team and every change
-/// row after it, the chain checked throughout. `None` for an empty database.
+/// The team as the database holds it: the snapshot row's team (else the
+/// first row's) and every change row after it, the chain checked
+/// throughout. `None` for an empty database.
 pub(crate) async fn load(conn: &mut PgConnection) -> Result<Option<TeamState>, String> {
-    let rows = sqlx::query("SELECT line FROM flybot_journal ORDER BY seq")
+    // Read before the rows: a newer snapshot written meanwhile only means
+    // a few more rows are read after this one.
+    let snapshot = crate::engine::snapshot::read(conn).await?;
+    let after = snapshot.as_ref().map_or(-1, |(seq, _)| *seq as i64);
+    let rows = sqlx::query("SELECT line FROM flybot_journal WHERE seq > $1 ORDER BY seq")
+        .bind(after)
         .fetch_all(&mut *conn)
         .await
         .map_err(|e| format!("the journal could not be read: {e}"))?;
-    if rows.is_empty() {
+    if rows.is_empty() && snapshot.is_none() {
         return Ok(None);
     }
     let mut text = Vec::new();
+    if let Some((_, line)) = snapshot {
+        text.extend_from_slice(line.as_bytes());
+        text.push(b'\n');
+    }
     for row in rows {
         let line: String = row.get(0);
         text.extend_from_slice(line.as_bytes());
@@ -170,6 +185,7 @@ pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>
         }
         match acquired {
             Some(lease) => {
+                engine.token.store(lease.token, Ordering::SeqCst);
                 let team = match load(&mut conn).await? {
                     Some(team) => team,
                     None => init(&mut conn, &lease, now).await?,
@@ -208,20 +224,28 @@ pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>
 /// The engine thread's life: lead while the lease holds, follow otherwise,
 /// until the store closes.
 pub(crate) fn run(engine: Engine, weak: Weak<Inner>, mut leading: Option<Leading>) {
+    // A leader that lost its lease (paused past it) leaves it to the
+    // standbys for one lease before it tries to take it again.
+    let mut yield_until = Instant::now();
     loop {
         match leading.take() {
             Some((conn, lease, rx)) => {
+                engine.token.store(lease.token, Ordering::SeqCst);
                 let mut leader = Leader {
                     engine: &engine,
                     conn,
                     lease,
+                    last_seq: 0,
+                    since_snapshot: 0,
                 };
-                match leader.run(&rx, &weak) {
+                let end = leader.run(&rx, &weak);
+                engine.token.store(0, Ordering::SeqCst);
+                match end {
                     LeaderEnd::Stopped => return,
-                    LeaderEnd::Lost => {}
+                    LeaderEnd::Lost => yield_until = Instant::now() + engine.options.lease,
                 }
             }
-            None => match crate::engine::follow::follow(&engine, &weak) {
+            None => match crate::engine::follow::follow(&engine, &weak, yield_until) {
                 Some(next) => leading = Some(next),
                 None => return,
             },
@@ -238,6 +262,10 @@ struct Leader<'a> {
     engine: &'a Engine,
     conn: PgConnection,
     lease: Lease,
+    /// The seq of the last row this leader committed.
+    last_seq: u64,
+    /// Rows committed since the last snapshot row.
+    since_snapshot: u64,
 }
 
 #[derive(Deserialize)]
@@ -248,18 +276,28 @@ struct SeqOf {
 impl Leader<'_> {
     fn run(&mut self, rx: &Receiver<WriterMsg>, weak: &Weak<Inner>) -> LeaderEnd {
         let tick = self.engine.options.tick();
+        // The folder's group commit, with the round trip in place of the
+        // fsync: a burst's changes being made are waited for (bounded by
+        // the last commit), so 32 at once share one transaction.
+        let making = weak
+            .upgrade()
+            .map_or_else(Default::default, |inner| inner.making.clone());
+        let mut gather = GroupCommit::default();
         let mut last_renew = Instant::now();
         loop {
+            // Renewed every tick, busy or not: a batch checks the lease
+            // but does not extend it, so a leader under steady load must
+            // not skip its renewals.
+            if last_renew.elapsed() >= tick {
+                last_renew = Instant::now();
+                if !self.renew() {
+                    return self.step_down(weak, Vec::new(), "its lease lapsed");
+                }
+            }
             let first = match rx.recv_timeout(tick.saturating_sub(last_renew.elapsed())) {
                 Ok(msg) => msg,
-                Err(RecvTimeoutError::Timeout) => {
-                    last_renew = Instant::now();
-                    if !self.renew() {
-                        return self.step_down(weak, Vec::new(), "its lease lapsed");
-                    }
-                    continue;
-                }
-                Err(RecvTimeoutError::Disconnected) => return self.stop(None),
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return self.stop(None, weak),
             };
             let mut batch: Vec<(u64, u64, String)> = Vec::new();
             let mut acks: Vec<Ack> = Vec::new();
@@ -279,14 +317,23 @@ impl Leader<'_> {
                     }
                     WriterMsg::Stop(ack) => after.push((ack, true)),
                 }
-                next = rx.try_recv().ok();
+                next = gather.more(rx, &making, batch.len() + after.len());
             }
-            if !batch.is_empty() {
-                match self.commit(&batch) {
+            if batch.is_empty() {
+                gather.batch_done(0, Duration::ZERO);
+            } else {
+                let started = Instant::now();
+                let committed = self.commit(&batch);
+                gather.batch_done(batch.len(), started.elapsed());
+                match committed {
                     Ok(()) => {
-                        last_renew = Instant::now();
                         for ack in acks {
                             let _ = ack.send(Ok(()));
+                        }
+                        self.last_seq = batch.last().map_or(self.last_seq, |l| l.0);
+                        self.since_snapshot += batch.len() as u64;
+                        if self.since_snapshot >= self.engine.options.snapshot_every {
+                            self.snapshot(weak);
                         }
                     }
                     Err(why) => {
@@ -305,7 +352,7 @@ impl Leader<'_> {
                 }
             }
             if stop.is_some() {
-                return self.stop(stop);
+                return self.stop(stop, weak);
             }
         }
     }
@@ -427,8 +474,43 @@ impl Leader<'_> {
         LeaderEnd::Lost
     }
 
-    /// A clean stop: the lease is let go at once so a standby need not wait.
-    fn stop(&mut self, ack: Option<Ack>) -> LeaderEnd {
+    /// Writes the snapshot row when the team in memory is exactly what is
+    /// committed (no change queued behind the last batch); else a later
+    /// batch tries again. A snapshot that fails costs only a longer start.
+    fn snapshot(&mut self, weak: &Weak<Inner>) {
+        let Some(inner) = weak.upgrade() else { return };
+        let team = {
+            let live = lock(&inner.live);
+            if live.team.journal_seq != self.last_seq {
+                return;
+            }
+            live.team.clone()
+        };
+        let line = match crate::engine::snapshot::line_of(&team, crate::system_now_ms()) {
+            Ok(line) => line,
+            Err(e) => {
+                tracing::warn!("the snapshot could not be made: {e}");
+                return;
+            }
+        };
+        let written = self.engine.rt.block_on(crate::engine::snapshot::write(
+            &mut self.conn,
+            &self.lease,
+            team.journal_seq,
+            &line,
+        ));
+        match written {
+            Ok(_) => self.since_snapshot = 0,
+            Err(e) => tracing::warn!("the snapshot row was not written: {e}"),
+        }
+    }
+
+    /// A clean stop: the snapshot row is brought up to date, and the lease
+    /// is let go at once so a standby need not wait.
+    fn stop(&mut self, ack: Option<Ack>, weak: &Weak<Inner>) -> LeaderEnd {
+        if self.since_snapshot > 0 {
+            self.snapshot(weak);
+        }
         if let Err(e) = self
             .engine
             .rt
@@ -444,7 +526,11 @@ impl Leader<'_> {
 }
 
 /// Starts a store's engine thread and waits for its first answer.
-pub(crate) fn start(options: PostgresOptions, now: u64) -> Result<(Opened, EngineStart), String> {
+pub(crate) fn start(
+    options: PostgresOptions,
+    token: Arc<AtomicI64>,
+    now: u64,
+) -> Result<(Opened, EngineStart), String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -453,6 +539,7 @@ pub(crate) fn start(options: PostgresOptions, now: u64) -> Result<(Opened, Engin
         rt,
         options,
         holder: lease::holder_name(),
+        token,
     };
     let (ready_tx, ready_rx) = channel();
     let (inner_tx, inner_rx) = channel::<Weak<Inner>>();

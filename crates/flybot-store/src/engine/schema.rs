@@ -6,13 +6,29 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{AssertSqlSafe, SqlSafeStr};
 
 fn migrator() -> Migrator {
-    Migrator::with_migrations(vec![Migration::new(
-        1,
-        "journal and lease".into(),
-        MigrationType::Simple,
-        AssertSqlSafe(include_str!("../../migrations/0001_journal.sql")).into_sql_str(),
-        false,
-    )])
+    Migrator::with_migrations(vec![
+        Migration::new(
+            1,
+            "journal and lease".into(),
+            MigrationType::Simple,
+            AssertSqlSafe(include_str!("../../migrations/0001_journal.sql")).into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            2,
+            "turn log".into(),
+            MigrationType::Simple,
+            AssertSqlSafe(include_str!("../../migrations/0002_turns.sql")).into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            3,
+            "snapshot".into(),
+            MigrationType::Simple,
+            AssertSqlSafe(include_str!("../../migrations/0003_snapshot.sql")).into_sql_str(),
+            false,
+        ),
+    ])
 }
 
 /// Brings the database's tables up to this build's.

@@ -45,7 +45,7 @@ pub fn test_database() -> Option<TestDatabase> {
 /// Runs one statement on the maintenance database, on a thread of its own
 /// so a test inside a runtime may call it.
 #[allow(clippy::print_stderr)]
-fn run_admin(admin_url: &str, statement: String) {
+pub(crate) fn run_admin(admin_url: &str, statement: String) {
     let admin_url = admin_url.to_owned();
     let done = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -15,6 +15,7 @@
 //! callers acknowledge (answer a person, announce a line) only from there.
 
 mod carried;
+pub(crate) mod database;
 mod files;
 mod recover;
 mod room_notes;
@@ -118,6 +119,10 @@ pub(crate) enum Job {
         done: Option<OnDurable>,
     },
     Close,
+    /// A standby's store saw new rows of the turn log in the database
+    /// (PostgreSQL): the writer reads them into the home's files, then
+    /// answers.
+    CatchUp(mpsc::Sender<()>),
 }
 
 /// The running writer of one home.
@@ -238,6 +243,21 @@ impl TurnLog {
             urgency,
             done,
         })
+    }
+
+    /// Asks the running writer to read the database's new rows into the
+    /// home's files (a standby whose host has its turn log open).
+    pub(crate) fn catch_up(&self) -> io::Result<mpsc::Receiver<()>> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Job::CatchUp(tx))?;
+        Ok(rx)
+    }
+
+    /// Moves each time lines another host wrote (a leader on PostgreSQL)
+    /// are read into this home's files: a reader that keeps a file's last
+    /// line in memory opens it again.
+    pub fn generation(&self) -> u64 {
+        database::generation(&self.shared.home)
     }
 
     fn send(&self, job: Job) -> io::Result<()> {

@@ -46,7 +46,7 @@ struct JournalLine {
 /// The homes whose writer thread runs in this process (canonical paths).
 static WRITING: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
-fn writing(home: &Path) -> bool {
+pub(super) fn writing(home: &Path) -> bool {
     lock(&WRITING)
         .as_ref()
         .is_some_and(|homes| homes.contains(home))
@@ -188,7 +188,13 @@ fn replay(path: &Path, lines: &[Value]) -> io::Result<()> {
         .and_then(|line| seq_of(&line))
         .unwrap_or(0);
     let mut missing = Vec::new();
-    for line in lines.iter().filter(|l| seq_of(l).is_some_and(|s| s > last)) {
+    // A line read twice (a database's row a home already held) goes in once.
+    let mut last = last;
+    for line in lines {
+        let Some(seq) = seq_of(line).filter(|s| *s > last) else {
+            continue;
+        };
+        last = seq;
         serde_json::to_writer(&mut missing, line).map_err(io::Error::other)?;
         missing.push(b'\n');
     }

@@ -4,8 +4,14 @@
 //! [`SOON`] old, and then calls the callbacks the sync covers, in write
 //! order. An I/O error stops the log: every waiting and later write is
 //! answered with it, so nothing is acknowledged that may not be on disk.
+//!
+//! On PostgreSQL (`database`) the batch is committed as rows first, in
+//! place of the journal's sync, and only then written into the home's
+//! files; a batch the fence or an unreachable database refused is answered
+//! with that refusal and written nowhere.
 
 use super::carried::Carried;
+use super::database::{self, Link, Refused};
 use super::files::{IDLE, OpenFiles};
 use super::room_notes::room_line;
 use super::session_notes::note_line;
@@ -43,6 +49,14 @@ struct Writer {
     counters: Arc<Counters>,
     /// Why the log stopped, once an I/O error stopped it.
     broken: Option<String>,
+    /// The database the lines are committed to first (a store on
+    /// PostgreSQL), with the batch waiting for its commit.
+    link: Option<Link>,
+    pending: Vec<u8>,
+    pending_lines: Vec<(PathBuf, Vec<u8>)>,
+    /// A standby's store saw rows this writer has not read; each is
+    /// answered once they are read.
+    catch_up_asked: Vec<mpsc::Sender<()>>,
 }
 
 /// Recovers the home's journal and starts the writer on it.
@@ -52,7 +66,16 @@ pub(crate) fn start(
 ) -> io::Result<(mpsc::Sender<Job>, JoinHandle<()>)> {
     let lock = super::recover::lock_home(home)?;
     let writing = super::recover::Writing::new(home);
+    // On PostgreSQL the rows past the home's cursor join the journal
+    // first, so the replay below brings the files up to the database.
+    let link = match database::attached(home) {
+        Some(db) => Some(Link::open(home, db)?),
+        None => None,
+    };
     let carried = super::recover::recover(home)?;
+    if let Some(link) = &link {
+        link.save_cursor(home)?;
+    }
     let journal = JsonlAppender::open(&home.join(JOURNAL_FILE))?;
     counters.opens.fetch_add(1, Ordering::Relaxed);
     let journal_bytes = journal.size()?;
@@ -67,6 +90,10 @@ pub(crate) fn start(
         unsynced: false,
         counters,
         broken: None,
+        link,
+        pending: Vec::new(),
+        pending_lines: Vec::new(),
+        catch_up_asked: Vec::new(),
     };
     let (jobs, inbox) = mpsc::channel();
     let thread = std::thread::Builder::new()
@@ -105,11 +132,23 @@ impl Writer {
                 self.checkpoint();
                 return;
             }
+            let asked = std::mem::take(&mut self.catch_up_asked);
+            if !asked.is_empty() {
+                self.catch_up();
+                for answer in asked {
+                    let _ = answer.send(());
+                }
+            }
             let due = self.deadline.is_some_and(|d| d <= Instant::now());
             if due {
                 self.sync();
             }
-            if self.journal_bytes > CHECKPOINT_BYTES && self.waiting.is_empty() {
+            // On PostgreSQL the carried notes may run ahead of a batch not
+            // yet committed: a checkpoint waits for it.
+            if self.journal_bytes > CHECKPOINT_BYTES
+                && self.waiting.is_empty()
+                && self.pending.is_empty()
+            {
                 self.checkpoint();
             }
         }
@@ -155,13 +194,17 @@ impl Writer {
                     self.deadline = Some(self.deadline.map_or(by, |d| d.min(by)));
                 }
                 Job::Close => close = true,
+                Job::CatchUp(answer) => self.catch_up_asked.push(answer),
             }
         }
         for note in notes.into_values() {
             note_line(&mut journal, &note.json);
             self.carried.keep_note(note);
         }
-        if let Err(e) = self.write(&journal, &lines) {
+        if self.link.is_some() {
+            self.pending.extend_from_slice(&journal);
+            self.pending_lines.extend(lines);
+        } else if let Err(e) = self.write(&journal, &lines) {
             self.stop(e);
         }
         close
@@ -185,7 +228,10 @@ impl Writer {
     /// One sync of the journal, then the callbacks it covers, in order.
     fn sync(&mut self) {
         self.deadline = None;
-        if self.broken.is_none() && std::mem::take(&mut self.unsynced) {
+        let mut refused = None;
+        if self.link.is_some() {
+            refused = self.commit_pending();
+        } else if self.broken.is_none() && std::mem::take(&mut self.unsynced) {
             match self.journal.sync() {
                 Ok(()) => {
                     self.counters.syncs.fetch_add(1, Ordering::Relaxed);
@@ -195,11 +241,81 @@ impl Writer {
             }
         }
         for done in std::mem::take(&mut self.waiting) {
-            done(match &self.broken {
-                None => Ok(()),
-                Some(why) => Err(io::Error::other(why.clone())),
+            done(match (&self.broken, &refused) {
+                (None, None) => Ok(()),
+                (Some(why), _) | (None, Some(why)) => Err(io::Error::other(why.clone())),
             });
         }
+    }
+
+    /// Commits the waiting batch to the database, then writes it into the
+    /// files; answers the refusal its waiters get when it was not committed.
+    fn commit_pending(&mut self) -> Option<String> {
+        let journal = std::mem::take(&mut self.pending);
+        let lines = std::mem::take(&mut self.pending_lines);
+        if self.broken.is_some() || journal.is_empty() {
+            return None;
+        }
+        if self.link.as_ref().is_some_and(Link::stale)
+            && let Err(e) = self.resync()
+        {
+            self.stop(e);
+            return None;
+        }
+        let link = self.link.as_mut()?;
+        let refusal = match link.commit(&journal) {
+            Ok(()) => {
+                self.counters.syncs.fetch_add(1, Ordering::Relaxed);
+                if let Err(e) = self.write(&journal, &lines) {
+                    self.stop(e);
+                }
+                return None;
+            }
+            Err(Refused::Fenced) => "this FlyBot does not hold the team's lease (another FlyBot saves the team; this one follows it)".to_owned(),
+            Err(Refused::Unreachable(why)) => why,
+        };
+        // The notes this batch carried were never committed: the next
+        // batch reads the home again before it writes.
+        link.forget();
+        Some(format!(
+            "the Session and room logs' lines were not saved: {refusal}"
+        ))
+    }
+
+    /// Reads the rows another leader committed, when there are any.
+    fn catch_up(&mut self) {
+        let behind = self.link.as_mut().is_some_and(Link::behind);
+        if behind && self.broken.is_none() {
+            self.sync();
+            if let Err(e) = self.resync() {
+                self.stop(e);
+            }
+        }
+    }
+
+    /// Brings the home's files and journal up to the database's rows after
+    /// the store's lease changed (a takeover, or a lease lost), and starts
+    /// the journal again from what they hold.
+    fn resync(&mut self) -> io::Result<()> {
+        self.files.flush_dirty(&self.counters)?;
+        self.files = OpenFiles::new(&self.home);
+        let mut read = false;
+        if let Some(link) = self.link.as_mut() {
+            read = link.catch_up(&self.home)?;
+        }
+        self.carried = super::recover::recover(&self.home)?;
+        // Only another leader's lines move the generation: this writer's
+        // own lines still on their way must not make a reader open a file
+        // that lacks them.
+        if read {
+            database::moved(&self.home);
+        }
+        self.journal = JsonlAppender::open(&self.home.join(JOURNAL_FILE))?;
+        self.journal_bytes = self.journal.size()?;
+        if let Some(link) = &self.link {
+            link.save_cursor(&self.home)?;
+        }
+        Ok(())
     }
 
     fn stop(&mut self, error: io::Error) {
@@ -215,6 +331,14 @@ impl Writer {
         if self.broken.is_some() {
             return;
         }
+        if self.link.as_ref().is_some_and(Link::stale) {
+            // A refused batch's notes are in `carried`: the home is read
+            // again (journal and rows) instead of writing them.
+            if let Err(e) = self.resync() {
+                self.stop(e);
+            }
+            return;
+        }
         let started = self.files.flush_dirty(&self.counters).and_then(|()| {
             let path = self.home.join(JOURNAL_FILE);
             let fresh = self.carried.lines();
@@ -223,6 +347,9 @@ impl Writer {
             self.journal = JsonlAppender::open(&path)?;
             self.counters.opens.fetch_add(1, Ordering::Relaxed);
             self.journal_bytes = fresh.len() as u64;
+            if let Some(link) = &self.link {
+                link.save_cursor(&self.home)?;
+            }
             Ok(())
         });
         if let Err(e) = started {

@@ -1,6 +1,9 @@
 //! The write path: a change is on disk when it is answered, a crash loses
 //! nothing answered, a refusal writes nothing, and damage fails closed.
+//! The promises that are the engine's (a refusal, 32 at once, the save
+//! count) run on both engines; damage to the files is the folder's own.
 
+use crate::engines::Place;
 use crate::support::{OWNER, add_bot, bot, bot_ids, copy_home, member, options, pretty, read};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::{ReadOnlyReason, Store, StoreStatus};
@@ -141,15 +144,14 @@ async fn a_snapshot_off_the_chain_opens_read_only() {
     assert!(damaged_why(&store).contains("journalDigest"));
 }
 
-#[tokio::test]
-async fn a_refusal_leaves_team_revision_and_files_unchanged() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
+both_engines!(a_refusal_leaves_team_revision_and_files_unchanged);
+async fn a_refusal_leaves_team_revision_and_files_unchanged(place: Place) {
+    let store = place.open();
     add_bot(&store, "bot-1").await;
     let team = store.read(pretty);
     let revision = store.revision();
-    let journal = read(&dir.path().join("journal.jsonl"));
-    let state = read(&dir.path().join("state.json"));
+    let journal = place.journal().await;
+    let state = std::fs::read(place.dir.path().join("state.json")).ok();
     let queued = store.saves_queued();
 
     let refused = store
@@ -166,14 +168,17 @@ async fn a_refusal_leaves_team_revision_and_files_unchanged() {
     assert_eq!(store.read(pretty), team);
     assert_eq!(store.revision(), revision);
     assert_eq!(store.saves_queued(), queued);
-    assert_eq!(read(&dir.path().join("journal.jsonl")), journal);
-    assert_eq!(read(&dir.path().join("state.json")), state);
+    assert_eq!(place.journal().await, journal);
+    assert_eq!(
+        std::fs::read(place.dir.path().join("state.json")).ok(),
+        state
+    );
+    store.close().await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn thirty_two_concurrent_changes_commit_in_seq_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
+both_engines!(thirty_two_concurrent_changes_commit_in_seq_order);
+async fn thirty_two_concurrent_changes_commit_in_seq_order(place: Place) {
+    let store = place.open();
     add_bot(&store, "bot-0").await;
     let start = store.revision();
     let mut set = tokio::task::JoinSet::new();
@@ -197,16 +202,16 @@ async fn thirty_two_concurrent_changes_commit_in_seq_order() {
     assert_eq!(seqs, (start + 1..=start + 32).collect::<Vec<_>>());
     assert_eq!(store.revision(), start + 32);
     assert_eq!(store.saves_queued(), 33);
-    drop(store);
-    let reopened = Store::open(dir.path(), options()).unwrap();
+    store.close().await.unwrap();
+    let reopened = place.open();
     assert_eq!(bot_ids(&reopened).len(), 33);
     assert_eq!(reopened.revision(), start + 32);
+    reopened.close().await.unwrap();
 }
 
-#[tokio::test]
-async fn saves_queued_only_grows_and_saves_settled_waits_for_the_disk_1368() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
+both_engines!(saves_queued_only_grows_and_saves_settled_waits_for_the_disk_1368);
+async fn saves_queued_only_grows_and_saves_settled_waits_for_the_disk_1368(place: Place) {
+    let store = place.open();
     assert_eq!(store.saves_queued(), 0);
     let mut last = 0;
     for i in 0..5 {
@@ -218,10 +223,11 @@ async fn saves_queued_only_grows_and_saves_settled_waits_for_the_disk_1368() {
     store.mutate("host", |_| Ok(())).await.unwrap();
     assert_eq!(store.saves_queued(), last, "an empty change queues nothing");
     store.saves_settled().await;
-    let lines = journal_lines(dir.path());
-    assert_eq!(lines.len(), 6, "a base and five changes");
+    let lines = place.journal().await.lines().count();
+    assert_eq!(lines, 6, "a base and five changes");
     store.snapshot_now().await.unwrap();
     assert_eq!(store.saves_queued(), last, "a snapshot is not a save");
+    store.close().await.unwrap();
 }
 
 #[tokio::test]

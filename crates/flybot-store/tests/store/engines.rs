@@ -241,6 +241,25 @@ async fn store_copy_round_trips_a_home_both_ways_by_digest() {
         })
         .await
         .unwrap();
+    // A Session's log goes with the team.
+    let src = source.dir.path().to_owned();
+    tokio::task::spawn_blocking(move || {
+        let records = (1..=2)
+            .map(|seq| {
+                flybot_store::turn_log::Record::new(
+                    &src,
+                    &src.join("sessions/s1/log.jsonl"),
+                    &serde_json::json!({"seq": seq}),
+                )
+                .unwrap()
+            })
+            .collect();
+        flybot_store::turn_log::TurnLog::for_home(&src)
+            .write_durable(records, None)
+            .unwrap();
+    })
+    .await
+    .unwrap();
     let team = store.read(|t| t.clone());
     store.close().await.unwrap();
 
@@ -269,6 +288,11 @@ async fn store_copy_round_trips_a_home_both_ways_by_digest() {
     let home = back.path().join("home");
     let returned = postgres_to_folder(&url, &home, 1).await.unwrap();
     assert_eq!(Some(returned.digest), grown.journal_digest);
+    let log = std::fs::read_to_string(home.join("sessions/s1/log.jsonl")).unwrap();
+    assert_eq!(
+        log, "{\"seq\":1}\n{\"seq\":2}\n",
+        "the Session log came back"
+    );
     let reopened = Store::open(&home, options()).unwrap();
     assert_eq!(reopened.status(), StoreStatus::Writer);
     assert_eq!(
@@ -276,4 +300,49 @@ async fn store_copy_round_trips_a_home_both_ways_by_digest() {
         serde_json::to_value(&grown).unwrap()
     );
     reopened.close().await.unwrap();
+}
+
+/// The snapshot row (issue 35): a start on PostgreSQL reads it and the rows
+/// after it only. Here the rows before it are removed, and the team a start
+/// reads is still the team that was saved, its chain going on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_start_on_postgres_reads_the_snapshot_row_and_only_the_rows_after_it() {
+    use sqlx::{Connection, Row};
+    let Some(place) = Place::postgres() else {
+        return;
+    };
+    let url = place.db.as_ref().unwrap().url.clone();
+    let mut options = place.options(false);
+    if let Engine::Postgres(pg) = &mut options.engine {
+        pg.snapshot_every = 5;
+    }
+    let store = Store::open(place.dir.path(), options.clone()).unwrap();
+    for i in 0..12 {
+        add_bot(&store, &format!("bot-{i:02}")).await;
+    }
+    let live = store.read(|t| t.clone());
+    store.close().await.unwrap();
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    let seq: i64 = sqlx::query("SELECT seq FROM flybot_snapshot")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        seq as u64, live.journal_seq,
+        "a clean stop brings it up to date"
+    );
+    sqlx::query("DELETE FROM flybot_journal WHERE seq <= $1")
+        .bind(seq)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let again = Store::open(place.dir.path(), options).unwrap();
+    assert_eq!(
+        serde_json::to_value(again.read(|t| t.clone())).unwrap(),
+        serde_json::to_value(&live).unwrap()
+    );
+    add_bot(&again, "bot-after").await;
+    assert_eq!(again.revision(), live.journal_seq + 1);
+    again.close().await.unwrap();
 }

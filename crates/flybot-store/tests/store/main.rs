@@ -13,5 +13,7 @@ mod migrate;
 mod one_writer;
 mod reconnect;
 mod replay;
+mod restart;
 mod support;
+mod turns;
 mod undo;

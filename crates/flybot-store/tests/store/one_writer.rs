@@ -77,10 +77,9 @@ async fn takeover_on_next_write_1027() {
     assert_eq!(bot_ids(&third), ["bot-1", "bot-2", "bot-3"]);
 }
 
-#[tokio::test]
-async fn a_closed_store_refuses_changes() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
+both_engines!(a_closed_store_refuses_changes);
+async fn a_closed_store_refuses_changes(place: crate::engines::Place) {
+    let store = place.open();
     store.close().await.unwrap();
     let refused = store
         .mutate("host", |c| {

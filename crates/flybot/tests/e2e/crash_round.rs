@@ -12,16 +12,16 @@ use std::io::BufRead;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-const PICKUP_START: &str = "The host restarted while your last turn was running";
+pub(crate) const PICKUP_START: &str = "The host restarted while your last turn was running";
 
-fn ok(host: &Served, endpoint: &str, body: Value) -> Value {
+pub(crate) fn ok(host: &Served, endpoint: &str, body: Value) -> Value {
     let (status, answer) = host.post(endpoint, &body.to_string(), None);
     assert_eq!(status, 200, "{endpoint}: {answer}");
     answer
 }
 
 /// A six-Bot room; answers its id.
-fn busy_room(host: &Served) -> String {
+pub(crate) fn busy_room(host: &Served) -> String {
     let bots: Vec<Value> = (0..6)
         .map(|i| ok(host, "create-bot", json!({"name": format!("Bot{i}")}))["bot"]["id"].clone())
         .collect();
@@ -36,7 +36,7 @@ fn busy_room(host: &Served) -> String {
 }
 
 /// The room's lines a client is shown: (seq, author, text).
-fn shown(host: &Served, room: &str) -> Vec<(u64, String, String)> {
+pub(crate) fn shown(host: &Served, room: &str) -> Vec<(u64, String, String)> {
     ok(host, "messages", json!({"roomId": room}))["messages"]
         .as_array()
         .unwrap()
@@ -52,7 +52,7 @@ fn shown(host: &Served, room: &str) -> Vec<(u64, String, String)> {
 }
 
 /// Every Session log of the home, as (file, events).
-fn session_logs(home: &Path) -> Vec<(String, Vec<Value>)> {
+pub(crate) fn session_logs(home: &Path) -> Vec<(String, Vec<Value>)> {
     let Ok(dir) = std::fs::read_dir(home.join("sessions")) else {
         return Vec::new();
     };
@@ -75,7 +75,7 @@ fn all_ended(events: &[Value]) -> bool {
     starts == ends
 }
 
-fn picked_up(host: &Served) -> usize {
+pub(crate) fn picked_up(host: &Served) -> usize {
     host.before
         .iter()
         .find_map(|line| {
@@ -87,7 +87,12 @@ fn picked_up(host: &Served) -> usize {
 
 /// Reads the live stream until `count` room lines after `opener` were
 /// announced for `room` (or the round ended); answers their seqs.
-fn announced(stream: &mut impl BufRead, room: &str, opener: u64, count: usize) -> Vec<u64> {
+pub(crate) fn announced(
+    stream: &mut impl BufRead,
+    room: &str,
+    opener: u64,
+    count: usize,
+) -> Vec<u64> {
     let mut seqs = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(30);
     while seqs.len() < count && Instant::now() < deadline {

@@ -17,22 +17,22 @@ use std::time::{Duration, Instant};
 /// One model call the provider saw: the member it was for and the last
 /// user message.
 #[derive(Debug, Clone)]
-struct Call {
-    member: String,
-    last_user: String,
+pub(crate) struct Call {
+    pub(crate) member: String,
+    pub(crate) last_user: String,
 }
 
 /// The provider: answers each member with `<Name> answer <n>`; while
 /// `hang_two` holds, a call for Two is read and never answered.
-struct Provider {
-    base_url: String,
+pub(crate) struct Provider {
+    pub(crate) base_url: String,
     calls: Arc<Mutex<Vec<Call>>>,
-    hang_two: Arc<AtomicBool>,
+    pub(crate) hang_two: Arc<AtomicBool>,
     seen: mpsc::Receiver<Call>,
 }
 
 impl Provider {
-    fn start() -> Provider {
+    pub(crate) fn start() -> Provider {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let calls = Arc::new(Mutex::new(Vec::new()));
@@ -56,7 +56,7 @@ impl Provider {
         }
     }
 
-    fn calls(&self) -> Vec<Call> {
+    pub(crate) fn calls(&self) -> Vec<Call> {
         self.calls.lock().unwrap().clone()
     }
 }
@@ -135,7 +135,7 @@ fn ok(host: &Served, endpoint: &str, body: Value) -> Value {
     answer
 }
 
-fn bot(host: &Served, name: &str) -> String {
+pub(crate) fn bot(host: &Served, name: &str) -> String {
     ok(host, "create-bot", json!({"name": name}))["bot"]["id"]
         .as_str()
         .unwrap()
@@ -143,7 +143,7 @@ fn bot(host: &Served, name: &str) -> String {
 }
 
 /// The room's lines once no round runs: (author, text).
-fn settled(host: &Served, room: &str) -> Vec<(String, String)> {
+pub(crate) fn settled(host: &Served, room: &str) -> Vec<(String, String)> {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let read = ok(host, "messages", json!({"roomId": room}));
@@ -166,7 +166,7 @@ fn settled(host: &Served, room: &str) -> Vec<(String, String)> {
 }
 
 /// Waits for the provider's next call for `member`.
-fn call_for(provider: &Provider, member: &str) -> Call {
+pub(crate) fn call_for(provider: &Provider, member: &str) -> Call {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
