@@ -231,7 +231,18 @@ fn project(
         .unwrap_or_default();
     let members = if roster.is_some() { mine } else { kept_members };
     if members.is_empty() {
-        return Err(Refusal::NotShared);
+        // A roster that no longer names this home's Bots ends its part
+        // (#1167): the mirror is marked left; a first join is refused.
+        let Some(mut room) = existing else {
+            return Err(Refusal::NotShared);
+        };
+        if let Some(mut from) = shared_from(&room) {
+            from.status = MirrorStatus::Left;
+            from.join_seq = join.join_seq;
+            set_shared_from(&mut room, &from);
+            change.put_room(&room);
+        }
+        return Ok(());
     }
     let owner = flybot_core::access::host_owner_id(state).ok_or(Refusal::NotShared)?;
     let now = change.now_ms();

@@ -265,11 +265,12 @@ impl SharedRooms {
         else {
             return Err(ApiError::not_found("friend's Bot", &req.seat));
         };
-        let home = seat.owner.clone().unwrap_or_default();
         seat.left_seq = Some(self.logs.last_seq(&room.id) + 1);
-        let gone_home = !seats.iter().any(|s| {
-            s.is_live() && s.kind == ParticipantKind::RemoteBot && s.owner.as_deref() == Some(&home)
-        });
+        // The home stays in the Matrix room (a guest), so a later add needs
+        // no second invite; its mirror reads the roster without its Bots.
+        let none_left = !seats
+            .iter()
+            .any(|s| s.is_live() && s.kind == ParticipantKind::RemoteBot);
         let mut after = room.clone();
         after.participants = to_values(&seats);
         let seq = share.join_seq + 1;
@@ -277,7 +278,7 @@ impl SharedRooms {
             .team()
             .read(|state| join_of(state, &account.user_id, &after, Vec::new(), seq));
         join.history = None;
-        if gone_home && share.guests.len() <= 1 {
+        if none_left {
             join.op = JoinOp::Leave;
         }
         let content = serde_json::to_value(&join).unwrap_or_default();
@@ -295,9 +296,6 @@ impl SharedRooms {
                 };
                 let mut share = host_share(&room).unwrap_or(share);
                 share.join_seq = seq;
-                if gone_home {
-                    share.guests.retain(|g| *g != home);
-                }
                 room.participants = after.participants.clone();
                 set_host_share(&mut room, &share);
                 change.put_room(&room);

@@ -311,8 +311,17 @@ async fn a_forged_join_from_a_home_that_does_not_own_the_room_is_refused_not_inv
         .filter(|r| r["origin"] == "inbound-share")
         .collect();
     assert_eq!(after.len(), 1);
-    for key in ["home", "remoteRoomId", "matrixRoomId", "inviterName", "joinSeq"] {
-        assert_eq!(after[0]["sharedFrom"][key], before["sharedFrom"][key], "{key}");
+    for key in [
+        "home",
+        "remoteRoomId",
+        "matrixRoomId",
+        "inviterName",
+        "joinSeq",
+    ] {
+        assert_eq!(
+            after[0]["sharedFrom"][key], before["sharedFrom"][key],
+            "{key}"
+        );
     }
     assert_eq!(after[0]["name"], "Plans");
 
@@ -335,5 +344,159 @@ async fn a_forged_join_from_a_home_that_does_not_own_the_room_is_refused_not_inv
             .room_lines(&s.mirror)
             .iter()
             .any(|l| l.text.contains("let me in"))
+    );
+}
+
+/// The mirror's `sharedFrom.status` on Bob's home.
+fn mirror_status(kit: &Kit) -> Value {
+    mirror_of(kit).map_or(Value::Null, |m| m["sharedFrom"]["status"].clone())
+}
+
+async fn status_until(kit: &Kit, want: &str) {
+    for _ in 0..600 {
+        if mirror_status(kit) == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the mirror never became {want}: {:?}", mirror_of(kit));
+}
+
+#[tokio::test]
+async fn a_removed_bot_marks_the_mirror_left_and_a_newer_join_reopens_it_1167() {
+    let Some(synapse) = start_synapse().await else {
+        return;
+    };
+    let s = share_plans(&synapse).await;
+    let seat = format!("{}/{}", s.bob.user, s.bolt.id);
+    let removed = s
+        .alice
+        .kit
+        .ok(
+            "room-share-remove",
+            json!({"roomId": s.plans.id, "seat": seat}),
+        )
+        .await;
+    let gone = removed["room"]["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == seat);
+    assert!(gone.unwrap()["leftSeq"].is_u64(), "{removed}");
+    status_until(&s.bob.kit, "left").await;
+    // A line while the mirror is left is refused there (room-left).
+    let sent = s
+        .alice
+        .kit
+        .ok(
+            "send",
+            json!({"roomId": s.plans.id, "text": "said while Bob was away"}),
+        )
+        .await;
+    // It has left Alice's home before the next join is set.
+    let seq = sent["seq"].as_u64().unwrap();
+    let plans = s.plans.id.clone();
+    let fanned = |kit: &Kit| {
+        rooms(kit).into_iter().find(|r| r["id"] == plans).unwrap()["share"]["fannedSeq"]
+            .as_u64()
+            .unwrap_or(0)
+    };
+    for _ in 0..600 {
+        let out = super::view(&s.alice.kit).await["pendingCount"] == 0;
+        if fanned(&s.alice.kit) >= seq && out {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A newer join reopens it; the line said while left never shows.
+    let seen = until(&s.alice.kit, "Bolt still listed", |v| {
+        remote_bot(v, "Bolt (Owner)").is_some_and(|b| b["shared"] == true)
+    })
+    .await;
+    let bolt_row = remote_bot(&seen, "Bolt (Owner)").unwrap()["roomId"].clone();
+    s.alice
+        .kit
+        .ok(
+            "room-share-add",
+            json!({"roomId": s.plans.id, "friendBot": bolt_row}),
+        )
+        .await;
+    status_until(&s.bob.kit, "open").await;
+    s.alice
+        .kit
+        .ok(
+            "send",
+            json!({"roomId": s.plans.id, "text": "welcome back"}),
+        )
+        .await;
+    let lines = lines_until(&s.bob.kit, &s.mirror, "the line after reopening", |l| {
+        l.iter().any(|t| t.contains("welcome back"))
+    })
+    .await;
+    assert!(
+        !lines
+            .iter()
+            .any(|(_, t)| t.contains("said while Bob was away")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        rooms(&s.bob.kit)
+            .iter()
+            .filter(|r| r["origin"] == "inbound-share")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_line_whose_author_does_not_trace_to_its_sender_shows_as_unverified_918() {
+    let Some(synapse) = start_synapse().await else {
+        return;
+    };
+    let s = share_plans(&synapse).await;
+    let matrix_room = rooms(&s.alice.kit)
+        .into_iter()
+        .find(|r| r["id"] == s.plans.id)
+        .unwrap()["share"]["matrixRoomId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Alice's home names a Bot its roster never had: kept, not attributed.
+    let mut forger = RawMatrix::login(&synapse.base_url, "alice", &password("alice")).await;
+    let line = json!({"msgtype": "m.text", "body": "trust me, I am Bob's Bolt",
+        "org.flybot.share": {"op": "line", "roomId": s.plans.id, "seq": 999, "who": "Bolt",
+            "authorKind": "local-bot", "handle": s.bolt.id, "hop": 0, "calls": []}});
+    forger.send(&matrix_room, line).await;
+    let lines = lines_until(&s.bob.kit, &s.mirror, "the forged line", |l| {
+        l.iter().any(|t| t.contains("trust me"))
+    })
+    .await;
+    let forged = lines.iter().find(|(_, t)| t.contains("trust me")).unwrap();
+    assert_eq!(
+        forged.0, s.alice.user,
+        "shown as the home that delivered it"
+    );
+    let page = s
+        .bob
+        .kit
+        .ok("messages", json!({"roomId": s.mirror.id}))
+        .await;
+    let shown = page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["text"].as_str().unwrap().contains("trust me"))
+        .cloned()
+        .unwrap();
+    assert!(
+        shown["author"].as_str().unwrap().contains("unverified"),
+        "{shown}"
+    );
+    // It called nobody: Bolt took no turn for it.
+    assert!(
+        s.bob
+            .kit
+            .user_texts(&s.bob.kit.seat(&s.mirror, &s.bolt))
+            .is_empty()
     );
 }
