@@ -1,7 +1,8 @@
 //! Inbound shared rooms' endpoints (issue 34): `room-share-add` seats a
 //! friend's Bot in one of the caller's rooms and shares the room with its
 //! home; `room-share-remove` takes the seat away and tells that home
-//! (#1167). Both are the home owner's alone (Bot Social speaks for the
+//! (#1167); `room-share-hide` hides a room shared from another home. All
+//! three are the home owner's alone (Bot Social speaks for the
 //! home) and only on a room the owner holds: anyone else gets
 //! `bot/forbidden` or `bot/not-found` and nothing changes.
 
@@ -15,6 +16,13 @@ route_table! {
         let actor = caller.require()?;
         let shared = host.shared_rooms();
         typed(shared.add(actor, parse(body)?).await.map(|room| {
+            serde_json::json!({"room": room_view(&room)})
+        }))
+    };
+    "room-share-hide" => |host, caller, body| {
+        let actor = caller.require()?;
+        let shared = host.shared_rooms();
+        typed(shared.hide(actor, parse(body)?).await.map(|room| {
             serde_json::json!({"room": room_view(&room)})
         }))
     };

@@ -70,27 +70,19 @@ impl SharedRooms {
     /// Appends one line (unless a crash appended it already) and opens its
     /// round; answers the `answered` keys of the turns it opened.
     fn append(&self, room_id: &str, line: &Inbound) -> std::io::Result<Vec<String>> {
-        let (room, names) = self.social.team().read(|state| {
-            let room = state.rooms.get(room_id).cloned();
-            let names: Vec<String> = line
-                .calls
-                .iter()
-                .filter_map(|id| state.bots.get(id).map(|b| format!("@{}", b.name)))
+        let Some(bots) = self.social.team().read(|state| {
+            let room = state.rooms.get(room_id)?;
+            let bots: Vec<(String, String)> = due_calls(room, line)
+                .into_iter()
+                .filter_map(|(bot, key)| {
+                    state.bots.get(&bot).map(|b| (format!("@{}", b.name), key))
+                })
                 .collect();
-            (room, names)
-        });
-        let Some(room) = room else {
+            Some(bots)
+        }) else {
             return Ok(Vec::new());
         };
-        let remote_room = shared_from(&room).map_or_else(|| room.id.clone(), |f| f.remote_room_id);
-        let seq_of = line.key.rsplit_once(':').map_or("0", |(_, s)| s);
-        let due: Vec<String> = line
-            .calls
-            .iter()
-            .filter(|_| !line.history && line.hop < max_hops(&room))
-            .map(|bot| format!("{remote_room}:{seq_of}:{bot}"))
-            .filter(|key| !answered(&room, key))
-            .collect();
+        let (names, due): (Vec<String>, Vec<String>) = bots.into_iter().unzip();
         // The calls this home resolved itself open the round; the peer's
         // own words stay inside the fence and call nobody (#98).
         let text = match due.is_empty() {
@@ -119,5 +111,73 @@ impl SharedRooms {
             self.logs.open_round(room_id, appended.seq);
         }
         Ok(due)
+    }
+}
+
+/// The calls of a remote line that open a turn here, each with its
+/// `answered` key: none for history, none once its hop reached the room's
+/// `maxHops` (#825), and none for a Bot that answered that line already.
+fn due_calls(room: &flybot_protocol::state::Room, line: &Inbound) -> Vec<(String, String)> {
+    if line.history || line.hop >= max_hops(room) {
+        return Vec::new();
+    }
+    let remote_room = shared_from(room).map_or_else(|| room.id.clone(), |f| f.remote_room_id);
+    let seq = line.key.rsplit_once(':').map_or("0", |(_, s)| s);
+    line.calls
+        .iter()
+        .map(|bot| (bot.clone(), format!("{remote_room}:{seq}:{bot}")))
+        .filter(|(_, key)| !answered(room, key))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use flybot_protocol::room_line::AuthorKind;
+    use flybot_protocol::state::Room;
+
+    fn room() -> Room {
+        Room {
+            id: "room-1".into(),
+            name: "Plans".into(),
+            owner_id: "m".into(),
+            members: vec!["bot-a".into()],
+            admin: None,
+            participants: vec![],
+            sessions: Default::default(),
+            created_at: 1,
+            updated_at: 1,
+            extra: Default::default(),
+        }
+    }
+
+    fn line(hop: u32, history: bool) -> Inbound {
+        Inbound {
+            key: "@bob:x:7".into(),
+            author_id: "@bob:x/bot-b".into(),
+            author_kind: AuthorKind::RemoteBot,
+            text: "hi".into(),
+            hop,
+            calls: vec!["bot-a".into()],
+            history,
+        }
+    }
+
+    #[test]
+    fn a_called_bot_answers_below_max_hops_3_and_once_per_remote_line_825() {
+        let mut room = room();
+        let due = due_calls(&room, &line(2, false));
+        assert_eq!(due, vec![("bot-a".to_owned(), "room-1:7:bot-a".to_owned())]);
+        assert!(due_calls(&room, &line(3, false)).is_empty(), "maxHops 3");
+        assert!(
+            due_calls(&room, &line(0, true)).is_empty(),
+            "history starts no turn"
+        );
+        super::super::records::note_answered(&mut room, "room-1:7:bot-a".into());
+        assert!(
+            due_calls(&room, &line(0, false)).is_empty(),
+            "answered once"
+        );
     }
 }

@@ -11,6 +11,7 @@
 
 mod drain;
 pub mod envelope;
+pub mod guest;
 pub mod receive;
 pub mod records;
 pub mod send;
@@ -53,6 +54,7 @@ impl SharedRooms {
             let mut lines = bus.subscribe_all();
             loop {
                 this.drain().await;
+                this.hide_revoked().await;
                 this.fan_out().await;
                 let gone = tokio::select! {
                     changed = written.changed() => changed.is_err(),

@@ -5,7 +5,9 @@
 //! authenticated sender), never by the payload (#873, #909); a refusal is
 //! answered into the same room with the spec's code, and nothing changes.
 
-use super::envelope::{Join, JoinOp, RosterEntry, SHARE_KEY, SHARE_STATE, ShareMessage, fit_text};
+use super::envelope::{
+    HistoryLine, Join, JoinOp, RosterEntry, SHARE_KEY, SHARE_STATE, ShareMessage, fit_text,
+};
 use super::records::{
     HostShare, Inbound, MirrorStatus, SharedFrom, host_share, mirror_id, note_name, note_shown,
     seat_id, set_inbox, set_shared_from, shared_from, shown,
@@ -272,16 +274,7 @@ fn project(
     if let Some(roster) = &roster {
         seat_roster(&mut room, me, roster);
     }
-    match join.notice.as_deref() {
-        Some("") => {
-            room.extra.remove("notice");
-        }
-        Some(notice) => {
-            let fenced = fence(&format!("{inviter_name} (a friend's home)"), notice);
-            room.extra.insert("notice".into(), Value::from(fenced));
-        }
-        None => {}
-    }
+    set_notice(&mut room, join.notice.as_deref(), &inviter_name);
     let mut from = SharedFrom {
         home: sender.to_owned(),
         remote_room_id: join.room_id.clone(),
@@ -295,34 +288,53 @@ fn project(
         fanned_seq: old.as_ref().map_or(0, |o| o.fanned_seq),
     };
     if let Some(history) = join.history.filter(|_| fresh && !from.history_taken) {
-        let lines: Vec<Inbound> = history
-            .into_iter()
-            .map(|l| {
-                let author_id = history_author(&from, sender, &l.author_kind, l.handle.as_deref());
-                note_name(&mut room, &author_id, &clean_label(&l.who, "Someone"));
-                Inbound {
-                    key: format!("{sender}:{}", l.seq),
-                    text: fence(
-                        &format!("{} ({sender})", clean_label(&l.who, "Someone")),
-                        &fit_text(&l.text),
-                    ),
-                    author_id,
-                    author_kind: remote_kind(l.author_kind),
-                    hop: 0,
-                    calls: Vec::new(),
-                    history: true,
-                }
-            })
-            .collect();
-        for line in &lines {
-            note_shown(&mut room, line.key.clone());
-        }
-        set_inbox(&mut room, &lines);
+        copy_history(&mut room, &from, sender, history);
         from.history_taken = true;
     }
     set_shared_from(&mut room, &from);
     change.put_room(&room);
     Ok(())
+}
+
+/// The notice a join carries: replaced (fenced, #98), cleared by an empty
+/// string, unchanged when absent.
+fn set_notice(room: &mut Room, notice: Option<&str>, inviter_name: &str) {
+    match notice {
+        Some("") => {
+            room.extra.remove("notice");
+        }
+        Some(notice) => {
+            let fenced = fence(&format!("{inviter_name} (a friend's home)"), notice);
+            room.extra.insert("notice".into(), Value::from(fenced));
+        }
+        None => {}
+    }
+}
+
+/// History on join: the recent lines queued once into a new mirror,
+/// fenced, shown once, starting no turn.
+fn copy_history(room: &mut Room, from: &SharedFrom, sender: &str, history: Vec<HistoryLine>) {
+    let lines: Vec<Inbound> = history
+        .into_iter()
+        .map(|l| {
+            let who = clean_label(&l.who, "Someone");
+            let author_id = history_author(from, sender, &l.author_kind, l.handle.as_deref());
+            note_name(room, &author_id, &who);
+            Inbound {
+                key: format!("{sender}:{}", l.seq),
+                text: fence(&format!("{who} ({sender})"), &fit_text(&l.text)),
+                author_id,
+                author_kind: remote_kind(l.author_kind),
+                hop: 0,
+                calls: Vec::new(),
+                history: true,
+            }
+        })
+        .collect();
+    for line in &lines {
+        note_shown(room, line.key.clone());
+    }
+    set_inbox(room, &lines);
 }
 
 /// A Bot's line as this home logs it: a Bot of another home, or a person.

@@ -325,6 +325,10 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             ),
         ),
         (
+            "room-share-hide",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
+        (
             "room-share-remove",
             Refused(
                 json!({"roomId": room, "seat": "@mallory:localhost/bot-1"}),

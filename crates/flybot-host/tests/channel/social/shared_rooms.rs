@@ -500,3 +500,55 @@ async fn a_line_whose_author_does_not_trace_to_its_sender_shows_as_unverified_91
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn the_owner_hides_a_shared_room_and_a_revoked_grant_hides_it_too_1167() {
+    let Some(synapse) = start_synapse().await else {
+        return;
+    };
+    let s = share_plans(&synapse).await;
+    // Only the owner's mirror of another home's room can be hidden.
+    s.bob
+        .kit
+        .refused(
+            "room-share-hide",
+            json!({"roomId": "room-nope"}),
+            "bot/not-found",
+        )
+        .await;
+    let hidden = s
+        .bob
+        .kit
+        .ok("room-share-hide", json!({"roomId": s.mirror.id}))
+        .await;
+    assert_eq!(hidden["room"]["sharedFrom"]["status"], "hidden");
+    assert_eq!(mirror_status(&s.bob.kit), "hidden");
+    // A newer join from the inviter opens it again.
+    let seat = format!("{}/{}", s.bob.user, s.bolt.id);
+    s.alice
+        .kit
+        .ok(
+            "room-share-remove",
+            json!({"roomId": s.plans.id, "seat": seat}),
+        )
+        .await;
+    let seen = super::view(&s.alice.kit).await;
+    let bolt_row = remote_bot(&seen, "Bolt (Owner)").unwrap()["roomId"].clone();
+    s.alice
+        .kit
+        .ok(
+            "room-share-add",
+            json!({"roomId": s.plans.id, "friendBot": bolt_row}),
+        )
+        .await;
+    status_until(&s.bob.kit, "open").await;
+    // Bob stops sharing Bolt with Alice: the grant is gone, so is the room.
+    s.bob
+        .kit
+        .ok(
+            "social-unpublish",
+            json!({"botId": s.bolt.id, "userId": s.alice.user}),
+        )
+        .await;
+    status_until(&s.bob.kit, "hidden").await;
+}
