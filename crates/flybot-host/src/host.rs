@@ -174,6 +174,7 @@ impl Host {
         }
         host.took_over().await;
         host.social().start();
+        host.shared_rooms().start();
         host
     }
 
@@ -387,6 +388,12 @@ impl Host {
     /// Bot Social on Matrix (issue 33).
     pub fn social(&self) -> &crate::social::Social {
         &self.inner.social
+    }
+
+    /// Inbound shared rooms over Bot Social (issue 34): made from Bot
+    /// Social and the room logs, holding nothing of its own.
+    pub fn shared_rooms(&self) -> crate::social::shared_rooms::SharedRooms {
+        crate::social::shared_rooms::SharedRooms::new(self.social(), &self.inner.logs)
     }
 
     /// The keys and connectors the state view lists (#49).

@@ -19,6 +19,7 @@ mod memory;
 mod people;
 mod roster;
 mod schedules;
+mod shared_rooms;
 mod social;
 pub(crate) mod tasks;
 mod work;
@@ -40,6 +41,7 @@ pub fn routes() -> Router<crate::host::Host> {
         .merge(conversations::routes())
         .merge(attachments::routes())
         .merge(social::routes())
+        .merge(shared_rooms::routes())
         .merge(crate::attachments::download::routes())
         .route(
             "/api/bot/{endpoint}",
@@ -59,6 +61,7 @@ pub fn endpoint_names() -> Vec<&'static str> {
         conversations::NAMES,
         attachments::NAMES,
         social::NAMES,
+        shared_rooms::NAMES,
     ]
     .concat()
 }

@@ -139,8 +139,11 @@ impl RoundParts<'_> {
             _ => opener,
         };
         let round = Round::open(setup, opener, late.saturating_sub(1));
-        if !round.unknown.is_empty() {
-            self.unknown_names_notice(&room.id, &round.unknown, line.hop);
+        // A friend's Bot seated here is somebody (issue 34), on its home.
+        let unknown =
+            crate::social::shared_rooms::SharedRooms::seated_elsewhere(room, &round.unknown);
+        if !unknown.is_empty() {
+            self.unknown_names_notice(&room.id, &unknown, line.hop);
         }
         round
     }

@@ -302,6 +302,16 @@ impl Matrix {
         Ok(())
     }
 
+    /// Invites `user` into a room this home is in (issue 34: a shared
+    /// room gains a Bot of another friend's home).
+    pub async fn invite(&self, room_id: &str, user: &str) -> Result<(), MatrixError> {
+        let body = json!({"user_id": user});
+        let _: Value = self
+            .post(&format!("/rooms/{}/invite", segment(room_id)), &body)
+            .await?;
+        Ok(())
+    }
+
     /// Leaves (or declines the invite of) a room.
     pub async fn leave(&self, room_id: &str) -> Result<(), MatrixError> {
         let _: Value = self

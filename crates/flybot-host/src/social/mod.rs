@@ -19,6 +19,7 @@ mod friends;
 mod inbox;
 mod outbox;
 mod refresh;
+pub mod shared_rooms;
 mod sync;
 mod view;
 

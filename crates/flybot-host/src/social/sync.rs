@@ -153,6 +153,10 @@ fn apply_room(
             continue;
         }
         match event.kind.as_str() {
+            // Issue 34: a shared room's join, leave or line.
+            _ if event.sender != me && super::shared_rooms::receive::takes(event) => {
+                super::shared_rooms::receive::receive(change, me, room_id, event);
+            }
             ROOM_STATE if event.state_key.as_deref() == Some("") && event.sender != me => {
                 apply_mark(change, room_id, event);
             }

@@ -8,6 +8,7 @@ mod account;
 mod bot_send;
 mod counts;
 mod raw;
+mod shared_rooms;
 
 use flybot_agent::session::{SessionEvent, Source};
 use flybot_testkit::Kit;

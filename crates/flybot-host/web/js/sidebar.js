@@ -159,7 +159,11 @@ export function draw(nav, ctx, conn, phoneNotice = null) {
       (state.rooms || []).map((room) => [
         `#/room/${room.id}`,
         room.name,
-        [busyRooms.has(room.id) && ['busy', 'busy', 'A round is running'], unreadRooms.has(room.id) && ['unread', 'new', 'New lines']].filter(Boolean),
+        [
+          room.sharedFrom && ['shared', 'shared', `Shared room from ${room.sharedFrom.inviterName}`],
+          busyRooms.has(room.id) && ['busy', 'busy', 'A round is running'],
+          unreadRooms.has(room.id) && ['unread', 'new', 'New lines'],
+        ].filter(Boolean),
       ]),
       'No rooms yet.',
     );

@@ -261,6 +261,8 @@ pub fn messages(
                         .map(|m| (m.id.clone(), m.name.clone())),
                 )
                 .collect();
+            // Issue 34: the names remote seats and shared lines brought.
+            let names = crate::social::shared_rooms::with_remote_names(&room, names);
             (room, start, names)
         })
     })?;

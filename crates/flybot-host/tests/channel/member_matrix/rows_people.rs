@@ -315,5 +315,25 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
                 "bot/forbidden",
             ),
         ),
+        // Inbound shared rooms (issue 34): Bot Social speaks for the home,
+        // so only its owner shares her rooms with friends' Bots.
+        (
+            "room-share-add",
+            Refused(
+                json!({"roomId": room, "friendBot": "!ada:localhost"}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "room-share-hide",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
+        (
+            "room-share-remove",
+            Refused(
+                json!({"roomId": room, "seat": "@mallory:localhost/bot-1"}),
+                "bot/forbidden",
+            ),
+        ),
     ]
 }

@@ -10,6 +10,7 @@ import { composer } from '../work/composer.js';
 import { questionDock } from '../work/question_dock.js';
 import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
+import { drawShare, sharedLabel } from '../work/room_share.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
 /** Lines a room shows at first and per "Load earlier": read from the log's end. */
@@ -127,7 +128,8 @@ export async function show(main, ctx, { roomId, line = 0 }) {
         : `No round running · ${plural(count, 'member')}.`;
     // #553: a Bot running work this room handed out (work.bots[id].fromRoomId) works for this room.
     const handed = Object.entries(team.state.work?.bots || {}).filter(([, w]) => w.fromRoomId === roomId).map(([id]) => botName(id));
-    status.textContent = handed.length ? `${round} ${handed.join(', ')} ${handed.length > 1 ? 'are' : 'is'} working on what this room handed over.` : round;
+    const shared = sharedLabel(room);
+    status.textContent = (shared ? `${shared} · ` : '') + (handed.length ? `${round} ${handed.join(', ')} ${handed.length > 1 ? 'are' : 'is'} working on what this room handed over.` : round);
     stop.disabled = !running;
     const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
     if (key === drawn) return;
@@ -148,6 +150,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
         ctx.navigate('#/');
       },
     });
+    drawShare(side, { api, state: team.state, room, onChanged: () => team.refresh() });
     for (const [name, value] of typed) {
       const el = side.querySelector(`[name="${name}"]`);
       if (el && el.value !== value) {

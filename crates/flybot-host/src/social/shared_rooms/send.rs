@@ -1,0 +1,437 @@
+//! The way out of a shared room: a local room gains a friend's Bot
+//! (`room-share-add`) and the friend's home is invited into a Matrix room
+//! whose `org.flybot.share` state is the join (roster, notice, history);
+//! removing it sends the leave while the seat is still live (#1167). Each
+//! chat line this home writes in a shared room (a person of this home, or
+//! one of its Bots) goes out once: the log's lines after `fannedSeq` are
+//! put in the journaled outbox with the new mark, in one change.
+
+use super::SharedRooms;
+use super::envelope::{
+    HISTORY_MAX, HistoryLine, Join, JoinOp, RosterEntry, SHARE_KEY, SHARE_STATE, ShareMessage,
+    fit_join, fit_text,
+};
+use super::records::{
+    HostShare, host_share, seat_id, set_host_share, set_shared_from, shared_from,
+};
+use flybot_core::access::Actor;
+use flybot_core::fences::readable_body;
+use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::rooms::mentions::{Named, calls};
+use flybot_core::rooms::participants::{
+    Participant, ParticipantKind, RoomRole, participants_of, to_values,
+};
+use flybot_protocol::social::{OutboxItem, RoomSide};
+use flybot_protocol::state::{Room, TeamState};
+use flybot_protocol::{ApiError, ErrorCode};
+use serde::Deserialize;
+use serde_json::json;
+
+/// `room-share-add {roomId, friendBot}`: the friend's Bot (its row's
+/// Matrix room) joins this home's room.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ShareAdd {
+    pub room_id: String,
+    pub friend_bot: String,
+}
+
+/// `room-share-remove {roomId, seat}`: a friend's Bot leaves the room.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ShareRemove {
+    pub room_id: String,
+    pub seat: String,
+}
+
+fn refused(e: &crate::social::client::MatrixError) -> ApiError {
+    ApiError::new(
+        ErrorCode::Unavailable,
+        format!("The homeserver did not take it ({e}); nothing was shared, try again."),
+    )
+}
+
+/// The actor's own room of this home (not a mirror of another's).
+fn own_room(state: &TeamState, actor: &Actor, room_id: &str) -> Result<Room, ApiError> {
+    let room = state
+        .rooms
+        .get(room_id)
+        .filter(|r| actor.member_id(state).as_deref() == Some(r.owner_id.as_str()))
+        .ok_or_else(|| ApiError::not_found("room", room_id))?;
+    if shared_from(room).is_some() {
+        return Err(ApiError::forbidden(
+            "This room is shared from another home; only its inviter adds Bots to it.",
+        ));
+    }
+    Ok(room.clone())
+}
+
+/// The person who invites (#848, #883): a person of the room, unless their
+/// name is this home's own "You", else the home's owner-level name.
+pub fn inviter_name(state: &TeamState, room: &Room) -> String {
+    let person = participants_of(room)
+        .into_iter()
+        .filter(|p| p.kind == ParticipantKind::Human && p.is_live())
+        .filter_map(|p| state.members.get(&p.id).map(|m| m.name.trim().to_owned()))
+        .find(|name| !name.is_empty() && name != "You");
+    let account = state.social.account.as_ref().map(|a| {
+        let local = a.user_id.trim_start_matches('@');
+        local.split(':').next().unwrap_or(local).to_owned()
+    });
+    let name = person.or(account).unwrap_or_default();
+    flybot_core::social::clean_label(&name, "A friend")
+}
+
+/// The join of `room` as this home sends it: every Bot of the room, the
+/// notice and the recent chat lines, fitted to the limit.
+fn join_of(state: &TeamState, me: &str, room: &Room, history: Vec<RoomLine>, seq: u64) -> Join {
+    let owner = inviter_name(state, room);
+    let mut roster: Vec<RosterEntry> = room
+        .members
+        .iter()
+        .filter_map(|id| state.bots.get(id))
+        .map(|bot| RosterEntry {
+            handle: Some(bot.id.clone()),
+            home: Some(me.to_owned()),
+            name: bot.name.clone(),
+            owner_name: owner.clone(),
+        })
+        .collect();
+    roster.extend(
+        remote_seats(room)
+            .into_iter()
+            .map(|(home, handle, seat)| RosterEntry {
+                handle: Some(handle),
+                home: Some(home),
+                name: seat.name.unwrap_or_default(),
+                owner_name: String::new(),
+            }),
+    );
+    let names = |id: &str| {
+        state
+            .bots
+            .get(id)
+            .map(|b| b.name.clone())
+            .or_else(|| state.members.get(id).map(|m| m.name.clone()))
+            .unwrap_or_else(|| id.to_owned())
+    };
+    let history = history
+        .into_iter()
+        .filter(|l| l.kind == LineKind::Chat && l.author_kind != AuthorKind::System)
+        .map(|l| HistoryLine {
+            who: names(&l.author_id),
+            author_kind: l.author_kind,
+            seq: l.seq,
+            text: readable_body(&l.text),
+            handle: (l.author_kind == AuthorKind::LocalBot).then(|| l.author_id.clone()),
+        })
+        .collect();
+    let mut join = Join {
+        op: JoinOp::Join,
+        room_id: room.id.clone(),
+        name: room.name.clone(),
+        inviter_name: owner,
+        roster: Some(roster),
+        notice: Some(
+            flybot_core::rooms::notice_seen::notice_of(room)
+                .unwrap_or("")
+                .to_owned(),
+        ),
+        history: Some(history),
+        join_seq: seq,
+    };
+    fit_join(&mut join);
+    join
+}
+
+/// The live remote seats: (home, handle, seat).
+fn remote_seats(room: &Room) -> Vec<(String, String, Participant)> {
+    participants_of(room)
+        .into_iter()
+        .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
+        .filter_map(|p| {
+            let home = p.owner.clone()?;
+            let handle = p.id.strip_prefix(&format!("{home}/"))?.to_owned();
+            Some((home, handle, p))
+        })
+        .collect()
+}
+
+impl SharedRooms {
+    /// `room-share-add`: seats the friend's Bot, then shares the room.
+    pub async fn add(&self, actor: &Actor, req: ShareAdd) -> Result<Room, ApiError> {
+        let social = &self.social;
+        crate::social::check_owner(social, actor)?;
+        let (account, matrix) = social.require_matrix()?;
+        let (room, friend) = social.team().read(|state| {
+            let room = own_room(state, actor, &req.room_id)?;
+            let friend = state
+                .social
+                .rooms
+                .get(&req.friend_bot)
+                .filter(|r| r.side == RoomSide::Theirs && r.shared)
+                .cloned()
+                .ok_or_else(|| {
+                    ApiError::invalid("friendBot", "Pick a friend's Bot shared with this home.")
+                })?;
+            Ok::<_, ApiError>((room, friend))
+        })?;
+        let seat = seat_id(&friend.peer, &friend.bot);
+        let mut seated = room.clone();
+        let mut seats = participants_of(&seated);
+        seats.retain(|s| s.id != seat);
+        let mut new_seat = Participant::new(&seat, ParticipantKind::RemoteBot, RoomRole::Member, 0);
+        new_seat.owner = Some(friend.peer.clone());
+        new_seat.name = Some(flybot_core::social::friend_bot_title(
+            &friend.bot_name,
+            &friend.owner_name,
+        ));
+        new_seat.joined_seq = self.logs.last_seq(&room.id) + 1;
+        seats.push(new_seat);
+        seated.participants = to_values(&seats);
+        let share = host_share(&room);
+        let seq = share.as_ref().map_or(1, |s| s.join_seq + 1);
+        let history = self.logs.recent(&room.id, HISTORY_MAX).unwrap_or_default();
+        let join = social
+            .team()
+            .read(|state| join_of(state, &account.user_id, &seated, history, seq));
+        let content = serde_json::to_value(&join).unwrap_or_default();
+        let matrix_room = match &share {
+            Some(share) => {
+                let (id, content, peer) = (&share.matrix_room_id, &content, &friend.peer);
+                if !share.guests.contains(peer) {
+                    let invited =
+                        social.renewing(&matrix, |m| async move { m.invite(id, peer).await });
+                    invited.await.map_err(|e| refused(&e))?;
+                }
+                let set = social.renewing(&matrix, |m| async move {
+                    m.set_state(id, SHARE_STATE, content).await
+                });
+                set.await.map_err(|e| refused(&e))?;
+                share.matrix_room_id.clone()
+            }
+            None => {
+                let state = vec![json!({"type": SHARE_STATE, "state_key": "", "content": content})];
+                let (name, peer, state) = (&room.name, &friend.peer, &state);
+                let made = social.renewing(&matrix, |m| async move {
+                    m.create_room(name, peer, state.clone()).await
+                });
+                made.await.map_err(|e| refused(&e))?
+            }
+        };
+        let fanned = self.logs.last_seq(&room.id);
+        let peer = friend.peer.clone();
+        let room_id = room.id.clone();
+        let kept = social
+            .team()
+            .mutate("social", move |change| {
+                let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
+                    return Err(ApiError::not_found("room", &room_id));
+                };
+                let mut share = host_share(&room).unwrap_or(HostShare {
+                    matrix_room_id: matrix_room.clone(),
+                    guests: Vec::new(),
+                    join_seq: 0,
+                    fanned_seq: fanned,
+                });
+                if !share.guests.contains(&peer) {
+                    share.guests.push(peer.clone());
+                }
+                share.join_seq = seq;
+                room.participants = seated.participants.clone();
+                set_host_share(&mut room, &share);
+                change.put_room(&room);
+                Ok(room)
+            })
+            .await?;
+        Ok(kept)
+    }
+
+    /// `room-share-remove`: the leave (sent while the seat is still live,
+    /// #1167), then the seat ends.
+    pub async fn remove(&self, actor: &Actor, req: ShareRemove) -> Result<Room, ApiError> {
+        let social = &self.social;
+        crate::social::check_owner(social, actor)?;
+        let (account, matrix) = social.require_matrix()?;
+        let room = social
+            .team()
+            .read(|state| own_room(state, actor, &req.room_id))?;
+        let share =
+            host_share(&room).ok_or_else(|| ApiError::not_found("shared room", &room.id))?;
+        let mut seats = participants_of(&room);
+        let Some(seat) = seats
+            .iter_mut()
+            .find(|s| s.id == req.seat && s.kind == ParticipantKind::RemoteBot && s.is_live())
+        else {
+            return Err(ApiError::not_found("friend's Bot", &req.seat));
+        };
+        seat.left_seq = Some(self.logs.last_seq(&room.id) + 1);
+        // The home stays in the Matrix room (a guest), so a later add needs
+        // no second invite; its mirror reads the roster without its Bots.
+        let none_left = !seats
+            .iter()
+            .any(|s| s.is_live() && s.kind == ParticipantKind::RemoteBot);
+        let mut after = room.clone();
+        after.participants = to_values(&seats);
+        let seq = share.join_seq + 1;
+        let mut join = social
+            .team()
+            .read(|state| join_of(state, &account.user_id, &after, Vec::new(), seq));
+        join.history = None;
+        if none_left {
+            join.op = JoinOp::Leave;
+        }
+        let content = serde_json::to_value(&join).unwrap_or_default();
+        let (id, content) = (&share.matrix_room_id, &content);
+        let set = social.renewing(&matrix, |m| async move {
+            m.set_state(id, SHARE_STATE, content).await
+        });
+        set.await.map_err(|e| refused(&e))?;
+        let room_id = room.id.clone();
+        social
+            .team()
+            .mutate("social", move |change| {
+                let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
+                    return Err(ApiError::not_found("room", &room_id));
+                };
+                let mut share = host_share(&room).unwrap_or(share);
+                share.join_seq = seq;
+                room.participants = after.participants.clone();
+                set_host_share(&mut room, &share);
+                change.put_room(&room);
+                Ok(room)
+            })
+            .await
+    }
+
+    /// Puts this home's new chat lines of every shared room in the outbox.
+    pub(super) async fn fan_out(&self) {
+        let shared: Vec<String> = self.social.team().read(|state| {
+            state
+                .rooms
+                .values()
+                .filter(|r| {
+                    host_share(r).is_some()
+                        || shared_from(r)
+                            .is_some_and(|f| f.status == super::records::MirrorStatus::Open)
+                })
+                .map(|r| r.id.clone())
+                .collect()
+        });
+        for room_id in shared {
+            self.fan_out_room(&room_id).await;
+        }
+    }
+
+    async fn fan_out_room(&self, room_id: &str) {
+        let Some((fanned, last)) = self.social.team().read(|state| {
+            let room = state.rooms.get(room_id)?;
+            let fanned = host_share(room)
+                .map(|s| s.fanned_seq)
+                .or_else(|| shared_from(room).map(|f| f.fanned_seq))?;
+            Some((fanned, self.logs.last_seq(room_id)))
+        }) else {
+            return;
+        };
+        if last <= fanned {
+            return;
+        }
+        let Ok(lines) = self.logs.lines_after(room_id, fanned) else {
+            return;
+        };
+        let room_id = room_id.to_owned();
+        let written = self
+            .social
+            .team()
+            .mutate("social", move |change| {
+                let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
+                    return Ok(false);
+                };
+                let items = outgoing(change.state(), &room, &lines, change.now_ms());
+                for item in items {
+                    if !change.state().social.outbox.contains_key(&item.id) {
+                        change.put_outbox(&item);
+                    }
+                }
+                let newest = lines.last().map_or(0, |l| l.seq);
+                if let Some(mut share) = host_share(&room) {
+                    share.fanned_seq = share.fanned_seq.max(newest);
+                    set_host_share(&mut room, &share);
+                } else if let Some(mut from) = shared_from(&room) {
+                    from.fanned_seq = from.fanned_seq.max(newest);
+                    set_shared_from(&mut room, &from);
+                }
+                change.put_room(&room);
+                Ok(true)
+            })
+            .await;
+        match written {
+            Ok(true) => self.social.inner.outbox_bell.notify_one(),
+            Ok(false) => {}
+            Err(e) => tracing::warn!("a shared room's lines were not queued: {}", e.message),
+        }
+    }
+}
+
+/// The outbox items of the lines this home wrote (a person of this home,
+/// or one of the room's own Bots), each under an id made from the room and
+/// the seq, so the same line queued twice is one Matrix transaction.
+fn outgoing(state: &TeamState, room: &Room, lines: &[RoomLine], now: u64) -> Vec<OutboxItem> {
+    let (matrix_room, room_id) = match (host_share(room), shared_from(room)) {
+        (Some(share), _) => (share.matrix_room_id, room.id.clone()),
+        (None, Some(from)) => (from.matrix_room_id, from.remote_room_id),
+        (None, None) => return Vec::new(),
+    };
+    let remote: Vec<Named> = participants_of(room)
+        .into_iter()
+        .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
+        .map(|p| {
+            let name = p.name.clone().unwrap_or_default();
+            let bare = name.split(" (").next().unwrap_or(&name).to_owned();
+            Named::new(&p.id, &bare)
+        })
+        .collect();
+    lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Chat)
+        .filter_map(|l| {
+            let (who, handle) = match l.author_kind {
+                AuthorKind::LocalBot if room.members.contains(&l.author_id) => {
+                    let name = state.bots.get(&l.author_id).map(|b| b.name.clone())?;
+                    (name, Some(l.author_id.clone()))
+                }
+                AuthorKind::Human if !l.author_id.starts_with('@') => {
+                    let name = state.members.get(&l.author_id).map(|m| m.name.clone())?;
+                    (name, None)
+                }
+                _ => return None,
+            };
+            let text = crate::attachments::line::shown_text(&l.text).to_owned();
+            let called = calls(&text, &remote)
+                .ids
+                .into_iter()
+                .filter_map(|id| id.rsplit_once('/').map(|(_, h)| h.to_owned()))
+                .collect();
+            let message = ShareMessage::Line {
+                room_id: room_id.clone(),
+                seq: l.seq,
+                who,
+                author_kind: l.author_kind,
+                handle,
+                hop: l.hop,
+                calls: called,
+            };
+            Some(OutboxItem {
+                id: format!(
+                    "shr-{}",
+                    crate::social::outbox::short_hash(&format!("{}:{}", room.id, l.seq))
+                ),
+                room_id: matrix_room.clone(),
+                content: json!({"msgtype": "m.text", "body": fit_text(&text), SHARE_KEY: message}),
+                created_at: now,
+                attempts: 0,
+                next_at: 0,
+            })
+        })
+        .collect()
+}
