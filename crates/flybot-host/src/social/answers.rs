@@ -2,20 +2,22 @@
 //! friend's line ends, its answer (or one of #1068's two fixed sentences,
 //! never the provider's words) is put in the outbox for the line's room,
 //! under an id made from the line's event, so the same answer queued twice
-//! is one Matrix transaction. A stopped turn sends nothing; a line that was
-//! itself a failure sentence earns no failure sentence back.
+//! is one Matrix transaction, naming the event it answers (`re`, and
+//! Matrix's own reply relation) so the asking home hands it to the Bot
+//! that asked. A stopped turn sends nothing; a line that was itself a
+//! failure sentence earns no failure sentence back. A Bot whose policy is
+//! `ask-first` has its reply held for the owner's Send or Don't send
+//! (#52, #418); otherwise it goes on the owner's Auto-send (#417).
 
 use super::{Social, lock};
 use crate::events::{HostEvent, follow};
 use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source};
 use flybot_core::social::{failure_sentence, is_failure_sentence};
 use flybot_protocol::FailureCode;
-use flybot_protocol::social::{HeldReply, LINE_KEY, LineContent, OutboxItem, ReplyStatus};
+use flybot_protocol::social::{
+    HeldReply, LINE_KEY, LineContent, OutboxItem, ReplyStatus, SendPolicy,
+};
 use serde_json::json;
-
-/// The one policy a reply to a friend goes out under: the owner's
-/// Auto-send (#417); no policy holds it for an approval.
-pub const AUTO_SEND: &str = "auto-send";
 
 /// One answer owed: the room, the event it answers, whether a person
 /// typed that line (#227), and the text.
@@ -128,15 +130,17 @@ impl Social {
             self.answered(session_id);
             let now = flybot_store::system_now_ms();
             let id = format!("ans-{}", super::outbox::short_hash(&owed.event));
-            let friend = self.team().read(|state| {
+            let (friend, policy) = self.team().read(|state| {
                 let room = state.social.rooms.get(&owed.room);
-                room.map(|r| r.peer.clone()).unwrap_or_default()
+                let policy = state.social.policies.get(&bot).copied();
+                let peer = room.map(|r| r.peer.clone()).unwrap_or_default();
+                (peer, policy.unwrap_or_default())
             });
             // #417, #418: the reply as its owner sees it, never its text.
             let reply = HeldReply {
                 id: id.clone(),
                 bot_id: bot.clone(),
-                policy: AUTO_SEND.to_owned(),
+                policy: policy.as_str().to_owned(),
                 status: ReplyStatus::Pending,
                 session_id: session_id.to_owned(),
                 turn: turn_id.to_owned(),
@@ -152,13 +156,16 @@ impl Social {
                 content: json!({
                     "msgtype": "m.text",
                     "body": owed.text,
-                    LINE_KEY: LineContent::Answer { bot: bot.clone() },
+                    LINE_KEY: LineContent::Answer { bot: bot.clone(), re: Some(owed.event.clone()) },
+                    // A plain Matrix client shows it as the reply it is.
+                    "m.relates_to": {"m.in_reply_to": {"event_id": owed.event}},
                 }),
                 created_at: now,
                 attempts: 0,
                 next_at: 0,
             };
-            self.enqueue_reply(item, reply).await;
+            let held = policy == SendPolicy::AskFirst;
+            self.enqueue_reply(item, reply, held).await;
         }
     }
 }

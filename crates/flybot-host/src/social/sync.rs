@@ -9,9 +9,9 @@
 //! (`social-friend-decline`). A token the homeserver signed out is renewed
 //! with the refresh token when there is one (`refresh`).
 
+use super::Social;
 use super::client::{JoinedRoom, MatrixError, RoomEvent, SYNC_HOLD_MS, SyncBatch};
 use super::refresh::Renewal;
-use super::{Social, lock};
 use flybot_core::social::{
     LINES_KEPT, NOT_SHARED, RemoteMessage, backoff_ms, clean_label, reach, read_message,
 };
@@ -110,7 +110,21 @@ impl Social {
                 .team()
                 .read(|s| s.social.friends.contains_key(&inviter));
             if !friend {
-                lock(&self.inner.invites).insert(room_id.clone(), inviter);
+                // Kept in the team: the sync token moves past the invite,
+                // so a restart would never see it again.
+                let (room, from) = (room_id.clone(), inviter.clone());
+                let kept = self
+                    .team()
+                    .mutate("social", move |change| {
+                        if change.state().social.invites.get(&room) != Some(&from) {
+                            change.put_invite(&room, &from);
+                        }
+                        Ok(())
+                    })
+                    .await;
+                if let Err(e) = kept {
+                    tracing::warn!("an invite from {inviter} was not kept: {}", e.message);
+                }
                 continue;
             }
             let joined = self.renewing(matrix, |m| async move { m.join(room_id).await });
@@ -192,6 +206,7 @@ fn apply_mark(change: &mut Change<'_>, room_id: &str, event: &RoomEvent) {
         joined: true,
         awaiting: known.as_ref().is_some_and(|r| r.awaiting) && mark.shared,
         asked_by: known.as_ref().and_then(|r| r.asked_by.clone()),
+        askers: known.as_ref().map(|r| r.askers.clone()).unwrap_or_default(),
         lines: known.map(|r| r.lines).unwrap_or_default(),
         friend_line_at: None,
     };
@@ -278,6 +293,8 @@ fn from_their_home(
     taken: &mut Vec<InboxLine>,
 ) {
     let from_peer = event.sender == room.peer;
+    // For an answer: the event it names as the line it answers.
+    let mut re: Option<Option<String>> = None;
     let mut remote = RemoteLine {
         id: event.event_id.clone(),
         from_home: event.sender.clone(),
@@ -289,9 +306,10 @@ fn from_their_home(
         not_sent: None,
     };
     match line {
-        LineContent::Answer { bot } => {
+        LineContent::Answer { bot, re: answers } => {
             remote.verified = from_peer && bot == room.bot;
             remote.bot = Some(clean_label(&bot, "bot"));
+            re = Some(answers);
         }
         LineContent::Refused { bot } => {
             remote.verified = from_peer && bot == room.bot;
@@ -310,10 +328,13 @@ fn from_their_home(
         // #443: the friend's reply clears the wait.
         room.awaiting = false;
     }
-    // A verified answer to this home's Bot's line goes back to its chat.
-    if remote.verified
-        && let Some(asker) = room.asked_by.take()
-    {
+    // A verified answer to this home's Bot's line goes back to the chat
+    // of the Bot that asked it.
+    let asker = match re {
+        Some(re) if remote.verified => take_asker(change, room, re.as_deref()),
+        _ => None,
+    };
+    if let Some(asker) = asker {
         let back = InboxLine {
             event_id: event.event_id.clone(),
             room_id: room.room_id.clone(),
@@ -331,4 +352,30 @@ fn from_their_home(
     let over = room.lines.len().saturating_sub(LINES_KEPT);
     room.lines.drain(..over);
     change.put_social_room(room);
+}
+
+/// The Bot waiting on the answer to event `re`: the one whose line that
+/// was. An answer naming no event (an older home) goes to the oldest
+/// asker. One naming an event this home has not matched yet goes to the
+/// oldest asker whose line the homeserver took but whose event id is not
+/// noted yet (a crash between the send and its record); otherwise it
+/// answers a person's line and goes to no Bot.
+fn take_asker(change: &Change<'_>, room: &mut SocialRoom, re: Option<&str>) -> Option<String> {
+    let social = &change.state().social;
+    let unsent = |id: &str| social.outbox.contains_key(id) || social.held.contains_key(id);
+    let at = match re {
+        Some(re) => (room
+            .askers
+            .iter()
+            .position(|a| a.event_id.as_deref() == Some(re)))
+        .or_else(|| {
+            (room.askers.iter()).position(|a| a.event_id.is_none() && !unsent(&a.outbox_id))
+        }),
+        None => (!room.askers.is_empty()).then_some(0),
+    };
+    match at {
+        Some(at) => Some(room.askers.remove(at).bot),
+        None if re.is_none() => room.asked_by.take(),
+        None => None,
+    }
 }

@@ -147,7 +147,7 @@ const REMOVALS: [&str; 10] = [
 ];
 
 /// Rows whose body even Ada's own call may not pass, and why.
-const OWNER_REFUSED: [(&str, &str); 8] = [
+const OWNER_REFUSED: [(&str, &str); 9] = [
     (
         "auth-redeem",
         "the code is a secret nobody but the invited person holds",
@@ -175,6 +175,10 @@ const OWNER_REFUSED: [(&str, &str); 8] = [
     (
         "social-send",
         "Ada's home has no Matrix account here; tests/channel/social.rs covers the owner's path",
+    ),
+    (
+        "social-hold-answer",
+        "nothing is held: a hold needs a friend's home; tests/channel/social/holds.rs covers the owner's path",
     ),
     (
         "auth-remove-member",
