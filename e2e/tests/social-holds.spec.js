@@ -61,10 +61,10 @@ test('A reply its Bot\'s policy holds waits in the Inbox for Send or Don\'t send
     const card = page.locator('.approval').filter({ hasText: 'Helper wants to reply to your friend' });
     await expect(card).toBeVisible({ timeout: 30_000 });
     await expect(card).toContainText('first question');
-    await expect(card.getByRole('button', { name: 'Send' })).toBeVisible();
+    await expect(card.getByRole('button', { name: 'Send', exact: true })).toBeVisible();
     await expect(card.getByRole('button', { name: 'Don\'t send' })).toBeVisible();
     await page.screenshot({ path: test.info().outputPath('friend-hold.png') });
-    await card.getByRole('button', { name: 'Send' }).click();
+    await card.getByRole('button', { name: 'Send', exact: true }).click();
     await expect(card).toHaveCount(0);
     await remoteBots(bob, (bots) => bots[0].lines.filter((l) => l.fromHome === aliceId).length === 1);
 
@@ -105,7 +105,7 @@ test('A friend\'s Bot opens its own chat from the sidebar, and a stranger\'s inv
     await expect(main.getByRole('heading', { level: 1 })).toContainText('Helper (Owner)');
     await expect(main.locator('h1 .owner-badge')).toHaveText('Owner');
     await main.getByLabel('Write to Helper (Owner)').fill('hello from Bob\'s own chat');
-    await main.getByRole('button', { name: 'Send' }).click();
+    await main.getByRole('button', { name: 'Send', exact: true }).click();
     const lines = main.locator('.friend-lines li');
     await expect(lines.first()).toContainText('You');
     await expect(lines.first()).toContainText('hello from Bob\'s own chat');
@@ -117,7 +117,7 @@ test('A friend\'s Bot opens its own chat from the sidebar, and a stranger\'s inv
     await alice.api.call('social-unpublish', { botId: helper.id, userId: bobId });
     await expect(main.getByText(/No longer shared/)).toBeVisible({ timeout: 30_000 });
     await expect(lines).toHaveCount(2);
-    await expect(main.getByRole('button', { name: 'Send' })).toHaveCount(0);
+    await expect(main.getByRole('button', { name: 'Send', exact: true })).toHaveCount(0);
     await page.screenshot({ path: test.info().outputPath('friend-chat-gone.png') });
 
     // A stranger's invite waits in Settings until it is declined.
