@@ -12,7 +12,7 @@
 use super::{Social, lock};
 use crate::events::{HostEvent, follow};
 use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source};
-use flybot_core::social::{failure_sentence, is_failure_sentence};
+use flybot_core::social::{NO_ANSWER, NO_MODEL, failure_sentence, is_failure_sentence};
 use flybot_protocol::FailureCode;
 use flybot_protocol::social::{
     HeldReply, LINE_KEY, LineContent, OutboxItem, ReplyStatus, SendPolicy,
@@ -89,7 +89,9 @@ fn owed_by(entries: &[LogEntry], turn_id: &str) -> Vec<Owed> {
                     },
                 ..
             } => {
-                let trade = is_failure_sentence(&text) && asked.contains(&text);
+                // #1068: a line that is already either sentence earns neither.
+                let asked_failed = [NO_MODEL, NO_ANSWER].iter().any(|s| asked.contains(s));
+                let trade = is_failure_sentence(&text) && asked_failed;
                 (!trade).then(|| Owed {
                     room: room.clone(),
                     event: event.clone(),
@@ -167,5 +169,108 @@ impl Social {
             let held = policy == SendPolicy::AskFirst;
             self.enqueue_reply(item, reply, held).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flybot_agent::session::AbortedBy;
+
+    fn entry(seq: u64, event: SessionEvent) -> LogEntry {
+        LogEntry {
+            seq,
+            at: seq,
+            event,
+        }
+    }
+
+    /// A turn that took a friend's line `asked` and ended for `reason`,
+    /// having said `said` (if anything).
+    fn turn(asked: &str, said: Option<&str>, reason: EndReason) -> Vec<LogEntry> {
+        let t = || "t1".to_owned();
+        let source = Source::Friend {
+            home: "@bob:hs".into(),
+            room: "!r".into(),
+            event: "$ask".into(),
+            typed: true,
+            first_contact: false,
+        };
+        let mut log = vec![
+            entry(1, SessionEvent::TurnStart { turn_id: t() }),
+            entry(
+                2,
+                SessionEvent::UserMessage {
+                    turn_id: t(),
+                    message_id: "m1".into(),
+                    text: asked.into(),
+                    source,
+                    attachments: Vec::new(),
+                },
+            ),
+        ];
+        if let Some(said) = said {
+            let text = said.into();
+            let message = SessionEvent::AssistantMessage {
+                turn_id: t(),
+                text,
+                attachments: Vec::new(),
+            };
+            log.push(entry(3, message));
+        }
+        let end = SessionEvent::TurnEnd {
+            turn_id: t(),
+            reason,
+            calls: 0,
+        };
+        log.push(entry(4, end));
+        log
+    }
+
+    fn error(code: FailureCode) -> EndReason {
+        EndReason::Error {
+            code,
+            message: "sk-live-abc123 was refused".into(),
+        }
+    }
+
+    fn texts(log: &[LogEntry]) -> Vec<String> {
+        owed_by(log, "t1").into_iter().map(|o| o.text).collect()
+    }
+
+    #[test]
+    fn a_dead_turn_sends_one_of_two_fixed_sentences_never_the_providers_words_1068() {
+        let answered = turn("hi", Some("hello"), EndReason::Completed);
+        assert_eq!(texts(&answered), ["hello"]);
+        let owed = owed_by(&answered, "t1");
+        assert_eq!(
+            (owed[0].event.as_str(), owed[0].room.as_str()),
+            ("$ask", "!r")
+        );
+        for code in [FailureCode::NoModel, FailureCode::NoKey] {
+            assert_eq!(texts(&turn("hi", None, error(code))), [NO_MODEL]);
+        }
+        // AUTH is the generic sentence even when its text names a key.
+        for code in [FailureCode::Auth, FailureCode::Timeout, FailureCode::Quota] {
+            let sent = texts(&turn("hi", Some("partial"), error(code)));
+            assert_eq!(sent, [NO_ANSWER]);
+            assert!(!sent[0].contains("sk-live"));
+        }
+        // A stopped turn sends nothing.
+        let stopped = EndReason::Aborted {
+            by: AbortedBy::Hook,
+            reason: None,
+        };
+        assert!(texts(&turn("hi", Some("half"), stopped)).is_empty());
+        // A line that is already a failure sentence earns none back, so two
+        // homes that cannot run a model do not trade it.
+        let fenced = format!("<untrusted-message from=\"@bob:hs\">{NO_MODEL}</untrusted-message>");
+        assert!(texts(&turn(&fenced, None, error(FailureCode::NoModel))).is_empty());
+        assert!(texts(&turn(&fenced, None, error(FailureCode::Timeout))).is_empty());
+        // An answer that is not a failure still goes.
+        assert_eq!(
+            texts(&turn(&fenced, Some("sorry"), EndReason::Completed)),
+            ["sorry"]
+        );
     }
 }
