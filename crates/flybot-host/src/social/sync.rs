@@ -51,8 +51,8 @@ impl Social {
                 Ok(batch) => {
                     self.set_link("ready", None);
                     super::crash_point::received(&account.user_id, &batch).await;
-                    self.take_invites(&account.user_id, &matrix, &batch).await;
-                    self.apply_batch(&account.user_id, batch).await
+                    let strangers = self.take_invites(&account.user_id, &matrix, &batch).await;
+                    self.apply_batch(&account.user_id, batch, strangers).await
                 }
                 Err(MatrixError::SignedOut) => match self.renew_after(matrix.token()).await {
                     Renewal::Renewed => continue,
@@ -96,8 +96,15 @@ impl Social {
         }
     }
 
-    /// Joins the invites of friends; keeps the others for the owner.
-    async fn take_invites(&self, me: &str, matrix: &super::client::Matrix, batch: &SyncBatch) {
+    /// Joins the invites of friends; answers the others (room, inviter),
+    /// which the batch's change keeps for the owner.
+    async fn take_invites(
+        &self,
+        me: &str,
+        matrix: &super::client::Matrix,
+        batch: &SyncBatch,
+    ) -> Vec<(String, String)> {
+        let mut strangers = Vec::new();
         for (room_id, invited) in &batch.rooms.invite {
             let inviter = invited
                 .invite_state
@@ -110,21 +117,7 @@ impl Social {
                 .team()
                 .read(|s| s.social.friends.contains_key(&inviter));
             if !friend {
-                // Kept in the team: the sync token moves past the invite,
-                // so a restart would never see it again.
-                let (room, from) = (room_id.clone(), inviter.clone());
-                let kept = self
-                    .team()
-                    .mutate("social", move |change| {
-                        if change.state().social.invites.get(&room) != Some(&from) {
-                            change.put_invite(&room, &from);
-                        }
-                        Ok(())
-                    })
-                    .await;
-                if let Err(e) = kept {
-                    tracing::warn!("an invite from {inviter} was not kept: {}", e.message);
-                }
+                strangers.push((room_id.clone(), inviter));
                 continue;
             }
             let joined = self.renewing(matrix, |m| async move { m.join(room_id).await });
@@ -132,10 +125,19 @@ impl Social {
                 tracing::warn!("an invite from {inviter} could not be joined: {e}");
             }
         }
+        strangers
     }
 
-    /// One change: the batch's new events applied, their ids and the token.
-    async fn apply_batch(&self, me: &str, batch: SyncBatch) -> Result<Vec<InboxLine>, ApiError> {
+    /// One change: the batch's new events applied, their ids, strangers'
+    /// invites (kept in the team with the token that moves past them, so a
+    /// restart neither loses one nor brings back one already declined) and
+    /// the token.
+    async fn apply_batch(
+        &self,
+        me: &str,
+        batch: SyncBatch,
+        strangers: Vec<(String, String)>,
+    ) -> Result<Vec<InboxLine>, ApiError> {
         let me = me.to_owned();
         let next = batch.next_batch;
         let joined = batch.rooms.join;
@@ -144,6 +146,11 @@ impl Social {
                 let mut taken = Vec::new();
                 for (room_id, room) in &joined {
                     apply_room(change, &me, room_id, room, &mut taken);
+                }
+                for (room, inviter) in &strangers {
+                    if change.state().social.invites.get(room) != Some(inviter) {
+                        change.put_invite(room, inviter);
+                    }
                 }
                 if change.state().social.since.as_deref() != Some(next.as_str()) {
                     change.set_social_since(&next);
