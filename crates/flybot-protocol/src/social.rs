@@ -50,6 +50,104 @@ pub struct SocialState {
     /// outbox id (no text).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub replies: BTreeMap<String, HeldReply>,
+    /// #52, #417: how each of this home's Bots sends to friends, by Bot id;
+    /// a Bot not named here sends on the owner's Auto-send.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policies: BTreeMap<String, SendPolicy>,
+    /// #52, #418: sends held for the owner's Send or Don't send, by outbox
+    /// id; none of them is in the outbox until the owner says Send.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub held: BTreeMap<String, HeldItem>,
+    /// Invites from Matrix users who are not friends yet, by room id (the
+    /// inviter), kept across a restart: the sync token has moved past them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub invites: BTreeMap<String, String>,
+}
+
+/// #52, #417: how a Bot's sends to friends go, its replies and its own
+/// lines to friends' Bots alike.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SendPolicy {
+    /// Sent at once, on the owner's Auto-send (#417).
+    #[default]
+    AutoSend,
+    /// Held until the owner says Send or Don't send (#52, #418).
+    AskFirst,
+}
+
+impl SendPolicy {
+    /// The word a reply record names its policy by.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SendPolicy::AutoSend => "auto-send",
+            SendPolicy::AskFirst => "ask-first",
+        }
+    }
+}
+
+/// #52: a send held for the owner: the exact send (its content fixed when
+/// held, so what the owner reads is what goes), whose Bot wrote it, and to
+/// which friend's home.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldItem {
+    pub item: OutboxItem,
+    pub bot_id: String,
+    /// The friend's home (their Matrix user id).
+    pub friend: String,
+    /// A reply to a friend's line; otherwise this home's Bot's own line to
+    /// a friend's Bot.
+    pub reply: bool,
+    pub at: u64,
+}
+
+/// #52: a held send as the owner decides it (the text shown: it is the
+/// owner's own Bot's words).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FriendHold {
+    pub id: String,
+    /// `friend-hold`, so a page tells it from the team's own held sends.
+    pub kind: &'static str,
+    pub bot_id: String,
+    /// The friend's home (their Matrix user id).
+    pub friend: String,
+    /// Whom it goes to as the page names it: the friend's Bot's title for
+    /// a line to it, the friend's home for a reply.
+    pub to: String,
+    pub reply: bool,
+    pub text: String,
+    pub at: u64,
+}
+
+/// `social-policy {botId, policy}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SocialPolicy {
+    pub bot_id: String,
+    pub policy: SendPolicy,
+}
+
+/// `social-hold-answer {id, send}`: the owner's Send (`true`) or Don't
+/// send (`false`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SocialHoldAnswer {
+    pub id: String,
+    pub send: bool,
+}
+
+/// `social-hold-answer`'s answer: the reply record as decided (`approved`:
+/// in the outbox now; `rejected`; `failed` when `reach()` no longer lets
+/// it go, #404).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoldDecided {
+    pub id: String,
+    pub status: ReplyStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// #420: a friend's home seen writing to one of this home's Bots.
@@ -60,14 +158,17 @@ pub struct RemoteContact {
     pub last_at: u64,
 }
 
-/// Where a reply to a friend is (#417). A reply is never held for an
-/// approval here (no policy holds replies to friends), so `pending` means
-/// waiting in the outbox for the homeserver.
+/// Where a reply to a friend is (#417, #418).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ReplyStatus {
-    /// In the outbox, not yet taken by the homeserver.
+    /// Waiting: held for the owner (policy `ask-first`, #52), or in the
+    /// outbox, not yet taken by the homeserver.
     Pending,
+    /// Held, then let go by the owner's Send (#52).
+    Approved,
+    /// Held, and the owner said Don't send.
+    Rejected,
     /// Let go on the owner's Auto-send and taken by the homeserver (#417).
     Auto,
     /// Not sent; `retry` says whether a Retry could change that (#954).
@@ -82,7 +183,7 @@ pub struct HeldReply {
     /// The outbox id (also the Matrix transaction id).
     pub id: String,
     pub bot_id: String,
-    /// The policy that let it go: `auto-send`, the one there is.
+    /// The policy it went out under: `auto-send` or `ask-first` (#417).
     pub policy: String,
     pub status: ReplyStatus,
     /// The Bot's chat and the turn the reply answers.
@@ -166,9 +267,26 @@ pub struct SocialRoom {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friend_line_at: Option<u64>,
     /// This home's Bot whose line to the friend's Bot waits for its
-    /// answer; the answer goes back to that Bot's chat.
+    /// answer, as an older build kept it (one per room); `askers` now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_by: Option<String>,
+    /// This home's Bots whose lines to the friend's Bot wait for their
+    /// answers, oldest first: each answer goes back to the Bot that asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub askers: Vec<Asker>,
+}
+
+/// One of this home's Bots waiting on a friend's Bot's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Asker {
+    /// The line's outbox id (its Matrix transaction id).
+    pub outbox_id: String,
+    /// Its Matrix event id, once the homeserver took it: an answer names
+    /// the event it answers (`re`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    pub bot: String,
 }
 
 /// One line of a remote chat as this home shows it.
@@ -242,8 +360,12 @@ pub enum LineContent {
         #[serde(default)]
         typed: bool,
     },
-    /// The Bot's answer.
-    Answer { bot: String },
+    /// The Bot's answer; `re` is the event id of the line it answers.
+    Answer {
+        bot: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        re: Option<String>,
+    },
     /// The Bot's home refused the line (#90): the Bot is not shared.
     Refused { bot: String },
 }
@@ -325,6 +447,8 @@ pub struct LocalBotView {
     pub bot_id: String,
     pub pending_count: usize,
     pub held_replies: Vec<HeldReply>,
+    /// How it sends to friends (#52, #417).
+    pub policy: SendPolicy,
 }
 
 /// A friend's Bot as the sidebar lists it.

@@ -5,7 +5,8 @@
 
 use crate::change::Change;
 use flybot_protocol::social::{
-    Friend, HeldReply, InboxLine, OutboxItem, RemoteContact, SocialAccount, SocialRoom,
+    Friend, HeldItem, HeldReply, InboxLine, OutboxItem, RemoteContact, SendPolicy, SocialAccount,
+    SocialRoom,
 };
 
 /// The friends' homes kept per Bot (#420), and the replies kept (#417).
@@ -114,6 +115,33 @@ impl Change<'_> {
         }
         self.set(key(&["social", "contacts", bot_id]), &contacts);
         first_at.is_none()
+    }
+
+    /// #52, #417: sets how Bot `bot_id` sends to friends; Auto-send is
+    /// the default and is kept as no record.
+    pub fn set_send_policy(&mut self, bot_id: &str, policy: SendPolicy) {
+        match policy {
+            SendPolicy::AutoSend => self.delete(key(&["social", "policies", bot_id])),
+            SendPolicy::AskFirst => self.set(key(&["social", "policies", bot_id]), &policy),
+        }
+    }
+
+    /// #52: holds a send for the owner's word.
+    pub fn put_held(&mut self, held: &HeldItem) {
+        self.set(key(&["social", "held", &held.item.id]), held);
+    }
+
+    pub fn remove_held(&mut self, id: &str) {
+        self.delete(key(&["social", "held", id]));
+    }
+
+    /// An invite from a user who is not a friend yet, kept for the owner.
+    pub fn put_invite(&mut self, room_id: &str, inviter: &str) {
+        self.set(key(&["social", "invites", room_id]), &inviter);
+    }
+
+    pub fn remove_invite(&mut self, room_id: &str) {
+        self.delete(key(&["social", "invites", room_id]));
     }
 
     /// #417: puts a Bot's reply record, forgetting the oldest beyond

@@ -122,6 +122,22 @@ pub fn shell_secrets(file: &SecretsFile, who: ShellBot<'_>) -> ShellSecrets {
     shell
 }
 
+/// #651: the shell of a turn that answers a friend's line (a remote
+/// asker) gets no key: each saved key is withheld as `remote-bot`, so a
+/// friend's words can never talk a Bot into using the owner's keys.
+pub fn for_remote_asker(shell: ShellSecrets) -> ShellSecrets {
+    let given = shell.given.into_iter().map(|(name, _)| name);
+    let others = shell.withheld.into_iter().map(|(name, _)| name);
+    let mut names: Vec<String> = given.chain(others).collect();
+    names.sort();
+    ShellSecrets {
+        given: Vec::new(),
+        withheld: (names.into_iter())
+            .map(|name| (name, Withheld::RemoteBot))
+            .collect(),
+    }
+}
+
 /// The load-time widening (#545): an empty list the owner did not mark as
 /// chosen is the old connector default and becomes `all`. Answers whether
 /// anything changed (the writing host then saves the file).

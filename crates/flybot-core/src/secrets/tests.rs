@@ -191,3 +191,32 @@ fn redact_hides_every_value_longest_first() {
     );
     assert_eq!(redact("plain", &[""]), "plain");
 }
+
+#[test]
+fn withheld_651_a_turn_for_a_remote_asker_gets_no_key_each_withheld_as_remote_bot() {
+    let file = file_with(&[
+        ("ALL", SecretScope::all(), false, Some("member-ada")),
+        (
+            "ONLY_B",
+            SecretScope::Bots(vec!["bot-b".into()]),
+            true,
+            None,
+        ),
+    ]);
+    let own_turn = shell_secrets(&file, own("bot-a"));
+    assert_eq!(
+        own_turn.given.len(),
+        1,
+        "the owner's line: the key is given"
+    );
+    let asked_by_a_friend = for_remote_asker(own_turn);
+    assert!(asked_by_a_friend.given.is_empty());
+    assert!(asked_by_a_friend.values().is_empty());
+    assert_eq!(
+        asked_by_a_friend.env(),
+        vec![(
+            "FLYBOT_SECRETS_WITHHELD".into(),
+            "ALL:remote-bot,ONLY_B:remote-bot".into()
+        )]
+    );
+}

@@ -110,8 +110,14 @@ pub fn list(
             .filter(|w| req.bot_id.as_ref().is_none_or(|b| *b == w.bot))
             .collect();
         mine.sort_by(|a, b| (a.at, &a.id).cmp(&(b.at, &b.id)));
+        // Sends to friends' homes held for this owner (#52, issue 33).
+        let friend_holds = crate::social::friend_holds(state, actor)
+            .into_iter()
+            .filter(|h| req.bot_id.as_ref().is_none_or(|b| *b == h.bot_id))
+            .collect();
         Ok(ApprovalsAnswer {
             approvals: mine.into_iter().map(|w| w.record).collect(),
+            friend_holds,
         })
     })
 }

@@ -1,8 +1,8 @@
 //! Bot Social's endpoints (issue 33): `social` (the owner's view),
 //! `social-connect`, `social-disconnect`, `social-friend-add`,
 //! `social-friend-decline`,
-//! `social-publish`, `social-unpublish`, `social-send`. Each is the home
-//! owner's alone (`flybot_core::social::is_home_owner`): another member
+//! `social-publish`, `social-unpublish`, `social-send`, `social-policy`
+//! and `social-hold-answer` (#52). Each is the home owner's alone (`flybot_core::social::is_home_owner`): another member
 //! gets `bot/forbidden` and nothing changes.
 
 use super::extract::route_table;
@@ -54,5 +54,16 @@ route_table! {
     "social-send" => |host, caller, body| {
         let actor = caller.require()?;
         typed(host.social().send(actor, parse(body)?).await)
+    };
+    // #52: how a Bot sends to friends, and the owner's word on a held send.
+    "social-policy" => |host, caller, body| {
+        let actor = caller.require()?;
+        typed(host.social().set_policy(actor, parse(body)?).await.map(|bot| {
+            serde_json::json!({"bot": bot})
+        }))
+    };
+    "social-hold-answer" => |host, caller, body| {
+        let actor = caller.require()?;
+        typed(host.social().answer_hold(actor, parse(body)?).await)
     };
 }

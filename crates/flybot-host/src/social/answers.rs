@@ -2,20 +2,22 @@
 //! friend's line ends, its answer (or one of #1068's two fixed sentences,
 //! never the provider's words) is put in the outbox for the line's room,
 //! under an id made from the line's event, so the same answer queued twice
-//! is one Matrix transaction. A stopped turn sends nothing; a line that was
-//! itself a failure sentence earns no failure sentence back.
+//! is one Matrix transaction, naming the event it answers (`re`, and
+//! Matrix's own reply relation) so the asking home hands it to the Bot
+//! that asked. A stopped turn sends nothing; a line that was itself a
+//! failure sentence earns no failure sentence back. A Bot whose policy is
+//! `ask-first` has its reply held for the owner's Send or Don't send
+//! (#52, #418); otherwise it goes on the owner's Auto-send (#417).
 
 use super::{Social, lock};
 use crate::events::{HostEvent, follow};
 use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source};
-use flybot_core::social::{failure_sentence, is_failure_sentence};
+use flybot_core::social::{NO_ANSWER, NO_MODEL, failure_sentence, is_failure_sentence};
 use flybot_protocol::FailureCode;
-use flybot_protocol::social::{HeldReply, LINE_KEY, LineContent, OutboxItem, ReplyStatus};
+use flybot_protocol::social::{
+    HeldReply, LINE_KEY, LineContent, OutboxItem, ReplyStatus, SendPolicy,
+};
 use serde_json::json;
-
-/// The one policy a reply to a friend goes out under: the owner's
-/// Auto-send (#417); no policy holds it for an approval.
-pub const AUTO_SEND: &str = "auto-send";
 
 /// One answer owed: the room, the event it answers, whether a person
 /// typed that line (#227), and the text.
@@ -87,7 +89,9 @@ fn owed_by(entries: &[LogEntry], turn_id: &str) -> Vec<Owed> {
                     },
                 ..
             } => {
-                let trade = is_failure_sentence(&text) && asked.contains(&text);
+                // #1068: a line that is already either sentence earns neither.
+                let asked_failed = [NO_MODEL, NO_ANSWER].iter().any(|s| asked.contains(s));
+                let trade = is_failure_sentence(&text) && asked_failed;
                 (!trade).then(|| Owed {
                     room: room.clone(),
                     event: event.clone(),
@@ -128,15 +132,17 @@ impl Social {
             self.answered(session_id);
             let now = flybot_store::system_now_ms();
             let id = format!("ans-{}", super::outbox::short_hash(&owed.event));
-            let friend = self.team().read(|state| {
+            let (friend, policy) = self.team().read(|state| {
                 let room = state.social.rooms.get(&owed.room);
-                room.map(|r| r.peer.clone()).unwrap_or_default()
+                let policy = state.social.policies.get(&bot).copied();
+                let peer = room.map(|r| r.peer.clone()).unwrap_or_default();
+                (peer, policy.unwrap_or_default())
             });
             // #417, #418: the reply as its owner sees it, never its text.
             let reply = HeldReply {
                 id: id.clone(),
                 bot_id: bot.clone(),
-                policy: AUTO_SEND.to_owned(),
+                policy: policy.as_str().to_owned(),
                 status: ReplyStatus::Pending,
                 session_id: session_id.to_owned(),
                 turn: turn_id.to_owned(),
@@ -152,13 +158,119 @@ impl Social {
                 content: json!({
                     "msgtype": "m.text",
                     "body": owed.text,
-                    LINE_KEY: LineContent::Answer { bot: bot.clone() },
+                    LINE_KEY: LineContent::Answer { bot: bot.clone(), re: Some(owed.event.clone()) },
+                    // A plain Matrix client shows it as the reply it is.
+                    "m.relates_to": {"m.in_reply_to": {"event_id": owed.event}},
                 }),
                 created_at: now,
                 attempts: 0,
                 next_at: 0,
             };
-            self.enqueue_reply(item, reply).await;
+            let held = policy == SendPolicy::AskFirst;
+            self.enqueue_reply(item, reply, held).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flybot_agent::session::AbortedBy;
+
+    fn entry(seq: u64, event: SessionEvent) -> LogEntry {
+        LogEntry {
+            seq,
+            at: seq,
+            event,
+        }
+    }
+
+    /// A turn that took a friend's line `asked` and ended for `reason`,
+    /// having said `said` (if anything).
+    fn turn(asked: &str, said: Option<&str>, reason: EndReason) -> Vec<LogEntry> {
+        let t = || "t1".to_owned();
+        let source = Source::Friend {
+            home: "@bob:hs".into(),
+            room: "!r".into(),
+            event: "$ask".into(),
+            typed: true,
+            first_contact: false,
+        };
+        let mut log = vec![
+            entry(1, SessionEvent::TurnStart { turn_id: t() }),
+            entry(
+                2,
+                SessionEvent::UserMessage {
+                    turn_id: t(),
+                    message_id: "m1".into(),
+                    text: asked.into(),
+                    source,
+                    attachments: Vec::new(),
+                },
+            ),
+        ];
+        if let Some(said) = said {
+            let text = said.into();
+            let message = SessionEvent::AssistantMessage {
+                turn_id: t(),
+                text,
+                attachments: Vec::new(),
+            };
+            log.push(entry(3, message));
+        }
+        let end = SessionEvent::TurnEnd {
+            turn_id: t(),
+            reason,
+            calls: 0,
+        };
+        log.push(entry(4, end));
+        log
+    }
+
+    fn error(code: FailureCode) -> EndReason {
+        EndReason::Error {
+            code,
+            message: "sk-live-abc123 was refused".into(),
+        }
+    }
+
+    fn texts(log: &[LogEntry]) -> Vec<String> {
+        owed_by(log, "t1").into_iter().map(|o| o.text).collect()
+    }
+
+    #[test]
+    fn a_dead_turn_sends_one_of_two_fixed_sentences_never_the_providers_words_1068() {
+        let answered = turn("hi", Some("hello"), EndReason::Completed);
+        assert_eq!(texts(&answered), ["hello"]);
+        let owed = owed_by(&answered, "t1");
+        assert_eq!(
+            (owed[0].event.as_str(), owed[0].room.as_str()),
+            ("$ask", "!r")
+        );
+        for code in [FailureCode::NoModel, FailureCode::NoKey] {
+            assert_eq!(texts(&turn("hi", None, error(code))), [NO_MODEL]);
+        }
+        // AUTH is the generic sentence even when its text names a key.
+        for code in [FailureCode::Auth, FailureCode::Timeout, FailureCode::Quota] {
+            let sent = texts(&turn("hi", Some("partial"), error(code)));
+            assert_eq!(sent, [NO_ANSWER]);
+            assert!(!sent[0].contains("sk-live"));
+        }
+        // A stopped turn sends nothing.
+        let stopped = EndReason::Aborted {
+            by: AbortedBy::Hook,
+            reason: None,
+        };
+        assert!(texts(&turn("hi", Some("half"), stopped)).is_empty());
+        // A line that is already a failure sentence earns none back, so two
+        // homes that cannot run a model do not trade it.
+        let fenced = format!("<untrusted-message from=\"@bob:hs\">{NO_MODEL}</untrusted-message>");
+        assert!(texts(&turn(&fenced, None, error(FailureCode::NoModel))).is_empty());
+        assert!(texts(&turn(&fenced, None, error(FailureCode::Timeout))).is_empty());
+        // An answer that is not a failure still goes.
+        assert_eq!(
+            texts(&turn(&fenced, Some("sorry"), EndReason::Completed)),
+            ["sorry"]
+        );
     }
 }

@@ -4,13 +4,17 @@
 //! the home (#90: the other home judges the rest with its own grants); a
 //! share that ended gets #404's sentence. The line goes through the
 //! journaled outbox like a person's, marked as not typed by a person
-//! (#227), and the answer comes back to the asking Bot's chat.
+//! (#227), and the answer comes back to the chat of the Bot that asked
+//! (each asker its own answer). A Bot whose policy is `ask-first` has its
+//! line held for the owner's Send or Don't send (#52) instead.
 
 use super::Social;
 use flybot_core::access::{enforced, host_owner_id};
 use flybot_core::social::{LINES_KEPT, NOT_SHARED, friend_bot_title, remote_mention_label};
 use flybot_protocol::TeamState;
-use flybot_protocol::social::{LINE_KEY, LineContent, OutboxItem, RemoteLine, RoomSide};
+use flybot_protocol::social::{
+    Asker, HeldItem, LINE_KEY, LineContent, OutboxItem, RemoteLine, RoomSide, SendPolicy,
+};
 use serde_json::json;
 
 /// The friend's Bot room `name` names: its label or its title, any case.
@@ -36,7 +40,7 @@ fn room_named(state: &TeamState, name: &str) -> Option<String> {
 }
 
 /// Whether `bot_id` is the home owner's Bot: only those speak for the home.
-fn speaks_for_home(state: &TeamState, bot_id: &str) -> bool {
+pub(super) fn speaks_for_home(state: &TeamState, bot_id: &str) -> bool {
     let Some(bot) = state.bots.get(bot_id).filter(|b| !b.is_retired()) else {
         return false;
     };
@@ -91,7 +95,25 @@ impl Social {
                     attempts: 0,
                     next_at: 0,
                 };
-                change.put_outbox(&item);
+                let policy = (state.social.policies.get(&from_bot).copied()).unwrap_or_default();
+                let held = policy == SendPolicy::AskFirst;
+                if held {
+                    let friend = room.peer.clone();
+                    let bot_id = from_bot.clone();
+                    let held = HeldItem { item, bot_id, friend, reply: false, at: now };
+                    change.put_held(&held);
+                } else {
+                    change.put_outbox(&item);
+                    // #443: waiting on the reply from now on.
+                    room.awaiting = true;
+                }
+                room.askers.push(Asker {
+                    outbox_id: id.clone(),
+                    event_id: None,
+                    bot: from_bot.clone(),
+                });
+                let over = room.askers.len().saturating_sub(LINES_KEPT);
+                room.askers.drain(..over);
                 room.lines.push(RemoteLine {
                     id,
                     from_home: account.user_id.clone(),
@@ -104,13 +126,16 @@ impl Social {
                 });
                 let over = room.lines.len().saturating_sub(LINES_KEPT);
                 room.lines.drain(..over);
-                room.awaiting = true;
-                room.asked_by = Some(from_bot);
                 let title = friend_bot_title(&room.bot_name, &room.owner_name);
                 change.put_social_room(&room);
-                Ok(Ok(format!(
-                    "Sent to {title}, a friend's Bot; its answer comes to your chat."
-                )))
+                Ok(Ok(match held {
+                    true => format!(
+                        "Held for your owner's approval; it goes to {title}, a friend's Bot, once they say Send, and its answer comes to your chat."
+                    ),
+                    false => format!(
+                        "Sent to {title}, a friend's Bot; its answer comes to your chat."
+                    ),
+                }))
             })
             .await;
         self.inner.outbox_bell.notify_one();

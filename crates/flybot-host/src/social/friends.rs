@@ -58,7 +58,7 @@ impl Social {
                 Ok(kept)
             })
             .await?;
-        let invites = self.take_invites_from(&friend.user_id);
+        let invites = self.take_invites_from(&friend.user_id).await?;
         for room_id in invites {
             let joined = self.renewing(&matrix, |m| {
                 let room_id = &room_id;
@@ -81,7 +81,7 @@ impl Social {
     ) -> Result<usize, ApiError> {
         check_owner(self, actor)?;
         let (_, matrix) = self.require_matrix()?;
-        let invites = self.take_invites_from(&req.user_id);
+        let invites = self.take_invites_from(&req.user_id).await?;
         if invites.is_empty() {
             return Err(ApiError::not_found("invite", &req.user_id));
         }
@@ -103,6 +103,7 @@ impl Social {
     /// `social-publish`: a grant to the friend, and the Bot's room with them.
     pub async fn publish(&self, actor: &Actor, req: SocialPublish) -> Result<SocialRoom, ApiError> {
         check_owner(self, actor)?;
+        self.check_own_bot(actor, &req.bot_id)?;
         let (_, matrix) = self.require_matrix()?;
         let (mark, existing) = self.team().read(|state| {
             let bot = state.bots.get(&req.bot_id).filter(|b| !b.is_retired());
@@ -156,6 +157,7 @@ impl Social {
             lines: existing.map(|r| r.lines).unwrap_or_default(),
             friend_line_at: None,
             asked_by: None,
+            askers: Vec::new(),
         };
         let kept = room.clone();
         self.team()
@@ -230,6 +232,27 @@ impl Social {
             tracing::warn!("the room of an unpublished Bot was not marked: {e}");
         }
         Ok(room)
+    }
+}
+
+impl Social {
+    /// #90: the owner speaks only for their own Bots: a member's Bot is
+    /// that member's to share (`bot/forbidden`, nothing changed). A Bot
+    /// that is not there is left to the caller's own refusal.
+    pub(super) fn check_own_bot(&self, actor: &Actor, bot_id: &str) -> Result<(), ApiError> {
+        let theirs = self.team().read(|state| {
+            let bot = state.bots.get(bot_id)?;
+            let me = actor.member_id(state);
+            let mine = !flybot_core::access::enforced(state)
+                || me.as_deref() == Some(bot.owner_id.as_str());
+            Some(!mine)
+        });
+        match theirs {
+            Some(true) => Err(ApiError::forbidden(
+                "That Bot belongs to another member of this home; only its owner may share it with friends.",
+            )),
+            Some(false) | None => Ok(()),
+        }
     }
 }
 

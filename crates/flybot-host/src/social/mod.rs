@@ -7,8 +7,9 @@
 //! Matrix transaction id, retried with backoff, in order, never twice);
 //! a Bot's answer to a friend's line is queued when its turn ends
 //! (`answers`); friends and published Bots (`friends`); an expired token
-//! traded for a new one (`refresh`); the owner's view (`view`). The Matrix
-//! calls themselves are `client`.
+//! traded for a new one (`refresh`); the owner's view (`view`); sends a
+//! Bot's policy holds for the owner's Send or Don't send (`holds`, #52).
+//! The Matrix calls themselves are `client`.
 
 mod answers;
 mod bot_send;
@@ -16,6 +17,7 @@ pub mod client;
 mod connect;
 mod crash_point;
 mod friends;
+mod holds;
 mod inbox;
 mod outbox;
 mod refresh;
@@ -30,7 +32,8 @@ pub use connect::check_owner;
 use flybot_agent::session::Sessions;
 use flybot_protocol::social::SocialAccount;
 use flybot_protocol::{ApiError, ErrorCode};
-use std::collections::{BTreeMap, HashMap};
+pub use holds::friend_holds;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 
@@ -63,8 +66,6 @@ struct Inner {
     link: Mutex<Link>,
     /// Sessions handed a friend's line and not answered yet, and how many.
     waiting: Mutex<HashMap<String, usize>>,
-    /// Invites from users who are not friends yet: room id → inviter.
-    invites: Mutex<BTreeMap<String, String>>,
     /// One token refresh at a time (a refresh token is spent by its use).
     renewing: tokio::sync::Mutex<()>,
     /// The sync reached the homeserver again after failing: the outbox
@@ -92,7 +93,6 @@ impl Social {
                     last_error: None,
                 }),
                 waiting: Mutex::new(HashMap::new()),
-                invites: Mutex::new(BTreeMap::new()),
                 renewing: tokio::sync::Mutex::new(()),
                 link_back: std::sync::atomic::AtomicBool::new(false),
             }),
@@ -152,18 +152,22 @@ impl Social {
         }
     }
 
-    /// The invites waiting from `user`, taken.
-    fn take_invites_from(&self, user: &str) -> Vec<String> {
-        let mut invites = lock(&self.inner.invites);
-        let rooms: Vec<String> = invites
-            .iter()
-            .filter(|(_, inviter)| *inviter == user)
-            .map(|(room, _)| room.clone())
-            .collect();
-        for room in &rooms {
-            invites.remove(room);
-        }
-        rooms
+    /// The invites waiting from `user`, taken (one journaled change: a
+    /// restart in between finds them still waiting).
+    async fn take_invites_from(&self, user: &str) -> Result<Vec<String>, ApiError> {
+        let user = user.to_owned();
+        self.team()
+            .mutate("social", move |change| {
+                let rooms: Vec<String> = (change.state().social.invites.iter())
+                    .filter(|(_, inviter)| **inviter == user)
+                    .map(|(room, _)| room.clone())
+                    .collect();
+                for room in &rooms {
+                    change.remove_invite(room);
+                }
+                Ok(rooms)
+            })
+            .await
     }
 
     /// How the link is doing.

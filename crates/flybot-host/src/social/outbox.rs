@@ -14,8 +14,8 @@ use super::client::MatrixError;
 use flybot_core::access::Actor;
 use flybot_core::social::{NOT_SENT, NOT_SHARED, backoff_ms, reach};
 use flybot_protocol::social::{
-    HeldReply, LINE_KEY, LineContent, OutboxItem, RemoteLine, ReplyStatus, RoomSide, SocialSend,
-    SocialSent,
+    HeldItem, HeldReply, LINE_KEY, LineContent, OutboxItem, RemoteLine, ReplyStatus, RoomSide,
+    SocialSend, SocialSent,
 };
 use flybot_protocol::{ApiError, ErrorCode};
 use serde_json::json;
@@ -31,22 +31,39 @@ pub fn short_hash(text: &str) -> String {
 
 /// What became of one try.
 enum Tried {
-    Sent,
+    /// Taken by the homeserver, as this event.
+    Sent(String),
     Later,
     Dropped(&'static str),
 }
 
 impl Social {
     /// Puts a Bot's reply to a friend in the outbox (once) with its
-    /// record (#417), in one change, and rings the sender.
-    pub(super) async fn enqueue_reply(&self, item: OutboxItem, reply: HeldReply) {
+    /// record (#417), in one change, and rings the sender; `held` keeps it
+    /// for the owner's Send instead (#52, #418).
+    pub(super) async fn enqueue_reply(&self, item: OutboxItem, reply: HeldReply, held: bool) {
         let put = self
             .team()
             .mutate("social", move |change| {
-                if !change.state().social.outbox.contains_key(&item.id) {
-                    change.put_outbox(&item);
-                    change.put_reply(&reply);
+                let social = &change.state().social;
+                let known = social.outbox.contains_key(&item.id)
+                    || social.held.contains_key(&item.id)
+                    || social.replies.contains_key(&item.id);
+                if known {
+                    return Ok(());
                 }
+                if held {
+                    change.put_held(&HeldItem {
+                        bot_id: reply.bot_id.clone(),
+                        friend: reply.friend.clone(),
+                        reply: true,
+                        at: reply.at,
+                        item,
+                    });
+                } else {
+                    change.put_outbox(&item);
+                }
+                change.put_reply(&reply);
                 Ok(())
             })
             .await;
@@ -151,7 +168,7 @@ impl Social {
             }
             let Some(item) = next else { continue };
             let tried = self.try_send(&item).await;
-            if matches!(tried, Tried::Sent) {
+            if matches!(tried, Tried::Sent(_)) {
                 super::crash_point::sent(&item.id).await;
             }
             self.settle(item, tried).await;
@@ -166,7 +183,7 @@ impl Social {
             .content
             .get(LINE_KEY)
             .and_then(|l| serde_json::from_value::<LineContent>(l.clone()).ok());
-        if let Some(LineContent::Answer { bot }) = answering {
+        if let Some(LineContent::Answer { bot, .. }) = answering {
             let allowed = self.team().read(|state| {
                 let peer = state
                     .social
@@ -187,7 +204,7 @@ impl Social {
             })
             .await;
         match sent {
-            Ok(_) => Tried::Sent,
+            Ok(event_id) => Tried::Sent(event_id),
             Err(e) if e.is_transient() => {
                 tracing::info!("a send waits for the homeserver: {e}");
                 Tried::Later
@@ -206,9 +223,10 @@ impl Social {
             .team()
             .mutate("social", move |change| {
                 match tried {
-                    Tried::Sent => {
+                    Tried::Sent(event_id) => {
                         change.remove_outbox(&item.id);
                         settle_reply(change, &item.id, ReplyStatus::Auto, None);
+                        note_asked(change, &item, &event_id);
                     }
                     Tried::Later => {
                         let mut later = item.clone();
@@ -232,9 +250,22 @@ impl Social {
     }
 }
 
+/// A Bot's line the homeserver took: its asker waits on this event's
+/// answer from now on.
+fn note_asked(change: &mut flybot_store::Change<'_>, item: &OutboxItem, event_id: &str) {
+    let Some(mut room) = change.state().social.rooms.get(&item.room_id).cloned() else {
+        return;
+    };
+    let Some(asker) = room.askers.iter_mut().find(|a| a.outbox_id == item.id) else {
+        return;
+    };
+    asker.event_id = Some(event_id.to_owned());
+    change.put_social_room(&room);
+}
+
 /// A Bot's reply record follows its send (#417): sent, or failed with
 /// whether a Retry could help (#954: not for a Bot no longer shared).
-fn settle_reply(
+pub(super) fn settle_reply(
     change: &mut flybot_store::Change<'_>,
     id: &str,
     status: ReplyStatus,
@@ -243,14 +274,19 @@ fn settle_reply(
     let Some(mut reply) = change.state().social.replies.get(id).cloned() else {
         return;
     };
+    // A reply the owner let go stays `approved` once sent (#417: `auto`
+    // is for one the Auto-send let go).
+    if status == ReplyStatus::Auto && reply.status == ReplyStatus::Approved {
+        return;
+    }
     reply.status = status;
-    reply.retry = why.map(|why| why != NOT_SHARED);
+    reply.retry = (why.filter(|_| status == ReplyStatus::Failed)).map(|why| why != NOT_SHARED);
     reply.error = why.map(str::to_owned);
     change.put_reply(&reply);
 }
 
 /// A person's line that will not go out says why on its row (#404).
-fn mark_not_sent(change: &mut flybot_store::Change<'_>, item: &OutboxItem, why: &str) {
+pub(super) fn mark_not_sent(change: &mut flybot_store::Change<'_>, item: &OutboxItem, why: &str) {
     let Some(mut room) = change.state().social.rooms.get(&item.room_id).cloned() else {
         return;
     };
@@ -259,5 +295,7 @@ fn mark_not_sent(change: &mut flybot_store::Change<'_>, item: &OutboxItem, why: 
     };
     line.not_sent = Some(why.to_owned());
     room.awaiting = false;
+    // A line that will not go out is answered by nobody.
+    room.askers.retain(|a| a.outbox_id != item.id);
     change.put_social_room(&room);
 }

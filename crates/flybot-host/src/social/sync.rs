@@ -9,9 +9,9 @@
 //! (`social-friend-decline`). A token the homeserver signed out is renewed
 //! with the refresh token when there is one (`refresh`).
 
+use super::Social;
 use super::client::{JoinedRoom, MatrixError, RoomEvent, SYNC_HOLD_MS, SyncBatch};
 use super::refresh::Renewal;
-use super::{Social, lock};
 use flybot_core::social::{
     LINES_KEPT, NOT_SHARED, RemoteMessage, backoff_ms, clean_label, reach, read_message,
 };
@@ -51,8 +51,8 @@ impl Social {
                 Ok(batch) => {
                     self.set_link("ready", None);
                     super::crash_point::received(&account.user_id, &batch).await;
-                    self.take_invites(&account.user_id, &matrix, &batch).await;
-                    self.apply_batch(&account.user_id, batch).await
+                    let strangers = self.take_invites(&account.user_id, &matrix, &batch).await;
+                    self.apply_batch(&account.user_id, batch, strangers).await
                 }
                 Err(MatrixError::SignedOut) => match self.renew_after(matrix.token()).await {
                     Renewal::Renewed => continue,
@@ -96,8 +96,15 @@ impl Social {
         }
     }
 
-    /// Joins the invites of friends; keeps the others for the owner.
-    async fn take_invites(&self, me: &str, matrix: &super::client::Matrix, batch: &SyncBatch) {
+    /// Joins the invites of friends; answers the others (room, inviter),
+    /// which the batch's change keeps for the owner.
+    async fn take_invites(
+        &self,
+        me: &str,
+        matrix: &super::client::Matrix,
+        batch: &SyncBatch,
+    ) -> Vec<(String, String)> {
+        let mut strangers = Vec::new();
         for (room_id, invited) in &batch.rooms.invite {
             let inviter = invited
                 .invite_state
@@ -110,7 +117,7 @@ impl Social {
                 .team()
                 .read(|s| s.social.friends.contains_key(&inviter));
             if !friend {
-                lock(&self.inner.invites).insert(room_id.clone(), inviter);
+                strangers.push((room_id.clone(), inviter));
                 continue;
             }
             let joined = self.renewing(matrix, |m| async move { m.join(room_id).await });
@@ -118,10 +125,19 @@ impl Social {
                 tracing::warn!("an invite from {inviter} could not be joined: {e}");
             }
         }
+        strangers
     }
 
-    /// One change: the batch's new events applied, their ids and the token.
-    async fn apply_batch(&self, me: &str, batch: SyncBatch) -> Result<Vec<InboxLine>, ApiError> {
+    /// One change: the batch's new events applied, their ids, strangers'
+    /// invites (kept in the team with the token that moves past them, so a
+    /// restart neither loses one nor brings back one already declined) and
+    /// the token.
+    async fn apply_batch(
+        &self,
+        me: &str,
+        batch: SyncBatch,
+        strangers: Vec<(String, String)>,
+    ) -> Result<Vec<InboxLine>, ApiError> {
         let me = me.to_owned();
         let next = batch.next_batch;
         let joined = batch.rooms.join;
@@ -130,6 +146,11 @@ impl Social {
                 let mut taken = Vec::new();
                 for (room_id, room) in &joined {
                     apply_room(change, &me, room_id, room, &mut taken);
+                }
+                for (room, inviter) in &strangers {
+                    if change.state().social.invites.get(room) != Some(inviter) {
+                        change.put_invite(room, inviter);
+                    }
                 }
                 if change.state().social.since.as_deref() != Some(next.as_str()) {
                     change.set_social_since(&next);
@@ -196,6 +217,7 @@ fn apply_mark(change: &mut Change<'_>, room_id: &str, event: &RoomEvent) {
         joined: true,
         awaiting: known.as_ref().is_some_and(|r| r.awaiting) && mark.shared,
         asked_by: known.as_ref().and_then(|r| r.asked_by.clone()),
+        askers: known.as_ref().map(|r| r.askers.clone()).unwrap_or_default(),
         lines: known.map(|r| r.lines).unwrap_or_default(),
         friend_line_at: None,
     };
@@ -282,6 +304,8 @@ fn from_their_home(
     taken: &mut Vec<InboxLine>,
 ) {
     let from_peer = event.sender == room.peer;
+    // For an answer: the event it names as the line it answers.
+    let mut re: Option<Option<String>> = None;
     let mut remote = RemoteLine {
         id: event.event_id.clone(),
         from_home: event.sender.clone(),
@@ -293,9 +317,10 @@ fn from_their_home(
         not_sent: None,
     };
     match line {
-        LineContent::Answer { bot } => {
+        LineContent::Answer { bot, re: answers } => {
             remote.verified = from_peer && bot == room.bot;
             remote.bot = Some(clean_label(&bot, "bot"));
+            re = Some(answers);
         }
         LineContent::Refused { bot } => {
             remote.verified = from_peer && bot == room.bot;
@@ -314,10 +339,13 @@ fn from_their_home(
         // #443: the friend's reply clears the wait.
         room.awaiting = false;
     }
-    // A verified answer to this home's Bot's line goes back to its chat.
-    if remote.verified
-        && let Some(asker) = room.asked_by.take()
-    {
+    // A verified answer to this home's Bot's line goes back to the chat
+    // of the Bot that asked it.
+    let asker = match re {
+        Some(re) if remote.verified => take_asker(change, room, re.as_deref()),
+        _ => None,
+    };
+    if let Some(asker) = asker {
         let back = InboxLine {
             event_id: event.event_id.clone(),
             room_id: room.room_id.clone(),
@@ -335,4 +363,30 @@ fn from_their_home(
     let over = room.lines.len().saturating_sub(LINES_KEPT);
     room.lines.drain(..over);
     change.put_social_room(room);
+}
+
+/// The Bot waiting on the answer to event `re`: the one whose line that
+/// was. An answer naming no event (an older home) goes to the oldest
+/// asker. One naming an event this home has not matched yet goes to the
+/// oldest asker whose line the homeserver took but whose event id is not
+/// noted yet (a crash between the send and its record); otherwise it
+/// answers a person's line and goes to no Bot.
+fn take_asker(change: &Change<'_>, room: &mut SocialRoom, re: Option<&str>) -> Option<String> {
+    let social = &change.state().social;
+    let unsent = |id: &str| social.outbox.contains_key(id) || social.held.contains_key(id);
+    let at = match re {
+        Some(re) => (room
+            .askers
+            .iter()
+            .position(|a| a.event_id.as_deref() == Some(re)))
+        .or_else(|| {
+            (room.askers.iter()).position(|a| a.event_id.is_none() && !unsent(&a.outbox_id))
+        }),
+        None => (!room.askers.is_empty()).then_some(0),
+    };
+    match at {
+        Some(at) => Some(room.askers.remove(at).bot),
+        None if re.is_none() => room.asked_by.take(),
+        None => None,
+    }
 }

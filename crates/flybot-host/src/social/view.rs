@@ -8,7 +8,7 @@
 //! friends and its recent replies (`heldReplies`, #417, #418); and how
 //! many sends wait in the outbox.
 
-use super::{Social, lock};
+use super::Social;
 use flybot_core::fences::preview::visible_text;
 use flybot_core::social::{friend_bot_title, remote_mention_label};
 use flybot_protocol::social::{
@@ -24,9 +24,11 @@ fn line_of(item: &OutboxItem) -> Option<LineContent> {
     serde_json::from_value(line.clone()).ok()
 }
 
-/// #371: this home's lines to a friend's Bot not taken by the homeserver.
+/// #371: this home's lines to a friend's Bot not taken by the homeserver,
+/// or held for the owner (#52).
 fn pending_in(social: &SocialState, room_id: &str) -> usize {
-    (social.outbox.values())
+    let held = social.held.values().map(|h| &h.item);
+    (social.outbox.values().chain(held))
         .filter(|item| item.room_id == room_id)
         .filter(|item| matches!(line_of(item), Some(LineContent::Ask { .. })))
         .count()
@@ -56,22 +58,27 @@ fn local_bot(social: &SocialState, bot_id: &str) -> LocalBotView {
         .cloned()
         .collect();
     held_replies.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.id.cmp(&b.id)));
-    let pending_count = (social.outbox.values())
-        .filter(|item| matches!(line_of(item), Some(LineContent::Answer { bot }) if bot == bot_id))
+    // #371, #418: its replies not sent yet and its sends held.
+    let waiting = (social.outbox.values())
+        .filter(
+            |item| matches!(line_of(item), Some(LineContent::Answer { bot, .. }) if bot == bot_id),
+        )
         .count();
+    let held = social.held.values().filter(|h| h.bot_id == bot_id).count();
     LocalBotView {
         bot_id: bot_id.to_owned(),
-        pending_count,
+        pending_count: waiting + held,
         held_replies,
+        policy: (social.policies.get(bot_id).copied()).unwrap_or_default(),
     }
 }
 
 impl Social {
     pub fn view(&self) -> SocialView {
         let link = self.link();
-        let invites: Vec<String> = lock(&self.inner.invites).values().cloned().collect();
         self.team().read(|state| {
             let social = &state.social;
+            let invites: BTreeSet<String> = social.invites.values().cloned().collect();
             let rooms = social.rooms.values();
             let theirs: Vec<(String, &str)> = (rooms.clone())
                 .filter(|r| r.side == RoomSide::Theirs)
@@ -83,16 +90,19 @@ impl Social {
                 })
                 .collect();
             let others: Vec<(&str, &str)> = theirs.iter().map(|(t, h)| (t.as_str(), *h)).collect();
+            // Published Bots, and any with a policy or a held send.
             let published_bots: BTreeSet<&str> = (rooms.clone())
                 .filter(|r| r.side == RoomSide::Mine)
                 .map(|r| r.bot.as_str())
+                .chain(social.policies.keys().map(String::as_str))
+                .chain(social.held.values().map(|h| h.bot_id.as_str()))
                 .filter(|bot| state.bots.contains_key(*bot))
                 .collect();
             SocialView {
                 account: social.account.clone(),
                 status: link.status.to_owned(),
                 last_error: link.last_error.clone(),
-                invites,
+                invites: invites.into_iter().collect(),
                 friends: social.friends.values().cloned().collect(),
                 remote_bots: (rooms.clone())
                     .filter(|r| r.side == RoomSide::Theirs)

@@ -147,7 +147,7 @@ const REMOVALS: [&str; 10] = [
 ];
 
 /// Rows whose body even Ada's own call may not pass, and why.
-const OWNER_REFUSED: [(&str, &str); 11] = [
+const OWNER_REFUSED: [(&str, &str); 12] = [
     (
         "room-share-hide",
         "Ada's room is her own, not one shared from another home; tests/channel/social/shared_rooms.rs hides a mirror",
@@ -187,6 +187,10 @@ const OWNER_REFUSED: [(&str, &str); 11] = [
     (
         "social-send",
         "Ada's home has no Matrix account here; tests/channel/social.rs covers the owner's path",
+    ),
+    (
+        "social-hold-answer",
+        "nothing is held: a hold needs a friend's home; tests/channel/social/holds.rs covers the owner's path",
     ),
     (
         "auth-remove-member",

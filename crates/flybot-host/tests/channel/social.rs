@@ -5,8 +5,11 @@
 //! only where `.tools/synapse` is not installed.
 
 mod account;
+mod askers;
+mod attacks;
 mod bot_send;
 mod counts;
+mod holds;
 mod raw;
 mod shared_rooms;
 

@@ -1,4 +1,4 @@
-// The sidebar's Friends' Bots (issue 33): each Bot a friend's home shares with this home, named by the host's one label (#498 friendBotTitle, #967 remoteMentionLabel: `label`), with its owner badge, the lines still waiting to be sent (#371), and its last line as the row's tooltip (#130, already made safe by the host). A share that ended keeps its row, marked no longer shared (#956). Only the home's owner has these: for anyone else the host refuses `social` and the section stays hidden.
+// The sidebar's Friends' Bots (issue 33): each Bot a friend's home shares with this home, named by the host's one label (#498 friendBotTitle, #967 remoteMentionLabel: `label`), with its owner badge, the lines still waiting to be sent (#371), and its last line as the row's tooltip (#130, already made safe by the host). A share that ended keeps its row, marked no longer shared (#956). A row opens the Bot's own chat (`#/friend/<roomId>`, screens/friend.js). Only the home's owner has these: for anyone else the host refuses `social` and the section stays hidden.
 
 import { h, replace, coalesce } from './dom.js';
 import { team } from './team.js';
@@ -10,7 +10,7 @@ function row(bot) {
     { dataset: { room: bot.roomId } },
     h(
       'a',
-      { href: '#/settings', title: bot.preview || bot.label },
+      { href: `#/friend/${encodeURIComponent(bot.roomId)}`, title: bot.preview || bot.label },
       h('span', { class: 'row-name' }, bot.label),
       h('span', { class: 'badge owner-badge', title: `Shared by ${bot.home}` }, bot.owner),
       bot.shared ? null : h('span', { class: 'badge gone', title: 'Its owner stopped sharing it' }, 'no longer shared'),

@@ -26,6 +26,7 @@ const routes = [
   [/^#\/usage$/, 'usage', () => ({})],
   [/^#\/schedules$/, 'schedules', () => ({})],
   [/^#\/settings$/, 'settings', () => ({})],
+  [/^#\/friend\/([^/]+)$/, 'friend', (m) => ({ roomId: decodeURIComponent(m[1]) })],
 ];
 
 const ctx = {

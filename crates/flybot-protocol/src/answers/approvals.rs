@@ -7,8 +7,13 @@ use serde::Serialize;
 /// `approvals` → `{approvals}`: the actor's own waiting records, oldest
 /// first.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ApprovalsAnswer {
     pub approvals: Vec<Approval>,
+    /// Sends to friends' homes held for the actor's Send or Don't send
+    /// (#52, issue 33), oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub friend_holds: Vec<crate::social::FriendHold>,
 }
 
 /// `approval-answer` → `{approval, released}` for a tool approval (the

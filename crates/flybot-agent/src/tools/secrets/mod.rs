@@ -8,6 +8,7 @@
 mod tests;
 
 use super::{DynTool, Tool, ToolContext, ToolError, ToolResult};
+use crate::session::{SessionEvent, Source};
 use flybot_core::secrets::{ENV_PREFIX, ShellSecrets, WITHHELD_ENV};
 use flybot_protocol::tool_names;
 use schemars::JsonSchema;
@@ -28,9 +29,38 @@ pub fn secret_tools() -> Vec<Arc<dyn DynTool>> {
 const FRIENDS: &str = "A friend's Bot never gets the owner's keys.";
 
 fn shell_of(ctx: &ToolContext) -> Result<ShellSecrets, ToolError> {
-    ctx.env
-        .service::<dyn SecretAccess>("Secrets are not available here.")
-        .map(|secrets| secrets.shell(&ctx.bot_id))
+    turn_shell(ctx).ok_or_else(|| ToolError::Refused("Secrets are not available here.".to_owned()))
+}
+
+/// Whether the turn running in the call's Session took a friend's line
+/// (issue 33): its asker is another home.
+fn answers_a_friend(ctx: &ToolContext) -> bool {
+    let Some(log) = (ctx.sessions.as_ref()).and_then(|s| s.transcript(&ctx.session_id, 0).ok())
+    else {
+        return false;
+    };
+    let start = (log.iter())
+        .rposition(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
+        .unwrap_or(0);
+    log[start..].iter().any(|e| {
+        matches!(
+            &e.event,
+            SessionEvent::UserMessage {
+                source: Source::Friend { .. },
+                ..
+            }
+        )
+    })
+}
+
+/// The keys this call's shell gets (#545), none in a turn for a remote
+/// asker (#651: each withheld as `remote-bot`); `None` without a host.
+pub(crate) fn turn_shell(ctx: &ToolContext) -> Option<ShellSecrets> {
+    let shell = ctx.env.get::<dyn SecretAccess>()?.shell(&ctx.bot_id);
+    Some(match answers_a_friend(ctx) {
+        true => flybot_core::secrets::for_remote_asker(shell),
+        false => shell,
+    })
 }
 
 /// No arguments.

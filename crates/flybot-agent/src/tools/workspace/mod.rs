@@ -210,13 +210,9 @@ impl Tool for RunCommand {
     async fn call(&self, ctx: &ToolContext, args: RunCommandArgs) -> ToolResult {
         let folder = WorkingFolder::open(&ctx.workdir).map_err(to_tool_error)?;
         let limits = CommandLimits::for_args(&args);
-        // The Bot's keys (#545, #651), and never their values in what the
+        // The Bot's keys (#545; none for a friend's asking, #651), and never their values in what the
         // Session log keeps: the output is redacted before it is answered.
-        let shell = ctx
-            .env
-            .get::<dyn crate::tools::secrets::SecretAccess>()
-            .map(|secrets| secrets.shell(&ctx.bot_id))
-            .unwrap_or_default();
+        let shell = super::secrets::turn_shell(ctx).unwrap_or_default();
         let redact = |text: String| flybot_core::secrets::redact(&text, &shell.values());
         run_command_with_env(&folder, &args, limits, &shell.env())
             .await

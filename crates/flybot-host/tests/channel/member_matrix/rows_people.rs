@@ -335,5 +335,16 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
                 "bot/forbidden",
             ),
         ),
+        (
+            "social-policy",
+            Refused(
+                json!({"botId": bot, "policy": "ask-first"}),
+                "bot/forbidden",
+            ),
+        ),
+        (
+            "social-hold-answer",
+            Refused(json!({"id": "out-ada", "send": true}), "bot/forbidden"),
+        ),
     ]
 }

@@ -1,16 +1,20 @@
-// An approval card (#540, #754): a tool call or a held send waiting for the owner's word.
+// An approval card (#540, #754): a tool call, a held send, or a send to a friend's home (#52), waiting for the owner's word.
 
 import { h } from '../dom.js';
 import * as approvals from './approvals.js';
 
 /** The card for `approval`; `names.bot(id)` gives a Bot's name. */
 export function approvalCard(approval, names, { link = false } = {}) {
-  const held = approvals.isHeldSend(approval);
+  const friend = approvals.isFriendHold(approval);
+  const held = approvals.isHeldSend(approval) || friend;
   const botName = names.bot(approvals.botOf(approval)) || 'A Bot';
   const error = h('p', { class: 'form-error', role: 'alert' });
-  const title = held
-    ? `${botName} wants to send a message${approval.toBot ? ` to ${names.bot(approval.toBot) || approval.toBot}` : ''}`
-    : `${botName} asks to use ${approval.tool}`;
+  const toFriend = approval.reply ? `wants to reply to your friend ${approval.to}` : `wants to send a message to ${approval.to}, a friend's Bot`;
+  const title = friend
+    ? `${botName} ${toFriend}`
+    : held
+      ? `${botName} wants to send a message${approval.toBot ? ` to ${names.bot(approval.toBot) || approval.toBot}` : ''}`
+      : `${botName} asks to use ${approval.tool}`;
   const buttons = [];
   const button = (label, verdict, primary) => {
     const b = h('button', { type: 'button', class: primary ? 'primary' : null }, label);
@@ -18,7 +22,12 @@ export function approvalCard(approval, names, { link = false } = {}) {
       for (const other of buttons) other.disabled = true;
       error.textContent = '';
       try {
-        await approvals.answer(approval.id, verdict);
+        const result = await approvals.answer(approval.id, verdict);
+        // #404: a share that ended while the send was held says so; nothing went.
+        if (result?.status === 'failed') {
+          card.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `${title}: ${result.error}`));
+          return;
+        }
         card.remove();
       } catch (refusal) {
         error.textContent = refusal.message;
@@ -37,8 +46,8 @@ export function approvalCard(approval, names, { link = false } = {}) {
     h(
       'div',
       { class: 'actions' },
-      button('Allow once', 'allowed-once', true),
-      button('Reject', 'rejected'),
+      button(friend ? 'Send' : 'Allow once', 'allowed-once', true),
+      button(friend ? 'Don\'t send' : 'Reject', 'rejected'),
       held ? null : button('Always for this Bot', 'always-bot'),
       link ? h('a', { class: 'button', href: `#/bot/${approvals.botOf(approval)}` }, `Open ${botName}`) : null,
     ),

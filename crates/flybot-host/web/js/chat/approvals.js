@@ -1,4 +1,4 @@
-// What waits on this person (`approvals {}`): tool approvals (#540) and held sends (#754, kind "held-send", fromBot).
+// What waits on this person (`approvals {}`): tool approvals (#540), held sends (#754, kind "held-send", fromBot) and sends to friends' homes a Bot's policy held (#52, issue 33: `friendHolds`, kind "friend-hold", answered by `social-hold-answer`).
 
 import * as api from '../api.js';
 import * as live from '../live.js';
@@ -12,7 +12,7 @@ const listeners = new Set();
 async function load() {
   try {
     const answer = await api.call('approvals', {});
-    list = answer.approvals || [];
+    list = [...(answer.approvals || []), ...(answer.friendHolds || [])];
   } catch {
     return;
   }
@@ -48,6 +48,11 @@ export function isHeldSend(approval) {
   return approval.kind === 'held-send';
 }
 
+/** Whether an approval is a send to a friend's home held by its Bot's policy (#52). */
+export function isFriendHold(approval) {
+  return approval.kind === 'friend-hold';
+}
+
 /** Calls `fn(list)` after each reload; returns the unsubscribe. */
 export function onApprovals(fn) {
   start();
@@ -57,7 +62,11 @@ export function onApprovals(fn) {
 
 /** Answers one: "allowed-once", "rejected", "always-bot" or "always-room". */
 export async function answer(id, verdict) {
-  const result = await api.call('approval-answer', { id, answer: verdict });
+  const held = list.find((a) => a.id === id);
+  const result =
+    held && isFriendHold(held)
+      ? await api.call('social-hold-answer', { id, send: verdict === 'allowed-once' })
+      : await api.call('approval-answer', { id, answer: verdict });
   list = list.filter((a) => a.id !== id);
   for (const fn of listeners) fn(list);
   reload();

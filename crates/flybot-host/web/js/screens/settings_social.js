@@ -1,4 +1,4 @@
-// Settings, Friends' homes (issue 33): this home's identity is a Matrix account (homeserver, then a password or an access token; the token is kept as a secret no Bot gets), friends are Matrix users, a Bot is published to a friend one at a time, and a friend's published Bots are listed with their owner's name and a line to write to them. A share that ended keeps its row, marked no longer shared (#956). Only the home's owner sees this section; the host refuses anyone else.
+// Settings, Friends' homes (issue 33): this home's identity is a Matrix account (homeserver, then a password or an access token; the token is kept as a secret no Bot gets), friends are Matrix users, a Bot is published to a friend one at a time, and a friend's published Bots are listed with their owner's name and a line to write to them. A share that ended keeps its row, marked no longer shared (#956). Each published Bot's policy says whether its sends to friends go at once (Auto-send, #417) or wait for the owner's Send in the Inbox (#52). Only the home's owner sees this section; the host refuses anyone else.
 
 import { h, replace, when } from '../dom.js';
 
@@ -89,6 +89,27 @@ function publishForm(ctx, view) {
   return form(ctx, 'Publish a Bot to a friend', [field('social-publish-bot', 'Bot', null, bot), field('social-publish-friend', 'Friend', null, friend)], 'Publish', 'social-publish', () => ({ botId: bot.value, userId: friend.value }));
 }
 
+/** How one of the owner's Bots sends to friends (#52, #417): at once, or after the owner's Send in the Inbox. */
+function policyRow(ctx, bot, name) {
+  const id = `social-policy-${bot.botId}`;
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const choice = h(
+    'select',
+    { id, name: id },
+    h('option', { value: 'auto-send', selected: bot.policy !== 'ask-first' }, 'Send at once'),
+    h('option', { value: 'ask-first', selected: bot.policy === 'ask-first' }, 'Ask me first (in the Inbox)'),
+  );
+  choice.addEventListener('change', async () => {
+    error.textContent = '';
+    try {
+      await ctx.api.call('social-policy', { botId: bot.botId, policy: choice.value });
+    } catch (refusal) {
+      error.textContent = refusal.message;
+    }
+  });
+  return h('div', { class: 'row social-policy' }, h('div', { class: 'grow' }, field(id, `How ${name} sends to friends`, null, choice)), error);
+}
+
 function draw(ctx, body, view) {
   const bots = ctx.team.state.bots || [];
   const nameOf = (id) => bots.find((b) => b.id === id)?.name || id;
@@ -128,6 +149,7 @@ function draw(ctx, body, view) {
     view.remoteBots.length ? view.remoteBots.map((b) => remoteBotRow(ctx, b)) : h('p', { class: 'muted' }, 'No friend has shared a Bot with you yet.'),
     h('h3', {}, 'Your published Bots'),
     published.length ? published : h('p', { class: 'muted' }, 'None of your Bots is published; nobody else can reach them.'),
+    ...(view.bots || []).map((b) => policyRow(ctx, b, nameOf(b.botId))),
     view.friends.length ? publishForm(ctx, view) : null,
   );
 }

@@ -1,0 +1,144 @@
+// Issue 33, part 1's last pieces on the page, against a real Synapse and
+// two real homes: a reply a Bot's policy holds (#52, #417, #418) waits in
+// the Inbox beside the other holds with Send / Don't send; a friend's Bot
+// opens a chat screen of its own from the sidebar (its lines, a box to
+// write, "no longer shared" when the share ends, #956); and a stranger's
+// invite is declined in Settings.
+'use strict';
+
+const { test, expect, open } = require('../fixtures');
+const { startHost } = require('../harness');
+const synapse = require('../synapse');
+
+/** Connects `home` as `name` and makes it and `friend` friends both ways. */
+async function connect(server, home, name) {
+  const id = server.register(name, `${name}-password-1`);
+  await home.api.call('social-connect', { homeserver: server.url, user: name, password: `${name}-password-1` });
+  return id;
+}
+
+async function friends(a, aId, b, bId) {
+  await a.api.call('social-friend-add', { userId: bId });
+  await b.api.call('social-friend-add', { userId: aId });
+}
+
+/** The friend's Bot rows of `home`'s view, once `pred` holds for them. */
+async function remoteBots(home, pred) {
+  let bots = [];
+  await expect
+    .poll(
+      async () => {
+        bots = (await home.api.call('social')).remoteBots;
+        return pred(bots);
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  return bots;
+}
+
+test('A reply its Bot\'s policy holds waits in the Inbox for Send or Don\'t send (#52)', async ({ page, host }) => {
+  test.skip(!synapse.available() && !process.env.FLYBOT_REQUIRE_SYNAPSE, 'Synapse is not installed (scripts/test installs it)');
+  test.setTimeout(120_000);
+  const server = await synapse.startSynapse();
+  const bob = await startHost();
+  try {
+    const aliceId = await connect(server, host, 'alice');
+    const bobId = await connect(server, bob, 'bob');
+    await friends(host, aliceId, bob, bobId);
+    const helper = (await host.api.call('create-bot', { name: 'Helper' })).bot;
+    await host.api.call('social-publish', { botId: helper.id, userId: bobId });
+
+    // The owner chooses the policy in Settings.
+    await open(page, host, '#/settings');
+    const section = page.getByRole('region', { name: 'Friends\' homes' });
+    await section.getByLabel('How Helper sends to friends').selectOption('ask-first');
+    await expect.poll(async () => (await host.api.call('social')).bots[0].policy).toBe('ask-first');
+
+    const [row] = await remoteBots(bob, (bots) => bots.length === 1);
+    await bob.api.call('social-send', { roomId: row.roomId, text: 'first question' });
+    await page.goto(`${host.url}/#/inbox`);
+    const card = page.locator('.approval').filter({ hasText: 'Helper wants to reply to your friend' });
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toContainText('first question');
+    await expect(card.getByRole('button', { name: 'Send', exact: true })).toBeVisible();
+    await expect(card.getByRole('button', { name: 'Don\'t send' })).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath('friend-hold.png') });
+    await card.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(card).toHaveCount(0);
+    await remoteBots(bob, (bots) => bots[0].lines.filter((l) => l.fromHome === aliceId).length === 1);
+
+    await bob.api.call('social-send', { roomId: row.roomId, text: 'second question' });
+    const second = page.locator('.approval').filter({ hasText: 'second question' });
+    await expect(second).toBeVisible({ timeout: 30_000 });
+    await second.getByRole('button', { name: 'Don\'t send' }).click();
+    await expect(second).toHaveCount(0);
+    const statuses = async () => (await host.api.call('social')).bots[0].heldReplies.map((r) => r.status).sort();
+    await expect.poll(statuses).toEqual(['approved', 'rejected']);
+    await expect(page.getByText('No tool call or message waits for your approval.')).toBeVisible();
+  } finally {
+    await bob.stop();
+    server.stop();
+  }
+});
+
+test('A friend\'s Bot opens its own chat from the sidebar, and a stranger\'s invite is declined in Settings', async ({ page, host }) => {
+  test.skip(!synapse.available() && !process.env.FLYBOT_REQUIRE_SYNAPSE, 'Synapse is not installed (scripts/test installs it)');
+  test.setTimeout(120_000);
+  const server = await synapse.startSynapse();
+  const alice = await startHost();
+  const carol = await startHost();
+  try {
+    const bobId = await connect(server, host, 'bob');
+    const aliceId = await connect(server, alice, 'alice');
+    const carolId = await connect(server, carol, 'carol');
+    await friends(alice, aliceId, host, bobId);
+    const helper = (await alice.api.call('create-bot', { name: 'Helper' })).bot;
+    await alice.api.call('social-publish', { botId: helper.id, userId: bobId });
+
+    await open(page, host, '');
+    const side = page.getByRole('navigation', { name: 'FlyBot' }).locator('.friend-bots li a');
+    await expect(side).toHaveText(/Helper \(Owner\)/, { timeout: 30_000 });
+    await side.click();
+    await expect(page).toHaveURL(/#\/friend\//);
+    const main = page.locator('#main');
+    await expect(main.getByRole('heading', { level: 1 })).toContainText('Helper (Owner)');
+    await expect(main.locator('h1 .owner-badge')).toHaveText('Owner');
+    await main.getByLabel('Write to Helper (Owner)').fill('hello from Bob\'s own chat');
+    await main.getByRole('button', { name: 'Send', exact: true }).click();
+    const lines = main.locator('.friend-lines li');
+    await expect(lines.first()).toContainText('You');
+    await expect(lines.first()).toContainText('hello from Bob\'s own chat');
+    await expect(main.locator('.friend-line.theirs')).toContainText(/I received/, { timeout: 30_000 });
+    await expect(main.locator('.friend-line.theirs strong')).toHaveText('Helper (Owner)');
+    await page.screenshot({ path: test.info().outputPath('friend-chat.png') });
+
+    // #956: the share ends; the screen keeps its lines, says so, and has no box.
+    await alice.api.call('social-unpublish', { botId: helper.id, userId: bobId });
+    await expect(main.getByText(/No longer shared/)).toBeVisible({ timeout: 30_000 });
+    await expect(lines).toHaveCount(2);
+    await expect(main.getByRole('button', { name: 'Send', exact: true })).toHaveCount(0);
+    await page.screenshot({ path: test.info().outputPath('friend-chat-gone.png') });
+
+    // A stranger's invite waits in Settings until it is declined.
+    await carol.api.call('social-friend-add', { userId: bobId });
+    const cat = (await carol.api.call('create-bot', { name: 'Cat' })).bot;
+    await carol.api.call('social-publish', { botId: cat.id, userId: bobId });
+    await page.goto(`${host.url}/#/settings`);
+    const section = page.getByRole('region', { name: 'Friends\' homes' });
+    const invite = section.locator('.social-invite').filter({ hasText: carolId });
+    await expect(async () => {
+      await page.reload();
+      await expect(invite).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
+    await invite.getByRole('button', { name: 'Decline' }).click();
+    await expect.poll(async () => (await host.api.call('social')).invites).toEqual([]);
+    await page.reload();
+    await expect(section.locator('.social-invite')).toHaveCount(0);
+    await expect(section.getByText(`${carolId} · since`)).toHaveCount(0);
+  } finally {
+    await alice.stop();
+    await carol.stop();
+    server.stop();
+  }
+});
