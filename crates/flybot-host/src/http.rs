@@ -137,22 +137,34 @@ pub async fn admit(host: &Host, headers: &HeaderMap) -> Caller {
     caller
 }
 
-async fn state(State(host): State<Host>, headers: HeaderMap) -> Answer {
+/// `GET /api/bot/state`: the view's bytes as written, envelope included
+/// (`view::state_view_bytes`); a refusal is the usual envelope.
+async fn state(State(host): State<Host>, headers: HeaderMap) -> Response {
     let caller = admit(&host, &headers).await;
-    Answer(match caller.require() {
-        Ok(actor) => {
-            crate::view::state_view(
-                host.team(),
-                host.sessions(),
-                host.rooms(),
-                host.config(),
-                actor,
-                host.shared_surfaces(),
-            )
-            .await
-        }
-        Err(refusal) => Err(refusal),
-    })
+    let actor = match caller.require() {
+        Ok(actor) => actor,
+        Err(refusal) => return Answer(Err(refusal)).into_response(),
+    };
+    let bytes = crate::view::state_view_bytes(
+        host.team(),
+        host.sessions(),
+        host.rooms(),
+        host.config(),
+        actor,
+        host.shared_surfaces(),
+    )
+    .await;
+    match bytes {
+        Ok(bytes) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                axum::http::HeaderValue::from_static("application/json"),
+            )],
+            bytes,
+        )
+            .into_response(),
+        Err(refusal) => Answer(Err(refusal)).into_response(),
+    }
 }
 
 /// A channel's event callback (#1266): Feishu's server posts it, with no

@@ -18,7 +18,7 @@ use flybot_protocol::answers::{
     ActorView, AuthSessionRow, InvitationRow, MemberRow, ModelView, ReadOnlyNote, StateView,
     TaskView,
 };
-use flybot_protocol::state::{Bot, Grant, Room, Task, TeamState};
+use flybot_protocol::state::{Bot, Grant, Room, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::StoreStatus;
 use serde_json::Value;
@@ -46,8 +46,28 @@ pub fn room_view(room: &Room) -> Value {
     serde_json::to_value(room).unwrap_or(Value::Null)
 }
 
-/// The view for `actor`; on a fresh home the first call makes the first Main
-/// Bot (see `bootstrap`).
+/// The whole state answer, written straight from the typed view to bytes
+/// (issue 38: no `serde_json::Value` tree of 10,000 cards is built and
+/// dropped per read). The keys come out in the order the page always read
+/// them: `ok` (the GET route's envelope), the view's fields, then
+/// `automation` and `sandboxWarning`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StateAnswer<'a> {
+    /// Written by the GET route, which answers without `Answer`'s envelope;
+    /// left out for the POST `state` endpoint, whose envelope adds it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ok: bool,
+    #[serde(flatten)]
+    view: StateView<'a>,
+    /// Automation tasks (#378) and the runs quiet hours held (#1166).
+    automation: Value,
+    /// Issue 30: the sandbox is off, or this kernel cannot give it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sandbox_warning: Option<String>,
+}
+
+/// The view for `actor` as a JSON value, for the POST `state` endpoint.
 pub async fn state_view(
     team: &Team,
     sessions: &Sessions,
@@ -56,6 +76,70 @@ pub async fn state_view(
     actor: &Actor,
     shared: crate::view_shared::SharedSurfaces<'_>,
 ) -> Result<Value, ApiError> {
+    let parts = ViewParts {
+        sessions,
+        logs,
+        config,
+        actor,
+    };
+    with_answer(team, parts, shared, false, |answer| {
+        serde_json::to_value(answer)
+    })
+    .await
+}
+
+/// The bytes of the GET answer, envelope included. The buffer starts at the
+/// last answer's size, so a poll writes its bytes once, without regrowth.
+pub async fn state_view_bytes(
+    team: &Team,
+    sessions: &Sessions,
+    logs: &RoomLogs,
+    config: &HostConfig,
+    actor: &Actor,
+    shared: crate::view_shared::SharedSurfaces<'_>,
+) -> Result<Vec<u8>, ApiError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static LAST_SIZE: AtomicUsize = AtomicUsize::new(4096);
+    let parts = ViewParts {
+        sessions,
+        logs,
+        config,
+        actor,
+    };
+    let bytes = with_answer(team, parts, shared, true, |answer| {
+        let mut bytes = Vec::with_capacity(LAST_SIZE.load(Ordering::Relaxed) + 1024);
+        serde_json::to_writer(&mut bytes, answer)?;
+        Ok(bytes)
+    })
+    .await?;
+    LAST_SIZE.store(bytes.len(), Ordering::Relaxed);
+    Ok(bytes)
+}
+
+/// What the view is drawn from besides the team.
+struct ViewParts<'a> {
+    sessions: &'a Sessions,
+    logs: &'a RoomLogs,
+    config: &'a HostConfig,
+    actor: &'a Actor,
+}
+
+/// Builds the answer for `actor` under the team's read and hands it to
+/// `write` there (the answer borrows the records); on a fresh home the
+/// first call makes the first Main Bot (see `bootstrap`).
+async fn with_answer<R>(
+    team: &Team,
+    parts: ViewParts<'_>,
+    shared: crate::view_shared::SharedSurfaces<'_>,
+    ok: bool,
+    write: impl FnOnce(&StateAnswer<'_>) -> serde_json::Result<R>,
+) -> Result<R, ApiError> {
+    let ViewParts {
+        sessions,
+        logs,
+        config,
+        actor,
+    } = parts;
     let default_model = config.models.default_model();
     crate::bootstrap::first_main_bot(team, &default_model).await?;
     let (secrets, connectors) = shared.rows(actor);
@@ -74,20 +158,22 @@ pub async fn state_view(
         view.read_only = read_only;
         view.secrets = secrets;
         view.connectors = connectors;
-        let mut view = serde_json::to_value(view).map_err(|e| {
+        let answer = StateAnswer {
+            ok,
+            view,
+            automation: crate::schedules::book::automation_view(
+                state,
+                actor,
+                config.automation_tasks,
+            ),
+            sandbox_warning: flybot_sandbox::standing_warning(),
+        };
+        write(&answer).map_err(|e| {
             ApiError::new(
                 ErrorCode::Invalid,
                 format!("The state view could not be written as JSON ({e}); try again."),
             )
-        })?;
-        // Automation tasks (#378) and the runs quiet hours held (#1166).
-        view["automation"] =
-            crate::schedules::book::automation_view(state, actor, config.automation_tasks);
-        // Issue 30: the sandbox is off, or this kernel cannot give it.
-        if let Some(warning) = flybot_sandbox::standing_warning() {
-            view["sandboxWarning"] = Value::String(warning);
-        }
-        Ok(view)
+        })
     })
 }
 
@@ -99,19 +185,22 @@ pub async fn state_view(
 /// shared room does not open its owner's cards.
 fn cards<'a>(state: &'a TeamState, actor: &Actor) -> (Vec<TaskView<'a>>, usize) {
     let viewer = Viewer::new(state, actor);
-    let (open, finished): (Vec<&Task>, Vec<_>) = state
-        .tasks
-        .values()
-        .filter(|t| viewer.may_open(state, actor, t))
-        .partition(|t| !t.status.is_terminal());
-    let open = open
-        .into_iter()
-        .map(|task| TaskView {
-            task: task.into(),
-            moves: flybot_core::tasks::moves::moves_for(task, actor, state),
-        })
-        .collect();
-    (open, finished.len())
+    let mut open = Vec::new();
+    let mut finished = 0;
+    for task in state.tasks.values() {
+        if !viewer.may_open(state, actor, task) {
+            continue;
+        }
+        if task.status.is_terminal() {
+            finished += 1;
+        } else {
+            open.push(TaskView {
+                task: task.into(),
+                moves: flybot_core::tasks::moves::moves_for(task, actor, state),
+            });
+        }
+    }
+    (open, finished)
 }
 
 /// The team's records `actor` may see; the caller adds the revision, the
@@ -303,3 +392,7 @@ where
     items.sort_by_key(|item| key(item));
     items
 }
+
+#[cfg(test)]
+#[path = "view_tests.rs"]
+mod tests;

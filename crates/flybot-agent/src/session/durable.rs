@@ -109,6 +109,13 @@ impl Sessions {
         self.cell(session_id)?.with_log(|log| log.suffix(after))
     }
 
+    /// The sequence number of the Session's last entry as written (0 for
+    /// an empty log), from memory: where a room turn reads its answer
+    /// from, without reading the log back from its start (issue 38).
+    pub fn last_seq_written(&self, session_id: &str) -> io::Result<u64> {
+        Ok(self.cell(session_id)?.with_log(|log| log.last_seq_after(0)))
+    }
+
     /// Resolves once the Session has no turn, no queued input and no held
     /// lines, and all it wrote is durable (tests and the bench).
     pub async fn wait_idle(&self, session_id: &str) -> io::Result<()> {

@@ -19,12 +19,10 @@ pub struct AgentParticipant {
     pub sessions: Sessions,
 }
 
+/// The Session's last entry as written, from memory (issue 38: this read
+/// the whole log back once per member turn).
 fn last_seq(sessions: &Sessions, session_id: &str) -> u64 {
-    sessions
-        .transcript_written(session_id, 0)
-        .ok()
-        .and_then(|log| log.last().map(|e| e.seq))
-        .unwrap_or(0)
+    sessions.last_seq_written(session_id).unwrap_or(0)
 }
 
 /// The answer of the turn that ended after `after` in the log, with the
