@@ -305,8 +305,30 @@ fn visible_bots(state: &TeamState, actor: &Actor) -> Vec<Value> {
         .filter(|b| !b.run && bot_seen(state, actor, b));
     by_creation(bots, |b| (b.created_at, b.id.clone()))
         .into_iter()
-        .map(|bot| bot_view_for(state, actor, bot))
+        .map(|bot| {
+            let mut view = bot_view_for(state, actor, bot);
+            if flybot_core::access::may_manage_bot(actor, bot) {
+                note_friend_line(state, bot, &mut view);
+            }
+            view
+        })
         .collect()
+}
+
+/// #420: when a friend's line last reached `bot` (in any of its rooms with
+/// a friend), published in the roster to whoever manages the Bot, so a
+/// window that keeps polling sees it; absent until one has.
+fn note_friend_line(state: &TeamState, bot: &Bot, view: &mut Value) {
+    let last = state
+        .social
+        .rooms
+        .values()
+        .filter(|room| room.side == flybot_protocol::social::RoomSide::Mine && room.bot == bot.id)
+        .filter_map(|room| room.friend_line_at)
+        .max();
+    if let (Some(at), Some(object)) = (last, view.as_object_mut()) {
+        object.insert("friendLineAt".into(), at.into());
+    }
 }
 
 /// Per Bot the actor sees (run Bots never show), the grants it sees of

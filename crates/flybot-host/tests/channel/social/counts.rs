@@ -1,7 +1,8 @@
 //! The counts and lists a remote chat shows (issue 33): a friend's chat's
 //! lines still in the outbox (`pendingCount`, #371), a published Bot's
 //! replies to friends (`heldReplies`, #417, #418, never their text), the
-//! senders seen per Bot (#420 `firstContact`) and a row's preview (#130).
+//! senders seen per Bot (#420 `firstContact`, and `friendLineAt` in the
+//! roster) and a row's preview (#130).
 
 use super::{alice_publishes_to_bob, remote_bot, until, view};
 use flybot_agent::session::{SessionEvent, Source};
@@ -56,6 +57,26 @@ async fn pending_count_371_held_replies_417_418_first_contact_420_and_the_previe
     .await;
     // #420: Bob's first line to Helper says so; the second does not.
     assert_eq!(first_contacts(&alice.kit, &helper.session), [true, false]);
+    // #420: Alice's roster stamps Helper with when a friend's line last
+    // reached it; a Bot no friend wrote to carries no stamp.
+    let quiet = alice.kit.bot("Quiet").await;
+    let roster = alice.kit.ok("state", json!({})).await;
+    let bot_in = |id: &str| {
+        roster["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert!(
+        bot_in(&helper.id)["friendLineAt"]
+            .as_u64()
+            .is_some_and(|at| at > 0),
+        "{roster}"
+    );
+    assert!(bot_in(&quiet.id).get("friendLineAt").is_none());
 
     // #417, #418: Helper's replies, on Alice's view, with no text.
     let seen = until(&alice.kit, "both replies sent", |v| {
