@@ -112,6 +112,12 @@ test('A friend\'s Bot opens its own chat from the sidebar, and a stranger\'s inv
     await expect(main.locator('.friend-line.theirs')).toContainText(/I received/, { timeout: 30_000 });
     await expect(main.locator('.friend-line.theirs strong')).toHaveText('Helper (Owner)');
     await page.screenshot({ path: test.info().outputPath('friend-chat.png') });
+    // At phone width the chat still reads and nothing runs off the window.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await expect(main.getByLabel('Write to Helper (Owner)')).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: test.info().outputPath('friend-chat-390.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // #956: the share ends; the screen keeps its lines, says so, and has no box.
     await alice.api.call('social-unpublish', { botId: helper.id, userId: bobId });
