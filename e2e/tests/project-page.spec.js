@@ -42,7 +42,7 @@ test("#1712 a Project's page shows its assistant's daily task and the run that e
 
   // The real run waits for 09:00 in Shanghai; a test double of the host's
   // `project-read` answer stands in for a run that escalated (the channel
-  // test the_daily_task_is_no_ordinary_scheduled_task_and_the_project_shows_its_escalation_1712
+  // test the_daily_task_is_no_ordinary_scheduled_task_and_the_project_shows_its_escalation
   // covers the host's side).
   await page.route('**/api/bot/project-read', async (route) => {
     const response = await route.fetch();

@@ -159,7 +159,8 @@ async fn steward_796_condenses_in_place_past_the_check_line_and_the_part_stays()
 }
 
 #[tokio::test]
-async fn a_part_moves_after_two_checkpoints_and_the_session_id_stays_1245() {
+/// Rule #1245.
+async fn a_part_moves_after_two_checkpoints_and_the_session_id_stays() {
     let f = fixture("[]");
     let mut n = 0;
     while f.sessions.current_part("s1").unwrap() == 1 {
@@ -211,7 +212,8 @@ async fn a_part_moves_after_two_checkpoints_and_the_session_id_stays_1245() {
 }
 
 #[tokio::test]
-async fn a_failed_handoff_rolls_the_part_back_and_the_turn_goes_on_1245() {
+/// Rule #1245.
+async fn a_failed_handoff_rolls_the_part_back_and_the_turn_goes_on() {
     let f = fixture(
         r###"[{"when": {"systemContains": "## Context steward"}, "reply": {"text": "move"}},
             {"when": {"systemContains": "## Conversation summary"}, "fail": {"status": 400}}]"###,

@@ -166,7 +166,8 @@ mod tests {
     }
 
     #[test]
-    fn single_owner_may_do_everything_49() {
+    /// Rule #49.
+    fn single_owner_may_do_everything() {
         let state = team();
         assert!(may_manage_bot(&Actor::SingleOwner, &state.bots["bot-b"]));
         assert_eq!(
@@ -176,7 +177,8 @@ mod tests {
     }
 
     #[test]
-    fn cross_owner_is_denied_by_default_49() {
+    /// Rule #49.
+    fn cross_owner_is_denied_by_default() {
         let state = team();
         assert!(may_manage_bot(&member("member-a"), &state.bots["bot-a"]));
         assert!(!may_manage_bot(&member("member-a"), &state.bots["bot-b"]));
@@ -194,7 +196,8 @@ mod tests {
     }
 
     #[test]
-    fn a_grant_lets_the_grantee_seat_the_bot_90() {
+    /// Rule #90.
+    fn a_grant_lets_the_grantee_seat_the_bot() {
         let mut state = team();
         state.grants.insert(
             "bot-b".into(),

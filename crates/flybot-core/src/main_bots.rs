@@ -96,7 +96,8 @@ mod tests {
     }
 
     #[test]
-    fn promote_and_swap_within_one_owner_613() {
+    /// Rule #613.
+    fn promote_and_swap_within_one_owner() {
         let state = team(&["a1", "b1"]);
         assert_eq!(
             set_main(&state, &member("ma"), "a2", None).unwrap(),
@@ -113,7 +114,8 @@ mod tests {
     }
 
     #[test]
-    fn swapping_another_owners_main_bot_is_forbidden_613() {
+    /// Rule #613.
+    fn swapping_another_owners_main_bot_is_forbidden() {
         let state = team(&["a1", "b1"]);
         let err = set_main(&state, &member("ma"), "a2", Some("b1")).unwrap_err();
         assert_eq!(err.code, flybot_protocol::ErrorCode::Forbidden);

@@ -87,7 +87,8 @@ mod tests {
     }
 
     #[test]
-    fn notification_prefs_keep_only_what_is_off_469() {
+    /// Rule #469.
+    fn notification_prefs_keep_only_what_is_off() {
         check(NOTIFICATIONS, None, json!(false), Ok(Some(json!(false))));
         check(NOTIFICATIONS, Some(json!(false)), json!(true), Ok(None));
         check(NOTIFICATIONS, Some(json!(false)), json!(null), Ok(None));

@@ -226,7 +226,8 @@ mod tests {
     }
 
     #[test]
-    fn another_owners_bot_shows_only_its_public_keys_53() {
+    /// Rule #53.
+    fn another_owners_bot_shows_only_its_public_keys() {
         let state = team();
         let mut bot = state.bots["bot-a"].clone();
         bot.instructions = "private brief".into();
@@ -255,7 +256,8 @@ mod tests {
     }
 
     #[test]
-    fn a_bots_own_chat_is_its_owners_and_a_seat_is_the_rooms_53() {
+    /// Rule #53.
+    fn a_bots_own_chat_is_its_owners_and_a_seat_is_the_rooms() {
         let state = team();
         let bob = member("bob");
         assert!(!session_visible(&state, &bob, "chat-bot-a"));
@@ -281,7 +283,8 @@ mod tests {
     }
 
     #[test]
-    fn a_room_shows_a_member_only_its_own_standing_approvals_540() {
+    /// Rule #540.
+    fn a_room_shows_a_member_only_its_own_standing_approvals() {
         let standing = |owners: &[Option<&str>]| {
             let grants: Vec<Value> = owners
                 .iter()
@@ -301,7 +304,8 @@ mod tests {
     }
 
     #[test]
-    fn a_person_seated_in_a_room_sees_it_and_its_bots_50() {
+    /// Rule #50.
+    fn a_person_seated_in_a_room_sees_it_and_its_bots() {
         let mut state = team();
         let carol = member("carol");
         let mut room = state.rooms["room-1"].clone();
@@ -318,7 +322,8 @@ mod tests {
     }
 
     #[test]
-    fn another_owners_grants_show_only_those_to_the_viewer_90() {
+    /// Rule #90.
+    fn another_owners_grants_show_only_those_to_the_viewer() {
         let state = team();
         let grants = vec![
             Grant {
@@ -341,7 +346,8 @@ mod tests {
     }
 
     #[test]
-    fn an_approval_and_a_decision_are_their_owners_540() {
+    /// Rule #540.
+    fn an_approval_and_a_decision_are_their_owners() {
         let state = team();
         let bot = &state.bots["bot-a"];
         assert!(approval_visible(&state, &member("ann"), "gone", "bot-a"));

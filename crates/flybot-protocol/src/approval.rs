@@ -210,7 +210,8 @@ mod tests {
     const HELD: &str = r#"{"id":"hold-1","kind":"held-send","requestId":"hold-1","version":"abc","ownerId":"member-1","origin":{"via":"message_bot","hop":1,"audience":"bot:bot-2"},"fromBot":"bot-1","status":"pending","createdAt":5,"toBot":"bot-2","text":"hi""#;
 
     #[test]
-    fn a_record_without_a_kind_is_a_tool_approval_754() {
+    /// Rule #754.
+    fn a_record_without_a_kind_is_a_tool_approval() {
         let approval = check(&format!("{TOOL}}}"));
         let record = approval.as_tool().unwrap();
         assert_eq!(record.status, ApprovalStatus::Waiting);
@@ -225,7 +226,8 @@ mod tests {
     }
 
     #[test]
-    fn a_held_send_s_kind_tells_it_apart_52() {
+    /// Rule #52.
+    fn a_held_send_s_kind_tells_it_apart() {
         let approval = check(&format!("{HELD}}}"));
         let record = approval.as_held_send().unwrap();
         assert_eq!(record.held.status, HoldStatus::Pending);

@@ -247,7 +247,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_code_reads_back_as_itself_and_an_unknown_one_is_kept_1347() {
+    /// Rule #1347.
+    fn every_code_reads_back_as_itself_and_an_unknown_one_is_kept() {
         let known = [
             "NO_MODEL",
             "NO_KEY",

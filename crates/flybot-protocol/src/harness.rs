@@ -42,7 +42,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_harness_id_reads_back_from_its_spelling_903() {
+    /// Rule #903.
+    fn each_harness_id_reads_back_from_its_spelling() {
         for id in HarnessId::ALL {
             assert_eq!(HarnessId::parse(id.as_str()), Some(id));
             assert_eq!(

@@ -586,7 +586,8 @@ mod tests {
     }
 
     #[test]
-    fn a_record_stored_before_reads_back_unchanged_1720() {
+    /// Rule #1720.
+    fn a_record_stored_before_reads_back_unchanged() {
         let mut extra = Extra::new();
         extra.insert("failure".into(), Value::from("gone"));
         let mut t = task(extra);

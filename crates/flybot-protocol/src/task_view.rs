@@ -77,7 +77,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn the_claim_cue_stays_out_and_every_other_field_reads_as_stored_1253() {
+    /// Rule #1253.
+    fn the_claim_cue_stays_out_and_every_other_field_reads_as_stored() {
         let task: Task = serde_json::from_value(json!({
             "id": "task-1", "botId": "bot-1", "title": "Fix #1253", "status": "working",
             "requesterId": "member-a", "roomId": "room-1", "createdAt": 1, "updatedAt": 2,

@@ -83,7 +83,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_torn_tail_is_cut_and_the_next_decision_reads_back_396() {
+    /// Rule #396.
+    fn a_torn_tail_is_cut_and_the_next_decision_reads_back() {
         let home = tempfile::tempdir().unwrap();
         append_decision(home.path(), &json!({"n": 1})).unwrap();
         for torn in [&b"{\"n\":"[..], &b"{\"n\":\n"[..]] {

@@ -109,7 +109,8 @@ mod tests {
     }
 
     #[test]
-    fn the_log_rotates_at_its_limit_and_never_holds_more_than_two_files_68() {
+    /// Rule #68.
+    fn the_log_rotates_at_its_limit_and_never_holds_more_than_two_files() {
         let home = tempfile::tempdir().unwrap();
         let mut log = DiagnosticsLog::with_limit(home.path(), 100).unwrap();
         for n in 0..1_000 {
@@ -137,7 +138,8 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_home_downloads_nothing_68() {
+    /// Rule #68.
+    fn an_empty_home_downloads_nothing() {
         let home = tempfile::tempdir().unwrap();
         assert!(read_all(home.path()).unwrap().is_empty());
     }

@@ -26,7 +26,8 @@ fn ids(lessons: Vec<Lesson>) -> Vec<String> {
 }
 
 #[test]
-fn add_then_lookup_reads_only_the_named_folders_874() {
+/// Rule #874.
+fn add_then_lookup_reads_only_the_named_folders() {
     let root = tempfile::tempdir().unwrap();
     let root = root.path();
     add_experience(
@@ -83,7 +84,8 @@ fn add_then_lookup_reads_only_the_named_folders_874() {
 }
 
 #[test]
-fn add_refuses_to_overwrite_and_leaves_the_file_as_it_was_874() {
+/// Rule #874.
+fn add_refuses_to_overwrite_and_leaves_the_file_as_it_was() {
     let root = tempfile::tempdir().unwrap();
     let first = lesson("r1", Some("acme/app"), &[], "2026-01-02");
     let path = add_experience(root.path(), None, &first).unwrap();
@@ -96,7 +98,8 @@ fn add_refuses_to_overwrite_and_leaves_the_file_as_it_was_874() {
 }
 
 #[test]
-fn add_refuses_a_lesson_that_would_not_pass_check_874() {
+/// Rule #874.
+fn add_refuses_a_lesson_that_would_not_pass_check() {
     let root = tempfile::tempdir().unwrap();
     let bad = [
         (None, lesson("s", None, &[], "2026-01-01")),
@@ -121,7 +124,8 @@ fn add_refuses_a_lesson_that_would_not_pass_check_874() {
 }
 
 #[test]
-fn check_names_each_file_that_disagrees_with_its_path_874() {
+/// Rule #874.
+fn check_names_each_file_that_disagrees_with_its_path() {
     let root = tempfile::tempdir().unwrap();
     let root = root.path();
     add_experience(
@@ -169,7 +173,8 @@ fn check_names_each_file_that_disagrees_with_its_path_874() {
 }
 
 #[test]
-fn a_missing_root_reads_as_no_lessons_874() {
+/// Rule #874.
+fn a_missing_root_reads_as_no_lessons() {
     let root = tempfile::tempdir().unwrap();
     let gone = root.path().join("not-there");
     assert!(lookup_experience(&gone, &scope(Some("acme/app"), Some("rust")), None).is_empty());

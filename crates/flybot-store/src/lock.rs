@@ -111,7 +111,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_second_open_file_sees_the_holder_14() {
+    /// Rule #14.
+    fn a_second_open_file_sees_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         let LockAttempt::Acquired { lock, previous } = try_acquire(dir.path(), 5).unwrap() else {
             panic!("the first attempt must take the lock");

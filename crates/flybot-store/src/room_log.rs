@@ -186,7 +186,8 @@ mod tests {
     }
 
     #[test]
-    fn lines_read_back_in_order_with_seqs_and_a_torn_tail_is_cut_50() {
+    /// Rule #50.
+    fn lines_read_back_in_order_with_seqs_and_a_torn_tail_is_cut() {
         let home = tempfile::tempdir().unwrap();
         let mut log = RoomLog::open(home.path(), "room-1").unwrap();
         assert_eq!(log.append(person("one")).unwrap().seq, 1);
@@ -216,7 +217,8 @@ mod tests {
     }
 
     #[test]
-    fn a_torn_tail_written_after_open_is_cut_before_the_next_append_50() {
+    /// Rule #50.
+    fn a_torn_tail_written_after_open_is_cut_before_the_next_append() {
         let home = tempfile::tempdir().unwrap();
         let mut log = RoomLog::open(home.path(), "room-1").unwrap();
         log.append(person("one")).unwrap();
@@ -244,7 +246,8 @@ mod tests {
     }
 
     #[test]
-    fn every_writer_stores_the_status_stub_1251() {
+    /// Rule #1251.
+    fn every_writer_stores_the_status_stub() {
         let home = tempfile::tempdir().unwrap();
         let mut log = RoomLog::open(home.path(), "room-1").unwrap();
         let essay = format!(

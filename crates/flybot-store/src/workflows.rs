@@ -174,7 +174,8 @@ mod tests {
     }
 
     #[test]
-    fn write_only_when_bytes_change_1299() {
+    /// Rule #1299.
+    fn write_only_when_bytes_change() {
         let (_dir, files) = files();
         let mut def = preset("blank").unwrap();
         def.id = "mine".into();
@@ -186,7 +187,8 @@ mod tests {
     }
 
     #[test]
-    fn a_file_that_does_not_parse_is_skipped_1299() {
+    /// Rule #1299.
+    fn a_file_that_does_not_parse_is_skipped() {
         let (dir, files) = files();
         let mut def = preset("blank").unwrap();
         def.id = "good".into();
@@ -204,7 +206,8 @@ mod tests {
     }
 
     #[test]
-    fn no_folder_lists_nothing_1299() {
+    /// Rule #1299.
+    fn no_folder_lists_nothing() {
         let (_dir, files) = files();
         assert!(files.list().is_empty());
         assert!(files.read("absent").unwrap().is_none());

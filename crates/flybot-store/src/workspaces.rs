@@ -99,7 +99,8 @@ mod tests {
     }
 
     #[test]
-    fn the_project_state_list_is_the_folders_files_sorted_and_bounded_1712() {
+    /// Rule #1712.
+    fn the_project_state_list_is_the_folders_files_sorted_and_bounded() {
         let home = tempfile::tempdir().unwrap();
         assert!(
             workspace_files(home.path(), "bot-2", 10)

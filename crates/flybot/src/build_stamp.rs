@@ -50,7 +50,8 @@ mod tests {
     const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
     #[test]
-    fn the_stamp_reads_git_the_packager_wins_and_no_git_is_no_stamp_374() {
+    /// Rule #374.
+    fn the_stamp_reads_git_the_packager_wins_and_no_git_is_no_stamp() {
         let main = Stamp {
             branch: "main".into(),
             commit: SHA.into(),

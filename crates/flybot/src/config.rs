@@ -287,7 +287,8 @@ mod tests {
     }
 
     #[test]
-    fn image_input_the_ocr_route_and_attachment_limits_are_read_from_the_file_779() {
+    /// Rule #779.
+    fn image_input_the_ocr_route_and_attachment_limits_are_read_from_the_file() {
         let config: Config = toml::from_str(
             r#"
             ocrModel = "tesseract"

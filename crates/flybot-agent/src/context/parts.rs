@@ -185,7 +185,8 @@ mod tests {
     }
 
     #[test]
-    fn a_rolled_back_part_leaves_the_earlier_one_current_1245() {
+    /// Rule #1245.
+    fn a_rolled_back_part_leaves_the_earlier_one_current() {
         let mut records = vec![
             PartRecord::Pinned {
                 part: 1,

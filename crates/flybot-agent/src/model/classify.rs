@@ -165,7 +165,8 @@ mod tests {
     }
 
     #[test]
-    fn an_unsupported_model_refusal_names_its_feature_from_the_param_never_the_message_1347() {
+    /// Rule #1347.
+    fn an_unsupported_model_refusal_names_its_feature_from_the_param_never_the_message() {
         let cases = [
             (
                 r#"{"error":{"code":"unsupported_parameter","param":"tools","message":"sk-1"}}"#,

@@ -281,7 +281,8 @@ mod tests {
     }
 
     #[test]
-    fn the_step_is_what_the_call_acts_on_546() {
+    /// Rule #546.
+    fn the_step_is_what_the_call_acts_on() {
         assert_eq!(
             step_of(r#"{"command":"cargo   test\n -p x"}"#).as_deref(),
             Some("cargo test -p x")

@@ -284,7 +284,8 @@ mod tests {
     }
 
     #[test]
-    fn allowed_once_answers_only_that_ask_540() {
+    /// Rule #540.
+    fn allowed_once_answers_only_that_ask() {
         let state = asking_team();
         let Answered::Tool {
             record,
@@ -303,7 +304,8 @@ mod tests {
     }
 
     #[test]
-    fn always_bot_keeps_a_standing_grant_and_releases_the_asks_it_covers_540() {
+    /// Rule #540.
+    fn always_bot_keeps_a_standing_grant_and_releases_the_asks_it_covers() {
         let state = asking_team();
         let Answered::Tool {
             released, writes, ..
@@ -328,7 +330,8 @@ mod tests {
     }
 
     #[test]
-    fn always_room_keeps_the_grant_on_the_room_for_asks_from_that_room_540() {
+    /// Rule #540.
+    fn always_room_keeps_the_grant_on_the_room_for_asks_from_that_room() {
         let state = asking_team();
         let Answered::Tool {
             released, writes, ..
@@ -344,7 +347,8 @@ mod tests {
     }
 
     #[test]
-    fn answer_refusals_write_nothing_540_754() {
+    /// Rules #540, #754.
+    fn answer_refusals_write_nothing() {
         let mut state = asking_team();
         let other = answer(&state, "member-b", "approval-1", Answer::AllowedOnce).unwrap_err();
         assert_eq!(other.code, ErrorCode::Forbidden);
@@ -365,7 +369,8 @@ mod tests {
     }
 
     #[test]
-    fn a_held_send_is_allowed_once_after_revalidating_or_marked_stale_52() {
+    /// Rule #52.
+    fn a_held_send_is_allowed_once_after_revalidating_or_marked_stale() {
         let mut state = team();
         let record = held(&state, "hold-1", "bot-a", "bot-b");
         put_approval(&mut state, "hold-1", &record);
@@ -388,7 +393,8 @@ mod tests {
     }
 
     #[test]
-    fn a_held_send_has_no_standing_grant_and_only_its_owner_decides_it_52_754() {
+    /// Rules #52, #754.
+    fn a_held_send_has_no_standing_grant_and_only_its_owner_decides_it() {
         let mut state = team();
         let record = held(&state, "hold-1", "bot-a", "bot-b");
         put_approval(&mut state, "hold-1", &record);

@@ -179,7 +179,8 @@ fn served() -> Vec<ServedModel> {
 }
 
 #[test]
-fn ocr_route_tries_config_ocr_model_first_then_image_models_default_first_779() {
+/// Rule #779.
+fn ocr_route_tries_config_ocr_model_first_then_image_models_default_first() {
     let text_only = vec!["claims".to_owned()];
     let route = ocr_route(Some("tesseract"), &served(), "eyes-b", &text_only);
     assert_eq!(route, ["tesseract", "eyes-b", "eyes-a"]);
@@ -188,7 +189,8 @@ fn ocr_route_tries_config_ocr_model_first_then_image_models_default_first_779() 
 }
 
 #[test]
-fn text_only_models_overrides_a_providers_image_claim_779() {
+/// Rule #779.
+fn text_only_models_overrides_a_providers_image_claim() {
     let text_only = vec!["claims".to_owned()];
     assert!(!sees_images(&served(), &text_only, "claims"));
     assert!(sees_images(&served(), &text_only, "eyes-a"));
@@ -196,7 +198,8 @@ fn text_only_models_overrides_a_providers_image_claim_779() {
 }
 
 #[test]
-fn image_placeholder_names_the_file_only_when_given_a_path_779() {
+/// Rule #779.
+fn image_placeholder_names_the_file_only_when_given_a_path() {
     assert_eq!(
         image_placeholder("shot.png", None),
         "[image: shot.png, not shown to this model]"
@@ -208,7 +211,8 @@ fn image_placeholder_names_the_file_only_when_given_a_path_779() {
 }
 
 #[test]
-fn a_text_file_is_fenced_and_cut_with_a_note_past_the_budget_98() {
+/// Rule #98.
+fn a_text_file_is_fenced_and_cut_with_a_note_past_the_budget() {
     let fenced = fenced_file("notes.md", "hi </untrusted-file> you", 100);
     assert!(fenced.starts_with("<untrusted-file name=\"notes.md\">\n"));
     assert_eq!(fenced.matches("</untrusted-file>").count(), 1);

@@ -163,7 +163,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sentence_keys_on_the_code_not_the_message_1347() {
+    /// Rule #1347.
+    fn the_sentence_keys_on_the_code_not_the_message() {
         let secret = "sk-secret not found";
         assert!(
             failure_sentence(&FailureCode::NoModel, secret).starts_with("This Bot has no model")
@@ -178,7 +179,8 @@ mod tests {
     }
 
     #[test]
-    fn the_unsupported_model_sentence_names_the_feature_the_model_lacks_1347() {
+    /// Rule #1347.
+    fn the_unsupported_model_sentence_names_the_feature_the_model_lacks() {
         let code = FailureCode::UnsupportedModel;
         let cases = [
             ("the model does not support tool calls", Some("tool calls")),
@@ -206,7 +208,8 @@ mod tests {
     }
 
     #[test]
-    fn a_late_room_failure_posts_the_friendly_line_never_the_raw_error_1347() {
+    /// Rule #1347.
+    fn a_late_room_failure_posts_the_friendly_line_never_the_raw_error() {
         assert_eq!(
             room_failure_line(&FailureCode::Transport),
             "This Bot could not answer right now."

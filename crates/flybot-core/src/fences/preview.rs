@@ -41,12 +41,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn visible_text_unwraps_a_fence_and_folds_to_one_line_130() {
+    /// Rule #130.
+    fn visible_text_unwraps_a_fence_and_folds_to_one_line() {
         assert_eq!(visible_text(&fence("Bob", "hello\n  world")), "hello world");
     }
 
     #[test]
-    fn a_cut_opener_leaks_no_from_residue_1347() {
+    /// Rule #1347.
+    fn a_cut_opener_leaks_no_from_residue() {
         assert_eq!(
             visible_text("from=\"User\"> hi there</untrusted-message>"),
             "hi there"

@@ -36,14 +36,16 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2_000))]
 
     #[test]
-    fn strip_untrusted_is_a_fixed_point_over_reconstitution_attempts_98(raw in attempt()) {
+    /// Rule #98.
+    fn strip_untrusted_is_a_fixed_point_over_reconstitution_attempts(raw in attempt()) {
         let once = strip_untrusted(&raw);
         prop_assert!(!has_marker(&once), "marker left in {:?}", once);
         prop_assert_eq!(strip_untrusted(&once), once);
     }
 
     #[test]
-    fn a_fence_around_any_attempt_unwraps_to_a_body_without_markers_98(raw in attempt()) {
+    /// Rule #98.
+    fn a_fence_around_any_attempt_unwraps_to_a_body_without_markers(raw in attempt()) {
         let wrapped = fence("Peer", &raw);
         let (from, body) = unwrap_fence(&wrapped).ok_or_else(|| TestCaseError::fail("no wrap"))?;
         prop_assert_eq!(from, "Peer");

@@ -61,13 +61,15 @@ fn scope(repo: Option<&str>, stack: Option<&str>) -> ExperienceScope {
 }
 
 #[test]
-fn a_lookup_without_a_key_returns_nothing_874() {
+/// Rule #874.
+fn a_lookup_without_a_key_returns_nothing() {
     assert!(lookup_folders(&scope(None, None)).is_empty());
     assert!(ids(scope(None, None), None).is_empty());
 }
 
 #[test]
-fn a_repo_lookup_opens_that_repos_folder_only_874() {
+/// Rule #874.
+fn a_repo_lookup_opens_that_repos_folder_only() {
     assert_eq!(
         lookup_folders(&scope(Some("acme/app"), None)),
         vec![repo("acme", "app")]
@@ -77,7 +79,8 @@ fn a_repo_lookup_opens_that_repos_folder_only_874() {
 }
 
 #[test]
-fn a_stack_lookup_returns_the_shared_entries_of_that_stack_874() {
+/// Rule #874.
+fn a_stack_lookup_returns_the_shared_entries_of_that_stack() {
     assert_eq!(
         lookup_folders(&scope(None, Some("rust"))),
         vec![stack("rust")]
@@ -86,7 +89,8 @@ fn a_stack_lookup_returns_the_shared_entries_of_that_stack_874() {
 }
 
 #[test]
-fn both_keys_return_the_repos_tagged_entries_and_the_shared_stack_ones_874() {
+/// Rule #874.
+fn both_keys_return_the_repos_tagged_entries_and_the_shared_stack_ones() {
     assert_eq!(
         ids(scope(Some("acme/app"), Some("rust")), None),
         ["s-a", "s-b", "a-old"]
@@ -94,7 +98,8 @@ fn both_keys_return_the_repos_tagged_entries_and_the_shared_stack_ones_874() {
 }
 
 #[test]
-fn query_filters_id_trigger_wrong_and_right_after_the_scope_874() {
+/// Rule #874.
+fn query_filters_id_trigger_wrong_and_right_after_the_scope() {
     assert_eq!(ids(scope(Some("acme/app"), None), Some("A-NEW")), ["a-new"]);
     assert_eq!(
         ids(scope(None, Some("rust")), Some("trigger of s-b")),
@@ -106,7 +111,8 @@ fn query_filters_id_trigger_wrong_and_right_after_the_scope_874() {
 }
 
 #[test]
-fn order_is_date_descending_then_id_ascending_874() {
+/// Rule #874.
+fn order_is_date_descending_then_id_ascending() {
     let all = select_lessons(&scope(Some("acme/app"), Some("rust")), None, library());
     let keys: Vec<(&str, &str)> = all
         .iter()
@@ -123,7 +129,8 @@ fn order_is_date_descending_then_id_ascending_874() {
 }
 
 #[test]
-fn names_that_could_leave_the_library_open_nothing_874() {
+/// Rule #874.
+fn names_that_could_leave_the_library_open_nothing() {
     for bad in ["../x", "acme/..", "a/b/c", "acme", "/etc", "acme/ap p"] {
         assert!(lookup_folders(&scope(Some(bad), None)).is_empty(), "{bad}");
     }
@@ -136,7 +143,8 @@ fn names_that_could_leave_the_library_open_nothing_874() {
 }
 
 #[test]
-fn a_lesson_must_agree_with_its_path_874() {
+/// Rule #874.
+fn a_lesson_must_agree_with_its_path() {
     let ok = lesson("x", Some("acme/app"), &[], "2026-01-01");
     assert_eq!(lesson_problem(&repo("acme", "app"), "x", &ok), None);
     assert!(lesson_problem(&repo("acme", "app"), "y", &ok).is_some());
@@ -153,7 +161,8 @@ fn a_lesson_must_agree_with_its_path_874() {
 }
 
 #[test]
-fn a_stack_folder_never_gives_a_repo_lesson_874() {
+/// Rule #874.
+fn a_stack_folder_never_gives_a_repo_lesson() {
     let mut found = library();
     found.push((
         stack("rust"),

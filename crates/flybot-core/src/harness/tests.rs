@@ -5,7 +5,8 @@ use flybot_protocol::ErrorCode;
 use serde_json::json;
 
 #[test]
-fn the_default_harness_names_the_running_modules_and_declares_no_budget_903() {
+/// Rule #903.
+fn the_default_harness_names_the_running_modules_and_declares_no_budget() {
     let config = resolve_harness("default").unwrap();
     assert_eq!(config.id, HarnessId::Default);
     assert_eq!(config.modules.prompt, "flybot-agent::prompt");
@@ -20,7 +21,8 @@ fn the_default_harness_names_the_running_modules_and_declares_no_budget_903() {
 }
 
 #[test]
-fn resolve_harness_refuses_an_unknown_id_903() {
+/// Rule #903.
+fn resolve_harness_refuses_an_unknown_id() {
     for id in ["turbo", "", "Lite", "harness:lite"] {
         let refusal = resolve_harness(id).unwrap_err();
         assert_eq!(refusal.code, ErrorCode::Invalid, "{id}");
@@ -29,7 +31,8 @@ fn resolve_harness_refuses_an_unknown_id_903() {
 }
 
 #[test]
-fn tiers_keep_the_default_modules_and_are_never_applied_874() {
+/// Rule #874.
+fn tiers_keep_the_default_modules_and_are_never_applied() {
     let default = harness(HarnessId::Default);
     for id in [HarnessId::Lite, HarnessId::Medium, HarnessId::Heavy] {
         let tier = resolve_harness(id.as_str()).unwrap();
@@ -41,7 +44,8 @@ fn tiers_keep_the_default_modules_and_are_never_applied_874() {
 }
 
 #[test]
-fn tier_budgets_rise_from_lite_to_heavy_874() {
+/// Rule #874.
+fn tier_budgets_rise_from_lite_to_heavy() {
     let b = |id| harness(id).budget.unwrap();
     let (lite, medium, heavy) = (
         b(HarnessId::Lite),
@@ -71,7 +75,8 @@ fn tier_budgets_rise_from_lite_to_heavy_874() {
 }
 
 #[test]
-fn a_tier_serializes_with_the_spec_spellings_874() {
+/// Rule #874.
+fn a_tier_serializes_with_the_spec_spellings() {
     let value = serde_json::to_value(harness(HarnessId::Lite)).unwrap();
     assert_eq!(value["id"], "lite");
     assert_eq!(value["applied"], false);
@@ -85,7 +90,8 @@ fn a_tier_serializes_with_the_spec_spellings_874() {
 }
 
 #[test]
-fn route_harness_reads_exactly_one_tier_label_874() {
+/// Rule #874.
+fn route_harness_reads_exactly_one_tier_label() {
     let ok = |labels: &[&str]| route_harness(labels).unwrap();
     let refused = |labels: &[&str]| route_harness(labels).unwrap_err();
     assert_eq!(ok(&[]), HarnessId::Default);
@@ -107,7 +113,8 @@ fn route_harness_reads_exactly_one_tier_label_874() {
 }
 
 #[test]
-fn a_usage_note_takes_an_id_or_labels_874() {
+/// Rule #874.
+fn a_usage_note_takes_an_id_or_labels() {
     let id = |s: &str| harness_choice(&IdOrLabels::Id(s.into()));
     let labels = |l: &[&str]| {
         harness_choice(&IdOrLabels::Labels(
@@ -130,7 +137,8 @@ fn check_pro(edit: impl FnOnce(&mut serde_json::Value)) -> Result<(), Vec<String
 }
 
 #[test]
-fn harness_pro_passes_every_shipped_harness_874() {
+/// Rule #874.
+fn harness_pro_passes_every_shipped_harness() {
     for id in HarnessId::ALL {
         let config = serde_json::to_value(harness(id)).unwrap();
         assert_eq!(harness_pro(&config), Ok(()), "{id:?}");
@@ -143,7 +151,8 @@ fn harness_pro_passes_every_shipped_harness_874() {
 }
 
 #[test]
-fn harness_pro_refuses_a_moved_module_a_changed_verifier_list_or_a_credential_874() {
+/// Rule #874.
+fn harness_pro_refuses_a_moved_module_a_changed_verifier_list_or_a_credential() {
     assert_eq!(
         check_pro(|c| c["modules"]["prompt"] = json!("./other.js")),
         Err(vec!["modules.prompt".into()])

@@ -104,7 +104,8 @@ mod tests {
     }
 
     #[test]
-    fn a_dispatch_opens_a_card_for_the_member_or_restarts_the_one_it_holds_1254() {
+    /// Rule #1254.
+    fn a_dispatch_opens_a_card_for_the_member_or_restarts_the_one_it_holds() {
         let mut state = team();
         let lead = state.rooms["room-1"].admin.clone().unwrap();
         let out = assign_from_dispatch(

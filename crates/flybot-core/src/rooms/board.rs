@@ -158,8 +158,8 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_board_snapshot_is_the_overall_card_its_subtasks_up_to_eight_and_queue_lines_per_role_1203()
-     {
+    /// Rule #1203.
+    fn the_board_snapshot_is_the_overall_card_its_subtasks_up_to_eight_and_queue_lines_per_role() {
         let mut state = team();
         let hour = 3_600_000;
         state.tasks.insert(

@@ -57,7 +57,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_claim_line_is_in_the_members_voice_and_a_reclaim_stays_quiet_1253() {
+    /// Rule #1253.
+    fn the_claim_line_is_in_the_members_voice_and_a_reclaim_stays_quiet() {
         let mut t = card("t", "bot-b", TaskStatus::Claimed, |f| {
             f.note = Some("rebase onto main".into())
         });

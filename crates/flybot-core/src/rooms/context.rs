@@ -227,7 +227,8 @@ mod tests {
     }
 
     #[test]
-    fn the_count_caps_are_12_on_a_first_look_24_since_seen_and_8_from_before_the_round_1203() {
+    /// Rule #1203.
+    fn the_count_caps_are_12_on_a_first_look_24_since_seen_and_8_from_before_the_round() {
         let lines: Vec<RoomLine> = (1..=100).map(|s| line(s, "x")).collect();
         assert_eq!(choose_by_count(&lines, None, 101).0.len(), ROOM_FIRST_LOOK);
         let (delta, _) = choose_by_count(&lines, Some(10), 95);
@@ -238,7 +239,8 @@ mod tests {
     }
 
     #[test]
-    fn fit_room_lines_keeps_a_newer_first_slice_of_at_most_4000_characters_1203() {
+    /// Rule #1203.
+    fn fit_room_lines_keeps_a_newer_first_slice_of_at_most_4000_characters() {
         let rendered: Vec<String> = (0..100)
             .map(|i| format!("{i:03} {}", "字".repeat(96)))
             .collect();
@@ -261,7 +263,8 @@ mod tests {
     }
 
     #[test]
-    fn a_status_shaped_bot_line_is_stored_as_its_stub_by_every_writer_1251() {
+    /// Rule #1251.
+    fn a_status_shaped_bot_line_is_stored_as_its_stub_by_every_writer() {
         let essay = status_essay();
         assert!(status_shaped(&essay));
         let stored = prepare_room_line(AuthorKind::LocalBot, LineKind::Chat, &essay);
@@ -284,7 +287,8 @@ mod tests {
     }
 
     #[test]
-    fn a_fenced_peer_line_is_compacted_inside_its_fence_1251() {
+    /// Rule #1251.
+    fn a_fenced_peer_line_is_compacted_inside_its_fence() {
         let wrapped = fence("Fred's Bot", &status_essay());
         // Even typed as a person's event line, the fence decides first.
         let stored = prepare_room_line(AuthorKind::Human, LineKind::Event, &wrapped);

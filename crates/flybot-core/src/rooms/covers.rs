@@ -93,7 +93,8 @@ mod tests {
     }
 
     #[test]
-    fn a_bots_at_that_the_open_card_already_says_is_a_pass_1109() {
+    /// Rule #1109.
+    fn a_bots_at_that_the_open_card_already_says_is_a_pass() {
         let state = team();
         let cases = [
             ("@Dev write the handler", true),

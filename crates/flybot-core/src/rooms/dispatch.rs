@@ -176,7 +176,8 @@ mod tests {
     }
 
     #[test]
-    fn a_dispatch_is_one_member_an_issue_and_an_imperative_without_a_question_1254() {
+    /// Rule #1254.
+    fn a_dispatch_is_one_member_an_issue_and_an_imperative_without_a_question() {
         assert_eq!(
             work_dispatch("@Bo #1234 rebase and push", &one("bot-b")),
             Some(Dispatch {
@@ -233,7 +234,8 @@ mod tests {
     }
 
     #[test]
-    fn the_dispatch_updates_the_card_that_names_the_issue_and_a_note_counts_only_alone_1254() {
+    /// Rule #1254.
+    fn the_dispatch_updates_the_card_that_names_the_issue_and_a_note_counts_only_alone() {
         let mut state = team();
         state.tasks.insert(
             "t1".into(),

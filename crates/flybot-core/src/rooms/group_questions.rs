@@ -230,7 +230,8 @@ mod tests {
     }
 
     #[test]
-    fn work_handed_from_a_group_asks_there_one_card_per_room_550() {
+    /// Rule #550.
+    fn work_handed_from_a_group_asks_there_one_card_per_room() {
         let mut state = team();
         // (asking bot, room, sender) → handed from the group?
         let cases = [
@@ -265,7 +266,8 @@ mod tests {
     }
 
     #[test]
-    fn only_the_asking_bots_owner_or_the_rooms_owner_answers_or_dismisses_and_only_the_bots_owner_keeps_the_origin_550()
+    /// Rule #550.
+    fn only_the_asking_bots_owner_or_the_rooms_owner_answers_or_dismisses_and_only_the_bots_owner_keeps_the_origin()
      {
         let mut state = team();
         let handed = handed_from_group(&state, "dev", "room-1", "lead", 1).unwrap();

@@ -280,7 +280,8 @@ mod tests {
     }
 
     #[test]
-    fn a_hold_carries_request_id_a_sha256_version_and_the_server_owner_52() {
+    /// Rule #52.
+    fn a_hold_carries_request_id_a_sha256_version_and_the_server_owner() {
         let state = team();
         let h = hold(&state, &req("ship it"), "req-1", 5).unwrap();
         assert_eq!(h.request_id, "req-1");
@@ -291,7 +292,8 @@ mod tests {
     }
 
     #[test]
-    fn decide_needs_the_owner_session_52() {
+    /// Rule #52.
+    fn decide_needs_the_owner_session() {
         let state = team();
         let h = hold(&state, &req("x"), "r", 1).unwrap();
         assert_eq!(
@@ -308,7 +310,8 @@ mod tests {
     }
 
     #[test]
-    fn release_marks_the_hold_stale_when_anything_changed_52() {
+    /// Rule #52.
+    fn release_marks_the_hold_stale_when_anything_changed() {
         let mut state = team();
         let h = hold(&state, &req("x"), "r", 1).unwrap();
         assert_eq!(release(&state, &h, &req("x")), Ok(()));
@@ -331,7 +334,8 @@ mod tests {
     }
 
     #[test]
-    fn the_waiting_statuses_are_one_rule_754() {
+    /// Rule #754.
+    fn the_waiting_statuses_are_one_rule() {
         assert!(is_waiting(HoldStatus::Pending) && is_waiting(HoldStatus::PendingApproval));
         assert!(!is_waiting(HoldStatus::Stale) && !is_waiting(HoldStatus::Approved));
         let state = team();

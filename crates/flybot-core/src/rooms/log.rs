@@ -66,7 +66,8 @@ mod tests {
     }
 
     #[test]
-    fn messages_in_the_window_are_from_the_join_on_and_after_the_cursor_50() {
+    /// Rule #50.
+    fn messages_in_the_window_are_from_the_join_on_and_after_the_cursor() {
         let lines: Vec<RoomLine> = (1..=10).map(line).collect();
         let mut seat = Participant::new("member-b", ParticipantKind::Human, RoomRole::Member, 4);
         let seen: Vec<u64> = in_window(&lines, &seat, None)

@@ -233,7 +233,8 @@ mod tests {
     }
 
     #[test]
-    fn every_alias_of_face_mentions_calls_the_member_287() {
+    /// Rule #287.
+    fn every_alias_of_face_mentions_calls_the_member() {
         for text in [
             "@Ada hi",
             "hey @ada, go",
@@ -253,7 +254,8 @@ mod tests {
     }
 
     #[test]
-    fn at_all_and_lines_to_everyone_are_told_apart_from_names_287() {
+    /// Rule #287.
+    fn at_all_and_lines_to_everyone_are_told_apart_from_names() {
         assert!(calls("@all status?", &members()).all);
         assert!(calls("@所有人 看一下", &members()).all);
         assert!(is_everyone_line("Please introduce yourselves"));
@@ -263,14 +265,16 @@ mod tests {
     }
 
     #[test]
-    fn a_fenced_or_quoted_name_stays_literal_98() {
+    /// Rule #98.
+    fn a_fenced_or_quoted_name_stays_literal() {
         let text =
             "see `@Ada` and\n> @Bo said\n<untrusted-message from=\"x\">@Ada</untrusted-message>";
         assert!(calls(text, &members()).ids.is_empty());
     }
 
     #[test]
-    fn pass_posts_nothing_and_the_stop_words_are_exact_1267() {
+    /// Rule #1267.
+    fn pass_posts_nothing_and_the_stop_words_are_exact() {
         assert!(is_pass("[PASS]") && is_pass(" [pass]. ") && is_pass(""));
         assert!(!is_pass("[PASS] but actually I think we should"));
         for w in [

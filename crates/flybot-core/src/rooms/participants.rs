@@ -237,7 +237,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_member_sees_from_its_join_leaving_withdraws_and_rejoin_starts_a_new_window_50() {
+    /// Rule #50.
+    fn a_member_sees_from_its_join_leaving_withdraws_and_rejoin_starts_a_new_window() {
         let mut seats = participants_of(&room());
         join(
             &mut seats,
@@ -268,7 +269,8 @@ mod tests {
     }
 
     #[test]
-    fn a_room_without_participants_derives_its_seats_50() {
+    /// Rule #50.
+    fn a_room_without_participants_derives_its_seats() {
         let seats = participants_of(&room());
         assert_eq!(seats[0].kind, ParticipantKind::Human);
         assert_eq!(seats[0].role, RoomRole::Admin);
@@ -280,7 +282,8 @@ mod tests {
     }
 
     #[test]
-    fn an_owner_reads_through_its_bots_seat_and_a_stranger_reads_nothing_50() {
+    /// Rule #50.
+    fn an_owner_reads_through_its_bots_seat_and_a_stranger_reads_nothing() {
         let state = team();
         let mut seats = participants_of(&room());
         for p in seats.iter_mut() {
@@ -302,7 +305,8 @@ mod tests {
     }
 
     #[test]
-    fn a_seat_stored_as_kind_and_member_id_reads_and_is_written_back_with_it_50() {
+    /// Rule #50.
+    fn a_seat_stored_as_kind_and_member_id_reads_and_is_written_back_with_it() {
         let mut legacy = room();
         legacy.participants = vec![serde_json::json!({"kind": "human", "memberId": "member-b"})];
         let seats = participants_of(&legacy);
@@ -317,7 +321,8 @@ mod tests {
     }
 
     #[test]
-    fn reseating_ends_a_removed_bots_window_and_starts_a_returning_ones_anew_50() {
+    /// Rule #50.
+    fn reseating_ends_a_removed_bots_window_and_starts_a_returning_ones_anew() {
         let mut before = room();
         let seats = reseat_bots(&before, &["bot-a".into(), "bot-b".into()], Some("bot-a"), 5);
         let c = seats.iter().find(|p| p.id == "bot-c").unwrap();

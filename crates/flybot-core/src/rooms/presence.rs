@@ -115,7 +115,8 @@ mod tests {
     }
 
     #[test]
-    fn presence_names_holders_and_idle_members_within_eight_lines_and_400_characters_1213() {
+    /// Rule #1213.
+    fn presence_names_holders_and_idle_members_within_eight_lines_and_400_characters() {
         let mut state = team();
         let min = 60_000;
         let mut t = card("t1", "bot-0", TaskStatus::Working, |f| {

@@ -329,7 +329,8 @@ mod tests {
     }
 
     #[test]
-    fn reach_is_default_deny_and_grants_open_each_direction_90() {
+    /// Rule #90.
+    fn reach_is_default_deny_and_grants_open_each_direction() {
         let mut state = team();
         let b = |id: &str| Party::Bot(id.into());
         assert!(matches!(
@@ -362,7 +363,8 @@ mod tests {
     }
 
     #[test]
-    fn two_owners_in_one_room_reach_each_other_there_90() {
+    /// Rule #90.
+    fn two_owners_in_one_room_reach_each_other_there() {
         let mut state = team();
         let room = state.rooms.get_mut("room-1").unwrap();
         let mut seats = participants_of(room);
@@ -410,7 +412,8 @@ mod tests {
     }
 
     #[test]
-    fn a_room_only_bot_reaches_the_one_room_where_the_target_is_seated_948() {
+    /// Rule #948.
+    fn a_room_only_bot_reaches_the_one_room_where_the_target_is_seated() {
         let mut state = team();
         seat_friend(&mut state, true);
         let s = send(Party::Bot("bot-b".into()), friend(), None, SendKind::Plain);
@@ -426,7 +429,8 @@ mod tests {
     }
 
     #[test]
-    fn a_user_mention_with_no_room_finds_the_one_live_room_1126() {
+    /// Rule #1126.
+    fn a_user_mention_with_no_room_finds_the_one_live_room() {
         let mut state = team();
         seat_friend(&mut state, false);
         let mention = send(
@@ -459,7 +463,8 @@ mod tests {
     }
 
     #[test]
-    fn revoking_a_grant_evicts_the_bot_from_rooms_with_friends_bots_90() {
+    /// Rule #90.
+    fn revoking_a_grant_evicts_the_bot_from_rooms_with_friends_bots() {
         let mut state = team();
         seat_friend(&mut state, false);
         for b in ["bot-a", "bot-b", "bot-c"] {

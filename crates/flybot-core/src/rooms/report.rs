@@ -74,7 +74,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_addressed_member_without_a_line_is_no_answer_not_silence_913() {
+    /// Rule #913.
+    fn an_addressed_member_without_a_line_is_no_answer_not_silence() {
         let setup = Setup {
             order: vec![
                 Named::new("bot-a", "Ada"),

@@ -117,7 +117,8 @@ mod tests {
     }
 
     #[test]
-    fn the_standing_section_reads_room_settings_only_and_changes_only_with_them_894() {
+    /// Rule #894.
+    fn the_standing_section_reads_room_settings_only_and_changes_only_with_them() {
         let a = standing_text(&settings());
         assert_eq!(a, standing_text(&settings()));
         assert!(
@@ -131,7 +132,8 @@ mod tests {
     }
 
     #[test]
-    fn the_turn_carries_the_round_a_route_note_and_the_reply_rule_894() {
+    /// Rule #894.
+    fn the_turn_carries_the_round_a_route_note_and_the_reply_rule() {
         let note = route_note(false, false, false, None, &["Ada".into()]);
         assert!(note.contains("Default to [PASS]") && note.contains("Already answered: Ada"));
         let msg = turn_message("Alice: hi", &note, false);

@@ -103,7 +103,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_line_while_a_member_speaks_steers_and_a_stop_word_cancels_1267() {
+    /// Rule #1267.
+    fn a_line_while_a_member_speaks_steers_and_a_stop_word_cancels() {
         assert_eq!(mid_line("also check the tests"), MidLine::Steer);
         assert_eq!(mid_line("停下"), MidLine::Stop);
         assert_eq!(mid_line("stop it"), MidLine::Stop);
@@ -111,7 +112,8 @@ mod tests {
     }
 
     #[test]
-    fn the_room_lets_a_member_go_after_a_sixty_second_wait_1650() {
+    /// Rule #1650.
+    fn the_room_lets_a_member_go_after_a_sixty_second_wait() {
         assert!(!interrupt_due(None, 100_000));
         assert!(!interrupt_due(Some(40_000), 100_000));
         assert!(interrupt_due(Some(39_999), 100_000));
@@ -120,7 +122,8 @@ mod tests {
     /// The whole table of [`route_line`]: each row a room's state, what
     /// arrives, and where it goes (#1267, #1650, #1679).
     #[test]
-    fn route_line_table_1267_1650_1679() {
+    /// Rules #1267, #1650, #1679.
+    fn route_line_table() {
         let now = 100_000;
         let room = |running, speaking, wait: Option<u64>| RoomNow {
             running,

@@ -168,7 +168,8 @@ mod tests {
     }
 
     #[test]
-    fn a_wake_that_changed_nothing_backs_off_30s_2min_10min_30min_1109() {
+    /// Rule #1109.
+    fn a_wake_that_changed_nothing_backs_off_30s_2min_10min_30min() {
         let fp = "same";
         let mut b: Option<Backoff> = None;
         let mut waits = Vec::new();
@@ -184,7 +185,8 @@ mod tests {
     }
 
     #[test]
-    fn the_fingerprint_ignores_updated_at_but_sees_the_board_fields_1109() {
+    /// Rule #1109.
+    fn the_fingerprint_ignores_updated_at_but_sees_the_board_fields() {
         let a = card("t", "bot-b", TaskStatus::Working, |f| f.progress = Some(10));
         let mut bumped = a.clone();
         bumped.updated_at = 99;
@@ -200,7 +202,8 @@ mod tests {
     }
 
     #[test]
-    fn write_back_reminders_stop_after_two_1172() {
+    /// Rule #1172.
+    fn write_back_reminders_stop_after_two() {
         let wb = decision(
             parse("a/b#1").unwrap(),
             Decision::Accepted { title: "T" },

@@ -142,8 +142,8 @@ mod tests {
     }
 
     #[test]
-    fn delete_bot_fails_its_cards_stales_its_holds_retires_its_sessions_and_leaves_everything_54_52_1453_613()
-     {
+    /// Rules #54, #52, #1453, #613.
+    fn delete_bot_fails_its_cards_stales_its_holds_retires_its_sessions_and_leaves_everything() {
         let mut state = team();
         for t in [
             task("task-open", "bot-a", TaskStatus::Working),
@@ -181,7 +181,8 @@ mod tests {
     }
 
     #[test]
-    fn delete_bot_of_a_plain_bot_touches_no_main_list_or_chief_613() {
+    /// Rule #613.
+    fn delete_bot_of_a_plain_bot_touches_no_main_list_or_chief() {
         let state = team();
         let deleted = delete_bot(&state, &member("member-b"), "bot-rev", 50).unwrap();
         assert_eq!(
@@ -195,7 +196,8 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_delete_bot_answers_the_refusal_and_no_writes_49() {
+    /// Rule #49.
+    fn a_refused_delete_bot_answers_the_refusal_and_no_writes() {
         let state = team();
         let refused = delete_bot(&state, &member("member-b"), "bot-a", 50).unwrap_err();
         assert_eq!(refused.code, ErrorCode::Forbidden);

@@ -98,7 +98,8 @@ mod tests {
     }
 
     #[test]
-    fn remove_member_signs_it_out_revokes_its_open_invitations_and_removes_it_48() {
+    /// Rule #48.
+    fn remove_member_signs_it_out_revokes_its_open_invitations_and_removes_it() {
         let state = team_without_rex();
         let writes = remove_member(&state, "member-a", "member-b").unwrap();
         assert_eq!(
@@ -114,7 +115,8 @@ mod tests {
     }
 
     #[test]
-    fn remove_member_refuses_a_member_with_bots_48() {
+    /// Rule #48.
+    fn remove_member_refuses_a_member_with_bots() {
         let refused = remove_member(&team(), "member-a", "member-b").unwrap_err();
         assert_eq!(refused.code, ErrorCode::Forbidden);
         assert_eq!(
@@ -126,7 +128,8 @@ mod tests {
     }
 
     #[test]
-    fn remove_member_refuses_the_last_member_and_another_members_removal_48() {
+    /// Rule #48.
+    fn remove_member_refuses_the_last_member_and_another_members_removal() {
         let state = team_without_rex();
         let not_owner = remove_member(&state, "member-b", "member-a").unwrap_err();
         assert_eq!(not_owner.code, ErrorCode::Forbidden);

@@ -37,7 +37,8 @@ mod tests {
     use flybot_protocol::ErrorCode;
 
     #[test]
-    fn a_bot_retires_hidden_and_a_second_retire_finds_no_bot_638_1700() {
+    /// Rules #638, #1700.
+    fn a_bot_retires_hidden_and_a_second_retire_finds_no_bot() {
         let mut state = team();
         let retired = retire_bot(&state, &member("member-a"), "bot-b", 9).unwrap();
         assert_eq!(

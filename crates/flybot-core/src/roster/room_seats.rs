@@ -88,7 +88,8 @@ mod tests {
     }
 
     #[test]
-    fn reseat_ends_a_leaving_bots_window_and_starts_a_coming_bots_at_the_next_seq_50() {
+    /// Rule #50.
+    fn reseat_ends_a_leaving_bots_window_and_starts_a_coming_bots_at_the_next_seq() {
         let state = team();
         let before = &state.rooms["room-1"];
         let mut room = before.clone();
@@ -107,7 +108,8 @@ mod tests {
     }
 
     #[test]
-    fn evict_unshared_removes_an_ungranted_bot_once_at_the_rooms_next_seq_90_50() {
+    /// Rules #90, #50.
+    fn evict_unshared_removes_an_ungranted_bot_once_at_the_rooms_next_seq() {
         let mut state = team();
         let room = state.rooms.get_mut("room-1").unwrap();
         room.members.push("bot-rev".into());
@@ -143,7 +145,8 @@ mod tests {
     }
 
     #[test]
-    fn evict_unshared_in_a_room_of_one_owner_writes_nothing_and_reads_no_seq_90() {
+    /// Rule #90.
+    fn evict_unshared_in_a_room_of_one_owner_writes_nothing_and_reads_no_seq() {
         let state = team();
         let out = evict_unshared(&state, |_| panic!("no room lost a Bot"), 40);
         assert_eq!(out, Evictions::default());

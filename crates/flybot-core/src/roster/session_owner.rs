@@ -58,7 +58,8 @@ mod tests {
     use flybot_protocol::state::Bot;
 
     #[test]
-    fn a_deleted_bots_session_still_names_its_bot_and_a_live_one_wins_1453() {
+    /// Rule #1453.
+    fn a_deleted_bots_session_still_names_its_bot_and_a_live_one_wins() {
         let mut state = TeamState::default();
         state
             .retired_sessions

@@ -133,7 +133,8 @@ mod tests {
     }
 
     #[test]
-    fn update_bot_writes_the_changed_bot_stamped_now_49() {
+    /// Rule #49.
+    fn update_bot_writes_the_changed_bot_stamped_now() {
         let state = team();
         let update = BotUpdate {
             model: Some("deepseek-chat".into()),
@@ -153,7 +154,8 @@ mod tests {
     }
 
     #[test]
-    fn update_bot_refuses_a_name_another_bot_holds_without_case_1700() {
+    /// Rule #1700.
+    fn update_bot_refuses_a_name_another_bot_holds_without_case() {
         let state = team();
         let refused =
             update_bot(&state, &member("member-a"), "bot-a", rename("bo"), 70).unwrap_err();
@@ -165,7 +167,8 @@ mod tests {
     }
 
     #[test]
-    fn update_bot_refuses_another_members_bot_and_an_unknown_id_49() {
+    /// Rule #49.
+    fn update_bot_refuses_another_members_bot_and_an_unknown_id() {
         let state = team();
         let forbidden =
             update_bot(&state, &member("member-b"), "bot-a", rename("Mine"), 70).unwrap_err();
@@ -177,7 +180,8 @@ mod tests {
     }
 
     #[test]
-    fn update_bot_sets_and_clears_the_queue_role_1247() {
+    /// Rule #1247.
+    fn update_bot_sets_and_clears_the_queue_role() {
         let state = team();
         let set = BotUpdate {
             role: clean_role("Dev").map(Some).unwrap(),
@@ -207,7 +211,8 @@ mod tests {
     }
 
     #[test]
-    fn bot_update_clean_names_the_surfaces_own_field_1700() {
+    /// Rule #1700.
+    fn bot_update_clean_names_the_surfaces_own_field() {
         let refused = BotUpdate::clean("new_name", Some("  "), None, None).unwrap_err();
         assert_eq!(refused.details["field"], "new_name");
         let model = BotUpdate::clean("name", None, Some("no spaces please"), None).unwrap_err();

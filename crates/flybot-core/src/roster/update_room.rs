@@ -234,7 +234,8 @@ mod tests {
     }
 
     #[test]
-    fn a_notice_and_a_task_lead_are_set_and_cleared_and_a_stranger_lead_refused_894_1720() {
+    /// Rules #894, #1720.
+    fn a_notice_and_a_task_lead_are_set_and_cleared_and_a_stranger_lead_refused() {
         let state = team();
         let room = state.rooms.get("room-1").unwrap();
         let lead = room.members[0].clone();
@@ -270,7 +271,8 @@ mod tests {
     }
 
     #[test]
-    fn update_room_reseats_once_at_the_next_seq_and_gives_a_coming_bot_a_session_50() {
+    /// Rule #50.
+    fn update_room_reseats_once_at_the_next_seq_and_gives_a_coming_bot_a_session() {
         let mut state = team();
         state.grants.insert(
             "bot-rev".into(),
@@ -309,7 +311,8 @@ mod tests {
     }
 
     #[test]
-    fn update_room_without_a_member_change_reads_no_seq_50() {
+    /// Rule #50.
+    fn update_room_without_a_member_change_reads_no_seq() {
         let state = team();
         let rename = RoomUpdate {
             id: "room-1".into(),
@@ -324,7 +327,8 @@ mod tests {
     }
 
     #[test]
-    fn update_room_refusals_write_nothing_49_90() {
+    /// Rules #49, #90.
+    fn update_room_refusals_write_nothing() {
         let state = team();
         let no_seq = |_: &str| -> u64 { panic!("a refusal reseats nothing") };
         let ungranted = update_room(

@@ -160,7 +160,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_hold_blocks_a_working_task_and_approval_resumes_it_54() {
+    /// Rule #54.
+    fn a_hold_blocks_a_working_task_and_approval_resumes_it() {
         let mut state = team();
         state
             .tasks
@@ -178,7 +179,8 @@ mod tests {
     }
 
     #[test]
-    fn holds_on_an_input_wait_accumulate_and_each_approval_clears_its_own_207() {
+    /// Rule #207.
+    fn holds_on_an_input_wait_accumulate_and_each_approval_clears_its_own() {
         let mut state = team();
         state
             .tasks
@@ -210,7 +212,8 @@ mod tests {
     }
 
     #[test]
-    fn a_stale_hold_resumes_its_card_and_a_rejected_one_cancels_it_54() {
+    /// Rule #54.
+    fn a_stale_hold_resumes_its_card_and_a_rejected_one_cancels_it() {
         use flybot_protocol::approval::{HeldSend, HeldSendKind};
         let mut state = team();
         for id in ["task-1", "task-2"] {
@@ -252,7 +255,8 @@ mod tests {
     }
 
     #[test]
-    fn a_held_send_blocks_the_card_it_names_and_an_untargeted_send_blocks_none_54_207() {
+    /// Rules #54, #207.
+    fn a_held_send_blocks_the_card_it_names_and_an_untargeted_send_blocks_none() {
         let mut state = team();
         for id in ["task-old", "task-new"] {
             state.tasks.insert(id.into(), task(id, TaskStatus::Working));

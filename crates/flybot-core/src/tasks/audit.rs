@@ -59,13 +59,15 @@ mod tests {
     use flybot_protocol::task::{Evidence, Handoff, Lease, TaskClass};
 
     #[test]
-    fn a_pre_contract_card_audits_to_the_empty_string_1730() {
+    /// Rule #1730.
+    fn a_pre_contract_card_audits_to_the_empty_string() {
         let state = team();
         assert_eq!(audit(&state, &task("t", TaskStatus::Open)), "");
     }
 
     #[test]
-    fn the_block_renders_handoff_evidence_chain_and_lease_twice_the_same_1730() {
+    /// Rule #1730.
+    fn the_block_renders_handoff_evidence_chain_and_lease_twice_the_same() {
         let mut state = team();
         let original = with_fields(task("task-a", TaskStatus::Working), |f| {
             f.handoff = Some(Handoff {

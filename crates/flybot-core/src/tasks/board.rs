@@ -132,7 +132,8 @@ mod tests {
     use TaskStatus::*;
 
     #[test]
-    fn a_column_walks_forward_only_1058() {
+    /// Rule #1058.
+    fn a_column_walks_forward_only() {
         assert_eq!(
             column_walk(Open, Column::InProgress),
             Some(vec![Claimed, Working])

@@ -283,7 +283,8 @@ mod tests {
     use flybot_protocol::task::Priority;
 
     #[test]
-    fn a_claim_takes_the_highest_priority_oldest_item_of_the_callers_role_1247() {
+    /// Rule #1247.
+    fn a_claim_takes_the_highest_priority_oldest_item_of_the_callers_role() {
         let mut state = team();
         queue(&mut state, "task-old-normal", "Dev", None, 10);
         queue(&mut state, "task-new-high", "Dev", Some(Priority::High), 20);
@@ -328,7 +329,8 @@ mod tests {
     }
 
     #[test]
-    fn a_release_returns_the_item_with_retry_at_1247() {
+    /// Rule #1247.
+    fn a_release_returns_the_item_with_retry_at() {
         let mut state = team();
         queue(&mut state, "task-1", "Dev", None, 10);
         let a = member("member-a");

@@ -234,7 +234,8 @@ mod tests {
     }
 
     #[test]
-    fn a_valid_contract_assigns_every_field_1720() {
+    /// Rule #1720.
+    fn a_valid_contract_assigns_every_field() {
         let state = team();
         let checked =
             write_contract(&state, "task-1", Some(TaskStatus::Open), &input(), 9).unwrap();
@@ -246,7 +247,8 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_role_is_refused_with_the_role_quoted_back_1720() {
+    /// Rule #1720.
+    fn an_unknown_role_is_refused_with_the_role_quoted_back() {
         let state = team();
         let mut bad = input();
         bad.handoff.as_mut().unwrap().to = "Designer".into();
@@ -257,7 +259,8 @@ mod tests {
     }
 
     #[test]
-    fn nine_evidence_pointers_a_long_reason_and_a_lease_off_a_claim_are_invalid_1720() {
+    /// Rule #1720.
+    fn nine_evidence_pointers_a_long_reason_and_a_lease_off_a_claim_are_invalid() {
         let state = team();
         let mut nine = input();
         nine.evidence = Some(vec![

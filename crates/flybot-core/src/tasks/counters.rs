@@ -113,7 +113,8 @@ mod tests {
     use flybot_protocol::task::Lease;
 
     #[test]
-    fn a_rejection_rework_accept_cycle_is_two_records_and_one_delivery_1730() {
+    /// Rule #1730.
+    fn a_rejection_rework_accept_cycle_is_two_records_and_one_delivery() {
         let mut state = team();
         let original = with_fields(task("task-o", TaskStatus::Accepted), |f| {
             f.queue_role = Some("Dev".into());

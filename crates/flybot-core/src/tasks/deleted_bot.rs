@@ -56,7 +56,8 @@ mod tests {
     use flybot_protocol::task::{TaskFields, TaskKind, WaitingFor};
 
     #[test]
-    fn a_deleted_bot_fails_its_open_cards_keeps_result_ready_and_settles_the_overall_card_1099() {
+    /// Rule #1099.
+    fn a_deleted_bot_fails_its_open_cards_keeps_result_ready_and_settles_the_overall_card() {
         let mut state = team();
         let overall = with_fields(task("task-all", TaskStatus::Working), |f| {
             f.kind = Some(TaskKind::Group)

@@ -128,7 +128,8 @@ mod tests {
     use flybot_protocol::task::Priority;
 
     #[test]
-    fn the_next_card_is_compare_for_work_and_skips_waits_groups_and_unclaimed_items_1109() {
+    /// Rule #1109.
+    fn the_next_card_is_compare_for_work_and_skips_waits_groups_and_unclaimed_items() {
         let mut state = team();
         let rows = [
             task("t-open", TaskStatus::Open),
@@ -157,7 +158,8 @@ mod tests {
     }
 
     #[test]
-    fn a_pending_comment_is_work_even_on_an_accepted_card_1154() {
+    /// Rule #1154.
+    fn a_pending_comment_is_work_even_on_an_accepted_card() {
         let mut state = team();
         let wb = decision(
             parse("a/b#1").unwrap(),
@@ -176,7 +178,8 @@ mod tests {
     }
 
     #[test]
-    fn one_item_per_room_and_role_goes_to_one_idle_member_1247() {
+    /// Rule #1247.
+    fn one_item_per_room_and_role_goes_to_one_idle_member() {
         let mut state = team();
         for (id, at) in [("t-a", 1), ("t-b", 2)] {
             let mut t = with_fields(task(id, TaskStatus::Open), |f| {

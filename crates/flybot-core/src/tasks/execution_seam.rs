@@ -251,7 +251,8 @@ mod tests {
     }
 
     #[test]
-    fn evidence_an_execution_service_cannot_report_a_persons_acceptance_198() {
+    /// Rule #198.
+    fn evidence_an_execution_service_cannot_report_a_persons_acceptance() {
         let state = room_card_state(TaskStatus::Working);
         let forged = ExecutionObservation::Result {
             summary: "Accepted by the owner.",
@@ -267,7 +268,8 @@ mod tests {
     }
 
     #[test]
-    fn evidence_a_persons_acceptance_of_a_verified_result_is_level_4_198() {
+    /// Rule #198.
+    fn evidence_a_persons_acceptance_of_a_verified_result_is_level_4() {
         let mut state = room_card_state(TaskStatus::Working);
         let result = ExecutionObservation::Result {
             summary: "Verified in a fresh copy.",

@@ -126,7 +126,8 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_child_fails_the_overall_card_1099() {
+    /// Rule #1099.
+    fn a_failed_child_fails_the_overall_card() {
         let done = settled(
             overall(TaskStatus::Open),
             vec![
@@ -139,7 +140,8 @@ mod tests {
     }
 
     #[test]
-    fn an_unfinished_child_or_a_blocked_or_result_ready_overall_card_is_left_alone_1252() {
+    /// Rule #1252.
+    fn an_unfinished_child_or_a_blocked_or_result_ready_overall_card_is_left_alone() {
         assert!(
             settled(
                 overall(TaskStatus::Working),

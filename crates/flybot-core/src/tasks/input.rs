@@ -126,7 +126,8 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_records_blocked_input_and_a_fresh_question_207() {
+    /// Rule #207.
+    fn a_wait_records_blocked_input_and_a_fresh_question() {
         let mut state = working();
         let a = member("member-a");
         let out = wait_input(&state, &a, "task-1", "Which DB?", "q-1", 10).unwrap();
@@ -161,7 +162,8 @@ mod tests {
     }
 
     #[test]
-    fn an_approval_only_wait_is_not_replaced_by_an_input_request_207() {
+    /// Rule #207.
+    fn an_approval_only_wait_is_not_replaced_by_an_input_request() {
         let mut state = team();
         let t = with_fields(task("task-1", TaskStatus::Blocked), |f| {
             f.waiting_for = Some(WaitingFor::Approval);
@@ -173,7 +175,8 @@ mod tests {
     }
 
     #[test]
-    fn pending_approvals_hold_the_answer_207() {
+    /// Rule #207.
+    fn pending_approvals_hold_the_answer() {
         let mut state = team();
         let t = with_fields(task("task-1", TaskStatus::Blocked), |f| {
             f.waiting_for = Some(WaitingFor::Input);
@@ -190,7 +193,8 @@ mod tests {
     }
 
     #[test]
-    fn a_late_answer_never_revives_a_cancelled_card_and_the_snapshot_stays_207() {
+    /// Rule #207.
+    fn a_late_answer_never_revives_a_cancelled_card_and_the_snapshot_stays() {
         let mut state = working();
         let a = member("member-a");
         let step_out = wait_input(&state, &a, "task-1", "?", "q-1", 10).unwrap();
@@ -205,7 +209,8 @@ mod tests {
     }
 
     #[test]
-    fn only_the_requester_waits_or_answers_207() {
+    /// Rule #207.
+    fn only_the_requester_waits_or_answers() {
         let state = working();
         let b = member("member-b");
         let err = wait_input(&state, &b, "task-1", "?", "q", 5).unwrap_err();

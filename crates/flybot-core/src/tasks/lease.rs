@@ -170,7 +170,8 @@ mod tests {
     }
 
     #[test]
-    fn two_expired_reads_requeue_once_and_record_the_holder_1729() {
+    /// Rule #1729.
+    fn two_expired_reads_requeue_once_and_record_the_holder() {
         let mut state = claimed_team();
         let at = 1_000 + LEASE_MS;
         let first = expire_leases(&state, at, |_| true);
@@ -197,7 +198,8 @@ mod tests {
     }
 
     #[test]
-    fn a_live_lease_is_untouched_so_a_restart_changes_nothing_1729() {
+    /// Rule #1729.
+    fn a_live_lease_is_untouched_so_a_restart_changes_nothing() {
         let state = claimed_team();
         assert!(
             expire_leases(&state, 1_000 + LEASE_MS - 1, |_| true)
@@ -212,7 +214,8 @@ mod tests {
     }
 
     #[test]
-    fn a_member_expires_only_the_leases_of_cards_it_manages_1729() {
+    /// Rule #1729.
+    fn a_member_expires_only_the_leases_of_cards_it_manages() {
         let state = claimed_team();
         let at = 1_000 + LEASE_MS;
         assert!(any_expired(&state, at));

@@ -341,14 +341,16 @@ mod tests {
     ];
 
     #[test]
-    fn accepted_is_reachable_only_from_result_ready_54() {
+    /// Rule #54.
+    fn accepted_is_reachable_only_from_result_ready() {
         for from in ALL {
             assert_eq!(edge(from, Accepted), from == ResultReady, "{from:?}");
         }
     }
 
     #[test]
-    fn terminal_states_have_no_way_out_54() {
+    /// Rule #54.
+    fn terminal_states_have_no_way_out() {
         for from in [Accepted, Cancelled, Failed] {
             for to in ALL {
                 assert!(!edge(from, to), "{from:?} → {to:?}");
@@ -357,14 +359,16 @@ mod tests {
     }
 
     #[test]
-    fn result_ready_may_be_cancelled_202() {
+    /// Rule #202.
+    fn result_ready_may_be_cancelled() {
         assert!(edge(ResultReady, Cancelled));
         assert!(!edge(Blocked, ResultReady));
         assert!(!edge(Open, Working));
     }
 
     #[test]
-    fn two_moves_in_one_millisecond_still_order_54() {
+    /// Rule #54.
+    fn two_moves_in_one_millisecond_still_order() {
         let mut stamps = Stamps::new(10);
         let mut task = super::super::fixture::task("task-1", Open);
         task.updated_at = 10;

@@ -100,7 +100,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn one_hidden_assistant_per_project_found_by_its_session_1712() {
+    /// Rule #1712.
+    fn one_hidden_assistant_per_project_found_by_its_session() {
         let mut state = TeamState::default();
         let project = json!({"id": "project-1", "name": "Site", "ownerUserId": "ada",
                              "assistantBotId": "bot-a"});

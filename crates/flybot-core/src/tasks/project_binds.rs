@@ -283,7 +283,8 @@ mod tests {
     }
 
     #[test]
-    fn a_bind_by_a_non_manager_is_forbidden_and_writes_nothing_1710() {
+    /// Rule #1710.
+    fn a_bind_by_a_non_manager_is_forbidden_and_writes_nothing() {
         let state = with_project(Some("member-a"));
         let room = Bindable::Room("room-1");
         let err = bind(&state, &member("member-b"), room, Some("project-1"), 9).unwrap_err();
@@ -306,7 +307,8 @@ mod tests {
     }
 
     #[test]
-    fn binding_a_room_needs_its_owner_or_admin_as_well_as_the_projects_manager_1710() {
+    /// Rule #1710.
+    fn binding_a_room_needs_its_owner_or_admin_as_well_as_the_projects_manager() {
         // member-b manages the Project but neither owns room-1 nor its admin.
         let mut state = with_project(Some("member-b"));
         let room = Bindable::Room("room-1");
@@ -324,7 +326,8 @@ mod tests {
     }
 
     #[test]
-    fn a_run_binds_like_a_bot_and_project_of_answers_it_1691() {
+    /// Rule #1691.
+    fn a_run_binds_like_a_bot_and_project_of_answers_it() {
         let mut state = with_run("member-a");
         let run = Bindable::Run("task-job");
         // member-b cannot act for the run's lead Bot: refused, nothing bound.
@@ -357,7 +360,8 @@ mod tests {
     }
 
     #[test]
-    fn deleting_a_project_unbinds_every_bot_room_and_run_1691() {
+    /// Rule #1691.
+    fn deleting_a_project_unbinds_every_bot_room_and_run() {
         let mut state = with_run("member-a");
         let owner = member("member-a");
         for what in [
@@ -378,7 +382,8 @@ mod tests {
     }
 
     #[test]
-    fn a_request_names_exactly_one_thing_to_bind_1691() {
+    /// Rule #1691.
+    fn a_request_names_exactly_one_thing_to_bind() {
         assert_eq!(
             Bindable::named(None, None, Some("task-job")).unwrap(),
             Bindable::Run("task-job")

@@ -108,7 +108,8 @@ mod tests {
     use flybot_protocol::state::TaskStatus;
 
     #[test]
-    fn the_board_shows_only_cards_the_caller_may_open_1723() {
+    /// Rule #1723.
+    fn the_board_shows_only_cards_the_caller_may_open() {
         let mut state = with_project(Some("member-a"));
         let mut room = state.rooms["room-1"].clone();
         room.extra.insert(PROJECT_ID.into(), "project-1".into());
@@ -138,7 +139,8 @@ mod tests {
     }
 
     #[test]
-    fn a_node_card_names_its_run_and_node_and_reads_as_workflow_1696() {
+    /// Rule #1696.
+    fn a_node_card_names_its_run_and_node_and_reads_as_workflow() {
         let mut job = task("task-job", TaskStatus::Open);
         job.extra.insert(JOB_WORKFLOW.into(), "blank".into());
         let mut node = job.clone();

@@ -182,13 +182,15 @@ mod tests {
     }
 
     #[test]
-    fn the_day_is_the_zones_day_not_utcs_1712() {
+    /// Rule #1712.
+    fn the_day_is_the_zones_day_not_utcs() {
         assert_eq!(digest_day(LATE_UTC), "2026-12-05");
         assert_eq!(digest_day(LATE_UTC - 3_600_000), "2026-12-04");
     }
 
     #[test]
-    fn one_digest_a_day_in_order_and_a_quiet_day_is_one_line_1712() {
+    /// Rule #1712.
+    fn one_digest_a_day_in_order_and_a_quiet_day_is_one_line() {
         let project = json!({"name": "Site"});
         let rows = [
             row("Parser", "accepted", "Dev", 10),
@@ -241,7 +243,8 @@ mod tests {
     }
 
     #[test]
-    fn the_identity_is_the_connector_account_and_a_shared_host_posts_only_for_its_own_user_1712() {
+    /// Rule #1712.
+    fn the_identity_is_the_connector_account_and_a_shared_host_posts_only_for_its_own_user() {
         let mut state = TeamState::default();
         let add = |state: &mut TeamState, id: &str, at| {
             state.members.insert(

@@ -76,7 +76,8 @@ mod tests {
     }
 
     #[test]
-    fn the_owner_writes_the_projects_memory_and_no_one_reads_another_projects_1712() {
+    /// Rule #1712.
+    fn the_owner_writes_the_projects_memory_and_no_one_reads_another_projects() {
         let mut state = with_project(Some("member-a"));
         let a = member("member-a");
         let written = write_memory(

@@ -233,7 +233,8 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn only_the_owner_manages_and_an_ownerless_record_is_everyones_1710() {
+    /// Rule #1710.
+    fn only_the_owner_manages_and_an_ownerless_record_is_everyones() {
         let mut state = with_project(Some("member-a"));
         assert_eq!(
             read(&state, &member("member-a"), "project-1").unwrap()["canManage"],

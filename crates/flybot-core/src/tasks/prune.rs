@@ -49,7 +49,8 @@ mod tests {
     use flybot_protocol::state::TaskStatus;
 
     #[test]
-    fn result_ready_survives_pruning_and_only_old_ended_cards_go_54() {
+    /// Rule #54.
+    fn result_ready_survives_pruning_and_only_old_ended_cards_go() {
         let mut state = team();
         for (id, status, at) in [
             ("t-ready", TaskStatus::ResultReady, 1),

@@ -265,7 +265,8 @@ mod tests {
     use flybot_protocol::task::Priority;
 
     #[test]
-    fn the_cap_refusal_names_role_and_cap_1729() {
+    /// Rule #1729.
+    fn the_cap_refusal_names_role_and_cap() {
         let mut state = team();
         for i in 0..8 {
             queue(&mut state, &format!("task-{i}"), "Dev", None, 10 + i);
@@ -291,7 +292,8 @@ mod tests {
     }
 
     #[test]
-    fn only_the_lead_enqueues_and_only_for_a_role_a_member_carries_1247() {
+    /// Rule #1247.
+    fn only_the_lead_enqueues_and_only_for_a_role_a_member_carries() {
         let state = team();
         let mut not_lead = enqueue_req("Dev", "x", None);
         not_lead.bot_id = "bot-dev1".into();

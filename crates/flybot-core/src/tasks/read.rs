@@ -320,7 +320,8 @@ mod tests {
     }
 
     #[test]
-    fn a_row_is_the_record_plus_the_board_fields_1058() {
+    /// Rule #1058.
+    fn a_row_is_the_record_plus_the_board_fields() {
         let state = board();
         let task = &state.tasks["t-low"];
         let mut expected = serde_json::to_value(task).unwrap();
@@ -335,7 +336,8 @@ mod tests {
     }
 
     #[test]
-    fn unfinished_work_orders_by_priority_and_in_progress_first_1058() {
+    /// Rule #1058.
+    fn unfinished_work_orders_by_priority_and_in_progress_first() {
         let state = board();
         assert_eq!(
             ids(&state, &member("member-a"), TasksRead::default()),
@@ -344,7 +346,8 @@ mod tests {
     }
 
     #[test]
-    fn archive_with_limit_is_the_newest_finished_rows_only_1252() {
+    /// Rule #1252.
+    fn archive_with_limit_is_the_newest_finished_rows_only() {
         let state = board();
         let q = TasksRead {
             archive: true,
@@ -363,7 +366,8 @@ mod tests {
     }
 
     #[test]
-    fn a_stranger_sees_nothing_and_a_descendant_bot_is_visible_to_the_ancestor_owner_1058() {
+    /// Rule #1058.
+    fn a_stranger_sees_nothing_and_a_descendant_bot_is_visible_to_the_ancestor_owner() {
         let mut state = board();
         assert!(ids(&state, &member("member-b"), TasksRead::default()).is_empty());
         // bot-child belongs to member-b but was made by member-a's bot-dev1.

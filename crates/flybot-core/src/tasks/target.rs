@@ -258,7 +258,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_target_spellings_store_the_issues_href_1154() {
+    /// Rule #1154.
+    fn both_target_spellings_store_the_issues_href() {
         let a = parse("https://github.com/acme/app/pull/42").unwrap();
         let b = parse("acme/app#42").unwrap();
         assert_eq!(a, b);
@@ -284,7 +285,8 @@ mod tests {
     }
 
     #[test]
-    fn the_decider_has_a_field_of_its_own_and_no_written_by_line_1172() {
+    /// Rule #1172.
+    fn the_decider_has_a_field_of_its_own_and_no_written_by_line() {
         let wb = decision(
             target(),
             Decision::SentBack {
@@ -312,7 +314,8 @@ mod tests {
     }
 
     #[test]
-    fn a_pending_comment_wakes_twice_then_turns_unconfirmed_after_a_day_1172() {
+    /// Rule #1172.
+    fn a_pending_comment_wakes_twice_then_turns_unconfirmed_after_a_day() {
         let mut wb = decision(
             target(),
             Decision::Accepted { title: "T" },

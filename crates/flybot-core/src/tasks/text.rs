@@ -65,7 +65,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_is_nonblank_and_at_most_2000_characters_207() {
+    /// Rule #207.
+    fn text_is_nonblank_and_at_most_2000_characters() {
         assert!(nonblank("question", "  ", TEXT_MAX).is_err());
         assert!(nonblank("question", &"x".repeat(2_000), TEXT_MAX).is_ok());
         let err = nonblank("question", &"x".repeat(2_001), TEXT_MAX).unwrap_err();

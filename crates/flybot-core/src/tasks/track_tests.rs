@@ -26,7 +26,8 @@ fn fresh(id: &str) -> Fresh<'_> {
 }
 
 #[test]
-fn the_same_title_in_the_same_group_updates_the_open_card_1058() {
+/// Rule #1058.
+fn the_same_title_in_the_same_group_updates_the_open_card() {
     let mut state = team();
     let out = track(
         &state,
@@ -56,7 +57,8 @@ fn the_same_title_in_the_same_group_updates_the_open_card_1058() {
 }
 
 #[test]
-fn only_the_lead_records_the_overall_card_and_assigning_claims_the_subtask_1099_1205() {
+/// Rules #1099, #1205.
+fn only_the_lead_records_the_overall_card_and_assigning_claims_the_subtask() {
     let mut state = team();
     let mut overall = titled("Plan");
     overall.overall = true;
@@ -98,7 +100,8 @@ fn only_the_lead_records_the_overall_card_and_assigning_claims_the_subtask_1099_
 }
 
 #[test]
-fn ask_walks_to_working_then_waits_and_answer_resumes_207() {
+/// Rule #207.
+fn ask_walks_to_working_then_waits_and_answer_resumes() {
     let mut state = team();
     let mut ask = titled("Pick a DB");
     ask.ask = Some("Postgres or SQLite?".into());
@@ -122,7 +125,8 @@ fn ask_walks_to_working_then_waits_and_answer_resumes_207() {
 }
 
 #[test]
-fn track_writes_the_typed_contract_and_a_refused_field_writes_nothing_1720() {
+/// Rule #1720.
+fn track_writes_the_typed_contract_and_a_refused_field_writes_nothing() {
     use flybot_protocol::task::TaskClass;
     use flybot_protocol::task_requests::{EvidenceInput, HandoffInput};
     let mut state = team();

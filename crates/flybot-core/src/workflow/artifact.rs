@@ -313,7 +313,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn specs_parse_into_kind_and_name_1272() {
+    /// Rule #1272.
+    fn specs_parse_into_kind_and_name() {
         let check = parse_spec("check:tests-ok").unwrap();
         assert_eq!(check.kind, "check");
         assert_eq!(check.name, Some((Separator::Colon, "tests-ok".into())));
@@ -324,7 +325,8 @@ mod tests {
     }
 
     #[test]
-    fn spaced_and_unspaced_are_one_fact_1298() {
+    /// Rule #1298.
+    fn spaced_and_unspaced_are_one_fact() {
         assert_eq!(canonical_key("text: draft"), "text:draft");
         assert_eq!(canonical_key(" text :draft "), "text:draft");
         let mut facts = Facts::new();
@@ -333,7 +335,8 @@ mod tests {
     }
 
     #[test]
-    fn unknown_kind_refused_1272() {
+    /// Rule #1272.
+    fn unknown_kind_refused() {
         let err = parse_spec("tweet:x").unwrap_err();
         assert_eq!(err, SpecError::UnknownKind("tweet".into()));
         assert!(err.sentence("tweet:x").contains("tweet:x"));
@@ -345,7 +348,8 @@ mod tests {
     }
 
     #[test]
-    fn revision_rule_per_kind_1272() {
+    /// Rule #1272.
+    fn revision_rule_per_kind() {
         let pr = json!({"number": 12, "headRefOid": "abc"});
         assert_eq!(
             RevisionRule::NumberAtHead.revision_of(&pr).unwrap(),
@@ -359,7 +363,8 @@ mod tests {
     }
 
     #[test]
-    fn freshness_tells_current_from_present_1272() {
+    /// Rule #1272.
+    fn freshness_tells_current_from_present() {
         let spec = parse_spec("check:tests-ok").unwrap();
         let read = |current: Option<&str>| Fact::Read {
             artifact: Artifact {

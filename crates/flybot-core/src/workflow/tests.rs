@@ -74,7 +74,8 @@ fn roles(names: &[&str]) -> BTreeSet<String> {
 }
 
 #[test]
-fn presets_and_content_validate_1272() {
+/// Rule #1272.
+fn presets_and_content_validate() {
     validate(&content(), None).unwrap();
     validate(&blank(), Some(&roles(&["Writer", "Editor", "Publisher"]))).unwrap();
     let team = roles(&["Triage", "Dev", "SelfTest", "Reviewer", "Release"]);
@@ -82,7 +83,8 @@ fn presets_and_content_validate_1272() {
 }
 
 #[test]
-fn refusal_input_nothing_produces_1272() {
+/// Rule #1272.
+fn refusal_input_nothing_produces() {
     check_refusal(
         |d| node_mut(d, "review").inputs = Some(vec!["text:draft".into(), "text:style".into()]),
         "The node review takes in text:style, but no node hands it out and the workflow does not list it as an input.",
@@ -90,7 +92,8 @@ fn refusal_input_nothing_produces_1272() {
 }
 
 #[test]
-fn refusal_output_nothing_consumes_1272() {
+/// Rule #1272.
+fn refusal_output_nothing_consumes() {
     check_refusal(
         |d| node_mut(d, "draft").outputs = Some(vec!["text:draft".into(), "text:aside".into()]),
         "The node draft hands out text:aside, but no node takes it in and it is not a deliverable.",
@@ -98,7 +101,8 @@ fn refusal_output_nothing_consumes_1272() {
 }
 
 #[test]
-fn refusal_two_producers_keyed_on_parsed_spec_1291() {
+/// Rule #1291.
+fn refusal_two_producers_keyed_on_parsed_spec() {
     check_refusal(
         |d| node_mut(d, "review").outputs = Some(vec!["text:edited".into(), "text: draft".into()]),
         "Both draft and review hand out text:draft; one fact has one producer.",
@@ -106,7 +110,8 @@ fn refusal_two_producers_keyed_on_parsed_spec_1291() {
 }
 
 #[test]
-fn refusal_undeclared_cycle_1272() {
+/// Rule #1272.
+fn refusal_undeclared_cycle() {
     check_refusal(
         |d| {
             node_mut(d, "draft").inputs = Some(vec!["text:topic".into(), "text:notes".into()]);
@@ -118,7 +123,8 @@ fn refusal_undeclared_cycle_1272() {
 }
 
 #[test]
-fn declared_loop_is_no_cycle_1272() {
+/// Rule #1272.
+fn declared_loop_is_no_cycle() {
     let def = content();
     assert_eq!(
         dependency_order(&def),
@@ -134,7 +140,8 @@ fn declared_loop_is_no_cycle_1272() {
 }
 
 #[test]
-fn refusal_node_with_no_role_1291() {
+/// Rule #1291.
+fn refusal_node_with_no_role() {
     check_refusal(
         |d| node_mut(d, "review").role = " ".into(),
         "The node review has no role; every node names the role that holds it.",
@@ -142,7 +149,8 @@ fn refusal_node_with_no_role_1291() {
 }
 
 #[test]
-fn refusal_role_not_on_team_1272() {
+/// Rule #1272.
+fn refusal_role_not_on_team() {
     check_refusal(
         |d| node_mut(d, "publish").role = "Printer".into(),
         "The node publish is held by the role Printer, which no Bot on the team has.",
@@ -152,7 +160,8 @@ fn refusal_role_not_on_team_1272() {
 }
 
 #[test]
-fn refusal_unknown_artifact_kind_1272() {
+/// Rule #1272.
+fn refusal_unknown_artifact_kind() {
     check_refusal(
         |d| node_mut(d, "draft").inputs = Some(vec!["tweet:topic".into()]),
         "The artifact tweet:topic has the kind tweet, which the vocabulary does not have; use one of text, link, file, issue, pr, check, verdict, risk, merge-commit, release, tick, task.",
@@ -160,7 +169,8 @@ fn refusal_unknown_artifact_kind_1272() {
 }
 
 #[test]
-fn refusal_misaligned_edge_1272() {
+/// Rule #1272.
+fn refusal_misaligned_edge() {
     check_refusal(
         |d| d.edges[0] = "draft.text:draft -> review.text:edited".into(),
         "The edge \"draft.text:draft -> review.text:edited\" (row 1) does not line up: it leaves as text:draft and arrives as text:edited; an edge carries one artifact.",
@@ -176,7 +186,8 @@ fn refusal_misaligned_edge_1272() {
 }
 
 #[test]
-fn refusal_unknown_guard_is_1291() {
+/// Rule #1291.
+fn refusal_unknown_guard_is() {
     check_refusal(
         |d| {
             node_mut(d, "publish").guards = Some(vec![
@@ -188,7 +199,8 @@ fn refusal_unknown_guard_is_1291() {
 }
 
 #[test]
-fn unknown_guard_refuses_at_run_time_instead_of_passing_1291() {
+/// Rule #1291.
+fn unknown_guard_refuses_at_run_time_instead_of_passing() {
     let mut def = blank();
     node_mut(&mut def, "publish").guards = Some(vec![
         serde_json::from_value(json!({"fact": "text:edited", "is": "approved"})).unwrap(),
@@ -203,7 +215,8 @@ fn unknown_guard_refuses_at_run_time_instead_of_passing_1291() {
 }
 
 #[test]
-fn refusal_column_board_lacks_1265() {
+/// Rule #1265.
+fn refusal_column_board_lacks() {
     check_refusal(
         |d| {
             node_mut(d, "draft").column =
@@ -214,7 +227,8 @@ fn refusal_column_board_lacks_1265() {
 }
 
 #[test]
-fn columns_in_dependency_order_1265() {
+/// Rule #1265.
+fn columns_in_dependency_order() {
     let cols = workflow_columns(&repo_dev());
     let pairs: Vec<(&str, &str)> = cols
         .iter()
@@ -240,7 +254,8 @@ fn columns_in_dependency_order_1265() {
 }
 
 #[test]
-fn layout_one_box_per_node_one_edge_per_row_1272() {
+/// Rule #1272.
+fn layout_one_box_per_node_one_edge_per_row() {
     let layout = layout_workflow(&content());
     let boxes: Vec<(&str, &str, u32, u32)> = layout
         .boxes
@@ -268,7 +283,8 @@ fn layout_one_box_per_node_one_edge_per_row_1272() {
 }
 
 #[test]
-fn spaced_input_reads_the_fact_that_is_there_1298() {
+/// Rule #1298.
+fn spaced_input_reads_the_fact_that_is_there() {
     let def = content();
     let mut facts = Facts::new();
     facts.read("text:outline", "o1", json!({"revision": "o1"}));
@@ -280,7 +296,8 @@ fn spaced_input_reads_the_fact_that_is_there_1298() {
 }
 
 #[test]
-fn refusal_names_both_revisions_in_node_wording_1298() {
+/// Rule #1298.
+fn refusal_names_both_revisions_in_node_wording() {
     let def = content();
     let mut facts = Facts::new();
     facts.insert(stale("text:final", "f1", "f2"));
@@ -301,7 +318,8 @@ fn refusal_names_both_revisions_in_node_wording_1298() {
 }
 
 #[test]
-fn unreadable_fact_never_a_match_1298() {
+/// Rule #1298.
+fn unreadable_fact_never_a_match() {
     let def = content();
     let mut facts = Facts::new();
     facts.insert(super::artifact::Fact::Unreadable {
@@ -346,7 +364,8 @@ fn fixture_cases() -> Vec<Value> {
 }
 
 #[test]
-fn merge_gate_judge_matches_fixture_byte_for_byte_1272() {
+/// Rule #1272.
+fn merge_gate_judge_matches_fixture_byte_for_byte() {
     for case in fixture_cases() {
         let input = GateInput {
             hold: case["pr"]["hold"].as_str().map(str::to_owned),
@@ -360,7 +379,8 @@ fn merge_gate_judge_matches_fixture_byte_for_byte_1272() {
 }
 
 #[test]
-fn repo_dev_gate_guards_match_fixture_byte_for_byte_1272() {
+/// Rule #1272.
+fn repo_dev_gate_guards_match_fixture_byte_for_byte() {
     let def = repo_dev();
     for case in fixture_cases() {
         let facts = gate_facts(&case);
@@ -373,7 +393,8 @@ fn repo_dev_gate_guards_match_fixture_byte_for_byte_1272() {
 }
 
 #[test]
-fn gate_holder_is_the_reviewer_from_the_verdict_1272() {
+/// Rule #1272.
+fn gate_holder_is_the_reviewer_from_the_verdict() {
     let def = repo_dev();
     let facts = gate_facts(&fixture_cases()[0]);
     let gate = def.nodes.iter().find(|n| n.id == "gate").unwrap();
@@ -387,7 +408,8 @@ fn gate_holder_is_the_reviewer_from_the_verdict_1272() {
 }
 
 #[test]
-fn preview_rows_holds_refuse_unreadable_1272() {
+/// Rule #1272.
+fn preview_rows_holds_refuse_unreadable() {
     let def = repo_dev();
     let cases = fixture_cases();
     let held = cases.iter().find(|c| c["name"] == "held").unwrap();
@@ -417,7 +439,8 @@ fn preview_rows_holds_refuse_unreadable_1272() {
 }
 
 #[test]
-fn no_node_id_is_special_same_code_for_all_three_1272() {
+/// Rule #1272.
+fn no_node_id_is_special_same_code_for_all_three() {
     // The same functions answer for a test-only workflow and both presets,
     // and renaming every node changes nothing but the names.
     for def in [content(), blank(), repo_dev()] {
@@ -466,7 +489,8 @@ fn rename_nodes(def: &WorkflowDefinition) -> WorkflowDefinition {
 }
 
 #[test]
-fn preset_files_are_canonical_bytes_1299() {
+/// Rule #1299.
+fn preset_files_are_canonical_bytes() {
     for (id, text) in PRESETS {
         let def = parse_definition(text.as_bytes()).unwrap();
         assert_eq!(def.id, id);
@@ -480,7 +504,8 @@ fn preset_files_are_canonical_bytes_1299() {
 }
 
 #[test]
-fn canonical_round_trip_is_byte_identical_1299() {
+/// Rule #1299.
+fn canonical_round_trip_is_byte_identical() {
     let bytes = workflow_bytes(&content());
     let again = workflow_bytes(&parse_definition(&bytes).unwrap());
     assert_eq!(bytes, again);
@@ -507,7 +532,8 @@ fn canonical_round_trip_is_byte_identical_1299() {
 }
 
 #[test]
-fn id_rule_and_reserved_presets_1299() {
+/// Rule #1299.
+fn id_rule_and_reserved_presets() {
     assert!(is_writable_id("my-flow-2"));
     for bad in [
         "Blank", "my_flow", "", "a b", "blank", "repo-dev", "project",
@@ -517,7 +543,8 @@ fn id_rule_and_reserved_presets_1299() {
 }
 
 #[test]
-fn customize_differs_only_in_id_and_name_1299() {
+/// Rule #1299.
+fn customize_differs_only_in_id_and_name() {
     let preset = repo_dev();
     let copy = copy_of_preset(&preset, "our-repo", "Our repository");
     assert_eq!(differing_fields(&preset, &copy), ["id", "name"]);
@@ -525,7 +552,8 @@ fn customize_differs_only_in_id_and_name_1299() {
 }
 
 #[test]
-fn unknown_definition_field_refused_one_word_1291() {
+/// Rule #1291.
+fn unknown_definition_field_refused_one_word() {
     let text =
         br#"{"id":"x","name":"X","nodes":[{"id":"a","role":"Writer","bot":"Ada"}],"edges":[]}"#;
     assert!(parse_definition(text).unwrap_err().contains("bot"));

@@ -46,7 +46,8 @@ fn opened(plan: &super::plan::Plan) -> Vec<&str> {
 }
 
 #[test]
-fn plan_opens_what_enter_node_allows_unassigned_for_role_1316() {
+/// Rule #1316.
+fn plan_opens_what_enter_node_allows_unassigned_for_role() {
     let def = content();
     let mut facts = Facts::new();
     facts.read("text:brief", "b1", json!({}));
@@ -80,7 +81,8 @@ fn plan_opens_what_enter_node_allows_unassigned_for_role_1316() {
 }
 
 #[test]
-fn replayed_tick_opens_nothing_twice_1316() {
+/// Rule #1316.
+fn replayed_tick_opens_nothing_twice() {
     let def = content();
     let mut facts = Facts::new();
     facts.read("text:brief", "b1", json!({}));
@@ -104,7 +106,8 @@ fn replayed_tick_opens_nothing_twice_1316() {
 }
 
 #[test]
-fn next_node_opens_when_its_input_is_current_and_refuses_stale_1316() {
+/// Rule #1316.
+fn next_node_opens_when_its_input_is_current_and_refuses_stale() {
     let def = content();
     let mut facts = Facts::new();
     facts.read("text:brief", "b1", json!({}));
@@ -121,7 +124,8 @@ fn next_node_opens_when_its_input_is_current_and_refuses_stale_1316() {
 }
 
 #[test]
-fn held_job_refused_in_the_definitions_no_hold_sentence_1337() {
+/// Rule #1337.
+fn held_job_refused_in_the_definitions_no_hold_sentence() {
     let def = preset("repo-dev").unwrap();
     let mut facts = Facts::new();
     facts.read("issue", "7", json!({}));
@@ -139,7 +143,8 @@ fn held_job_refused_in_the_definitions_no_hold_sentence_1337() {
 }
 
 #[test]
-fn held_job_without_no_hold_guard_names_holder_and_no_sentence_1337() {
+/// Rule #1337.
+fn held_job_without_no_hold_guard_names_holder_and_no_sentence() {
     let def = content();
     let plan = plan(&def, &[], &Facts::new(), Some("Ada"));
     assert!(plan.open.is_empty());
@@ -151,7 +156,8 @@ fn held_job_without_no_hold_guard_names_holder_and_no_sentence_1337() {
 }
 
 #[test]
-fn blank_hold_plans_like_no_hold_1337() {
+/// Rule #1337.
+fn blank_hold_plans_like_no_hold() {
     let def = content();
     let mut facts = Facts::new();
     facts.read("text:brief", "b1", json!({}));
@@ -162,7 +168,8 @@ fn blank_hold_plans_like_no_hold_1337() {
 }
 
 #[test]
-fn job_done_from_terminal_outputs_only_1316() {
+/// Rule #1316.
+fn job_done_from_terminal_outputs_only() {
     let def = content();
     let mut facts = Facts::new();
     let all_done: Vec<PlanCard> = def
@@ -179,7 +186,8 @@ fn job_done_from_terminal_outputs_only_1316() {
 }
 
 #[test]
-fn completions_are_append_only_1316() {
+/// Rule #1316.
+fn completions_are_append_only() {
     let def = content();
     let mut facts = Facts::new();
     facts.read("text:notes", "n1", json!({}));
@@ -214,7 +222,8 @@ fn unreadable_why(reading: Option<Fact>) -> String {
 }
 
 #[test]
-fn facts_unreadable_without_answer_token_or_field_1272() {
+/// Rule #1272.
+fn facts_unreadable_without_answer_token_or_field() {
     for name in PROVIDERS {
         let reading = workflow_fact(name, &args(), None).unwrap();
         assert!(!unreadable_why(reading).is_empty(), "{name} with no answer");
@@ -231,7 +240,8 @@ fn facts_unreadable_without_answer_token_or_field_1272() {
 }
 
 #[test]
-fn check_without_conclusion_is_unreadable_1298() {
+/// Rule #1298.
+fn check_without_conclusion_is_unreadable() {
     let answer = json!({"sha": "a1", "headSha": "a1", "conclusion": null});
     let why = unreadable_why(workflow_fact("github.checkAtSha", &args(), Some(&answer)).unwrap());
     assert_eq!(
@@ -254,7 +264,8 @@ fn check_without_conclusion_is_unreadable_1298() {
 }
 
 #[test]
-fn facts_read_into_one_artifact_each_1272() {
+/// Rule #1272.
+fn facts_read_into_one_artifact_each() {
     let labels = json!({"number": 7, "labels": [{"name": "ready"}]});
     let fact = workflow_fact("github.labels", &args(), Some(&labels))
         .unwrap()
@@ -294,7 +305,8 @@ fn facts_read_into_one_artifact_each_1272() {
 }
 
 #[test]
-fn run_workflow_args_checked_1316() {
+/// Rule #1316.
+fn run_workflow_args_checked() {
     let defs = [content()];
     let call: RunWorkflowArgs = serde_json::from_value(json!({
         "workflow": "content", "title": " Launch post ", "inputs": {"text: brief": {"revision": "b1"}}
@@ -319,7 +331,8 @@ fn run_workflow_args_checked_1316() {
 }
 
 #[test]
-fn define_workflow_refuses_preset_and_invalid_1299() {
+/// Rule #1299.
+fn define_workflow_refuses_preset_and_invalid() {
     let preset_def = DefineWorkflowArgs {
         definition: preset("blank").unwrap(),
     };
@@ -340,7 +353,8 @@ fn define_workflow_refuses_preset_and_invalid_1299() {
 }
 
 #[test]
-fn run_bot_is_not_a_team_member_1445() {
+/// Rule #1445.
+fn run_bot_is_not_a_team_member() {
     let node_tools = vec!["github".to_owned()];
     assert_eq!(
         run_bot_may_call("message_bot", &node_tools).unwrap_err(),
@@ -361,7 +375,8 @@ fn run_bot_is_not_a_team_member_1445() {
 }
 
 #[test]
-fn a_run_bot_never_posts_to_a_group_even_when_its_node_names_it_1445() {
+/// Rule #1445.
+fn a_run_bot_never_posts_to_a_group_even_when_its_node_names_it() {
     // The spec's `post_group` is this build's `post_to_group`: a node that
     // names it grants nothing, and reading a group stays allowed.
     let node_tools = vec!["post_to_group".to_owned()];
@@ -373,7 +388,8 @@ fn a_run_bot_never_posts_to_a_group_even_when_its_node_names_it_1445() {
 }
 
 #[test]
-fn run_bot_capped_by_caller_and_saver_1544_1582() {
+/// Rules #1544, #1582.
+fn run_bot_capped_by_caller_and_saver() {
     assert_eq!(capped_by(Some("bot-a"), Some("bot-b")), ["bot-a", "bot-b"]);
     assert_eq!(capped_by(Some("bot-a"), Some("bot-a")), ["bot-a"]);
     assert!(

@@ -84,7 +84,8 @@ mod tests {
     }
 
     #[test]
-    fn actor_id_is_accepted_and_ignored_48() {
+    /// Rule #48.
+    fn actor_id_is_accepted_and_ignored() {
         let req: CreateBot = parse(br#"{"name": "a", "actorId": "member-x"}"#).unwrap();
         assert_eq!(req.name, "a");
         // Any endpoint's body, not only those that once declared it.

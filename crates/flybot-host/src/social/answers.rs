@@ -239,7 +239,8 @@ mod tests {
     }
 
     #[test]
-    fn a_dead_turn_sends_one_of_two_fixed_sentences_never_the_providers_words_1068() {
+    /// Rule #1068.
+    fn a_dead_turn_sends_one_of_two_fixed_sentences_never_the_providers_words() {
         let answered = turn("hi", Some("hello"), EndReason::Completed);
         assert_eq!(texts(&answered), ["hello"]);
         let owed = owed_by(&answered, "t1");

@@ -163,7 +163,8 @@ mod tests {
     }
 
     #[test]
-    fn only_the_home_owners_bots_write_to_friends_bots_90() {
+    /// Rule #90.
+    fn only_the_home_owners_bots_write_to_friends_bots() {
         let mut state = TeamState::default();
         state
             .bots
@@ -183,7 +184,8 @@ mod tests {
     }
 
     #[test]
-    fn a_friends_bot_is_named_by_its_label_and_a_shared_title_needs_the_home_967() {
+    /// Rule #967.
+    fn a_friends_bot_is_named_by_its_label_and_a_shared_title_needs_the_home() {
         let mut state = TeamState::default();
         let rooms = [
             room("!a", "Helper", "Ann", "@ann:x"),

@@ -105,7 +105,8 @@ mod tests {
     use crate::edge::header_map as headers;
 
     #[test]
-    fn the_bearer_wins_over_the_header_and_the_header_over_the_cookie_48() {
+    /// Rule #48.
+    fn the_bearer_wins_over_the_header_and_the_header_over_the_cookie() {
         let all = headers(&[
             ("authorization", "Bearer b"),
             (SESSION_HEADER, "h"),

@@ -37,7 +37,8 @@ async fn two_members() -> Two {
 }
 
 #[tokio::test]
-async fn create_bot_stamps_the_actor_as_owner_49() {
+/// Rule #49.
+async fn create_bot_stamps_the_actor_as_owner() {
     let two = two_members().await;
     let bots = two.kit.host.store().read(|s| s.bots.clone());
     assert_eq!(bots[&two.ada_bot].owner_id, two.ada.member_id);
@@ -45,7 +46,8 @@ async fn create_bot_stamps_the_actor_as_owner_49() {
 }
 
 #[tokio::test]
-async fn every_bot_and_room_endpoint_denies_another_owner_49() {
+/// Rule #49.
+async fn every_bot_and_room_endpoint_denies_another_owner() {
     let Two {
         kit,
         ada,
@@ -78,7 +80,8 @@ async fn every_bot_and_room_endpoint_denies_another_owner_49() {
 }
 
 #[tokio::test]
-async fn the_view_is_narrowed_to_the_actor_49() {
+/// Rule #49.
+async fn the_view_is_narrowed_to_the_actor() {
     let Two {
         kit,
         ada,
@@ -104,7 +107,8 @@ async fn the_view_is_narrowed_to_the_actor_49() {
 }
 
 #[tokio::test]
-async fn a_grant_lets_the_grantee_seat_the_bot_but_not_change_it_90() {
+/// Rule #90.
+async fn a_grant_lets_the_grantee_seat_the_bot_but_not_change_it() {
     let Two {
         kit,
         ada,
@@ -144,7 +148,8 @@ async fn a_grant_lets_the_grantee_seat_the_bot_but_not_change_it_90() {
 }
 
 #[tokio::test]
-async fn grants_are_validated_90() {
+/// Rule #90.
+async fn grants_are_validated() {
     let Two {
         kit, bob, bob_bot, ..
     } = two_members().await;
@@ -182,7 +187,8 @@ async fn grants_are_validated_90() {
 }
 
 #[tokio::test]
-async fn shared_writes_are_blocked_while_more_than_one_member_exists_49() {
+/// Rule #49.
+async fn shared_writes_are_blocked_while_more_than_one_member_exists() {
     let kit = Kit::new().await;
     kit.ok("set-prefs", json!({"prefs": {"theme": "dark"}}))
         .await;
@@ -207,7 +213,8 @@ async fn shared_writes_are_blocked_while_more_than_one_member_exists_49() {
 }
 
 #[tokio::test]
-async fn single_owner_behaviour_is_unchanged_without_sessions_49() {
+/// Rule #49.
+async fn single_owner_behaviour_is_unchanged_without_sessions() {
     let kit = Kit::new().await;
     let view = kit.state().await.1;
     assert_eq!(view["actor"]["singleOwner"], true);

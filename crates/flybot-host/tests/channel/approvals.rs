@@ -140,7 +140,8 @@ async fn rejected_refuses_the_call_and_the_turn_goes_on() {
 }
 
 #[tokio::test]
-async fn always_bot_is_kept_on_the_bot_and_covers_the_next_ask_540() {
+/// Rule #540.
+async fn always_bot_is_kept_on_the_bot_and_covers_the_next_ask() {
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
     kit.say(&bot.session, "run it");
@@ -440,7 +441,8 @@ async fn a_standing_grant_540_answers_the_owners_turn_but_a_bots_request_still_a
 }
 
 #[tokio::test]
-async fn waiting_asks_a_crash_left_are_cleared_on_start_540() {
+/// Rule #540.
+async fn waiting_asks_a_crash_left_are_cleared_on_start() {
     use flybot_protocol::approval::{Approval, ApprovalStatus};
     use flybot_store::{Store, StoreOptions};
     let home = tempfile::tempdir().unwrap();

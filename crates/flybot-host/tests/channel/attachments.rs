@@ -212,7 +212,8 @@ async fn an_image_line_to_a_model_that_sees_images_carries_an_image_url_part() {
 }
 
 #[tokio::test]
-async fn image_as_text_for_a_text_only_model_carries_the_placeholder_and_the_reading_and_the_cache_answers_the_second_time_779()
+/// Rule #779.
+async fn image_as_text_for_a_text_only_model_carries_the_placeholder_and_the_reading_and_the_cache_answers_the_second_time()
  {
     // The first request is the OCR route's reading by `eyes`; the second
     // and third are the text-only Bot's turns.
@@ -295,7 +296,8 @@ async fn tesseract_reads_the_words_of_a_drawn_image_and_the_text_only_model_gets
 }
 
 #[tokio::test]
-async fn a_room_member_who_joined_after_the_line_cannot_fetch_its_attachment_50() {
+/// Rule #50.
+async fn a_room_member_who_joined_after_the_line_cannot_fetch_its_attachment() {
     let kit = Kit::new().await;
     let ada = kit.owner("Ada").await;
     let bob = kit.as_member(&ada).invite("Bob").await;
@@ -356,7 +358,8 @@ async fn kit_without_readers(server: &ScriptedProvider) -> Kit {
 }
 
 #[tokio::test]
-async fn image_placeholder_is_the_same_in_the_chat_and_in_the_group_relay_779() {
+/// Rule #779.
+async fn image_placeholder_is_the_same_in_the_chat_and_in_the_group_relay() {
     let server = ScriptedProvider::start(vec![Reply::text("Seen."), Reply::text("Seen too.")]);
     let kit = kit_without_readers(&server).await;
     let ada = kit.owner("Ada").await;
@@ -403,7 +406,8 @@ async fn image_placeholder_is_the_same_in_the_chat_and_in_the_group_relay_779() 
 }
 
 #[tokio::test]
-async fn image_placeholder_names_the_file_only_when_it_stats_as_a_regular_file_779() {
+/// Rule #779.
+async fn image_placeholder_names_the_file_only_when_it_stats_as_a_regular_file() {
     let server = ScriptedProvider::start(vec![Reply::text("Seen.")]);
     let kit = kit_without_readers(&server).await;
     let ada = kit.owner("Ada").await;
@@ -443,7 +447,8 @@ async fn image_placeholder_names_the_file_only_when_it_stats_as_a_regular_file_7
 }
 
 #[tokio::test]
-async fn nothing_is_copied_into_the_bots_folder_779() {
+/// Rule #779.
+async fn nothing_is_copied_into_the_bots_folder() {
     let server = ScriptedProvider::start(vec![Reply::text("Seen.")]);
     let kit = kit_without_readers(&server).await;
     let ada = kit.owner("Ada").await;
@@ -494,7 +499,8 @@ fn files_holding(dir: &std::path::Path, bytes: &[u8]) -> Vec<std::path::PathBuf>
 }
 
 #[tokio::test]
-async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_reading_when_the_bots_model_changes_779()
+/// Rule #779.
+async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_reading_when_the_bots_model_changes()
  {
     // 1: `eyes` sees the line's image. 2: the OCR route's reading by
     // `eyes`. 3: the Bot's turn, now on the text-only `remote`.
@@ -544,7 +550,8 @@ async fn earlier_image_lines_reach_a_text_only_model_as_the_placeholder_and_read
 }
 
 #[tokio::test]
-async fn a_line_first_sent_to_a_text_only_model_carries_its_image_text_once_on_later_turns_779() {
+/// Rule #779.
+async fn a_line_first_sent_to_a_text_only_model_carries_its_image_text_once_on_later_turns() {
     // 1: the OCR route's reading by `eyes`. 2 and 3: the text-only Bot's turns.
     let server = ScriptedProvider::start(vec![
         Reply::text("INVOICE 42"),

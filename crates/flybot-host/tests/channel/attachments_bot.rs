@@ -95,7 +95,8 @@ async fn attached_answers(
 }
 
 #[tokio::test]
-async fn a_bot_attaches_a_workspace_picture_to_its_answer_and_only_its_owner_may_fetch_it_50() {
+/// Rule #50.
+async fn a_bot_attaches_a_workspace_picture_to_its_answer_and_only_its_owner_may_fetch_it() {
     let server = ScriptedProvider::start(Vec::new());
     let kit = kit_on(&server, 1024 * 1024).await;
     let ada = kit.owner("Ada").await;

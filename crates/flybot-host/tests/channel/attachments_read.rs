@@ -82,7 +82,8 @@ fn last_user_text(request: &Value) -> String {
 }
 
 #[tokio::test]
-async fn a_pdf_on_a_line_reaches_the_model_as_its_text_inside_the_file_fence_98() {
+/// Rule #98.
+async fn a_pdf_on_a_line_reaches_the_model_as_its_text_inside_the_file_fence() {
     let pdf = pdf_saying("QUARTERLY LEDGER 7781");
     let extracted = std::process::Command::new("pdftotext").arg("-v").output();
     assert!(
@@ -238,7 +239,8 @@ async fn read_attachment_refuses_another_members_file_exactly_like_an_unknown_id
 }
 
 #[tokio::test]
-async fn a_bot_reads_a_file_of_its_room_line_with_read_attachment_from_its_seat_50() {
+/// Rule #50.
+async fn a_bot_reads_a_file_of_its_room_line_with_read_attachment_from_its_seat() {
     let server = ScriptedProvider::start(Vec::new());
     let kit = kit_on(&server).await;
     let ada = kit.owner("Ada").await;

@@ -75,7 +75,8 @@ async fn a_room_line_and_its_attachments_are_one_record_of_one_write() {
 }
 
 #[tokio::test]
-async fn a_posting_a_crash_cut_off_after_the_line_is_put_back_at_the_next_start_50() {
+/// Rule #50.
+async fn a_posting_a_crash_cut_off_after_the_line_is_put_back_at_the_next_start() {
     let kit = Kit::new().await;
     let ada = kit.owner("Ada").await;
     let bob = kit.as_member(&ada).invite("Bob").await;
@@ -127,7 +128,8 @@ fn attach_call(path: &str) -> Reply {
 }
 
 #[tokio::test]
-async fn a_bots_attach_file_in_its_room_seat_puts_the_file_on_its_room_line_50() {
+/// Rule #50.
+async fn a_bots_attach_file_in_its_room_seat_puts_the_file_on_its_room_line() {
     let server = ScriptedProvider::start(vec![
         attach_call("notes.txt"),
         Reply::text("Notes attached."),

@@ -4,7 +4,8 @@ use flybot_testkit::Kit;
 use serde_json::json;
 
 #[tokio::test]
-async fn the_owner_signs_in_with_her_token_and_keeps_what_she_made_before_48() {
+/// Rule #48.
+async fn the_owner_signs_in_with_her_token_and_keeps_what_she_made_before() {
     let kit = Kit::new().await;
     let chief = kit.state().await.1["bots"][0]["id"]
         .as_str()
@@ -22,7 +23,8 @@ async fn the_owner_signs_in_with_her_token_and_keeps_what_she_made_before_48() {
 }
 
 #[tokio::test]
-async fn anonymous_and_bad_tokens_are_refused_48() {
+/// Rule #48.
+async fn anonymous_and_bad_tokens_are_refused() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let (status, answer) = kit.anonymous().state().await;
@@ -41,7 +43,8 @@ async fn anonymous_and_bad_tokens_are_refused_48() {
 }
 
 #[tokio::test]
-async fn actor_id_in_the_body_is_ignored_48() {
+/// Rule #48.
+async fn actor_id_in_the_body_is_ignored() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let bob = kit.as_member(&owner).invite("Bob").await;
@@ -56,7 +59,8 @@ async fn actor_id_in_the_body_is_ignored_48() {
 }
 
 #[tokio::test]
-async fn redeem_refuses_unknown_used_and_revoked_codes_48() {
+/// Rule #48.
+async fn redeem_refuses_unknown_used_and_revoked_codes() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let answer = kit
@@ -109,7 +113,8 @@ async fn redeem_refuses_unknown_used_and_revoked_codes_48() {
 }
 
 #[tokio::test]
-async fn only_the_inviter_revokes_an_invitation_48() {
+/// Rule #48.
+async fn only_the_inviter_revokes_an_invitation() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let bob = kit.as_member(&owner).invite("Bob").await;
@@ -128,7 +133,8 @@ async fn only_the_inviter_revokes_an_invitation_48() {
 }
 
 #[tokio::test]
-async fn revoke_signs_a_session_out_48() {
+/// Rule #48.
+async fn revoke_signs_a_session_out() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let bob = kit.as_member(&owner).invite("Bob").await;
@@ -148,7 +154,8 @@ async fn revoke_signs_a_session_out_48() {
 }
 
 #[tokio::test]
-async fn remove_member_refuses_a_member_that_owns_a_bot_48() {
+/// Rule #48.
+async fn remove_member_refuses_a_member_that_owns_a_bot() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let bob = kit.as_member(&owner).invite("Bob").await;
@@ -184,7 +191,8 @@ async fn remove_member_refuses_a_member_that_owns_a_bot_48() {
 /// Two members removing themselves at the same moment: the removals are
 /// serialized, so exactly one passes the last-member check.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_removals_cannot_both_pass_the_last_member_check_48() {
+/// Rule #48.
+async fn concurrent_removals_cannot_both_pass_the_last_member_check() {
     let kit = Kit::new().await;
     // The fresh home made its Chief; the owner deletes it to own no Bot.
     let owner = kit.owner("Ada").await;

@@ -64,7 +64,8 @@ fn ids(rows: &Value) -> Vec<&str> {
 }
 
 #[tokio::test]
-async fn a_member_sees_none_of_another_owners_cards_on_any_surface_1723() {
+/// Rule #1723.
+async fn a_member_sees_none_of_another_owners_cards_on_any_surface() {
     let s = shared().await;
     let (kit, ada, bob) = (&s.kit, &s.ada, &s.bob);
     // Bob sees Ada's Worker (it sits in a room with his Helper) ...
@@ -107,8 +108,8 @@ async fn a_member_sees_none_of_another_owners_cards_on_any_surface_1723() {
 }
 
 #[tokio::test]
-async fn a_member_binds_no_room_it_does_not_own_and_expires_no_lease_it_does_not_manage_1710_1729()
-{
+/// Rules #1710, #1729.
+async fn a_member_binds_no_room_it_does_not_own_and_expires_no_lease_it_does_not_manage() {
     let s = shared().await;
     let (kit, bob) = (&s.kit, &s.bob);
     let bobs_project = kit

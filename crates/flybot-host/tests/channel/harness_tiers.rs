@@ -24,7 +24,8 @@ fn harnesses(rows: &[Value]) -> Vec<&str> {
 }
 
 #[tokio::test]
-async fn a_bots_tier_names_its_usage_rows_and_a_session_note_wins_874() {
+/// Rule #874.
+async fn a_bots_tier_names_its_usage_rows_and_a_session_note_wins() {
     let kit = Kit::new().await;
     let bot = kit
         .anyone()
@@ -61,7 +62,8 @@ async fn a_bots_tier_names_its_usage_rows_and_a_session_note_wins_874() {
 }
 
 #[tokio::test]
-async fn an_unknown_tier_is_refused_and_the_bot_keeps_its_own_874() {
+/// Rule #874.
+async fn an_unknown_tier_is_refused_and_the_bot_keeps_its_own() {
     let kit = Kit::new().await;
     let bot = kit
         .anyone()

@@ -6,7 +6,8 @@ use flybot_testkit::Kit;
 use serde_json::json;
 
 #[tokio::test]
-async fn notification_prefs_keep_only_what_is_off_469() {
+/// Rule #469.
+async fn notification_prefs_keep_only_what_is_off() {
     let kit = Kit::new().await;
     let set = |prefs| kit.ok("set-prefs", json!({ "prefs": prefs }));
     let answer = set(json!({"notifications": false, "notify": {"failed": false}})).await;
@@ -36,7 +37,8 @@ async fn notification_prefs_keep_only_what_is_off_469() {
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
 #[tokio::test]
-async fn about_shows_the_stamped_build_and_the_links_and_no_build_without_git_374() {
+/// Rule #374.
+async fn about_shows_the_stamped_build_and_the_links_and_no_build_without_git() {
     let kit = Kit::with_config(|c| {
         c.build = flybot_host::BuildInfo {
             branch: Some("main".into()),
@@ -70,7 +72,8 @@ async fn about_shows_the_stamped_build_and_the_links_and_no_build_without_git_37
 /// branch is ahead or identical, and null (unknown) when it diverged or
 /// the check failed; with the check off nothing is asked.
 #[tokio::test]
-async fn behind_is_the_branchs_lead_only_when_the_owners_check_answers_plainly_374() {
+/// Rule #374.
+async fn behind_is_the_branchs_lead_only_when_the_owners_check_answers_plainly() {
     use flybot_testkit::api_fake::{Answer, ApiFake};
     let path = format!("/repos/ThinkFlowLab/FlyBot/compare/{SHA}...main");
     let fake = ApiFake::routed(vec![(
@@ -129,7 +132,8 @@ async fn behind_is_the_branchs_lead_only_when_the_owners_check_answers_plainly_3
 }
 
 #[tokio::test]
-async fn the_owner_downloads_the_rotated_diagnostics_log_oldest_first_and_no_one_else_68() {
+/// Rule #68.
+async fn the_owner_downloads_the_rotated_diagnostics_log_oldest_first_and_no_one_else() {
     use flybot_store::diagnostics_log::{DIAGNOSTICS_LOG, DIAGNOSTICS_LOG_ROTATED};
     let kit = Kit::new().await;
     let empty = kit.ok("diagnostics-log", json!({})).await;

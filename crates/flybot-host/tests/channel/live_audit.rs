@@ -252,7 +252,8 @@ fn kinds_in(events: &[LiveEvent], session: &str) -> BTreeSet<String> {
 }
 
 #[tokio::test(start_paused = true)]
-async fn neither_members_stream_carries_what_the_others_view_does_not_show_53_1723() {
+/// Rules #53, #1723.
+async fn neither_members_stream_carries_what_the_others_view_does_not_show() {
     let (kit, clock) = timed_kit(Some(serde_json::from_str(SCRIPT).unwrap())).await;
     let (mut ann, mut bob, room) = setup(&kit).await;
     // The pages hold their member's token while the sides record the drive.
@@ -316,7 +317,8 @@ async fn neither_members_stream_carries_what_the_others_view_does_not_show_53_17
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_person_seated_in_a_room_sees_it_its_bots_and_its_lines_live_as_its_chat_reads_them_50() {
+/// Rule #50.
+async fn a_person_seated_in_a_room_sees_it_its_bots_and_its_lines_live_as_its_chat_reads_them() {
     let kit = Kit::new().await;
     let [ada, bob] = kit.members(["Ada", "Bob"]).await;
     let worker = kit.as_member(&ada).bot("Worker").await;

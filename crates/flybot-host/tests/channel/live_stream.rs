@@ -77,7 +77,8 @@ async fn a_person_line_in_a_room_is_announced_as_room_line() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn an_approval_is_announced_when_asked_and_when_answered_540() {
+/// Rule #540.
+async fn an_approval_is_announced_when_asked_and_when_answered() {
     let kit = scripted_kit().await;
     let ada = kit.bot("Ada").await;
     let mut live = kit.anyone().live(None).await;
@@ -159,7 +160,8 @@ async fn a_last_id_of_another_start_of_the_host_gets_resync() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_member_never_sees_the_text_of_another_members_bot_49() {
+/// Rule #49.
+async fn a_member_never_sees_the_text_of_another_members_bot() {
     let kit = Kit::new().await;
     let owner = kit.owner("Olga").await;
     let bob = kit.as_member(&owner).invite("Bob").await;
@@ -186,7 +188,8 @@ async fn a_member_never_sees_the_text_of_another_members_bot_49() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn who_speaks_in_a_room_is_announced_and_in_the_state_view_with_its_call_count_471() {
+/// Rule #471.
+async fn who_speaks_in_a_room_is_announced_and_in_the_state_view_with_its_call_count() {
     let kit = scripted_kit().await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let room = kit.room("Build", &[&ada, &bo]).await;
@@ -214,7 +217,8 @@ async fn who_speaks_in_a_room_is_announced_and_in_the_state_view_with_its_call_c
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_recorded_decision_is_announced_as_decision_on_the_live_stream_396() {
+/// Rule #396.
+async fn a_recorded_decision_is_announced_as_decision_on_the_live_stream() {
     let kit = flybot_testkit::Kit::scripted(json!([
         {"when": {"userContains": "choose", "step": 0},
          "reply": {"toolCalls": [{"name": "record_decision", "arguments":

@@ -91,7 +91,8 @@ fn ids(rows: &Value) -> Vec<&str> {
 }
 
 #[tokio::test]
-async fn another_owners_bot_shows_its_public_face_and_never_its_instructions_or_command_53() {
+/// Rule #53.
+async fn another_owners_bot_shows_its_public_face_and_never_its_instructions_or_command() {
     let s = shared().await;
     let (kit, ann, bob) = (&s.kit, &s.ann, &s.bob);
     let (_, view) = kit.as_member(bob).state().await;
@@ -143,7 +144,8 @@ async fn another_owners_bot_shows_its_public_face_and_never_its_instructions_or_
 }
 
 #[tokio::test]
-async fn another_owners_bot_has_no_chat_for_a_member_who_sees_it_in_a_room_53() {
+/// Rule #53.
+async fn another_owners_bot_has_no_chat_for_a_member_who_sees_it_in_a_room() {
     let s = shared().await;
     let (kit, ann, bob) = (&s.kit, &s.ann, &s.bob);
     kit.as_member(ann)
@@ -184,7 +186,8 @@ async fn project(kit: &Kit, member: &Member, name: &str) -> String {
 }
 
 #[tokio::test]
-async fn another_members_projects_show_only_where_they_bind_what_the_member_sees_1723() {
+/// Rule #1723.
+async fn another_members_projects_show_only_where_they_bind_what_the_member_sees() {
     let s = shared().await;
     let (kit, ann, bob) = (&s.kit, &s.ann, &s.bob);
     // Ann's private Project binds her private room; her team Project binds
@@ -237,7 +240,8 @@ async fn another_members_projects_show_only_where_they_bind_what_the_member_sees
 }
 
 #[tokio::test]
-async fn a_room_shows_each_member_only_its_own_standing_approvals_540() {
+/// Rule #540.
+async fn a_room_shows_each_member_only_its_own_standing_approvals() {
     let s = shared().await;
     let (kit, ann, bob) = (&s.kit, &s.ann, &s.bob);
     // Bob answered an ask from the room "always-room": a standing approval

@@ -26,7 +26,8 @@ fn memory_file(kit: &Kit, bot_id: &str) -> String {
 }
 
 #[tokio::test]
-async fn the_owner_appends_edits_and_deletes_a_bot_s_memory_450() {
+/// Rule #450.
+async fn the_owner_appends_edits_and_deletes_a_bot_s_memory() {
     let kit = Kit::new().await;
     let bot = kit.bot("Ada").await;
     let added = kit
@@ -362,7 +363,8 @@ async fn a_run_bot_1445_is_refused_recall_and_the_team_scope_but_keeps_its_own_m
 /// when its conversation moves to a fresh part: same id, same next run,
 /// same owning Session.
 #[tokio::test]
-async fn a_scheduled_task_moves_with_the_part_in_place_1245() {
+/// Rule #1245.
+async fn a_scheduled_task_moves_with_the_part_in_place() {
     let kit = small_window_kit(json!([{"reply": {"text": "Noted."}}])).await;
     let bot = kit
         .anyone()

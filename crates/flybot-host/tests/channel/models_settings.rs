@@ -146,7 +146,8 @@ async fn bad_edits_are_refused_with_the_field_and_the_running_set_stays_issue_31
 }
 
 #[tokio::test]
-async fn test_connection_shows_the_reply_the_mock_says_it_is_the_mock_and_a_down_endpoint_gives_its_sentence_409()
+/// Rule #409.
+async fn test_connection_shows_the_reply_the_mock_says_it_is_the_mock_and_a_down_endpoint_gives_its_sentence()
  {
     let server = ScriptedProvider::start(vec![Reply::text("OK, I am here.")]);
     let kit = Kit::new().await;

@@ -284,7 +284,8 @@ async fn notify_355_a_scheduled_runs_answer_goes_out_through_slack_when_the_team
 /// out-of-app notifier when it is on, and so is its escalation while no
 /// GitHub connector is signed in; a second run the same day sends nothing.
 #[tokio::test]
-async fn the_digest_and_its_escalation_go_out_once_a_day_through_the_out_of_app_notifier_1712() {
+/// Rule #1712.
+async fn the_digest_and_its_escalation_go_out_once_a_day_through_the_out_of_app_notifier() {
     let fake = ApiFake::start(vec![slack_ok()]);
     let clock = ManualClock::at(flybot_store::system_now_ms() + 24 * 60 * 60 * 1000);
     let api = format!("{}/api", fake.base_url);

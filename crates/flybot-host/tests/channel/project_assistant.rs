@@ -10,7 +10,8 @@ use serde_json::json;
 use std::time::Duration;
 
 #[tokio::test]
-async fn project_memory_is_the_owners_to_write_and_goes_with_the_project_1712() {
+/// Rule #1712.
+async fn project_memory_is_the_owners_to_write_and_goes_with_the_project() {
     let kit = Kit::new().await;
     let ada = kit.owner("Ada").await;
     let bob = kit.as_member(&ada).invite("Bob").await;
@@ -52,8 +53,8 @@ async fn project_memory_is_the_owners_to_write_and_goes_with_the_project_1712() 
 }
 
 #[tokio::test]
-async fn the_digest_is_one_note_a_day_posted_for_the_connector_account_and_refused_without_one_1712()
- {
+/// Rule #1712.
+async fn the_digest_is_one_note_a_day_posted_for_the_connector_account_and_refused_without_one() {
     // The store stamps cards on the system clock: the digest's clock starts
     // a day after it, so "since the last digest" reads those stamps as old.
     let clock = ManualClock::at(flybot_store::system_now_ms() + 24 * 60 * 60 * 1000);

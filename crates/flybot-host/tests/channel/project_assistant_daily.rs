@@ -33,7 +33,8 @@ async fn project(kit: &Kit) -> (String, String) {
 }
 
 #[tokio::test]
-async fn project_create_makes_one_hidden_assistant_with_one_0900_shanghai_task_and_delete_removes_them_1712()
+/// Rule #1712.
+async fn project_create_makes_one_hidden_assistant_with_one_0900_shanghai_task_and_delete_removes_them()
  {
     let kit = Kit::new().await;
     let (id, assistant) = project(&kit).await;
@@ -85,7 +86,8 @@ async fn project_create_makes_one_hidden_assistant_with_one_0900_shanghai_task_a
 }
 
 #[tokio::test]
-async fn the_daily_task_at_0900_shanghai_escalates_as_a_notice_with_nothing_written_when_no_connector_is_signed_in_1712()
+/// Rule #1712.
+async fn the_daily_task_at_0900_shanghai_escalates_as_a_notice_with_nothing_written_when_no_connector_is_signed_in()
  {
     let clock = ManualClock::at(BEFORE_NINE);
     let kit = Kit::with_config(|c| c.schedule_clock = clock.schedule_clock()).await;
@@ -145,7 +147,8 @@ async fn the_daily_task_at_0900_shanghai_escalates_as_a_notice_with_nothing_writ
 }
 
 #[tokio::test]
-async fn the_daily_task_stores_one_digest_a_shanghai_day_as_the_connector_account_with_the_project_state_files_1712()
+/// Rule #1712.
+async fn the_daily_task_stores_one_digest_a_shanghai_day_as_the_connector_account_with_the_project_state_files()
  {
     let Some(server) = crate::connectors::everything() else {
         return;
@@ -201,7 +204,8 @@ async fn the_daily_task_stores_one_digest_a_shanghai_day_as_the_connector_accoun
 }
 
 #[tokio::test]
-async fn the_daily_task_is_no_ordinary_scheduled_task_and_the_project_shows_its_escalation_1712() {
+/// Rule #1712.
+async fn the_daily_task_is_no_ordinary_scheduled_task_and_the_project_shows_its_escalation() {
     let clock = ManualClock::at(BEFORE_NINE);
     let kit = Kit::with_config(|c| c.schedule_clock = clock.schedule_clock()).await;
     let (id, assistant) = project(&kit).await;

@@ -14,7 +14,8 @@ async fn board(kit: &Kit, token: &str, project: &str) -> Value {
 }
 
 #[tokio::test]
-async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages_1710() {
+/// Rule #1710.
+async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let other = kit.as_member(&owner).invite("Bob").await;
@@ -55,7 +56,8 @@ async fn the_owner_is_stamped_from_the_actor_and_only_the_owner_manages_1710() {
 }
 
 #[tokio::test]
-async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_hides_1710_1723() {
+/// Rules #1710, #1723.
+async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_hides() {
     let kit = Kit::new().await;
     let [owner, other] = kit.members(["Ada", "Bob"]).await;
     let bot = kit.as_member(&owner).bot("Worker").await.id;
@@ -132,7 +134,8 @@ async fn a_bind_by_a_non_manager_writes_nothing_and_the_board_hides_what_tasks_h
 }
 
 #[tokio::test]
-async fn a_project_record_binds_a_bot_and_its_board_rows_name_source_and_assignee_1691_1696() {
+/// Rules #1691, #1696.
+async fn a_project_record_binds_a_bot_and_its_board_rows_name_source_and_assignee() {
     let kit = Kit::new().await;
     let [owner, other] = kit.members(["Ada", "Bob"]).await;
     let ada = kit.as_member(&owner);
@@ -195,7 +198,8 @@ async fn a_project_record_binds_a_bot_and_its_board_rows_name_source_and_assigne
 }
 
 #[tokio::test]
-async fn a_workflow_run_binds_to_a_project_and_its_cards_show_run_and_node_1691_1696() {
+/// Rules #1691, #1696.
+async fn a_workflow_run_binds_to_a_project_and_its_cards_show_run_and_node() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     let project = kit.ok("project-create", json!({"name": "Site"})).await["project"]["id"]

@@ -45,7 +45,8 @@ async fn stop_round_with_no_round_running_changes_nothing() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn stop_round_in_a_room_the_member_cannot_see_is_not_found_49() {
+/// Rule #49.
+async fn stop_round_in_a_room_the_member_cannot_see_is_not_found() {
     let kit = Kit::new().await;
     let owner = kit.owner("Olga").await;
     let bob = kit.as_member(&owner).invite("Bob").await;

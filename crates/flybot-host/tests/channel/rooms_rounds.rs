@@ -77,7 +77,8 @@ async fn an_at_name_calls_only_that_member() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_room_the_actor_is_not_in_answers_like_an_unknown_one_50() {
+/// Rule #50.
+async fn a_room_the_actor_is_not_in_answers_like_an_unknown_one() {
     let kit = Kit::new().await;
     let owner = kit.owner("Alice").await;
     let other = kit.as_member(&owner).invite("Bob").await;

@@ -23,7 +23,8 @@ async fn first_state_request_makes_the_first_main_bot_once() {
 }
 
 #[tokio::test]
-async fn create_bot_is_silent_and_announced_645() {
+/// Rule #645.
+async fn create_bot_is_silent_and_announced() {
     let kit = Kit::new().await;
     let mut events = kit.host.team().bus().subscribe();
     let id = kit.bot("Helper").await.id;
@@ -93,7 +94,8 @@ async fn update_and_duplicate_answer_the_record() {
 }
 
 #[tokio::test]
-async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions_1453() {
+/// Rule #1453.
+async fn delete_bot_fails_its_open_tasks_and_retires_its_sessions() {
     let kit = Kit::new().await;
     let keep = kit.bot("Keeper").await.id;
     let gone = kit.bot("Leaver").await.id;
@@ -183,7 +185,8 @@ async fn a_fresh_homes_first_request_makes_the_first_main_bot_even_a_create_bot(
 }
 
 #[tokio::test]
-async fn a_bot_a_person_makes_records_the_person_not_a_parent_1582() {
+/// Rule #1582.
+async fn a_bot_a_person_makes_records_the_person_not_a_parent() {
     let kit = Kit::new().await;
     let id = kit.bot("Helper").await.id;
     let owner = kit.host.store().read(|s| s.bots[&id].owner_id.clone());
@@ -196,7 +199,8 @@ async fn a_bot_a_person_makes_records_the_person_not_a_parent_1582() {
 }
 
 #[tokio::test]
-async fn set_main_promotes_and_swaps_613() {
+/// Rule #613.
+async fn set_main_promotes_and_swaps() {
     let kit = Kit::new().await;
     let chief = kit.state().await.1["bots"][0]["id"]
         .as_str()
@@ -274,7 +278,8 @@ async fn rooms_need_someone_and_an_admin_among_members() {
 }
 
 #[tokio::test]
-async fn a_bots_queue_role_is_set_and_cleared_through_the_channel_1247() {
+/// Rule #1247.
+async fn a_bots_queue_role_is_set_and_cleared_through_the_channel() {
     let kit = Kit::new().await;
     let answer = kit
         .ok("create-bot", json!({"name": "Dev1", "role": " Dev "}))
@@ -296,7 +301,8 @@ async fn a_bots_queue_role_is_set_and_cleared_through_the_channel_1247() {
 }
 
 #[tokio::test]
-async fn update_room_sets_the_standing_notice_and_the_task_lead_894_1720() {
+/// Rules #894, #1720.
+async fn update_room_sets_the_standing_notice_and_the_task_lead() {
     let kit = flybot_testkit::Kit::new().await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let room = kit.room("Build", &[&ada, &bo]).await;
@@ -318,7 +324,8 @@ async fn update_room_sets_the_standing_notice_and_the_task_lead_894_1720() {
 }
 
 #[tokio::test]
-async fn retire_bot_keeps_the_record_hidden_and_a_second_retire_is_not_found_638() {
+/// Rule #638.
+async fn retire_bot_keeps_the_record_hidden_and_a_second_retire_is_not_found() {
     let kit = flybot_testkit::Kit::new().await;
     let ada = kit.bot("Ada").await;
     let answer = kit

@@ -104,7 +104,8 @@ async fn alice_publishes_to_bob(synapse: &Synapse) -> (Home, Home, flybot_testki
 }
 
 #[tokio::test]
-async fn a_friend_writes_to_a_published_bot_and_gets_its_answer_until_the_share_ends_404_956() {
+/// Rules #404, #956.
+async fn a_friend_writes_to_a_published_bot_and_gets_its_answer_until_the_share_ends() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
@@ -196,7 +197,8 @@ async fn a_friend_writes_to_a_published_bot_and_gets_its_answer_until_the_share_
 }
 
 #[tokio::test]
-async fn a_person_in_a_plain_matrix_client_gets_the_bots_answer_227() {
+/// Rule #227.
+async fn a_person_in_a_plain_matrix_client_gets_the_bots_answer() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
@@ -279,7 +281,8 @@ async fn a_forged_claim_shows_as_the_senders_home_unverified() {
 }
 
 #[tokio::test]
-async fn an_ungranted_bot_is_never_reachable_whatever_the_event_says_90() {
+/// Rule #90.
+async fn an_ungranted_bot_is_never_reachable_whatever_the_event_says() {
     let Some(synapse) = start_synapse().await else {
         return;
     };

@@ -19,7 +19,8 @@ async fn update_refused(kit: &Kit, body: Value, code: &str) {
 }
 
 #[tokio::test]
-async fn task_update_sets_priority_progress_note_and_walks_columns_forward_1058() {
+/// Rule #1058.
+async fn task_update_sets_priority_progress_note_and_walks_columns_forward() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let id = kit.card(&bot, "Ship it").await;
@@ -54,7 +55,8 @@ async fn task_update_sets_priority_progress_note_and_walks_columns_forward_1058(
 }
 
 #[tokio::test]
-async fn the_requester_or_the_bots_owner_updates_and_a_room_admin_does_not_1058() {
+/// Rule #1058.
+async fn the_requester_or_the_bots_owner_updates_and_a_room_admin_does_not() {
     let kit = Kit::new().await;
     let [owner, other] = kit.members(["Ada", "Bob"]).await;
     let bot = kit.as_member(&owner).bot("Worker").await.id;
@@ -94,7 +96,8 @@ async fn the_requester_or_the_bots_owner_updates_and_a_room_admin_does_not_1058(
 }
 
 #[tokio::test]
-async fn reads_default_to_active_work_and_page_the_newest_finished_rows_1252() {
+/// Rule #1252.
+async fn reads_default_to_active_work_and_page_the_newest_finished_rows() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let other_bot = kit.bot("Helper").await.id;
@@ -132,7 +135,8 @@ async fn reads_default_to_active_work_and_page_the_newest_finished_rows_1252() {
 }
 
 #[tokio::test]
-async fn the_room_view_is_the_admins_only_1058() {
+/// Rule #1058.
+async fn the_room_view_is_the_admins_only() {
     let kit = Kit::new().await;
     let [owner, other] = kit.members(["Ada", "Bob"]).await;
     let bot = kit.as_member(&owner).bot("Worker").await.id;
@@ -191,7 +195,8 @@ async fn child_card(kit: &Kit, bot: &str, title: &str, parent: &str) -> String {
 }
 
 #[tokio::test]
-async fn the_overall_card_accepts_with_progress_100_when_every_child_ended_well_1099() {
+/// Rule #1099.
+async fn the_overall_card_accepts_with_progress_100_when_every_child_ended_well() {
     let kit = Kit::new().await;
     let (room, lead, dev, rev) = group_room(&kit).await;
     kit.refused(
@@ -222,7 +227,8 @@ async fn the_overall_card_accepts_with_progress_100_when_every_child_ended_well_
 }
 
 #[tokio::test]
-async fn a_failed_child_fails_the_overall_card_and_a_blocked_one_is_left_alone_1099() {
+/// Rule #1099.
+async fn a_failed_child_fails_the_overall_card_and_a_blocked_one_is_left_alone() {
     let kit = Kit::new().await;
     let (room, lead, dev, _) = group_room(&kit).await;
     let overall = overall_card(&kit, &lead, &room, "Plan").await;
@@ -244,7 +250,8 @@ async fn a_failed_child_fails_the_overall_card_and_a_blocked_one_is_left_alone_1
 }
 
 #[tokio::test]
-async fn finished_cards_are_pruned_after_a_board_write_and_result_ready_stays_1252() {
+/// Rule #1252.
+async fn finished_cards_are_pruned_after_a_board_write_and_result_ready_stays() {
     use flybot_host::board::prune::{FINISHED_KEPT, PRUNE_SLACK};
     use flybot_protocol::state::{Task, TaskStatus};
     let kit = Kit::new().await;

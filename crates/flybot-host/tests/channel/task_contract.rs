@@ -5,7 +5,8 @@ use flybot_testkit::Kit;
 use serde_json::json;
 
 #[tokio::test]
-async fn contract_fields_are_checked_together_so_a_refusal_leaves_the_card_1720() {
+/// Rule #1720.
+async fn contract_fields_are_checked_together_so_a_refusal_leaves_the_card() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     kit.set_role(&bot, "Dev").await;
@@ -69,7 +70,8 @@ async fn contract_fields_are_checked_together_so_a_refusal_leaves_the_card_1720(
 }
 
 #[tokio::test]
-async fn send_back_opens_one_rework_child_and_its_acceptance_returns_the_original_1730() {
+/// Rule #1730.
+async fn send_back_opens_one_rework_child_and_its_acceptance_returns_the_original() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     kit.set_role(&bot, "Dev").await;
@@ -119,7 +121,8 @@ async fn send_back_opens_one_rework_child_and_its_acceptance_returns_the_origina
 }
 
 #[tokio::test]
-async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment_1154() {
+/// Rule #1154.
+async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     kit.refused(
@@ -185,7 +188,8 @@ async fn a_target_is_stored_on_the_issues_form_and_a_decision_leaves_one_comment
 }
 
 #[tokio::test]
-async fn only_the_owning_bots_side_reports_the_comment_1154() {
+/// Rule #1154.
+async fn only_the_owning_bots_side_reports_the_comment() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let other = kit.as_member(&owner).invite("Bob").await;
@@ -238,7 +242,8 @@ async fn only_the_owning_bots_side_reports_the_comment_1154() {
 }
 
 #[tokio::test]
-async fn send_back_to_a_role_less_bot_writes_no_handoff_the_contract_would_refuse_1720() {
+/// Rule #1720.
+async fn send_back_to_a_role_less_bot_writes_no_handoff_the_contract_would_refuse() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let (id, _) = kit.card_in(&bot, "result-ready").await;

@@ -51,7 +51,8 @@ async fn enqueue(kit: &Kit, c: &Crew, role: &str, title: &str, priority: &str) -
 }
 
 #[tokio::test]
-async fn only_the_lead_enqueues_for_a_role_a_live_member_carries_up_to_the_cap_1247_1729() {
+/// Rules #1247, #1729.
+async fn only_the_lead_enqueues_for_a_role_a_live_member_carries_up_to_the_cap() {
     let kit = Kit::new().await;
     let c = crew(&kit).await;
     kit.refused(
@@ -105,7 +106,8 @@ async fn only_the_lead_enqueues_for_a_role_a_live_member_carries_up_to_the_cap_1
 }
 
 #[tokio::test]
-async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_1247() {
+/// Rule #1247.
+async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member() {
     let kit = Kit::new().await;
     let c = crew(&kit).await;
     let old_normal = enqueue(&kit, &c, "Dev", "old normal", "normal").await;
@@ -183,7 +185,8 @@ async fn a_claim_takes_the_highest_priority_oldest_item_and_one_card_per_member_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_concurrent_claims_leave_exactly_one_owner_1247() {
+/// Rule #1247.
+async fn two_concurrent_claims_leave_exactly_one_owner() {
     let kit = Kit::new().await;
     let c = crew(&kit).await;
     let item = enqueue(&kit, &c, "Dev", "only one", "normal").await;
@@ -228,7 +231,8 @@ async fn two_concurrent_claims_leave_exactly_one_owner_1247() {
 }
 
 #[tokio::test]
-async fn counters_read_the_rows_and_fold_a_rework_chain_into_one_delivery_1729_1730() {
+/// Rules #1729, #1730.
+async fn counters_read_the_rows_and_fold_a_rework_chain_into_one_delivery() {
     let kit = Kit::new().await;
     let c = crew(&kit).await;
     let item = enqueue(&kit, &c, "Dev", "deliver", "normal").await;
@@ -261,7 +265,8 @@ async fn counters_read_the_rows_and_fold_a_rework_chain_into_one_delivery_1729_1
 }
 
 #[tokio::test]
-async fn a_restart_with_a_live_lease_changes_nothing_1729() {
+/// Rule #1729.
+async fn a_restart_with_a_live_lease_changes_nothing() {
     let kit = Kit::new().await;
     let c = crew(&kit).await;
     let item = enqueue(&kit, &c, "Dev", "survives", "normal").await;
@@ -279,7 +284,8 @@ async fn a_restart_with_a_live_lease_changes_nothing_1729() {
 /// write path, so it posts the same claim line in the member's voice as a
 /// Bot's own claim through `track_tasks`.
 #[tokio::test]
-async fn a_persons_claim_posts_the_members_claim_line_1253() {
+/// Rule #1253.
+async fn a_persons_claim_posts_the_members_claim_line() {
     let kit = Kit::new().await;
     let c = crew(&kit).await;
     let item = enqueue(&kit, &c, "Dev", "claim me", "normal").await;
@@ -300,7 +306,8 @@ async fn a_persons_claim_posts_the_members_claim_line_1253() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_dead_claimers_lease_expires_by_itself_and_the_card_returns_to_its_queue_1729() {
+/// Rule #1729.
+async fn a_dead_claimers_lease_expires_by_itself_and_the_card_returns_to_its_queue() {
     let kit = Kit::on_tokio_clock().await;
     let c = crew(&kit).await;
     let item = enqueue(&kit, &c, "Dev", "item", "normal").await;
@@ -330,7 +337,8 @@ async fn a_dead_claimers_lease_expires_by_itself_and_the_card_returns_to_its_que
 /// re-claim stays quiet, and no reader is shown it: not the state view,
 /// not the board's rows, not a `{task}` answer.
 #[tokio::test]
-async fn the_claim_cue_stays_out_of_the_state_view_and_every_task_row_1253() {
+/// Rule #1253.
+async fn the_claim_cue_stays_out_of_the_state_view_and_every_task_row() {
     let kit = Kit::new().await;
     let c = crew(&kit).await;
     let item = enqueue(&kit, &c, "Dev", "claim me", "normal").await;

@@ -21,7 +21,8 @@ const MOVES: [(&str, &[&str], &str); 8] = [
 ];
 
 #[tokio::test]
-async fn every_edge_moves_and_every_other_edge_is_stale_and_writes_nothing_54() {
+/// Rule #54.
+async fn every_edge_moves_and_every_other_edge_is_stale_and_writes_nothing() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     for (endpoint, from, to) in MOVES {
@@ -43,7 +44,8 @@ async fn every_edge_moves_and_every_other_edge_is_stale_and_writes_nothing_54() 
 }
 
 #[tokio::test]
-async fn a_move_by_anyone_but_the_requester_is_forbidden_54() {
+/// Rule #54.
+async fn a_move_by_anyone_but_the_requester_is_forbidden() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let other = kit.as_member(&owner).invite("Bob").await;
@@ -68,7 +70,8 @@ async fn a_move_by_anyone_but_the_requester_is_forbidden_54() {
 }
 
 #[tokio::test]
-async fn the_requester_is_the_server_s_never_the_body_s_54() {
+/// Rule #54.
+async fn the_requester_is_the_server_s_never_the_body_s() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let other = kit.as_member(&owner).invite("Bob").await;
@@ -93,7 +96,8 @@ async fn the_requester_is_the_server_s_never_the_body_s_54() {
 }
 
 #[tokio::test]
-async fn create_needs_the_bot_a_grant_or_a_shared_room_54() {
+/// Rule #54.
+async fn create_needs_the_bot_a_grant_or_a_shared_room() {
     let kit = Kit::new().await;
     let owner = kit.owner("Ada").await;
     let other = kit.as_member(&owner).invite("Bob").await;
@@ -138,7 +142,8 @@ async fn create_needs_the_bot_a_grant_or_a_shared_room_54() {
 }
 
 #[tokio::test]
-async fn result_ready_cancelled_keeps_summary_and_history_and_stays_terminal_202() {
+/// Rule #202.
+async fn result_ready_cancelled_keeps_summary_and_history_and_stays_terminal() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let (id, _) = kit.card_in(&bot, "result-ready").await;
@@ -159,7 +164,8 @@ async fn result_ready_cancelled_keeps_summary_and_history_and_stays_terminal_202
 }
 
 #[tokio::test]
-async fn input_waits_need_the_current_question_and_bounded_text_207() {
+/// Rule #207.
+async fn input_waits_need_the_current_question_and_bounded_text() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let (id, _) = kit.card_in(&bot, "working").await;
@@ -234,7 +240,8 @@ async fn input_waits_need_the_current_question_and_bounded_text_207() {
 }
 
 #[tokio::test]
-async fn updated_at_strictly_increases_across_moves_54() {
+/// Rule #54.
+async fn updated_at_strictly_increases_across_moves() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let id = kit.card(&bot, "fast").await;
@@ -262,7 +269,8 @@ async fn unknown_cards_are_not_found_and_bodies_are_checked() {
 }
 
 #[tokio::test]
-async fn deleting_the_bot_fails_open_cards_keeps_result_ready_and_all_survive_a_restart_54() {
+/// Rule #54.
+async fn deleting_the_bot_fails_open_cards_keeps_result_ready_and_all_survive_a_restart() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let (working, _) = kit.card_in(&bot, "working").await;
@@ -284,7 +292,8 @@ async fn deleting_the_bot_fails_open_cards_keeps_result_ready_and_all_survive_a_
 }
 
 #[tokio::test]
-async fn a_board_write_announces_the_cards_it_wrote_and_a_refusal_announces_nothing_1109() {
+/// Rule #1109.
+async fn a_board_write_announces_the_cards_it_wrote_and_a_refusal_announces_nothing() {
     let kit = Kit::new().await;
     let bot = kit.bot("Worker").await.id;
     let mut events = kit.host.team().bus().subscribe();

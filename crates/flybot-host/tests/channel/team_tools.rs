@@ -87,7 +87,8 @@ async fn message_bot_lands_in_the_other_bots_chat_and_ask_user_is_a_question() {
 /// folded from are durable: the next start records the lost rows again,
 /// each once, the same as they were (#903).
 #[tokio::test]
-async fn usage_rows_lost_with_the_ledger_are_recorded_again_at_start_903() {
+/// Rule #903.
+async fn usage_rows_lost_with_the_ledger_are_recorded_again_at_start() {
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
     kit.say(&bot.session, "write it");

@@ -75,7 +75,8 @@ async fn a_fresh_host_serves_its_page_at_the_root() {
 }
 
 #[tokio::test]
-async fn a_script_is_served_with_its_type_and_a_matching_etag_gets_304() {
+/// Rule #304.
+async fn a_script_is_served_with_its_type_and_a_matching_etag_gets() {
     let kit = Kit::new().await;
     let get = || Request::get("/assets/js/api.js");
     let response = send(&kit, get().body(Body::empty()).unwrap()).await;
@@ -147,7 +148,8 @@ async fn a_script_goes_brotli_or_gzipped_to_a_browser_that_takes_it_and_as_it_is
 }
 
 #[tokio::test]
-async fn the_page_signs_in_with_an_httponly_strict_cookie_48() {
+/// Rule #48.
+async fn the_page_signs_in_with_an_httponly_strict_cookie() {
     let kit = Kit::new().await;
     let invite = kit.ok("auth-invite", json!({})).await;
     let code = invite["invitation"]["code"].as_str().unwrap();

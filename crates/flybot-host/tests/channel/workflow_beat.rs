@@ -50,7 +50,8 @@ async fn finish(kit: &Kit, bot: &str, id: &str) {
 }
 
 #[tokio::test]
-async fn an_accepted_node_card_opens_the_next_node_without_a_workflow_call_1316() {
+/// Rule #1316.
+async fn an_accepted_node_card_opens_the_next_node_without_a_workflow_call() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     let (_, job) = run_job(
@@ -89,7 +90,8 @@ async fn an_accepted_node_card_opens_the_next_node_without_a_workflow_call_1316(
 }
 
 #[tokio::test]
-async fn a_fact_a_reader_recorded_wins_over_the_accepted_card_1316() {
+/// Rule #1316.
+async fn a_fact_a_reader_recorded_wins_over_the_accepted_card() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     let (_, job) = run_job(

@@ -8,7 +8,8 @@ use flybot_testkit::Kit;
 use serde_json::{Value, json};
 
 #[tokio::test]
-async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps_1373_1445_1544_1582() {
+/// Rules #1373, #1445, #1544, #1582.
+async fn a_node_naming_tools_opens_with_a_hidden_run_bot_and_its_caps() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     let copy = kit
@@ -101,7 +102,8 @@ const RUN_SCRIPT: &str = r#"[
 ]"#;
 
 #[tokio::test]
-async fn a_run_bot_works_its_node_card_with_exactly_the_nodes_tools_1373_1445() {
+/// Rules #1373, #1445.
+async fn a_run_bot_works_its_node_card_with_exactly_the_nodes_tools() {
     let kit = Kit::scripted(serde_json::from_str(RUN_SCRIPT).unwrap()).await;
     let (room, lead) = desk(&kit).await;
     let copy = kit

@@ -89,7 +89,8 @@ async fn set_default(kit: &Kit, id: &str) -> Value {
 }
 
 #[tokio::test]
-async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
+/// Rule #1299.
+async fn lists_presets_and_opens_one_with_bytes_layout_preview() {
     let kit = Kit::new().await;
     let list = list_workflows(&kit).await;
     let ids: Vec<&str> = list["workflows"]
@@ -135,7 +136,8 @@ async fn lists_presets_and_opens_one_with_bytes_layout_preview_1299() {
 }
 
 #[tokio::test]
-async fn saving_a_preset_id_is_read_only_1299() {
+/// Rule #1299.
+async fn saving_a_preset_id_is_read_only() {
     let kit = Kit::new().await;
     let answer = save_refused(&kit, &blank(), "workflow/preset-read-only").await;
     assert!(
@@ -149,7 +151,8 @@ async fn saving_a_preset_id_is_read_only_1299() {
 }
 
 #[tokio::test]
-async fn save_writes_canonical_bytes_only_when_changed_1299() {
+/// Rule #1299.
+async fn save_writes_canonical_bytes_only_when_changed() {
     let kit = Kit::new().await;
     let mut def = blank_as("ours");
     def["name"] = json!("Ours");
@@ -181,7 +184,8 @@ async fn save_writes_canonical_bytes_only_when_changed_1299() {
 }
 
 #[tokio::test]
-async fn save_refuses_each_invalid_definition_with_its_sentence_1272() {
+/// Rule #1272.
+async fn save_refuses_each_invalid_definition_with_its_sentence() {
     let kit = Kit::new().await;
     let mut def = blank_as("ours");
     def["nodes"][1]["role"] = json!("");
@@ -214,7 +218,8 @@ async fn save_refuses_each_invalid_definition_with_its_sentence_1272() {
 }
 
 #[tokio::test]
-async fn save_validates_against_the_rosters_roles_1272() {
+/// Rule #1272.
+async fn save_validates_against_the_rosters_roles() {
     let kit = Kit::new().await;
     give_role(&kit, "Wren", "Writer").await;
     give_role(&kit, "Eddie", "Editor").await;
@@ -229,7 +234,8 @@ async fn save_validates_against_the_rosters_roles_1272() {
 }
 
 #[tokio::test]
-async fn customize_copies_a_preset_differing_only_in_id_and_name_1299() {
+/// Rule #1299.
+async fn customize_copies_a_preset_differing_only_in_id_and_name() {
     let kit = Kit::new().await;
     let answer = customize(&kit, "repo-dev", "our-repo", "Our repository").await;
     assert_eq!(answer["changed"], true);
@@ -247,7 +253,8 @@ async fn customize_copies_a_preset_differing_only_in_id_and_name_1299() {
 }
 
 #[tokio::test]
-async fn a_file_that_does_not_parse_is_skipped_and_default_is_set_1299() {
+/// Rule #1299.
+async fn a_file_that_does_not_parse_is_skipped_and_default_is_set() {
     let kit = Kit::new().await;
     let folder = kit.home().join("workflows");
     std::fs::create_dir_all(&folder).unwrap();
@@ -335,7 +342,8 @@ async fn hold(kit: &Kit, job: &str, holder: &str) -> Value {
 }
 
 #[tokio::test]
-async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
+/// Rule #1316.
+async fn scenario_customized_workflow_opens_nodes_as_facts_arrive() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     let copy = customize(&kit, "blank", "desk-flow", "Desk flow").await;
@@ -393,7 +401,8 @@ async fn scenario_customized_workflow_opens_nodes_as_facts_arrive_1316() {
 }
 
 #[tokio::test]
-async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
+/// Rule #1337.
+async fn held_job_opens_nothing_and_blank_hold_is_no_hold() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     let (started, job) = run_job(
@@ -421,7 +430,8 @@ async fn held_job_opens_nothing_and_blank_hold_is_no_hold_1337() {
 }
 
 #[tokio::test]
-async fn workflow_run_refusals_change_nothing_1316() {
+/// Rule #1316.
+async fn workflow_run_refusals_change_nothing() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     run_refused(
@@ -475,7 +485,8 @@ pub(crate) fn cards_under(kit: &Kit, job: &str) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn the_guard_preview_reads_the_jobs_facts_as_enter_node_does_1272() {
+/// Rule #1272.
+async fn the_guard_preview_reads_the_jobs_facts_as_enter_node_does() {
     let kit = Kit::new().await;
     let (room, lead) = desk(&kit).await;
     let mut def =

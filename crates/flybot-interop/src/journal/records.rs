@@ -352,7 +352,8 @@ mod tests {
     use crate::budgets::BudgetRefusal;
 
     #[test]
-    fn a_refusal_reads_as_a_sentence_in_the_room_198() {
+    /// Rule #198.
+    fn a_refusal_reads_as_a_sentence_in_the_room() {
         let refused = |why| Decision::Refused(why).to_string();
         assert_eq!(
             refused(RefusedBecause::NotOutstanding),

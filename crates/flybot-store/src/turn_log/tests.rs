@@ -191,7 +191,8 @@ async fn settled_resolves_once_every_earlier_line_is_durable() {
 }
 
 #[test]
-fn a_rooms_newest_run_note_wins_survives_a_restart_and_null_forgets_it_1203() {
+/// Rule #1203.
+fn a_rooms_newest_run_note_wins_survives_a_restart_and_null_forgets_it() {
     let home = tempfile::tempdir().unwrap();
     let log = TurnLog::for_home(home.path());
     let run = |n: u64| json!({"pending": [n], "seen": {"b1": n}});

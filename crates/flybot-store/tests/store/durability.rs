@@ -209,8 +209,9 @@ async fn thirty_two_concurrent_changes_commit_in_seq_order(place: Place) {
     reopened.close().await.unwrap();
 }
 
-both_engines!(saves_queued_only_grows_and_saves_settled_waits_for_the_disk_1368);
-async fn saves_queued_only_grows_and_saves_settled_waits_for_the_disk_1368(place: Place) {
+both_engines!(saves_queued_only_grows_and_saves_settled_waits_for_the_disk);
+/// Rule #1368.
+async fn saves_queued_only_grows_and_saves_settled_waits_for_the_disk(place: Place) {
     let store = place.open();
     assert_eq!(store.saves_queued(), 0);
     let mut last = 0;

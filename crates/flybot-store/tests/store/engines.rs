@@ -134,8 +134,9 @@ async fn thirty_two_at_once_each_once_and_the_chain_holds(place: Place) {
     );
 }
 
-both_engines!(replay_from_any_seq_gives_the_team_at_that_seq_511);
-async fn replay_from_any_seq_gives_the_team_at_that_seq_511(place: Place) {
+both_engines!(replay_from_any_seq_gives_the_team_at_that_seq);
+/// Rule #511.
+async fn replay_from_any_seq_gives_the_team_at_that_seq(place: Place) {
     let store = place.open();
     let mut teams = vec![(store.revision(), store.read(|t| t.clone()))];
     for i in 0..4 {
@@ -154,8 +155,9 @@ async fn replay_from_any_seq_gives_the_team_at_that_seq_511(place: Place) {
     store.close().await.unwrap();
 }
 
-both_engines!(a_second_host_only_reads_follows_and_takes_over_14_1027);
-async fn a_second_host_only_reads_follows_and_takes_over_14_1027(place: Place) {
+both_engines!(a_second_host_only_reads_follows_and_takes_over);
+/// Rules #14, #1027.
+async fn a_second_host_only_reads_follows_and_takes_over(place: Place) {
     let other = tempfile::tempdir().unwrap();
     let first = place.open();
     add_bot(&first, "bot-1").await;

@@ -33,7 +33,8 @@ fn on_disk(home: &Path) -> Value {
 }
 
 #[tokio::test]
-async fn version_1_is_migrated_with_a_backup_47() {
+/// Rule #47.
+async fn version_1_is_migrated_with_a_backup() {
     let dir = tempfile::tempdir().unwrap();
     let original = v1_bytes();
     std::fs::write(dir.path().join("state.json"), &original).unwrap();
@@ -60,7 +61,8 @@ async fn version_1_is_migrated_with_a_backup_47() {
 }
 
 #[tokio::test]
-async fn an_existing_valid_backup_is_kept_47() {
+/// Rule #47.
+async fn an_existing_valid_backup_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let older = serde_json::to_vec(&json!({"version": 1, "bots": {}})).unwrap();
     std::fs::write(dir.path().join("state.json.v1"), &older).unwrap();
@@ -72,7 +74,8 @@ async fn an_existing_valid_backup_is_kept_47() {
 }
 
 #[tokio::test]
-async fn a_bad_backup_fails_closed_and_writes_nothing_47() {
+/// Rule #47.
+async fn a_bad_backup_fails_closed_and_writes_nothing() {
     type Make = fn(&Path);
     let cases: [(&str, Make); 4] = [
         ("a directory", |p| std::fs::create_dir(p).unwrap()),
@@ -104,7 +107,8 @@ async fn a_bad_backup_fails_closed_and_writes_nothing_47() {
 }
 
 #[tokio::test]
-async fn malformed_ownership_fails_closed_47() {
+/// Rule #47.
+async fn malformed_ownership_fails_closed() {
     let bot = |owner: Value| {
         let mut bot =
             json!({"id": "bot-x", "name": "X", "sessionId": "s", "createdAt": 1, "updatedAt": 1});
@@ -145,7 +149,8 @@ async fn malformed_ownership_fails_closed_47() {
 }
 
 #[tokio::test]
-async fn a_newer_version_only_reads_47() {
+/// Rule #47.
+async fn a_newer_version_only_reads() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = br#"{"version": 3, "bots": {}, "newThing": 1}"#.to_vec();
     std::fs::write(dir.path().join("state.json"), &bytes).unwrap();

@@ -13,7 +13,8 @@ fn host_name() -> String {
 }
 
 #[tokio::test]
-async fn a_second_store_only_reads_14() {
+/// Rule #14.
+async fn a_second_store_only_reads() {
     let dir = tempfile::tempdir().unwrap();
     let first = Store::open(dir.path(), options()).unwrap();
     let second = Store::open(dir.path(), options()).unwrap();
@@ -42,7 +43,8 @@ async fn a_second_store_only_reads_14() {
 }
 
 #[tokio::test]
-async fn takeover_on_next_write_1027() {
+/// Rule #1027.
+async fn takeover_on_next_write() {
     let dir = tempfile::tempdir().unwrap();
     let first = Store::open(dir.path(), options()).unwrap();
     let second = Store::open(dir.path(), options()).unwrap();

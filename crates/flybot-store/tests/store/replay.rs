@@ -28,7 +28,8 @@ fn sha_hex(bytes: &[u8]) -> String {
 }
 
 #[tokio::test]
-async fn a_three_bot_round_replays_byte_identical_at_every_step_511() {
+/// Rule #511.
+async fn a_three_bot_round_replays_byte_identical_at_every_step() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), history()).unwrap();
     let mut seen = vec![(store.revision(), store.read(pretty))];
@@ -110,7 +111,8 @@ fn joined(lines: &[String]) -> String {
 }
 
 #[tokio::test]
-async fn every_refusal_of_a_journal_511() {
+/// Rule #511.
+async fn every_refusal_of_a_journal() {
     let (_dir, lines) = sample_journal().await;
     let whole = joined(&lines);
     assert!(replay_to(&whole, 3).is_ok());
@@ -189,7 +191,8 @@ async fn every_refusal_of_a_journal_511() {
 }
 
 #[tokio::test]
-async fn a_journal_without_history_is_refused_511() {
+/// Rule #511.
+async fn a_journal_without_history_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), options()).unwrap();
     add_bot(&store, "bot-1").await;
@@ -202,7 +205,8 @@ async fn a_journal_without_history_is_refused_511() {
 }
 
 #[tokio::test]
-async fn retention_folds_old_lines_and_still_replays_511() {
+/// Rule #511.
+async fn retention_folds_old_lines_and_still_replays() {
     let dir = tempfile::tempdir().unwrap();
     let now = Arc::new(AtomicU64::new(1_000_000));
     let clock_now = now.clone();
@@ -252,7 +256,8 @@ async fn retention_folds_old_lines_and_still_replays_511() {
 }
 
 #[tokio::test]
-async fn a_team_larger_than_the_cap_stops_keeping_history_511() {
+/// Rule #511.
+async fn a_team_larger_than_the_cap_stops_keeping_history() {
     let dir = tempfile::tempdir().unwrap();
     let options = StoreOptions {
         journal_max_bytes: 300,

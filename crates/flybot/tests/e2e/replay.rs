@@ -4,7 +4,8 @@ use crate::support::{flybot, serve};
 use std::os::unix::fs::PermissionsExt;
 
 #[test]
-fn replay_rebuilds_the_team_at_a_sequence_into_a_new_private_file_511() {
+/// Rule #511.
+fn replay_rebuilds_the_team_at_a_sequence_into_a_new_private_file() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.toml"), "stateJournal = true\n").unwrap();
     let host = serve(home.path());

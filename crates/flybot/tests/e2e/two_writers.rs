@@ -6,7 +6,8 @@ use crate::support::serve;
 use serde_json::json;
 
 #[test]
-fn a_second_host_reads_refuses_writes_and_takes_over_on_its_next_write_14_1027_1041() {
+/// Rules #14, #1027, #1041.
+fn a_second_host_reads_refuses_writes_and_takes_over_on_its_next_write() {
     let home = tempfile::tempdir().unwrap();
     let first = serve(home.path());
     first.state();

@@ -196,7 +196,8 @@ fn refused(result: ToolResult) -> String {
 }
 
 #[tokio::test(start_paused = true)]
-async fn message_bot_dedupes_a_repeat_for_60_s_on_a_paused_clock_641() {
+/// Rule #641.
+async fn message_bot_dedupes_a_repeat_for_60_s_on_a_paused_clock() {
     let f = fixture(vec![]).await;
     assert_eq!(
         f.message("a", "b", "please  review\nthe plan")
@@ -334,7 +335,8 @@ async fn message_bot_reaches_only_its_owners_bots_or_granted_ones() {
 }
 
 #[tokio::test]
-async fn archive_bot_is_main_only_terminal_and_refuses_like_unknown_638_1700() {
+/// Rules #638, #1700.
+async fn archive_bot_is_main_only_terminal_and_refuses_like_unknown() {
     let f = fixture(vec![]).await;
     let archive = |by: &str, name: &str| {
         let ctx = f.ctx(by);
@@ -383,7 +385,8 @@ async fn archive_bot_is_main_only_terminal_and_refuses_like_unknown_638_1700() {
 }
 
 #[tokio::test]
-async fn create_bot_inherits_the_makers_model_and_starts_no_turn_410_645() {
+/// Rules #410, #645.
+async fn create_bot_inherits_the_makers_model_and_starts_no_turn() {
     let f = fixture(vec![]).await;
     let args = |name: &str, model: Option<&str>| create::CreateBotArgs {
         name: name.into(),
@@ -483,7 +486,8 @@ async fn list_bots_tags_pending_approvals_587_and_update_bot_renames() {
 }
 
 #[tokio::test]
-async fn list_bots_includes_the_bots_of_the_current_room_and_only_there_53() {
+/// Rule #53.
+async fn list_bots_includes_the_bots_of_the_current_room_and_only_there() {
     let f = fixture(vec![]).await;
     f.team
         .store
@@ -545,7 +549,8 @@ async fn configured_model_29_the_tools_refuse_a_model_nobody_configured() {
 }
 
 #[tokio::test]
-async fn record_decision_is_opt_in_refuses_secrets_and_appends_396() {
+/// Rule #396.
+async fn record_decision_is_opt_in_refuses_secrets_and_appends() {
     let f = fixture(vec![]).await;
     let args = |why: &str| decision::RecordDecisionArgs {
         option: "Postgres".into(),
@@ -616,8 +621,8 @@ async fn ask_user_answers_the_model_and_needs_a_question() {
 }
 
 #[tokio::test]
-async fn create_group_and_update_group_follow_the_channels_rules_for_a_main_bot_or_the_admin_1700_1182()
- {
+/// Rules #1700, #1182.
+async fn create_group_and_update_group_follow_the_channels_rules_for_a_main_bot_or_the_admin() {
     let f = fixture(vec![]).await;
     let rooms = || f.team.store.read(|s| s.rooms.clone());
     let create = |from: &str, args: serde_json::Value| {

@@ -5,7 +5,8 @@ use super::*;
 use crate::tools::parse_args;
 
 #[test]
-fn exactly_one_action_and_a_queue_item_names_its_role_1247() {
+/// Rule #1247.
+fn exactly_one_action_and_a_queue_item_names_its_role() {
     let args: TrackTasksArgs =
         parse_args(r#"{"tasks":[{"title":"Build","assignee":"Dev","column":"in-progress"}]}"#)
             .unwrap();
@@ -31,7 +32,8 @@ fn exactly_one_action_and_a_queue_item_names_its_role_1247() {
 }
 
 #[test]
-fn a_card_carries_the_contract_fields_the_endpoint_accepts_1720() {
+/// Rule #1720.
+fn a_card_carries_the_contract_fields_the_endpoint_accepts() {
     use flybot_protocol::task::TaskClass;
     let args: TrackTasksArgs = parse_args(
         r#"{"tasks":[{"title":"Fix","taskClass":"rework","reworkOf":"task-1",

@@ -48,7 +48,8 @@ fn ctx(recorder: &Arc<Recorder>) -> ToolContext {
 }
 
 #[tokio::test]
-async fn run_workflow_reaches_the_host_with_typed_args_1316() {
+/// Rule #1316.
+async fn run_workflow_reaches_the_host_with_typed_args() {
     let recorder = Arc::new(Recorder::default());
     let set = ToolSet::new(workflow_tools());
     let answer = set
@@ -69,7 +70,8 @@ async fn run_workflow_reaches_the_host_with_typed_args_1316() {
 }
 
 #[tokio::test]
-async fn define_workflow_types_the_definition_and_answers_the_hosts_refusal_1299() {
+/// Rule #1299.
+async fn define_workflow_types_the_definition_and_answers_the_hosts_refusal() {
     let recorder = Arc::new(Recorder::default());
     let set = ToolSet::new(workflow_tools());
     let bad = set

@@ -123,7 +123,8 @@ fn fallback_due_forces_one_answer_when_everyone_passed_on_the_owners_line() {
 }
 
 #[test]
-fn room_turns_each_caps_calls_inside_the_round_557() {
+/// Rule #557.
+fn room_turns_each_caps_calls_inside_the_round() {
     // Ada and Cy keep calling each other: each gets ROOM_TURNS_EACH.
     let mut round = Round::open(setup(3), person("@Ada start"), 0);
     let seen = run(&mut round, |id, _| match id {
@@ -142,7 +143,8 @@ fn room_turns_each_caps_calls_inside_the_round_557() {
 }
 
 #[test]
-fn a_members_at_admin_is_never_dropped_by_the_cap_804() {
+/// Rule #804.
+fn a_members_at_admin_is_never_dropped_by_the_cap() {
     // The admin (Bo) hands out parts; each member reports back with @Bo.
     let n = std::cell::Cell::new(0);
     let mut round = Round::open(setup(3), person("@Bo lead this"), 0);
@@ -173,7 +175,8 @@ fn a_members_at_admin_is_never_dropped_by_the_cap_804() {
 }
 
 #[test]
-fn the_admins_own_turns_are_capped_when_no_member_names_it_557() {
+/// Rule #557.
+fn the_admins_own_turns_are_capped_when_no_member_names_it() {
     // Bo is named by the person's line only: a member call of someone
     // else never raises Bo past its cap.
     let mut round = Round::open(setup(3), person("@Ada @Cy go"), 0);
@@ -189,7 +192,8 @@ fn the_admins_own_turns_are_capped_when_no_member_names_it_557() {
 }
 
 #[test]
-fn a_bots_post_calls_the_members_it_names_inside_the_running_round_932() {
+/// Rule #932.
+fn a_bots_post_calls_the_members_it_names_inside_the_running_round() {
     let mut round = Round::open(setup(3), person("@Ada do it"), 0);
     let first = round.next_turn().unwrap();
     assert_eq!(first.bot_id, "bot-a");
@@ -205,7 +209,8 @@ fn a_bots_post_calls_the_members_it_names_inside_the_running_round_932() {
 }
 
 #[test]
-fn a_late_line_past_room_late_rounds_is_quiet_but_a_name_still_calls_932() {
+/// Rule #932.
+fn a_late_line_past_room_late_rounds_is_quiet_but_a_name_still_calls() {
     let quiet = Round::open(
         setup(3),
         Opener::Bot {
@@ -248,7 +253,8 @@ fn a_late_line_past_room_late_rounds_is_quiet_but_a_name_still_calls_932() {
 }
 
 #[test]
-fn a_bot_never_posts_into_the_room_it_speaks_in_and_max_hops_ends_a_chain_557() {
+/// Rule #557.
+fn a_bot_never_posts_into_the_room_it_speaks_in_and_max_hops_ends_a_chain() {
     assert_eq!(
         may_post(Some("room-1"), Some("room-1"), 0),
         Err(PostRefused::OwnRoom)
@@ -268,7 +274,8 @@ fn model_calls_per_line_in_a_six_bot_room_routed_is_one_all_is_six() {
 }
 
 #[test]
-fn a_round_noted_mid_turn_comes_back_with_its_speaker_order_and_caps_557() {
+/// Rule #557.
+fn a_round_noted_mid_turn_comes_back_with_its_speaker_order_and_caps() {
     // Ada and Cy call each other until the per-member cap (#557) ends it;
     // the round is noted while Cy's first turn runs.
     let reply = |id: &str, _: bool| if id == "bot-a" { "@Cy you" } else { "@Ada you" }.to_string();

@@ -502,7 +502,8 @@ mod tests {
     }
 
     #[test]
-    fn only_a_turn_of_handed_out_work_alone_is_hidden_553() {
+    /// Rule #553.
+    fn only_a_turn_of_handed_out_work_alone_is_hidden() {
         let in_group = format!(
             "{} Ship, which handed you this work",
             flybot_agent::tools::team::ASKED_IN_GROUP

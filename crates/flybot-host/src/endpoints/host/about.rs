@@ -90,7 +90,8 @@ mod tests {
     }
 
     #[test]
-    fn the_build_shows_what_git_stamped_and_nothing_it_did_not_374() {
+    /// Rule #374.
+    fn the_build_shows_what_git_stamped_and_nothing_it_did_not() {
         let sha = "0123456789abcdef0123456789abcdef01234567";
         let view = |branch, commit, pinned| build_view(&info(branch, commit, pinned));
         let shown = |branch: Option<&str>, commit: Option<&str>, pinned| {

@@ -108,7 +108,8 @@ mod tests {
     }
 
     #[test]
-    fn only_a_branch_build_with_a_known_commit_is_compared_374() {
+    /// Rule #374.
+    fn only_a_branch_build_with_a_known_commit_is_compared() {
         assert_eq!(
             compare_path(&build(Some("main"), Some(SHA), false)).as_deref(),
             Some("compare/0123456789abcdef0123456789abcdef01234567...main")
@@ -142,7 +143,8 @@ mod tests {
     }
 
     #[test]
-    fn behind_is_ahead_by_only_for_ahead_or_identical_374() {
+    /// Rule #374.
+    fn behind_is_ahead_by_only_for_ahead_or_identical() {
         let read = |status: &str, ahead_by| {
             behind_of(&Compare {
                 status: status.into(),
@@ -156,7 +158,8 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_check_is_off_without_an_api_374() {
+    /// Rule #374.
+    async fn the_check_is_off_without_an_api() {
         let b = build(Some("main"), Some(SHA), false);
         assert_eq!(behind(None, &b).await, None);
         assert_eq!(behind(Some("  "), &b).await, None);

@@ -165,7 +165,8 @@ mod tests {
     }
 
     #[test]
-    fn a_called_bot_answers_below_max_hops_3_and_once_per_remote_line_825() {
+    /// Rule #825.
+    fn a_called_bot_answers_below_max_hops_3_and_once_per_remote_line() {
         let mut room = room();
         let due = due_calls(&room, &line(2, false));
         assert_eq!(due, vec![("bot-a".to_owned(), "room-1:7:bot-a".to_owned())]);

@@ -38,8 +38,8 @@ fn finish(bot: &str, title: &str, note: &str) -> Value {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_lead_assigns_two_subtasks_that_wake_the_assignees_and_the_overall_card_settles_1182_1205_1253()
- {
+/// Rules #1182, #1205, #1253.
+async fn the_lead_assigns_two_subtasks_that_wake_the_assignees_and_the_overall_card_settles() {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "## You are Lead\n", "userContains": "split the work", "step": 0},
          "reply": {"toolCalls": [{"name": "track_tasks", "arguments": {"tasks": [
@@ -100,7 +100,8 @@ async fn the_lead_assigns_two_subtasks_that_wake_the_assignees_and_the_overall_c
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_wake_that_changed_nothing_waits_30s_then_2min_and_a_card_waiting_on_an_answer_never_wakes_1109()
+/// Rule #1109.
+async fn a_wake_that_changed_nothing_waits_30s_then_2min_and_a_card_waiting_on_an_answer_never_wakes()
  {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "## You are Lead\n", "userContains": "split", "step": 0},
@@ -163,7 +164,8 @@ async fn a_wake_that_changed_nothing_waits_30s_then_2min_and_a_card_waiting_on_a
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
+/// Rule #1172.
+async fn a_decision_comment_wakes_its_bot_at_most_twice() {
     let kit = Kit::scripted(json!([{"reply": {"text": "Later."}}])).await;
     let bot = kit.bot("Dev1").await;
     let id = kit
@@ -208,7 +210,8 @@ async fn a_decision_comment_wakes_its_bot_at_most_twice_1172() {
 /// already says the line is a pass with no model turn; its question still
 /// gets one.
 #[tokio::test(start_paused = true)]
-async fn a_bots_at_that_the_members_card_already_says_costs_no_model_turn_1109() {
+/// Rule #1109.
+async fn a_bots_at_that_the_members_card_already_says_costs_no_model_turn() {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "## You are Lead\n", "userContains": "check in", "step": 0},
          "reply": {"text": "@Dev1 what is the status?"}},

@@ -28,7 +28,8 @@ fn scenario() -> Value {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_leads_dispatch_line_is_a_board_assign_that_wakes_the_member_in_its_own_chat_1254() {
+/// Rule #1254.
+async fn the_leads_dispatch_line_is_a_board_assign_that_wakes_the_member_in_its_own_chat() {
     let kit = Kit::scripted(scenario()).await;
     let (room, [lead, dev1]) = team(&kit).await;
     kit.ok("send", json!({"roomId": room.id, "text": "hand it out"}))
@@ -66,7 +67,8 @@ async fn the_leads_dispatch_line_is_a_board_assign_that_wakes_the_member_in_its_
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_question_to_a_member_is_not_a_dispatch_and_keeps_its_round_turn_1254() {
+/// Rule #1254.
+async fn a_question_to_a_member_is_not_a_dispatch_and_keeps_its_round_turn() {
     let kit = Kit::scripted(scenario()).await;
     let (room, [_lead, dev1]) = team(&kit).await;
     kit.ok("send", json!({"roomId": room.id, "text": "just ask"}))

@@ -79,7 +79,8 @@ fn record(kit: &Kit, id: &str) -> Value {
 }
 
 #[tokio::test]
-async fn a_send_to_another_owners_bot_is_held_and_only_its_owner_releases_it_52_754() {
+/// Rules #52, #754.
+async fn a_send_to_another_owners_bot_is_held_and_only_its_owner_releases_it() {
     let kit = scripted_kit().await;
     let p = pair(&kit).await;
     let hold = held(&kit, &p).await;
@@ -147,7 +148,8 @@ async fn a_send_to_another_owners_bot_is_held_and_only_its_owner_releases_it_52_
 }
 
 #[tokio::test]
-async fn a_release_revalidates_and_a_revoked_grant_makes_the_hold_stale_52() {
+/// Rule #52.
+async fn a_release_revalidates_and_a_revoked_grant_makes_the_hold_stale() {
     let kit = scripted_kit().await;
     let p = pair(&kit).await;
     let id = held(&kit, &p).await["id"].as_str().unwrap().to_owned();
@@ -168,7 +170,8 @@ async fn a_release_revalidates_and_a_revoked_grant_makes_the_hold_stale_52() {
 }
 
 #[tokio::test]
-async fn a_changed_hold_is_stale_and_deleting_a_bot_invalidates_its_holds_52() {
+/// Rule #52.
+async fn a_changed_hold_is_stale_and_deleting_a_bot_invalidates_its_holds() {
     let kit = scripted_kit().await;
     let p = pair(&kit).await;
     // The content no longer matches its version: stale, never sent.
@@ -205,7 +208,8 @@ async fn a_changed_hold_is_stale_and_deleting_a_bot_invalidates_its_holds_52() {
 }
 
 #[tokio::test]
-async fn demoting_a_chief_in_set_main_makes_its_waiting_sends_stale_at_once_52() {
+/// Rule #52.
+async fn demoting_a_chief_in_set_main_makes_its_waiting_sends_stale_at_once() {
     let kit = scripted_kit().await;
     let p = pair(&kit).await;
     let ada = kit.as_member(&p.ada);
@@ -283,7 +287,8 @@ async fn working_card_held(kit: &Kit, p: &Pair) -> (String, String) {
 }
 
 #[tokio::test]
-async fn an_untargeted_held_send_blocks_no_card_and_a_named_foreign_card_is_refused_54_207() {
+/// Rules #54, #207.
+async fn an_untargeted_held_send_blocks_no_card_and_a_named_foreign_card_is_refused() {
     let kit = targeted_kit().await;
     let p = pair(&kit).await;
     let newest = working_card_as(&kit, &p.ada, &p.ada_bot, "task-named").await;
@@ -312,7 +317,8 @@ async fn an_untargeted_held_send_blocks_no_card_and_a_named_foreign_card_is_refu
 }
 
 #[tokio::test]
-async fn a_held_send_blocks_its_working_card_and_approving_resumes_it_54_207() {
+/// Rules #54, #207.
+async fn a_held_send_blocks_its_working_card_and_approving_resumes_it() {
     let kit = targeted_kit().await;
     let p = pair(&kit).await;
     let (card, hold) = working_card_held(&kit, &p).await;
@@ -329,7 +335,8 @@ async fn a_held_send_blocks_its_working_card_and_approving_resumes_it_54_207() {
 }
 
 #[tokio::test]
-async fn rejecting_a_held_send_cancels_its_card_54() {
+/// Rule #54.
+async fn rejecting_a_held_send_cancels_its_card() {
     let kit = targeted_kit().await;
     let p = pair(&kit).await;
     let (card, hold) = working_card_held(&kit, &p).await;
@@ -341,7 +348,8 @@ async fn rejecting_a_held_send_cancels_its_card_54() {
 }
 
 #[tokio::test]
-async fn a_send_past_pending_max_waiting_asks_is_refused_and_nothing_is_held_754() {
+/// Rule #754.
+async fn a_send_past_pending_max_waiting_asks_is_refused_and_nothing_is_held() {
     use flybot_core::approvals::bounds::PENDING_MAX;
     let kit = scripted_kit().await;
     let p = pair(&kit).await;

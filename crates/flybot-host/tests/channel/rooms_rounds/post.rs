@@ -34,7 +34,8 @@ async fn room(kit: &Kit) -> (Room, Bot, Bot) {
 }
 
 #[tokio::test(start_paused = true)]
-async fn post_to_group_from_an_own_chat_opens_a_round_in_the_group_557() {
+/// Rule #557.
+async fn post_to_group_from_an_own_chat_opens_a_round_in_the_group() {
     let kit = Kit::scripted(scenario()).await;
     let (room, ada, bo) = room(&kit).await;
     kit.say(&ada.session, "post it");
@@ -50,7 +51,8 @@ async fn post_to_group_from_an_own_chat_opens_a_round_in_the_group_557() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_bot_never_posts_into_the_room_it_is_speaking_in_557() {
+/// Rule #557.
+async fn a_bot_never_posts_into_the_room_it_is_speaking_in() {
     let kit = Kit::scripted(scenario()).await;
     let (room, _ada, bo) = room(&kit).await;
     kit.ok("send", json!({"roomId": room.id, "text": "loop it"}))
@@ -72,7 +74,8 @@ async fn a_bot_never_posts_into_the_room_it_is_speaking_in_557() {
 /// closing report. Bo's turn waits on an approval, so the round is
 /// certainly running when Ada posts.
 #[tokio::test(start_paused = true)]
-async fn a_post_while_the_round_runs_calls_the_named_member_inside_it_932() {
+/// Rule #932.
+async fn a_post_while_the_round_runs_calls_the_named_member_inside_it() {
     let kit = Kit::scripted(json!([
         {"when": {"userContains": "post it", "step": 0},
          "reply": {"toolCalls": [{"name": "post_to_group", "arguments": {"group": "Build", "text": "@Cy please check"}}]}},
@@ -122,7 +125,8 @@ async fn a_post_while_the_round_runs_calls_the_named_member_inside_it_932() {
 /// hop of the line its round answered, so the chain ends at `MAX_HOPS` with
 /// the guard's sentence instead of running for ever.
 #[tokio::test(start_paused = true)]
-async fn a_cross_room_ping_pong_of_posts_stops_at_max_hops_557() {
+/// Rule #557.
+async fn a_cross_room_ping_pong_of_posts_stops_at_max_hops() {
     let kit = Kit::scripted(json!([
         {"when": {"afterTool": "*"}, "reply": {"text": "sent"}},
         {"when": {"systemContains": "## You are Ada\n", "userContains": "[Group \"One\""},

@@ -17,8 +17,8 @@ use std::time::Duration;
 const QUESTION: &str = "Question on \"Ask first\": Postgres or SQLite?";
 
 #[tokio::test(start_paused = true)]
-async fn a_room_cards_question_shows_in_the_room_once_and_the_work_view_lists_handed_out_cards_550_553()
- {
+/// Rules #550, #553.
+async fn a_room_cards_question_shows_in_the_room_once_and_the_work_view_lists_handed_out_cards() {
     let kit = Kit::scripted(json!([
         {"when": {"userContains": "split", "step": 0},
          "reply": {"toolCalls": [{"name": "track_tasks", "arguments": {"tasks": [

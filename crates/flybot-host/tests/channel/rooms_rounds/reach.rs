@@ -24,7 +24,8 @@ async fn granted_pair(kit: &Kit) -> (Member, Member, Bot, Bot) {
 }
 
 #[tokio::test]
-async fn revoking_a_grant_evicts_the_bot_from_a_room_of_several_owners_90() {
+/// Rule #90.
+async fn revoking_a_grant_evicts_the_bot_from_a_room_of_several_owners() {
     let kit = Kit::new().await;
     let (ada, bob, ada_bot, bob_bot) = granted_pair(&kit).await;
     let room = kit
@@ -44,7 +45,8 @@ async fn revoking_a_grant_evicts_the_bot_from_a_room_of_several_owners_90() {
 }
 
 #[tokio::test]
-async fn a_bot_message_is_judged_again_at_delivery_and_a_revoked_grant_stops_it_90() {
+/// Rule #90.
+async fn a_bot_message_is_judged_again_at_delivery_and_a_revoked_grant_stops_it() {
     let kit = Kit::new().await;
     let (_ada, bob, ada_bot, bob_bot) = granted_pair(&kit).await;
     let session = bob_bot.session.clone();

@@ -51,7 +51,8 @@ async fn the_bot_that_spoke_last_answers_a_follow_up_first_and_is_named_in_the_n
 }
 
 #[tokio::test(start_paused = true)]
-async fn create_room_sets_the_notice_and_the_task_lead_894_1182() {
+/// Rules #894, #1182.
+async fn create_room_sets_the_notice_and_the_task_lead() {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "Notice: Ship on Friday."}, "reply": {"text": "noted"}},
         {"reply": {"text": "[PASS]"}}
@@ -150,7 +151,8 @@ async fn a_task_lead_that_is_not_a_member_is_refused_and_no_room_is_made() {
 /// `read_group_chat` (#1203): a member reads an exact earlier line of the
 /// group it speaks in; a Bot outside the group reads nothing of it.
 #[tokio::test(start_paused = true)]
-async fn read_group_chat_hands_back_an_exact_earlier_line_to_members_only_1203() {
+/// Rule #1203.
+async fn read_group_chat_hands_back_an_exact_earlier_line_to_members_only() {
     let kit = Kit::scripted(json!([
         {"when": {"userContains": "@Ada what did line 1 say", "step": 0},
          "reply": {"toolCalls": [{"name": "read_group_chat", "arguments": {"seq": 1}}]}},
@@ -197,7 +199,8 @@ async fn read_group_chat_hands_back_an_exact_earlier_line_to_members_only_1203()
 /// Ended turns (#353) list a group turn under its room, and a failed turn
 /// reads as the #1347 sentence for its code, never the provider's text.
 #[tokio::test(start_paused = true)]
-async fn ended_turns_list_group_turns_by_room_with_the_1347_sentence_353() {
+/// Rule #353.
+async fn ended_turns_list_group_turns_by_room_with_the_1347_sentence() {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "## You are Ada\n"},
          "fail": {"status": 401, "code": "invalid_api_key"}},

@@ -50,7 +50,8 @@ async fn bo_rate_limited(times: u32) -> (Kit, Room, Bot, String) {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_line_while_the_member_waits_over_60s_lets_it_go_as_a_stop_and_is_answered_next_1650() {
+/// Rule #1650.
+async fn a_line_while_the_member_waits_over_60s_lets_it_go_as_a_stop_and_is_answered_next() {
     let (kit, room, ada, s) = lone_member(
         json!([
             {"when": {"userContains": "run it", "step": 0},
@@ -103,7 +104,8 @@ async fn a_line_while_the_member_waits_over_60s_lets_it_go_as_a_stop_and_is_answ
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_rate_limited_member_turn_makes_at_most_the_providers_attempts_1679() {
+/// Rule #1679.
+async fn a_rate_limited_member_turn_makes_at_most_the_providers_attempts() {
     // The mock refuses four calls: the first and the provider's own three
     // retries (#1308). The fifth call would answer "looked": a room retry
     // stacked on top would reach it.
@@ -121,7 +123,8 @@ async fn a_rate_limited_member_turn_makes_at_most_the_providers_attempts_1679() 
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_rate_limit_the_providers_backoff_outlasts_is_answered_in_the_same_turn_1679() {
+/// Rule #1679.
+async fn a_rate_limit_the_providers_backoff_outlasts_is_answered_in_the_same_turn() {
     let (kit, room, bo, s) = bo_rate_limited(2).await;
     kit.round_ended(&room).await;
     assert_eq!(kit.end_reasons(&s), [EndReason::Completed]);
@@ -129,7 +132,8 @@ async fn a_rate_limit_the_providers_backoff_outlasts_is_answered_in_the_same_tur
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_stop_during_the_providers_backoff_makes_no_further_call_1679() {
+/// Rule #1679.
+async fn a_stop_during_the_providers_backoff_makes_no_further_call() {
     let (kit, room, bo, s) = lone_member(
         json!([
             {"when": {"userContains": "@Bo look"}, "times": 1,
@@ -178,7 +182,8 @@ async fn a_stop_during_the_providers_backoff_makes_no_further_call_1679() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn report_back_sends_the_rounds_closing_report_to_the_posters_own_chat_913() {
+/// Rule #913.
+async fn report_back_sends_the_rounds_closing_report_to_the_posters_own_chat() {
     let kit = Kit::scripted(json!([
         {"when": {"userContains": "post it", "step": 0},
          "reply": {"toolCalls": [{"name": "post_to_group", "arguments":
@@ -209,7 +214,8 @@ async fn report_back_sends_the_rounds_closing_report_to_the_posters_own_chat_913
 }
 
 #[tokio::test]
-async fn a_line_steered_into_a_one_step_member_turn_is_answered_in_the_room_1267() {
+/// Rule #1267.
+async fn a_line_steered_into_a_one_step_member_turn_is_answered_in_the_room() {
     let server = ScriptedProvider::start(vec![
         Reply::text("Looked: all green."),
         Reply::text("The tests pass too."),

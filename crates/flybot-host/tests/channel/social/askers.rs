@@ -82,7 +82,8 @@ async fn two_local_bots_asking_one_friends_bot_at_once_each_get_their_own_answer
 }
 
 #[tokio::test]
-async fn a_local_bots_line_to_a_friends_bot_is_held_when_its_policy_says_so_52() {
+/// Rule #52.
+async fn a_local_bots_line_to_a_friends_bot_is_held_when_its_policy_says_so() {
     let Some(synapse) = start_synapse().await else {
         return;
     };

@@ -12,7 +12,8 @@ use flybot_testkit::synapse::start_synapse;
 use serde_json::json;
 
 #[tokio::test]
-async fn social_publish_and_policy_refuse_another_members_bot_and_change_nothing_90() {
+/// Rule #90.
+async fn social_publish_and_policy_refuse_another_members_bot_and_change_nothing() {
     let kit = Kit::new().await;
     let [owner, ada] = kit.members(["Owner", "Ada"]).await;
     let adas = kit.as_member(&ada).bot("Scribe").await;
@@ -53,7 +54,8 @@ const KEYS: &str = r#"[
 ]"#;
 
 #[tokio::test]
-async fn a_turn_for_a_remote_asker_gets_no_secrets_and_says_why_651() {
+/// Rule #651.
+async fn a_turn_for_a_remote_asker_gets_no_secrets_and_says_why() {
     let Some(synapse) = start_synapse().await else {
         return;
     };

@@ -21,7 +21,8 @@ const SCRIPT: &str = r#"[
 ]"#;
 
 #[tokio::test]
-async fn a_local_bot_writes_to_a_friends_bot_by_its_label_and_gets_the_answer_back_967_227() {
+/// Rules #967, #227.
+async fn a_local_bot_writes_to_a_friends_bot_by_its_label_and_gets_the_answer_back() {
     let Some(synapse) = start_synapse().await else {
         return;
     };

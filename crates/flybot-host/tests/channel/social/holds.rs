@@ -40,7 +40,8 @@ fn reply<'v>(view: &'v Value, id: &str) -> &'v Value {
 }
 
 #[tokio::test]
-async fn a_reply_held_by_its_bots_policy_waits_for_send_and_reach_is_checked_again_52_417_418() {
+/// Rules #52, #417, #418.
+async fn a_reply_held_by_its_bots_policy_waits_for_send_and_reach_is_checked_again() {
     let Some(synapse) = start_synapse().await else {
         return;
     };

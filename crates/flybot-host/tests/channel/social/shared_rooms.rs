@@ -138,7 +138,8 @@ async fn share_plans(synapse: &Synapse) -> Shared {
 }
 
 #[tokio::test]
-async fn a_room_that_gains_a_friends_bot_appears_on_the_friends_home_at_once_848_904() {
+/// Rules #848, #904.
+async fn a_room_that_gains_a_friends_bot_appears_on_the_friends_home_at_once() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
@@ -189,7 +190,8 @@ async fn a_room_that_gains_a_friends_bot_appears_on_the_friends_home_at_once_848
 }
 
 #[tokio::test]
-async fn a_line_travels_both_ways_and_each_homes_called_bot_answers_once_825() {
+/// Rule #825.
+async fn a_line_travels_both_ways_and_each_homes_called_bot_answers_once() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
@@ -272,7 +274,8 @@ async fn a_line_travels_both_ways_and_each_homes_called_bot_answers_once_825() {
 }
 
 #[tokio::test]
-async fn a_forged_join_from_a_home_that_does_not_own_the_room_is_refused_not_inviter_873_909() {
+/// Rules #873, #909.
+async fn a_forged_join_from_a_home_that_does_not_own_the_room_is_refused_not_inviter() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
@@ -363,7 +366,8 @@ async fn status_until(kit: &Kit, want: &str) {
 }
 
 #[tokio::test]
-async fn a_removed_bot_marks_the_mirror_left_and_a_newer_join_reopens_it_1167() {
+/// Rule #1167.
+async fn a_removed_bot_marks_the_mirror_left_and_a_newer_join_reopens_it() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
@@ -449,7 +453,8 @@ async fn a_removed_bot_marks_the_mirror_left_and_a_newer_join_reopens_it_1167() 
 }
 
 #[tokio::test]
-async fn a_line_whose_author_does_not_trace_to_its_sender_shows_as_unverified_918() {
+/// Rule #918.
+async fn a_line_whose_author_does_not_trace_to_its_sender_shows_as_unverified() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
@@ -502,7 +507,8 @@ async fn a_line_whose_author_does_not_trace_to_its_sender_shows_as_unverified_91
 }
 
 #[tokio::test]
-async fn the_owner_hides_a_shared_room_and_a_revoked_grant_hides_it_too_1167() {
+/// Rule #1167.
+async fn the_owner_hides_a_shared_room_and_a_revoked_grant_hides_it_too() {
     let Some(synapse) = start_synapse().await else {
         return;
     };

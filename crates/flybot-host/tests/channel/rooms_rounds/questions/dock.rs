@@ -61,8 +61,8 @@ fn notices(kit: &Kit, room: &Room, start: &str) -> Vec<String> {
 /// Lead naming the group and keeping that origin (Ada owns Dev), the room
 /// shows one quiet notice, and Dev's reply goes back to the group.
 #[tokio::test(start_paused = true)]
-async fn a_question_on_work_handed_out_from_a_group_waits_in_its_dock_and_the_answer_goes_back_550_553()
- {
+/// Rules #550, #553.
+async fn a_question_on_work_handed_out_from_a_group_waits_in_its_dock_and_the_answer_goes_back() {
     let kit = Kit::scripted(script()).await;
     let ada = kit.owner("Ada").await;
     let bob = kit.as_member(&ada).invite("Bob").await;
@@ -158,7 +158,8 @@ async fn a_question_on_work_handed_out_from_a_group_waits_in_its_dock_and_the_an
 /// refused and the card stays; a dismissed card is gone with one quiet
 /// notice, and the asking Bot is told nothing.
 #[tokio::test(start_paused = true)]
-async fn a_waiting_question_is_dismissed_by_whoever_may_answer_it_and_no_one_else_550() {
+/// Rule #550.
+async fn a_waiting_question_is_dismissed_by_whoever_may_answer_it_and_no_one_else() {
     let kit = Kit::scripted(script()).await;
     let ada = kit.owner("Ada").await;
     let bob = kit.as_member(&ada).invite("Bob").await;

@@ -8,8 +8,8 @@ use flybot_testkit::Kit;
 use serde_json::json;
 
 #[tokio::test(start_paused = true)]
-async fn handed_out_work_runs_hidden_in_the_bots_own_chat_and_its_reply_goes_back_to_the_group_553()
-{
+/// Rule #553.
+async fn handed_out_work_runs_hidden_in_the_bots_own_chat_and_its_reply_goes_back_to_the_group() {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "## You are Lead\n", "userContains": "Parser built", "step": 0},
          "reply": {"text": "Thanks, Dev."}},
@@ -82,7 +82,8 @@ async fn handed_out_work_runs_hidden_in_the_bots_own_chat_and_its_reply_goes_bac
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_bots_message_from_its_own_chat_is_no_handed_out_work_and_stays_shown_553() {
+/// Rule #553.
+async fn a_bots_message_from_its_own_chat_is_no_handed_out_work_and_stays_shown() {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "## You are Lead\n", "userContains": "ask Dev", "step": 0},
          "reply": {"toolCalls": [{"name": "message_bot", "arguments": {"to": "Dev", "text": "status?"}}]}},

@@ -40,7 +40,8 @@ fn ended_of(view: &Value, bot_id: &str) -> Vec<Value> {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_hidden_turn_of_handed_out_work_is_no_ended_turn_the_page_notifies_353_553() {
+/// Rules #353, #553.
+async fn a_hidden_turn_of_handed_out_work_is_no_ended_turn_the_page_notifies() {
     let kit = Kit::scripted(script()).await;
     let [lead, dev] = kit.bots(["Lead", "Dev"]).await;
     let room = kit.room("Ship", &[&lead]).await;
@@ -77,7 +78,8 @@ async fn a_hidden_turn_of_handed_out_work_is_no_ended_turn_the_page_notifies_353
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_running_turn_of_handed_out_work_carries_the_room_it_came_from_553() {
+/// Rule #553.
+async fn a_running_turn_of_handed_out_work_carries_the_room_it_came_from() {
     let kit = Kit::scripted(script()).await;
     let ada = kit.owner("Ada").await;
     let bob = kit.as_member(&ada).invite("Bob").await;
