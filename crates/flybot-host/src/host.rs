@@ -175,6 +175,7 @@ impl Host {
         host.took_over().await;
         host.social().start();
         host.shared_rooms().start();
+        host.invite_links().start();
         host
     }
 
@@ -394,6 +395,11 @@ impl Host {
     /// Social and the room logs, holding nothing of its own.
     pub fn shared_rooms(&self) -> crate::social::shared_rooms::SharedRooms {
         crate::social::shared_rooms::SharedRooms::new(self.social(), &self.inner.logs)
+    }
+
+    /// A local room's invite links over Bot Social (issue 34, #852).
+    pub fn invite_links(&self) -> crate::social::invite_links::InviteLinks {
+        crate::social::invite_links::InviteLinks::new(self.social(), &self.inner.logs)
     }
 
     /// The keys and connectors the state view lists (#49).

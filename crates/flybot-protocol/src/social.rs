@@ -62,6 +62,28 @@ pub struct SocialState {
     /// inviter), kept across a restart: the sync token has moved past them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub invites: BTreeMap<String, String>,
+    /// Issue 34, #884 `roomClaims`: the room invite links this home claimed
+    /// for some of its Bots (the knock it made at the server), by ticket.
+    /// A join from a stranger projects only a room one of these names.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub room_claims: BTreeMap<String, RoomClaim>,
+}
+
+/// One room invite link this home claimed (#884): whose room (the home
+/// that made the link, as the homeserver says), which Bots, and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomClaim {
+    pub ticket: String,
+    /// The inviting home's Matrix user id: the lobby's maker.
+    pub inviter: String,
+    /// The Bot the link knocks on, by its id in the inviter's home.
+    pub handle: String,
+    /// The Matrix room the knock went to.
+    pub lobby: String,
+    /// This home's Bots the claim brings, by id.
+    pub bots: Vec<String>,
+    pub at: u64,
 }
 
 /// #52, #417: how a Bot's sends to friends go, its replies and its own

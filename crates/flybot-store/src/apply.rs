@@ -161,6 +161,7 @@ fn social<A: AtKey>(
             "policies" => at.record(&mut social.policies, id),
             "held" => at.record(&mut social.held, id),
             "invites" => at.record(&mut social.invites, id),
+            "roomClaims" => at.record(&mut social.room_claims, id),
             _ => return Err(fail(key, "no such social collection")),
         },
         _ => return Err(fail(key, "a social key names a field or a record")),

@@ -5,8 +5,8 @@
 
 use crate::change::Change;
 use flybot_protocol::social::{
-    Friend, HeldItem, HeldReply, InboxLine, OutboxItem, RemoteContact, SendPolicy, SocialAccount,
-    SocialRoom,
+    Friend, HeldItem, HeldReply, InboxLine, OutboxItem, RemoteContact, RoomClaim, SendPolicy,
+    SocialAccount, SocialRoom,
 };
 
 /// The friends' homes kept per Bot (#420), and the replies kept (#417).
@@ -142,6 +142,15 @@ impl Change<'_> {
 
     pub fn remove_invite(&mut self, room_id: &str) {
         self.delete(key(&["social", "invites", room_id]));
+    }
+
+    /// Issue 34 (#884): a room invite link this home claimed.
+    pub fn put_room_claim(&mut self, claim: &RoomClaim) {
+        self.set(key(&["social", "roomClaims", &claim.ticket]), claim);
+    }
+
+    pub fn remove_room_claim(&mut self, ticket: &str) {
+        self.delete(key(&["social", "roomClaims", ticket]));
     }
 
     /// #417: puts a Bot's reply record, forgetting the oldest beyond

@@ -15,6 +15,7 @@ mod connectors;
 mod conversations;
 pub(crate) mod extract;
 mod host;
+mod invite_links;
 mod memory;
 mod people;
 mod roster;
@@ -42,6 +43,7 @@ pub fn routes() -> Router<crate::host::Host> {
         .merge(attachments::routes())
         .merge(social::routes())
         .merge(shared_rooms::routes())
+        .merge(invite_links::routes())
         .merge(crate::attachments::download::routes())
         .route(
             "/api/bot/{endpoint}",
@@ -62,6 +64,7 @@ pub fn endpoint_names() -> Vec<&'static str> {
         attachments::NAMES,
         social::NAMES,
         shared_rooms::NAMES,
+        invite_links::NAMES,
     ]
     .concat()
 }

@@ -118,7 +118,7 @@ pub struct SyncBatch {
 }
 
 /// A path segment escaped for a URL (room ids hold `!` and `:`).
-fn segment(s: &str) -> String {
+pub fn segment(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {
@@ -160,7 +160,15 @@ async fn answer<T: serde::de::DeserializeOwned>(
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
         .take(64)
         .collect();
-    if status.is_server_error() || status.as_u16() == 429 {
+    if status.as_u16() == 429 {
+        // Issue 34 (#1161): how long the homeserver asks us to wait.
+        let wait = body.get("retry_after_ms").and_then(Value::as_u64);
+        return Err(MatrixError::Unreachable(match wait {
+            Some(ms) => format!("HTTP {status} retry_after_ms={ms}"),
+            None => format!("HTTP {status}"),
+        }));
+    }
+    if status.is_server_error() {
         return Err(MatrixError::Unreachable(format!("HTTP {status}")));
     }
     if code == "M_UNKNOWN_TOKEN" || code == "M_MISSING_TOKEN" {
@@ -258,6 +266,26 @@ impl Matrix {
             .send()
             .await;
         answer(sent).await
+    }
+
+    /// Any other client-server call, answered as JSON (issue 34's invite
+    /// links: a lobby's state, its aliases, a knock, a kick).
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, MatrixError> {
+        match body {
+            Some(body) => self.send_json(method, path, body).await,
+            None => {
+                let sent = (self.http.request(method, self.url(path)))
+                    .bearer_auth(&self.token)
+                    .send()
+                    .await;
+                answer(sent).await
+            }
+        }
     }
 
     pub async fn whoami(&self) -> Result<WhoAmI, MatrixError> {

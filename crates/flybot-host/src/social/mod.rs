@@ -19,6 +19,7 @@ mod crash_point;
 mod friends;
 mod holds;
 mod inbox;
+pub mod invite_links;
 mod outbox;
 mod refresh;
 pub mod shared_rooms;

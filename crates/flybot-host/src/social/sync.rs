@@ -113,9 +113,11 @@ impl Social {
                 .find(|e| e.kind == "m.room.member" && e.state_key.as_deref() == Some(me))
                 .map(|e| e.sender.clone());
             let Some(inviter) = inviter else { continue };
-            let friend = self
-                .team()
-                .read(|s| s.social.friends.contains_key(&inviter));
+            let friend = self.team().read(|s| {
+                s.social.friends.contains_key(&inviter)
+                    // Issue 34 (#884): the home whose link this one claimed.
+                    || super::invite_links::knock::expects_invite_from(s, &inviter)
+            });
             if !friend {
                 strangers.push((room_id.clone(), inviter));
                 continue;
@@ -177,6 +179,10 @@ fn apply_room(
             // Issue 34: a shared room's join, leave or line.
             _ if event.sender != me && super::shared_rooms::receive::takes(event) => {
                 super::shared_rooms::receive::receive(change, me, room_id, event);
+            }
+            // Issue 34: a knock on the lobby of a room's invite links.
+            _ if event.sender != me && super::invite_links::knock::takes(event) => {
+                super::invite_links::knock::receive(change, room_id, event);
             }
             ROOM_STATE if event.state_key.as_deref() == Some("") && event.sender != me => {
                 apply_mark(change, room_id, event);

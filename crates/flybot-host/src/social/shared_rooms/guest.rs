@@ -23,7 +23,8 @@ fn revoked(state: &TeamState, room: &Room, inviter: &str) -> bool {
     !room
         .members
         .iter()
-        .any(|bot| flybot_core::social::reach(state, bot, inviter).is_ok())
+        .any(|bot| crate::social::invite_links::peers::opened_by_link(state, bot, inviter)
+            || flybot_core::social::reach(state, bot, inviter).is_ok())
 }
 
 impl SharedRooms {

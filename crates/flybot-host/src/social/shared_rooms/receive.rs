@@ -225,7 +225,11 @@ fn project(
         .filter(|e| e.home.as_deref() == Some(me))
         .filter_map(|e| e.handle.clone())
         .filter(|h| state.bots.get(h).is_some_and(|b| !b.is_retired()))
-        .filter(|h| flybot_core::social::reach(state, h, sender).is_ok())
+        .filter(|h| {
+            flybot_core::social::reach(state, h, sender).is_ok()
+                // #884: a Bot this home claimed that room's link for.
+                || crate::social::invite_links::peers::opened_by_link(state, h, sender)
+        })
         .collect();
     let kept_members = existing
         .as_ref()

@@ -84,7 +84,13 @@ pub fn inviter_name(state: &TeamState, room: &Room) -> String {
 
 /// The join of `room` as this home sends it: every Bot of the room, the
 /// notice and the recent chat lines, fitted to the limit.
-fn join_of(state: &TeamState, me: &str, room: &Room, history: Vec<RoomLine>, seq: u64) -> Join {
+pub(crate) fn join_of(
+    state: &TeamState,
+    me: &str,
+    room: &Room,
+    history: Vec<RoomLine>,
+    seq: u64,
+) -> Join {
     let owner = inviter_name(state, room);
     let mut roster: Vec<RosterEntry> = room
         .members
