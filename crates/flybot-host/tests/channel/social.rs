@@ -10,6 +10,7 @@ mod attacks;
 mod bot_send;
 mod counts;
 mod holds;
+mod invite_links;
 mod raw;
 mod shared_rooms;
 

@@ -62,7 +62,9 @@ pub struct Preview {
 fn lookup_failed(e: &crate::social::client::MatrixError) -> ApiError {
     ApiError::new(
         ErrorCode::NotFound,
-        format!("That link leads to no room the homeserver knows ({e}); check it or ask for a new one."),
+        format!(
+            "That link leads to no room the homeserver knows ({e}); check it or ask for a new one."
+        ),
     )
     .with("reason", "lookup-failed")
 }
@@ -101,8 +103,11 @@ impl InviteLinks {
         let record = lobby::record(&events);
         let maker = lobby::maker(&events).unwrap_or_default();
         let server: ServerLink = record.links.get(&link.ticket).cloned().ok_or_else(|| {
-            ApiError::new(ErrorCode::NotFound, "That link is not one this room handed out; ask for a new one.")
-                .with("reason", "unclaimed")
+            ApiError::new(
+                ErrorCode::NotFound,
+                "That link is not one this room handed out; ask for a new one.",
+            )
+            .with("reason", "unclaimed")
         })?;
         let now = social.team().store().clock_ms();
         let status = match (server.status.as_str(), server.expires_at) {
@@ -150,7 +155,10 @@ impl InviteLinks {
         let bots = social.team().read(|s| own_bots(s, &req.bots))?;
         let (lobby_id, preview) = self.read_link(&matrix, &account.user_id, &link).await?;
         if preview.inviter == account.user_id {
-            return Err(ApiError::invalid("link", "That link is this home's own; send it to someone else."));
+            return Err(ApiError::invalid(
+                "link",
+                "That link is this home's own; send it to someone else.",
+            ));
         }
         if preview.status != "open" {
             let sentence = match preview.status.as_str() {
@@ -167,11 +175,16 @@ impl InviteLinks {
             // Knocking twice is refused by the server: the same claim
             // already held there is success (a retry), any other is not.
             let read = social.renewing(&matrix, |m| async move { lobby::state(&m, l).await });
-            let held = read.await.ok().and_then(|events| lobby::membership_of(&events, &account.user_id));
+            let held = read
+                .await
+                .ok()
+                .and_then(|events| lobby::membership_of(&events, &account.user_id));
             if held != Some(("knock".to_owned(), reason.clone())) {
                 return Err(ApiError::new(
                     ErrorCode::Unavailable,
-                    format!("The homeserver did not take the claim ({e}); nothing was claimed, try again."),
+                    format!(
+                        "The homeserver did not take the claim ({e}); nothing was claimed, try again."
+                    ),
                 ));
             }
         }
@@ -200,7 +213,10 @@ impl InviteLinks {
 /// The Bots named, each one of this home's own live Bots, one to six.
 fn own_bots(state: &TeamState, ids: &[String]) -> Result<Vec<ClaimBot>, ApiError> {
     if ids.is_empty() || ids.len() > CLAIM_BOTS_MAX {
-        return Err(ApiError::invalid("bots", "Pick one to six of your Bots to bring."));
+        return Err(ApiError::invalid(
+            "bots",
+            "Pick one to six of your Bots to bring.",
+        ));
     }
     let mut bots = Vec::new();
     for id in ids {

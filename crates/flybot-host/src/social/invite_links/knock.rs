@@ -36,5 +36,9 @@ pub fn receive(change: &mut Change<'_>, matrix_room: &str, event: &RoomEvent) {
 
 /// Whether an invite from `inviter` is one a claim of this home awaits.
 pub fn expects_invite_from(state: &TeamState, inviter: &str) -> bool {
-    state.social.room_claims.values().any(|c| c.inviter == inviter)
+    state
+        .social
+        .room_claims
+        .values()
+        .any(|c| c.inviter == inviter)
 }

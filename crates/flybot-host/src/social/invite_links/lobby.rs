@@ -28,7 +28,9 @@ pub async fn create(matrix: &Matrix, name: &str) -> Result<String, MatrixError> 
              "content": {"history_visibility": "world_readable"}},
         ],
     });
-    let made = matrix.call(Method::POST, "/createRoom", Some(&body)).await?;
+    let made = matrix
+        .call(Method::POST, "/createRoom", Some(&body))
+        .await?;
     made["room_id"]
         .as_str()
         .map(str::to_owned)
@@ -130,12 +132,7 @@ pub async fn knock(matrix: &Matrix, lobby: &str, reason: &str) -> Result<(), Mat
 }
 
 /// Answers a knock no: the knock is gone, the reason names the code.
-pub async fn deny(
-    matrix: &Matrix,
-    lobby: &str,
-    user: &str,
-    code: &str,
-) -> Result<(), MatrixError> {
+pub async fn deny(matrix: &Matrix, lobby: &str, user: &str, code: &str) -> Result<(), MatrixError> {
     let path = format!("/rooms/{}/kick", segment(lobby));
     let body = json!({"user_id": user, "reason": format!("flybot:{code}")});
     matrix.call(Method::POST, &path, Some(&body)).await?;

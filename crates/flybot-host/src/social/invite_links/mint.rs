@@ -9,7 +9,9 @@
 
 use super::InviteLinks;
 use super::lobby;
-use super::records::{LocalInvite, Refused, invites, lobby as lobby_of, refused, set_invites, set_lobby};
+use super::records::{
+    LocalInvite, Refused, invites, lobby as lobby_of, refused, set_invites, set_lobby,
+};
 use super::ticket::{alias, link_url, new_ticket, server_of};
 use super::verdict::ServerLink;
 use crate::social::shared_rooms::records::shared_from;
@@ -57,6 +59,9 @@ pub struct Links {
     pub count: usize,
     /// Homes whose knock seated nobody, with the code (the Members card).
     pub waiting: BTreeMap<String, Refused>,
+    /// The link a mint just made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minted: Option<LocalInvite>,
 }
 
 /// The room `actor` may hand out links for: theirs, of this home.
@@ -83,13 +88,17 @@ fn lead_of(state: &TeamState, room: &Room) -> Option<(String, String)> {
 }
 
 pub fn links_of(room: &Room, now: u64) -> Links {
-    let open: Vec<LocalInvite> = invites(room).into_iter().filter(|l| l.is_open(now)).collect();
+    let open: Vec<LocalInvite> = invites(room)
+        .into_iter()
+        .filter(|l| l.is_open(now))
+        .collect();
     Links {
         room_id: room.id.clone(),
         newest: open.last().cloned(),
         count: open.len(),
         links: open,
         waiting: refused(room),
+        minted: None,
     }
 }
 
@@ -120,13 +129,19 @@ impl InviteLinks {
         let (room, lead, inviter) = social.team().read(|s| {
             let room = admin_room(s, actor, &req.room_id)?;
             let lead = lead_of(s, &room).ok_or_else(|| {
-                ApiError::invalid("roomId", "Add one of your Bots to the room first; a link knocks on it.")
+                ApiError::invalid(
+                    "roomId",
+                    "Add one of your Bots to the room first; a link knocks on it.",
+                )
             })?;
             let inviter = crate::social::shared_rooms::send::inviter_name(s, &room);
             Ok::<_, ApiError>((room, lead, inviter))
         })?;
         let ticket = new_ticket().ok_or_else(|| {
-            ApiError::new(ErrorCode::Unavailable, "No randomness for a ticket; try again.")
+            ApiError::new(
+                ErrorCode::Unavailable,
+                "No randomness for a ticket; try again.",
+            )
         })?;
         let lobby = match lobby_of(&room) {
             Some(lobby) => lobby,
@@ -150,7 +165,10 @@ impl InviteLinks {
         };
         let server = server_of(&account.user_id).to_owned();
         let (l, t, s, a) = (&lobby, &ticket, &server_link, alias(&ticket, &server));
-        let put = social.renewing(&matrix, |m| async move { lobby::put_link(&m, l, t, s).await });
+        let put = social.renewing(
+            &matrix,
+            |m| async move { lobby::put_link(&m, l, t, s).await },
+        );
         put.await.map_err(|e| not_taken(&e))?;
         let aliased = social.renewing(&matrix, |m| {
             let a = a.clone();
@@ -163,7 +181,10 @@ impl InviteLinks {
             handle: lead.0.clone(),
             bot_id: lead.0,
             minted_at: now,
-            minted_by: social.team().read(|s| actor.member_id(s)).unwrap_or_default(),
+            minted_by: social
+                .team()
+                .read(|s| actor.member_id(s))
+                .unwrap_or_default(),
             expires_at,
             homes: BTreeMap::new(),
             withdrawn_at: None,
@@ -181,11 +202,14 @@ impl InviteLinks {
                     .into_iter()
                     .filter(|l| l.is_open(now) || !l.homes.is_empty())
                     .collect();
-                all.push(invite);
+                all.push(invite.clone());
                 set_invites(&mut room, &all);
                 set_lobby(&mut room, &lobby);
                 change.put_room(&room);
-                Ok(links_of(&room, now))
+                Ok(Links {
+                    minted: Some(invite),
+                    ..links_of(&room, now)
+                })
             })
             .await
     }
@@ -222,7 +246,10 @@ impl InviteLinks {
                 };
                 let (l, t, w) = (&lobby, &link.ticket, &withdrawn);
                 let put =
-                    social.renewing(&matrix, |m| async move { lobby::put_link(&m, l, t, w).await });
+                    social.renewing(
+                        &matrix,
+                        |m| async move { lobby::put_link(&m, l, t, w).await },
+                    );
                 put.await.map_err(|e| not_taken(&e))?;
             }
         }

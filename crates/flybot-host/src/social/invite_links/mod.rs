@@ -107,7 +107,9 @@ impl InviteLinks {
         }
         *turn = turn.wrapping_add(1);
         let room = &rooms[*turn % rooms.len()];
-        self.seat_room(room, false).await.unwrap_or(Looked::Unanswered)
+        self.seat_room(room, false)
+            .await
+            .unwrap_or(Looked::Unanswered)
     }
 
     /// `room-invite-seat` (Seat them): the room's lobby read again now,

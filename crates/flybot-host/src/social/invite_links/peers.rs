@@ -57,7 +57,9 @@ pub fn ticket_peers(state: &TeamState) -> Vec<TicketPeer> {
     for claim in state.social.room_claims.values() {
         let mirror = (state.rooms.values())
             .filter_map(|r| shared_from(r).map(|f| (r, f)))
-            .find(|(r, f)| f.home == claim.inviter && claim.bots.iter().any(|b| r.members.contains(b)));
+            .find(|(r, f)| {
+                f.home == claim.inviter && claim.bots.iter().any(|b| r.members.contains(b))
+            });
         for bot in &claim.bots {
             let scope = match &mirror {
                 Some((room, from)) if room.members.contains(bot) => from.remote_room_id.clone(),

@@ -62,7 +62,9 @@ mod tests {
     fn a_rate_limited_read_waits_out_the_cool_down_up_to_ten_minutes() {
         let now = 1_000_000;
         assert_eq!(next_look(now, Looked::Read), now + 60_000);
-        let limited = looked_from("the homeserver could not be reached (HTTP 429 Too Many Requests retry_after_ms=180000)");
+        let limited = looked_from(
+            "the homeserver could not be reached (HTTP 429 Too Many Requests retry_after_ms=180000)",
+        );
         assert_eq!(limited, Looked::RateLimited(Some(180_000)));
         assert_eq!(next_look(now, limited), now + 180_000);
         let sentence = looked_from("Too many attempts. Try again in 3 minutes.");

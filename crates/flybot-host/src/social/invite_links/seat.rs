@@ -12,11 +12,11 @@
 
 use super::InviteLinks;
 use super::lobby;
+use super::poll::{Looked, looked_from};
 use super::records::{
     Refused, TicketSeat, invites, knocks, lobby as lobby_of, refused, set_invites, set_knocks,
     set_refused, set_ticket_seats, ticket_seats,
 };
-use super::poll::{Looked, looked_from};
 use super::verdict::{Claim, Refusal, ServerRecord, decide};
 use crate::social::shared_rooms::envelope::{HISTORY_MAX, SHARE_STATE};
 use crate::social::shared_rooms::records::{HostShare, host_share, seat_id, set_host_share};
@@ -50,11 +50,20 @@ fn seated_homes(room: &Room) -> Vec<(String, Vec<String>)> {
 fn with_seats(room: &Room, home: &str, claim: &Claim, joined_seq: u64) -> Room {
     let mut seated = room.clone();
     let mut seats = participants_of(&seated);
-    let owner = home.trim_start_matches('@').split(':').next().unwrap_or(home);
+    let owner = home
+        .trim_start_matches('@')
+        .split(':')
+        .next()
+        .unwrap_or(home);
     for bot in &claim.bots {
         let id = seat_id(home, &bot.id);
         seats.retain(|s| s.id != id);
-        let mut seat = Participant::new(&id, ParticipantKind::RemoteBot, RoomRole::Member, joined_seq);
+        let mut seat = Participant::new(
+            &id,
+            ParticipantKind::RemoteBot,
+            RoomRole::Member,
+            joined_seq,
+        );
         seat.owner = Some(home.to_owned());
         seat.name = Some(format!(
             "{} ({})",
@@ -149,7 +158,10 @@ impl InviteLinks {
         ticket: Option<String>,
         refusal: Refusal,
     ) {
-        tracing::info!("a knock of {home} on {room_id} seats nobody: {}", refusal.code());
+        tracing::info!(
+            "a knock of {home} on {room_id} seats nobody: {}",
+            refusal.code()
+        );
         if !refusal.is_transient() {
             if let Some((_, matrix)) = self.social.matrix() {
                 let (l, h, c) = (lobby_id, home, refusal.code());
@@ -206,7 +218,8 @@ impl InviteLinks {
             Some(share) => {
                 let (id, content) = (&share.matrix_room_id, &content);
                 if !share.guests.iter().any(|g| g == home) {
-                    let invited = social.renewing(&matrix, |m| async move { m.invite(id, home).await });
+                    let invited =
+                        social.renewing(&matrix, |m| async move { m.invite(id, home).await });
                     invited.await.map_err(|e| unavailable(&e))?;
                 }
                 let set = social.renewing(&matrix, |m| async move {

@@ -45,13 +45,23 @@ impl Refusal {
 
     pub fn sentence(self) -> &'static str {
         match self {
-            Refusal::Unclaimed => "No claim of that home on this room's link was found; open the link and join again.",
-            Refusal::ClaimedElsewhere => "That claim names another home than the one that made it; only a home's own claim seats its Bots.",
+            Refusal::Unclaimed => {
+                "No claim of that home on this room's link was found; open the link and join again."
+            }
+            Refusal::ClaimedElsewhere => {
+                "That claim names another home than the one that made it; only a home's own claim seats its Bots."
+            }
             Refusal::WrongRoom => "That link belongs to another room; open the link of this room.",
-            Refusal::LookupFailed => "The homeserver could not be asked about that claim; it is tried again shortly.",
+            Refusal::LookupFailed => {
+                "The homeserver could not be asked about that claim; it is tried again shortly."
+            }
             Refusal::Expired => "That invite link is out of date; ask for a new one.",
-            Refusal::Revoked => "That invite link was withdrawn; ask the room's owner for a new one.",
-            Refusal::NotAddable => "Those Bots cannot be seated in this room; pick one to six of your own Bots.",
+            Refusal::Revoked => {
+                "That invite link was withdrawn; ask the room's owner for a new one."
+            }
+            Refusal::NotAddable => {
+                "Those Bots cannot be seated in this room; pick one to six of your own Bots."
+            }
         }
     }
 
@@ -246,16 +256,40 @@ mod tests {
             Err(Refusal::ClaimedElsewhere),
         );
         let elsewhere = Claim::new(&"B".repeat(22), CAROL, bots(&["bot-c1"]));
-        check(&record(link("open", None), &elsewhere), Err(Refusal::WrongRoom));
+        check(
+            &record(link("open", None), &elsewhere),
+            Err(Refusal::WrongRoom),
+        );
         let unknown = Claim::new(&"C".repeat(22), CAROL, bots(&["bot-c1"]));
-        check(&record(link("open", None), &unknown), Err(Refusal::Unclaimed));
-        check(&record(link("withdrawn", None), &claim), Err(Refusal::Revoked));
-        check(&record(link("open", Some(100)), &claim), Err(Refusal::Expired));
-        for many in [bots(&[]), bots(&["a", "b", "c", "d", "e", "f", "g"]), bots(&["a", "a"]), bots(&["a b"])] {
+        check(
+            &record(link("open", None), &unknown),
+            Err(Refusal::Unclaimed),
+        );
+        check(
+            &record(link("withdrawn", None), &claim),
+            Err(Refusal::Revoked),
+        );
+        check(
+            &record(link("open", Some(100)), &claim),
+            Err(Refusal::Expired),
+        );
+        for many in [
+            bots(&[]),
+            bots(&["a", "b", "c", "d", "e", "f", "g"]),
+            bots(&["a", "a"]),
+            bots(&["a b"]),
+        ] {
             let claim = Claim::new(T, CAROL, many);
-            check(&record(link("open", None), &claim), Err(Refusal::NotAddable));
+            check(
+                &record(link("open", None), &claim),
+                Err(Refusal::NotAddable),
+            );
         }
-        for r in [Refusal::Unclaimed, Refusal::NotAddable, Refusal::LookupFailed] {
+        for r in [
+            Refusal::Unclaimed,
+            Refusal::NotAddable,
+            Refusal::LookupFailed,
+        ] {
             assert_eq!(Refusal::from_code(r.code()), Some(r));
             assert!(r.sentence().ends_with('.'));
         }

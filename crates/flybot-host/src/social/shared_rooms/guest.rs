@@ -20,11 +20,10 @@ pub struct ShareHide {
 
 /// Whether none of the mirror's Bots is shared with its inviter any more.
 fn revoked(state: &TeamState, room: &Room, inviter: &str) -> bool {
-    !room
-        .members
-        .iter()
-        .any(|bot| crate::social::invite_links::peers::opened_by_link(state, bot, inviter)
-            || flybot_core::social::reach(state, bot, inviter).is_ok())
+    !room.members.iter().any(|bot| {
+        crate::social::invite_links::peers::opened_by_link(state, bot, inviter)
+            || flybot_core::social::reach(state, bot, inviter).is_ok()
+    })
 }
 
 impl SharedRooms {

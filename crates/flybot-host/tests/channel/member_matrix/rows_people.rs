@@ -6,6 +6,9 @@ use super::Row::{self, Answers, OwnOnly, Refused};
 use super::setup::{Ada, MARKER};
 use serde_json::json;
 
+/// A well-formed room invite link (its room is nobody's here).
+const INVITE_LINK: &str = "https://localhost/r/bot-1/AAAAAAAAAAAAAAAAAAAAAA";
+
 /// Bob aims every body at Ada's records.
 pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
     let (bot, room) = (a.bot.as_str(), a.room.as_str());
@@ -334,6 +337,31 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
                 json!({"roomId": room, "seat": "@mallory:localhost/bot-1"}),
                 "bot/forbidden",
             ),
+        ),
+        // Invite links (issue 34, #876): the home owner's, on her rooms.
+        (
+            "room-invite",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
+        (
+            "room-invite-mint",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
+        (
+            "room-invite-revoke",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
+        (
+            "room-invite-seat",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
+        (
+            "room-invite-preview",
+            Refused(json!({"link": INVITE_LINK}), "bot/forbidden"),
+        ),
+        (
+            "room-invite-ask",
+            Refused(json!({"link": INVITE_LINK, "bots": [bot]}), "bot/forbidden"),
         ),
         (
             "social-policy",

@@ -119,6 +119,30 @@ impl RawMatrix {
         self.call(reqwest::Method::PUT, &path, Some(content)).await;
     }
 
+    /// The room an alias names (issue 34: a link's lobby).
+    pub async fn resolve(&self, alias: &str) -> String {
+        let path = format!("/directory/room/{}", esc(alias));
+        let answer = self.call(reqwest::Method::GET, &path, None).await;
+        answer["room_id"].as_str().unwrap().to_owned()
+    }
+
+    /// Knocks on a room with `reason` (issue 34: a claim, or a forgery).
+    pub async fn knock(&self, room: &str, reason: &str) {
+        let path = format!("/knock/{}", esc(room));
+        self.call(
+            reqwest::Method::POST,
+            &path,
+            Some(json!({"reason": reason})),
+        )
+        .await;
+    }
+
+    /// A room's whole state, as this user may read it.
+    pub async fn room_state(&self, room: &str) -> Value {
+        let path = format!("/rooms/{}/state", esc(room));
+        self.call(reqwest::Method::GET, &path, None).await
+    }
+
     pub async fn create_room(&self, invite: &str, initial_state: Value) -> String {
         let body = json!({
             "preset": "trusted_private_chat",
