@@ -227,10 +227,8 @@ impl InviteLinks {
             .filter(|l| l.is_open(now))
             .filter(|l| req.ticket.as_deref().is_none_or(|t| t == l.ticket))
             .collect();
-        if targets.is_empty() {
-            if let Some(ticket) = &req.ticket {
-                return Err(ApiError::not_found("open invite link", ticket));
-            }
+        if let (true, Some(ticket)) = (targets.is_empty(), &req.ticket) {
+            return Err(ApiError::not_found("open invite link", ticket));
         }
         if let Some(lobby) = lobby_of(&room) {
             let inviter = social

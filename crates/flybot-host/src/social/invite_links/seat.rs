@@ -162,15 +162,12 @@ impl InviteLinks {
             "a knock of {home} on {room_id} seats nobody: {}",
             refusal.code()
         );
-        if !refusal.is_transient() {
-            if let Some((_, matrix)) = self.social.matrix() {
-                let (l, h, c) = (lobby_id, home, refusal.code());
-                let denied = self
-                    .social
-                    .renewing(&matrix, |m| async move { lobby::deny(&m, l, h, c).await });
-                if let Err(e) = denied.await {
-                    tracing::info!("the knock of {home} stays at the server: {e}");
-                }
+        if let (false, Some((_, matrix))) = (refusal.is_transient(), self.social.matrix()) {
+            let (l, h, c) = (lobby_id, home, refusal.code());
+            let denied =
+                (self.social).renewing(&matrix, |m| async move { lobby::deny(&m, l, h, c).await });
+            if let Err(e) = denied.await {
+                tracing::info!("the knock of {home} stays at the server: {e}");
             }
         }
         let (room_id, home) = (room_id.to_owned(), home.to_owned());
