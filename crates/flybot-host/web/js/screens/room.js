@@ -11,6 +11,7 @@ import { questionDock } from '../work/question_dock.js';
 import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { drawShare, sharedLabel } from '../work/room_share.js';
+import { drawLinks } from '../work/room_links.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
 /** Lines a room shows at first and per "Load earlier": read from the log's end. */
@@ -151,6 +152,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
       },
     });
     drawShare(side, { api, state: team.state, room, onChanged: () => team.refresh() });
+    drawLinks(side, { api, state: team.state, room });
     for (const [name, value] of typed) {
       const el = side.querySelector(`[name="${name}"]`);
       if (el && el.value !== value) {

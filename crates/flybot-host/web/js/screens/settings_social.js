@@ -1,6 +1,7 @@
 // Settings, Friends' homes (issue 33): this home's identity is a Matrix account (homeserver, then a password or an access token; the token is kept as a secret no Bot gets), friends are Matrix users, a Bot is published to a friend one at a time, and a friend's published Bots are listed with their owner's name and a line to write to them. A share that ended keeps its row, marked no longer shared (#956). Each published Bot's policy says whether its sends to friends go at once (Auto-send, #417) or wait for the owner's Send in the Inbox (#52). Only the home's owner sees this section; the host refuses anyone else.
 
 import { h, replace, when } from '../dom.js';
+import { joinByLink } from './settings_room_links.js';
 
 function field(id, label, hint, input) {
   return h('div', { class: 'field' }, h('label', { for: id }, label), hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null, input);
@@ -151,6 +152,8 @@ function draw(ctx, body, view) {
     published.length ? published : h('p', { class: 'muted' }, 'None of your Bots is published; nobody else can reach them.'),
     ...(view.bots || []).map((b) => policyRow(ctx, b, nameOf(b.botId))),
     view.friends.length ? publishForm(ctx, view) : null,
+    h('h3', {}, 'Join a room by link'),
+    joinByLink(ctx),
   );
 }
 
