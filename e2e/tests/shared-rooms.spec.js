@@ -56,8 +56,7 @@ test('A room shared from a friend\'s home is listed with its inviter and its lin
     const log = page.getByRole('log', { name: 'Room lines' });
     // Atlas answers on Alice's home and its line comes back here, shown
     // under its title, with no fence markup; Bob's own line is shown once.
-    // (The mock echoes Bob's "@Atlas" in Bolt's answer, which calls Atlas
-    // once more, one hop on: a Bot's line that names a Bot calls it.)
+    // (A line that names only Atlas opens no round for Bob's own Bolt.)
     const atlasLines = log.locator('.w-line-chat').filter({ has: page.locator('.w-line-author', { hasText: 'Atlas (Owner)' }) });
     await expect(atlasLines.first()).toContainText('how is the plan?', { timeout: 60_000 });
     await expect(atlasLines.first()).not.toContainText('untrusted-message');

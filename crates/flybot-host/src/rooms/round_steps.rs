@@ -145,6 +145,11 @@ impl RoundParts<'_> {
         if !unknown.is_empty() {
             self.unknown_names_notice(&room.id, &unknown, line.hop);
         }
+        // A line that names only friends' Bots is theirs to answer, on
+        // their homes: it opens no round for every Bot here (issue 34).
+        if round.routed && !round.unknown.is_empty() && unknown.is_empty() {
+            return Round::open(round.setup, Opener::Event, late.saturating_sub(1));
+        }
         round
     }
 

@@ -382,7 +382,11 @@ fn seat_roster(room: &mut Room, me: &str, roster: &[RosterEntry]) {
             let id = match (&e.home, &e.handle) {
                 (Some(home), Some(handle)) => seat_id(home, handle),
                 // #949: a Bot with no identity is shown, not connected.
-                _ => format!("not-connected:{}", clean_label(&e.name, "Bot")),
+                // Never a token: no `/`, so no `<home>/<handle>` reading.
+                _ => format!(
+                    "not-connected:{}",
+                    clean_label(&e.name, "Bot").replace('/', " ")
+                ),
             };
             (id, e)
         })
@@ -509,4 +513,73 @@ fn receive_line(
     set_inbox(&mut room, &queued);
     change.put_room(&room);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn entry(handle: Option<&str>, home: Option<&str>, name: &str) -> RosterEntry {
+        RosterEntry {
+            handle: handle.map(str::to_owned),
+            home: home.map(str::to_owned),
+            name: name.into(),
+            owner_name: "Alice".into(),
+        }
+    }
+
+    fn seats(room: &Room) -> Vec<(String, bool)> {
+        participants_of(room)
+            .into_iter()
+            .filter(|p| p.kind == ParticipantKind::RemoteBot)
+            .map(|p| (p.id.clone(), p.is_live()))
+            .collect()
+    }
+
+    #[test]
+    /// Rules #904, #949.
+    fn a_roster_that_drops_an_entry_marks_it_left_and_a_bot_with_no_identity_is_no_token() {
+        let mut room = Room {
+            id: "room-shr-1".into(),
+            name: "Plans".into(),
+            owner_id: "m".into(),
+            members: vec!["bot-b".into()],
+            admin: None,
+            participants: vec![],
+            sessions: Default::default(),
+            created_at: 1,
+            updated_at: 1,
+            extra: Default::default(),
+        };
+        let me = "@bob:x";
+        let atlas = entry(Some("bot-a"), Some("@alice:x"), "Atlas");
+        let ghost = entry(None, None, "Ghost/bot-a");
+        let mine = entry(Some("bot-b"), Some(me), "Bolt");
+        seat_roster(&mut room, me, &[atlas.clone(), ghost.clone(), mine]);
+        assert_eq!(
+            seats(&room),
+            vec![
+                ("@alice:x/bot-a".to_owned(), true),
+                ("not-connected:Ghost bot-a".to_owned(), true),
+            ],
+            "this home's own Bot is no remote seat"
+        );
+        // `not-connected:` ids never read as `<home>/<handle>`.
+        assert!(participants_of(&room).iter().all(|p| {
+            !p.id.starts_with("not-connected:") || (!p.id.contains('/') && p.owner.is_none())
+        }));
+        // A roster without Atlas: its seat stays, marked left (soft leave).
+        seat_roster(&mut room, me, &[ghost.clone()]);
+        assert_eq!(
+            seats(&room),
+            vec![
+                ("@alice:x/bot-a".to_owned(), false),
+                ("not-connected:Ghost bot-a".to_owned(), true),
+            ]
+        );
+        // A join that names it again clears the mark.
+        seat_roster(&mut room, me, &[atlas, ghost]);
+        assert!(seats(&room).iter().all(|(_, live)| *live));
+    }
 }

@@ -391,6 +391,8 @@ fn outgoing(state: &TeamState, room: &Room, lines: &[RoomLine], now: u64) -> Vec
     let remote: Vec<Named> = participants_of(room)
         .into_iter()
         .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
+        // #949: a Bot with no identity is shown, never called by a token.
+        .filter(|p| !p.id.starts_with("not-connected:"))
         .map(|p| {
             let name = p.name.clone().unwrap_or_default();
             let bare = name.split(" (").next().unwrap_or(&name).to_owned();
