@@ -12,6 +12,7 @@ mod counts;
 mod holds;
 mod invite_links;
 mod raw;
+mod reshare;
 mod shared_rooms;
 
 use flybot_agent::session::{SessionEvent, Source};

@@ -444,7 +444,12 @@ fn receive_line(
     let mut room = room_of_matrix(state, matrix_room)
         .cloned()
         .ok_or(Refusal::UnknownRoom)?;
-    let traces = match (shared_from(&room), host_share(&room)) {
+    // A mirror shared on again (#883) is both: the Matrix room says which.
+    let via_share = host_share(&room).is_some_and(|s| s.matrix_room_id == matrix_room);
+    let traces = match (
+        shared_from(&room).filter(|_| !via_share),
+        host_share(&room).filter(|_| via_share),
+    ) {
         (Some(from), _) => {
             if from.remote_room_id != line.room_id {
                 return Err(Refusal::UnknownRoom);

@@ -12,7 +12,7 @@ use super::envelope::{
     fit_join, fit_text,
 };
 use super::records::{
-    HostShare, host_share, seat_id, set_host_share, set_shared_from, shared_from,
+    HostShare, MirrorStatus, host_share, seat_id, set_host_share, set_shared_from, shared_from,
 };
 use flybot_core::access::Actor;
 use flybot_core::fences::readable_body;
@@ -51,24 +51,25 @@ fn refused(e: &crate::social::client::MatrixError) -> ApiError {
     )
 }
 
-/// The actor's own room of this home (not a mirror of another's).
+/// The actor's own room of this home, or its mirror of another home's
+/// room, which it may share on (a re-share keeps its inviter, #883).
 fn own_room(state: &TeamState, actor: &Actor, room_id: &str) -> Result<Room, ApiError> {
     let room = state
         .rooms
         .get(room_id)
         .filter(|r| actor.member_id(state).as_deref() == Some(r.owner_id.as_str()))
         .ok_or_else(|| ApiError::not_found("room", room_id))?;
-    if shared_from(room).is_some() {
-        return Err(ApiError::forbidden(
-            "This room is shared from another home; only its inviter adds Bots to it.",
-        ));
-    }
     Ok(room.clone())
 }
 
 /// The person who invites (#848, #883): a person of the room, unless their
 /// name is this home's own "You", else the home's owner-level name.
 pub fn inviter_name(state: &TeamState, room: &Room) -> String {
+    // #883: a room projected in from another home forwards its own
+    // inviter, so re-sharing never renames the person who invited it.
+    if let Some(from) = shared_from(room) {
+        return from.inviter_name;
+    }
     let person = participants_of(room)
         .into_iter()
         .filter(|p| p.kind == ParticipantKind::Human && p.is_live())
@@ -265,10 +266,13 @@ impl SharedRooms {
         let share =
             host_share(&room).ok_or_else(|| ApiError::not_found("shared room", &room.id))?;
         let mut seats = participants_of(&room);
-        let Some(seat) = seats
-            .iter_mut()
-            .find(|s| s.id == req.seat && s.kind == ParticipantKind::RemoteBot && s.is_live())
-        else {
+        let inviter = shared_from(&room).map(|f| f.home);
+        let Some(seat) = seats.iter_mut().find(|s| {
+            s.id == req.seat
+                && s.kind == ParticipantKind::RemoteBot
+                && s.is_live()
+                && (inviter.is_none() || s.owner != inviter)
+        }) else {
             return Err(ApiError::not_found("friend's Bot", &req.seat));
         };
         seat.left_seq = Some(self.logs.last_seq(&room.id) + 1);
@@ -332,9 +336,7 @@ impl SharedRooms {
     async fn fan_out_room(&self, room_id: &str) {
         let Some((fanned, last)) = self.social.team().read(|state| {
             let room = state.rooms.get(room_id)?;
-            let fanned = host_share(room)
-                .map(|s| s.fanned_seq)
-                .or_else(|| shared_from(room).map(|f| f.fanned_seq))?;
+            let fanned = targets(room).iter().map(|t| t.fanned).min()?;
             Some((fanned, self.logs.last_seq(room_id)))
         }) else {
             return;
@@ -353,17 +355,24 @@ impl SharedRooms {
                 let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
                     return Ok(false);
                 };
-                let items = outgoing(change.state(), &room, &lines, change.now_ms());
-                for item in items {
-                    if !change.state().social.outbox.contains_key(&item.id) {
-                        change.put_outbox(&item);
+                for target in targets(&room) {
+                    let due: Vec<RoomLine> = (lines.iter())
+                        .filter(|l| l.seq > target.fanned)
+                        .cloned()
+                        .collect();
+                    for item in outgoing(change.state(), &room, &due, change.now_ms(), &target) {
+                        if !change.state().social.outbox.contains_key(&item.id) {
+                            change.put_outbox(&item);
+                        }
                     }
                 }
                 let newest = lines.last().map_or(0, |l| l.seq);
                 if let Some(mut share) = host_share(&room) {
                     share.fanned_seq = share.fanned_seq.max(newest);
                     set_host_share(&mut room, &share);
-                } else if let Some(mut from) = shared_from(&room) {
+                }
+                let open = |f: &super::records::SharedFrom| f.status == MirrorStatus::Open;
+                if let Some(mut from) = shared_from(&room).filter(open) {
                     from.fanned_seq = from.fanned_seq.max(newest);
                     set_shared_from(&mut room, &from);
                 }
@@ -379,15 +388,49 @@ impl SharedRooms {
     }
 }
 
+/// Where a room's own lines go: the Matrix room, the room id the line
+/// names there, how far it went, and what its outbox ids add.
+struct Target {
+    matrix_room: String,
+    room_id: String,
+    fanned: u64,
+    suffix: &'static str,
+}
+
+/// A room shared from here goes to its guests; a mirror goes back to its
+/// inviter; a mirror shared on again (#883) goes both ways.
+fn targets(room: &Room) -> Vec<Target> {
+    let mut all = Vec::new();
+    if let Some(share) = host_share(room) {
+        all.push(Target {
+            matrix_room: share.matrix_room_id,
+            room_id: room.id.clone(),
+            fanned: share.fanned_seq,
+            suffix: "",
+        });
+    }
+    if let Some(from) = shared_from(room).filter(|f| f.status == MirrorStatus::Open) {
+        all.push(Target {
+            matrix_room: from.matrix_room_id,
+            room_id: from.remote_room_id,
+            fanned: from.fanned_seq,
+            suffix: if all.is_empty() { "" } else { ":up" },
+        });
+    }
+    all
+}
+
 /// The outbox items of the lines this home wrote (a person of this home,
 /// or one of the room's own Bots), each under an id made from the room and
 /// the seq, so the same line queued twice is one Matrix transaction.
-fn outgoing(state: &TeamState, room: &Room, lines: &[RoomLine], now: u64) -> Vec<OutboxItem> {
-    let (matrix_room, room_id) = match (host_share(room), shared_from(room)) {
-        (Some(share), _) => (share.matrix_room_id, room.id.clone()),
-        (None, Some(from)) => (from.matrix_room_id, from.remote_room_id),
-        (None, None) => return Vec::new(),
-    };
+fn outgoing(
+    state: &TeamState,
+    room: &Room,
+    lines: &[RoomLine],
+    now: u64,
+    target: &Target,
+) -> Vec<OutboxItem> {
+    let (matrix_room, room_id) = (target.matrix_room.clone(), target.room_id.clone());
     let remote: Vec<Named> = participants_of(room)
         .into_iter()
         .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
@@ -432,7 +475,10 @@ fn outgoing(state: &TeamState, room: &Room, lines: &[RoomLine], now: u64) -> Vec
             Some(OutboxItem {
                 id: format!(
                     "shr-{}",
-                    crate::social::outbox::short_hash(&format!("{}:{}", room.id, l.seq))
+                    crate::social::outbox::short_hash(&format!(
+                        "{}:{}{}",
+                        room.id, l.seq, target.suffix
+                    ))
                 ),
                 room_id: matrix_room.clone(),
                 content: json!({"msgtype": "m.text", "body": fit_text(&text), SHARE_KEY: message}),

@@ -15,17 +15,17 @@ use std::time::Duration;
 
 /// Alice's room "Plans" with her Atlas, shared with Bob's Bolt; the mirror
 /// on Bob's home.
-struct Shared {
-    alice: Home,
-    bob: Home,
-    atlas: Bot,
-    bolt: Bot,
-    plans: Room,
-    mirror: Room,
+pub(super) struct Shared {
+    pub(super) alice: Home,
+    pub(super) bob: Home,
+    pub(super) atlas: Bot,
+    pub(super) bolt: Bot,
+    pub(super) plans: Room,
+    pub(super) mirror: Room,
 }
 
 /// The room records of a home.
-fn rooms(kit: &Kit) -> Vec<Value> {
+pub(super) fn rooms(kit: &Kit) -> Vec<Value> {
     kit.host.store().read(|s| {
         s.rooms
             .values()
@@ -41,7 +41,7 @@ fn mirror_of(kit: &Kit) -> Option<Value> {
 }
 
 /// Waits until `pred` holds of the home's room lines (another home's doing).
-async fn lines_until(
+pub(super) async fn lines_until(
     kit: &Kit,
     room: &Room,
     what: &str,
@@ -66,7 +66,7 @@ fn by(lines: &[(String, String)], author: &str) -> usize {
     lines.iter().filter(|(a, _)| a == author).count()
 }
 
-async fn share_plans(synapse: &Synapse) -> Shared {
+pub(super) async fn share_plans(synapse: &Synapse) -> Shared {
     let alice = home(synapse, "alice").await;
     let bob = home(synapse, "bob").await;
     alice

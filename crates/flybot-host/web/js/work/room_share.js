@@ -1,4 +1,4 @@
-// A room's friends' Bots (issue 34, #825-#949): in a room shared from another home, who invited it ("Shared room from <inviter>", #848) and whether it was left (#1167); the friends' Bots seated here with their owner badge (#904); in the owner's own room, a friend's Bot added (`room-share-add`) or taken out (`room-share-remove`).
+// A room's friends' Bots (issue 34, #825-#949): in a room shared from another home, who invited it ("Shared room from <inviter>", #848) and whether it was left (#1167); the friends' Bots seated here with their owner badge (#904); in the owner's own room, or a room shared from another home shared on (its inviter kept, #883), a friend's Bot added (`room-share-add`) or taken out (`room-share-remove`).
 
 import { h } from '../dom.js';
 import { attempt, field, select } from './ui.js';
@@ -20,7 +20,9 @@ export function sharedLabel(room) {
 /** Appends the section to `el` (the room's side panel). */
 export function drawShare(el, { api, state, room, onChanged }) {
   const seats = remoteSeats(room);
-  const own = !room.sharedFrom && mayManage(state, room);
+  // A room shared from another home may be shared on with a friend's Bot (#883); its inviter's Bots are not this home's to remove.
+  const own = mayManage(state, room);
+  const mine = (seat) => own && seat.owner !== room.sharedFrom?.home;
   if (!seats.length && !own && !room.sharedFrom) return;
   const list = h(
     'ul',
@@ -31,7 +33,7 @@ export function drawShare(el, { api, state, room, onChanged }) {
         { class: 'w-person' },
         h('span', { class: 'w-person-name' }, seat.name || seat.id),
         h('span', { class: 'badge owner-badge', title: `From ${seat.owner}` }, seat.owner || ''),
-        own
+        mine(seat)
           ? h(
               'button',
               {
