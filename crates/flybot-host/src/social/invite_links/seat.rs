@@ -18,16 +18,16 @@ use super::records::{
     set_refused, set_ticket_seats, ticket_seats,
 };
 use super::verdict::{Claim, Refusal, ServerRecord, decide};
-use crate::social::shared_rooms::envelope::{HISTORY_MAX, SHARE_STATE};
-use crate::social::shared_rooms::records::{HostShare, host_share, seat_id, set_host_share};
-use crate::social::shared_rooms::send::join_of;
+use crate::social::shared_rooms::envelope::HISTORY_MAX;
+use crate::social::shared_rooms::guests::publish;
+use crate::social::shared_rooms::records::{host_share, seat_id, set_host_share};
+use crate::social::shared_rooms::send::{join_of, merged};
 use flybot_core::rooms::participants::{
     Participant, ParticipantKind, RoomRole, participants_of, to_values,
 };
 use flybot_core::social::clean_label;
 use flybot_protocol::state::{Room, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
-use serde_json::json;
 
 /// The tickets of this home's rooms other than `room_id`.
 fn other_tickets(state: &TeamState, room_id: &str) -> Vec<String> {
@@ -210,30 +210,21 @@ impl InviteLinks {
         let seq = share.as_ref().map_or(1, |s| s.join_seq + 1);
         let history = self.logs.recent(&room.id, HISTORY_MAX).unwrap_or_default();
         let join = (social.team()).read(|s| join_of(s, &account.user_id, &seated, history, seq));
-        let content = serde_json::to_value(&join).unwrap_or_default();
-        let matrix_room = match &share {
-            Some(share) => {
-                let (id, content) = (&share.matrix_room_id, &content);
-                if !share.guests.iter().any(|g| g == home) {
-                    let invited =
-                        social.renewing(&matrix, |m| async move { m.invite(id, home).await });
-                    invited.await.map_err(|e| unavailable(&e))?;
-                }
-                let set = social.renewing(&matrix, |m| async move {
-                    m.set_state(id, SHARE_STATE, content).await
-                });
-                set.await.map_err(|e| unavailable(&e))?;
-                share.matrix_room_id.clone()
-            }
-            None => {
-                let state = vec![json!({"type": SHARE_STATE, "state_key": "", "content": content})];
-                let (name, state) = (&room.name, &state);
-                let made = social.renewing(&matrix, |m| async move {
-                    m.create_room(name, home, state.clone()).await
-                });
-                made.await.map_err(|e| unavailable(&e))?
-            }
-        };
+        let live: Vec<String> = (participants_of(&seated).into_iter())
+            .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
+            .filter_map(|p| p.owner)
+            .collect();
+        let published = publish(
+            social,
+            &matrix,
+            &account.user_id,
+            share,
+            &room.name,
+            &join,
+            Some(home),
+            &live,
+        );
+        let published = published.await.map_err(|e| unavailable(&e))?;
         let fanned = self.logs.last_seq(&room.id);
         let (room_id, home, claim) = (room_id.to_owned(), home.to_owned(), claim.clone());
         social
@@ -242,16 +233,7 @@ impl InviteLinks {
                 let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
                     return Err(ApiError::not_found("room", &room_id));
                 };
-                let mut share = host_share(&room).unwrap_or(HostShare {
-                    matrix_room_id: matrix_room.clone(),
-                    guests: Vec::new(),
-                    join_seq: 0,
-                    fanned_seq: fanned,
-                });
-                if !share.guests.contains(&home) {
-                    share.guests.push(home.clone());
-                }
-                share.join_seq = seq;
+                let share = merged(host_share(&room), published, seq, fanned);
                 room.participants = seated.participants.clone();
                 set_host_share(&mut room, &share);
                 let ids: Vec<String> = claim.bots.iter().map(|b| b.id.clone()).collect();

@@ -12,6 +12,7 @@
 mod drain;
 pub mod envelope;
 pub mod guest;
+pub mod guests;
 pub mod receive;
 pub mod records;
 pub mod send;

@@ -145,7 +145,7 @@ fn refuse(change: &mut Change<'_>, matrix_room: &str, event_id: &str, refusal: R
 /// the mirror of another home's.
 fn room_of_matrix<'s>(state: &'s TeamState, matrix_room: &str) -> Option<&'s Room> {
     state.rooms.values().find(|r| {
-        host_share(r).is_some_and(|s| s.matrix_room_id == matrix_room)
+        host_share(r).is_some_and(|s| super::guests::carries(&s, matrix_room))
             || shared_from(r).is_some_and(|f| f.matrix_room_id == matrix_room)
     })
 }
@@ -162,7 +162,7 @@ fn check_inviter(
         return Err(Refusal::NotInviter);
     }
     for room in state.rooms.values() {
-        if host_share(room).is_some_and(|s: HostShare| s.matrix_room_id == matrix_room) {
+        if host_share(room).is_some_and(|s: HostShare| super::guests::carries(&s, matrix_room)) {
             return Err(Refusal::NotInviter);
         }
         if let Some(from) = shared_from(room) {
@@ -445,7 +445,7 @@ fn receive_line(
         .cloned()
         .ok_or(Refusal::UnknownRoom)?;
     // A mirror shared on again (#883) is both: the Matrix room says which.
-    let via_share = host_share(&room).is_some_and(|s| s.matrix_room_id == matrix_room);
+    let via_share = host_share(&room).is_some_and(|s| super::guests::carries(&s, matrix_room));
     let traces = match (
         shared_from(&room).filter(|_| !via_share),
         host_share(&room).filter(|_| via_share),
@@ -461,9 +461,13 @@ fn receive_line(
                 .as_deref()
                 .is_some_and(|h| verified(&from.roster, sender, h))
         }
-        (None, Some(_)) => {
+        (None, Some(share)) => {
             if room.id != line.room_id {
                 return Err(Refusal::UnknownRoom);
+            }
+            // A guest writes in its own guest room only (#904).
+            if super::guests::room_of_guest(&share, sender).as_deref() != Some(matrix_room) {
+                return Err(Refusal::NotSeated);
             }
             let seats = participants_of(&room);
             let live = |id: &str| seats.iter().any(|s| s.id == id && s.is_live());

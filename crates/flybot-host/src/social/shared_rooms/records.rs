@@ -27,6 +27,10 @@ pub struct HostShare {
     pub matrix_room_id: String,
     /// The homes invited (each a guest).
     pub guests: Vec<String>,
+    /// A guest home's own Matrix room, so no guest sees another guest
+    /// home's Bots (#904); a guest not named here is in `matrix_room_id`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub guest_rooms: std::collections::BTreeMap<String, String>,
     /// The last join or leave's number.
     pub join_seq: u64,
     /// The log's lines up to here are in the outbox.

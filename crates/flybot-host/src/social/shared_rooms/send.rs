@@ -8,8 +8,8 @@
 
 use super::SharedRooms;
 use super::envelope::{
-    HISTORY_MAX, HistoryLine, Join, JoinOp, RosterEntry, SHARE_KEY, SHARE_STATE, ShareMessage,
-    fit_join, fit_text,
+    HISTORY_MAX, HistoryLine, Join, JoinOp, RosterEntry, SHARE_KEY, ShareMessage, fit_join,
+    fit_text,
 };
 use super::records::{
     HostShare, MirrorStatus, host_share, seat_id, set_host_share, set_shared_from, shared_from,
@@ -151,6 +151,30 @@ pub(crate) fn join_of(
     join
 }
 
+/// The guest homes with a live seat in `room`.
+fn live_homes(room: &Room) -> Vec<String> {
+    remote_seats(room)
+        .into_iter()
+        .map(|(home, _, _)| home)
+        .collect()
+}
+
+/// The share as kept after a publish: its guests and rooms from the
+/// homeserver's answer, the join's number, the fan-out mark kept.
+pub(crate) fn merged(
+    kept: Option<HostShare>,
+    published: HostShare,
+    seq: u64,
+    fanned: u64,
+) -> HostShare {
+    let fanned_seq = kept.as_ref().map_or(fanned, |k| k.fanned_seq);
+    HostShare {
+        join_seq: seq,
+        fanned_seq,
+        ..published
+    }
+}
+
 /// The live remote seats: (home, handle, seat).
 fn remote_seats(room: &Room) -> Vec<(String, String, Participant)> {
     participants_of(room)
@@ -202,32 +226,19 @@ impl SharedRooms {
         let join = social
             .team()
             .read(|state| join_of(state, &account.user_id, &seated, history, seq));
-        let content = serde_json::to_value(&join).unwrap_or_default();
-        let matrix_room = match &share {
-            Some(share) => {
-                let (id, content, peer) = (&share.matrix_room_id, &content, &friend.peer);
-                if !share.guests.contains(peer) {
-                    let invited =
-                        social.renewing(&matrix, |m| async move { m.invite(id, peer).await });
-                    invited.await.map_err(|e| refused(&e))?;
-                }
-                let set = social.renewing(&matrix, |m| async move {
-                    m.set_state(id, SHARE_STATE, content).await
-                });
-                set.await.map_err(|e| refused(&e))?;
-                share.matrix_room_id.clone()
-            }
-            None => {
-                let state = vec![json!({"type": SHARE_STATE, "state_key": "", "content": content})];
-                let (name, peer, state) = (&room.name, &friend.peer, &state);
-                let made = social.renewing(&matrix, |m| async move {
-                    m.create_room(name, peer, state.clone()).await
-                });
-                made.await.map_err(|e| refused(&e))?
-            }
-        };
+        let live = live_homes(&seated);
+        let published = super::guests::publish(
+            social,
+            &matrix,
+            &account.user_id,
+            share,
+            &room.name,
+            &join,
+            Some(&friend.peer),
+            &live,
+        );
+        let published = published.await.map_err(|e| refused(&e))?;
         let fanned = self.logs.last_seq(&room.id);
-        let peer = friend.peer.clone();
         let room_id = room.id.clone();
         let kept = social
             .team()
@@ -235,16 +246,7 @@ impl SharedRooms {
                 let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
                     return Err(ApiError::not_found("room", &room_id));
                 };
-                let mut share = host_share(&room).unwrap_or(HostShare {
-                    matrix_room_id: matrix_room.clone(),
-                    guests: Vec::new(),
-                    join_seq: 0,
-                    fanned_seq: fanned,
-                });
-                if !share.guests.contains(&peer) {
-                    share.guests.push(peer.clone());
-                }
-                share.join_seq = seq;
+                let share = merged(host_share(&room), published, seq, fanned);
                 room.participants = seated.participants.clone();
                 set_host_share(&mut room, &share);
                 change.put_room(&room);
@@ -276,11 +278,9 @@ impl SharedRooms {
             return Err(ApiError::not_found("friend's Bot", &req.seat));
         };
         seat.left_seq = Some(self.logs.last_seq(&room.id) + 1);
-        // The home stays in the Matrix room (a guest), so a later add needs
-        // no second invite; its mirror reads the roster without its Bots.
-        let none_left = !seats
-            .iter()
-            .any(|s| s.is_live() && s.kind == ParticipantKind::RemoteBot);
+        // The home stays in its Matrix room (a guest), so a later add needs
+        // no second invite; its mirror reads the roster without its Bots,
+        // or a leave when it keeps none (per guest room).
         let mut after = room.clone();
         after.participants = to_values(&seats);
         let seq = share.join_seq + 1;
@@ -288,15 +288,18 @@ impl SharedRooms {
             .team()
             .read(|state| join_of(state, &account.user_id, &after, Vec::new(), seq));
         join.history = None;
-        if none_left {
-            join.op = JoinOp::Leave;
-        }
-        let content = serde_json::to_value(&join).unwrap_or_default();
-        let (id, content) = (&share.matrix_room_id, &content);
-        let set = social.renewing(&matrix, |m| async move {
-            m.set_state(id, SHARE_STATE, content).await
-        });
-        set.await.map_err(|e| refused(&e))?;
+        let live = live_homes(&after);
+        let published = super::guests::publish(
+            social,
+            &matrix,
+            &account.user_id,
+            Some(share.clone()),
+            &room.name,
+            &join,
+            None,
+            &live,
+        );
+        published.await.map_err(|e| refused(&e))?;
         let room_id = room.id.clone();
         social
             .team()
@@ -394,7 +397,9 @@ struct Target {
     matrix_room: String,
     room_id: String,
     fanned: u64,
-    suffix: &'static str,
+    suffix: String,
+    /// A guest room: its homes, whose own lines are not relayed back.
+    guests: Option<Vec<String>>,
 }
 
 /// A room shared from here goes to its guests; a mirror goes back to its
@@ -402,19 +407,31 @@ struct Target {
 fn targets(room: &Room) -> Vec<Target> {
     let mut all = Vec::new();
     if let Some(share) = host_share(room) {
-        all.push(Target {
-            matrix_room: share.matrix_room_id,
-            room_id: room.id.clone(),
-            fanned: share.fanned_seq,
-            suffix: "",
-        });
+        for (matrix_room, homes) in super::guests::rooms(&share) {
+            let suffix = match matrix_room == share.matrix_room_id {
+                true => String::new(),
+                false => format!(":{}", crate::social::outbox::short_hash(&matrix_room)),
+            };
+            all.push(Target {
+                matrix_room,
+                room_id: room.id.clone(),
+                fanned: share.fanned_seq,
+                suffix,
+                guests: Some(homes),
+            });
+        }
     }
     if let Some(from) = shared_from(room).filter(|f| f.status == MirrorStatus::Open) {
         all.push(Target {
             matrix_room: from.matrix_room_id,
             room_id: from.remote_room_id,
             fanned: from.fanned_seq,
-            suffix: if all.is_empty() { "" } else { ":up" },
+            suffix: if all.is_empty() {
+                String::new()
+            } else {
+                ":up".into()
+            },
+            guests: None,
         });
     }
     all
@@ -454,6 +471,16 @@ fn outgoing(
                 AuthorKind::Human if !l.author_id.starts_with('@') => {
                     let name = state.members.get(&l.author_id).map(|m| m.name.clone())?;
                     (name, None)
+                }
+                // Another guest's line, relayed to this guest room (#904).
+                AuthorKind::RemoteBot | AuthorKind::Human => {
+                    let homes = target.guests.as_ref()?;
+                    let home = l.author_id.split('/').next().unwrap_or_default();
+                    if !home.starts_with('@') || homes.iter().any(|h| h == home) {
+                        return None;
+                    }
+                    let name = super::records::names(room).get(&l.author_id).cloned();
+                    (name.unwrap_or_else(|| home.to_owned()), None)
                 }
                 _ => return None,
             };

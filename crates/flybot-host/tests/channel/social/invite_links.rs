@@ -460,3 +460,71 @@ async fn a_shared_room_mints_no_link_and_a_claim_names_only_the_homes_own_bots()
         1
     );
 }
+
+#[tokio::test]
+/// Rule #904.
+async fn a_stranger_and_a_friend_in_one_room_never_see_each_others_bots_in_the_roster() {
+    let Some(synapse) = start_synapse().await else {
+        return;
+    };
+    let s = super::shared_rooms::share_plans(&synapse).await;
+    let carol = home(&synapse, "carol").await;
+    let cleo = carol.kit.bot("Cleo").await;
+    let link = mint(&s.alice, &s.plans, json!({})).await;
+    let at_carol = join_by_link(&s.alice, &s.plans, &carol, &link, &[&cleo]).await;
+    let bolt_seat = format!("{}/{}", s.bob.user, s.bolt.id);
+    let cleo_seat = format!("{}/{}", carol.user, cleo.id);
+    let atlas_seat = format!("{}/{}", s.alice.user, s.atlas.id);
+    // Each guest home has its own Matrix room: the stranger's is not the
+    // friend's.
+    let share = room_record(&s.alice.kit, &s.plans.id)["share"].clone();
+    assert_ne!(
+        share["guestRooms"][&carol.user], share["matrixRoomId"],
+        "{share}"
+    );
+    // Carol's room names Alice's Atlas and never Bob's Bolt...
+    assert!(live_seat(&at_carol, &atlas_seat), "{at_carol}");
+    let seats = |room: &Value| room["participants"].to_string() + &room["sharedFrom"].to_string();
+    assert!(!seats(&at_carol).contains(&s.bolt.id), "{at_carol}");
+    // ...and Bob's, refreshed by the same join, never Carol's Cleo.
+    let user = s.alice.user.clone();
+    let seq = share["joinSeq"].clone();
+    let at_bob = eventually("Bob's room after the join that seated Carol", || {
+        mirrors(&s.bob.kit)
+            .into_iter()
+            .find(|m| m["sharedFrom"]["home"] == user.as_str() && m["sharedFrom"]["joinSeq"] == seq)
+    })
+    .await;
+    assert!(live_seat(&at_bob, &atlas_seat));
+    assert!(!seats(&at_bob).contains(&cleo.id), "{at_bob}");
+    assert!(!seats(&at_bob).contains(&carol.user), "{at_bob}");
+    // Lines still reach everyone: Carol's line is relayed to Bob's home,
+    // from Alice's, and Bob's seat is live at Alice's.
+    let carol_room = Room {
+        id: at_carol["id"].as_str().unwrap().to_owned(),
+        name: "Plans".into(),
+    };
+    carol
+        .kit
+        .ok(
+            "send",
+            json!({"roomId": carol_room.id, "text": "hello from Carol"}),
+        )
+        .await;
+    let bob_room = Room {
+        id: at_bob["id"].as_str().unwrap().to_owned(),
+        name: "Plans".into(),
+    };
+    eventually("Carol's line at Bob's", || {
+        (s.bob.kit.room_lines(&bob_room).into_iter()).find(|l| l.text.contains("hello from Carol"))
+    })
+    .await;
+    assert!(live_seat(
+        &room_record(&s.alice.kit, &s.plans.id),
+        &bolt_seat
+    ));
+    assert!(live_seat(
+        &room_record(&s.alice.kit, &s.plans.id),
+        &cleo_seat
+    ));
+}
