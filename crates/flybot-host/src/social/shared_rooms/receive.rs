@@ -579,7 +579,7 @@ mod tests {
             !p.id.starts_with("not-connected:") || (!p.id.contains('/') && p.owner.is_none())
         }));
         // A roster without Atlas: its seat stays, marked left (soft leave).
-        seat_roster(&mut room, me, &[ghost.clone()]);
+        seat_roster(&mut room, me, std::slice::from_ref(&ghost));
         assert_eq!(
             seats(&room),
             vec![
