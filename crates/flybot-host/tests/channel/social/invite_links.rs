@@ -271,6 +271,13 @@ async fn a_revoked_link_seats_nobody_new_and_keeps_existing_seats() {
         (links["inviteRefused"][&user]["code"] == "revoked").then_some(())
     })
     .await;
+    // Dave's home reads the answer back from the server.
+    let preview = dave
+        .kit
+        .ok("room-invite-preview", json!({"link": link}))
+        .await;
+    assert_eq!(preview["refused"], "revoked", "{preview}");
+    assert_eq!(preview["joined"], false);
     let at_alice = room_record(&alice.kit, &plans.id);
     assert!(!live_seat(&at_alice, &format!("{}/{}", dave.user, dino.id)));
     // The seat the link made stays, and so does Carol's room.
