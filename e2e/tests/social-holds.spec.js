@@ -89,6 +89,12 @@ test('A reply its Bot\'s policy holds waits in the Inbox for Send or Don\'t send
     await expect(page.getByText('Nothing waits for you.')).toBeVisible();
     await expect(failed).toBeVisible();
     await page.screenshot({ path: test.info().outputPath('friend-hold-failed.png') });
+    // At phone width the card still reads and nothing runs off the window.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await expect(failed.getByRole('button', { name: 'Dismiss' })).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: test.info().outputPath('friend-hold-failed-390.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await failed.getByRole('button', { name: 'Dismiss' }).click();
     await expect(failed).toHaveCount(0);
     await expect.poll(statuses).toEqual(['approved', 'failed', 'rejected']);
