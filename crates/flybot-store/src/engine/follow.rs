@@ -120,6 +120,8 @@ async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), Str
     // The turn log's rows come with the team's: the page reads the
     // leader's transcripts, and a takeover resumes its cut work.
     crate::turn_log::database::follow(conn, &inner.home).await?;
+    // So are memory files, decisions and interop journals (issue 35).
+    crate::engine::records::follow(conn, &inner.home).await?;
     if rows.is_empty() {
         return Ok(());
     }

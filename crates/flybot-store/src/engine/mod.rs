@@ -8,6 +8,7 @@ pub mod copy;
 mod follow;
 pub mod lease;
 pub mod postgres;
+pub mod records;
 mod schema;
 mod snapshot;
 #[cfg(feature = "testing")]

@@ -11,6 +11,7 @@ mod faults;
 mod fencing;
 mod migrate;
 mod one_writer;
+mod records;
 mod reconnect;
 mod replay;
 mod restart;
