@@ -32,7 +32,6 @@ pub struct InteropFiles {
     database: Option<(Records, String)>,
 }
 
-
 impl InteropFiles {
     /// Opens `<home>/interop/` (creating it, mode 0700), takes the writer
     /// lock, and drops a torn last line a crash left behind.

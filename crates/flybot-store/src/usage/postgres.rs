@@ -6,7 +6,7 @@
 use super::{CallFilter, CallRow, TokenUsage, UsageError};
 use crate::turn_log::database::TurnDatabase;
 use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, Row};
+use sqlx::{Connection, PgConnection, Row};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use tokio::sync::Mutex;
@@ -94,11 +94,13 @@ fn read_row(row: &PgRow) -> sqlx::Result<CallRow> {
 
 impl PgLedger {
     pub(crate) async fn open(database: TurnDatabase) -> Result<PgLedger, UsageError> {
-        let conn = crate::engine::postgres::connect(&database.url)
+        // The store that put the home on PostgreSQL made the tables; the
+        // ledger only connects (no migration: its future is not `Send`).
+        let conn = PgConnection::connect(&database.url)
             .await
-            .map_err(|why| UsageError::Database {
+            .map_err(|source| UsageError::Database {
                 path: PathBuf::from(crate::engine::postgres::redact(&database.url)),
-                source: sqlx::Error::Protocol(why),
+                source,
             })?;
         Ok(PgLedger {
             conn: Mutex::new(conn),
@@ -113,18 +115,18 @@ impl PgLedger {
         }
     }
 
-    /// Runs `query` on the connection, once more on a new one when the
-    /// first is gone (the database restarted since the last row).
-    async fn fetch_all(&self, query: impl Fn() -> Query<'static>) -> sqlx::Result<Vec<PgRow>> {
-        let mut conn = self.conn.lock().await;
-        match query().fetch_all(&mut *conn).await {
-            Err(sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::PoolClosed) => {
-                *conn = crate::engine::postgres::connect(&self.database.url)
-                    .await
-                    .map_err(sqlx::Error::Protocol)?;
-                query().fetch_all(&mut *conn).await
+    /// A connection the database dropped (it restarted since the last
+    /// row) is replaced once; the caller runs its statement again.
+    async fn reconnect_after(&self, conn: &mut PgConnection, error: &sqlx::Error) -> bool {
+        if !matches!(error, sqlx::Error::Io(_) | sqlx::Error::Protocol(_)) {
+            return false;
+        }
+        match PgConnection::connect(&self.database.url).await {
+            Ok(fresh) => {
+                *conn = fresh;
+                true
             }
-            done => done,
+            Err(_) => false,
         }
     }
 
@@ -133,27 +135,44 @@ impl PgLedger {
         if token == 0 {
             return Err(UsageError::Standby);
         }
-        let held = self
-            .fetch_all(|| bind_row(sqlx::query(INSERT), row.clone()).bind(token))
-            .await
+        let mut conn = self.conn.lock().await;
+        let mut tried = bind_row(sqlx::query(INSERT), row.clone())
+            .bind(token)
+            .fetch_one(&mut *conn)
+            .await;
+        if let Err(error) = &tried
+            && self.reconnect_after(&mut conn, error).await
+        {
+            tried = bind_row(sqlx::query(INSERT), row)
+                .bind(token)
+                .fetch_one(&mut *conn)
+                .await;
+        }
+        let fence: i64 = tried
+            .and_then(|held| held.try_get(0))
             .map_err(|source| self.fail(source))?;
-        match held.first().map(|r| r.get::<i64, _>(0)) {
-            Some(1) => Ok(()),
-            _ => Err(UsageError::Standby),
+        if fence == 1 {
+            Ok(())
+        } else {
+            Err(UsageError::Standby)
         }
     }
 
     pub(crate) async fn rows(&self, filter: &CallFilter) -> Result<Vec<CallRow>, UsageError> {
-        let filter = filter.clone();
-        let rows = self
-            .fetch_all(|| {
-                sqlx::query(SELECT)
-                    .bind(filter.session_id.clone())
-                    .bind(filter.bot_id.clone())
-                    .bind(filter.since_ms)
-            })
-            .await
-            .map_err(|source| self.fail(source))?;
+        let select = || {
+            sqlx::query(SELECT)
+                .bind(filter.session_id.clone())
+                .bind(filter.bot_id.clone())
+                .bind(filter.since_ms)
+        };
+        let mut conn = self.conn.lock().await;
+        let mut tried = select().fetch_all(&mut *conn).await;
+        if let Err(error) = &tried
+            && self.reconnect_after(&mut conn, error).await
+        {
+            tried = select().fetch_all(&mut *conn).await;
+        }
+        let rows = tried.map_err(|source| self.fail(source))?;
         rows.iter()
             .map(read_row)
             .collect::<sqlx::Result<Vec<_>>>()
@@ -161,20 +180,23 @@ impl PgLedger {
     }
 
     pub(crate) async fn newest_at_ms(&self) -> Result<Option<i64>, UsageError> {
-        let rows = self
-            .fetch_all(|| sqlx::query("SELECT MAX(at_ms) FROM flybot_usage_calls"))
-            .await
-            .map_err(|source| self.fail(source))?;
-        rows.first()
-            .map_or(Ok(None), |row| row.try_get::<Option<i64>, _>(0))
+        const NEWEST: &str = "SELECT MAX(at_ms) FROM flybot_usage_calls";
+        let mut conn = self.conn.lock().await;
+        let mut tried = sqlx::query(NEWEST).fetch_one(&mut *conn).await;
+        if let Err(error) = &tried
+            && self.reconnect_after(&mut conn, error).await
+        {
+            tried = sqlx::query(NEWEST).fetch_one(&mut *conn).await;
+        }
+        tried
+            .and_then(|row| row.try_get::<Option<i64>, _>(0))
             .map_err(|source| self.fail(source))
     }
 }
 
 /// Every row of the database's ledger, by id (`store copy`).
 pub(crate) async fn all_rows(conn: &mut PgConnection) -> sqlx::Result<Vec<CallRow>> {
-    let rows = sqlx::query(SELECT_ALL).fetch_all(conn)
-        .await?;
+    let rows = sqlx::query(SELECT_ALL).fetch_all(conn).await?;
     rows.iter().map(read_row).collect()
 }
 

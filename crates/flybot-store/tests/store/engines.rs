@@ -301,7 +301,11 @@ async fn store_copy_round_trips_a_home_both_ways_by_digest() {
     let returned = postgres_to_folder(&url, &home, 1).await.unwrap();
     assert_eq!(Some(returned.digest), grown.journal_digest);
     assert_eq!(returned.records, records.count());
-    assert_eq!(of_folder(&home).await.unwrap(), records, "every record came back");
+    assert_eq!(
+        of_folder(&home).await.unwrap(),
+        records,
+        "every record came back"
+    );
     let log = std::fs::read_to_string(home.join("sessions/s1/log.jsonl")).unwrap();
     assert_eq!(
         log, "{\"seq\":1}\n{\"seq\":2}\n",

@@ -149,7 +149,7 @@ pub(crate) async fn copy_in(
     let mut rev: i64 = 0;
     for (path, body) in &set.files {
         rev += 1;
-        put_file(&mut *tx, path, Some(body), rev)
+        put_file(&mut tx, path, Some(body), rev)
             .await
             .map_err(failed)?;
     }
@@ -170,7 +170,7 @@ pub(crate) async fn copy_in(
         .execute(&mut *tx)
         .await
         .map_err(failed)?;
-    crate::usage::postgres::insert_rows(&mut *tx, &set.usage)
+    crate::usage::postgres::insert_rows(&mut tx, &set.usage)
         .await
         .map_err(failed)?;
     tx.commit().await.map_err(failed)?;

@@ -280,12 +280,16 @@ pub(crate) fn append_bounded(
     bounds: (usize, usize),
 ) -> Option<io::Result<()>> {
     let records = for_home(home)?;
-    Some(records.append_line(file, line, Some(bounds)).and_then(|lines| {
-        let mut out = Vec::new();
-        for line in lines {
-            out.extend_from_slice(line.as_bytes());
-            out.push(b'\n');
-        }
-        crate::atomic_write(&home.join(file), &out)
-    }))
+    Some(
+        records
+            .append_line(file, line, Some(bounds))
+            .and_then(|lines| {
+                let mut out = Vec::new();
+                for line in lines {
+                    out.extend_from_slice(line.as_bytes());
+                    out.push(b'\n');
+                }
+                crate::atomic_write(&home.join(file), &out)
+            }),
+    )
 }

@@ -41,14 +41,15 @@ pub(super) async fn write(
         tx.rollback().await?;
         return Ok(Some(Written::Fenced));
     }
-    let rev: i64 = sqlx::query("UPDATE flybot_records_rev SET rev = rev + 1 WHERE id = 1 RETURNING rev")
-        .fetch_one(&mut *tx)
-        .await?
-        .get(0);
+    let rev: i64 =
+        sqlx::query("UPDATE flybot_records_rev SET rev = rev + 1 WHERE id = 1 RETURNING rev")
+            .fetch_one(&mut *tx)
+            .await?
+            .get(0);
     let mut answer = Vec::new();
     match op {
         Op::PutFile { path, body } => {
-            put_file(&mut *tx, path, body.as_deref(), rev).await?;
+            put_file(&mut tx, path, body.as_deref(), rev).await?;
         }
         Op::MoveTree { from, to } => {
             let from = format!("{}/", from.trim_end_matches('/'));
@@ -75,11 +76,13 @@ pub(super) async fn write(
         }
         Op::AppendLine { path, line, bounds } => {
             let last: Option<String> = if retry {
-                sqlx::query("SELECT line FROM flybot_lines WHERE path = $1 ORDER BY rev DESC LIMIT 1")
-                    .bind(path)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .map(|row| row.get(0))
+                sqlx::query(
+                    "SELECT line FROM flybot_lines WHERE path = $1 ORDER BY rev DESC LIMIT 1",
+                )
+                .bind(path)
+                .fetch_optional(&mut *tx)
+                .await?
+                .map(|row| row.get(0))
             } else {
                 None
             };
@@ -92,8 +95,8 @@ pub(super) async fn write(
                     .await?;
             }
             if let Some((lines, bytes)) = bounds {
-                trim_lines(&mut *tx, path, *lines, *bytes).await?;
-                answer = lines_of(&mut *tx, path).await?;
+                trim_lines(&mut tx, path, *lines, *bytes).await?;
+                answer = lines_of(&mut tx, path).await?;
             }
         }
     }
@@ -208,7 +211,8 @@ pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), S
     if top <= after {
         return Ok(());
     }
-    let refused = |e: io::Error| format!("the home's copy of the records could not be written: {e}");
+    let refused =
+        |e: io::Error| format!("the home's copy of the records could not be written: {e}");
     let files = sqlx::query("SELECT path, body FROM flybot_files WHERE rev > $1 AND rev <= $2")
         .bind(after)
         .bind(top)
@@ -233,14 +237,12 @@ pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), S
             }
         }
     }
-    let paths = sqlx::query(
-        "SELECT DISTINCT path FROM flybot_lines WHERE rev > $1 AND rev <= $2",
-    )
-    .bind(after)
-    .bind(top)
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(failed)?;
+    let paths = sqlx::query("SELECT DISTINCT path FROM flybot_lines WHERE rev > $1 AND rev <= $2")
+        .bind(after)
+        .bind(top)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(failed)?;
     for row in paths {
         let path: String = row.get(0);
         let Some(local) = local_path(home, &path) else {
