@@ -6,6 +6,7 @@
 
 #[macro_use]
 mod engines;
+mod damage;
 mod durability;
 mod faults;
 mod fencing;
