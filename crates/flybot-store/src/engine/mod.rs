@@ -15,6 +15,7 @@ mod snapshot;
 pub mod test_cluster;
 #[cfg(feature = "testing")]
 pub mod test_database;
+mod trim;
 
 use std::time::Duration;
 

@@ -486,19 +486,16 @@ impl Leader<'_> {
             }
             live.team.clone()
         };
-        let line = match crate::engine::snapshot::line_of(&team, crate::system_now_ms()) {
-            Ok(line) => line,
-            Err(e) => {
-                tracing::warn!("the snapshot could not be made: {e}");
-                return;
-            }
-        };
-        let written = self.engine.rt.block_on(crate::engine::snapshot::write(
-            &mut self.conn,
-            &self.lease,
-            team.journal_seq,
-            &line,
-        ));
+        // Then the rows it makes needless are trimmed (`engine::trim`).
+        let written = self
+            .engine
+            .rt
+            .block_on(crate::engine::snapshot::write_and_trim(
+                &mut self.conn,
+                &self.lease,
+                &team,
+                &inner.options,
+            ));
         match written {
             Ok(_) => self.since_snapshot = 0,
             Err(e) => tracing::warn!("the snapshot row was not written: {e}"),

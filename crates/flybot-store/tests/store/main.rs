@@ -17,5 +17,6 @@ mod records;
 mod replay;
 mod restart;
 mod support;
+mod trim;
 mod turns;
 mod undo;
