@@ -97,6 +97,12 @@ pub(crate) async fn load(conn: &mut PgConnection) -> Result<Option<TeamState>, S
     let mut team = base_team(&parsed.base)
         .map_err(|e| format!("the database's journal {e}"))?
         .ok_or("the database's journal keeps no team in its first row")?;
+    if team.version > STATE_VERSION {
+        return Err(format!(
+            "the database's team was written by a newer FlyBot (version {}); this build reads version {STATE_VERSION}, so it does not write over it",
+            team.version
+        ));
+    }
     for change in &parsed.changes {
         apply_change(&mut team, change).map_err(|e| format!("the database's journal {e}"))?;
     }

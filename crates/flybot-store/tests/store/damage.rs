@@ -2,7 +2,8 @@
 //! JSON, or one whose `prev` does not follow the chain, is never written
 //! over. The folder opens read-only and says which line; PostgreSQL
 //! refuses the start and says which row. Either way the journal is left
-//! as it was found, for a person to look at.
+//! as it was found, for a person to look at. A team a newer FlyBot wrote
+//! is not written over either (#47).
 
 use crate::engines::Place;
 use crate::support::add_bot;
@@ -105,6 +106,38 @@ async fn a_change_off_the_chain_is_named_and_never_written_over(place: Place) {
     let before = place.journal().await;
     let why = refusal_of_a_damaged_team(&place).await;
     assert!(why.contains("line 3") && why.contains("prev"), "{why}");
+    assert_eq!(
+        place.journal().await,
+        before,
+        "the journal was written over"
+    );
+}
+
+/// Rule #47.
+both_engines!(a_team_a_newer_flybot_wrote_is_never_written_over);
+async fn a_team_a_newer_flybot_wrote_is_never_written_over(place: Place) {
+    a_team_of_two_bots(&place).await;
+    // The team as a start reads it first: `state.json`, or the snapshot row.
+    match &place.db {
+        None => {
+            let path = place.dir.path().join("state.json");
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text.replacen("\"version\": 2", "\"version\": 3", 1)).unwrap();
+        }
+        Some(db) => {
+            let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
+            let done = sqlx::query(
+                "UPDATE flybot_snapshot SET line = replace(line, '\"version\":2', '\"version\":3')",
+            )
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            assert_eq!(done.rows_affected(), 1);
+        }
+    }
+    let before = place.journal().await;
+    let why = refusal_of_a_damaged_team(&place).await;
+    assert!(why.contains("newer FlyBot (version 3)"), "{why}");
     assert_eq!(
         place.journal().await,
         before,
