@@ -113,8 +113,8 @@ async fn a_change_off_the_chain_is_named_and_never_written_over(place: Place) {
     );
 }
 
-/// Rule #47.
 both_engines!(a_team_a_newer_flybot_wrote_is_never_written_over);
+/// Rule #47.
 async fn a_team_a_newer_flybot_wrote_is_never_written_over(place: Place) {
     a_team_of_two_bots(&place).await;
     // The team as a start reads it first: `state.json`, or the snapshot row.
