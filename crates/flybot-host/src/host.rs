@@ -221,7 +221,7 @@ impl Host {
         let owner_token_hash = owner_token_hash(&config.home);
         let team = Team::new(store, Bus::default());
         let (logs, round_starts) = RoomLogs::with_rounds(config.home.clone(), team.bus().clone());
-        let feed = LiveFeed::new(&team);
+        let feed = LiveFeed::with_epoch(&team, flybot_store::engine::team_live_epoch(&config.home));
         let board = Board::new(team.clone(), logs.clone());
         let workflows = Workflows {
             board: board.clone(),

@@ -13,6 +13,7 @@ mod crash_round;
 mod envelope;
 mod lifecycle;
 mod postgres_failover;
+mod postgres_live_resume;
 mod postgres_round_failover;
 mod replay;
 mod restart_round;

@@ -89,6 +89,7 @@ pub async fn send(
     readers: &crate::attachments::reading::Readers<'_>,
     req: RoomSend,
 ) -> Result<RoomLineSent, ApiError> {
+    super::not_on_standby(rounds.team())?;
     let text = flybot_core::names::clean_line(&req.text)?;
     let (room, member) = rounds.team().read(|state| {
         room_window(state, actor, &req.room_id)
