@@ -209,7 +209,7 @@ fn receive_line(
         .get(&id)
         .cloned()
         .ok_or(Refusal::UnknownRoom)?;
-    let mut record = face(&room).ok_or(Refusal::UnknownRoom)?;
+    let record = face(&room).ok_or(Refusal::UnknownRoom)?;
     if record.status != FaceStatus::Open {
         return Err(Refusal::RoomEnded);
     }
