@@ -168,9 +168,10 @@ async fn seated(kit: &Kit, room: &Room, n: usize) -> Value {
         let seen = record(kit, room);
         let live = seen["participants"]
             .as_array()
-            .unwrap()
+            .cloned()
+            .unwrap_or_default()
             .iter()
-            .filter(|p| p["kind"] == "remoteBot" && p["leftSeq"].is_null())
+            .filter(|p| p["kind"] == "remote-bot" && p["leftSeq"].is_null())
             .count();
         if live == n {
             return seen;
@@ -201,7 +202,7 @@ async fn a_face_room_of_three_homes_runs_one_routed_round_in_order_with_a_pass()
             .as_array()
             .unwrap()
             .iter()
-            .any(|p| p["name"] == "Pia (bob)"),
+            .any(|p| p["name"] == "Pia (Owner)"),
         "{seats}"
     );
 
