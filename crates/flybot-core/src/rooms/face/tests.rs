@@ -61,7 +61,9 @@ fn who_opens_a_face_round_for_each_kind_of_line() {
             },
             Row {
                 what: "the owner's line that names a local Bot calls it (#124)",
-                line: FaceLine::Owner { text: "@Cy what next?" },
+                line: FaceLine::Owner {
+                    text: "@Cy what next?",
+                },
                 answered: &[],
                 speakers: &["bot-c"],
                 routed: false,
@@ -227,7 +229,10 @@ fn a_routed_round_ends_at_the_first_answer_and_the_rest_pass_without_a_turn() {
             ("bot-c".to_owned(), SlotOutcome::Skipped),
         ]
     );
-    assert!(!round.fallback_due(), "a friend's line: their home answers it");
+    assert!(
+        !round.fallback_due(),
+        "a friend's line: their home answers it"
+    );
 }
 
 #[test]

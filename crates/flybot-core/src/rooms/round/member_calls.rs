@@ -79,7 +79,8 @@ impl Round {
     pub fn call_from_post(&mut self, from: &str, text: &str) -> bool {
         // #475: another home's Bot answered the line; a routed round here
         // ends as it would on a local answer.
-        if self.other_homes_answer && !self.setup.is_member(from) && self.routed && !self.broadcast {
+        if self.other_homes_answer && !self.setup.is_member(from) && self.routed && !self.broadcast
+        {
             self.answered = true;
         }
         let mut named = false;

@@ -160,7 +160,12 @@ impl Round {
     /// rule, `rooms::face`): `speakers` in that order, routed or broadcast
     /// as the rule said; no fallback turn (the line is not the owner's own
     /// on this home, or names its Bots), and other homes' answers count.
-    pub fn with_speakers(setup: Setup, speakers: Vec<String>, routed: bool, broadcast: bool) -> Round {
+    pub fn with_speakers(
+        setup: Setup,
+        speakers: Vec<String>,
+        routed: bool,
+        broadcast: bool,
+    ) -> Round {
         let mut round = Round::open(setup, Opener::Event, 0);
         round.routed = routed;
         round.broadcast = broadcast;

@@ -103,9 +103,9 @@ pub async fn send(
     let line = person_line(rounds, &room.id, member, text, attached.ids())?;
     // #124: the owner's line in a face-to-face room goes to the other
     // homes and opens no round here unless it names one of this home's Bots.
-    let opens = rounds.team().read(|state| {
-        crate::social::face_to_face::owner_line_opens_round(state, &room, text)
-    });
+    let opens = rounds
+        .team()
+        .read(|state| crate::social::face_to_face::owner_line_opens_round(state, &room, text));
     if opens == Some(false) {
         let posting = flybot_protocol::attachment::Posting::Room {
             room_id: room.id.clone(),

@@ -110,11 +110,14 @@ impl FaceRooms {
         let social = &self.social;
         crate::social::check_owner(social, actor)?;
         let (account, matrix) = social.require_matrix()?;
-        let (bots, me_name) = social.team().read(|state| {
-            own_bots(state, actor, &req.bots).map(|b| (b, owner_name(state)))
-        })?;
+        let (bots, me_name) = social
+            .team()
+            .read(|state| own_bots(state, actor, &req.bots).map(|b| (b, owner_name(state))))?;
         if req.lead.as_ref().is_some_and(|l| !req.bots.contains(l)) {
-            return Err(ApiError::invalid("lead", "The lead must be one of the Bots you bring."));
+            return Err(ApiError::invalid(
+                "lead",
+                "The lead must be one of the Bots you bring.",
+            ));
         }
         let name = flybot_core::social::clean_label(&req.name, "");
         let now = flybot_store::system_now_ms();
@@ -160,7 +163,10 @@ impl FaceRooms {
             }
         }
         let (matrix_room, meta) = made.ok_or_else(|| {
-            ApiError::new(ErrorCode::Unavailable, "No free room number was found; try again.")
+            ApiError::new(
+                ErrorCode::Unavailable,
+                "No free room number was found; try again.",
+            )
         })?;
         self.seat_here(&account.user_id, &matrix_room, Some(meta), part, req.lead)
             .await
@@ -195,7 +201,10 @@ impl FaceRooms {
                 alias_of(&code, &server)
             }
             (None, None) => {
-                return Err(ApiError::invalid("code", "Type the room's six-digit number."));
+                return Err(ApiError::invalid(
+                    "code",
+                    "Type the room's six-digit number.",
+                ));
             }
         };
         let target = &target;
@@ -261,7 +270,8 @@ impl FaceRooms {
                 let Some(mut room) = room else {
                     return Err(ApiError::not_found("face-to-face room", &room_id));
                 };
-                let mut record = face(&room).ok_or_else(|| ApiError::not_found("face-to-face room", &room_id))?;
+                let mut record = face(&room)
+                    .ok_or_else(|| ApiError::not_found("face-to-face room", &room_id))?;
                 record.status = FaceStatus::Left;
                 record.homes.insert(me, part);
                 room.admin = None;
@@ -284,9 +294,13 @@ impl FaceRooms {
         self.social
             .team()
             .mutate("social", move |change| {
-                let (mut room, mut record) = upsert_room(change, &matrix_room).ok_or_else(|| {
-                    ApiError::new(ErrorCode::Invalid, "This home has no owner yet; sign in first.")
-                })?;
+                let (mut room, mut record) =
+                    upsert_room(change, &matrix_room).ok_or_else(|| {
+                        ApiError::new(
+                            ErrorCode::Invalid,
+                            "This home has no owner yet; sign in first.",
+                        )
+                    })?;
                 if let Some(meta) = meta {
                     record.code = meta.code;
                     record.given_name = meta.name;

@@ -93,7 +93,11 @@ pub fn refuse_ended(room: &Room) -> Result<(), ApiError> {
 /// #124: whether the owner's own line in a face room opens a Bot round
 /// here (only when it names one of this home's Bots); `None` for a room
 /// that is not face-to-face.
-pub fn owner_line_opens_round(state: &flybot_protocol::state::TeamState, room: &Room, text: &str) -> Option<bool> {
+pub fn owner_line_opens_round(
+    state: &flybot_protocol::state::TeamState,
+    room: &Room,
+    text: &str,
+) -> Option<bool> {
     face(room)?;
     let setup = crate::rooms::runner::setup_of(state, room);
     Some(!calls(text, &setup.order).ids.is_empty())

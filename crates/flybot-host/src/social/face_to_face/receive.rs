@@ -52,9 +52,13 @@ impl Refusal {
 
     pub fn sentence(self) -> &'static str {
         match self {
-            Refusal::NotInRoom => "Your home has no part in this room; join it by its number first.",
+            Refusal::NotInRoom => {
+                "Your home has no part in this room; join it by its number first."
+            }
             Refusal::UnknownRoom => "This home holds no face-to-face room here.",
-            Refusal::RoomEnded => "This home left that room or it was closed; join it again to write.",
+            Refusal::RoomEnded => {
+                "This home left that room or it was closed; join it again to write."
+            }
             Refusal::Invalid => "That face-to-face line could not be read.",
         }
     }
@@ -152,7 +156,12 @@ fn receive_meta(
     let meta: FaceMeta =
         serde_json::from_value(event.content.clone()).map_err(|_| Refusal::Invalid)?;
     let (mut room, mut record) = upsert_room(change, matrix_room).ok_or(Refusal::Invalid)?;
-    record.code = meta.code.chars().filter(char::is_ascii_digit).take(6).collect();
+    record.code = meta
+        .code
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(6)
+        .collect();
     record.given_name = clean_label(&meta.name, "");
     if record.created_at == 0 {
         record.created_at = meta.created_at;
@@ -239,7 +248,10 @@ fn receive_line(
             format!("{owner} (unverified, from {sender})"),
         ),
     };
-    let split = |c: &String| c.rsplit_once('/').map(|(h, b)| (h.to_owned(), b.to_owned()));
+    let split = |c: &String| {
+        c.rsplit_once('/')
+            .map(|(h, b)| (h.to_owned(), b.to_owned()))
+    };
     let named: Vec<(String, String)> = line.calls.iter().filter_map(split).collect();
     let mine: Vec<String> = named
         .iter()

@@ -78,7 +78,8 @@ pub fn set_face(room: &mut Room, record: &FaceRecord) {
     if let Ok(v) = serde_json::to_value(record) {
         room.extra.insert("face".into(), v);
     }
-    room.extra.insert("origin".into(), Value::from(FACE_TO_FACE));
+    room.extra
+        .insert("origin".into(), Value::from(FACE_TO_FACE));
 }
 
 pub fn inbox(room: &Room) -> Vec<Inbound> {
@@ -208,8 +209,12 @@ pub fn seat_home(room: &mut Room, home: &str, part: &HomePart) {
                     seat.name = Some(name);
                 }
                 None => {
-                    let mut seat =
-                        Participant::new(&id, ParticipantKind::RemoteBot, RoomRole::Member, next_seq);
+                    let mut seat = Participant::new(
+                        &id,
+                        ParticipantKind::RemoteBot,
+                        RoomRole::Member,
+                        next_seq,
+                    );
                     seat.owner = Some(home.to_owned());
                     seat.name = Some(name);
                     seats.push(seat);
@@ -300,20 +305,34 @@ mod tests {
     /// Rules #384, #1072.
     fn a_home_that_leaves_and_joins_again_is_the_same_seat_with_a_new_window() {
         let mut room = room();
-        seat_home(&mut room, "@bob:x", &part("Bob", &["Bolt"], HomeStatus::Joined));
+        seat_home(
+            &mut room,
+            "@bob:x",
+            &part("Bob", &["Bolt"], HomeStatus::Joined),
+        );
         let seats = participants_of(&room);
         let bolt = seats.iter().find(|s| s.id == "@bob:x/bot-Bolt").unwrap();
         assert_eq!(bolt.name.as_deref(), Some("Bolt (Bob)"));
-        seat_home(&mut room, "@bob:x", &part("Bob", &["Bolt"], HomeStatus::Left));
-        assert!(!participants_of(&room)
-            .iter()
-            .any(|s| s.id == "@bob:x/bot-Bolt" && s.is_live()));
+        seat_home(
+            &mut room,
+            "@bob:x",
+            &part("Bob", &["Bolt"], HomeStatus::Left),
+        );
+        assert!(
+            !participants_of(&room)
+                .iter()
+                .any(|s| s.id == "@bob:x/bot-Bolt" && s.is_live())
+        );
         let first = participants_of(&room)
             .into_iter()
             .find(|s| s.id == "@bob:x/bot-Bolt")
             .unwrap()
             .joined_seq;
-        seat_home(&mut room, "@bob:x", &part("Bob", &["Bolt"], HomeStatus::Joined));
+        seat_home(
+            &mut room,
+            "@bob:x",
+            &part("Bob", &["Bolt"], HomeStatus::Joined),
+        );
         let seats = participants_of(&room);
         let bolts: Vec<_> = seats.iter().filter(|s| s.id == "@bob:x/bot-Bolt").collect();
         assert_eq!(bolts.len(), 1, "not a second live row");

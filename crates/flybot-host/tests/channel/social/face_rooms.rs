@@ -16,10 +16,11 @@ use flybot_testkit::{Bot, Kit, Room};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// Pia passes on everything; every other Bot answers.
+/// Pia and Cyd pass on everything; every other Bot answers.
 fn scenario() -> Value {
     json!([
         {"when": {"systemContains": "## You are Pia\n"}, "reply": {"text": "[PASS]"}},
+        {"when": {"systemContains": "## You are Cyd\n"}, "reply": {"text": "[PASS]"}},
         {"reply": {"text": "I can take that."}}
     ])
 }
@@ -178,7 +179,11 @@ async fn seated(kit: &Kit, room: &Room, n: usize) -> Value {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("{n} remote Bots never sat in {}: {}", room.id, record(kit, room));
+    panic!(
+        "{n} remote Bots never sat in {}: {}",
+        room.id,
+        record(kit, room)
+    );
 }
 
 #[tokio::test]
@@ -238,10 +243,10 @@ async fn a_face_room_of_three_homes_runs_one_routed_round_in_order_with_a_pass()
     assert_eq!(turns(&t.bob.kit, &t.at_bob, &t.pia), 1);
     assert_eq!(turns(&t.bob.kit, &t.at_bob, &t.quinn), 1);
     assert_eq!(by(&at_bob, &t.pia.id), 0);
-    // Alice's own Atlas was not asked (#124); Cyd posted nothing, either
-    // passed over by Quinn's answer (#475) or answering on its own home
-    // exactly once.
+    // Alice's own Atlas was not asked (#124); Carol's Cyd, asked on its own
+    // home (or passed over there by Quinn's answer, #475), posted nothing.
     assert_eq!(turns(&t.alice.kit, &t.at_alice, &t.atlas), 0);
+    assert!(turns(&t.carol.kit, &t.at_carol, &t.cyd) <= 1);
     let at_carol = t
         .carol
         .kit
@@ -249,7 +254,7 @@ async fn a_face_room_of_three_homes_runs_one_routed_round_in_order_with_a_pass()
         .into_iter()
         .map(|l| (l.author_id, l.text))
         .collect::<Vec<_>>();
-    assert!(by(&at_carol, &t.cyd.id) <= 1, "{at_carol:?}");
+    assert_eq!(by(&at_carol, &t.cyd.id), 0, "{at_carol:?}");
     let alice_line = by(&at_bob, &t.alice.user);
     assert_eq!(alice_line, 1, "Alice's line shown once at Bob: {at_bob:?}");
 
@@ -310,12 +315,19 @@ async fn a_forged_line_from_a_home_with_no_part_in_the_room_is_refused() {
         })
         .await;
     assert_eq!(refused["org.flybot.face.refused"]["code"], "not-in-room");
-    assert_eq!(alice.kit.room_lines(&room).len(), before, "nothing appended");
+    assert_eq!(
+        alice.kit.room_lines(&room).len(),
+        before,
+        "nothing appended"
+    );
     let session = record(&alice.kit, &room)["sessions"][&atlas.id]
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(alice.kit.end_reasons(&session).is_empty(), "Atlas was not asked");
+    assert!(
+        alice.kit.end_reasons(&session).is_empty(),
+        "Atlas was not asked"
+    );
 }
 
 #[tokio::test]
@@ -340,7 +352,10 @@ async fn a_left_room_refuses_lines_and_reopens_from_past_rooms_with_its_transcri
         .kit
         .ok("send", json!({"roomId": at_alice.id, "text": "hello Bob"}))
         .await;
-    lines_until(&bob.kit, &at_bob, "Alice's line", |l| by(l, &alice.user) == 1).await;
+    lines_until(&bob.kit, &at_bob, "Alice's line", |l| {
+        by(l, &alice.user) == 1
+    })
+    .await;
     lines_until(&alice.kit, &at_alice, "Bolt's answer", |l| {
         l.iter().any(|(a, _)| a.ends_with(&format!("/{}", bolt.id)))
     })
