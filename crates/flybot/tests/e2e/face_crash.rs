@@ -102,7 +102,11 @@ fn every_face_line_arrives_once_across_a_kill_of_a_home_mid_round() {
     ));
 
     // Bob's home stops once the batch with Alice's line came, unapplied.
-    ok(&alice, "send", json!({"roomId": at_alice, "text": "first line"}));
+    ok(
+        &alice,
+        "send",
+        json!({"roomId": at_alice, "text": "first line"}),
+    );
     stopped_at(&received);
     bob.crash();
     let bob = serve(folders[1].path());
@@ -112,7 +116,11 @@ fn every_face_line_arrives_once_across_a_kill_of_a_home_mid_round() {
     });
 
     // Killed again right after the next line reached Bob's room.
-    ok(&alice, "send", json!({"roomId": at_alice, "text": "second line"}));
+    ok(
+        &alice,
+        "send",
+        json!({"roomId": at_alice, "text": "second line"}),
+    );
     lines_until(&bob, &at_bob, "the second line at Bob", |l| {
         count(l, &users[0]) == 2
     });
@@ -121,18 +129,28 @@ fn every_face_line_arrives_once_across_a_kill_of_a_home_mid_round() {
     let at_alice_lines = lines_until(&alice, &at_alice, "Bolt's second answer", |l| {
         count(l, &bolt_seat) == 2
     });
-    let at_bob_lines = lines_until(&bob, &at_bob, "Bolt's two lines", |l| {
-        count(l, &bolt) == 2
-    });
+    let at_bob_lines = lines_until(&bob, &at_bob, "Bolt's two lines", |l| count(l, &bolt) == 2);
     let at_carol_lines = lines_until(&carol, &at_carol, "Bolt's two lines at Carol", |l| {
         count(l, &bolt_seat) == 2
     });
     // Nothing twice, however long we look.
     std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(count(&lines(&alice, &at_alice), &bolt_seat), 2, "{at_alice_lines:?}");
-    assert_eq!(count(&lines(&bob, &at_bob), &users[0]), 2, "{at_bob_lines:?}");
+    assert_eq!(
+        count(&lines(&alice, &at_alice), &bolt_seat),
+        2,
+        "{at_alice_lines:?}"
+    );
+    assert_eq!(
+        count(&lines(&bob, &at_bob), &users[0]),
+        2,
+        "{at_bob_lines:?}"
+    );
     assert_eq!(count(&lines(&bob, &at_bob), &bolt), 2);
-    assert_eq!(count(&lines(&carol, &at_carol), &users[0]), 2, "{at_carol_lines:?}");
+    assert_eq!(
+        count(&lines(&carol, &at_carol), &users[0]),
+        2,
+        "{at_carol_lines:?}"
+    );
     assert_eq!(count(&lines(&carol, &at_carol), &bolt_seat), 2);
     for host in [alice, bob, carol] {
         host.crash();

@@ -21,7 +21,7 @@ export async function show(main, ctx) {
     alertLine(),
     field('Name', nameBox, { name: 'name' }),
     bring.element,
-    field('Lead', lead, { name: 'lead', hint: 'The Bot that plans and hands out parts (#476); it answers a plain line first.' }),
+    field('Lead', lead, { name: 'lead', hint: 'The Bot that plans and hands out parts; it answers a plain line first.' }),
     h('div', { class: 'actions' }, make),
   );
   createForm.addEventListener('submit', async (event) => {

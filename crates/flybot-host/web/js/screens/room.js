@@ -140,7 +140,9 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     // A redraw (a line, a new speaker) keeps what the person is typing in the panel, and the focus.
     const typed = [...side.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
     const focused = side.contains(document.activeElement) ? document.activeElement.getAttribute('name') : null;
-    drawPeople(side, {
+    // A face-to-face room's members are the server's: its own panel lists the homes.
+    if (room.origin === 'face-to-face') side.replaceChildren();
+    else drawPeople(side, {
       api,
       state: team.state,
       room,
