@@ -176,6 +176,7 @@ impl Host {
         host.took_over().await;
         host.social().start();
         host.shared_rooms().start();
+        host.face_rooms().start();
         host
     }
 
@@ -398,6 +399,11 @@ impl Host {
     /// Social and the room logs, holding nothing of its own.
     pub fn shared_rooms(&self) -> crate::social::shared_rooms::SharedRooms {
         crate::social::shared_rooms::SharedRooms::new(self.social(), &self.inner.logs)
+    }
+
+    /// Face-to-face rooms (issue 34, #83).
+    pub fn face_rooms(&self) -> crate::social::face_to_face::FaceRooms {
+        crate::social::face_to_face::FaceRooms::new(self.social(), &self.inner.logs)
     }
 
     /// The keys and connectors the state view lists (#49).

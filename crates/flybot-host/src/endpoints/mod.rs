@@ -14,6 +14,7 @@ mod chat;
 mod connectors;
 mod conversations;
 pub(crate) mod extract;
+mod face_rooms;
 mod host;
 mod memory;
 mod people;
@@ -42,6 +43,7 @@ pub fn routes() -> Router<crate::host::Host> {
         .merge(attachments::routes())
         .merge(social::routes())
         .merge(shared_rooms::routes())
+        .merge(face_rooms::routes())
         .merge(crate::attachments::download::routes())
         .route(
             "/api/bot/{endpoint}",
@@ -62,6 +64,7 @@ pub fn endpoint_names() -> Vec<&'static str> {
         attachments::NAMES,
         social::NAMES,
         shared_rooms::NAMES,
+        face_rooms::NAMES,
     ]
     .concat()
 }

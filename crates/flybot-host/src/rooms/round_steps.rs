@@ -138,7 +138,12 @@ impl RoundParts<'_> {
             }
             _ => opener,
         };
-        let round = Round::open(setup, opener, late.saturating_sub(1));
+        // Issue 34: a face-to-face room answers by the face turn rule.
+        let round =
+            match crate::social::face_to_face::face_round(self.logs, room, line, setup.clone()) {
+                Some(face) => face,
+                None => Round::open(setup, opener, late.saturating_sub(1)),
+            };
         // A friend's Bot seated here is somebody (issue 34), on its home.
         let unknown =
             crate::social::shared_rooms::SharedRooms::seated_elsewhere(room, &round.unknown);

@@ -16,6 +16,7 @@ mod bot_send;
 pub mod client;
 mod connect;
 mod crash_point;
+pub mod face_to_face;
 mod friends;
 mod holds;
 mod inbox;

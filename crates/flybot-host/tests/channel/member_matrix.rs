@@ -147,7 +147,7 @@ const REMOVALS: [&str; 10] = [
 ];
 
 /// Rows whose body even Ada's own call may not pass, and why.
-const OWNER_REFUSED: [(&str, &str); 12] = [
+const OWNER_REFUSED: [(&str, &str); 15] = [
     (
         "room-share-hide",
         "Ada's room is her own, not one shared from another home; tests/channel/social/shared_rooms.rs hides a mirror",
@@ -159,6 +159,18 @@ const OWNER_REFUSED: [(&str, &str); 12] = [
     (
         "room-share-remove",
         "Ada's home has no Matrix account here; tests/channel/social/shared_rooms.rs covers the owner's path",
+    ),
+    (
+        "face-room-create",
+        "Ada's home has no Matrix account here; tests/channel/social/face_rooms.rs covers the owner's path",
+    ),
+    (
+        "face-room-join",
+        "Ada's home has no Matrix account here; tests/channel/social/face_rooms.rs covers the owner's path",
+    ),
+    (
+        "face-room-leave",
+        "Ada's home has no Matrix account here; tests/channel/social/face_rooms.rs covers the owner's path",
     ),
     (
         "auth-redeem",

@@ -11,6 +11,7 @@ mod chat;
 mod console;
 mod crash_round;
 mod envelope;
+mod face_crash;
 mod lifecycle;
 mod postgres_failover;
 mod postgres_live_resume;

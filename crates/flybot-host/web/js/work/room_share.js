@@ -20,6 +20,8 @@ export function sharedLabel(room) {
 /** Appends the section to `el` (the room's side panel). */
 export function drawShare(el, { api, state, room, onChanged }) {
   const seats = remoteSeats(room);
+  // A face-to-face room's seats are drawn by room_face.js, and the server holds its membership.
+  if (room.origin === 'face-to-face') return;
   const own = !room.sharedFrom && mayManage(state, room);
   if (!seats.length && !own && !room.sharedFrom) return;
   const list = h(
