@@ -174,16 +174,18 @@ class Channel {
 /**
  * Starts `flybot serve` on a fresh temporary home and a free port.
  * `models`: `{name: baseUrl}` written to config.toml before the start;
- * `config`: more config.toml text after them.
+ * `config`: more config.toml text after them; `args`: more `serve`
+ * arguments (`--store postgres://…`); `home`: a home to share with another
+ * host (kept at stop).
  * Answers `{url, home, api (a Channel), stop()}`.
  */
-async function startHost({ models = {}, config = '' } = {}) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flybot-e2e-'));
+async function startHost({ models = {}, config = '', args = [], home: shared = null } = {}) {
+  const home = shared || fs.mkdtempSync(path.join(os.tmpdir(), 'flybot-e2e-'));
   if (Object.keys(models).length || config) {
     fs.writeFileSync(path.join(home, 'config.toml'), configToml(models) + config);
   }
   const { child, match } = await spawnUntil(
-    ['serve', '--home', home, '--listen', '127.0.0.1:0'],
+    ['serve', '--home', home, '--listen', '127.0.0.1:0', ...args],
     /Sign in as the owner: (http:\/\/[^/\s]+)\/\?token=(\S+)/,
   );
   const [, url, token] = match;
@@ -197,7 +199,7 @@ async function startHost({ models = {}, config = '' } = {}) {
     api: new Channel(url, token),
     async stop() {
       await stopChild(child);
-      fs.rmSync(home, { recursive: true, force: true });
+      if (!shared) fs.rmSync(home, { recursive: true, force: true });
     },
   };
 }

@@ -76,6 +76,28 @@ test('A reply its Bot\'s policy holds waits in the Inbox for Send or Don\'t send
     const statuses = async () => (await host.api.call('social')).bots[0].heldReplies.map((r) => r.status).sort();
     await expect.poll(statuses).toEqual(['approved', 'rejected']);
     await expect(page.getByText('No tool call or message waits for your approval.')).toBeVisible();
+
+    // #404: the share ends while a reply is held. Send sends nothing, and
+    // the card says why, through the Inbox's redraws, until dismissed.
+    await bob.api.call('social-send', { roomId: row.roomId, text: 'third question' });
+    const third = page.locator('.approval').filter({ hasText: 'third question' });
+    await expect(third).toBeVisible({ timeout: 30_000 });
+    await host.api.call('social-unpublish', { botId: helper.id, userId: bobId });
+    await third.getByRole('button', { name: 'Send', exact: true }).click();
+    const failed = page.locator('.approval').filter({ hasText: 'no longer shared' });
+    await expect(failed.getByRole('alert')).toContainText('Helper wants to reply to your friend');
+    await expect(page.getByText('Nothing waits for you.')).toBeVisible();
+    await expect(failed).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath('friend-hold-failed.png') });
+    // At phone width the card still reads and nothing runs off the window.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await expect(failed.getByRole('button', { name: 'Dismiss' })).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: test.info().outputPath('friend-hold-failed-390.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await failed.getByRole('button', { name: 'Dismiss' }).click();
+    await expect(failed).toHaveCount(0);
+    await expect.poll(statuses).toEqual(['approved', 'failed', 'rejected']);
   } finally {
     await bob.stop();
     server.stop();

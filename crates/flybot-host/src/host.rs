@@ -21,6 +21,7 @@ use crate::turns::{HostTurns, TurnServices};
 use crate::workflows::Workflows;
 use flybot_agent::model::config::ProviderRegistry;
 use flybot_agent::session::Sessions;
+use flybot_agent::turn::TurnEnvironment;
 use flybot_protocol::ApiError;
 use flybot_store::Store;
 use std::path::PathBuf;
@@ -176,6 +177,7 @@ impl Host {
         host.social().start();
         host.shared_rooms().start();
         host.invite_links().start();
+        host.face_rooms().start();
         host
     }
 
@@ -221,7 +223,7 @@ impl Host {
         let owner_token_hash = owner_token_hash(&config.home);
         let team = Team::new(store, Bus::default());
         let (logs, round_starts) = RoomLogs::with_rounds(config.home.clone(), team.bus().clone());
-        let feed = LiveFeed::new(&team);
+        let feed = LiveFeed::with_epoch(&team, flybot_store::engine::team_live_epoch(&config.home));
         let board = Board::new(team.clone(), logs.clone());
         let workflows = Workflows {
             board: board.clone(),
@@ -239,23 +241,27 @@ impl Host {
         read_model_keys(&config, &secrets);
         adopt_default_model(&config);
         let connectors = crate::connectors::Connectors::new(&secrets, &config.home);
-        let env = HostTurns::new(
-            &team,
-            &config,
-            TurnServices {
-                logs: &logs,
-                board: &board,
-                workflows: &workflows,
-                waits: &waits,
-                schedules: &book,
-                secrets: &secrets,
-                connectors: &connectors,
-            },
-        );
-        // Bot Social is made after the Sessions it runs turns on; the team
-        // tools reach it through the cell it is lent to.
-        let (memory, social_cell) = (env.memory.clone(), env.social.clone());
-        let sessions = Sessions::new(config.home.clone(), Arc::new(env));
+        // Bot Social hands friends' lines to the Sessions whose team tools
+        // reach it: both are made in one call.
+        let (sessions, (social, memory)) = Sessions::new_cyclic(config.home.clone(), |weak| {
+            let social = crate::social::Social::new(&team, &secrets, weak);
+            let env = HostTurns::new(
+                &team,
+                &config,
+                TurnServices {
+                    logs: &logs,
+                    board: &board,
+                    workflows: &workflows,
+                    waits: &waits,
+                    schedules: &book,
+                    secrets: &secrets,
+                    connectors: &connectors,
+                    social: &social,
+                },
+            );
+            let memory = env.memory.clone();
+            (Arc::new(env) as Arc<dyn TurnEnvironment>, (social, memory))
+        });
         let channels = crate::channels::Channels::new(
             &team,
             &secrets,
@@ -263,7 +269,6 @@ impl Host {
             &config.home,
             &config.feishu_api,
         );
-        let social = crate::social::Social::new(&team, &secrets, &sessions).lent_to(&social_cell);
         let rounds = Rounds::new(&team, &board, &logs, &sessions, &config);
         let (usage, usage_recorder) = usage_ledger(&team, &sessions, &config);
         let scheduler = Scheduler {
@@ -400,6 +405,11 @@ impl Host {
     /// A local room's invite links over Bot Social (issue 34, #852).
     pub fn invite_links(&self) -> crate::social::invite_links::InviteLinks {
         crate::social::invite_links::InviteLinks::new(self.social(), &self.inner.logs)
+    }
+
+    /// Face-to-face rooms (issue 34, #83).
+    pub fn face_rooms(&self) -> crate::social::face_to_face::FaceRooms {
+        crate::social::face_to_face::FaceRooms::new(self.social(), &self.inner.logs)
     }
 
     /// The keys and connectors the state view lists (#49).

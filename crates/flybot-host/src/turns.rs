@@ -56,8 +56,6 @@ pub struct HostTurns {
     pub attachments: crate::attachments::AttachmentConfig,
     /// The default model, first on the OCR route (#779).
     pub default_model: String,
-    /// Bot Social for the team tools, set once the host made it.
-    pub social: Arc<std::sync::OnceLock<crate::social::Social>>,
 }
 
 /// The services a host's turns reach, handed to [`HostTurns::new`].
@@ -69,6 +67,7 @@ pub(crate) struct TurnServices<'a> {
     pub schedules: &'a crate::schedules::ScheduleBook,
     pub secrets: &'a crate::secrets::Secrets,
     pub connectors: &'a crate::connectors::Connectors,
+    pub social: &'a crate::social::Social,
 }
 
 impl HostTurns {
@@ -86,8 +85,8 @@ impl HostTurns {
             schedules,
             secrets,
             connectors,
+            social,
         } = services;
-        let social: Arc<std::sync::OnceLock<crate::social::Social>> = Arc::default();
         HostTurns {
             team: team.clone(),
             home: config.home.clone(),
@@ -113,7 +112,6 @@ impl HostTurns {
             connectors: connectors.clone(),
             attachments: config.attachments.clone(),
             default_model: config.default_model.clone(),
-            social,
         }
     }
 }

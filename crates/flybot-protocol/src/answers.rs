@@ -162,6 +162,9 @@ pub enum RoomQueued {
     Stop,
     Interrupt,
     NextRound,
+    /// A face-to-face room (#124): the line is in the room and goes to the
+    /// other homes; no Bot of this home was named, so no round opened.
+    Posted,
 }
 
 /// `send {roomId, text}` → `{roomId, seq, queued}`.

@@ -53,6 +53,10 @@ pub enum ErrorCode {
     /// that cannot be written, a handler that failed. The one 5xx.
     #[serde(rename = "bot/unavailable")]
     Unavailable,
+    /// A line to a face-to-face room this home left or its maker closed
+    /// (#83): nothing is appended.
+    #[serde(rename = "bot/room-ended")]
+    RoomEnded,
 }
 
 impl ErrorCode {
@@ -77,6 +81,7 @@ impl ErrorCode {
             ErrorCode::PresetReadOnly => "workflow/preset-read-only",
             ErrorCode::QuietHours => "bot/quiet-hours",
             ErrorCode::Unavailable => "bot/unavailable",
+            ErrorCode::RoomEnded => "bot/room-ended",
         }
     }
 
@@ -93,7 +98,7 @@ impl ErrorCode {
             ErrorCode::NotInRole => 403,
             ErrorCode::LeaseHeld | ErrorCode::QueueFull | ErrorCode::NoMemberWithRole => 409,
             ErrorCode::PresetReadOnly | ErrorCode::Busy => 409,
-            ErrorCode::QuietHours => 409,
+            ErrorCode::QuietHours | ErrorCode::RoomEnded => 409,
             ErrorCode::Unavailable => 503,
         }
     }

@@ -1,6 +1,8 @@
 //! `decisions.jsonl` (#396): one line per decision a Bot records, bounded at
 //! the newest 2,000 lines and 1 MB, trimmed as the host appends. It is
 //! opened through the JSONL appender, so a torn last line is cut first.
+//! On a store on PostgreSQL the lines are rows of the database, trimmed
+//! there, and the file is the home's copy (`engine::records`).
 
 use crate::jsonl::JsonlAppender;
 use std::io;
@@ -9,8 +11,10 @@ use std::path::{Path, PathBuf};
 pub const MAX_DECISION_LINES: usize = 2000;
 pub const MAX_DECISION_BYTES: usize = 1024 * 1024;
 
+const FILE: &str = "decisions.jsonl";
+
 pub fn decisions_path(home: &Path) -> PathBuf {
-    home.join("decisions.jsonl")
+    home.join(FILE)
 }
 
 /// One writer of `decisions.jsonl` at a time in this process (#396): an
@@ -23,6 +27,18 @@ pub fn append_decision(home: &Path, line: &serde_json::Value) -> io::Result<()> 
     append_bounded(home, line, MAX_DECISION_LINES, MAX_DECISION_BYTES)
 }
 
+/// [`append_decision`] with bounds of the caller's (tests, so a trim is
+/// seen without 2,000 lines).
+#[cfg(feature = "testing")]
+pub fn append_decision_within(
+    home: &Path,
+    line: &serde_json::Value,
+    max_lines: usize,
+    max_bytes: usize,
+) -> io::Result<()> {
+    append_bounded(home, line, max_lines, max_bytes)
+}
+
 fn append_bounded(
     home: &Path,
     line: &serde_json::Value,
@@ -31,6 +47,11 @@ fn append_bounded(
 ) -> io::Result<()> {
     let _one_writer = flybot_core::sync::lock(&ONE_WRITER);
     let path = decisions_path(home);
+    let one = serde_json::to_string(line).map_err(io::Error::other)?;
+    let bounds = (max_lines, max_bytes);
+    if let Some(written) = crate::engine::records::append_bounded(home, FILE, &one, bounds) {
+        return written;
+    }
     let mut text = serde_json::to_vec(line).map_err(io::Error::other)?;
     text.push(b'\n');
     let mut file = JsonlAppender::open(&path)?;

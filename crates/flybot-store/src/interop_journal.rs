@@ -3,9 +3,12 @@
 //! `interop/journal.lock`), an append-only `journal.jsonl` where every
 //! record is one fsynced line, and small side files (the inbox cursor)
 //! replaced atomically. The rules of what a record says live in
-//! `flybot-interop`; this module only moves bytes.
+//! `flybot-interop`; this module only moves bytes. A folder inside a home
+//! whose store is on PostgreSQL commits each record and side file to the
+//! database first (`engine::records`); the folder is the home's copy.
 
 use crate::atomic::atomic_write;
+use crate::engine::records::{Records, for_path};
 use crate::jsonl::JsonlAppender;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
@@ -24,6 +27,9 @@ pub struct InteropFiles {
     dir: PathBuf,
     journal: JsonlAppender,
     _lock: File,
+    /// The records thread and this folder's path in its home, when the
+    /// home's store is on PostgreSQL.
+    database: Option<(Records, String)>,
 }
 
 impl InteropFiles {
@@ -60,6 +66,7 @@ impl InteropFiles {
             dir: dir.to_path_buf(),
             journal,
             _lock: lock,
+            database: for_path(dir),
         })
     }
 
@@ -86,6 +93,10 @@ impl InteropFiles {
                 "a journal record must be one line",
             ));
         }
+        if let Some((records, dir)) = &self.database {
+            let text = std::str::from_utf8(record).map_err(io::Error::other)?;
+            records.append_line(&format!("{dir}/{JOURNAL_FILE}"), text, None)?;
+        }
         let mut line = Vec::with_capacity(record.len() + 1);
         line.extend_from_slice(record);
         line.push(b'\n');
@@ -95,7 +106,11 @@ impl InteropFiles {
     /// Replaces a side file of the folder atomically (`name` is a plain
     /// file name such as `inbox.cursor`).
     pub fn write_side_file(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
-        atomic_write(&self.side_path(name)?, bytes)
+        let path = self.side_path(name)?;
+        if let Some((records, dir)) = &self.database {
+            records.put_file(&format!("{dir}/{name}"), Some(bytes))?;
+        }
+        atomic_write(&path, bytes)
     }
 
     /// A side file's bytes, `None` when it was never written.

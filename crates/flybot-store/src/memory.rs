@@ -6,7 +6,9 @@
 //! change it is part of journals a mark of the scope (its revision, entry
 //! count and the file's SHA-256), so every memory write is a journal line
 //! like any other write. Deleting a Bot moves its folder to
-//! `memory/archive/<botId>-<ms>/` first (#638).
+//! `memory/archive/<botId>-<ms>/` first (#638). On a store on PostgreSQL
+//! the database holds each file too (`engine::records`): a write commits
+//! there first and the file is the home's copy of it.
 
 use crate::change::Change;
 use crate::{atomic_write, hex};
@@ -152,6 +154,13 @@ impl MemoryFiles {
         self.replace(change, &format!("{bot_id}.pinned"), &path, &bytes, 1)
     }
 
+    /// The home these files are in, and the records thread of its
+    /// database when its store is on PostgreSQL.
+    fn database(&self) -> Option<(&Path, crate::engine::records::Records)> {
+        let home = self.root.parent()?;
+        Some((home, crate::engine::records::for_home(home)?))
+    }
+
     fn replace(
         &self,
         change: &mut Change<'_>,
@@ -160,6 +169,11 @@ impl MemoryFiles {
         bytes: &[u8],
         entries: usize,
     ) -> io::Result<()> {
+        if let Some((home, records)) = self.database() {
+            let rel = crate::engine::records::relative_path(home, path)
+                .ok_or_else(|| io::Error::other("a memory file lies outside its home"))?;
+            records.put_file(&rel, Some(bytes))?;
+        }
         if let Some(dir) = path.parent() {
             crate::private::private_dirs(dir)?;
         }
@@ -193,6 +207,12 @@ impl MemoryFiles {
         let archive = self.root.join("archive");
         crate::private::private_dirs(&archive)?;
         let to = archive.join(format!("{bot_id}-{at}"));
+        if let Some((home, records)) = self.database() {
+            let moved = crate::engine::records::relative_path(home, &from)
+                .zip(crate::engine::records::relative_path(home, &to))
+                .ok_or_else(|| io::Error::other("a memory folder lies outside its home"))?;
+            records.move_tree(&moved.0, &moved.1)?;
+        }
         fs::rename(&from, &to)?;
         File::open(&archive)?.sync_all()?;
         Ok(Some(to))

@@ -168,6 +168,10 @@ impl Store {
         let now = (options.clock)();
         // The turn log commits to the same database, fenced by this lease.
         let token = crate::turn_log::database::attach(home, &pg);
+        // The home's copy of memory, decisions and interop journals first.
+        if let Err(why) = crate::engine::records::catch_up(home, &pg.url) {
+            tracing::warn!("the home's records could not be brought up to date: {why}");
+        }
         let (opened, started) =
             crate::engine::postgres::start(pg, token, now).map_err(|why| StoreError::Io {
                 path: home.to_owned(),

@@ -4,9 +4,12 @@
 //! issue or PR the turn was about, the tool calls the model asked for and the
 //! call's wall time. Rows are folded from a turn's events by [`fold_calls`]
 //! and written by [`UsageLedger::record`], which refuses an incomplete row.
+//! A home whose store is on PostgreSQL keeps the rows in the store's
+//! database instead (`postgres`, issue 35), the same columns and rules.
 
 mod fold;
 mod ledger;
+pub(crate) mod postgres;
 mod schema;
 
 pub use fold::{HARNESS_IDS, ModelCallEnd, TurnEventSummary, extract_issue_pr, fold_calls};
@@ -111,6 +114,10 @@ pub enum UsageError {
         "usage.sqlite is ledger version {found}, which this FlyBot cannot upgrade; move the file aside to start a new ledger"
     )]
     UnknownVersion { found: i64 },
+    #[error(
+        "this FlyBot is a standby (another one holds the database's lease), so it records no usage; the leader does"
+    )]
+    Standby,
     #[error("the usage ledger {path} could not be used: {source}")]
     Database { path: PathBuf, source: sqlx::Error },
 }

@@ -35,8 +35,9 @@ pub fn run(command: StoreCommand) -> anyhow::Result<()> {
     });
     let copied = copied.map_err(anyhow::Error::msg)?;
     say!(
-        "copied {} journal lines; the team is at seq {} with digest {} on both sides",
+        "copied {} journal lines and {} records (memory files, decision and interop lines, usage rows); the team is at seq {} with digest {} on both sides",
         copied.lines,
+        copied.records,
         copied.seq,
         copied.digest
     );

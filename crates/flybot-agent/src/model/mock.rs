@@ -119,11 +119,11 @@ impl MockModel {
 
 /// The answer with no scenario (or no matching rule).
 fn offline_reply(request: &ModelRequest) -> Reply {
-    let said: String = last_user_text(&request.messages)
-        .unwrap_or("")
-        .chars()
-        .take(200)
-        .collect();
+    // A fenced line (#98) is echoed as its words: the markers are for the
+    // model, and the echo is read by a person.
+    let unfenced =
+        flybot_core::fences::strip_untrusted(last_user_text(&request.messages).unwrap_or(""));
+    let said: String = unfenced.trim().chars().take(200).collect();
     // A mock declared with `imageInput` is a fake vision model (issue 32):
     // it says how many pictures the line handed it.
     let pictures = request
@@ -309,6 +309,15 @@ mod tests {
             "(mock model) I received: hello. Add a provider in Settings → Models to talk to a real model."
         );
         assert!(calls.is_empty());
+    }
+
+    #[test]
+    fn the_offline_answer_echoes_a_fenced_line_without_its_markers() {
+        let fenced = flybot_core::fences::fence("Bob", "hello from afar");
+        let (text, _) = check(&MockModel::offline(), vec![message(Role::User, &fenced)]).unwrap();
+        assert!(text.starts_with("(mock model) I received: "), "{text}");
+        assert!(text.contains("hello from afar"), "{text}");
+        assert!(!text.contains("untrusted-message"), "{text}");
     }
 
     #[test]

@@ -20,5 +20,6 @@ pub use log::SessionLog;
 pub use pickup::{Pickup, was_cut};
 pub use runtime::{
     CancelOutcome, INTERRUPT_AFTER, INTERRUPT_REASON, STOPPED_REASON, SendOutcome, Sessions,
+    WeakSessions,
 };
 pub use settle::SETTLE;

@@ -118,6 +118,19 @@ pub struct Sessions {
     inner: Arc<Inner>,
 }
 
+/// A handle on the Sessions that does not keep them alive: for a service
+/// the turns reach that itself hands lines to Sessions (Bot Social), made
+/// with them in one call ([`Sessions::new_cyclic`]).
+#[derive(Clone)]
+pub struct WeakSessions(std::sync::Weak<Inner>);
+
+impl WeakSessions {
+    /// The Sessions, while the host holds them.
+    pub fn upgrade(&self) -> Option<Sessions> {
+        self.0.upgrade().map(|inner| Sessions { inner })
+    }
+}
+
 /// What `send_line` did with a person's line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SendOutcome {
@@ -140,8 +153,22 @@ pub struct CancelOutcome {
 
 impl Sessions {
     pub fn new(home: PathBuf, env: Arc<dyn TurnEnvironment>) -> Sessions {
-        Sessions {
-            inner: Arc::new(Inner {
+        Sessions::new_cyclic(home, |_| (env, ())).0
+    }
+
+    /// Sessions whose environment holds a service that hands lines back to
+    /// them: `make` builds the environment from a weak handle on the
+    /// Sessions being made (it cannot be upgraded until this returns) and
+    /// answers it with whatever else it built.
+    pub fn new_cyclic<T>(
+        home: PathBuf,
+        make: impl FnOnce(&WeakSessions) -> (Arc<dyn TurnEnvironment>, T),
+    ) -> (Sessions, T) {
+        let mut made = None;
+        let inner = Arc::new_cyclic(|weak| {
+            let (env, other) = make(&WeakSessions(weak.clone()));
+            made = Some(other);
+            Inner {
                 env,
                 cells: Mutex::new(HashMap::new()),
                 ended: Mutex::new(EndedTurns::default()),
@@ -149,7 +176,12 @@ impl Sessions {
                 ticks: AtomicU64::new(0),
                 turn_log: TurnLog::for_home(&home),
                 home,
-            }),
+            }
+        });
+        match made {
+            Some(other) => (Sessions { inner }, other),
+            // `new_cyclic` calls `make` exactly once before it returns.
+            None => unreachable!("Arc::new_cyclic ran its closure"),
         }
     }
 

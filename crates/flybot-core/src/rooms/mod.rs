@@ -13,6 +13,7 @@ pub mod claim;
 pub mod context;
 pub mod covers;
 pub mod dispatch;
+pub mod face;
 pub mod group_questions;
 pub mod hold;
 pub mod log;

@@ -14,6 +14,7 @@ mod chat;
 mod connectors;
 mod conversations;
 pub(crate) mod extract;
+mod face_rooms;
 mod host;
 mod invite_links;
 mod memory;
@@ -44,6 +45,7 @@ pub fn routes() -> Router<crate::host::Host> {
         .merge(social::routes())
         .merge(shared_rooms::routes())
         .merge(invite_links::routes())
+        .merge(face_rooms::routes())
         .merge(crate::attachments::download::routes())
         .route(
             "/api/bot/{endpoint}",
@@ -65,6 +67,7 @@ pub fn endpoint_names() -> Vec<&'static str> {
         social::NAMES,
         shared_rooms::NAMES,
         invite_links::NAMES,
+        face_rooms::NAMES,
     ]
     .concat()
 }

@@ -5,6 +5,13 @@
 //! the store's revision; from each revision it also tells which approvals
 //! began or stopped waiting (`approval.asked` / `approval.answered`), and it
 //! counts the open pages per member (`presence`).
+//!
+//! A team on PostgreSQL (issue 35) numbers its feed the same way on every
+//! host: the epoch is the team's (`team_live_epoch`), and a revision's entry
+//! takes the id `revision << REVISION_SHIFT` (or the next id, if later), so
+//! an id says which revision a page had seen whichever host sent it. A page
+//! that last read from a leader that died resumes on the standby that took
+//! over: handed the revisions after its own, none it had (#1027).
 
 use super::approvals_waiting::{Waiting, waiting};
 use super::drafts::{Draft, Drafts};
@@ -18,6 +25,9 @@ use tokio::sync::broadcast::error::RecvError;
 
 /// How many entries a reconnecting page can catch up on.
 const RING: usize = 4096;
+
+/// On a team-wide feed, the bits of an id below its revision.
+pub const REVISION_SHIFT: u32 = 20;
 
 /// What one entry carries.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +69,8 @@ struct Ring {
 #[derive(Clone)]
 pub struct LiveFeed {
     epoch: Arc<str>,
+    /// Ids are numbered by the team's revision (a team on PostgreSQL).
+    team_wide: bool,
     ring: Arc<Mutex<Ring>>,
     sender: broadcast::Sender<Arc<Entry>>,
     pages: Arc<Mutex<BTreeMap<String, usize>>>,
@@ -68,11 +80,26 @@ pub struct LiveFeed {
 impl LiveFeed {
     /// A feed of `team`'s events, following nothing until [`LiveFeed::follow`].
     pub fn new(team: &Team) -> LiveFeed {
+        LiveFeed::with_epoch(team, None)
+    }
+
+    /// A feed numbered team-wide under `team_epoch` when given (a team on
+    /// PostgreSQL, whose hosts share it), else under an epoch of this start.
+    pub fn with_epoch(team: &Team, team_epoch: Option<String>) -> LiveFeed {
+        let team_wide = team_epoch.is_some();
+        let last_id = if team_wide {
+            team.store().revision().saturating_mul(1 << REVISION_SHIFT)
+        } else {
+            0
+        };
         LiveFeed {
-            epoch: crate::ids::new_id("live").into(),
+            epoch: team_epoch
+                .unwrap_or_else(|| crate::ids::new_id("live"))
+                .into(),
+            team_wide,
             ring: Arc::new(Mutex::new(Ring {
                 entries: VecDeque::with_capacity(RING),
-                last_id: 0,
+                last_id,
                 drafts: Drafts::default(),
             })),
             sender: broadcast::channel(RING).0,
@@ -112,7 +139,12 @@ impl LiveFeed {
     /// Numbers `item`, keeps it in the ring and hands it to every page.
     pub fn push(&self, item: FeedItem) {
         let mut ring = lock(&self.ring);
-        ring.last_id += 1;
+        ring.last_id = match &item {
+            FeedItem::Revision(revision) if self.team_wide => {
+                (ring.last_id + 1).max(revision.saturating_mul(1 << REVISION_SHIFT))
+            }
+            _ => ring.last_id + 1,
+        };
         ring.drafts.note(&item);
         let entry = Arc::new(Entry {
             id: ring.last_id,
@@ -152,7 +184,7 @@ impl LiveFeed {
             .rsplit_once('.')
             .filter(|(epoch, _)| *epoch == &*self.epoch)
             .and_then(|(_, n)| n.parse::<u64>().ok())
-            .filter(|n| *n <= ring.last_id);
+            .filter(|n| self.seen_here(*n, ring.last_id));
         let oldest = ring.entries.front().map_or(ring.last_id + 1, |e| e.id);
         match seen {
             Some(seen) if seen + 1 >= oldest => Resume {
@@ -172,6 +204,17 @@ impl LiveFeed {
                 next,
                 at,
             },
+        }
+    }
+
+    /// Whether an id a page saw is one this feed has reached: on a
+    /// team-wide feed, one of a revision this host has seen (another host
+    /// may have sent more entries within it).
+    fn seen_here(&self, seen: u64, last_id: u64) -> bool {
+        if self.team_wide {
+            seen >> REVISION_SHIFT <= last_id >> REVISION_SHIFT
+        } else {
+            seen <= last_id
         }
     }
 

@@ -138,7 +138,13 @@ impl RoundParts<'_> {
             }
             _ => opener,
         };
-        let round = Round::open(setup, opener, late.saturating_sub(1));
+        // Issue 34: a face-to-face room answers by the face turn rule.
+        let face = crate::social::face_to_face::face_round(self.logs, room, line, setup.clone());
+        let is_face = face.is_some();
+        let round = match face {
+            Some(face) => face,
+            None => Round::open(setup, opener, late.saturating_sub(1)),
+        };
         // A friend's Bot seated here is somebody (issue 34), on its home.
         let unknown =
             crate::social::shared_rooms::SharedRooms::seated_elsewhere(room, &round.unknown);
@@ -147,7 +153,7 @@ impl RoundParts<'_> {
         }
         // A line that names only friends' Bots is theirs to answer, on
         // their homes: it opens no round for every Bot here (issue 34).
-        if round.routed && !round.unknown.is_empty() && unknown.is_empty() {
+        if !is_face && round.routed && !round.unknown.is_empty() && unknown.is_empty() {
             return Round::open(round.setup, Opener::Event, late.saturating_sub(1));
         }
         round

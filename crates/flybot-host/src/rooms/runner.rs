@@ -140,13 +140,25 @@ pub fn turn_text(
         .find(|p| p.id == bot_id && p.kind == ParticipantKind::LocalBot && p.is_live())
         .map_or(0, |p| p.joined_seq);
     let visible: Vec<RoomLine> = lines.iter().filter(|l| l.seq >= start).cloned().collect();
-    let round_lines = room_lines_text(&visible, seen, round_start, |id| name_of(state, id));
+    // Issue 34: a person or Bot of another home by the name its line brought.
+    let remote = crate::social::shared_rooms::records::names(room);
+    let named = |id: &str| {
+        remote
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| name_of(state, id))
+    };
+    let round_lines = room_lines_text(&visible, seen, round_start, named);
     let members: Vec<(String, String)> = room
         .members
         .iter()
         .map(|m| (m.clone(), name_of(state, m)))
         .collect();
-    let presence = format_room_presence(state, &room.id, &members, now);
+    // A face-to-face room has no board, so no presence either (#1213).
+    let presence = match crate::social::face_to_face::records::is_face(room) {
+        true => String::new(),
+        false => format_room_presence(state, &room.id, &members, now),
+    };
     let board = format_room_board(state, &room.id, now);
     let answered: Vec<String> = round
         .answered_by()

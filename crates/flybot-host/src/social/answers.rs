@@ -109,7 +109,10 @@ impl Social {
         if !lock(&self.inner.waiting).contains_key(session_id) {
             return;
         }
-        let Ok(entries) = self.inner.sessions.transcript(session_id, 0) else {
+        let Some(sessions) = self.sessions() else {
+            return;
+        };
+        let Ok(entries) = sessions.transcript(session_id, 0) else {
             return;
         };
         let bot = self.team().read(|state| {

@@ -380,4 +380,44 @@ impl Matrix {
         let _: Value = self.put(&path, content).await?;
         Ok(())
     }
+
+    /// Makes a room from a whole `/createRoom` body (issue 34: a
+    /// face-to-face room, public by its alias); answers its id.
+    pub async fn create_room_from(&self, body: &Value) -> Result<String, MatrixError> {
+        #[derive(Deserialize)]
+        struct Made {
+            room_id: String,
+        }
+        let made: Made = self.post("/createRoom", body).await?;
+        Ok(made.room_id)
+    }
+
+    /// Joins a room by its id or an alias (`#name:server`); answers its id.
+    pub async fn join_by(&self, room_or_alias: &str) -> Result<String, MatrixError> {
+        #[derive(Deserialize)]
+        struct Joined {
+            room_id: String,
+        }
+        let path = format!("/join/{}", segment(room_or_alias));
+        let joined: Joined = self.post(&path, &json!({})).await?;
+        Ok(joined.room_id)
+    }
+
+    /// Sets the room's state event of `kind` under `state_key`.
+    pub async fn set_state_keyed(
+        &self,
+        room_id: &str,
+        kind: &str,
+        state_key: &str,
+        content: &Value,
+    ) -> Result<(), MatrixError> {
+        let path = format!(
+            "/rooms/{}/state/{}/{}",
+            segment(room_id),
+            segment(kind),
+            segment(state_key)
+        );
+        let _: Value = self.put(&path, content).await?;
+        Ok(())
+    }
 }

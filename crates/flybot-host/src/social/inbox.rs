@@ -60,7 +60,9 @@ impl Social {
             );
             return;
         };
-        let sessions = &self.inner.sessions;
+        let Some(sessions) = self.sessions() else {
+            return;
+        };
         // Counted before the delivery, so a turn that ends at once is seen;
         // a line a crash delivered may still owe its answer. An answer
         // handed back owes none.

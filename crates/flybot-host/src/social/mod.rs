@@ -16,6 +16,7 @@ mod bot_send;
 pub mod client;
 mod connect;
 mod crash_point;
+pub mod face_to_face;
 mod friends;
 mod holds;
 mod inbox;
@@ -30,7 +31,7 @@ use crate::secrets::Secrets;
 use crate::team::Team;
 use client::Matrix;
 pub use connect::check_owner;
-use flybot_agent::session::Sessions;
+use flybot_agent::session::{Sessions, WeakSessions};
 use flybot_protocol::social::SocialAccount;
 use flybot_protocol::{ApiError, ErrorCode};
 pub use holds::friend_holds;
@@ -58,7 +59,9 @@ pub struct Social {
 struct Inner {
     team: Team,
     secrets: Secrets,
-    sessions: Sessions,
+    /// The Sessions a friend's line is handed to; Bot Social is made with
+    /// them in one call (`Sessions::new_cyclic`), as the team tools reach it.
+    sessions: WeakSessions,
     http: Option<reqwest::Client>,
     /// Rings when the outbox gains an item.
     outbox_bell: Notify,
@@ -80,7 +83,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Social {
-    pub fn new(team: &Team, secrets: &Secrets, sessions: &Sessions) -> Social {
+    pub fn new(team: &Team, secrets: &Secrets, sessions: &WeakSessions) -> Social {
         let social = Social {
             inner: Arc::new(Inner {
                 team: team.clone(),
@@ -102,11 +105,9 @@ impl Social {
         social
     }
 
-    /// Lends this Bot Social to the team tools, made before it (a Bot's
-    /// line to a friend's Bot); answers itself.
-    pub(crate) fn lent_to(self, cell: &std::sync::OnceLock<Social>) -> Social {
-        let _ = cell.set(self.clone());
-        self
+    /// The Sessions, while the host runs.
+    fn sessions(&self) -> Option<Sessions> {
+        self.inner.sessions.upgrade()
     }
 
     /// Starts the sync and the outbox (after the host picked up its turns),

@@ -176,6 +176,10 @@ fn apply_room(
             continue;
         }
         match event.kind.as_str() {
+            // Issue 34: a face-to-face room's state, a home's part or a line.
+            _ if super::face_to_face::receive::takes(event) => {
+                super::face_to_face::receive::receive(change, me, room_id, event);
+            }
             // Issue 34: a shared room's join, leave or line.
             _ if event.sender != me && super::shared_rooms::receive::takes(event) => {
                 super::shared_rooms::receive::receive(change, me, room_id, event);

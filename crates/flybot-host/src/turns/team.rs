@@ -27,9 +27,8 @@ pub(crate) struct HostTeam {
     pub models: Arc<flybot_agent::model::config::ProviderRegistry>,
     /// How attachments reach a model, for `read_attachment`.
     pub attachments: crate::attachments::AttachmentConfig,
-    /// Bot Social, set once the host made it (it needs the Sessions these
-    /// tools run in): a Bot's line to a friend's Bot (issue 33).
-    pub social: Arc<std::sync::OnceLock<crate::social::Social>>,
+    /// Bot Social: a Bot's line to a friend's Bot (issue 33).
+    pub social: crate::social::Social,
 }
 
 impl TeamAccess for HostTeam {
@@ -42,10 +41,7 @@ impl TeamAccess for HostTeam {
         name: &'a str,
         text: &'a str,
     ) -> BoxFuture<'a, Option<Result<String, String>>> {
-        Box::pin(async move {
-            let social = self.social.get()?;
-            social.bot_send(from_bot, name, text).await
-        })
+        Box::pin(self.social.bot_send(from_bot, name, text))
     }
     fn home(&self) -> &Path {
         &self.home

@@ -147,7 +147,7 @@ const REMOVALS: [&str; 10] = [
 ];
 
 /// Rows whose body even Ada's own call may not pass, and why.
-const OWNER_REFUSED: [(&str, &str); 17] = [
+const OWNER_REFUSED: [(&str, &str); 20] = [
     (
         "room-invite-mint",
         "Ada's home has no Matrix account here; tests/channel/social/invite_links.rs covers the owner's path",
@@ -179,6 +179,18 @@ const OWNER_REFUSED: [(&str, &str); 17] = [
     (
         "room-share-remove",
         "Ada's home has no Matrix account here; tests/channel/social/shared_rooms.rs covers the owner's path",
+    ),
+    (
+        "face-room-create",
+        "Ada's home has no Matrix account here; tests/channel/social/face_rooms.rs covers the owner's path",
+    ),
+    (
+        "face-room-join",
+        "Ada's home has no Matrix account here; tests/channel/social/face_rooms.rs covers the owner's path",
+    ),
+    (
+        "face-room-leave",
+        "Ada's home has no Matrix account here; tests/channel/social/face_rooms.rs covers the owner's path",
     ),
     (
         "auth-redeem",

@@ -15,6 +15,7 @@ const routes = [
   [/^#\/bot\/([^/]+)$/, 'chat', (m) => ({ botId: m[1] })],
   [/^#\/bot\/([^/]+)\/line\/(\d+)$/, 'chat', (m) => ({ botId: m[1], line: Number(m[2]) })],
   [/^#\/rooms\/new$/, 'room_form', () => ({})],
+  [/^#\/face$/, 'face_rooms', () => ({})],
   [/^#\/room\/([^/]+)$/, 'room', (m) => ({ roomId: m[1] })],
   [/^#\/room\/([^/]+)\/line\/(\d+)$/, 'room', (m) => ({ roomId: m[1], line: Number(m[2]) })],
   [/^#\/search(\?.*)?$/, 'search', () => ({})],

@@ -120,7 +120,7 @@ export function draw(nav, ctx, conn, phoneNotice = null) {
     mainList,
     h('h2', {}, 'Bots'),
     botList,
-    h('div', { class: 'side-head' }, h('h2', {}, 'Rooms'), h('a', { class: 'button side-add', href: '#/rooms/new' }, 'New room')),
+    h('div', { class: 'side-head' }, h('h2', {}, 'Rooms'), h('a', { class: 'button side-add', href: '#/rooms/new' }, 'New room'), h('a', { class: 'button side-add', href: '#/face' }, 'Face-to-face')),
     roomList,
     friendsSection(ctx),
   );
@@ -161,6 +161,7 @@ export function draw(nav, ctx, conn, phoneNotice = null) {
         room.name,
         [
           room.sharedFrom && ['shared', 'shared', `Shared room from ${room.sharedFrom.inviterName}`],
+          room.face && (room.face.status === 'open' ? ['face', 'face', 'Face-to-face room'] : ['past', 'past', 'Past face-to-face room']),
           busyRooms.has(room.id) && ['busy', 'busy', 'A round is running'],
           unreadRooms.has(room.id) && ['unread', 'new', 'New lines'],
         ].filter(Boolean),

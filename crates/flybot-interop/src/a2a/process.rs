@@ -82,20 +82,54 @@ pub async fn locate(env: Option<&Path>, roots: &[PathBuf]) -> Result<Venv, NoVen
     Err(NoVenv::Missing)
 }
 
-/// The `a2a-sdk` version the venv's Python reports.
+/// The `a2a-sdk` version the venv's Python reports. The probe runs the
+/// venv's own Python, so it is held like the agent: it writes nothing,
+/// reads the system and its venv, and has no network.
 async fn sdk_version(folder: &Path) -> std::io::Result<String> {
-    let out = Command::new(folder.join("bin").join("python"))
+    let python = folder.join("bin").join("python");
+    let mut command = Command::new(&python);
+    command
         .args([
             "-c",
             "import importlib.metadata as m; print(m.version('a2a-sdk'))",
         ])
-        .current_dir(std::env::temp_dir())
+        .current_dir(folder)
         .env_clear()
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await?;
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let policy = Policy::writing(&[])
+        .reading(venv_roots(&python, folder)?)
+        .limits(Limits::COMMAND)
+        .network(Network::Off);
+    let (child, _sandbox) = flybot_sandbox::spawn(command, &policy)?;
+    let out = tokio::time::timeout(START_LIMIT, child.wait_with_output())
+        .await
+        .map_err(|_| std::io::Error::other("the A2A venv's Python did not answer"))??;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// What a child of the venv reads besides the system: its Python's
+/// install and the venv itself.
+fn venv_roots(python: &Path, folder: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut reading = flybot_sandbox::program_roots(&[python.display().to_string()], None);
+    reading.push(folder.canonicalize()?);
+    Ok(reading)
+}
+
+/// What the agent may touch: it writes only `root` (its own folder) and
+/// `workspace`, reads its venv, and may listen on one ephemeral port but
+/// connect nowhere (port 0 is never a peer).
+pub fn agent_policy(venv: &Venv, root: &Path, workspace: &Path) -> std::io::Result<Policy> {
+    let python = venv.folder.join("bin").join("python");
+    Ok(Policy::writing(&[root, workspace])
+        .reading(venv_roots(&python, &venv.folder)?)
+        .limits(Limits::SERVER)
+        .network(Network::Loopback {
+            connect_port: 0,
+            serve: true,
+        }))
 }
 
 /// A running agent.
@@ -127,17 +161,7 @@ impl AgentProcess {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut reading = flybot_sandbox::program_roots(&[python.display().to_string()], None);
-        reading.push(venv.folder.canonicalize()?);
-        let policy = Policy::writing(&[root, workspace])
-            .reading(reading)
-            .limits(Limits::SERVER)
-            // Listens on one ephemeral port; connects to none (port 0 is
-            // never a peer).
-            .network(Network::Loopback {
-                connect_port: 0,
-                serve: true,
-            });
+        let policy = agent_policy(venv, root, workspace)?;
         let (mut child, sandbox) = flybot_sandbox::spawn(command, &policy)?;
         let stdout = child
             .stdout

@@ -2,7 +2,9 @@
 //! PostgreSQL, line for line, and checked by the journal's digests: the
 //! copy is read back through the target's own load and must give the same
 //! team at the same seq with the same chain digest, or the copy is refused.
-//! The Session and room logs (the turn log) go with it, line for line.
+//! The Session and room logs (the turn log) go with it, line for line, and
+//! so do memory files, decisions, interop journals and the usage ledger
+//! (`records::copy`, read back and compared whole).
 
 use crate::engine::lease;
 use crate::engine::postgres::{commit_batch, connect, journal_text, load};
@@ -18,6 +20,8 @@ pub struct Copied {
     pub seq: u64,
     pub digest: String,
     pub lines: usize,
+    /// Memory files, decision and interop lines, and usage rows carried.
+    pub records: usize,
 }
 
 fn same_team(a: &TeamState, b: &TeamState) -> bool {
@@ -89,13 +93,17 @@ pub async fn folder_to_postgres(home: &Path, url: &str, now: u64) -> Result<Copi
         .map_err(|e| format!("the copy did not commit: {e}"))?;
     // The Session and room logs go with the team (the turn log's rows).
     let logs = crate::turn_log::database::copy_in(&mut conn, home, held.token).await;
+    let records = match logs {
+        Ok(_) => crate::engine::records::copy::copy_in(&mut conn, home, held.token).await,
+        Err(why) => Err(why),
+    };
     let _ = lease::release(&mut conn, &held).await;
-    logs?;
+    let records = records?;
     if written != rows.len() as u64 {
         return Err("the copy was fenced by another FlyBot taking the lease".to_owned());
     }
     let copied = load(&mut conn).await?.ok_or("the copy reads back empty")?;
-    verify(&team, &copied, lines.len())
+    verify(&team, &copied, lines.len(), records)
 }
 
 /// Copies a PostgreSQL team into a home folder that holds none.
@@ -116,6 +124,7 @@ pub async fn postgres_to_folder(url: &str, home: &Path, now: u64) -> Result<Copi
         .map_err(|e| format!("the disk refused a write: {e}"))?;
     write_snapshot(home, &team)?;
     crate::turn_log::database::copy_out(&mut conn, home).await?;
+    let records = crate::engine::records::copy::copy_out(&mut conn, home).await?;
     let loaded = load_home(
         home,
         &LoadOptions {
@@ -127,10 +136,15 @@ pub async fn postgres_to_folder(url: &str, home: &Path, now: u64) -> Result<Copi
     if let Some(why) = loaded.damaged {
         return Err(format!("the copy does not load: {why}"));
     }
-    verify(&team, &loaded.team, text.lines().count())
+    verify(&team, &loaded.team, text.lines().count(), records)
 }
 
-fn verify(from: &TeamState, to: &TeamState, lines: usize) -> Result<Copied, String> {
+fn verify(
+    from: &TeamState,
+    to: &TeamState,
+    lines: usize,
+    records: usize,
+) -> Result<Copied, String> {
     if from.journal_seq != to.journal_seq
         || from.journal_digest != to.journal_digest
         || !same_team(from, to)
@@ -144,5 +158,6 @@ fn verify(from: &TeamState, to: &TeamState, lines: usize) -> Result<Copied, Stri
         seq: to.journal_seq,
         digest: to.journal_digest.clone().unwrap_or_default(),
         lines,
+        records,
     })
 }

@@ -94,6 +94,15 @@ async fn open_link(url: &str) -> Result<(PgConnection, PgListener), String> {
     Ok((conn, listener))
 }
 
+/// What a row is, as far as following goes.
+#[derive(serde::Deserialize, Default)]
+struct FirstRow {
+    #[serde(default)]
+    seq: u64,
+    #[serde(default)]
+    op: Option<String>,
+}
+
 /// Applies every row after the team's seq, in order, the chain checked.
 async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), String> {
     let (from, started) = {
@@ -120,7 +129,24 @@ async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), Str
     // The turn log's rows come with the team's: the page reads the
     // leader's transcripts, and a takeover resumes its cut work.
     crate::turn_log::database::follow(conn, &inner.home).await?;
+    // So are memory files, decisions and interop journals (issue 35).
+    crate::engine::records::follow(conn, &inner.home).await?;
     if rows.is_empty() {
+        return Ok(());
+    }
+    // A standby behind a fold (`trim`): the rows after its seq are gone
+    // into a base line, so it reads the team whole, as a start does.
+    let first = rows.first().map(|row| row.get::<&str, _>(0)).unwrap_or("");
+    let first: FirstRow = serde_json::from_str(first).unwrap_or_default();
+    if first.seq != from + 1 || first.op.as_deref() == Some("base") {
+        let Some(team) = crate::engine::postgres::load(conn).await? else {
+            return Ok(());
+        };
+        let mut live = lock(&inner.live);
+        if *lock(&inner.status) != StoreStatus::Writer && team.journal_seq > from {
+            live.team = team;
+            inner.revision.send_replace(live.team.journal_seq);
+        }
         return Ok(());
     }
     let mut live = lock(&inner.live);

@@ -8,12 +8,14 @@ pub mod copy;
 mod follow;
 pub mod lease;
 pub mod postgres;
+pub mod records;
 mod schema;
 mod snapshot;
 #[cfg(feature = "testing")]
 pub mod test_cluster;
 #[cfg(feature = "testing")]
 pub mod test_database;
+mod trim;
 
 use std::time::Duration;
 
@@ -74,4 +76,17 @@ impl PostgresOptions {
 /// Whether `text` names a PostgreSQL database rather than a folder.
 pub fn is_postgres_url(text: &str) -> bool {
     text.starts_with("postgres://") || text.starts_with("postgresql://")
+}
+
+/// The live feed's epoch for a home whose store is on PostgreSQL: the same
+/// on every host of the team (named by its database, not the address a host
+/// reaches it at), so a page resumes on whichever host leads. `None` on the
+/// folder engine, whose feed has an epoch per start.
+pub fn team_live_epoch(home: &std::path::Path) -> Option<String> {
+    use sha2::Digest;
+    let database = crate::turn_log::database::attached(home)?;
+    let path = database.url.rsplit_once('/').map_or("", |(_, path)| path);
+    let name = path.split('?').next().unwrap_or(path);
+    let digest = sha2::Sha256::digest(name.as_bytes());
+    Some(format!("team-{}", &crate::hex(&digest)[..12]))
 }

@@ -97,6 +97,12 @@ pub(crate) async fn load(conn: &mut PgConnection) -> Result<Option<TeamState>, S
     let mut team = base_team(&parsed.base)
         .map_err(|e| format!("the database's journal {e}"))?
         .ok_or("the database's journal keeps no team in its first row")?;
+    if team.version > STATE_VERSION {
+        return Err(format!(
+            "the database's team was written by a newer FlyBot (version {}); this build reads version {STATE_VERSION}, so it does not write over it",
+            team.version
+        ));
+    }
     for change in &parsed.changes {
         apply_change(&mut team, change).map_err(|e| format!("the database's journal {e}"))?;
     }
@@ -486,19 +492,16 @@ impl Leader<'_> {
             }
             live.team.clone()
         };
-        let line = match crate::engine::snapshot::line_of(&team, crate::system_now_ms()) {
-            Ok(line) => line,
-            Err(e) => {
-                tracing::warn!("the snapshot could not be made: {e}");
-                return;
-            }
-        };
-        let written = self.engine.rt.block_on(crate::engine::snapshot::write(
-            &mut self.conn,
-            &self.lease,
-            team.journal_seq,
-            &line,
-        ));
+        // Then the rows it makes needless are trimmed (`engine::trim`).
+        let written = self
+            .engine
+            .rt
+            .block_on(crate::engine::snapshot::write_and_trim(
+                &mut self.conn,
+                &self.lease,
+                &team,
+                &inner.options,
+            ));
         match written {
             Ok(_) => self.since_snapshot = 0,
             Err(e) => tracing::warn!("the snapshot row was not written: {e}"),

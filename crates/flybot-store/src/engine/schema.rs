@@ -28,6 +28,13 @@ fn migrator() -> Migrator {
             AssertSqlSafe(include_str!("../../migrations/0003_snapshot.sql")).into_sql_str(),
             false,
         ),
+        Migration::new(
+            4,
+            "memory, decisions, interop and usage".into(),
+            MigrationType::Simple,
+            AssertSqlSafe(include_str!("../../migrations/0004_records.sql")).into_sql_str(),
+            false,
+        ),
     ])
 }
 

@@ -3,7 +3,8 @@
 //! and the chain's digest at its seq) every `snapshot_every` changes and at
 //! a clean stop, fenced like every write. A start reads the row and only
 //! the journal rows after it, so it does not replay the whole journal; the
-//! rows before it are kept for `flybot replay` and `store copy`.
+//! rows before it are kept for `flybot replay` and `store copy` until the
+//! journal is past its caps (`trim`).
 
 use crate::engine::lease::Lease;
 use crate::journal::base_line_bytes;
@@ -50,4 +51,28 @@ pub(crate) async fn write(
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Writes the team's snapshot row, then trims what it makes needless
+/// (`engine::trim`); answers whether the row went in. A trim that fails is
+/// only logged: it costs space, and the next snapshot tries again.
+pub(crate) async fn write_and_trim(
+    conn: &mut PgConnection,
+    lease: &Lease,
+    team: &TeamState,
+    caps: &crate::StoreOptions,
+) -> Result<bool, String> {
+    let now = (caps.clock)();
+    let line = line_of(team, now).map_err(|e| format!("the snapshot could not be made: {e}"))?;
+    let written = write(conn, lease, team.journal_seq, &line)
+        .await
+        .map_err(|e| e.to_string())?;
+    if written
+        && let Err(e) =
+            crate::engine::trim::after_snapshot(conn, lease, team.journal_seq, &line, caps, now)
+                .await
+    {
+        tracing::warn!("the rows before the snapshot were not trimmed: {e}");
+    }
+    Ok(written)
 }

@@ -71,7 +71,21 @@ pub(crate) fn detach(home: &Path) {
 }
 
 pub(crate) fn attached(home: &Path) -> Option<TurnDatabase> {
-    lock(&DATABASES).as_ref()?.get(&key(home)).cloned()
+    let map = lock(&DATABASES);
+    // No store of this process is on PostgreSQL: no path is looked up.
+    let map = map.as_ref().filter(|map| !map.is_empty())?;
+    map.get(&key(home)).cloned()
+}
+
+/// The home on PostgreSQL that holds `path` (the nearest), and its database.
+pub(crate) fn attached_above(path: &Path) -> Option<(PathBuf, TurnDatabase)> {
+    let map = lock(&DATABASES);
+    let map = map.as_ref().filter(|map| !map.is_empty())?;
+    let path = key(path);
+    map.iter()
+        .filter(|(home, _)| path.starts_with(home))
+        .max_by_key(|(home, _)| home.as_os_str().len())
+        .map(|(home, database)| (home.clone(), database.clone()))
 }
 
 fn read_cursor(home: &Path) -> i64 {

@@ -1,4 +1,5 @@
-//! `UsageLedger`: the open `usage.sqlite`, its writes and its reads. One
+//! `UsageLedger`: the open `usage.sqlite` (or, for a store on PostgreSQL,
+//! the database's `flybot_usage_calls`), its writes and its reads. One
 //! connection behind a mutex is enough: a row is written once per model call.
 
 use super::schema::{self, Found, LEDGER_VERSION};
@@ -13,10 +14,18 @@ const LEDGER_CACHE_KIB: &str = "-512";
 
 pub struct UsageLedger {
     path: PathBuf,
-    pub(super) conn: Mutex<SqliteConnection>,
+    backend: Backend,
     /// `Some(version)` when the file is newer than this build: it was opened
     /// read-only and every write is refused with that version.
     newer: Option<i64>,
+}
+
+/// Where the rows are.
+enum Backend {
+    /// `usage.sqlite` in the home.
+    File(Mutex<SqliteConnection>),
+    /// The store's database, when the home's store is on PostgreSQL.
+    Database(super::postgres::PgLedger),
 }
 
 const INSERT: &str = "INSERT INTO calls (id, session_id, bot_id, at_ms, provider, model,
@@ -35,9 +44,23 @@ const SELECT: &str = "SELECT id, session_id, bot_id, at_ms, provider, model,
     ORDER BY at_ms, id";
 
 impl UsageLedger {
+    /// Opens the home's ledger: the store's database when the home's store
+    /// is on PostgreSQL, else `usage.sqlite` ([`open_file`](Self::open_file)).
+    pub async fn open(home: &Path) -> Result<UsageLedger, UsageError> {
+        let Some(database) = crate::turn_log::database::attached(home) else {
+            return UsageLedger::open_file(home).await;
+        };
+        let path = PathBuf::from(crate::engine::postgres::redact(&database.url));
+        Ok(UsageLedger {
+            path,
+            backend: Backend::Database(super::postgres::PgLedger::open(database).await?),
+            newer: None,
+        })
+    }
+
     /// Opens `<home>/usage.sqlite`, creating it at version 3, upgrading a
     /// version-2 ledger, or opening a newer one read-only.
-    pub async fn open(home: &Path) -> Result<UsageLedger, UsageError> {
+    pub async fn open_file(home: &Path) -> Result<UsageLedger, UsageError> {
         let path = home.join(USAGE_FILE);
         let fail = |source| UsageError::Database {
             path: path.clone(),
@@ -93,7 +116,7 @@ impl UsageLedger {
         };
         Ok(UsageLedger {
             path,
-            conn: Mutex::new(conn),
+            backend: Backend::File(Mutex::new(conn)),
             newer,
         })
     }
@@ -116,7 +139,11 @@ impl UsageLedger {
         if row.id.trim().is_empty() {
             return Err(UsageError::MissingId);
         }
-        let mut conn = self.conn.lock().await;
+        let conn = match &self.backend {
+            Backend::Database(database) => return database.record(row).await,
+            Backend::File(conn) => conn,
+        };
+        let mut conn = conn.lock().await;
         sqlx::query(INSERT)
             .bind(row.id)
             .bind(row.session_id)
@@ -140,7 +167,11 @@ impl UsageLedger {
 
     /// The rows matching `filter`, oldest call first.
     pub async fn rows(&self, filter: &CallFilter) -> Result<Vec<CallRow>, UsageError> {
-        let mut conn = self.conn.lock().await;
+        let conn = match &self.backend {
+            Backend::Database(database) => return database.rows(filter).await,
+            Backend::File(conn) => conn,
+        };
+        let mut conn = conn.lock().await;
         let rows = sqlx::query(SELECT)
             .bind(filter.session_id.as_deref())
             .bind(filter.bot_id.as_deref())
@@ -156,13 +187,65 @@ impl UsageLedger {
 
     /// The time of the newest call recorded; `None` for an empty ledger.
     pub async fn newest_at_ms(&self) -> Result<Option<i64>, UsageError> {
-        let mut conn = self.conn.lock().await;
+        let conn = match &self.backend {
+            Backend::Database(database) => return database.newest_at_ms().await,
+            Backend::File(conn) => conn,
+        };
+        let mut conn = conn.lock().await;
         let row = sqlx::query("SELECT MAX(at_ms) AS newest FROM calls")
             .fetch_one(&mut *conn)
             .await
             .map_err(|source| self.fail(source))?;
         row.try_get::<Option<i64>, _>("newest")
             .map_err(|source| self.fail(source))
+    }
+
+    /// Writes rows as they stand, complete or not (`store copy` carrying a
+    /// ledger whose version-2 rows never measured their tool calls).
+    pub(crate) async fn carry(&self, rows: &[CallRow]) -> Result<(), UsageError> {
+        let conn = match &self.backend {
+            Backend::Database(database) => {
+                let mut conn = database.conn.lock().await;
+                return super::postgres::insert_rows(&mut conn, rows)
+                    .await
+                    .map_err(|source| self.fail(source));
+            }
+            Backend::File(conn) => conn,
+        };
+        let mut conn = conn.lock().await;
+        let mut tx = sqlx::Connection::begin(&mut *conn)
+            .await
+            .map_err(|source| self.fail(source))?;
+        for row in rows {
+            sqlx::query(INSERT)
+                .bind(&row.id)
+                .bind(&row.session_id)
+                .bind(&row.bot_id)
+                .bind(row.at_ms)
+                .bind(&row.provider)
+                .bind(&row.model)
+                .bind(row.usage.input_tokens.map(to_sql))
+                .bind(row.usage.output_tokens.map(to_sql))
+                .bind(row.usage.cached_tokens.map(to_sql))
+                .bind(row.usage.reasoning_tokens.map(to_sql))
+                .bind(&row.harness)
+                .bind(&row.issue_pr)
+                .bind(row.tool_calls.map(i64::from))
+                .bind(row.wall_ms.map(to_sql))
+                .execute(&mut *tx)
+                .await
+                .map_err(|source| self.fail(source))?;
+        }
+        tx.commit().await.map_err(|source| self.fail(source))
+    }
+
+    /// The file's connection (a test looks at its settings).
+    #[cfg(test)]
+    pub(super) fn file(&self) -> Option<&Mutex<SqliteConnection>> {
+        match &self.backend {
+            Backend::File(conn) => Some(conn),
+            Backend::Database(_) => None,
+        }
     }
 
     fn fail(&self, source: sqlx::Error) -> UsageError {
@@ -175,11 +258,11 @@ impl UsageLedger {
 
 /// SQL integers are signed; a count past `i64::MAX` is not a real count, so
 /// it saturates rather than wrapping negative.
-fn to_sql(value: u64) -> i64 {
+pub(super) fn to_sql(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-fn from_sql(value: Option<i64>) -> Option<u64> {
+pub(super) fn from_sql(value: Option<i64>) -> Option<u64> {
     value.and_then(|v| u64::try_from(v).ok())
 }
 

@@ -86,7 +86,7 @@ async fn write_version_2(home: &Path, with_meta: bool) {
 async fn the_ledgers_page_cache_is_capped_at_512_kib_13() {
     let home = tempfile::tempdir().unwrap();
     let ledger = UsageLedger::open(home.path()).await.unwrap();
-    let mut conn = ledger.conn.lock().await;
+    let mut conn = ledger.file().unwrap().lock().await;
     let row = sqlx::query("PRAGMA cache_size")
         .fetch_one(&mut *conn)
         .await

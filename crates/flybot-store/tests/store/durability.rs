@@ -1,7 +1,8 @@
 //! The write path: a change is on disk when it is answered, a crash loses
 //! nothing answered, a refusal writes nothing, and damage fails closed.
 //! The promises that are the engine's (a refusal, 32 at once, the save
-//! count) run on both engines; damage to the files is the folder's own.
+//! count) run on both engines, and so does damage to the journal's lines
+//! (`damage.rs`); damage to `state.json` is the folder's own.
 
 use crate::engines::Place;
 use crate::support::{OWNER, add_bot, bot, bot_ids, copy_home, member, options, pretty, read};
@@ -23,12 +24,6 @@ fn journal_lines(home: &Path) -> Vec<String> {
         .lines()
         .map(str::to_owned)
         .collect()
-}
-
-fn write_lines(home: &Path, lines: &[String]) {
-    let mut text = lines.join("\n");
-    text.push('\n');
-    std::fs::write(home.join("journal.jsonl"), text).unwrap();
 }
 
 #[tokio::test]
@@ -89,45 +84,6 @@ async fn a_torn_last_line_is_dropped_and_the_home_stays_writable() {
     let store = Store::open(dir.path(), options()).unwrap();
     assert_eq!(store.status(), StoreStatus::Writer);
     assert_eq!(bot_ids(&store), ["bot-1", "bot-2"]);
-}
-
-#[tokio::test]
-async fn a_malformed_middle_line_opens_read_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
-    add_bot(&store, "bot-1").await;
-    add_bot(&store, "bot-2").await;
-    drop(store);
-    let mut lines = journal_lines(dir.path());
-    lines[1] = "this is not json".to_owned();
-    write_lines(dir.path(), &lines);
-    let before = read(&dir.path().join("journal.jsonl"));
-
-    let store = Store::open(dir.path(), options()).unwrap();
-    let why = damaged_why(&store);
-    assert!(why.contains("journal.jsonl line 2"), "{why}");
-    assert_eq!(read(&dir.path().join("journal.jsonl")), before);
-    // The snapshot is still served.
-    assert!(bot_ids(&store).is_empty());
-}
-
-#[tokio::test]
-async fn a_prev_that_does_not_match_opens_read_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
-    add_bot(&store, "bot-1").await;
-    add_bot(&store, "bot-2").await;
-    drop(store);
-    let mut lines = journal_lines(dir.path());
-    lines[1] = lines[1].replace("\"actor\":\"host\"", "\"actor\":\"hoxt\"");
-    write_lines(dir.path(), &lines);
-
-    let store = Store::open(dir.path(), options()).unwrap();
-    let why = damaged_why(&store);
-    assert!(
-        why.contains("journal.jsonl line 3") && why.contains("prev"),
-        "{why}"
-    );
 }
 
 #[tokio::test]

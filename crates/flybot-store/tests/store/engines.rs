@@ -228,6 +228,7 @@ pub async fn wait_until(mut done: impl FnMut() -> bool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn store_copy_round_trips_a_home_both_ways_by_digest() {
     use flybot_store::engine::copy::{folder_to_postgres, postgres_to_folder};
+    use flybot_store::engine::records::copy::of_folder;
     let Some(db_place) = Place::postgres() else {
         return;
     };
@@ -262,20 +263,29 @@ async fn store_copy_round_trips_a_home_both_ways_by_digest() {
     })
     .await
     .unwrap();
+    // Every other kind of record goes with it too.
+    crate::records::every_kind_of_record(&store, source.dir.path()).await;
     let team = store.read(|t| t.clone());
     store.close().await.unwrap();
+    let records = of_folder(source.dir.path()).await.unwrap();
+    assert_eq!(records.count(), 8, "{records:?}");
 
     let there = folder_to_postgres(source.dir.path(), &url, 1)
         .await
         .unwrap();
     assert_eq!(there.seq, team.journal_seq);
     assert_eq!(Some(there.digest.clone()), team.journal_digest);
-    // A store on the database opens on the same team and goes on writing.
+    assert_eq!(there.records, records.count());
+    // A store on the database opens on the same team and goes on writing;
+    // its home's copy of the records is brought up to the database's.
     let on_pg = Store::open(db_place.dir.path(), db_place.options(false)).unwrap();
     assert_eq!(
         serde_json::to_value(on_pg.read(|t| t.clone())).unwrap(),
         serde_json::to_value(&team).unwrap()
     );
+    let copied_home = of_folder(db_place.dir.path()).await.unwrap();
+    assert_eq!(copied_home.files, records.files);
+    assert_eq!(copied_home.lines, records.lines);
     crate::support::add_bot(&on_pg, "bot-2").await;
     let grown = on_pg.read(|t| t.clone());
     on_pg.close().await.unwrap();
@@ -290,6 +300,12 @@ async fn store_copy_round_trips_a_home_both_ways_by_digest() {
     let home = back.path().join("home");
     let returned = postgres_to_folder(&url, &home, 1).await.unwrap();
     assert_eq!(Some(returned.digest), grown.journal_digest);
+    assert_eq!(returned.records, records.count());
+    assert_eq!(
+        of_folder(&home).await.unwrap(),
+        records,
+        "every record came back"
+    );
     let log = std::fs::read_to_string(home.join("sessions/s1/log.jsonl")).unwrap();
     assert_eq!(
         log, "{\"seq\":1}\n{\"seq\":2}\n",

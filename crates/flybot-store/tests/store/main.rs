@@ -6,14 +6,17 @@
 
 #[macro_use]
 mod engines;
+mod damage;
 mod durability;
 mod faults;
 mod fencing;
 mod migrate;
 mod one_writer;
 mod reconnect;
+mod records;
 mod replay;
 mod restart;
 mod support;
+mod trim;
 mod turns;
 mod undo;

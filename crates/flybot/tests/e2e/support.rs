@@ -187,13 +187,20 @@ pub fn live(host: &Served) -> BufReader<TcpStream> {
 
 /// Opens the live stream at `address` with `token`.
 pub fn live_at(address: &str, token: &str) -> BufReader<TcpStream> {
+    live_after(address, token, None)
+}
+
+/// Opens the live stream at `address` with `token`, resuming after
+/// `last_event_id` when given (as a reconnecting browser does).
+pub fn live_after(address: &str, token: &str, last_event_id: Option<&str>) -> BufReader<TcpStream> {
     let mut stream = TcpStream::connect(address).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
+    let resume = last_event_id.map_or_else(String::new, |id| format!("Last-Event-ID: {id}\r\n"));
     write!(
         stream,
-        "GET /api/bot/live HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nAccept: text/event-stream\r\n\r\n"
+        "GET /api/bot/live HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nAccept: text/event-stream\r\n{resume}\r\n"
     )
     .unwrap();
     BufReader::new(stream)

@@ -77,6 +77,12 @@ impl Round {
     /// An event post calls nobody. Answers whether the line named anyone
     /// here: a line that named nobody waits for the next round instead.
     pub fn call_from_post(&mut self, from: &str, text: &str) -> bool {
+        // #475: another home's Bot answered the line; a routed round here
+        // ends as it would on a local answer.
+        if self.other_homes_answer && !self.setup.is_member(from) && self.routed && !self.broadcast
+        {
+            self.answered = true;
+        }
         let mut named = false;
         for id in calls(text, &self.setup.order).ids {
             named |= id != from;

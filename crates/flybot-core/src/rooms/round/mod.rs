@@ -70,4 +70,8 @@ pub struct Round {
     pub dropped: Vec<(String, Dropped)>,
     /// `@X` names in the opener that named nobody here.
     pub unknown: Vec<String>,
+    /// A face-to-face round (#475): another home's Bot answering the line
+    /// counts as an answer, and ends a routed round here too.
+    #[serde(default)]
+    pub other_homes_answer: bool,
 }

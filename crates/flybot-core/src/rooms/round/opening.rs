@@ -107,6 +107,7 @@ impl Round {
             calls: Vec::new(),
             dropped: Vec::new(),
             unknown: Vec::new(),
+            other_homes_answer: false,
         };
         let (text, from) = match opener {
             Opener::Person { text, owner_line } => {
@@ -146,6 +147,34 @@ impl Round {
                 bot_id: id,
                 addressed,
                 by: from.map(str::to_string),
+                forced: false,
+                outcome: None,
+            });
+        }
+        round
+    }
+}
+
+impl Round {
+    /// A round whose speakers a room rule already chose (the face-to-face
+    /// rule, `rooms::face`): `speakers` in that order, routed or broadcast
+    /// as the rule said; no fallback turn (the line is not the owner's own
+    /// on this home, or names its Bots), and other homes' answers count.
+    pub fn with_speakers(
+        setup: Setup,
+        speakers: Vec<String>,
+        routed: bool,
+        broadcast: bool,
+    ) -> Round {
+        let mut round = Round::open(setup, Opener::Event, 0);
+        round.routed = routed;
+        round.broadcast = broadcast;
+        round.other_homes_answer = true;
+        for id in speakers {
+            round.queue.push_back(Slot {
+                bot_id: id,
+                addressed: false,
+                by: None,
                 forced: false,
                 outcome: None,
             });

@@ -140,6 +140,7 @@ pub async fn send(
     readers: &Readers<'_>,
     req: Send,
 ) -> Result<LineSent, ApiError> {
+    super::not_on_standby(team)?;
     let text = flybot_core::names::clean_line(&req.text)?;
     let bot = chat_bot(team, actor, Some(&req.bot_id), None)?;
     let attached = line::check(team, actor, &req.attachments)?;

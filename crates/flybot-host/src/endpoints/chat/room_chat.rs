@@ -89,16 +89,37 @@ pub async fn send(
     readers: &crate::attachments::reading::Readers<'_>,
     req: RoomSend,
 ) -> Result<RoomLineSent, ApiError> {
+    super::not_on_standby(rounds.team())?;
     let text = flybot_core::names::clean_line(&req.text)?;
     let (room, member) = rounds.team().read(|state| {
         room_window(state, actor, &req.room_id)
             .map(|(room, _)| (room, actor.member_id(state).unwrap_or_default()))
     })?;
+    // Issue 34: a face-to-face room this home left takes no line (#83).
+    crate::social::face_to_face::refuse_ended(&room)?;
     let attached = crate::attachments::line::check(rounds.team(), actor, &req.attachments)?;
     // The group relay hands every seat the images as text (#779).
     let said = attached.text_for_model(text, readers, false).await;
     let text = said.as_str();
     let line = person_line(rounds, &room.id, member, text, attached.ids())?;
+    // #124: the owner's line in a face-to-face room goes to the other
+    // homes and opens no round here unless it names one of this home's Bots.
+    let opens = rounds
+        .team()
+        .read(|state| crate::social::face_to_face::owner_line_opens_round(state, &room, text));
+    if opens == Some(false) {
+        let posting = flybot_protocol::attachment::Posting::Room {
+            room_id: room.id.clone(),
+            seq: line.seq,
+        };
+        attached.post(rounds.team(), actor, posting).await?;
+        rounds.logs().settle_now().map_err(io_refusal)?;
+        return Ok(RoomLineSent {
+            room_id: room.id,
+            seq: line.seq,
+            queued: flybot_protocol::answers::RoomQueued::Posted,
+        });
+    }
     let (was_running, speaking) = rounds.logs().run(&room.id, |r| {
         // The line that finds no round claims it, in the same lock.
         (std::mem::replace(&mut r.running, true), r.speaking.clone())

@@ -70,9 +70,11 @@ pub fn admin_room(state: &TeamState, actor: &Actor, room_id: &str) -> Result<Roo
     let room = (state.rooms.get(room_id))
         .filter(|r| me.as_deref() == Some(r.owner_id.as_str()))
         .ok_or_else(|| ApiError::not_found("room", room_id))?;
-    if shared_from(room).is_some() {
+    let face = room.extra.get("origin").and_then(|o| o.as_str())
+        == Some(crate::social::face_to_face::records::FACE_TO_FACE);
+    if shared_from(room).is_some() || face {
         return Err(ApiError::forbidden(
-            "This room is shared from another home and has its own invitation; ask its owner for a link.",
+            "This room is shared from another home, or is a face-to-face room, and has its own invitation; ask its owner for a link or share its number.",
         ));
     }
     Ok(room.clone())

@@ -363,6 +363,20 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "room-invite-ask",
             Refused(json!({"link": INVITE_LINK, "bots": [bot]}), "bot/forbidden"),
         ),
+        // Face-to-face rooms (issue 34): Bot Social speaks for the home, so
+        // only its owner makes, joins or leaves one.
+        (
+            "face-room-create",
+            Refused(json!({"bots": [bot]}), "bot/forbidden"),
+        ),
+        (
+            "face-room-join",
+            Refused(json!({"code": "123456", "bots": [bot]}), "bot/forbidden"),
+        ),
+        (
+            "face-room-leave",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
         (
             "social-policy",
             Refused(

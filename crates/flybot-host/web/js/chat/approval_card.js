@@ -21,15 +21,21 @@ export function approvalCard(approval, names, { link = false } = {}) {
     b.addEventListener('click', async () => {
       for (const other of buttons) other.disabled = true;
       error.textContent = '';
+      // A redraw while the answer is out keeps a settled card, so its outcome can be shown.
+      card.dataset.settled = 'true';
       try {
         const result = await approvals.answer(approval.id, verdict);
         // #404: a share that ended while the send was held says so; nothing went.
+        // The card stays until the person dismisses it.
         if (result?.status === 'failed') {
-          card.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `${title}: ${result.error}`));
+          const dismiss = h('button', { type: 'button' }, 'Dismiss');
+          dismiss.addEventListener('click', () => card.remove());
+          card.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `${title}: ${result.error}`), h('div', { class: 'actions' }, dismiss));
           return;
         }
         card.remove();
       } catch (refusal) {
+        delete card.dataset.settled;
         error.textContent = refusal.message;
         for (const other of buttons) other.disabled = false;
       }

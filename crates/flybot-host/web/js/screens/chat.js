@@ -297,7 +297,7 @@ export async function show(main, ctx, { botId, line = 0 }) {
     const mine = list.filter((a) => approvals.botOf(a) === botId);
     const have = new Set([...cards.children].map((c) => c.dataset.approval));
     const want = new Set(mine.map((a) => a.id));
-    for (const card of [...cards.children]) if (!want.has(card.dataset.approval)) card.remove();
+    for (const card of [...cards.children]) if (!want.has(card.dataset.approval) && !card.dataset.settled) card.remove();
     keepBottom(() => {
       for (const approval of mine) if (!have.has(approval.id)) cards.append(approvalCard(approval, names));
     });

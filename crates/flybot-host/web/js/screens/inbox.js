@@ -51,7 +51,7 @@ export async function show(main, ctx) {
   const keyed = (holder, items, key, build, none) => {
     const have = new Map([...holder.children].filter((c) => c.dataset.key).map((c) => [c.dataset.key, c]));
     const want = new Set(items.map(key));
-    for (const [k, el] of have) if (!want.has(k)) el.remove();
+    for (const [k, el] of have) if (!want.has(k) && !el.dataset.settled) el.remove();
     holder.querySelector('.empty')?.remove();
     for (const item of items) {
       if (!have.has(key(item))) {

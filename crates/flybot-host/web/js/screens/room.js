@@ -12,6 +12,7 @@ import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { drawShare, sharedLabel } from '../work/room_share.js';
 import { drawLinks } from '../work/room_links.js';
+import { drawFace, faceLabel } from '../work/room_face.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
 /** Lines a room shows at first and per "Load earlier": read from the log's end. */
@@ -129,7 +130,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
         : `No round running · ${plural(count, 'member')}.`;
     // #553: a Bot running work this room handed out (work.bots[id].fromRoomId) works for this room.
     const handed = Object.entries(team.state.work?.bots || {}).filter(([, w]) => w.fromRoomId === roomId).map(([id]) => botName(id));
-    const shared = sharedLabel(room);
+    const shared = sharedLabel(room) || faceLabel(room);
     status.textContent = (shared ? `${shared} · ` : '') + (handed.length ? `${round} ${handed.join(', ')} ${handed.length > 1 ? 'are' : 'is'} working on what this room handed over.` : round);
     stop.disabled = !running;
     const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
@@ -140,7 +141,9 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     // A redraw (a line, a new speaker) keeps what the person is typing in the panel, and the focus.
     const typed = [...side.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
     const focused = side.contains(document.activeElement) ? document.activeElement.getAttribute('name') : null;
-    drawPeople(side, {
+    // A face-to-face room's members are the server's: its own panel lists the homes.
+    if (room.origin === 'face-to-face') side.replaceChildren();
+    else drawPeople(side, {
       api,
       state: team.state,
       room,
@@ -153,6 +156,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     });
     drawShare(side, { api, state: team.state, room, onChanged: () => team.refresh() });
     drawLinks(side, { api, state: team.state, room });
+    drawFace(side, { api, state: team.state, room, onChanged: () => team.refresh() });
     for (const [name, value] of typed) {
       const el = side.querySelector(`[name="${name}"]`);
       if (el && el.value !== value) {

@@ -1,7 +1,7 @@
 // Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (settings_connectors.js), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`; its build, links and log download live in about.js).
 
 import { h, replace, when, plural } from '../dom.js';
-import { ask } from '../chat/notify.js';
+import { ask, KINDS } from '../chat/notify.js';
 import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
 import { aboutRows, buildText, downloadLog } from './about.js';
@@ -29,6 +29,7 @@ function prefs(ctx) {
       status.textContent = refusal.message;
     }
   });
+  const kinds = KINDS.map(([kind, label]) => notifyKind(ctx, kind, label));
   const look = h(
     'select',
     { id: 'pref-theme', 'aria-describedby': 'pref-theme-hint' },
@@ -38,8 +39,28 @@ function prefs(ctx) {
   return section(
     'Preferences',
     h('div', { class: 'field' }, h('label', { for: 'pref-theme' }, 'Theme'), h('p', { class: 'hint', id: 'pref-theme-hint' }, 'Kept in this browser.'), look),
-    h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'While FlyBot is in the background, tell me when a Bot answers or its turn fails (the browser asks first).'), status),
+    h('div', { class: 'field' }, h('label', { class: 'check', for: 'pref-notifications' }, box, 'Notifications'), h('p', { class: 'hint' }, 'While FlyBot is in the background, tell me when a Bot answers, its turn fails or something waits for my answer (the browser asks first).'), status),
+    h('fieldset', { class: 'field', id: 'pref-notify' }, h('legend', {}, 'Which notifications'), ...kinds),
   );
+}
+
+/** One kind of notification on or off (`notify: {kind: bool}`, #469); the host keeps only the ones turned off. */
+function notifyKind(ctx, kind, label) {
+  const id = `pref-notify-${kind}`;
+  const box = h('input', { type: 'checkbox', id, checked: ctx.team.state.prefs?.notify?.[kind] !== false });
+  const status = h('span', { class: 'hint', role: 'status' });
+  box.addEventListener('change', async () => {
+    status.textContent = '';
+    try {
+      await ctx.api.call('set-prefs', { prefs: { notify: { [kind]: box.checked } } });
+      await ctx.team.refresh();
+      status.textContent = ' Saved.';
+    } catch (refusal) {
+      box.checked = !box.checked;
+      status.textContent = ` ${refusal.message}`;
+    }
+  });
+  return h('label', { class: 'check', for: id }, box, label, status);
 }
 
 function people(ctx, session, keep) {

@@ -17,7 +17,7 @@ const REASONS = {
 
 /** Appends the section to `el` (the room's side panel) for the owner's own room. */
 export function drawLinks(el, { api, state, room }) {
-  if (room.sharedFrom || !mayManage(state, room) || !(room.members || []).length) return;
+  if (room.sharedFrom || room.origin === 'face-to-face' || !mayManage(state, room) || !(room.members || []).length) return;
   const body = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading links…'));
   const section = h('section', { class: 'w-room-links', 'aria-label': 'Invite by link' }, h('h2', {}, 'Invite by link'), body);
   const call = async (endpoint, extra = {}) => draw(await api.call(endpoint, { roomId: room.id, ...extra }));

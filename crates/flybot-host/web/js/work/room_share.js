@@ -20,6 +20,8 @@ export function sharedLabel(room) {
 /** Appends the section to `el` (the room's side panel). */
 export function drawShare(el, { api, state, room, onChanged }) {
   const seats = remoteSeats(room);
+  // A face-to-face room's seats are drawn by room_face.js, and the server holds its membership.
+  if (room.origin === 'face-to-face') return;
   // A room shared from another home may be shared on with a friend's Bot (#883); its inviter's Bots are not this home's to remove.
   const own = mayManage(state, room);
   const mine = (seat) => own && seat.owner !== room.sharedFrom?.home;

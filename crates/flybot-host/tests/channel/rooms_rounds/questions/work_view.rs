@@ -22,6 +22,8 @@ fn script() -> Value {
          "reply": {"text": "All green."}},
         {"when": {"systemContains": "## You are Dev\n", "userContains": "run the build", "step": 0},
          "reply": {"toolCalls": [{"name": "run_command", "arguments": {"argv": ["echo", "hi"]}}]}},
+        {"when": {"systemContains": "## You are Lead\n", "userContains": "start the nightly build", "step": 0},
+         "reply": {"toolCalls": [{"name": "message_bot", "arguments": {"to": "Dev", "text": "run the build tonight"}}]}},
         {"when": {"systemContains": "## You are Lead\n", "userContains": "start the build", "step": 0},
          "reply": {"toolCalls": [{"name": "message_bot", "arguments": {"to": "Dev", "text": "run the build"}}]}},
         {"when": {"afterTool": "*"}, "reply": {"text": "Done."}},
@@ -110,8 +112,14 @@ async fn a_running_turn_of_handed_out_work_carries_the_room_it_came_from() {
     kit.idle(&dev.session).await;
 
     // The same Bot's work asked for from Lead's own chat carries no room.
+    // Another line than the room's: the same line to Dev within 60 s is a
+    // repeat the team tools drop (#641), and the paused clock passes 60 s
+    // here only when the host idles long enough (it did not under load).
     as_ada
-        .ok("send", json!({"botId": lead.id, "text": "start the build"}))
+        .ok(
+            "send",
+            json!({"botId": lead.id, "text": "start the nightly build"}),
+        )
         .await;
     let asked = live
         .until("approval.asked", |d| {

@@ -1,0 +1,35 @@
+//! Face-to-face rooms' endpoints (issue 34, #83): `face-room-create` makes
+//! a room on the Matrix server with the caller's Bots in it,
+//! `face-room-join` joins one by its six-digit number (or reopens a past
+//! one, #171, #1072), `face-room-leave` leaves it and keeps the
+//! transcript. All three are the home owner's alone (Bot Social speaks
+//! for the home): anyone else gets `bot/forbidden` and nothing changes.
+
+use super::body::parse;
+use super::extract::route_table;
+use super::typed;
+use crate::view::room_view;
+
+route_table! {
+    "face-room-create" => |host, caller, body| {
+        let actor = caller.require()?;
+        let rooms = host.face_rooms();
+        typed(rooms.create(actor, parse(body)?).await.map(|room| {
+            serde_json::json!({"room": room_view(&room)})
+        }))
+    };
+    "face-room-join" => |host, caller, body| {
+        let actor = caller.require()?;
+        let rooms = host.face_rooms();
+        typed(rooms.join(actor, parse(body)?).await.map(|room| {
+            serde_json::json!({"room": room_view(&room)})
+        }))
+    };
+    "face-room-leave" => |host, caller, body| {
+        let actor = caller.require()?;
+        let rooms = host.face_rooms();
+        typed(rooms.leave(actor, parse(body)?).await.map(|room| {
+            serde_json::json!({"room": room_view(&room)})
+        }))
+    };
+}

@@ -1,0 +1,139 @@
+//! Face-to-face rooms (issue 34, #83-#476) on Bot Social's Matrix
+//! transport: a room hosted on the Matrix server with people and Bots of
+//! several homes (`origin: face-to-face`). One home makes it (a public
+//! Matrix room with the alias `#flybot-face-<number>:<server>`), others
+//! join it by that number; membership is the server's. Each line travels
+//! as a Matrix event, applied once per event id by the one sync
+//! (`receive`, inside its journaled change), into the room log (`drain`),
+//! and this home's own lines go out through the one outbox (`fan_out`).
+//! The doors (make, join, leave) are `doors`; the turn rule is the core's
+//! `rooms::face`, read where a round opens (`face_round`).
+
+mod doors;
+mod drain;
+pub mod envelope;
+mod fan_out;
+pub mod receive;
+pub mod records;
+
+pub use doors::{FaceCreate, FaceJoin, FaceLeave};
+
+use super::Social;
+use crate::rooms::RoomLogs;
+use flybot_core::rooms::face::{FaceLine, open_face_round};
+use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
+use flybot_core::rooms::mentions::calls;
+use flybot_core::rooms::round::{Round, Setup};
+use flybot_protocol::state::Room;
+use flybot_protocol::{ApiError, ErrorCode};
+use records::{FaceStatus, face};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+
+/// How often the rooms are looked at even when nothing rang.
+const SWEEP: Duration = Duration::from_secs(2);
+
+/// The face-to-face rooms' service. Cheap to clone.
+#[derive(Clone)]
+pub struct FaceRooms {
+    social: Social,
+    logs: Arc<RoomLogs>,
+}
+
+impl FaceRooms {
+    pub fn new(social: &Social, logs: &Arc<RoomLogs>) -> FaceRooms {
+        FaceRooms {
+            social: social.clone(),
+            logs: logs.clone(),
+        }
+    }
+
+    /// Follows the team's writes and the rooms' new lines: queued remote
+    /// lines go into the logs, this home's new lines go out.
+    pub fn start(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let this = self.clone();
+        runtime.spawn(async move {
+            let bus = this.social.team().bus().clone();
+            let mut written = this.social.team().store().watch_revision();
+            let mut lines = bus.subscribe_all();
+            loop {
+                this.drain().await;
+                this.fan_out().await;
+                let gone = tokio::select! {
+                    changed = written.changed() => changed.is_err(),
+                    line = lines.recv() => matches!(line, Err(RecvError::Closed)),
+                    _ = tokio::time::sleep(SWEEP) => false,
+                    _ = bus.stopped() => true,
+                };
+                if gone {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// A line to a face room this home left, or its maker closed, is refused
+/// `bot/room-ended` before anything is appended: a room the server no
+/// longer carries must not look sent.
+pub fn refuse_ended(room: &Room) -> Result<(), ApiError> {
+    match face(room).map(|f| f.status) {
+        Some(FaceStatus::Left) | Some(FaceStatus::Closed) => Err(ApiError::new(
+            ErrorCode::RoomEnded,
+            "You left this face-to-face room or it was closed; join it again from Past rooms to write there.",
+        )),
+        Some(FaceStatus::Open) | None => Ok(()),
+    }
+}
+
+/// #124: whether the owner's own line in a face room opens a Bot round
+/// here (only when it names one of this home's Bots); `None` for a room
+/// that is not face-to-face.
+pub fn owner_line_opens_round(
+    state: &flybot_protocol::state::TeamState,
+    room: &Room,
+    text: &str,
+) -> Option<bool> {
+    face(room)?;
+    let setup = crate::rooms::runner::setup_of(state, room);
+    Some(!calls(text, &setup.order).ids.is_empty())
+}
+
+/// The round a line of a face room opens (the core's face turn rule), or
+/// `None` for any other room. `answered` are this home's Bots that
+/// answered the line already (#456), read from the log after it.
+pub fn face_round(logs: &RoomLogs, room: &Room, line: &RoomLine, setup: Setup) -> Option<Round> {
+    let record = face(room)?;
+    let answered: Vec<String> = logs
+        .lines_after(&room.id, line.seq)
+        .unwrap_or_default()
+        .into_iter()
+        .take_while(|l| l.author_kind != AuthorKind::Human)
+        .filter(|l| l.kind == LineKind::Chat && l.author_kind == AuthorKind::LocalBot)
+        .map(|l| l.author_id)
+        .collect();
+    let named = calls(&line.text, &setup.order).ids;
+    let face_line = match (line.author_kind, line.kind) {
+        (_, LineKind::Event) | (_, LineKind::Claim) | (AuthorKind::System, _) => {
+            return Some(Round::with_speakers(setup, Vec::new(), false, false));
+        }
+        (AuthorKind::Human, LineKind::Chat) if !line.author_id.starts_with('@') => {
+            FaceLine::Owner { text: &line.text }
+        }
+        (AuthorKind::Human, LineKind::Chat) => FaceLine::Friend {
+            text: &line.text,
+            attested: !record.quiet.contains(&line.seq),
+            calls: &named,
+        },
+        (AuthorKind::LocalBot, LineKind::Chat) => FaceLine::LocalBot {
+            from: &line.author_id,
+            text: &line.text,
+        },
+        (AuthorKind::RemoteBot, LineKind::Chat) => FaceLine::RemoteBot { calls: &named },
+    };
+    Some(open_face_round(setup, face_line, &answered))
+}

@@ -1,0 +1,60 @@
+// A face-to-face room's side panel (issue 34, #83): its number, every home in it with the person and the Bots each brought (#384: <Bot> (<owner>)), who leads (#476), and Leave or Join again (#171, #1072).
+
+import { h } from '../dom.js';
+import { alertLine, attempt } from './ui.js';
+
+/** The face-to-face rooms of the state view: open ones, and the ones this home left or that were closed (Past rooms). */
+export function faceRooms(state) {
+  const all = (state?.rooms || []).filter((r) => r.origin === 'face-to-face' && r.face);
+  return { open: all.filter((r) => r.face.status === 'open'), past: all.filter((r) => r.face.status !== 'open') };
+}
+
+/** The line a face room's page shows under its name, or ''. */
+export function faceLabel(room) {
+  if (room.origin !== 'face-to-face' || !room.face) return '';
+  const where = room.face.status === 'open' ? '' : room.face.status === 'left' ? ' · you left (Past rooms)' : ' · closed';
+  return `Face-to-face room No. ${room.face.code || '—'}${where}`;
+}
+
+/** Appends the section to `el` (the room's side panel). */
+export function drawFace(el, { api, state, room, onChanged }) {
+  if (room.origin !== 'face-to-face' || !room.face) return;
+  const face = room.face;
+  const botName = (id) => (state.bots || []).find((b) => b.id === id)?.name || id;
+  const homes = Object.entries(face.homes || {}).map(([home, part]) => {
+    const names = (part.bots || []).map((b) => `${b.name} (${part.ownerName})`);
+    const leads = face.lead && face.lead.home === home ? (part.bots || []).find((b) => b.handle === face.lead.handle) : null;
+    return h(
+      'li',
+      { class: `w-person w-face-home${part.status === 'left' ? ' w-left' : ''}` },
+      h('span', { class: 'w-person-name' }, part.ownerName),
+      h('span', { class: 'badge owner-badge', title: `Home ${home}` }, home),
+      part.status === 'left' ? h('span', { class: 'muted' }, ' left') : null,
+      names.length ? h('ul', { class: 'w-face-bots' }, names.map((n) => h('li', {}, n))) : h('p', { class: 'muted' }, 'No Bot'),
+      leads ? h('p', { class: 'muted' }, `Lead: ${leads.name}`) : null,
+    );
+  });
+  const errors = alertLine();
+  const action =
+    face.status === 'open'
+      ? h('button', { type: 'button', class: 'w-quiet' }, 'Leave room')
+      : h('button', { type: 'button', class: 'primary' }, 'Join again');
+  action.addEventListener('click', () =>
+    attempt(section, action, async () => {
+      if (face.status === 'open') await api.call('face-room-leave', { roomId: room.id });
+      else await api.call('face-room-join', { roomId: room.id, bots: room.members || [] });
+      await onChanged();
+    }),
+  );
+  const section = h(
+    'section',
+    { class: 'w-room-face', 'aria-label': 'Face-to-face room' },
+    h('h2', {}, 'Face-to-face'),
+    h('p', { class: 'w-face-code' }, 'Room number ', h('strong', {}, face.code || '—'), face.status === 'open' ? ' · others join with it' : ''),
+    errors,
+    h('ul', { class: 'w-people w-face-homes', 'aria-label': 'Homes in this room' }, homes),
+    room.members?.length ? h('p', { class: 'muted' }, `Your Bots here: ${room.members.map(botName).join(', ')}`) : null,
+    h('div', { class: 'actions' }, action),
+  );
+  el.append(section);
+}
