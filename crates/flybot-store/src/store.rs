@@ -4,6 +4,7 @@
 
 use crate::apply::Undo;
 use crate::change::{Change, Written};
+use crate::error::StoreError;
 use crate::group_commit::Making;
 use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
@@ -27,15 +28,6 @@ const TEAM_FREE_YIELDS: usize = 64;
 
 pub use crate::options::{Clock, StoreOptions, system_now_ms};
 pub use crate::refusal::read_only_error;
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("the home folder {path} could not be used: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
 
 /// Why this store answers writes with `bot/read-only`.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,9 +103,9 @@ impl Store {
     /// Opens (or creates) the home. Files that cannot be trusted do not fail
     /// the open: the store serves reads and refuses writes, saying why.
     pub fn open(home: &Path, options: StoreOptions) -> Result<Store, StoreError> {
-        let io = |source| StoreError::Io {
+        let io = |source: std::io::Error| StoreError::Io {
             path: home.to_owned(),
-            source,
+            source: source.into(),
         };
         // The home is the user's alone (issue 29): 0700, also one made
         // before this build at 0755.
@@ -171,7 +163,7 @@ impl Store {
         let (opened, started) =
             crate::engine::postgres::start(pg, token, now).map_err(|why| StoreError::Io {
                 path: home.to_owned(),
-                source: std::io::Error::other(why),
+                source: std::io::Error::other(why).into(),
             })?;
         let inner = new_inner(home, options, opened.team, opened.status, None);
         lock(&inner.live).writer = opened.writer;
@@ -248,9 +240,7 @@ impl Store {
                 Ok(value)
             }
             Ok(Err(why)) => Err(self.refused_on_disk(why)),
-            Err(_) => Err(self.refused_on_disk(
-                "the disk refused a write: the journal writer stopped".to_owned(),
-            )),
+            Err(_) => Err(self.refused_on_disk(StoreError::WriterStopped)),
         }
     }
 
@@ -270,7 +260,7 @@ impl Store {
     /// A change the disk refused: the home turns read-only saying why, and
     /// the team is read again from what is on disk, so no read shows a
     /// change (this one or one queued behind it) that was never saved.
-    fn refused_on_disk(&self, why: String) -> ApiError {
+    fn refused_on_disk(&self, why: StoreError) -> ApiError {
         if !self.inner.options.engine.is_folder() {
             // The engine thread turned this store standby and read the
             // database's team before it answered (issue 35).
@@ -315,8 +305,8 @@ impl Store {
         let done = tokio::task::spawn_blocking(move || snapshot(&inner)).await;
         match done {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(why)) => Err(self.io_error(why)),
-            Err(e) => Err(self.io_error(e.to_string())),
+            Ok(Err(why)) => Err(why),
+            Err(e) => Err(self.io_error(e)),
         }
     }
 
@@ -336,15 +326,16 @@ impl Store {
         let done = tokio::task::spawn_blocking(move || close_blocking(&inner)).await;
         match done {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(why)) => Err(self.io_error(why)),
-            Err(e) => Err(self.io_error(e.to_string())),
+            Ok(Err(why)) => Err(why),
+            Err(e) => Err(self.io_error(e)),
         }
     }
 
-    fn io_error(&self, why: String) -> StoreError {
+    /// The blocking task that closed or snapshotted the store panicked.
+    fn io_error(&self, e: tokio::task::JoinError) -> StoreError {
         StoreError::Io {
             path: self.inner.home.clone(),
-            source: std::io::Error::other(why),
+            source: std::io::Error::other(e.to_string()).into(),
         }
     }
 
@@ -393,8 +384,11 @@ impl Store {
         live.team = loaded.team;
         let started = match loaded.damaged {
             Some(why) => Err(why),
-            None => start_writing(inner, live, &loaded.journal)
-                .map_err(|e| format!("journal.jsonl could not be opened for writing: {e}")),
+            None => start_writing(inner, live, &loaded.journal).map_err(|e| StoreError::File {
+                file: JOURNAL_FILE,
+                doing: "opened for writing",
+                source: e.into(),
+            }),
         };
         if let Err(why) = started {
             home_lock.release();
@@ -426,7 +420,7 @@ impl Store {
         now: u64,
         ops: Vec<Written>,
         undo: Vec<Undo>,
-    ) -> Result<(u64, oneshot::Receiver<Result<(), String>>), ApiError> {
+    ) -> Result<(u64, oneshot::Receiver<Result<(), StoreError>>), ApiError> {
         let seq = live.team.journal_seq + 1;
         let line = ChangeLine {
             seq,
@@ -437,18 +431,18 @@ impl Store {
         };
         let (tx, rx) = oneshot::channel();
         let sent = serde_json::to_vec(&line)
-            .map_err(|e| e.to_string())
+            .map_err(StoreError::from)
             .and_then(|mut bytes| {
                 let digest = crate::journal::sha256_hex(&bytes);
                 bytes.push(b'\n');
-                let writer = live.writer.as_ref().ok_or("no journal writer")?;
+                let writer = live.writer.as_ref().ok_or(StoreError::WriterStopped)?;
                 writer
                     .send(WriterMsg::Line {
                         t: now,
                         bytes,
                         ack: tx,
                     })
-                    .map_err(|_| "the journal writer stopped".to_owned())?;
+                    .map_err(|_| StoreError::WriterStopped)?;
                 Ok(digest)
             });
         match sent {
@@ -462,12 +456,12 @@ impl Store {
                 for undo in undo.into_iter().rev() {
                     undo.restore(&mut live.team);
                 }
-                Err(self.mark_damaged(format!("the disk refused a write: {why}")))
+                Err(self.mark_damaged(why))
             }
         }
     }
 
-    fn mark_damaged(&self, why: String) -> ApiError {
+    fn mark_damaged(&self, why: StoreError) -> ApiError {
         let status = damaged(&why);
         *lock(&self.inner.status) = status.clone();
         refusal_for(&status)

@@ -5,6 +5,7 @@
 //! so it stays within its caps (#511).
 
 use crate::atomic::atomic_write;
+use crate::error::StoreError;
 use crate::group_commit::GroupCommit;
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
 use crate::store::Clock;
@@ -19,8 +20,11 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 use tokio::sync::oneshot;
 
+/// The journal's name in sentences.
+const JOURNAL: &str = "journal.jsonl";
+
 /// The answer a waiter gets: the line is on disk, or why it is not.
-pub(crate) type Ack = oneshot::Sender<Result<(), String>>;
+pub(crate) type Ack = oneshot::Sender<Result<(), StoreError>>;
 
 pub(crate) enum WriterMsg {
     /// One change line, newline included.
@@ -72,7 +76,7 @@ struct Writer {
     oldest_t: Option<u64>,
     /// History was given up because the team alone passes the cap.
     history_stopped: bool,
-    failed: Option<String>,
+    failed: Option<StoreError>,
     /// How long a batch is held open for more lines.
     commit: GroupCommit,
 }
@@ -175,7 +179,7 @@ impl Writer {
         Ok(())
     }
 
-    fn health(&self) -> Result<(), String> {
+    fn health(&self) -> Result<(), StoreError> {
         match &self.failed {
             Some(why) => Err(why.clone()),
             None => Ok(()),
@@ -192,7 +196,7 @@ impl Writer {
                 .and_then(|()| self.file.write_all(buf))
                 .and_then(|()| self.injected_sync_fault())
                 .and_then(|()| self.file.sync_data())
-                .map_err(|e| format!("the disk refused a write: {e}"))
+                .map_err(StoreError::disk)
         });
         self.commit.batch_done(pending.len(), started.elapsed());
         match &result {
@@ -248,21 +252,20 @@ impl Writer {
 
     /// Rewrites the journal to start at the snapshot's seq. A failed trim is
     /// not fatal: the longer journal still replays onto the snapshot.
-    fn trim(&mut self, seq: u64, digest: &str, team: &TeamState) -> Result<(), String> {
+    fn trim(&mut self, seq: u64, digest: &str, team: &TeamState) -> Result<(), StoreError> {
         self.health()?;
         let keep = self.keeps_history();
         if keep && self.base_has_state {
             return Ok(());
         }
-        let text = std::fs::read(&self.cfg.path).map_err(|e| e.to_string())?;
+        let text = self.read_journal()?;
         let parsed =
-            parse_journal(&text, Tail::Strict).map_err(|e| format!("journal.jsonl {e}"))?;
+            parse_journal(&text, Tail::Strict).map_err(|e| StoreError::journal(JOURNAL, e))?;
         if seq < parsed.base.seq {
             return Ok(());
         }
         let now = (self.cfg.clock)();
-        let mut bytes =
-            base_line_bytes(seq, now, digest, keep.then_some(team)).map_err(|e| e.to_string())?;
+        let mut bytes = base_line_bytes(seq, now, digest, keep.then_some(team))?;
         let kept = parsed.changes.iter().find(|c| c.line.seq > seq);
         if let Some(first) = kept {
             bytes.extend_from_slice(&text[first.start..]);
@@ -288,17 +291,17 @@ impl Writer {
             return;
         }
         if let Err(why) = self.fold(now) {
-            self.stop_history(&why);
+            self.stop_history(&why.to_string());
         }
     }
 
-    fn fold(&mut self, now: u64) -> Result<(), String> {
-        let text = std::fs::read(&self.cfg.path).map_err(|e| e.to_string())?;
+    fn fold(&mut self, now: u64) -> Result<(), StoreError> {
+        let text = self.read_journal()?;
         let parsed =
-            parse_journal(&text, Tail::Strict).map_err(|e| format!("journal.jsonl {e}"))?;
+            parse_journal(&text, Tail::Strict).map_err(|e| StoreError::journal(JOURNAL, e))?;
         let mut team = base_team(&parsed.base)
-            .map_err(|e| format!("journal.jsonl {e}"))?
-            .ok_or("its base keeps no state")?;
+            .map_err(|e| StoreError::journal(JOURNAL, e))?
+            .ok_or_else(|| StoreError::Untrusted("its base keeps no state".to_owned()))?;
         let target = self.target_bytes();
         let cutoff = now.saturating_sub(self.cfg.max_age_ms / 10 * 9);
         let line_len = |i: usize| (parsed.changes[i].end - parsed.changes[i].start + 1) as u64;
@@ -311,22 +314,21 @@ impl Writer {
             drop += 1;
         }
         let Some(last_dropped) = drop.checked_sub(1).map(|i| &parsed.changes[i]) else {
-            return Err(format!(
+            return Err(StoreError::Untrusted(format!(
                 "the team alone ({} bytes) passes 90% of the journal's cap",
                 parsed.base_len
-            ));
+            )));
         };
         for change in &parsed.changes[..drop] {
-            apply_change(&mut team, change).map_err(|e| format!("journal.jsonl {e}"))?;
+            apply_change(&mut team, change).map_err(|e| StoreError::journal(JOURNAL, e))?;
         }
         let mut bytes =
-            base_line_bytes(last_dropped.line.seq, now, &last_dropped.chain, Some(&team))
-                .map_err(|e| e.to_string())?;
+            base_line_bytes(last_dropped.line.seq, now, &last_dropped.chain, Some(&team))?;
         if bytes.len() as u64 > target {
-            return Err(format!(
+            return Err(StoreError::Untrusted(format!(
                 "the team alone ({} bytes) passes 90% of the journal's cap",
                 bytes.len()
-            ));
+            )));
         }
         let first_kept = parsed.changes.get(drop);
         if let Some(first) = first_kept {
@@ -337,16 +339,27 @@ impl Writer {
         Ok(())
     }
 
+    fn read_journal(&self) -> Result<Vec<u8>, StoreError> {
+        std::fs::read(&self.cfg.path).map_err(|e| StoreError::File {
+            file: JOURNAL,
+            doing: "read",
+            source: e.into(),
+        })
+    }
+
     /// Atomically replaces the journal and reopens it for appending.
-    fn replace(&mut self, bytes: &[u8]) -> Result<(), String> {
-        atomic_write(&self.cfg.path, bytes)
-            .map_err(|e| format!("journal.jsonl could not be rewritten: {e}"))?;
+    fn replace(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        atomic_write(&self.cfg.path, bytes).map_err(|e| StoreError::File {
+            file: JOURNAL,
+            doing: "rewritten",
+            source: e.into(),
+        })?;
         match open_append(&self.cfg) {
             Ok(file) => self.file = file,
             Err(e) => {
                 // The old handle points at the replaced file: appends there
                 // would be lost, so nothing more may be acknowledged.
-                let why = format!("the disk refused a write: {e}");
+                let why = StoreError::disk(e);
                 self.failed = Some(why.clone());
                 return Err(why);
             }

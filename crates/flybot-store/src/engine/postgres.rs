@@ -8,6 +8,7 @@
 
 use crate::engine::PostgresOptions;
 use crate::engine::lease::{self, Lease};
+use crate::error::StoreError;
 use crate::group_commit::GroupCommit;
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
 use crate::store::{Inner, ReadOnlyReason, StoreStatus};
@@ -46,7 +47,7 @@ pub(crate) struct Engine {
 }
 
 /// Connects and brings the tables up to date.
-pub async fn connect(url: &str) -> Result<PgConnection, String> {
+pub async fn connect(url: &str) -> Result<PgConnection, StoreError> {
     let mut conn = PgConnection::connect(url)
         .await
         .map_err(|e| format!("the database at {} could not be reached: {e}", redact(url)))?;
@@ -69,7 +70,7 @@ pub(crate) fn redact(url: &str) -> String {
 /// The team as the database holds it: the snapshot row's team (else the
 /// first row's) and every change row after it, the chain checked
 /// throughout. `None` for an empty database.
-pub(crate) async fn load(conn: &mut PgConnection) -> Result<Option<TeamState>, String> {
+pub(crate) async fn load(conn: &mut PgConnection) -> Result<Option<TeamState>, StoreError> {
     // Read before the rows: a newer snapshot written meanwhile only means
     // a few more rows are read after this one.
     let snapshot = crate::engine::snapshot::read(conn).await?;
@@ -105,7 +106,7 @@ pub(crate) async fn load(conn: &mut PgConnection) -> Result<Option<TeamState>, S
 
 /// The whole journal as `journal.jsonl` would hold it (for `flybot replay`
 /// and `store copy`).
-pub async fn journal_text(url: &str) -> Result<String, String> {
+pub async fn journal_text(url: &str) -> Result<String, StoreError> {
     let mut conn = connect(url).await?;
     let rows = sqlx::query("SELECT line FROM flybot_journal ORDER BY seq")
         .fetch_all(&mut conn)
@@ -120,7 +121,7 @@ pub async fn journal_text(url: &str) -> Result<String, String> {
 }
 
 /// A fresh database's first row: the base line carrying an empty team.
-async fn init(conn: &mut PgConnection, lease: &Lease, now: u64) -> Result<TeamState, String> {
+async fn init(conn: &mut PgConnection, lease: &Lease, now: u64) -> Result<TeamState, StoreError> {
     let mut team = TeamState {
         version: STATE_VERSION,
         ..TeamState::default()
@@ -132,8 +133,8 @@ async fn init(conn: &mut PgConnection, lease: &Lease, now: u64) -> Result<TeamSt
     let line = String::from_utf8(bytes).map_err(|e| e.to_string())?;
     match commit_batch(conn, lease, &[(0, now, line)]).await {
         Ok(1) => Ok(team),
-        Ok(_) => Err("the lease was lost before the journal could start".to_owned()),
-        Err(e) => Err(format!("the journal could not start: {e}")),
+        Ok(_) => Err("the lease was lost before the journal could start".into()),
+        Err(e) => Err(format!("the journal could not start: {e}").into()),
     }
 }
 
@@ -168,7 +169,7 @@ pub async fn commit_batch(
 
 /// Opens the database for a store: takes the lease and loads (or starts)
 /// the journal as the leader, or loads it to follow as a standby.
-pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>), String> {
+pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>), StoreError> {
     engine.rt.block_on(async {
         let mut conn = connect(&engine.options.url).await?;
         let mut acquired = lease::try_acquire(&mut conn, &engine.holder, engine.options.lease)
@@ -207,7 +208,7 @@ pub(crate) fn open(engine: &Engine, now: u64) -> Result<(Opened, Option<Leading>
                 if !engine.options.standby {
                     return Err(format!(
                         "{holder} holds this database's lease and saves the team; start this one with --standby to follow it and take over when it stops"
-                    ));
+                    ).into());
                 }
                 let team = load(&mut conn).await?.unwrap_or_default();
                 let opened = Opened {
@@ -339,7 +340,7 @@ impl Leader<'_> {
                     Err(why) => {
                         let mut waiting = acks;
                         waiting.extend(after.into_iter().map(|(ack, _)| ack));
-                        return self.step_down(weak, waiting, &why);
+                        return self.step_down(weak, waiting, &why.to_string());
                     }
                 }
             }
@@ -360,7 +361,7 @@ impl Leader<'_> {
     /// Commits a batch, waiting out a database that went away (a restart)
     /// for up to `reconnect_for`: after a reconnect, rows that did commit are
     /// not written twice, and the rest go again, still fenced.
-    fn commit(&mut self, batch: &[(u64, u64, String)]) -> Result<(), String> {
+    fn commit(&mut self, batch: &[(u64, u64, String)]) -> Result<(), StoreError> {
         let deadline = Instant::now() + self.engine.options.reconnect_for;
         let mut remaining: Vec<(u64, u64, String)> = batch.to_vec();
         loop {
@@ -370,7 +371,7 @@ impl Leader<'_> {
                     .block_on(commit_batch(&mut self.conn, &self.lease, &remaining));
             match tried {
                 Ok(n) if n == remaining.len() as u64 => return Ok(()),
-                Ok(_) => return Err("its lease was taken by another FlyBot".to_owned()),
+                Ok(_) => return Err("its lease was taken by another FlyBot".into()),
                 Err(e) => {
                     tracing::warn!("a batch did not commit ({e}); reconnecting to the database");
                     remaining = self.reconnect(deadline, remaining)?;
@@ -388,7 +389,7 @@ impl Leader<'_> {
         &mut self,
         deadline: Instant,
         remaining: Vec<(u64, u64, String)>,
-    ) -> Result<Vec<(u64, u64, String)>, String> {
+    ) -> Result<Vec<(u64, u64, String)>, StoreError> {
         let mut pause = Duration::from_millis(50);
         loop {
             let url = self.engine.options.url.clone();
@@ -401,7 +402,7 @@ impl Leader<'_> {
                     .await
                     .map_err(|e| e.to_string())?;
                 let held: Vec<u64> = held.iter().map(|r| r.get::<i64, _>(0) as u64).collect();
-                Ok::<_, String>((conn, held))
+                Ok::<_, StoreError>((conn, held))
             });
             match attempt {
                 Ok((conn, held)) => {
@@ -415,7 +416,8 @@ impl Leader<'_> {
                     return Err(format!(
                         "the database could not be reached for {} s ({why})",
                         self.engine.options.reconnect_for.as_secs()
-                    ));
+                    )
+                    .into());
                 }
                 Err(_) => {
                     std::thread::sleep(pause);
@@ -469,7 +471,7 @@ impl Leader<'_> {
         }
         let sentence = format!("this change was not saved: {why}");
         for ack in waiting {
-            let _ = ack.send(Err(sentence.clone()));
+            let _ = ack.send(Err(sentence.clone().into()));
         }
         LeaderEnd::Lost
     }
@@ -530,7 +532,7 @@ pub(crate) fn start(
     options: PostgresOptions,
     token: Arc<AtomicI64>,
     now: u64,
-) -> Result<(Opened, EngineStart), String> {
+) -> Result<(Opened, EngineStart), StoreError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
