@@ -12,7 +12,7 @@ use crate::journal::{
     Tail, apply_change, base_line_bytes, base_team, parse_journal, snapshot_anchor,
 };
 use crate::migrate::{Backup, check_v1_backup, decode_state};
-use crate::writer::JournalInfo;
+use crate::writer::{JournalInfo, LineAt};
 use flybot_protocol::state::{STATE_VERSION, TeamState};
 use std::io::ErrorKind;
 use std::path::Path;
@@ -270,6 +270,16 @@ fn from_snapshot(
             base_len: parsed.base_len as u64,
             base_has_state: parsed.base.state.is_some(),
             oldest_change_t: parsed.changes.first().map(|c| c.line.t),
+            base_seq: parsed.base.seq,
+            lines: parsed
+                .changes
+                .iter()
+                .map(|c| LineAt {
+                    seq: c.line.seq,
+                    t: c.line.t,
+                    start: c.start as u64,
+                })
+                .collect(),
         },
         snapshot_seq,
         stamps: FileStamps::default(),
@@ -310,5 +320,7 @@ fn write_fresh_journal(
         base_len: bytes.len() as u64 - 1,
         base_has_state: state.is_some(),
         oldest_change_t: None,
+        base_seq: team.journal_seq,
+        lines: Vec::new(),
     })
 }

@@ -5,7 +5,7 @@
 use crate::apply::Undo;
 use crate::change::{Change, Written};
 use crate::error::StoreError;
-use crate::group_commit::Making;
+use crate::group_commit::{Makers, Making};
 use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
@@ -16,7 +16,7 @@ use flybot_protocol::journal::ChangeLine;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::thread::JoinHandle;
@@ -68,7 +68,7 @@ pub(crate) struct Inner {
     pub(crate) last_now: Mutex<u64>,
     pub(crate) queued: AtomicU64,
     /// Changes between entering `mutate` and queueing their line.
-    pub(crate) making: Arc<AtomicUsize>,
+    pub(crate) making: Arc<Makers>,
     pub(crate) closed: AtomicBool,
     /// Held while a snapshot is written, so snapshots land in seq order.
     pub(crate) snapshot_gate: Mutex<()>,
@@ -223,10 +223,9 @@ impl Store {
                 return Ok(value);
             }
             let (ops, undo) = change.into_parts();
-            let (seq, on_disk) = self.queue(&mut live, actor, now, ops, undo)?;
+            let (seq, on_disk) = self.queue(&mut live, (actor, now), ops, undo, making)?;
             (value, seq, on_disk)
         };
-        drop(making);
         match on_disk.await {
             Ok(Ok(())) => {
                 // Waiters may wake out of order; the revision only moves up.
@@ -416,10 +415,10 @@ impl Store {
     fn queue(
         &self,
         live: &mut Live,
-        actor: &str,
-        now: u64,
+        (actor, now): (&str, u64),
         ops: Vec<Written>,
         undo: Vec<Undo>,
+        making: Making<'_>,
     ) -> Result<(u64, oneshot::Receiver<Result<(), StoreError>>), ApiError> {
         let seq = live.team.journal_seq + 1;
         let line = ChangeLine {
@@ -436,8 +435,10 @@ impl Store {
                 let digest = crate::journal::sha256_hex(&bytes);
                 bytes.push(b'\n');
                 let writer = live.writer.as_ref().ok_or(StoreError::WriterStopped)?;
+                making.done();
                 writer
                     .send(WriterMsg::Line {
+                        seq,
                         t: now,
                         bytes,
                         ack: tx,
@@ -578,7 +579,7 @@ fn new_inner(
         status: Mutex::new(status),
         options,
         queued: AtomicU64::new(0),
-        making: Arc::new(AtomicUsize::new(0)),
+        making: Arc::default(),
         closed: AtomicBool::new(false),
         snapshot_gate: Mutex::new(()),
         home_lock: Mutex::new(home_lock),

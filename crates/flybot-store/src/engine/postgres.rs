@@ -15,7 +15,6 @@ use crate::store::{Inner, ReadOnlyReason, StoreStatus};
 use crate::writer::{Ack, WriterMsg};
 use flybot_core::sync::lock;
 use flybot_protocol::state::{STATE_VERSION, TeamState};
-use serde::Deserialize;
 use sqlx::{Connection, PgConnection, Row};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -269,11 +268,6 @@ struct Leader<'a> {
     since_snapshot: u64,
 }
 
-#[derive(Deserialize)]
-struct SeqOf {
-    seq: u64,
-}
-
 impl Leader<'_> {
     fn run(&mut self, rx: &Receiver<WriterMsg>, weak: &Weak<Inner>) -> LeaderEnd {
         let tick = self.engine.options.tick();
@@ -306,9 +300,13 @@ impl Leader<'_> {
             let mut next = Some(first);
             while let Some(msg) = next.take() {
                 match msg {
-                    WriterMsg::Line { t, mut bytes, ack } => {
+                    WriterMsg::Line {
+                        seq,
+                        t,
+                        mut bytes,
+                        ack,
+                    } => {
                         bytes.pop();
-                        let seq = serde_json::from_slice::<SeqOf>(&bytes).map_or(0, |s| s.seq);
                         let text = String::from_utf8(bytes).unwrap_or_default();
                         batch.push((seq, t, text));
                         acks.push(ack);
