@@ -76,3 +76,35 @@ async fn a_fault_of_the_store_answers_unavailable_never_invalid_and_changes_noth
         );
     }
 }
+
+/// A room log the disk will not open is a fault of the host too: the read
+/// answers `bot/unavailable`, never `bot/invalid`, and the team is as it was.
+#[tokio::test]
+async fn a_room_log_the_disk_refuses_answers_unavailable_never_invalid() {
+    let (kit, _faults) = host_with_faults().await;
+    let made = kit.ok("create-bot", json!({"name": "Helper"})).await;
+    let bot = made["bot"]["id"].as_str().unwrap().to_owned();
+    let room = kit
+        .ok(
+            "create-room",
+            json!({"name": "Standup", "members": [bot], "admin": bot}),
+        )
+        .await;
+    let room_id = room["room"]["id"].as_str().unwrap().to_owned();
+    // Where the room's log would be, the disk holds something that is no file.
+    let log = kit.home().join("rooms").join(format!("{room_id}.jsonl"));
+    let _ = std::fs::remove_file(&log);
+    std::fs::create_dir_all(&log).unwrap();
+    kit.host.store().snapshot_now().await.unwrap();
+    let before = kit.fingerprint().await;
+    let (status, answer) = kit.post("messages", json!({"roomId": room_id})).await;
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (503, Some("bot/unavailable")),
+        "{answer}"
+    );
+    assert!(
+        kit.fingerprint().await == before,
+        "a refused read changed the home"
+    );
+}
