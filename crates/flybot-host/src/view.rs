@@ -170,7 +170,7 @@ async fn with_answer<R>(
         };
         write(&answer).map_err(|e| {
             ApiError::new(
-                ErrorCode::Invalid,
+                ErrorCode::Unavailable,
                 format!("The state view could not be written as JSON ({e}); try again."),
             )
         })

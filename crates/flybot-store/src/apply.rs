@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::any::Any;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Why an operation could not be applied.
@@ -52,18 +53,47 @@ impl Undo {
 
 /// An operation's new value, in either form a `ChangeLine` holds it.
 pub(crate) trait NewValue {
-    fn read<T: DeserializeOwned>(&self) -> serde_json::Result<T>;
+    fn read<T: DeserializeOwned + 'static>(&self) -> serde_json::Result<T>;
 }
 
 impl NewValue for Value {
-    fn read<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+    fn read<T: DeserializeOwned + 'static>(&self) -> serde_json::Result<T> {
         T::deserialize(self)
     }
 }
 
 impl NewValue for Box<RawValue> {
-    fn read<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+    fn read<T: DeserializeOwned + 'static>(&self) -> serde_json::Result<T> {
         serde_json::from_str(self.get())
+    }
+}
+
+/// A new value a change hands over typed, beside the JSON it wrote for the
+/// journal: the record moves into the team as it is instead of being read
+/// back from that JSON (issue 38: a change costs its record, not a round
+/// trip). A key whose record is of another type reads the JSON.
+pub(crate) struct Given<'a> {
+    json: &'a RawValue,
+    typed: Cell<Option<Box<dyn Any + Send>>>,
+}
+
+impl<'a> Given<'a> {
+    pub(crate) fn new<T: Send + 'static>(json: &'a RawValue, typed: T) -> Self {
+        Given {
+            json,
+            typed: Cell::new(Some(Box::new(typed))),
+        }
+    }
+}
+
+impl NewValue for Given<'_> {
+    fn read<T: DeserializeOwned + 'static>(&self) -> serde_json::Result<T> {
+        if let Some(typed) = self.typed.take()
+            && let Ok(typed) = typed.downcast::<T>()
+        {
+            return Ok(*typed);
+        }
+        serde_json::from_str(self.json.get())
     }
 }
 

@@ -3,7 +3,7 @@
 //! its own writes) and recorded as a journal operation with its undo, so a
 //! refusal part-way through rolls the team back to the byte.
 
-use crate::apply::{Undo, apply_keeping};
+use crate::apply::{Given, Undo, apply_keeping};
 use flybot_protocol::approval::Approval;
 use flybot_protocol::group_question::GroupQuestion;
 use flybot_protocol::journal::Op;
@@ -69,6 +69,34 @@ impl<'a> Change<'a> {
         self.write(Op::Set { key, next });
     }
 
+    /// Sets the record at `key`, moving a copy of `value` into the team as
+    /// it is: only the journal's JSON is written, none is read back.
+    fn set_record<T>(&mut self, key: Vec<String>, value: &T)
+    where
+        T: Serialize + Clone + Send + 'static + PartialEq + serde::de::DeserializeOwned,
+    {
+        let Ok(next) = serde_json::value::to_raw_value(value) else {
+            return;
+        };
+        // What the team holds must be what a replay of the line reads.
+        debug_assert!(
+            serde_json::from_str::<T>(next.get()).is_ok_and(|read| read == *value),
+            "a record must read back from its JSON as it was written"
+        );
+        let op = Op::Set {
+            key,
+            next: Given::new(&next, value.clone()),
+        };
+        let applied = apply_keeping(self.state, &op);
+        let Op::Set { key, next: given } = op else {
+            return;
+        };
+        drop(given);
+        let Ok(undo) = applied else { return };
+        self.undo.push(undo);
+        self.ops.push(Op::Set { key, next });
+    }
+
     /// Deletes the value at `key`; deleting what is not there writes nothing.
     pub(crate) fn delete(&mut self, key: Vec<String>) {
         self.write(Op::Delete { key });
@@ -104,7 +132,7 @@ impl<'a> Change<'a> {
         self.delete(key2("rooms", id));
     }
     pub fn put_task(&mut self, task: &Task) {
-        self.set(key2("tasks", &task.id), task);
+        self.set_record(key2("tasks", &task.id), task);
     }
     pub fn remove_task(&mut self, id: &str) {
         self.delete(key2("tasks", id));

@@ -1,16 +1,23 @@
 //! How long the journal writer holds a batch open for more lines before its
 //! one write and fsync (group commit). A lone change is written at once. A
-//! change being made right now (`making` > 0, counting a change waiting
-//! for the team another one holds) is waited for: its line is microseconds
-//! away. And while the team is busy (the last batch carried
+//! change being made right now (`Makers` counts it, a change waiting for
+//! the team another one holds included) is waited for: its line is
+//! microseconds away. And while the team is busy (the last batch carried
 //! several lines, and ended moments ago) a batch also waits a short quiet
 //! gap for the next change of the burst, so a burst shares one fsync
 //! instead of the first few paying one and the rest queueing behind it for
 //! a second. Every wait is bounded by the last measured fsync: holding a
 //! batch open never costs more than the fsync it saves.
+//!
+//! The wait for changes being made blocks (issue 38): the writer parks and
+//! the change that leaves the team with none in the making wakes it, so a
+//! burst's changes have both cores to themselves instead of sharing them
+//! with a writer spinning on `sched_yield`.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 /// How long the writer waits for another line when no change is being
@@ -28,6 +35,49 @@ const BURST_MAX: Duration = Duration::from_millis(2);
 /// A batch starting this soon after a batch of several lines is part of
 /// the same burst.
 const BURST_RECENT: Duration = Duration::from_millis(10);
+
+/// The changes being made right now, and the writer parked until there are
+/// none: the last one to leave wakes it.
+#[derive(Debug, Default)]
+pub(crate) struct Makers {
+    count: AtomicUsize,
+    /// Set while the writer is parked in `wait_idle`.
+    waiting: AtomicBool,
+    writer: Mutex<Option<Thread>>,
+}
+
+impl Makers {
+    fn count(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    fn leave(&self) {
+        if self.count.fetch_sub(1, Ordering::SeqCst) == 1 && self.waiting.load(Ordering::SeqCst) {
+            let writer = self.writer.lock().map(|w| w.clone()).unwrap_or(None);
+            if let Some(writer) = writer {
+                writer.unpark();
+            }
+        }
+    }
+
+    /// Parks the calling thread until no change is being made, or until
+    /// `deadline`. An unpark that lands before the park is kept by the
+    /// thread, so no wake-up is lost between the look and the park.
+    fn wait_idle(&self, deadline: Instant) {
+        if let Ok(mut writer) = self.writer.lock() {
+            *writer = Some(std::thread::current());
+        }
+        self.waiting.store(true, Ordering::SeqCst);
+        while self.count() > 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            std::thread::park_timeout(deadline - now);
+        }
+        self.waiting.store(false, Ordering::SeqCst);
+    }
+}
 
 /// What the writer remembers of its last batches.
 #[derive(Debug, Default)]
@@ -77,44 +127,57 @@ impl GroupCommit {
     /// The next line of a batch holding `lines` lines, if one comes before
     /// the batch should go: while a change is being made, or within the
     /// quiet gap, and never past the cap. A closed queue ends the batch.
-    pub(crate) fn more<T>(
-        &mut self,
-        rx: &Receiver<T>,
-        making: &AtomicUsize,
-        lines: usize,
-    ) -> Option<T> {
+    pub(crate) fn more<T>(&mut self, rx: &Receiver<T>, makers: &Makers, lines: usize) -> Option<T> {
         let started = *self.since.get_or_insert_with(Instant::now);
         let (gap, cap) = self.bounds(lines);
-        // A timed sleep would overshoot by the kernel's timer slack (tens of
-        // microseconds, as long as a fast disk's fsync); yielding keeps the
-        // wait short and lets the changes being made run.
-        let quiet = Instant::now();
-        while (making.load(Ordering::SeqCst) > 0 || quiet.elapsed() < gap)
-            && started.elapsed() < cap
-        {
+        let mut quiet = Instant::now();
+        loop {
             match rx.try_recv() {
                 Ok(msg) => return Some(msg),
                 Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => std::thread::yield_now(),
+                Err(TryRecvError::Empty) => {}
             }
+            if started.elapsed() >= cap {
+                return None;
+            }
+            if makers.count() > 0 {
+                // Changes are being made: park until the last one is done
+                // (its line is queued by then), then look again.
+                makers.wait_idle(started + cap);
+                quiet = Instant::now();
+                continue;
+            }
+            if quiet.elapsed() >= gap {
+                return None;
+            }
+            // The quiet gap, while no change is being made: a timed sleep
+            // would overshoot it by the kernel's timer slack (tens of
+            // microseconds, as long as a fast disk's fsync), and yielding
+            // takes time from nobody, since no change is being made.
+            std::thread::yield_now();
         }
-        None
     }
 }
 
-/// Counts one change in the making for as long as it lives.
-pub(crate) struct Making<'a>(&'a AtomicUsize);
+/// Counts one change in the making for as long as it lives, or until its
+/// line is handed to the writer (`done`).
+pub(crate) struct Making<'a>(&'a Makers);
 
 impl<'a> Making<'a> {
-    pub(crate) fn enter(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::SeqCst);
-        Making(count)
+    pub(crate) fn enter(makers: &'a Makers) -> Self {
+        makers.count.fetch_add(1, Ordering::SeqCst);
+        Making(makers)
     }
+
+    /// The change's line is about to be queued: it is no longer counted,
+    /// so a writer parked for it wakes now and finds the line queued (or
+    /// within its quiet gap), without a second park for this change.
+    pub(crate) fn done(self) {}
 }
 
 impl Drop for Making<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.leave();
     }
 }
 
@@ -127,7 +190,7 @@ mod tests {
     #[test]
     fn a_lone_change_is_written_at_once_and_a_burst_waits_for_its_next_line() {
         let (tx, rx) = channel::<u32>();
-        let making = AtomicUsize::new(0);
+        let making = Makers::default();
         let mut commit = GroupCommit::default();
         // Quiet team, nothing coming: the batch goes.
         assert_eq!(commit.more(&rx, &making, 1), None);
@@ -141,6 +204,23 @@ mod tests {
         // The senders are gone: the batch goes.
         drop(tx);
         assert_eq!(commit.more(&rx, &making, 2), None);
+    }
+
+    #[test]
+    fn a_writer_parked_for_changes_being_made_wakes_when_the_last_one_leaves() {
+        let makers = Makers::default();
+        std::thread::scope(|scope| {
+            let first = Making::enter(&makers);
+            let second = Making::enter(&makers);
+            // The deadline is far: only the last change's leaving ends the wait.
+            let writer = scope.spawn(|| {
+                makers.wait_idle(Instant::now() + Duration::from_secs(60));
+                makers.count()
+            });
+            drop(first);
+            second.done();
+            assert_eq!(writer.join().unwrap(), 0);
+        });
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! it), and the clean close that writes the last snapshot and lets go of
 //! the lock.
 
+use crate::error::StoreError;
 use crate::load::write_snapshot;
 use crate::store::{Inner, StoreStatus};
 use crate::writer::WriterMsg;
@@ -55,7 +56,7 @@ pub(crate) fn housekeeping(weak: Weak<Inner>, stop: &StopSignal) {
 
 /// Writes `state.json` at the team's current seq, once every line up to it
 /// is on disk, then lets the journal thread trim the journal to it.
-pub(crate) fn snapshot(inner: &Inner) -> Result<(), String> {
+pub(crate) fn snapshot(inner: &Inner) -> Result<(), StoreError> {
     let _gate = lock(&inner.snapshot_gate);
     let (team, writer, barrier) = {
         let live = lock(&inner.live);
@@ -70,12 +71,12 @@ pub(crate) fn snapshot(inner: &Inner) -> Result<(), String> {
         let (tx, rx) = oneshot::channel();
         writer
             .send(WriterMsg::Barrier(tx))
-            .map_err(|_| "the journal writer has stopped".to_owned())?;
+            .map_err(|_| StoreError::WriterStopped)?;
         (team, writer, rx)
     };
     barrier
         .blocking_recv()
-        .map_err(|_| "the journal writer has stopped".to_owned())??;
+        .map_err(|_| StoreError::WriterStopped)??;
     // On PostgreSQL the journal's rows are the store; the home folder
     // holds no snapshot (issue 35).
     if inner.options.engine.is_folder() {
@@ -98,7 +99,7 @@ pub(crate) fn snapshot(inner: &Inner) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn close_blocking(inner: &Inner) -> Result<(), String> {
+pub(crate) fn close_blocking(inner: &Inner) -> Result<(), StoreError> {
     let result = if *lock(&inner.status) == StoreStatus::Writer {
         snapshot(inner)
     } else {

@@ -12,6 +12,7 @@ pub mod connectors;
 pub mod decisions;
 pub mod diagnostics_log;
 pub mod engine;
+mod error;
 pub mod experience;
 mod group_commit;
 mod housekeeping;
@@ -48,10 +49,10 @@ mod refusal;
 pub use atomic::{atomic_write, write_new_file};
 pub use change::Change;
 pub use engine::{Engine, PostgresOptions};
+pub use error::{StoreError, StoreResult};
 pub use replay::{ReplayError, replay_file, replay_to};
 pub use store::{
-    Clock, ReadOnlyReason, Store, StoreError, StoreOptions, StoreStatus, read_only_error,
-    system_now_ms,
+    Clock, ReadOnlyReason, Store, StoreOptions, StoreStatus, read_only_error, system_now_ms,
 };
 
 /// Lower-case hex of `bytes` (by table: every change's digest goes through it).

@@ -7,11 +7,12 @@
 #![allow(clippy::result_large_err)]
 
 use crate::atomic::{atomic_write, remove_leftover_temps};
+use crate::error::StoreError;
 use crate::journal::{
     Tail, apply_change, base_line_bytes, base_team, parse_journal, snapshot_anchor,
 };
 use crate::migrate::{Backup, check_v1_backup, decode_state};
-use crate::writer::JournalInfo;
+use crate::writer::{JournalInfo, LineAt};
 use flybot_protocol::state::{STATE_VERSION, TeamState};
 use std::io::ErrorKind;
 use std::path::Path;
@@ -31,7 +32,7 @@ pub(crate) struct LoadOptions {
 pub(crate) struct LoadedHome {
     pub team: TeamState,
     /// Why the home opened read-only, when it did.
-    pub damaged: Option<String>,
+    pub damaged: Option<StoreError>,
     pub journal: JournalInfo,
     /// The seq of the snapshot now in `state.json`.
     pub snapshot_seq: u64,
@@ -58,7 +59,7 @@ impl FileStamps {
     }
 }
 
-type Refusal = (TeamState, String);
+type Refusal = (TeamState, StoreError);
 
 pub(crate) fn load_home(home: &Path, options: &LoadOptions) -> LoadedHome {
     if options.as_writer {
@@ -88,12 +89,19 @@ fn empty_team() -> TeamState {
     }
 }
 
-fn read_optional(home: &Path, name: &str) -> Result<Option<Vec<u8>>, Refusal> {
+fn read_optional(home: &Path, name: &'static str) -> Result<Option<Vec<u8>>, Refusal> {
     match std::fs::read(home.join(name)) {
         Ok(bytes) if bytes.is_empty() && name == JOURNAL_FILE => Ok(None),
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err((empty_team(), format!("{name} could not be read: {e}"))),
+        Err(e) => Err((
+            empty_team(),
+            StoreError::File {
+                file: name,
+                doing: "read",
+                source: e.into(),
+            },
+        )),
     }
 }
 
@@ -105,11 +113,11 @@ fn load(home: &Path, options: &LoadOptions) -> Result<LoadedHome, Refusal> {
         (None, Some(journal)) => {
             // A history journal can rebuild a lost snapshot; nothing else can.
             let parsed = parse_journal(&journal, Tail::Lenient)
-                .map_err(|e| (empty_team(), format!("journal.jsonl {e}")))?;
+                .map_err(|e| (empty_team(), StoreError::journal(JOURNAL_FILE, e)))?;
             let Ok(Some(team)) = base_team(&parsed.base) else {
                 return Err((
                     empty_team(),
-                    "journal.jsonl exists but state.json is missing, and the journal keeps no team to rebuild it from".to_owned(),
+                    StoreError::Untrusted("journal.jsonl exists but state.json is missing, and the journal keeps no team to rebuild it from".to_owned()),
                 ));
             };
             let loaded = from_snapshot(home, options, team, journal)?;
@@ -171,7 +179,7 @@ fn migrated(
             Ok(Backup::Valid) => {}
             Ok(Backup::Missing) => {
                 atomic_write(&home.join(BACKUP_FILE), original)
-                    .map_err(|e| (team.clone(), format!("the disk refused a write: {e}")))?;
+                    .map_err(|e| (team.clone(), StoreError::disk(e)))?;
             }
         }
         tracing::info!(
@@ -193,7 +201,7 @@ fn from_snapshot(
     let snapshot_seq = team.journal_seq;
     let parsed = match parse_journal(&journal, Tail::Lenient) {
         Ok(parsed) => parsed,
-        Err(e) => return Err((team, format!("journal.jsonl {e}"))),
+        Err(e) => return Err((team, StoreError::journal(JOURNAL_FILE, e))),
     };
     let base = &parsed.base;
     let mut live = if snapshot_seq < base.seq {
@@ -202,29 +210,31 @@ fn from_snapshot(
             Ok(None) => {
                 return Err((
                     team,
-                    format!(
+                    StoreError::Untrusted(format!(
                         "journal.jsonl starts at seq {} but state.json is at seq {snapshot_seq}, and the journal keeps no team to bridge the gap",
                         base.seq
-                    ),
+                    )),
                 ));
             }
-            Err(e) => return Err((team, format!("journal.jsonl {e}"))),
+            Err(e) => return Err((team, StoreError::journal(JOURNAL_FILE, e))),
         }
     } else {
         let last = parsed.last_seq();
         let Some(chain) = parsed.chain_at(snapshot_seq) else {
             return Err((
                 team,
-                format!("state.json is at seq {snapshot_seq} but journal.jsonl ends at seq {last}"),
+                StoreError::Untrusted(format!(
+                    "state.json is at seq {snapshot_seq} but journal.jsonl ends at seq {last}"
+                )),
             ));
         };
         if team.journal_digest.as_deref().is_some_and(|d| d != chain) {
             let line = snapshot_seq - base.seq + 1;
             return Err((
                 team,
-                format!(
+                StoreError::Untrusted(format!(
                     "state.json's journalDigest does not match journal.jsonl line {line} (seq {snapshot_seq})"
-                ),
+                )),
             ));
         }
         team.journal_digest = Some(chain.to_owned());
@@ -240,7 +250,7 @@ fn from_snapshot(
         let snapshot = live.clone();
         for change in suffix {
             if let Err(e) = apply_change(&mut live, change) {
-                return Err((snapshot, format!("journal.jsonl {e}")));
+                return Err((snapshot, StoreError::journal(JOURNAL_FILE, e)));
             }
         }
     }
@@ -260,13 +270,23 @@ fn from_snapshot(
             base_len: parsed.base_len as u64,
             base_has_state: parsed.base.state.is_some(),
             oldest_change_t: parsed.changes.first().map(|c| c.line.t),
+            base_seq: parsed.base.seq,
+            lines: parsed
+                .changes
+                .iter()
+                .map(|c| LineAt {
+                    seq: c.line.seq,
+                    t: c.line.t,
+                    start: c.start as u64,
+                })
+                .collect(),
         },
         snapshot_seq,
         stamps: FileStamps::default(),
     })
 }
 
-fn truncate(home: &Path, len: u64) -> Result<(), String> {
+fn truncate(home: &Path, len: u64) -> Result<(), StoreError> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(home.join(JOURNAL_FILE))
@@ -274,13 +294,12 @@ fn truncate(home: &Path, len: u64) -> Result<(), String> {
             file.set_len(len)?;
             file.sync_all()
         });
-    file.map_err(|e| format!("the disk refused a write: {e}"))
+    file.map_err(StoreError::disk)
 }
 
-pub(crate) fn write_snapshot(home: &Path, team: &TeamState) -> Result<(), String> {
-    let bytes = serde_json::to_vec_pretty(team).map_err(|e| e.to_string())?;
-    atomic_write(&home.join(STATE_FILE), &bytes)
-        .map_err(|e| format!("the disk refused a write: {e}"))
+pub(crate) fn write_snapshot(home: &Path, team: &TeamState) -> Result<(), StoreError> {
+    let bytes = serde_json::to_vec_pretty(team)?;
+    atomic_write(&home.join(STATE_FILE), &bytes).map_err(StoreError::disk)
 }
 
 /// A journal of one base line at the team's seq (with the team when it keeps history).
@@ -288,20 +307,20 @@ fn write_fresh_journal(
     home: &Path,
     options: &LoadOptions,
     team: &TeamState,
-) -> Result<JournalInfo, String> {
+) -> Result<JournalInfo, StoreError> {
     let digest = team
         .journal_digest
         .clone()
         .unwrap_or_else(|| snapshot_anchor(team));
     let state = options.state_journal.then_some(team);
-    let bytes = base_line_bytes(team.journal_seq, options.now_ms, &digest, state)
-        .map_err(|e| e.to_string())?;
-    atomic_write(&home.join(JOURNAL_FILE), &bytes)
-        .map_err(|e| format!("the disk refused a write: {e}"))?;
+    let bytes = base_line_bytes(team.journal_seq, options.now_ms, &digest, state)?;
+    atomic_write(&home.join(JOURNAL_FILE), &bytes).map_err(StoreError::disk)?;
     Ok(JournalInfo {
         len: bytes.len() as u64,
         base_len: bytes.len() as u64 - 1,
         base_has_state: state.is_some(),
         oldest_change_t: None,
+        base_seq: team.journal_seq,
+        lines: Vec::new(),
     })
 }

@@ -8,6 +8,13 @@ use serde_json::{Map, Value, json};
 use std::io::ErrorKind;
 use std::path::Path;
 
+use crate::error::StoreError;
+
+/// A file this build cannot trust, in one sentence naming it.
+fn untrusted(why: String) -> StoreError {
+    StoreError::Untrusted(why)
+}
+
 /// A decoded `state.json`.
 pub(crate) struct Decoded {
     pub team: TeamState,
@@ -16,14 +23,16 @@ pub(crate) struct Decoded {
 }
 
 /// Decodes the bytes of `state.json`; `Err` is why the home is read-only.
-pub(crate) fn decode_state(bytes: &[u8], now_ms: u64) -> Result<Decoded, String> {
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("state.json is not JSON: {e}"))?;
+pub(crate) fn decode_state(bytes: &[u8], now_ms: u64) -> Result<Decoded, StoreError> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| untrusted(format!("state.json is not JSON: {e}")))?;
     let Value::Object(map) = value else {
-        return Err("state.json does not hold a JSON object".to_owned());
+        return Err(untrusted(
+            "state.json does not hold a JSON object".to_owned(),
+        ));
     };
     let Some(version) = map.get("version").and_then(Value::as_u64) else {
-        return Err("state.json has no version number".to_owned());
+        return Err(untrusted("state.json has no version number".to_owned()));
     };
     match version {
         1 => Ok(Decoded {
@@ -33,36 +42,38 @@ pub(crate) fn decode_state(bytes: &[u8], now_ms: u64) -> Result<Decoded, String>
         STATE_VERSION => {
             check_v2_owners(&map)?;
             let team = serde_json::from_value(Value::Object(map))
-                .map_err(|e| format!("state.json does not hold a valid team: {e}"))?;
+                .map_err(|e| untrusted(format!("state.json does not hold a valid team: {e}")))?;
             Ok(Decoded {
                 team,
                 from_v1: false,
             })
         }
-        newer if newer > STATE_VERSION => Err(format!(
+        newer if newer > STATE_VERSION => Err(untrusted(format!(
             "state.json was written by a newer FlyBot (version {newer}); this build reads version {STATE_VERSION}, so it only reads"
-        )),
-        other => Err(format!("state.json has the unknown version {other}")),
+        ))),
+        other => Err(untrusted(format!(
+            "state.json has the unknown version {other}"
+        ))),
     }
 }
 
 /// Every Bot must be owned by a member of the team (#47).
-fn check_v2_owners(map: &Map<String, Value>) -> Result<(), String> {
+fn check_v2_owners(map: &Map<String, Value>) -> Result<(), StoreError> {
     let members = map.get("members").and_then(Value::as_object);
     for (id, bot) in bots_of(map)? {
         match bot.get("ownerId") {
-            None => return Err(format!("state.json: Bot {id} has no ownerId")),
+            None => return Err(untrusted(format!("state.json: Bot {id} has no ownerId"))),
             Some(Value::String(owner)) => {
                 if !members.is_some_and(|m| m.contains_key(owner)) {
-                    return Err(format!(
+                    return Err(untrusted(format!(
                         "state.json: Bot {id} is owned by {owner}, who is not a member"
-                    ));
+                    )));
                 }
             }
             Some(_) => {
-                return Err(format!(
+                return Err(untrusted(format!(
                     "state.json: Bot {id} has an ownerId that is not a string"
-                ));
+                )));
             }
         }
     }
@@ -70,16 +81,17 @@ fn check_v2_owners(map: &Map<String, Value>) -> Result<(), String> {
 }
 
 /// Version 1 had no members: one owner member is made and owns every Bot.
-fn migrate_v1(mut map: Map<String, Value>, now_ms: u64) -> Result<TeamState, String> {
+fn migrate_v1(mut map: Map<String, Value>, now_ms: u64) -> Result<TeamState, StoreError> {
     for (id, bot) in bots_of(&map)? {
         if bot.get("ownerId").is_some_and(|o| !o.is_string()) {
-            return Err(format!(
+            return Err(untrusted(format!(
                 "state.json (version 1): Bot {id} has an ownerId that is not a string"
-            ));
+            )));
         }
     }
     let mut salt = [0u8; 8];
-    getrandom::fill(&mut salt).map_err(|e| format!("no randomness for a member id: {e}"))?;
+    getrandom::fill(&mut salt)
+        .map_err(|e| untrusted(format!("no randomness for a member id: {e}")))?;
     let owner_id = format!("member-{}", crate::hex(&salt));
     let members = map
         .entry("members")
@@ -111,14 +123,14 @@ fn migrate_v1(mut map: Map<String, Value>, now_ms: u64) -> Result<TeamState, Str
     map.insert("designatedChiefId".to_owned(), chief);
     map.insert("version".to_owned(), Value::from(STATE_VERSION));
     serde_json::from_value(Value::Object(map))
-        .map_err(|e| format!("state.json (version 1) could not be migrated: {e}"))
+        .map_err(|e| untrusted(format!("state.json (version 1) could not be migrated: {e}")))
 }
 
-fn bots_of(map: &Map<String, Value>) -> Result<Vec<(&String, &Value)>, String> {
+fn bots_of(map: &Map<String, Value>) -> Result<Vec<(&String, &Value)>, StoreError> {
     match map.get("bots") {
         None => Ok(Vec::new()),
         Some(Value::Object(bots)) => Ok(bots.iter().collect()),
-        Some(_) => Err("state.json: bots is not an object".to_owned()),
+        Some(_) => Err(untrusted("state.json: bots is not an object".to_owned())),
     }
 }
 
@@ -132,11 +144,11 @@ pub(crate) enum Backup {
 
 /// The backup rule of #47: an existing backup counts only when it is a
 /// readable file holding a parseable version-1 state; anything else refuses.
-pub(crate) fn check_v1_backup(path: &Path) -> Result<Backup, String> {
+pub(crate) fn check_v1_backup(path: &Path) -> Result<Backup, StoreError> {
     let refuse = |what: String| {
-        Err(format!(
+        Err(untrusted(format!(
             "state.json.v1 {what}, so the version-1 backup cannot be trusted; move it away and start again"
-        ))
+        )))
     };
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,

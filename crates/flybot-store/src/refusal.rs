@@ -1,12 +1,14 @@
 //! The sentences a store that cannot write answers with (#14, #1027,
 //! issue 35's standby), kept apart from the store's writing.
 
+use crate::error::StoreError;
 use crate::store::{ReadOnlyReason, StoreStatus};
 use flybot_protocol::{ApiError, ErrorCode};
 
-pub(crate) fn damaged(why: &str) -> StoreStatus {
+/// The status of a home `why` stopped writing: it only reads now.
+pub(crate) fn damaged(why: &StoreError) -> StoreStatus {
     StoreStatus::ReadOnly(ReadOnlyReason::Damaged {
-        why: why.to_owned(),
+        why: why.to_string(),
     })
 }
 

@@ -4,7 +4,8 @@
 
 use crate::apply::Undo;
 use crate::change::{Change, Written};
-use crate::group_commit::Making;
+use crate::error::StoreError;
+use crate::group_commit::{Makers, Making};
 use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
@@ -15,7 +16,7 @@ use flybot_protocol::journal::ChangeLine;
 use flybot_protocol::state::TeamState;
 use flybot_protocol::{ApiError, ErrorCode};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::thread::JoinHandle;
@@ -27,15 +28,6 @@ const TEAM_FREE_YIELDS: usize = 64;
 
 pub use crate::options::{Clock, StoreOptions, system_now_ms};
 pub use crate::refusal::read_only_error;
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("the home folder {path} could not be used: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
 
 /// Why this store answers writes with `bot/read-only`.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,7 +68,7 @@ pub(crate) struct Inner {
     pub(crate) last_now: Mutex<u64>,
     pub(crate) queued: AtomicU64,
     /// Changes between entering `mutate` and queueing their line.
-    pub(crate) making: Arc<AtomicUsize>,
+    pub(crate) making: Arc<Makers>,
     pub(crate) closed: AtomicBool,
     /// Held while a snapshot is written, so snapshots land in seq order.
     pub(crate) snapshot_gate: Mutex<()>,
@@ -111,9 +103,9 @@ impl Store {
     /// Opens (or creates) the home. Files that cannot be trusted do not fail
     /// the open: the store serves reads and refuses writes, saying why.
     pub fn open(home: &Path, options: StoreOptions) -> Result<Store, StoreError> {
-        let io = |source| StoreError::Io {
+        let io = |source: std::io::Error| StoreError::Io {
             path: home.to_owned(),
-            source,
+            source: source.into(),
         };
         // The home is the user's alone (issue 29): 0700, also one made
         // before this build at 0755.
@@ -175,7 +167,7 @@ impl Store {
         let (opened, started) =
             crate::engine::postgres::start(pg, token, now).map_err(|why| StoreError::Io {
                 path: home.to_owned(),
-                source: std::io::Error::other(why),
+                source: std::io::Error::other(why).into(),
             })?;
         let inner = new_inner(home, options, opened.team, opened.status, None);
         lock(&inner.live).writer = opened.writer;
@@ -235,10 +227,9 @@ impl Store {
                 return Ok(value);
             }
             let (ops, undo) = change.into_parts();
-            let (seq, on_disk) = self.queue(&mut live, actor, now, ops, undo)?;
+            let (seq, on_disk) = self.queue(&mut live, (actor, now), ops, undo, making)?;
             (value, seq, on_disk)
         };
-        drop(making);
         match on_disk.await {
             Ok(Ok(())) => {
                 // Waiters may wake out of order; the revision only moves up.
@@ -252,9 +243,7 @@ impl Store {
                 Ok(value)
             }
             Ok(Err(why)) => Err(self.refused_on_disk(why)),
-            Err(_) => Err(self.refused_on_disk(
-                "the disk refused a write: the journal writer stopped".to_owned(),
-            )),
+            Err(_) => Err(self.refused_on_disk(StoreError::WriterStopped)),
         }
     }
 
@@ -274,7 +263,7 @@ impl Store {
     /// A change the disk refused: the home turns read-only saying why, and
     /// the team is read again from what is on disk, so no read shows a
     /// change (this one or one queued behind it) that was never saved.
-    fn refused_on_disk(&self, why: String) -> ApiError {
+    fn refused_on_disk(&self, why: StoreError) -> ApiError {
         if !self.inner.options.engine.is_folder() {
             // The engine thread turned this store standby and read the
             // database's team before it answered (issue 35).
@@ -319,8 +308,8 @@ impl Store {
         let done = tokio::task::spawn_blocking(move || snapshot(&inner)).await;
         match done {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(why)) => Err(self.io_error(why)),
-            Err(e) => Err(self.io_error(e.to_string())),
+            Ok(Err(why)) => Err(why),
+            Err(e) => Err(self.io_error(e)),
         }
     }
 
@@ -340,15 +329,16 @@ impl Store {
         let done = tokio::task::spawn_blocking(move || close_blocking(&inner)).await;
         match done {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(why)) => Err(self.io_error(why)),
-            Err(e) => Err(self.io_error(e.to_string())),
+            Ok(Err(why)) => Err(why),
+            Err(e) => Err(self.io_error(e)),
         }
     }
 
-    fn io_error(&self, why: String) -> StoreError {
+    /// The blocking task that closed or snapshotted the store panicked.
+    fn io_error(&self, e: tokio::task::JoinError) -> StoreError {
         StoreError::Io {
             path: self.inner.home.clone(),
-            source: std::io::Error::other(why),
+            source: std::io::Error::other(e.to_string()).into(),
         }
     }
 
@@ -397,8 +387,11 @@ impl Store {
         live.team = loaded.team;
         let started = match loaded.damaged {
             Some(why) => Err(why),
-            None => start_writing(inner, live, &loaded.journal)
-                .map_err(|e| format!("journal.jsonl could not be opened for writing: {e}")),
+            None => start_writing(inner, live, &loaded.journal).map_err(|e| StoreError::File {
+                file: JOURNAL_FILE,
+                doing: "opened for writing",
+                source: e.into(),
+            }),
         };
         if let Err(why) = started {
             home_lock.release();
@@ -426,11 +419,11 @@ impl Store {
     fn queue(
         &self,
         live: &mut Live,
-        actor: &str,
-        now: u64,
+        (actor, now): (&str, u64),
         ops: Vec<Written>,
         undo: Vec<Undo>,
-    ) -> Result<(u64, oneshot::Receiver<Result<(), String>>), ApiError> {
+        making: Making<'_>,
+    ) -> Result<(u64, oneshot::Receiver<Result<(), StoreError>>), ApiError> {
         let seq = live.team.journal_seq + 1;
         let line = ChangeLine {
             seq,
@@ -441,18 +434,20 @@ impl Store {
         };
         let (tx, rx) = oneshot::channel();
         let sent = serde_json::to_vec(&line)
-            .map_err(|e| e.to_string())
+            .map_err(StoreError::from)
             .and_then(|mut bytes| {
                 let digest = crate::journal::sha256_hex(&bytes);
                 bytes.push(b'\n');
-                let writer = live.writer.as_ref().ok_or("no journal writer")?;
+                let writer = live.writer.as_ref().ok_or(StoreError::WriterStopped)?;
+                making.done();
                 writer
                     .send(WriterMsg::Line {
+                        seq,
                         t: now,
                         bytes,
                         ack: tx,
                     })
-                    .map_err(|_| "the journal writer stopped".to_owned())?;
+                    .map_err(|_| StoreError::WriterStopped)?;
                 Ok(digest)
             });
         match sent {
@@ -466,12 +461,12 @@ impl Store {
                 for undo in undo.into_iter().rev() {
                     undo.restore(&mut live.team);
                 }
-                Err(self.mark_damaged(format!("the disk refused a write: {why}")))
+                Err(self.mark_damaged(why))
             }
         }
     }
 
-    fn mark_damaged(&self, why: String) -> ApiError {
+    fn mark_damaged(&self, why: StoreError) -> ApiError {
         let status = damaged(&why);
         *lock(&self.inner.status) = status.clone();
         refusal_for(&status)
@@ -588,7 +583,7 @@ fn new_inner(
         status: Mutex::new(status),
         options,
         queued: AtomicU64::new(0),
-        making: Arc::new(AtomicUsize::new(0)),
+        making: Arc::default(),
         closed: AtomicBool::new(false),
         snapshot_gate: Mutex::new(()),
         home_lock: Mutex::new(home_lock),

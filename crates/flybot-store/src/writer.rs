@@ -5,26 +5,31 @@
 //! so it stays within its caps (#511).
 
 use crate::atomic::atomic_write;
+use crate::error::StoreError;
 use crate::group_commit::GroupCommit;
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
 use crate::store::Clock;
 use flybot_protocol::state::TeamState;
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::Instant;
 use tokio::sync::oneshot;
 
+/// The journal's name in sentences.
+const JOURNAL: &str = "journal.jsonl";
+
 /// The answer a waiter gets: the line is on disk, or why it is not.
-pub(crate) type Ack = oneshot::Sender<Result<(), String>>;
+pub(crate) type Ack = oneshot::Sender<Result<(), StoreError>>;
 
 pub(crate) enum WriterMsg {
     /// One change line, newline included.
     Line {
+        seq: u64,
         t: u64,
         bytes: Vec<u8>,
         ack: Ack,
@@ -49,7 +54,7 @@ pub(crate) struct WriterConfig {
     pub max_age_ms: u64,
     pub clock: Clock,
     /// How many changes are being made right now (see `group_commit`).
-    pub making: Arc<AtomicUsize>,
+    pub making: Arc<crate::group_commit::Makers>,
     /// The disk faults a test arms (the `testing` feature only).
     #[cfg(feature = "testing")]
     pub faults: Arc<crate::faults::DiskFaults>,
@@ -62,6 +67,28 @@ pub(crate) struct JournalInfo {
     pub base_len: u64,
     pub base_has_state: bool,
     pub oldest_change_t: Option<u64>,
+    /// The base line's seq.
+    pub base_seq: u64,
+    /// Where each change line after the base starts, in seq order.
+    pub lines: Vec<LineAt>,
+}
+
+/// One change line of the journal file: its seq, its time and the offset
+/// of its first byte. The writer keeps these for every line after the base,
+/// so a trim cuts the journal at a seq without parsing it again (issue 38).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineAt {
+    pub seq: u64,
+    pub t: u64,
+    pub start: u64,
+}
+
+/// A line in the batch being gathered: where it starts in the batch.
+struct Pending {
+    seq: u64,
+    t: u64,
+    start: usize,
+    ack: Ack,
 }
 
 struct Writer {
@@ -72,9 +99,12 @@ struct Writer {
     oldest_t: Option<u64>,
     /// History was given up because the team alone passes the cap.
     history_stopped: bool,
-    failed: Option<String>,
+    failed: Option<StoreError>,
     /// How long a batch is held open for more lines.
     commit: GroupCommit,
+    /// The base line's seq, and every change line after it.
+    base_seq: u64,
+    lines: VecDeque<LineAt>,
 }
 
 pub(crate) fn spawn(
@@ -90,6 +120,8 @@ pub(crate) fn spawn(
         history_stopped: false,
         failed: None,
         commit: GroupCommit::default(),
+        base_seq: info.base_seq,
+        lines: info.lines.iter().copied().collect(),
         cfg,
     };
     if writer.keeps_history() && info.base_len + 1 > writer.target_bytes() {
@@ -118,9 +150,10 @@ impl Writer {
             let mut next = Some(first);
             while let Some(msg) = next.take() {
                 match msg {
-                    WriterMsg::Line { t, bytes, ack } => {
+                    WriterMsg::Line { seq, t, bytes, ack } => {
+                        let start = buf.len();
                         buf.extend_from_slice(&bytes);
-                        pending.push((t, ack));
+                        pending.push(Pending { seq, t, start, ack });
                     }
                     WriterMsg::Barrier(ack) => {
                         self.flush(&mut buf, &mut pending);
@@ -175,14 +208,14 @@ impl Writer {
         Ok(())
     }
 
-    fn health(&self) -> Result<(), String> {
+    fn health(&self) -> Result<(), StoreError> {
         match &self.failed {
             Some(why) => Err(why.clone()),
             None => Ok(()),
         }
     }
 
-    fn flush(&mut self, buf: &mut Vec<u8>, pending: &mut Vec<(u64, Ack)>) {
+    fn flush(&mut self, buf: &mut Vec<u8>, pending: &mut Vec<Pending>) {
         if pending.is_empty() {
             return;
         }
@@ -192,14 +225,20 @@ impl Writer {
                 .and_then(|()| self.file.write_all(buf))
                 .and_then(|()| self.injected_sync_fault())
                 .and_then(|()| self.file.sync_data())
-                .map_err(|e| format!("the disk refused a write: {e}"))
+                .map_err(StoreError::disk)
         });
         self.commit.batch_done(pending.len(), started.elapsed());
         match &result {
             Ok(()) => {
+                let at = self.len;
+                self.lines.extend(pending.iter().map(|line| LineAt {
+                    seq: line.seq,
+                    t: line.t,
+                    start: at + line.start as u64,
+                }));
                 self.len += buf.len() as u64;
                 if self.oldest_t.is_none() {
-                    self.oldest_t = pending.first().map(|(t, _)| *t);
+                    self.oldest_t = pending.first().map(|line| line.t);
                 }
             }
             Err(why) => {
@@ -210,8 +249,8 @@ impl Writer {
                 self.failed = Some(why.clone());
             }
         }
-        for (_, ack) in pending.drain(..) {
-            let _ = ack.send(result.clone());
+        for line in pending.drain(..) {
+            let _ = line.ack.send(result.clone());
         }
         buf.clear();
     }
@@ -246,31 +285,61 @@ impl Writer {
         self.history_stopped = true;
     }
 
-    /// Rewrites the journal to start at the snapshot's seq. A failed trim is
-    /// not fatal: the longer journal still replays onto the snapshot.
-    fn trim(&mut self, seq: u64, digest: &str, team: &TeamState) -> Result<(), String> {
+    /// Rewrites the journal to start at the snapshot's seq. The lines kept
+    /// are copied from where the writer knows they start, never parsed
+    /// again (their digests were checked when they were made). A failed
+    /// trim is not fatal: the longer journal still replays onto the snapshot.
+    fn trim(&mut self, seq: u64, digest: &str, team: &TeamState) -> Result<(), StoreError> {
         self.health()?;
         let keep = self.keeps_history();
-        if keep && self.base_has_state {
-            return Ok(());
-        }
-        let text = std::fs::read(&self.cfg.path).map_err(|e| e.to_string())?;
-        let parsed =
-            parse_journal(&text, Tail::Strict).map_err(|e| format!("journal.jsonl {e}"))?;
-        if seq < parsed.base.seq {
+        if keep && self.base_has_state || seq < self.base_seq {
             return Ok(());
         }
         let now = (self.cfg.clock)();
-        let mut bytes =
-            base_line_bytes(seq, now, digest, keep.then_some(team)).map_err(|e| e.to_string())?;
-        let kept = parsed.changes.iter().find(|c| c.line.seq > seq);
-        if let Some(first) = kept {
-            bytes.extend_from_slice(&text[first.start..]);
-        }
+        let mut bytes = base_line_bytes(seq, now, digest, keep.then_some(team))?;
+        let base_len = bytes.len() as u64;
+        let first = self.lines.iter().position(|line| line.seq > seq);
+        let cut = match first {
+            Some(i) => self.lines[i].start,
+            None => self.len,
+        };
+        bytes.extend_from_slice(&self.read_from(cut)?);
         self.replace(&bytes)?;
+        let kept = self.lines.split_off(first.unwrap_or(self.lines.len()));
+        self.lines = kept
+            .into_iter()
+            .map(|line| LineAt {
+                start: line.start - cut + base_len,
+                ..line
+            })
+            .collect();
+        self.base_seq = seq;
         self.base_has_state = keep;
-        self.oldest_t = kept.map(|c| c.line.t);
+        self.oldest_t = self.lines.front().map(|line| line.t);
         Ok(())
+    }
+
+    /// The journal's bytes from `at` (a line's start) to its end; the byte
+    /// before `at` must end a line, or the file moved under its writer.
+    fn read_from(&self, at: u64) -> Result<Vec<u8>, StoreError> {
+        let mut tail = Vec::with_capacity((self.len.saturating_sub(at) + 1) as usize);
+        File::open(&self.cfg.path)
+            .and_then(|mut file| {
+                file.seek(SeekFrom::Start(at.saturating_sub(1)))?;
+                file.read_to_end(&mut tail)
+            })
+            .map_err(|e| StoreError::File {
+                file: JOURNAL,
+                doing: "read",
+                source: e.into(),
+            })?;
+        if at == 0 || tail.first() != Some(&b'\n') {
+            return Err(StoreError::Untrusted(format!(
+                "journal.jsonl does not end a line before byte {at}; it is not trimmed"
+            )));
+        }
+        tail.remove(0);
+        Ok(tail)
     }
 
     /// Keeps a history journal within 20 MB and 7 days (the options' caps):
@@ -288,17 +357,17 @@ impl Writer {
             return;
         }
         if let Err(why) = self.fold(now) {
-            self.stop_history(&why);
+            self.stop_history(&why.to_string());
         }
     }
 
-    fn fold(&mut self, now: u64) -> Result<(), String> {
-        let text = std::fs::read(&self.cfg.path).map_err(|e| e.to_string())?;
+    fn fold(&mut self, now: u64) -> Result<(), StoreError> {
+        let text = self.read_journal()?;
         let parsed =
-            parse_journal(&text, Tail::Strict).map_err(|e| format!("journal.jsonl {e}"))?;
+            parse_journal(&text, Tail::Strict).map_err(|e| StoreError::journal(JOURNAL, e))?;
         let mut team = base_team(&parsed.base)
-            .map_err(|e| format!("journal.jsonl {e}"))?
-            .ok_or("its base keeps no state")?;
+            .map_err(|e| StoreError::journal(JOURNAL, e))?
+            .ok_or_else(|| StoreError::Untrusted("its base keeps no state".to_owned()))?;
         let target = self.target_bytes();
         let cutoff = now.saturating_sub(self.cfg.max_age_ms / 10 * 9);
         let line_len = |i: usize| (parsed.changes[i].end - parsed.changes[i].start + 1) as u64;
@@ -311,42 +380,62 @@ impl Writer {
             drop += 1;
         }
         let Some(last_dropped) = drop.checked_sub(1).map(|i| &parsed.changes[i]) else {
-            return Err(format!(
+            return Err(StoreError::Untrusted(format!(
                 "the team alone ({} bytes) passes 90% of the journal's cap",
                 parsed.base_len
-            ));
+            )));
         };
         for change in &parsed.changes[..drop] {
-            apply_change(&mut team, change).map_err(|e| format!("journal.jsonl {e}"))?;
+            apply_change(&mut team, change).map_err(|e| StoreError::journal(JOURNAL, e))?;
         }
         let mut bytes =
-            base_line_bytes(last_dropped.line.seq, now, &last_dropped.chain, Some(&team))
-                .map_err(|e| e.to_string())?;
+            base_line_bytes(last_dropped.line.seq, now, &last_dropped.chain, Some(&team))?;
         if bytes.len() as u64 > target {
-            return Err(format!(
+            return Err(StoreError::Untrusted(format!(
                 "the team alone ({} bytes) passes 90% of the journal's cap",
                 bytes.len()
-            ));
+            )));
         }
+        let base_len = bytes.len();
         let first_kept = parsed.changes.get(drop);
         if let Some(first) = first_kept {
             bytes.extend_from_slice(&text[first.start..]);
         }
         self.replace(&bytes)?;
         self.oldest_t = first_kept.map(|c| c.line.t);
+        self.base_seq = last_dropped.line.seq;
+        self.lines = parsed.changes[drop..]
+            .iter()
+            .map(|c| LineAt {
+                seq: c.line.seq,
+                t: c.line.t,
+                start: (c.start - parsed.changes[drop].start + base_len) as u64,
+            })
+            .collect();
         Ok(())
     }
 
+    fn read_journal(&self) -> Result<Vec<u8>, StoreError> {
+        std::fs::read(&self.cfg.path).map_err(|e| StoreError::File {
+            file: JOURNAL,
+            doing: "read",
+            source: e.into(),
+        })
+    }
+
     /// Atomically replaces the journal and reopens it for appending.
-    fn replace(&mut self, bytes: &[u8]) -> Result<(), String> {
-        atomic_write(&self.cfg.path, bytes)
-            .map_err(|e| format!("journal.jsonl could not be rewritten: {e}"))?;
+    fn replace(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        atomic_write(&self.cfg.path, bytes).map_err(|e| StoreError::File {
+            file: JOURNAL,
+            doing: "rewritten",
+            source: e.into(),
+        })?;
         match open_append(&self.cfg) {
             Ok(file) => self.file = file,
             Err(e) => {
                 // The old handle points at the replaced file: appends there
                 // would be lost, so nothing more may be acknowledged.
-                let why = format!("the disk refused a write: {e}");
+                let why = StoreError::disk(e);
                 self.failed = Some(why.clone());
                 return Err(why);
             }

@@ -28,12 +28,13 @@ pub fn run(command: StoreCommand) -> anyhow::Result<()> {
     let now = flybot_store::system_now_ms();
     let copied = runtime.block_on(async {
         match (is_postgres_url(&from), is_postgres_url(&to)) {
-            (false, true) => folder_to_postgres(Path::new(&from), &to, now).await,
-            (true, false) => postgres_to_folder(&from, Path::new(&to), now).await,
-            _ => Err("give one home folder and one postgres:// URL".to_owned()),
+            (false, true) => Ok(folder_to_postgres(Path::new(&from), &to, now).await?),
+            (true, false) => Ok(postgres_to_folder(&from, Path::new(&to), now).await?),
+            _ => Err(anyhow::anyhow!(
+                "give one home folder and one postgres:// URL"
+            )),
         }
-    });
-    let copied = copied.map_err(anyhow::Error::msg)?;
+    })?;
     say!(
         "copied {} journal lines and {} records (memory files, decision and interop lines, usage rows); the team is at seq {} with digest {} on both sides",
         copied.lines,

@@ -35,8 +35,9 @@ pub struct Memory {
 /// A memory file that could not be read or written: said once, logged once.
 pub(crate) fn memory_io(error: &std::io::Error) -> ApiError {
     tracing::warn!("a memory file could not be used: {error}");
+    // A fault of the host's disk, not a home another FlyBot saves (issue 38).
     ApiError::new(
-        ErrorCode::ReadOnly,
+        ErrorCode::Unavailable,
         "The memory files could not be written; check that the home folder is writable.",
     )
 }

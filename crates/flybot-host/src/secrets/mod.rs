@@ -74,10 +74,9 @@ impl Secrets {
     /// Refuses a write to a read-only home.
     fn check_disk(&self) -> Result<(), ApiError> {
         if let StoreStatus::ReadOnly(reason) = self.inner.team.store().status() {
-            return Err(ApiError::new(
-                ErrorCode::ReadOnly,
-                crate::http::read_only_sentence(&reason),
-            ));
+            // A home the disk stopped writing is a fault of the host
+            // (`bot/unavailable`); another writer or a standby is not.
+            return Err(flybot_store::read_only_error(&reason));
         }
         Ok(())
     }
@@ -131,16 +130,20 @@ impl Secrets {
         &self,
         edit: impl FnOnce(&mut SecretsFile, &TeamState) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
-        let _one =
-            self.inner.writing.lock().map_err(|_| {
-                ApiError::new(ErrorCode::Invalid, "A secrets write failed; try again.")
-            })?;
+        let _one = self.inner.writing.lock().map_err(|_| {
+            // A write that panicked broke the lock: a fault of the host,
+            // never of the request (issue 38).
+            ApiError::new(
+                ErrorCode::Unavailable,
+                "A secrets write failed on this host; try again.",
+            )
+        })?;
         let mut file = self.read()?;
         let answer = self.inner.team.read(|state| edit(&mut file, state))?;
         self.inner.store.save(&file).map_err(|e| {
             tracing::error!("secrets.json could not be saved: {e}");
             ApiError::new(
-                ErrorCode::ReadOnly,
+                ErrorCode::Unavailable,
                 "The secrets could not be saved on this host's disk; nothing changed.",
             )
         })?;

@@ -70,6 +70,7 @@ mod shared_view;
 mod shell_sandbox;
 mod social;
 mod stop_keeps;
+mod store_faults;
 mod task_board;
 mod task_contract;
 mod task_moves;

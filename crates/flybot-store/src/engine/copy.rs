@@ -8,6 +8,7 @@
 
 use crate::engine::lease;
 use crate::engine::postgres::{commit_batch, connect, journal_text, load};
+use crate::error::StoreError;
 use crate::journal::{Tail, base_line_bytes, parse_journal};
 use crate::load::{JOURNAL_FILE, LoadOptions, STATE_FILE, load_home, write_snapshot};
 use flybot_protocol::state::TeamState;
@@ -31,7 +32,7 @@ fn same_team(a: &TeamState, b: &TeamState) -> bool {
 /// The home's team and the journal lines to carry: every line when its
 /// base keeps the team (a history journal), else one base line at the
 /// team's seq carrying it, with the same digest, so the chain goes on.
-fn folder_lines(home: &Path, now: u64) -> Result<(TeamState, Vec<String>), String> {
+fn folder_lines(home: &Path, now: u64) -> Result<(TeamState, Vec<String>), StoreError> {
     let loaded = load_home(
         home,
         &LoadOptions {
@@ -41,10 +42,7 @@ fn folder_lines(home: &Path, now: u64) -> Result<(TeamState, Vec<String>), Strin
         },
     );
     if let Some(why) = loaded.damaged {
-        return Err(format!(
-            "the home {} cannot be copied: {why}",
-            home.display()
-        ));
+        return Err(format!("the home {} cannot be copied: {why}", home.display()).into());
     }
     let team = loaded.team;
     let text = std::fs::read(home.join(JOURNAL_FILE)).unwrap_or_default();
@@ -64,11 +62,11 @@ fn folder_lines(home: &Path, now: u64) -> Result<(TeamState, Vec<String>), Strin
 }
 
 /// Copies a home's team into an empty PostgreSQL database.
-pub async fn folder_to_postgres(home: &Path, url: &str, now: u64) -> Result<Copied, String> {
+pub async fn folder_to_postgres(home: &Path, url: &str, now: u64) -> Result<Copied, StoreError> {
     let (team, lines) = folder_lines(home, now)?;
     let mut conn = connect(url).await?;
     if load(&mut conn).await?.is_some() {
-        return Err("the database already holds a team; copy into an empty database".to_owned());
+        return Err("the database already holds a team; copy into an empty database".into());
     }
     let holder = format!("store copy ({})", lease::holder_name());
     let held = lease::try_acquire(&mut conn, &holder, Duration::from_secs(60))
@@ -94,26 +92,29 @@ pub async fn folder_to_postgres(home: &Path, url: &str, now: u64) -> Result<Copi
     // The Session and room logs go with the team (the turn log's rows).
     let logs = crate::turn_log::database::copy_in(&mut conn, home, held.token).await;
     let records = match logs {
-        Ok(_) => crate::engine::records::copy::copy_in(&mut conn, home, held.token).await,
+        Ok(_) => crate::engine::records::copy::copy_in(&mut conn, home, held.token)
+            .await
+            .map_err(StoreError::from),
         Err(why) => Err(why),
     };
     let _ = lease::release(&mut conn, &held).await;
     let records = records?;
     if written != rows.len() as u64 {
-        return Err("the copy was fenced by another FlyBot taking the lease".to_owned());
+        return Err("the copy was fenced by another FlyBot taking the lease".into());
     }
     let copied = load(&mut conn).await?.ok_or("the copy reads back empty")?;
     verify(&team, &copied, lines.len(), records)
 }
 
 /// Copies a PostgreSQL team into a home folder that holds none.
-pub async fn postgres_to_folder(url: &str, home: &Path, now: u64) -> Result<Copied, String> {
+pub async fn postgres_to_folder(url: &str, home: &Path, now: u64) -> Result<Copied, StoreError> {
     for name in [STATE_FILE, JOURNAL_FILE] {
         if home.join(name).exists() {
             return Err(format!(
                 "{} already holds {name}; copy into a home without a team",
                 home.display()
-            ));
+            )
+            .into());
         }
     }
     let mut conn = connect(url).await?;
@@ -134,7 +135,7 @@ pub async fn postgres_to_folder(url: &str, home: &Path, now: u64) -> Result<Copi
         },
     );
     if let Some(why) = loaded.damaged {
-        return Err(format!("the copy does not load: {why}"));
+        return Err(format!("the copy does not load: {why}").into());
     }
     verify(&team, &loaded.team, text.lines().count(), records)
 }
@@ -144,7 +145,7 @@ fn verify(
     to: &TeamState,
     lines: usize,
     records: usize,
-) -> Result<Copied, String> {
+) -> Result<Copied, StoreError> {
     if from.journal_seq != to.journal_seq
         || from.journal_digest != to.journal_digest
         || !same_team(from, to)
@@ -152,7 +153,8 @@ fn verify(
         return Err(format!(
             "the copy does not match: seq {} digest {:?} became seq {} digest {:?}",
             from.journal_seq, from.journal_digest, to.journal_seq, to.journal_digest
-        ));
+        )
+        .into());
     }
     Ok(Copied {
         seq: to.journal_seq,

@@ -7,6 +7,7 @@
 
 use crate::engine::lease::{self, Lease};
 use crate::engine::postgres::{Engine, Leading, NOTIFY_CHANNEL, connect};
+use crate::error::StoreError;
 use crate::journal::follow_line;
 use crate::store::{Inner, StoreStatus};
 use flybot_core::sync::lock;
@@ -37,7 +38,7 @@ pub(crate) fn follow(
                 link = Some(open_link(&engine.options.url).await?);
             }
             let Some((conn, listener)) = link.as_mut() else {
-                return Err("no link".to_owned());
+                return Err(StoreError::from("no link"));
             };
             // Wait for the leader's notice, or a tick: the lease is looked
             // at every tick whatever arrives.
@@ -82,7 +83,7 @@ pub(crate) fn follow(
     }
 }
 
-async fn open_link(url: &str) -> Result<(PgConnection, PgListener), String> {
+async fn open_link(url: &str) -> Result<(PgConnection, PgListener), StoreError> {
     let conn = connect(url).await?;
     let mut listener = PgListener::connect(url)
         .await
@@ -104,7 +105,7 @@ struct FirstRow {
 }
 
 /// Applies every row after the team's seq, in order, the chain checked.
-async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), String> {
+async fn catch_up(conn: &mut PgConnection, inner: &Arc<Inner>) -> Result<(), StoreError> {
     let (from, started) = {
         let live = lock(&inner.live);
         (live.team.journal_seq, live.team.journal_digest.is_some())

@@ -6,6 +6,7 @@
 
 pub mod copy;
 mod follow;
+mod leader;
 pub mod lease;
 pub mod postgres;
 pub mod records;

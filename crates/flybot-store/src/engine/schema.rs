@@ -1,6 +1,7 @@
 //! The PostgreSQL engine's tables, as sqlx migrations embedded in the
 //! binary (no folder of SQL files needed where the host runs).
 
+use crate::error::StoreError;
 use sqlx::PgConnection;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{AssertSqlSafe, SqlSafeStr};
@@ -39,9 +40,9 @@ fn migrator() -> Migrator {
 }
 
 /// Brings the database's tables up to this build's.
-pub(crate) async fn migrate(conn: &mut PgConnection) -> Result<(), String> {
+pub(crate) async fn migrate(conn: &mut PgConnection) -> Result<(), StoreError> {
     migrator()
         .run(conn)
         .await
-        .map_err(|e| format!("the database's tables could not be made: {e}"))
+        .map_err(|e| format!("the database's tables could not be made: {e}").into())
 }

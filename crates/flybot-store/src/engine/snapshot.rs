@@ -7,12 +7,13 @@
 //! journal is past its caps (`trim`).
 
 use crate::engine::lease::Lease;
+use crate::error::StoreError;
 use crate::journal::base_line_bytes;
 use flybot_protocol::state::TeamState;
 use sqlx::{PgConnection, Row};
 
 /// The snapshot's seq and line, when one was written.
-pub(crate) async fn read(conn: &mut PgConnection) -> Result<Option<(u64, String)>, String> {
+pub(crate) async fn read(conn: &mut PgConnection) -> Result<Option<(u64, String)>, StoreError> {
     let row = sqlx::query("SELECT seq, line FROM flybot_snapshot WHERE id = 1")
         .fetch_optional(conn)
         .await
@@ -21,12 +22,12 @@ pub(crate) async fn read(conn: &mut PgConnection) -> Result<Option<(u64, String)
 }
 
 /// The base line carrying `team` at its seq.
-pub(crate) fn line_of(team: &TeamState, now: u64) -> Result<String, String> {
+pub(crate) fn line_of(team: &TeamState, now: u64) -> Result<String, StoreError> {
     let digest = team.journal_digest.clone().unwrap_or_default();
     let mut bytes =
         base_line_bytes(team.journal_seq, now, &digest, Some(team)).map_err(|e| e.to_string())?;
     bytes.pop();
-    String::from_utf8(bytes).map_err(|e| e.to_string())
+    String::from_utf8(bytes).map_err(|e| e.to_string().into())
 }
 
 /// Writes the snapshot at `seq` while `lease` is live and no newer one is
@@ -61,7 +62,7 @@ pub(crate) async fn write_and_trim(
     lease: &Lease,
     team: &TeamState,
     caps: &crate::StoreOptions,
-) -> Result<bool, String> {
+) -> Result<bool, crate::StoreError> {
     let now = (caps.clock)();
     let line = line_of(team, now).map_err(|e| format!("the snapshot could not be made: {e}"))?;
     let written = write(conn, lease, team.journal_seq, &line)

@@ -17,6 +17,7 @@
 use super::JOURNAL_FILE;
 use super::recover::{Writing, lock_home, recover, writing};
 use crate::engine::postgres::{NOTIFY_CHANNEL, connect};
+use crate::error::StoreError;
 use crate::jsonl::JsonlAppender;
 use flybot_core::sync::lock;
 use sqlx::{PgConnection, Row};
@@ -103,7 +104,7 @@ fn write_cursor(home: &Path, id: i64) -> io::Result<()> {
 
 /// Appends every row past `after` to the home's `turns.jsonl`, in order;
 /// answers the last id read (`after` when there is none).
-async fn append_rows(conn: &mut PgConnection, home: &Path, after: i64) -> Result<i64, String> {
+async fn append_rows(conn: &mut PgConnection, home: &Path, after: i64) -> Result<i64, StoreError> {
     let rows = sqlx::query("SELECT id, line FROM flybot_turns WHERE id > $1 ORDER BY id")
         .bind(after)
         .fetch_all(conn)
@@ -126,7 +127,7 @@ async fn append_rows(conn: &mut PgConnection, home: &Path, after: i64) -> Result
 /// A standby's step: brings the home's files up to the database's rows.
 /// Skipped while a turn log writer of this process or another (a shared
 /// home) holds the home: that writer brings itself up to date.
-pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), String> {
+pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), StoreError> {
     if writing(&key(home)) {
         // This process's writer holds the home: it reads the rows itself,
         // and is waited for (a takeover reads every row before it writes).
@@ -149,7 +150,7 @@ pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), S
     }
     let read = recover(home).and_then(|_| write_cursor(home, last));
     moved(home);
-    read.map_err(|e| format!("the turn log's files could not be brought up to date: {e}"))
+    read.map_err(|e| format!("the turn log's files could not be brought up to date: {e}").into())
 }
 
 static GENERATIONS: Mutex<Option<HashMap<PathBuf, u64>>> = Mutex::new(None);
@@ -263,7 +264,7 @@ impl Link {
                 .await
                 .map_err(|e| e.to_string())?
                 .get(0);
-            Ok::<_, String>((last, max))
+            Ok::<_, StoreError>((last, max))
         });
         let (last, max) = done.map_err(io::Error::other)?;
         let read = last > self.seen;
@@ -359,7 +360,7 @@ pub(crate) async fn copy_in(
     conn: &mut PgConnection,
     home: &Path,
     token: i64,
-) -> Result<usize, String> {
+) -> Result<usize, StoreError> {
     let refused = |e: io::Error| format!("the home's Session and room logs could not be read: {e}");
     let _held = lock_home(home).map_err(refused)?;
     recover(home).map_err(refused)?;
@@ -376,7 +377,7 @@ pub(crate) async fn copy_in(
             .await
             .map_err(|e| format!("the copy of the logs did not commit: {e}"))?;
         if fenced {
-            return Err("the copy was fenced by another FlyBot taking the lease".to_owned());
+            return Err("the copy was fenced by another FlyBot taking the lease".into());
         }
     }
     let rows: i64 = sqlx::query("SELECT count(*) FROM flybot_turns")
@@ -388,7 +389,8 @@ pub(crate) async fn copy_in(
         return Err(format!(
             "the copy of the logs does not match: {} lines became {rows} rows",
             lines.len()
-        ));
+        )
+        .into());
     }
     Ok(lines.len())
 }
@@ -428,6 +430,6 @@ fn log_lines(home: &Path, dir: &Path, out: &mut Vec<String>) -> io::Result<()> {
 
 /// `store copy` back down: the database's turn log into a home that holds
 /// none, read as a standby reads it.
-pub(crate) async fn copy_out(conn: &mut PgConnection, home: &Path) -> Result<(), String> {
+pub(crate) async fn copy_out(conn: &mut PgConnection, home: &Path) -> Result<(), StoreError> {
     follow(conn, home).await
 }

@@ -233,3 +233,55 @@ async fn the_background_snapshot_runs_after_snapshot_after() {
     }
     panic!("the background snapshot never ran");
 }
+
+/// Trims cut the journal where its writer knows each line starts (issue
+/// 38): lines it took over at a restart, lines it wrote, lines shifted by
+/// the trim before; every change survives, and the chain still checks.
+#[tokio::test]
+async fn trims_in_a_row_and_a_restart_between_keep_every_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
+    add_bot(&store, "bot-1").await;
+    add_bot(&store, "bot-2").await;
+    drop(store);
+    let store = Store::open(dir.path(), options()).unwrap();
+    add_bot(&store, "bot-3").await;
+    store.snapshot_now().await.unwrap();
+    assert_eq!(journal_lines(dir.path()).len(), 1, "the base alone");
+    add_bot(&store, "bot-4").await;
+    add_bot(&store, "bot-5").await;
+    store.snapshot_now().await.unwrap();
+    add_bot(&store, "bot-6").await;
+    assert_eq!(journal_lines(dir.path()).len(), 2, "the base and bot-6");
+    let live = store.read(pretty);
+    drop(store);
+    let reopened = Store::open(dir.path(), options()).unwrap();
+    assert_eq!(reopened.status(), StoreStatus::Writer);
+    assert_eq!(reopened.read(pretty), live);
+    assert_eq!(bot_ids(&reopened).len(), 6);
+}
+
+/// A snapshot taken while changes keep coming trims only the lines it
+/// holds; the lines behind it stay, and a restart reads every change.
+#[tokio::test]
+async fn a_trim_among_changes_keeps_the_lines_after_its_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
+    for round in 0..4 {
+        let mut changes = tokio::task::JoinSet::new();
+        for i in 0..8 {
+            let store = store.clone();
+            changes.spawn(async move { add_bot(&store, &format!("bot-{round}-{i}")).await });
+        }
+        store.snapshot_now().await.unwrap();
+        while let Some(done) = changes.join_next().await {
+            done.unwrap();
+        }
+    }
+    let live = store.read(pretty);
+    drop(store);
+    let reopened = Store::open(dir.path(), options()).unwrap();
+    assert_eq!(reopened.status(), StoreStatus::Writer);
+    assert_eq!(reopened.read(pretty), live);
+    assert_eq!(bot_ids(&reopened).len(), 32);
+}

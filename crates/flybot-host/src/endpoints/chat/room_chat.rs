@@ -71,10 +71,12 @@ pub(super) fn room_window(
     Ok((room.clone(), start))
 }
 
+/// A room log the disk would not read or write: a fault of the host, never
+/// of the caller's line (issue 38).
 fn io_refusal(e: std::io::Error) -> ApiError {
     tracing::error!("a room log could not be used: {e}");
     ApiError::new(
-        ErrorCode::Invalid,
+        ErrorCode::Unavailable,
         "The room could not be opened on this host; try again.",
     )
 }

@@ -62,7 +62,7 @@ pub async fn usage(
     }
     let ledger = usage.ledger().await.ok_or_else(|| {
         ApiError::new(
-            ErrorCode::Invalid,
+            ErrorCode::Unavailable,
             "The usage ledger is not available on this host.",
         )
     })?;
@@ -74,7 +74,7 @@ pub async fn usage(
     let rows = ledger.rows(&filter).await.map_err(|e| {
         tracing::warn!("the usage ledger could not be read: {e}");
         ApiError::new(
-            ErrorCode::Invalid,
+            ErrorCode::Unavailable,
             "The usage ledger could not be read; try again.",
         )
     })?;

@@ -73,7 +73,7 @@ fn walk(home: &Path, dir: &Path, set: &mut RecordSet, interop: bool) -> io::Resu
 }
 
 /// The records a home holds.
-pub async fn of_folder(home: &Path) -> Result<RecordSet, String> {
+pub async fn of_folder(home: &Path) -> Result<RecordSet, crate::StoreError> {
     let refused = |e: io::Error| format!("the home's records could not be read: {e}");
     let mut set = RecordSet::default();
     walk(home, &home.join("memory"), &mut set, false).map_err(refused)?;
@@ -85,7 +85,7 @@ pub async fn of_folder(home: &Path) -> Result<RecordSet, String> {
             set.lines.insert(DECISIONS.to_owned(), whole_lines(&text));
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(refused(e)),
+        Err(e) => return Err(refused(e).into()),
     }
     if home.join(USAGE_FILE).exists() {
         let ledger = UsageLedger::open_file(home)
@@ -101,7 +101,7 @@ pub async fn of_folder(home: &Path) -> Result<RecordSet, String> {
 }
 
 /// The records a database holds (a removed file is none).
-pub async fn of_database(conn: &mut PgConnection) -> Result<RecordSet, String> {
+pub async fn of_database(conn: &mut PgConnection) -> Result<RecordSet, crate::StoreError> {
     let failed = |e: sqlx::Error| format!("the database's records could not be read: {e}");
     let mut set = RecordSet::default();
     let files = sqlx::query("SELECT path, body FROM flybot_files WHERE body IS NOT NULL")
@@ -130,7 +130,7 @@ pub(crate) async fn copy_in(
     conn: &mut PgConnection,
     home: &Path,
     token: i64,
-) -> Result<usize, String> {
+) -> Result<usize, crate::StoreError> {
     let set = of_folder(home).await?;
     let failed = |e: sqlx::Error| format!("the copy of the records did not commit: {e}");
     let mut tx = conn.begin().await.map_err(failed)?;
@@ -144,7 +144,7 @@ pub(crate) async fn copy_in(
     .map_err(failed)?
     .get(0);
     if !held {
-        return Err("the copy was fenced by another FlyBot taking the lease".to_owned());
+        return Err("the copy was fenced by another FlyBot taking the lease".into());
     }
     let mut rev: i64 = 0;
     for (path, body) in &set.files {
@@ -176,14 +176,17 @@ pub(crate) async fn copy_in(
     tx.commit().await.map_err(failed)?;
     let copied = of_database(conn).await?;
     if copied != set {
-        return Err("the copy of the records does not read back the same".to_owned());
+        return Err("the copy of the records does not read back the same".into());
     }
     Ok(set.count())
 }
 
 /// Writes a database's records into a home that holds none; answers how
 /// many.
-pub(crate) async fn copy_out(conn: &mut PgConnection, home: &Path) -> Result<usize, String> {
+pub(crate) async fn copy_out(
+    conn: &mut PgConnection,
+    home: &Path,
+) -> Result<usize, crate::StoreError> {
     let set = of_database(conn).await?;
     let refused = |e: io::Error| format!("the records could not be written into the home: {e}");
     let all = set
@@ -211,7 +214,7 @@ pub(crate) async fn copy_out(conn: &mut PgConnection, home: &Path) -> Result<usi
     }
     let copied = of_folder(home).await?;
     if copied != set {
-        return Err("the copy of the records does not read back the same".to_owned());
+        return Err("the copy of the records does not read back the same".into());
     }
     Ok(set.count())
 }

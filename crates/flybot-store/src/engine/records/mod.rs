@@ -224,6 +224,7 @@ async fn write(
                 .map_err(|e| e.to_string()),
             None => crate::engine::postgres::connect(&database.url)
                 .await
+                .map_err(|e| e.to_string())
                 .map(|fresh| {
                     *conn = Some(fresh);
                     None
@@ -252,7 +253,7 @@ async fn write(
 
 /// A start on PostgreSQL brings the home's copy of the records up to the
 /// database before anything reads it (a home that was away, or new).
-pub(crate) fn catch_up(home: &Path, url: &str) -> Result<(), String> {
+pub(crate) fn catch_up(home: &Path, url: &str) -> Result<(), crate::StoreError> {
     std::thread::scope(|scope| {
         scope
             .spawn(|| {
@@ -261,12 +262,13 @@ pub(crate) fn catch_up(home: &Path, url: &str) -> Result<(), String> {
                     .build()
                     .map_err(|e| e.to_string())?;
                 rt.block_on(async {
-                    let mut conn = crate::engine::postgres::connect(url).await?;
+                    let mut conn =
+                        (crate::engine::postgres::connect(url).await).map_err(|e| e.to_string())?;
                     follow(&mut conn, home).await
                 })
             })
             .join()
-            .unwrap_or_else(|_| Err("the records' catch-up panicked".to_owned()))
+            .unwrap_or_else(|_| Err("the records' catch-up panicked".into()))
     })
 }
 

@@ -200,7 +200,7 @@ pub(super) fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// home's cursor, then moves the cursor to the counter read first (every
 /// rev at or below it is committed: the counter's row is held until its
 /// write commits). Re-reading a row is harmless: it writes the same bytes.
-pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), String> {
+pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), crate::StoreError> {
     let failed = |e: sqlx::Error| format!("the records could not be read: {e}");
     let after = read_cursor(home);
     let top: i64 = sqlx::query("SELECT rev FROM flybot_records_rev WHERE id = 1")
@@ -227,7 +227,7 @@ pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), S
             Some(body) => write_file(&local, &body).map_err(refused)?,
             None => {
                 match std::fs::remove_file(&local) {
-                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(refused(e)),
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(refused(e).into()),
                     _ => {}
                 }
                 // A folder its last file left (an archived Bot's) goes too.
@@ -255,7 +255,8 @@ pub(crate) async fn follow(conn: &mut PgConnection, home: &Path) -> Result<(), S
         }
         write_file(&local, &out).map_err(refused)?;
     }
-    crate::atomic_write(&home.join(CURSOR_FILE), top.to_string().as_bytes()).map_err(refused)
+    crate::atomic_write(&home.join(CURSOR_FILE), top.to_string().as_bytes())
+        .map_err(|e| refused(e).into())
 }
 
 #[cfg(test)]
