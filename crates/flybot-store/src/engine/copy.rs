@@ -92,9 +92,7 @@ pub async fn folder_to_postgres(home: &Path, url: &str, now: u64) -> Result<Copi
     // The Session and room logs go with the team (the turn log's rows).
     let logs = crate::turn_log::database::copy_in(&mut conn, home, held.token).await;
     let records = match logs {
-        Ok(_) => crate::engine::records::copy::copy_in(&mut conn, home, held.token)
-            .await
-            .map_err(StoreError::from),
+        Ok(_) => crate::engine::records::copy::copy_in(&mut conn, home, held.token).await,
         Err(why) => Err(why),
     };
     let _ = lease::release(&mut conn, &held).await;
