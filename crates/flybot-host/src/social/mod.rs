@@ -23,6 +23,7 @@ mod inbox;
 pub mod invite_links;
 mod outbox;
 mod refresh;
+mod room_follower;
 pub mod shared_rooms;
 mod sync;
 mod view;

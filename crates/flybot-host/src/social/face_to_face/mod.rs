@@ -28,11 +28,6 @@ use flybot_protocol::state::Room;
 use flybot_protocol::{ApiError, ErrorCode};
 use records::{FaceStatus, face};
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::sync::broadcast::error::RecvError;
-
-/// How often the rooms are looked at even when nothing rang.
-const SWEEP: Duration = Duration::from_secs(2);
 
 /// The face-to-face rooms' service. Cheap to clone.
 #[derive(Clone)]
@@ -52,26 +47,12 @@ impl FaceRooms {
     /// Follows the team's writes and the rooms' new lines: queued remote
     /// lines go into the logs, this home's new lines go out.
     pub fn start(&self) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
         let this = self.clone();
-        runtime.spawn(async move {
-            let bus = this.social.team().bus().clone();
-            let mut written = this.social.team().store().watch_revision();
-            let mut lines = bus.subscribe_all();
-            loop {
+        super::room_follower::follow_rooms(&self.social, move || {
+            let this = this.clone();
+            async move {
                 this.drain().await;
                 this.fan_out().await;
-                let gone = tokio::select! {
-                    changed = written.changed() => changed.is_err(),
-                    line = lines.recv() => matches!(line, Err(RecvError::Closed)),
-                    _ = tokio::time::sleep(SWEEP) => false,
-                    _ = bus.stopped() => true,
-                };
-                if gone {
-                    return;
-                }
             }
         });
     }

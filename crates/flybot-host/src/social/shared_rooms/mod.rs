@@ -20,12 +20,6 @@ pub mod send;
 use super::Social;
 use crate::rooms::RoomLogs;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::sync::broadcast::error::RecvError;
-
-/// How often the rooms are looked at even when nothing rang (a missed
-/// announcement is caught up here).
-const SWEEP: Duration = Duration::from_secs(2);
 
 /// The shared rooms' service. Cheap to clone.
 #[derive(Clone)]
@@ -45,27 +39,13 @@ impl SharedRooms {
     /// Follows the team's writes and the rooms' new lines: queued remote
     /// lines go into the logs, this home's new lines go out.
     pub fn start(&self) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
         let this = self.clone();
-        runtime.spawn(async move {
-            let bus = this.social.team().bus().clone();
-            let mut written = this.social.team().store().watch_revision();
-            let mut lines = bus.subscribe_all();
-            loop {
+        super::room_follower::follow_rooms(&self.social, move || {
+            let this = this.clone();
+            async move {
                 this.drain().await;
                 this.hide_revoked().await;
                 this.fan_out().await;
-                let gone = tokio::select! {
-                    changed = written.changed() => changed.is_err(),
-                    line = lines.recv() => matches!(line, Err(RecvError::Closed)),
-                    _ = tokio::time::sleep(SWEEP) => false,
-                    _ = bus.stopped() => true,
-                };
-                if gone {
-                    return;
-                }
             }
         });
     }
