@@ -118,7 +118,8 @@ fn size_of(request: &ModelRequest) -> usize {
 }
 
 #[tokio::test]
-async fn steward_796_condenses_in_place_past_the_check_line_and_the_part_stays() {
+/// Rule #796.
+async fn steward_condenses_in_place_past_the_check_line_and_the_part_stays() {
     let f = fixture("[]");
     for n in 0..3 {
         say(&f, &long_line(n)).await;
@@ -245,7 +246,8 @@ async fn a_failed_handoff_rolls_the_part_back_and_the_turn_goes_on() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn steward_retry_1447_asks_three_times_on_a_rate_limit_then_condenses() {
+/// Rule #1447.
+async fn steward_retry_asks_three_times_on_a_rate_limit_then_condenses() {
     let f = fixture(
         r###"[{"when": {"systemContains": "## Context steward"}, "times": 2, "fail": {"status": 429, "code": "rate_limit_exceeded"}}]"###,
     );
@@ -260,7 +262,8 @@ async fn steward_retry_1447_asks_three_times_on_a_rate_limit_then_condenses() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn steward_cooldown_1447_below_the_hard_line_keeps_the_part_and_waits_60_s() {
+/// Rule #1447.
+async fn steward_cooldown_below_the_hard_line_keeps_the_part_and_waits_60_s() {
     let f = fixture(
         r###"[{"when": {"systemContains": "## Context steward"}, "fail": {"status": 429, "code": "rate_limit_exceeded"}}]"###,
     );
@@ -294,7 +297,8 @@ async fn steward_cooldown_1447_below_the_hard_line_keeps_the_part_and_waits_60_s
 }
 
 #[tokio::test(start_paused = true)]
-async fn making_room_1285_runs_out_of_its_deadline_and_the_input_is_queued_again() {
+/// Rule #1285.
+async fn making_room_runs_out_of_its_deadline_and_the_input_is_queued_again() {
     let f = fixture("[]");
     for n in 0..3 {
         say(&f, &long_line(n)).await;

@@ -61,7 +61,8 @@ mod tests {
     }
 
     #[test]
-    fn shared_surfaces_49_the_rule_for_each_caller_and_home() {
+    /// Rule #49.
+    fn shared_surfaces_the_rule_for_each_caller_and_home() {
         let alone = team(&[("ann", 1)]);
         let shared = team(&[("ann", 1), ("bob", 2)]);
         let cases = [
@@ -77,7 +78,8 @@ mod tests {
     }
 
     #[test]
-    fn shared_surfaces_49_what_each_reach_allows() {
+    /// Rule #49.
+    fn shared_surfaces_what_each_reach_allows() {
         use SharedSurfaceAccess::*;
         let table = [
             // (reach, read rows, retry a saved connector, add/change/remove)

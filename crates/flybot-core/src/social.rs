@@ -177,7 +177,8 @@ mod tests {
     }
 
     #[test]
-    fn reach_90_default_deny_and_only_the_named_friend() {
+    /// Rule #90.
+    fn reach_default_deny_and_only_the_named_friend() {
         let none = team_with("b1", None);
         assert_eq!(reach(&none, "b1", "@bob:hs"), Err(Unreachable::NotGranted));
         let bob = team_with("b1", Some("@bob:hs"));
@@ -187,7 +188,8 @@ mod tests {
     }
 
     #[test]
-    fn labels_75_lose_at_signs_controls_and_length() {
+    /// Rule #75.
+    fn labels_lose_at_signs_controls_and_length() {
         assert_eq!(clean_label("@Eve\n\u{7}Bot", "x"), "Eve Bot");
         assert_eq!(clean_label("  ", "Friend"), "Friend");
         assert_eq!(clean_label(&"a".repeat(100), "x").len(), LABEL_MAX);
@@ -195,7 +197,8 @@ mod tests {
     }
 
     #[test]
-    fn messages_66_are_read_by_form() {
+    /// Rule #66.
+    fn messages_are_read_by_form() {
         let ask =
             json!({"msgtype": "m.text", "body": "hi", LINE_KEY: {"kind": "ask", "typed": true}});
         assert_eq!(
@@ -227,7 +230,8 @@ mod tests {
     }
 
     #[test]
-    fn remote_mention_label_967_names_the_home_only_when_two_homes_share_a_title() {
+    /// Rule #967.
+    fn remote_mention_label_names_the_home_only_when_two_homes_share_a_title() {
         let one = friend_bot_title("Chief", "Bob");
         let others = [(one.as_str(), "@bob:a"), ("Helper (Ann)", "@ann:a")];
         assert_eq!(remote_mention_label(&one, "@bob:a", &others), "Chief (Bob)");

@@ -46,7 +46,8 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
-    fn channels_1266_are_saved_0600_and_read_back() {
+    /// Rule #1266.
+    fn channels_are_saved_0600_and_read_back() {
         let home = tempfile::tempdir().unwrap();
         let file = ChannelsFile::new(home.path());
         assert!(file.load().unwrap().is_empty());

@@ -44,7 +44,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn connectors_311_are_saved_and_read_back_without_values() {
+    /// Rule #311.
+    fn connectors_are_saved_and_read_back_without_values() {
         let home = tempfile::tempdir().unwrap();
         let file = ConnectorsFile::new(home.path());
         assert!(file.load().unwrap().is_empty());

@@ -136,7 +136,8 @@ mod tests {
     }
 
     #[test]
-    fn decisions_396_have_one_writer_so_concurrent_trims_lose_no_line() {
+    /// Rule #396.
+    fn decisions_have_one_writer_so_concurrent_trims_lose_no_line() {
         let home = tempfile::tempdir().unwrap();
         let path = home.path().to_owned();
         // Every append past the first 10 lines trims (reads and replaces).

@@ -266,7 +266,8 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn deleting_638_archives_the_folder_and_an_odd_id_is_refused() {
+    /// Rule #638.
+    async fn deleting_archives_the_folder_and_an_odd_id_is_refused() {
         let home = tempfile::tempdir().unwrap();
         let store = Store::open(home.path(), StoreOptions::default()).unwrap();
         let files = MemoryFiles::new(home.path());

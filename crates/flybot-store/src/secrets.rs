@@ -71,7 +71,8 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
-    fn secrets_545_the_file_is_private_and_read_back_whole() {
+    /// Rule #545.
+    fn secrets_the_file_is_private_and_read_back_whole() {
         let home = tempfile::tempdir().unwrap();
         let store = SecretsStore::new(home.path());
         assert!(store.load().unwrap().secrets.is_empty());

@@ -182,7 +182,8 @@ mod tests {
     }
 
     #[test]
-    fn remote_contacts_420_mark_the_first_line_keep_200_and_go_with_the_bot() {
+    /// Rule #420.
+    fn remote_contacts_mark_the_first_line_keep_200_and_go_with_the_bot() {
         let mut state = with_bot("b1");
         assert!(state.bots.contains_key("b1"), "the fixture Bot parses");
         let mut change = Change::new(&mut state, 1_000);

@@ -315,7 +315,8 @@ mod tests {
     }
 
     #[test]
-    fn the_steward_s_check_ratio_796_and_compact_deadline_1285_are_read_from_the_file() {
+    /// Rules #796, #1285.
+    fn the_steward_s_check_ratio_and_compact_deadline_are_read_from_the_file() {
         let config: Config =
             toml::from_str("checkRatio = 0.6\ncompactDeadlineMs = 120000\n").unwrap();
         assert_eq!(config.check_ratio, Some(0.6));
@@ -337,7 +338,8 @@ mod tests {
     }
 
     #[test]
-    fn automation_tasks_378_is_on_unless_config_says_false_and_notify_names_variables() {
+    /// Rule #378.
+    fn automation_tasks_is_on_unless_config_says_false_and_notify_names_variables() {
         let default: Config = toml::from_str("").unwrap();
         assert_eq!(default.automation_tasks, None);
         let off: Config = toml::from_str("automationTasks = false").unwrap();

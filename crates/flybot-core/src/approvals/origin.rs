@@ -129,7 +129,8 @@ mod tests {
     }
 
     #[test]
-    fn standing_grants_540_answer_only_the_owners_turn_or_a_no_verdict_retry_in_its_own_chat() {
+    /// Rule #540.
+    fn standing_grants_answer_only_the_owners_turn_or_a_no_verdict_retry_in_its_own_chat() {
         let state = state();
         let ada = &state.bots["ada"];
         let owner = AskFrom::Person(Some("m1".into()));
@@ -165,7 +166,8 @@ mod tests {
     }
 
     #[test]
-    fn a_relay_carries_its_turns_origin_540_550_and_speaks_for_that_member_only() {
+    /// Rules #540, #550.
+    fn a_relay_carries_its_turns_origin_and_speaks_for_that_member_only() {
         let state = state();
         let ada = &state.bots["ada"];
         let relayed = |m: &str| AskFrom::Relayed(m.into());
@@ -191,7 +193,8 @@ mod tests {
     }
 
     #[test]
-    fn outside_input_540_a_connector_message_or_a_strangers_schedule_still_asks() {
+    /// Rule #540.
+    fn outside_input_a_connector_message_or_a_strangers_schedule_still_asks() {
         let mut state = state();
         schedule(&mut state, "mine", "m1");
         schedule(&mut state, "theirs", "m2");

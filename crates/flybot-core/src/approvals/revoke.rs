@@ -144,7 +144,8 @@ mod tests {
     }
 
     #[test]
-    fn standing_approval_remove_540_revokes_the_bots_grant_for_its_owner_only() {
+    /// Rule #540.
+    fn standing_approval_remove_revokes_the_bots_grant_for_its_owner_only() {
         let state = state();
         let refused = revoke_standing(&state, &member("m2"), Scope::Bot, "ada", "run_command");
         assert_eq!(refused.unwrap_err().code, ErrorCode::Forbidden);
@@ -159,7 +160,8 @@ mod tests {
     }
 
     #[test]
-    fn standing_approval_remove_540_a_member_takes_only_their_own_room_grant() {
+    /// Rule #540.
+    fn standing_approval_remove_a_member_takes_only_their_own_room_grant() {
         let state = state();
         let Ok(Revoked::Room(room)) =
             revoke_standing(&state, &member("m2"), Scope::Room, "r1", "run_command")

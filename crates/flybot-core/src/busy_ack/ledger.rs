@@ -137,7 +137,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ledger_1684_a_line_earns_one_ack_even_long_after_it_left_the_exact_set() {
+    /// Rule #1684.
+    fn ledger_a_line_earns_one_ack_even_long_after_it_left_the_exact_set() {
         let mut ledgers = AckLedgers::default();
         assert!(ledgers.first_ack("s1", "msg-0"));
         assert!(!ledgers.first_ack("s1", "msg-0"));
@@ -149,7 +150,8 @@ mod tests {
     }
 
     #[test]
-    fn ledger_filter_1678_stays_under_one_percent_false_positives_over_12000_lines() {
+    /// Rule #1678.
+    fn ledger_filter_stays_under_one_percent_false_positives_over_12000_lines() {
         let mut ledger = AckLedger::default();
         for n in 0..12_000 {
             ledger.note(&format!("line-{n}"));
@@ -164,7 +166,8 @@ mod tests {
     }
 
     #[test]
-    fn ledger_sessions_1684_are_bounded_the_one_that_wrote_longest_ago_dropped() {
+    /// Rule #1684.
+    fn ledger_sessions_are_bounded_the_one_that_wrote_longest_ago_dropped() {
         let mut ledgers = AckLedgers::default();
         for n in 0..LEDGER_SESSIONS_KEPT {
             ledgers.first_ack(&format!("s{n}"), "msg");

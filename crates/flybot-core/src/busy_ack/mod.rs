@@ -46,7 +46,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ack_sentence_1665_keeps_one_line_and_refuses_empty_or_overlong() {
+    /// Rule #1665.
+    fn ack_sentence_keeps_one_line_and_refuses_empty_or_overlong() {
         assert_eq!(
             ack_sentence("  \"Got it, I will look at the logs\n after this build.\" "),
             Some("Got it, I will look at the logs after this build.".to_owned())

@@ -21,7 +21,8 @@ const GITHUB_TOOLS: [&str; 6] = [
 ];
 
 #[test]
-fn connector_tools_311_are_named_mcp_connector_tool_and_split_back() {
+/// Rule #311.
+fn connector_tools_are_named_mcp_connector_tool_and_split_back() {
     assert_eq!(tool_name("everything", "echo"), "mcp__everything__echo");
     assert_eq!(
         split_tool_name("mcp__everything__get_sum"),
@@ -35,7 +36,8 @@ fn connector_tools_311_are_named_mcp_connector_tool_and_split_back() {
 }
 
 #[test]
-fn room_reads_1234_only_list_get_search_of_github_stay_unclassified_fail_closed() {
+/// Rule #1234.
+fn room_reads_only_list_get_search_of_github_stay_unclassified_fail_closed() {
     let state = team();
     let ada = &state.bots["bot-a"];
     let all = names(&GITHUB_TOOLS);
@@ -55,7 +57,8 @@ fn room_reads_1234_only_list_get_search_of_github_stay_unclassified_fail_closed(
 }
 
 #[test]
-fn room_gateway_1237_composio_is_hidden_in_a_room_only() {
+/// Rule #1237.
+fn room_gateway_composio_is_hidden_in_a_room_only() {
     let state = team();
     let ada = &state.bots["bot-a"];
     let tools = names(&["mcp__composio__run", "read_file"]);
@@ -70,7 +73,8 @@ fn room_gateway_1237_composio_is_hidden_in_a_room_only() {
 }
 
 #[test]
-fn bot_switch_601_off_denies_every_tool_of_that_connector_absent_is_on() {
+/// Rule #601.
+fn bot_switch_off_denies_every_tool_of_that_connector_absent_is_on() {
     let mut state = team();
     let tools = names(&["mcp__everything__echo", "mcp__github__list_issues"]);
     assert!(denied(&state, &state.bots["bot-a"], false, &tools).is_empty());
@@ -90,7 +94,8 @@ fn bot_switch_601_off_denies_every_tool_of_that_connector_absent_is_on() {
 }
 
 #[test]
-fn friends_run_1555_a_run_capped_by_a_friends_bot_reaches_no_connector() {
+/// Rule #1555.
+fn friends_run_a_run_capped_by_a_friends_bot_reaches_no_connector() {
     let mut state = team();
     let mut seats = vec![Participant::new(
         "friend@far",
@@ -126,7 +131,8 @@ fn friends_run_1555_a_run_capped_by_a_friends_bot_reaches_no_connector() {
 }
 
 #[test]
-fn owners_own_bots_49_another_members_bot_gets_none_of_the_owners_connectors() {
+/// Rule #49.
+fn owners_own_bots_another_members_bot_gets_none_of_the_owners_connectors() {
     let mut state = team();
     let tools = names(&["mcp__everything__echo", "mcp__github__list_issues"]);
     // member-a is the host owner (the first member): her Bot keeps them.

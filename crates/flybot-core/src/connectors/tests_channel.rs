@@ -21,7 +21,8 @@ fn refused_field(body: Value) -> String {
 }
 
 #[test]
-fn channel_1263_a_webhook_must_be_https_on_the_feishu_origin() {
+/// Rule #1263.
+fn channel_a_webhook_must_be_https_on_the_feishu_origin() {
     let ok = json!({"id": "feishu", "kind": "channel", "mode": "webhook", "botId": "bot-a",
                     "webhook": "https://open.feishu.cn/open-apis/bot/v2/hook/abc"});
     let saved = check_connect(&connect(ok), ORIGIN).unwrap();
@@ -51,7 +52,8 @@ fn channel_1263_a_webhook_must_be_https_on_the_feishu_origin() {
 }
 
 #[test]
-fn channel_1266_app_mode_needs_the_pair_and_the_verification_token() {
+/// Rule #1266.
+fn channel_app_mode_needs_the_pair_and_the_verification_token() {
     let app = json!({"id": "feishu", "kind": "channel", "mode": "app", "botId": "bot-a",
                      "appId": "cli_a1b2c3", "appSecret": "s3cret-value", "verificationToken": "vtok-1"});
     let saved = check_connect(&connect(app.clone()), ORIGIN).unwrap();
@@ -79,7 +81,8 @@ fn channel_1266_app_mode_needs_the_pair_and_the_verification_token() {
 }
 
 #[test]
-fn allow_list_1266_is_nobody_by_default_and_changed_only_by_allow_and_block() {
+/// Rule #1266.
+fn allow_list_is_nobody_by_default_and_changed_only_by_allow_and_block() {
     let mut saved = check_connect(
         &connect(
             json!({"id": "feishu", "kind": "channel", "mode": "app", "botId": "b",
@@ -130,7 +133,8 @@ fn message_event(sender_type: &str, content: &str) -> Value {
 }
 
 #[test]
-fn feishu_event_1266_reads_a_challenge_a_message_and_anything_else() {
+/// Rule #1266.
+fn feishu_event_reads_a_challenge_a_message_and_anything_else() {
     let challenge = parse(
         &json!({"challenge": "ajls384kdjx98XX", "token": "vtok-1", "type": "url_verification"}),
     );

@@ -112,7 +112,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn check_line_796_is_45_percent_of_the_usable_window_and_never_above_the_hard_line() {
+    /// Rule #796.
+    fn check_line_is_45_percent_of_the_usable_window_and_never_above_the_hard_line() {
         let lines = lines_for(16_000, 2_000, None);
         assert_eq!(
             lines,
@@ -128,14 +129,16 @@ mod tests {
     }
 
     #[test]
-    fn a_checkpoint_917_keeps_the_part_only_when_the_prompt_left_is_under_the_check_line() {
+    /// Rule #917.
+    fn a_checkpoint_keeps_the_part_only_when_the_prompt_left_is_under_the_check_line() {
         let lines = lines_for(10_000, 0, None);
         assert!(stays_after_checkpoint(4_499, lines));
         assert!(!stays_after_checkpoint(4_500, lines));
     }
 
     #[test]
-    fn steward_retry_1447_waits_the_retry_after_capped_at_5_s_then_cools_down_60_then_300() {
+    /// Rule #1447.
+    fn steward_retry_waits_the_retry_after_capped_at_5_s_then_cools_down_60_then_300() {
         assert_eq!(steward_retry_wait_ms(1, Some(2_000)), 2_000);
         assert_eq!(steward_retry_wait_ms(1, Some(90_000)), 5_000);
         assert_eq!(steward_retry_wait_ms(2, None), 1_000);

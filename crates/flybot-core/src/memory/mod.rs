@@ -159,7 +159,8 @@ mod tests {
     }
 
     #[test]
-    fn own_entries_450_are_capped_at_200_newest_kept() {
+    /// Rule #450.
+    fn own_entries_are_capped_at_200_newest_kept() {
         let entries: Vec<MemoryEntry> = (0..250)
             .map(|n| MemoryEntry {
                 id: format!("mem-{n}"),

@@ -70,7 +70,8 @@ mod tests {
     }
 
     #[test]
-    fn team_allowed_from_53_keeps_another_owner_s_entries_out_of_the_team_scope() {
+    /// Rule #53.
+    fn team_allowed_from_keeps_another_owner_s_entries_out_of_the_team_scope() {
         let mut state = TeamState::default();
         for member in ["m-ada", "m-bo"] {
             let member = Member {
@@ -99,7 +100,8 @@ mod tests {
     }
 
     #[test]
-    fn a_run_bot_1445_writes_only_its_own_scope() {
+    /// Rule #1445.
+    fn a_run_bot_writes_only_its_own_scope() {
         let mut run = bot("bot-run", "m-ada");
         run.run = true;
         assert_eq!(writable_scope(&run, false).unwrap(), Scope::bot("bot-run"));

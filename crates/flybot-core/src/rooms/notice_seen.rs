@@ -92,7 +92,8 @@ mod tests {
     }
 
     #[test]
-    fn notice_seen_894_tells_a_member_only_that_the_notice_changed_or_was_cleared() {
+    /// Rule #894.
+    fn notice_seen_tells_a_member_only_that_the_notice_changed_or_was_cleared() {
         let first = room(Some("Ship by Friday"));
         // A member that never took a turn here reads the notice in its rules.
         assert_eq!(notice_news(&first, "b1"), None);

@@ -135,7 +135,8 @@ fn at_reads_a_wall_clock_in_the_callers_zone_else_the_hosts() {
 }
 
 #[test]
-fn every_1651_takes_seconds_or_minutes_and_refuses_outside_a_minute_to_a_week() {
+/// Rule #1651.
+fn every_takes_seconds_or_minutes_and_refuses_outside_a_minute_to_a_week() {
     let now = ms("2026-12-03T10:00:00Z");
     let ninety = task(timing(json!({"kind": "every", "seconds": 90})), now);
     assert_eq!(ninety.next_run_at, Some(now + 90_000));
@@ -155,7 +156,8 @@ fn every_1651_takes_seconds_or_minutes_and_refuses_outside_a_minute_to_a_week() 
 }
 
 #[test]
-fn edit_354_keeps_the_id_and_next_run_when_only_the_text_changes() {
+/// Rule #354.
+fn edit_keeps_the_id_and_next_run_when_only_the_text_changes() {
     let now = ms("2026-12-03T10:00:00Z");
     let before = task(timing(json!({"kind": "every", "seconds": 3600})), now);
     let later = Context {
@@ -190,7 +192,8 @@ fn edit_354_keeps_the_id_and_next_run_when_only_the_text_changes() {
 }
 
 #[test]
-fn resume_354_computes_afresh_and_refuses_a_passed_one_time_task() {
+/// Rule #354.
+fn resume_computes_afresh_and_refuses_a_passed_one_time_task() {
     let now = ms("2026-12-03T10:00:00Z");
     let every = pause(
         &task(timing(json!({"kind": "every", "seconds": 600})), now),
@@ -214,7 +217,8 @@ fn resume_354_computes_afresh_and_refuses_a_passed_one_time_task() {
 }
 
 #[test]
-fn copy_1287_keeps_the_sources_next_run_and_refuses_the_same_chat() {
+/// Rule #1287.
+fn copy_keeps_the_sources_next_run_and_refuses_the_same_chat() {
     let now = ms("2026-12-03T10:00:00Z");
     let source = task(timing(json!({"kind": "every", "seconds": 3600})), now);
     let later = ctx(now + 1_800_000);
@@ -289,7 +293,8 @@ fn create_at(at: &str, zone: &str, quiet: &QuietHours) -> Result<ScheduleTask, s
 }
 
 #[test]
-fn quiet_hours_1166_refuses_a_time_inside_the_window_naming_its_end() {
+/// Rule #1166.
+fn quiet_hours_refuses_a_time_inside_the_window_naming_its_end() {
     let night = quiet("22:00", "07:00");
     let err = create_at("2026-12-04T23:30", "Europe/Berlin", &night).unwrap_err();
     assert_eq!(err.code, ErrorCode::QuietHours);
@@ -313,7 +318,8 @@ fn quiet_hours_1166_refuses_a_time_inside_the_window_naming_its_end() {
 }
 
 #[test]
-fn quiet_hours_1166_reads_the_time_in_the_tasks_own_zone() {
+/// Rule #1166.
+fn quiet_hours_reads_the_time_in_the_tasks_own_zone() {
     let night = quiet("22:00", "07:00");
     // 23:30 in Tokyo is 15:30 in London: the task's zone decides.
     assert!(create_at("2026-12-04T23:30", "Asia/Tokyo", &night).is_err());
@@ -321,7 +327,8 @@ fn quiet_hours_1166_reads_the_time_in_the_tasks_own_zone() {
 }
 
 #[test]
-fn quiet_hours_1166_lets_every_and_cron_through() {
+/// Rule #1166.
+fn quiet_hours_lets_every_and_cron_through() {
     let night = quiet("00:00", "23:59");
     let ctx = Context {
         now: ms("2026-12-03T10:00:00Z"),
@@ -351,7 +358,8 @@ fn quiet_hours_1166_lets_every_and_cron_through() {
 }
 
 #[test]
-fn quiet_hours_1166_setting_refuses_an_invalid_window() {
+/// Rule #1166.
+fn quiet_hours_setting_refuses_an_invalid_window() {
     for bad in [
         json!({"on": true, "from": "25:00", "to": "07:00"}),
         json!({"on": "yes", "from": "22:00", "to": "07:00"}),
@@ -407,7 +415,8 @@ fn member(id: &str) -> Actor {
 }
 
 #[test]
-fn same_user_1321_another_members_task_answers_as_an_unknown_one() {
+/// Rule #1321.
+fn same_user_another_members_task_answers_as_an_unknown_one() {
     let state = two_members();
     let peer = source_of(&state, &member("m-ada"), "s-bo", "schedule-1").unwrap_err();
     let unknown = source_of(&state, &member("m-ada"), "s-bo", "schedule-404").unwrap_err();

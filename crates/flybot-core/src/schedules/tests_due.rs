@@ -16,7 +16,8 @@ fn every_minute(now: u64) -> flybot_protocol::schedule::ScheduleTask {
 }
 
 #[test]
-fn missed_runs_354_a_recurring_task_runs_once_for_its_latest_missed_time() {
+/// Rule #354.
+fn missed_runs_a_recurring_task_runs_once_for_its_latest_missed_time() {
     let made = ms("2026-12-03T10:00:00Z");
     let t = every_minute(made);
     let cal = calendar(&t.when, "UTC").unwrap();
@@ -41,7 +42,8 @@ fn missed_runs_354_a_recurring_task_runs_once_for_its_latest_missed_time() {
 }
 
 #[test]
-fn missed_runs_354_a_passed_one_time_task_runs_once_at_start_and_is_done() {
+/// Rule #354.
+fn missed_runs_a_passed_one_time_task_runs_once_at_start_and_is_done() {
     let made = ms("2026-12-03T10:00:00Z");
     let t = task(
         serde_json::from_value(json!({"kind": "at", "at": "2026-12-03T11:00:00Z"})).unwrap(),
@@ -63,7 +65,8 @@ fn missed_runs_354_a_passed_one_time_task_runs_once_at_start_and_is_done() {
 }
 
 #[test]
-fn missed_runs_354_a_paused_task_runs_nothing() {
+/// Rule #354.
+fn missed_runs_a_paused_task_runs_nothing() {
     let made = ms("2026-12-03T10:00:00Z");
     let t = super::edit::pause(&every_minute(made), made);
     let cal = calendar(&t.when, "UTC").unwrap();
@@ -81,7 +84,8 @@ fn missed_runs_354_a_paused_task_runs_nothing() {
 }
 
 #[test]
-fn quiet_hours_1166_holds_a_delivery_inside_the_window_and_runs_it_once_at_the_end() {
+/// Rule #1166.
+fn quiet_hours_holds_a_delivery_inside_the_window_and_runs_it_once_at_the_end() {
     let made = ms("2026-12-03T21:00:00Z");
     let t = every_minute(made);
     let cal = calendar(&t.when, "UTC").unwrap();
@@ -125,7 +129,8 @@ fn quiet_hours_1166_holds_a_delivery_inside_the_window_and_runs_it_once_at_the_e
 }
 
 #[test]
-fn quiet_hours_1166_skip_records_the_suppressed_run_and_holds_nothing() {
+/// Rule #1166.
+fn quiet_hours_skip_records_the_suppressed_run_and_holds_nothing() {
     let made = ms("2026-12-03T21:00:00Z");
     let mut t = every_minute(made);
     let cal = calendar(&t.when, "UTC").unwrap();

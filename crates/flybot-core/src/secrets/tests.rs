@@ -31,7 +31,8 @@ fn own<'a>(bot_id: &'a str) -> ShellBot<'a> {
 }
 
 #[test]
-fn secret_scope_545_a_new_key_is_for_all_bots_unless_the_owner_narrows_it() {
+/// Rule #545.
+fn secret_scope_a_new_key_is_for_all_bots_unless_the_owner_narrows_it() {
     let mut file = SecretsFile::default();
     let req = |scope| SecretSet {
         name: "GITHUB_TOKEN".into(),
@@ -63,7 +64,8 @@ fn secret_scope_545_a_new_key_is_for_all_bots_unless_the_owner_narrows_it() {
 }
 
 #[test]
-fn secret_scope_545_an_unmarked_empty_list_widens_on_load_a_chosen_one_stays() {
+/// Rule #545.
+fn secret_scope_an_unmarked_empty_list_widens_on_load_a_chosen_one_stays() {
     let mut file = file_with(&[
         ("OLD", SecretScope::Bots(vec![]), false, None),
         ("NONE", SecretScope::Bots(vec![]), true, None),
@@ -80,7 +82,8 @@ fn secret_scope_545_an_unmarked_empty_list_widens_on_load_a_chosen_one_stays() {
 }
 
 #[test]
-fn withheld_651_each_boundary_names_its_reason() {
+/// Rule #651.
+fn withheld_each_boundary_names_its_reason() {
     let file = file_with(&[
         ("ALL", SecretScope::all(), false, Some("member-ada")),
         (
@@ -131,7 +134,8 @@ fn withheld_651_each_boundary_names_its_reason() {
 }
 
 #[test]
-fn withheld_651_no_key_saved_sets_no_variable() {
+/// Rule #651.
+fn withheld_no_key_saved_sets_no_variable() {
     let shell = shell_secrets(&SecretsFile::default(), own("bot-a"));
     assert!(shell.env().is_empty());
 }
@@ -193,7 +197,8 @@ fn redact_hides_every_value_longest_first() {
 }
 
 #[test]
-fn withheld_651_a_turn_for_a_remote_asker_gets_no_key_each_withheld_as_remote_bot() {
+/// Rule #651.
+fn withheld_a_turn_for_a_remote_asker_gets_no_key_each_withheld_as_remote_bot() {
     let file = file_with(&[
         ("ALL", SecretScope::all(), false, Some("member-ada")),
         (

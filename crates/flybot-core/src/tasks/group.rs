@@ -109,7 +109,8 @@ mod tests {
     }
 
     #[test]
-    fn every_child_accepted_or_cancelled_accepts_the_overall_card_with_progress_100_1099() {
+    /// Rule #1099.
+    fn every_child_accepted_or_cancelled_accepts_the_overall_card_with_progress_100() {
         let done = settled(
             overall(TaskStatus::Working),
             vec![

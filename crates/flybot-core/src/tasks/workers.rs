@@ -77,7 +77,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn two_claims_share_no_worker_state_and_the_pool_keeps_64_1729() {
+    /// Rule #1729.
+    fn two_claims_share_no_worker_state_and_the_pool_keeps_64() {
         let mut pool = WorkerPool::default();
         pool.start("worker-a", "task-1");
         pool.start("worker-b", "task-2");

@@ -51,7 +51,8 @@ mod tests {
     use rmcp::model::{NumberOrString, ProgressToken};
 
     #[test]
-    fn progress_311_reads_as_the_tool_how_far_and_the_message() {
+    /// Rule #311.
+    fn progress_reads_as_the_tool_how_far_and_the_message() {
         let token = ProgressToken(NumberOrString::Number(1));
         let mut note = ProgressNotificationParam::new(token, 3.0);
         assert_eq!(progress_step("slow", &note), "slow 3");

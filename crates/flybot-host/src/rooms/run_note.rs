@@ -87,7 +87,8 @@ mod tests {
     use super::super::logs::RoomLogs;
 
     #[test]
-    fn seen_cursors_1203_late_rounds_557_and_queued_lines_survive_a_restart() {
+    /// Rules #1203, #557.
+    fn seen_cursors_late_rounds_and_queued_lines_survive_a_restart() {
         let home = tempfile::tempdir().unwrap();
         let logs = RoomLogs::new(home.path().to_owned());
         logs.run("r1", |r| {

@@ -161,7 +161,8 @@ mod tests {
     }
 
     #[test]
-    fn pending_counts_371_418_count_the_right_sends() {
+    /// Rules #371, #418.
+    fn pending_counts_count_the_right_sends() {
         let mut social = SocialState::default();
         let sends = [
             item("a1", "!theirs", json!({"kind": "ask", "typed": true})),

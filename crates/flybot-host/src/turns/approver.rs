@@ -250,7 +250,8 @@ mod tests {
     use super::ApprovalWaits;
 
     #[test]
-    fn an_unused_standing_grant_540_is_logged_once_per_session_and_kind() {
+    /// Rule #540.
+    fn an_unused_standing_grant_is_logged_once_per_session_and_kind() {
         let waits = ApprovalWaits::default();
         assert!(waits.first_unused("s1", "run_command"));
         assert!(!waits.first_unused("s1", "run_command"));

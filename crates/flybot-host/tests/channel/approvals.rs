@@ -357,7 +357,8 @@ pub async fn put_records(kit: &Kit, records: Vec<flybot_protocol::approval::Appr
 }
 
 #[tokio::test]
-async fn approvals_754_past_pending_max_an_ask_is_rejected_at_once_and_nothing_is_written() {
+/// Rule #754.
+async fn approvals_past_pending_max_an_ask_is_rejected_at_once_and_nothing_is_written() {
     use flybot_core::approvals::bounds::PENDING_MAX;
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
@@ -377,7 +378,8 @@ async fn approvals_754_past_pending_max_an_ask_is_rejected_at_once_and_nothing_i
 }
 
 #[tokio::test]
-async fn approvals_754_a_new_record_keeps_only_the_newest_approvals_kept_decided_ones() {
+/// Rule #754.
+async fn approvals_a_new_record_keeps_only_the_newest_approvals_kept_decided_ones() {
     use flybot_core::approvals::bounds::APPROVALS_KEPT;
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
@@ -401,7 +403,8 @@ async fn approvals_754_a_new_record_keeps_only_the_newest_approvals_kept_decided
 }
 
 #[tokio::test]
-async fn a_standing_grant_540_answers_the_owners_turn_but_a_bots_request_still_asks() {
+/// Rule #540.
+async fn a_standing_grant_answers_the_owners_turn_but_a_bots_request_still_asks() {
     use flybot_agent::session::{ItemKind, Source};
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
@@ -486,7 +489,8 @@ async fn waiting_asks_a_crash_left_are_cleared_on_start() {
 }
 
 #[tokio::test]
-async fn standing_approval_remove_540_revokes_and_the_next_ask_waits_again() {
+/// Rule #540.
+async fn standing_approval_remove_revokes_and_the_next_ask_waits_again() {
     let kit = scripted_kit().await;
     let bot = kit.bot("Ada").await;
     kit.say(&bot.session, "run it");

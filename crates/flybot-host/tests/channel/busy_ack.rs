@@ -67,7 +67,8 @@ fn session_of(event: &HostEvent) -> &str {
 }
 
 #[tokio::test]
-async fn busy_ack_1584_a_line_reaching_a_running_turn_is_acked_then_its_sentence_then_cleared() {
+/// Rule #1584.
+async fn busy_ack_a_line_reaching_a_running_turn_is_acked_then_its_sentence_then_cleared() {
     let kit = kit_with_ack(json!({"reply": {"text": SENTENCE}})).await;
     let bot = kit.bot("Ada").await;
     let mut events = kit.host.team().bus().subscribe_all();
@@ -103,7 +104,8 @@ async fn busy_ack_1584_a_line_reaching_a_running_turn_is_acked_then_its_sentence
 }
 
 #[tokio::test]
-async fn busy_ack_1665_a_failed_call_leaves_the_text_empty_and_the_turn_end_clears_it() {
+/// Rule #1665.
+async fn busy_ack_a_failed_call_leaves_the_text_empty_and_the_turn_end_clears_it() {
     let kit = kit_with_ack(json!({"fail": {"status": 500}})).await;
     let bot = kit.bot("Ada").await;
     let mut events = kit.host.team().bus().subscribe_all();
@@ -127,8 +129,8 @@ async fn busy_ack_1665_a_failed_call_leaves_the_text_empty_and_the_turn_end_clea
 }
 
 #[tokio::test]
-async fn busy_ack_1646_a_line_steered_into_a_speaking_member_is_acked_on_the_room_for_that_member()
-{
+/// Rule #1646.
+async fn busy_ack_a_line_steered_into_a_speaking_member_is_acked_on_the_room_for_that_member() {
     let kit = kit_with_ack(json!({"reply": {"text": SENTENCE}})).await;
     let ada = kit.bot("Ada").await;
     let room = kit.room("Build", &[&ada]).await;

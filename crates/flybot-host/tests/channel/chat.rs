@@ -141,7 +141,8 @@ async fn history_pages_back_from_the_newest_lines_with_before_and_limit() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_failed_turn_carries_its_1347_sentence_never_the_providers_text() {
+/// Rule #1347.
+async fn a_failed_turn_carries_its_sentence_never_the_providers_text() {
     let kit = Kit::scripted(json!([
         {"fail": {"status": 401, "code": "invalid_api_key"}}
     ]))

@@ -37,7 +37,8 @@ fn offered(request: &Value) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn bot_switch_601_off_takes_the_tools_out_of_the_list_the_model_is_sent() {
+/// Rule #601.
+async fn bot_switch_off_takes_the_tools_out_of_the_list_the_model_is_sent() {
     let Some(path) = everything() else { return };
     let server = ScriptedProvider::start(vec![says_ok(), says_ok(), says_ok()]);
     let kit = kit_on(&models_config(&server.base_url, None)).await;
@@ -86,7 +87,8 @@ const SCRIPT: &str = r#"[
 ]"#;
 
 #[tokio::test]
-async fn guard_1271_a_forced_call_to_a_switched_off_connector_is_refused_with_why() {
+/// Rule #1271.
+async fn guard_a_forced_call_to_a_switched_off_connector_is_refused_with_why() {
     let Some(path) = everything() else { return };
     let kit = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
     let ada = kit.bot("Ada").await;
@@ -114,7 +116,8 @@ async fn guard_1271_a_forced_call_to_a_switched_off_connector_is_refused_with_wh
 }
 
 #[tokio::test]
-async fn room_reads_1234_a_member_turn_is_refused_a_github_write_the_own_chat_is_not() {
+/// Rule #1234.
+async fn room_reads_a_member_turn_is_refused_a_github_write_the_own_chat_is_not() {
     let Some(path) = everything() else { return };
     let kit = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;

@@ -102,7 +102,8 @@ async fn start_from_room(
 }
 
 #[tokio::test]
-async fn friends_run_1555_a_run_started_by_a_friends_bot_reaches_no_connector() {
+/// Rule #1555.
+async fn friends_run_a_run_started_by_a_friends_bot_reaches_no_connector() {
     let Some(path) = everything() else { return };
     let [a, b] = forced_echo();
     let [c, d] = forced_echo();

@@ -70,7 +70,8 @@ async fn connected(approval: &[&str]) -> Option<(Kit, ApiFake)> {
 }
 
 #[tokio::test]
-async fn github_1234_a_room_member_reads_issues_and_its_write_never_reaches_github() {
+/// Rule #1234.
+async fn github_a_room_member_reads_issues_and_its_write_never_reaches_github() {
     let Some((kit, fake)) = connected(&[]).await else {
         return;
     };
@@ -119,7 +120,8 @@ async fn github_1234_a_room_member_reads_issues_and_its_write_never_reaches_gith
 }
 
 #[tokio::test]
-async fn github_approval_311_a_marked_tool_asks_the_owner_first() {
+/// Rule #311.
+async fn github_approval_a_marked_tool_asks_the_owner_first() {
     let Some((kit, fake)) = connected(&["create_issue"]).await else {
         return;
     };
@@ -149,7 +151,8 @@ async fn github_approval_311_a_marked_tool_asks_the_owner_first() {
 }
 
 #[tokio::test]
-async fn github_rule_311_a_bot_is_told_to_prefer_the_connector_over_the_shell() {
+/// Rule #311.
+async fn github_a_bot_is_told_to_prefer_the_connector_over_the_shell() {
     let Some((kit, _fake)) = connected(&[]).await else {
         return;
     };

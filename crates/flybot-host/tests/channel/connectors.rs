@@ -59,7 +59,8 @@ async fn call(kit: &Kit, bot: &flybot_testkit::Bot, text: &str) -> (String, bool
 }
 
 #[tokio::test]
-async fn connector_311_server_everything_mounts_and_a_bot_gets_its_tool_result() {
+/// Rule #311.
+async fn connector_server_everything_mounts_and_a_bot_gets_its_tool_result() {
     let Some(path) = everything() else { return };
     let kit = scripted().await;
     let ada = kit.bot("Ada").await;
@@ -97,7 +98,8 @@ async fn connector_311_server_everything_mounts_and_a_bot_gets_its_tool_result()
 }
 
 #[tokio::test]
-async fn connector_env_311_the_server_gets_only_what_the_connector_names() {
+/// Rule #311.
+async fn connector_env_the_server_gets_only_what_the_connector_names() {
     let Some(path) = everything() else { return };
     let kit = scripted().await;
     let ada = kit.bot("Ada").await;
@@ -141,7 +143,8 @@ async fn connector_env_311_the_server_gets_only_what_the_connector_names() {
 }
 
 #[tokio::test]
-async fn connector_status_311_a_bad_command_and_a_server_that_exits_read_as_error() {
+/// Rule #311.
+async fn connector_status_a_bad_command_and_a_server_that_exits_read_as_error() {
     let Some(path) = everything() else { return };
     let kit = Kit::new().await;
     let bad = kit
@@ -179,7 +182,8 @@ async fn connector_status_311_a_bad_command_and_a_server_that_exits_read_as_erro
 }
 
 #[tokio::test]
-async fn connector_refusals_311_name_the_field_and_mount_nothing() {
+/// Rule #311.
+async fn connector_refusals_name_the_field_and_mount_nothing() {
     let kit = Kit::new().await;
     for (body, field) in [
         (json!({"id": "Bad_Name", "command": ["x"]}), "id"),
@@ -217,7 +221,8 @@ async fn connector_refusals_311_name_the_field_and_mount_nothing() {
 }
 
 #[tokio::test]
-async fn connectors_shared_49_are_blocked_with_more_than_one_member() {
+/// Rule #49.
+async fn connectors_shared_are_blocked_with_more_than_one_member() {
     let kit = Kit::new().await;
     let [ada, bo] = kit.members(["Ada", "Bo"]).await;
     let bot = kit.as_member(&ada).bot("Scout").await;
@@ -249,7 +254,8 @@ async fn connectors_shared_49_are_blocked_with_more_than_one_member() {
 }
 
 #[tokio::test]
-async fn connectors_311_a_restart_mounts_the_saved_connectors_again() {
+/// Rule #311.
+async fn connectors_a_restart_mounts_the_saved_connectors_again() {
     let Some(path) = everything() else { return };
     let kit = Kit::new().await;
     kit.ok("connector-connect", everything_body(&path, json!({})))
@@ -311,7 +317,8 @@ async fn connectors_json_30_a_connector_the_owner_did_not_add_is_not_started() {
 }
 
 #[tokio::test]
-async fn connector_progress_311_a_long_tools_progress_shows_in_the_running_work() {
+/// Rule #311.
+async fn connector_progress_a_long_tools_progress_shows_in_the_running_work() {
     let Some(path) = everything() else { return };
     let kit = scripted().await;
     let ada = kit.bot("Ada").await;

@@ -100,7 +100,8 @@ const SCRIPT: &str = r#"[{"when": {"userContains": "what is on today"}, "reply":
                           {"reply": {"text": "fine"}}]"#;
 
 #[tokio::test]
-async fn feishu_1266_an_allowed_senders_message_reaches_the_bot_and_its_answer_goes_back() {
+/// Rule #1266.
+async fn feishu_an_allowed_senders_message_reaches_the_bot_and_its_answer_goes_back() {
     let fake = ApiFake::routed(vec![
         (TOKEN_PATH, vec![token_ok()]),
         (SEND_PATH, vec![sent_ok()]),
@@ -213,7 +214,8 @@ async fn feishu_1266_an_allowed_senders_message_reaches_the_bot_and_its_answer_g
 }
 
 #[tokio::test]
-async fn feishu_1266_feishus_refusals_stay_on_the_row_in_its_own_words() {
+/// Rule #1266.
+async fn feishu_feishus_refusals_stay_on_the_row_in_its_own_words() {
     let refused_pair = Answer::json(400, json!({"code": 10014, "msg": "app secret invalid"}));
     let fake = ApiFake::routed(vec![
         (TOKEN_PATH, vec![refused_pair, token_ok()]),

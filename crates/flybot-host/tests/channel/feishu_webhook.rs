@@ -32,7 +32,8 @@ fn posted_texts(fake: &ApiFake) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn feishu_1263_a_webhook_is_proven_once_and_connector_send_posts_through_it() {
+/// Rule #1263.
+async fn feishu_a_webhook_is_proven_once_and_connector_send_posts_through_it() {
     let fake = ApiFake::start(vec![hook_ok()]);
     let kit = kit_on(&fake, json!([{"reply": {"text": "fine"}}])).await;
     let ada = kit.bot("Ada").await;
@@ -97,7 +98,8 @@ async fn feishu_1263_a_webhook_is_proven_once_and_connector_send_posts_through_i
 }
 
 #[tokio::test]
-async fn feishu_1263_a_refused_webhook_reads_error_with_feishus_reason() {
+/// Rule #1263.
+async fn feishu_a_refused_webhook_reads_error_with_feishus_reason() {
     let fake = ApiFake::start(vec![Answer::json(
         200,
         json!({"code": 19021, "msg": "sign match fail or timestamp is not within one hour from current time"}),
@@ -120,7 +122,8 @@ async fn feishu_1263_a_refused_webhook_reads_error_with_feishus_reason() {
 }
 
 #[tokio::test]
-async fn feishu_refusals_1263_name_the_field_and_change_nothing() {
+/// Rule #1263.
+async fn feishu_refusals_name_the_field_and_change_nothing() {
     let fake = ApiFake::start(vec![hook_ok()]);
     let kit = kit_on(&fake, json!([{"reply": {"text": "fine"}}])).await;
     let ada = kit.bot("Ada").await;
@@ -206,7 +209,8 @@ async fn feishu_refusals_1263_name_the_field_and_change_nothing() {
 }
 
 #[tokio::test]
-async fn feishu_shared_49_channel_writes_are_blocked_with_more_than_one_member() {
+/// Rule #49.
+async fn feishu_shared_channel_writes_are_blocked_with_more_than_one_member() {
     let kit = Kit::new().await;
     let [ada, _bo] = kit.members(["Ada", "Bo"]).await;
     let bot = kit.as_member(&ada).bot("Scout").await;

@@ -132,7 +132,8 @@ async fn memory_refusals_change_nothing_secret_shaped_unknown_and_another_owner_
 }
 
 #[tokio::test]
-async fn memory_450_reads_at_most_200_of_a_bot_s_own_entries_newest_kept() {
+/// Rule #450.
+async fn memory_reads_at_most_200_of_a_bot_s_own_entries_newest_kept() {
     let kit = Kit::new().await;
     let bot = kit.bot("Ada").await;
     let entries: Vec<MemoryEntry> = (0..205)
@@ -154,7 +155,8 @@ async fn memory_450_reads_at_most_200_of_a_bot_s_own_entries_newest_kept() {
 }
 
 #[tokio::test]
-async fn deleting_a_bot_638_archives_its_memory_first_and_retiring_keeps_it() {
+/// Rule #638.
+async fn deleting_a_bot_archives_its_memory_first_and_retiring_keeps_it() {
     let kit = Kit::new().await;
     let [ada, kept] = kit.bots(["Ada", "Kept"]).await;
     for bot in [&ada, &kept] {
@@ -188,7 +190,8 @@ async fn deleting_a_bot_638_archives_its_memory_first_and_retiring_keeps_it() {
 }
 
 #[tokio::test]
-async fn team_allowed_from_53_keeps_another_owner_s_entries_out_of_the_team_scope() {
+/// Rule #53.
+async fn team_allowed_from_keeps_another_owner_s_entries_out_of_the_team_scope() {
     let kit = Kit::new().await;
     let [ada, bo] = kit.members(["Ada", "Bo"]).await;
     let ada_bot = kit.as_member(&ada).bot("Scout").await;
@@ -326,7 +329,8 @@ async fn a_fact_saved_in_one_part_is_recalled_in_the_next_part() {
 }
 
 #[tokio::test]
-async fn a_run_bot_1445_is_refused_recall_and_the_team_scope_but_keeps_its_own_memory() {
+/// Rule #1445.
+async fn a_run_bot_is_refused_recall_and_the_team_scope_but_keeps_its_own_memory() {
     let kit = Kit::scripted(json!([
         {"when": {"userContains": "look it up", "step": 0},
          "reply": {"toolCalls": [{"name": "recall", "arguments": {"query": "tea"}}]}},

@@ -52,7 +52,8 @@ fn slack_ok() -> Answer {
 }
 
 #[tokio::test(start_paused = true)]
-async fn notify_355_slack_posts_chat_postmessage_and_a_repeat_key_answers_duplicate() {
+/// Rule #355.
+async fn notify_slack_posts_chat_postmessage_and_a_repeat_key_answers_duplicate() {
     let fake = ApiFake::start(vec![slack_ok()]);
     let notifier = Notifier::new(slack(&fake), on());
     let first = notifier.send("task-1:100", "Standup: done").await;
@@ -81,7 +82,8 @@ async fn notify_355_slack_posts_chat_postmessage_and_a_repeat_key_answers_duplic
 }
 
 #[tokio::test(start_paused = true)]
-async fn notify_355_slack_429_waits_its_retry_after_as_a_floor_then_sends() {
+/// Rule #355.
+async fn notify_slack_429_waits_its_retry_after_as_a_floor_then_sends() {
     let limited = Answer::json(429, json!({"ok": false, "error": "ratelimited"}))
         .with_header("retry-after", "3");
     let fake = ApiFake::start(vec![limited, slack_ok()]);
@@ -102,7 +104,8 @@ async fn notify_355_slack_429_waits_its_retry_after_as_a_floor_then_sends() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn notify_355_a_structural_failure_is_permanent_after_one_call() {
+/// Rule #355.
+async fn notify_a_structural_failure_is_permanent_after_one_call() {
     let fake = ApiFake::start(vec![Answer::json(
         200,
         json!({"ok": false, "error": "channel_not_found"}),
@@ -122,7 +125,8 @@ async fn notify_355_a_structural_failure_is_permanent_after_one_call() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn notify_355_three_attempts_then_failed_and_a_later_send_may_try_again() {
+/// Rule #355.
+async fn notify_three_attempts_then_failed_and_a_later_send_may_try_again() {
     let fake = ApiFake::start(vec![Answer::json(
         503,
         json!({"ok": false, "error": "service_unavailable"}),
@@ -145,7 +149,8 @@ async fn notify_355_three_attempts_then_failed_and_a_later_send_may_try_again() 
 }
 
 #[tokio::test(start_paused = true)]
-async fn notify_355_off_makes_zero_calls_and_switching_off_stops_a_waiting_retry() {
+/// Rule #355.
+async fn notify_off_makes_zero_calls_and_switching_off_stops_a_waiting_retry() {
     let fake = ApiFake::start(vec![Answer::json(
         429,
         json!({"ok": false, "error": "ratelimited"}),
@@ -165,7 +170,8 @@ async fn notify_355_off_makes_zero_calls_and_switching_off_stops_a_waiting_retry
 }
 
 #[tokio::test(start_paused = true)]
-async fn notify_355_a_send_in_flight_is_joined() {
+/// Rule #355.
+async fn notify_a_send_in_flight_is_joined() {
     let limited = Answer::json(429, json!({"ok": false, "error": "ratelimited"}))
         .with_header("retry-after", "1");
     let fake = ApiFake::start(vec![limited, slack_ok()]);
@@ -186,7 +192,8 @@ async fn notify_355_a_send_in_flight_is_joined() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn feishu_1263_webhook_posts_text_and_reads_the_verdict_in_the_body() {
+/// Rule #1263.
+async fn feishu_webhook_posts_text_and_reads_the_verdict_in_the_body() {
     let fake = ApiFake::start(vec![
         Answer::json(
             200,
@@ -214,7 +221,8 @@ async fn feishu_1263_webhook_posts_text_and_reads_the_verdict_in_the_body() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn feishu_1263_a_refused_signature_is_permanent_and_the_url_must_be_on_the_origin() {
+/// Rule #1263.
+async fn feishu_a_refused_signature_is_permanent_and_the_url_must_be_on_the_origin() {
     let fake = ApiFake::start(vec![Answer::json(
         200,
         json!({"code": 19021, "msg": "sign match fail or timestamp is not within one hour from current time"}),
@@ -244,7 +252,8 @@ async fn feishu_1263_a_refused_signature_is_permanent_and_the_url_must_be_on_the
 }
 
 #[tokio::test]
-async fn notify_355_a_scheduled_runs_answer_goes_out_through_slack_when_the_team_turns_it_on() {
+/// Rule #355.
+async fn notify_a_scheduled_runs_answer_goes_out_through_slack_when_the_team_turns_it_on() {
     let fake = ApiFake::start(vec![slack_ok()]);
     let clock = ManualClock::at(BASE);
     let api = format!("{}/api", fake.base_url);

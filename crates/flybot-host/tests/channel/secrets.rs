@@ -71,7 +71,8 @@ fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn secrets_545_a_key_reaches_an_in_scope_shell_and_nowhere_else() {
+/// Rule #545.
+async fn secrets_a_key_reaches_an_in_scope_shell_and_nowhere_else() {
     let kit = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let set = kit
@@ -144,7 +145,8 @@ async fn secrets_545_a_key_reaches_an_in_scope_shell_and_nowhere_else() {
 }
 
 #[tokio::test]
-async fn secrets_545_rows_name_scope_and_setter_and_update_delete_round_trip() {
+/// Rule #545.
+async fn secrets_rows_name_scope_and_setter_and_update_delete_round_trip() {
     let kit = Kit::new().await;
     let ada = kit.bot("Ada").await;
     kit.ok(
@@ -218,7 +220,8 @@ async fn secret_refusals_name_the_field_and_leave_the_file_unchanged() {
 }
 
 #[tokio::test]
-async fn secrets_shared_49_are_blocked_with_more_than_one_member() {
+/// Rule #49.
+async fn secrets_shared_are_blocked_with_more_than_one_member() {
     let kit = Kit::new().await;
     let [ada, bo] = kit.members(["Ada", "Bo"]).await;
     let writes = [
@@ -247,7 +250,8 @@ async fn secrets_shared_49_are_blocked_with_more_than_one_member() {
 }
 
 #[tokio::test]
-async fn secret_scope_545_an_old_empty_scope_reads_as_all_bots() {
+/// Rule #545.
+async fn secret_scope_an_old_empty_scope_reads_as_all_bots() {
     let kit = Kit::new().await;
     std::fs::write(
         kit.home().join("secrets.json"),

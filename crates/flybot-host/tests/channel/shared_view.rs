@@ -20,7 +20,8 @@ fn ids(rows: &Value, key: &str) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn state_view_545_1266_lists_keys_and_connectors_by_name_until_shared() {
+/// Rules #545, #1266.
+async fn state_view_lists_keys_and_connectors_by_name_until_shared() {
     let fake = ApiFake::start(vec![Answer::json(
         200,
         json!({"code": 0, "msg": "success"}),

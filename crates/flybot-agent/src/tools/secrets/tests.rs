@@ -23,7 +23,8 @@ fn ctx() -> ToolContext {
 }
 
 #[tokio::test]
-async fn list_secrets_651_names_the_keys_and_the_withheld_reasons_never_a_value() {
+/// Rule #651.
+async fn list_secrets_names_the_keys_and_the_withheld_reasons_never_a_value() {
     let text = ListSecrets.call(&ctx(), ListSecretsArgs {}).await.unwrap();
     assert!(text.contains("GITHUB_TOKEN: you may use it as $FLYBOT_SECRET_GITHUB_TOKEN"));
     assert!(text.contains("OPS_KEY: withheld (not-in-scope)"));
@@ -32,7 +33,8 @@ async fn list_secrets_651_names_the_keys_and_the_withheld_reasons_never_a_value(
 }
 
 #[tokio::test]
-async fn request_secret_651_says_use_it_why_not_or_ask_the_owner() {
+/// Rule #651.
+async fn request_secret_says_use_it_why_not_or_ask_the_owner() {
     let ask = |name: &str| RequestSecretArgs {
         name: name.into(),
         why: None,

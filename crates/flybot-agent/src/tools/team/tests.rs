@@ -436,7 +436,8 @@ async fn create_bot_inherits_the_makers_model_and_starts_no_turn() {
 }
 
 #[tokio::test]
-async fn list_bots_tags_pending_approvals_587_and_update_bot_renames() {
+/// Rule #587.
+async fn list_bots_tags_pending_approvals_and_update_bot_renames() {
     let f = fixture(vec![]).await;
     f.team
         .store

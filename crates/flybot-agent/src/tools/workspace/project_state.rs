@@ -231,7 +231,8 @@ mod tests {
     }
 
     #[test]
-    fn project_state_1702_lists_every_file_with_size_hash_and_time() {
+    /// Rule #1702.
+    fn project_state_lists_every_file_with_size_hash_and_time() {
         let (dir, folder) = repo();
         std::fs::write(dir.path().join("PROJECT.md"), "abc").unwrap();
         std::fs::create_dir(dir.path().join("decisions")).unwrap();
@@ -267,7 +268,8 @@ mod tests {
     }
 
     #[test]
-    fn project_state_1702_hands_one_file_over_whole_up_to_200000_bytes() {
+    /// Rule #1702.
+    fn project_state_hands_one_file_over_whole_up_to_200000_bytes() {
         let (dir, folder) = repo();
         let text = "x".repeat(PROJECT_STATE_MAX_BYTES as usize);
         std::fs::write(dir.path().join("ROADMAP.md"), &text).unwrap();
@@ -291,7 +293,8 @@ mod tests {
     }
 
     #[test]
-    fn project_state_1702_refuses_any_other_path_and_answers_not_a_repository() {
+    /// Rule #1702.
+    fn project_state_refuses_any_other_path_and_answers_not_a_repository() {
         let (dir, folder) = repo();
         std::fs::write(dir.path().join("secret.md"), "s").unwrap();
         for path in [
@@ -325,7 +328,8 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn project_state_1702_refuses_a_decision_that_links_outside_the_folder() {
+    /// Rule #1702.
+    fn project_state_refuses_a_decision_that_links_outside_the_folder() {
         let (dir, folder) = repo();
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("x.md"), "outside").unwrap();

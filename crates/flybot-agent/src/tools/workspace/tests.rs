@@ -158,7 +158,8 @@ fn workspace_run_command_approval_names_the_command() {
 }
 
 #[tokio::test]
-async fn project_state_1702_answers_through_the_tool_and_writes_nothing() {
+/// Rule #1702.
+async fn project_state_answers_through_the_tool_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir(root.join(".git")).unwrap();

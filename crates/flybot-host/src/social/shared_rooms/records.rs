@@ -202,7 +202,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn answered_keeps_the_last_200_825() {
+    /// Rule #825.
+    fn answered_keeps_the_last_200() {
         let mut room = Room {
             id: "r".into(),
             name: "R".into(),

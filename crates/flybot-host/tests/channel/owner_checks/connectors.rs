@@ -34,7 +34,8 @@ pub fn offered_mcp(request: &Value) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn owners_own_bots_49_a_second_members_bot_is_refused_the_owners_connector_tools() {
+/// Rule #49.
+async fn owners_own_bots_a_second_members_bot_is_refused_the_owners_connector_tools() {
     let Some(path) = everything() else { return };
     let [a, b] = forced_echo();
     let [c, d] = forced_echo();

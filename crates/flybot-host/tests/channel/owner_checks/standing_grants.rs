@@ -35,7 +35,8 @@ fn deliver(kit: &Kit, session: &str, source: Source) {
 }
 
 #[tokio::test]
-async fn outside_input_540_a_connector_message_or_a_strangers_schedule_still_asks() {
+/// Rule #540.
+async fn outside_input_a_connector_message_or_a_strangers_schedule_still_asks() {
     let kit = scripted_kit().await;
     let ada = kit.bot("Ada").await;
     edit_bot(&kit, &ada.id, |bot| {

@@ -80,7 +80,8 @@ async fn create_room_sets_the_notice_and_the_task_lead() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn notice_seen_894_a_members_next_turn_says_only_that_the_notice_changed() {
+/// Rule #894.
+async fn notice_seen_a_members_next_turn_says_only_that_the_notice_changed() {
     let kit = Kit::scripted(json!([
         {"when": {"userContains": "notice changed"}, "reply": {"text": "saw the change"}},
         {"reply": {"text": "ok"}}
@@ -199,8 +200,8 @@ async fn read_group_chat_hands_back_an_exact_earlier_line_to_members_only() {
 /// Ended turns (#353) list a group turn under its room, and a failed turn
 /// reads as the #1347 sentence for its code, never the provider's text.
 #[tokio::test(start_paused = true)]
-/// Rule #353.
-async fn ended_turns_list_group_turns_by_room_with_the_1347_sentence() {
+/// Rules #353, #1347.
+async fn ended_turns_list_group_turns_by_room_with_the_sentence() {
     let kit = Kit::scripted(json!([
         {"when": {"systemContains": "## You are Ada\n"},
          "fail": {"status": 401, "code": "invalid_api_key"}},

@@ -6,7 +6,8 @@ use serde_json::json;
 use std::time::Duration;
 
 #[tokio::test(start_paused = true)]
-async fn schedule_create_354_lists_the_task_with_its_next_run_and_the_view_counts_it() {
+/// Rule #354.
+async fn schedule_create_lists_the_task_with_its_next_run_and_the_view_counts_it() {
     let (kit, _clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     let made = every(&kit, &ada.id, 90).await;
@@ -25,7 +26,8 @@ async fn schedule_create_354_lists_the_task_with_its_next_run_and_the_view_count
 }
 
 #[tokio::test(start_paused = true)]
-async fn every_1651_outside_a_minute_to_a_week_is_refused_and_writes_nothing() {
+/// Rule #1651.
+async fn every_outside_a_minute_to_a_week_is_refused_and_writes_nothing() {
     let (kit, _clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     for when in [
@@ -62,7 +64,8 @@ async fn every_1651_outside_a_minute_to_a_week_is_refused_and_writes_nothing() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn quiet_hours_1166_refuse_a_time_inside_and_flag_every_and_cron_tasks() {
+/// Rule #1166.
+async fn quiet_hours_refuse_a_time_inside_and_flag_every_and_cron_tasks() {
     let (kit, _clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     kit.refused(
@@ -100,7 +103,8 @@ async fn quiet_hours_1166_refuse_a_time_inside_and_flag_every_and_cron_tasks() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn schedule_update_354_keeps_the_id_and_next_run_when_only_the_text_changes() {
+/// Rule #354.
+async fn schedule_update_keeps_the_id_and_next_run_when_only_the_text_changes() {
     let (kit, clock) = timed_kit(None).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let made = every(&kit, &ada.id, 3600).await;
@@ -126,7 +130,8 @@ async fn schedule_update_354_keeps_the_id_and_next_run_when_only_the_text_change
 }
 
 #[tokio::test(start_paused = true)]
-async fn copy_1287_keeps_the_sources_next_run_with_an_empty_history_and_refuses_the_same_chat() {
+/// Rule #1287.
+async fn copy_keeps_the_sources_next_run_with_an_empty_history_and_refuses_the_same_chat() {
     let (kit, clock) = timed_kit(None).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let source = every(&kit, &ada.id, 3600).await;
@@ -182,7 +187,8 @@ async fn copy_1287_keeps_the_sources_next_run_with_an_empty_history_and_refuses_
 }
 
 #[tokio::test(start_paused = true)]
-async fn pause_resume_and_retry_354_473_refuse_with_their_sentences() {
+/// Rules #354, #473.
+async fn pause_resume_and_retry_refuse_with_their_sentences() {
     let (kit, clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     let once = kit
@@ -215,7 +221,8 @@ async fn pause_resume_and_retry_354_473_refuse_with_their_sentences() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn same_user_1321_another_members_task_answers_exactly_as_an_unknown_one() {
+/// Rule #1321.
+async fn same_user_another_members_task_answers_exactly_as_an_unknown_one() {
     let (kit, _clock) = timed_kit(None).await;
     let [ann, ben] = kit.members(["Ann", "Ben"]).await;
     let (ann, ben) = (kit.as_member(&ann), kit.as_member(&ben));

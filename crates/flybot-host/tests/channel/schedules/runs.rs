@@ -25,7 +25,8 @@ fn schedule_messages(kit: &Kit, session: &str) -> Vec<(String, String)> {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_due_task_473_runs_as_a_schedule_turn_in_its_chat_and_records_ran() {
+/// Rule #473.
+async fn a_due_task_runs_as_a_schedule_turn_in_its_chat_and_records_ran() {
     let (kit, clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     let task = every(&kit, &ada.id, 60).await;
@@ -46,7 +47,8 @@ async fn a_due_task_473_runs_as_a_schedule_turn_in_its_chat_and_records_ran() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_failed_turn_473_records_failed_with_the_turns_error() {
+/// Rule #473.
+async fn a_failed_turn_records_failed_with_the_turns_error() {
     let (kit, clock) = timed_kit(Some(
         json!([{"fail": {"status": 401, "code": "invalid_api_key"}}]),
     ))
@@ -63,7 +65,8 @@ async fn a_failed_turn_473_records_failed_with_the_turns_error() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_task_that_cannot_be_delivered_473_fails_once_per_time_in_the_ended_turns() {
+/// Rule #473.
+async fn a_task_that_cannot_be_delivered_fails_once_per_time_in_the_ended_turns() {
     let (kit, clock) = timed_kit(None).await;
     let [_, bo] = kit.bots(["Ada", "Bo"]).await;
     let id = every(&kit, &bo.id, 60).await["id"]
@@ -92,7 +95,8 @@ async fn a_task_that_cannot_be_delivered_473_fails_once_per_time_in_the_ended_tu
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_group_task_473_runs_the_rooms_round_with_its_prompt() {
+/// Rule #473.
+async fn a_group_task_runs_the_rooms_round_with_its_prompt() {
     let (kit, clock) = timed_kit(None).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let room = kit.room("Build", &[&ada, &bo]).await;
@@ -120,7 +124,8 @@ async fn a_group_task_473_runs_the_rooms_round_with_its_prompt() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn quiet_hours_1166_hold_a_due_run_record_it_and_run_once_at_the_windows_end() {
+/// Rule #1166.
+async fn quiet_hours_hold_a_due_run_record_it_and_run_once_at_the_windows_end() {
     let (kit, clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     kit.ok(
@@ -167,7 +172,8 @@ async fn quiet_hours_1166_hold_a_due_run_record_it_and_run_once_at_the_windows_e
 }
 
 #[tokio::test(start_paused = true)]
-async fn automation_tasks_378_off_runs_nothing_and_the_view_says_so() {
+/// Rule #378.
+async fn automation_tasks_off_runs_nothing_and_the_view_says_so() {
     let clock = ManualClock::at(BASE);
     let kit = Kit::with_config(|config| {
         config.schedule_clock = clock.schedule_clock();
@@ -190,7 +196,8 @@ async fn automation_tasks_378_off_runs_nothing_and_the_view_says_so() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn retry_473_sends_the_prompt_once_now_and_leaves_the_tasks_times() {
+/// Rule #473.
+async fn retry_sends_the_prompt_once_now_and_leaves_the_tasks_times() {
     let (kit, _clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     let task = every(&kit, &ada.id, 3600).await;
@@ -208,7 +215,8 @@ async fn retry_473_sends_the_prompt_once_now_and_leaves_the_tasks_times() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn missed_runs_354_a_one_minute_task_stopped_across_two_due_times_runs_once_after_start() {
+/// Rule #354.
+async fn missed_runs_a_one_minute_task_stopped_across_two_due_times_runs_once_after_start() {
     let clock = ManualClock::at(BASE);
     let kit = Kit::with_config(|config| config.schedule_clock = clock.schedule_clock()).await;
     let ada = kit.bot("Ada").await;
@@ -261,7 +269,8 @@ async fn missed_runs_354_a_one_minute_task_stopped_across_two_due_times_runs_onc
 }
 
 #[tokio::test(start_paused = true)]
-async fn tasks_354_survive_a_kill_9_once_acknowledged() {
+/// Rule #354.
+async fn tasks_survive_a_kill_9_once_acknowledged() {
     let (kit, clock) = timed_kit(None).await;
     let ada = kit.bot("Ada").await;
     let id = every(&kit, &ada.id, 60).await["id"]
@@ -302,7 +311,8 @@ async fn tasks_354_survive_a_kill_9_once_acknowledged() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn part_move_1245_tasks_are_keyed_by_the_bots_own_chat_session_so_they_stay_in_place() {
+/// Rule #1245.
+async fn part_move_tasks_are_keyed_by_the_bots_own_chat_session_so_they_stay_in_place() {
     // A Bot's own-chat Session id is the one its parts keep (issue 16): a
     // task keyed by it keeps its id, next run and history whatever the Bot's
     // record does around it.

@@ -16,7 +16,8 @@ const SCRIPT: &str = r#"[
 ]"#;
 
 #[tokio::test]
-async fn schedule_tools_354_628_make_a_task_on_the_own_chat_and_list_it_bot_wide() {
+/// Rules #354, #628.
+async fn schedule_tools_make_a_task_on_the_own_chat_and_list_it_bot_wide() {
     let kit = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let room = kit.room("Build", &[&ada, &bo]).await;
@@ -45,7 +46,8 @@ async fn schedule_tools_354_628_make_a_task_on_the_own_chat_and_list_it_bot_wide
 }
 
 #[tokio::test]
-async fn schedule_tools_1237_are_not_given_to_a_rooms_member_turn() {
+/// Rule #1237.
+async fn schedule_tools_are_not_given_to_a_rooms_member_turn() {
     let kit = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
     let [ada, bo] = kit.bots(["Ada", "Bo"]).await;
     let room = kit.room("Build", &[&ada, &bo]).await;

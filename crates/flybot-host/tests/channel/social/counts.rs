@@ -25,8 +25,8 @@ fn first_contacts(kit: &flybot_testkit::Kit, session: &str) -> Vec<bool> {
 }
 
 #[tokio::test]
-/// Rule #130.
-async fn pending_count_371_held_replies_417_418_first_contact_420_and_the_preview() {
+/// Rules #130, #371, #417, #418, #420.
+async fn pending_count_held_replies_first_contact_and_the_preview() {
     let Some(mut synapse) = start_synapse().await else {
         return;
     };
