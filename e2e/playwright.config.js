@@ -1,6 +1,9 @@
 // Playwright for the FlyBot page (issue 12): Debian's chromium, headless,
-// one worker (the machines have two cores and each test runs its own
-// `flybot serve`), a screenshot and a trace kept for a failed test.
+// two workers (each test runs its own `flybot serve` on its own home and
+// port, its own Synapse or PostgreSQL database where it needs one, so tests
+// share nothing; most of a test's time is waiting on the page, so two
+// workers on two cores finish the suite in well under the time of one,
+// issue 38), a screenshot and a trace kept for a failed test.
 'use strict';
 
 const { CHROMIUM } = require('./chromium');
@@ -11,7 +14,7 @@ const path = require('node:path');
 module.exports = defineConfig({
   testDir: path.join(__dirname, 'tests'),
   outputDir: path.join(__dirname, 'test-results'),
-  workers: 1,
+  workers: 2,
   fullyParallel: false,
   retries: 0,
   timeout: 30_000,

@@ -35,7 +35,9 @@ pub enum FeedItem {
     /// The store's revision moved (`{"revision": n}`).
     Revision(u64),
     Event(HostEvent),
-    /// The feed itself fell behind the bus: what a page shows may be stale.
+    /// What a page shows may be stale: the feed fell behind the bus, or the
+    /// host's standing changed under the same revision (a standby took over
+    /// and writes now, issue 35), so every page reloads its view.
     Resync,
 }
 
