@@ -182,15 +182,11 @@ impl Host {
     }
 
     /// What a start does once its store writes, run again when a standby on
-    /// PostgreSQL takes the lease (issue 35, #1027): every open page reloads
-    /// its view (it showed this host read-only), the approvals the old
+    /// PostgreSQL takes the lease (issue 35, #1027): the approvals the old
     /// leader left waiting end, cut attachment postings come back, and
     /// OpenCode cards left uncertain are reconciled. Each repair lives in
     /// the service it repairs and does nothing on a host that only reads.
     pub async fn took_over(&self) {
-        // The revision did not move, but every open page showed this host
-        // read-only: tell them to read the view again.
-        self.inner.feed.push(crate::live::feed::FeedItem::Resync);
         self.approvals().clear_crashed_asks().await;
         crate::attachments::room_postings::repair_on_start(self.team(), self.rooms()).await;
         ExternalSeats::recover(self.rounds());

@@ -35,9 +35,7 @@ pub enum FeedItem {
     /// The store's revision moved (`{"revision": n}`).
     Revision(u64),
     Event(HostEvent),
-    /// What a page shows may be stale: the feed fell behind the bus, or the
-    /// host's standing changed under the same revision (a standby took over
-    /// and writes now, issue 35), so every page reloads its view.
+    /// The feed itself fell behind the bus: what a page shows may be stale.
     Resync,
 }
 

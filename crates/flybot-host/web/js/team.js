@@ -30,13 +30,10 @@ export const team = {
 
 /** Follows the live stream: any of these events reloads the view. */
 export function follow() {
-  let seen = -1;
-  live.on('revision', ({ revision }) => {
-    if (revision !== seen) {
-      seen = revision;
-      team.refresh().catch(() => {});
-    }
-  });
+  // Every revision event reloads, the same number too: a standby that takes
+  // over says its revision again (its standing moved, not its team), and a
+  // page that showed it read-only must read the view again (issue 35).
+  live.on('revision', () => team.refresh().catch(() => {}));
   for (const name of ['resync', 'reconnected', 'turn.ended', 'round.ended']) {
     live.on(name, () => team.refresh().catch(() => {}));
   }
