@@ -12,6 +12,7 @@ mod counts;
 mod face_rooms;
 mod holds;
 mod invite_links;
+mod invite_reach;
 mod raw;
 mod reshare;
 mod shared_rooms;

@@ -7,11 +7,13 @@
 //! carries the claim); the inviter's rule (`verdict`) and its seating
 //! (`seat`); the invitee's preview and claim (`ask`); the room admin's
 //! mint, list and revoke (`mint`); what the one sync hands it (`knock`);
-//! the pairs a link opens (`peers`); and the quiet poll (`poll`). No
+//! the pairs a link opens (`peers`) and a Bot's line to a seat by its pair
+//! (`direct`); and the quiet poll (`poll`). No
 //! client or sync of its own: it sends through the same Matrix client and
 //! seats through the shared rooms' join.
 
 pub mod ask;
+pub mod direct;
 pub mod knock;
 pub mod lobby;
 pub mod mint;

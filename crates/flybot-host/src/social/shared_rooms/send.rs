@@ -14,6 +14,7 @@ use super::envelope::{
 use super::records::{
     HostShare, MirrorStatus, host_share, seat_id, set_host_share, set_shared_from, shared_from,
 };
+use crate::social::invite_links::peers::may_call;
 use flybot_core::access::Actor;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
@@ -488,6 +489,11 @@ fn outgoing(
             let called = calls(&text, &remote)
                 .ids
                 .into_iter()
+                // #923: a Bot of this home calls a seat a link made only
+                // through that link's exact pair; the words still go.
+                .filter(|id| {
+                    l.author_kind != AuthorKind::LocalBot || may_call(state, room, &l.author_id, id)
+                })
                 .filter_map(|id| id.rsplit_once('/').map(|(_, h)| h.to_owned()))
                 .collect();
             let message = ShareMessage::Line {
