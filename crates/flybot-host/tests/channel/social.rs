@@ -11,6 +11,7 @@ mod bot_send;
 mod counts;
 mod face_rooms;
 mod holds;
+mod invite_life;
 mod invite_links;
 mod invite_reach;
 mod raw;
