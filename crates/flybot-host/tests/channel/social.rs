@@ -14,6 +14,7 @@ mod holds;
 mod invite_life;
 mod invite_links;
 mod invite_reach;
+mod invite_waits;
 mod raw;
 mod reshare;
 mod shared_rooms;
