@@ -113,34 +113,32 @@ pub struct LinkSeat {
 /// here through a claim of this home, the inviter's Bots. A friend's Bot
 /// added by hand is no link's and is not listed.
 pub fn link_seats(state: &TeamState, room: &Room) -> Vec<LinkSeat> {
-    let from = shared_from(room);
-    let (scope, admitted): (String, Box<dyn Fn(&str, &str) -> bool>) = match &from {
+    // Which seats a link stands behind: the inviter's, or those it made.
+    enum Behind {
+        Inviter(String),
+        Made(std::collections::BTreeMap<String, super::records::TicketSeat>),
+    }
+    let (scope, behind) = match shared_from(room) {
         Some(from) => {
             let claimed = (state.social.room_claims.values())
                 .any(|c| c.inviter == from.home && c.bots.iter().any(|b| room.members.contains(b)));
             if !claimed {
                 return Vec::new();
             }
-            let inviter = from.home.clone();
-            (
-                from.remote_room_id.clone(),
-                Box::new(move |home, _| home == inviter),
-            )
+            (from.remote_room_id, Behind::Inviter(from.home))
         }
-        None => {
-            let seats = ticket_seats(room);
-            (
-                room.id.clone(),
-                Box::new(move |_, id| seats.contains_key(id)),
-            )
-        }
+        None => (room.id.clone(), Behind::Made(ticket_seats(room))),
     };
     (participants_of(room).into_iter())
         .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
         .filter_map(|p| {
             let home = p.owner.clone()?;
             let handle = p.id.strip_prefix(&format!("{home}/"))?.to_owned();
-            admitted(&home, &p.id).then(|| LinkSeat {
+            let admitted = match &behind {
+                Behind::Inviter(inviter) => *inviter == home,
+                Behind::Made(seats) => seats.contains_key(&p.id),
+            };
+            admitted.then(|| LinkSeat {
                 room_id: room.id.clone(),
                 scope: scope.clone(),
                 name: p.name.clone().unwrap_or_else(|| handle.clone()),
