@@ -132,7 +132,7 @@ async fn a_claim_nobody_answers_is_dropped_after_a_day() {
 }
 
 #[tokio::test]
-/// Rules #884, #892.
+/// Rules #884, #892, #49.
 async fn deleting_a_room_withdraws_its_links_so_a_later_ask_answers_revoked() {
     let Some(synapse) = start_synapse().await else {
         return;
@@ -147,6 +147,19 @@ async fn deleting_a_room_withdraws_its_links_so_a_later_ask_answers_revoked() {
     let used = mint(&alice, &plans, json!({})).await;
     let unused = mint(&alice, &plans, json!({})).await;
     join_by_link(&alice, &plans, &carol, &used, &[&cleo]).await;
+
+    // Another member of Alice's home may not delete it, and so withdraws
+    // nothing: the links stay open at the server.
+    let [_, mia] = alice.kit.members(["Owner", "Mia"]).await;
+    let (status, answer) = (alice.kit.as_member(&mia))
+        .post("delete-room", json!({"id": plans.id}))
+        .await;
+    assert!((400..500).contains(&status), "{status} {answer}");
+    assert!(!room_record(&alice.kit, &plans.id).is_null());
+    let preview = (dave.kit)
+        .ok("room-invite-preview", json!({"link": unused}))
+        .await;
+    assert_eq!(preview["status"], "open", "{preview}");
 
     alice.kit.ok("delete-room", json!({"id": plans.id})).await;
     assert!(room_record(&alice.kit, &plans.id).is_null());
