@@ -59,7 +59,10 @@ route_table! {
         typed(roster::rooms::update(host.team(), logs, caller.require()?, parse(body)?).await)
     };
     "delete-room" => |host, caller, body| {
-        typed(roster::rooms::delete(host.team(), caller.require()?, parse(body)?).await)
+        let (actor, req): (_, flybot_protocol::channel::ById) = (caller.require()?, parse(body)?);
+        // #884: its invite links end at the server before the room does.
+        host.invite_links().drop_room_invites(actor, &req.id).await?;
+        typed(roster::rooms::delete(host.team(), actor, req).await)
     };
     "set-grants" => |host, caller, body| {
         let logs = host.rooms();

@@ -3,7 +3,8 @@
 //! the process-local dedupe of repeated Bot-to-Bot lines (#641), and the
 //! core `reach()` verdict every send asks (#90), the attachments of a
 //! Bot's own conversation (`read_attachment`, issue 32), and a Bot's line
-//! to a friend's Bot over Bot Social (issue 33).
+//! to a friend's Bot over Bot Social (issue 33), or to a Bot an invite
+//! link seated, in its room (#923).
 
 use crate::events::HostEvent;
 use crate::rooms::RoomLogs;
@@ -41,7 +42,28 @@ impl TeamAccess for HostTeam {
         name: &'a str,
         text: &'a str,
     ) -> BoxFuture<'a, Option<Result<String, String>>> {
-        Box::pin(self.social.bot_send(from_bot, name, text))
+        Box::pin(async move {
+            if let Some(sent) = self.social.bot_send(from_bot, name, text).await {
+                return Some(sent);
+            }
+            // #923: a Bot a link seated is reached in its room, by its pair.
+            let judged = self.team.read(|state| {
+                crate::social::invite_links::direct::judge(state, from_bot, name, text)
+            })?;
+            Some(judged.and_then(|posting| {
+                let room = &posting.room_id;
+                match self.logs.post_bot_line(room, from_bot, &posting.line, 1, false) {
+                    Ok(_) => Ok(format!(
+                        "Sent to {} in the room its invite link opened; its answer comes to that room.",
+                        posting.label
+                    )),
+                    Err(e) => {
+                        tracing::warn!("a line to a link's seat in {room} could not be logged: {e}");
+                        Err("The room could not take the line; try again.".to_owned())
+                    }
+                }
+            }))
+        })
     }
     fn home(&self) -> &Path {
         &self.home

@@ -138,3 +138,11 @@ pub async fn deny(matrix: &Matrix, lobby: &str, user: &str, code: &str) -> Resul
     matrix.call(Method::POST, &path, Some(&body)).await?;
     Ok(())
 }
+
+/// Takes this home's knock back (a claim given back): leaving a room one
+/// knocked on rescinds the knock.
+pub async fn leave(matrix: &Matrix, lobby: &str) -> Result<(), MatrixError> {
+    let path = format!("/rooms/{}/leave", segment(lobby));
+    matrix.call(Method::POST, &path, Some(&json!({}))).await?;
+    Ok(())
+}

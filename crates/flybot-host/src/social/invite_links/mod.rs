@@ -7,12 +7,16 @@
 //! carries the claim); the inviter's rule (`verdict`) and its seating
 //! (`seat`); the invitee's preview and claim (`ask`); the room admin's
 //! mint, list and revoke (`mint`); what the one sync hands it (`knock`);
-//! the pairs a link opens (`peers`); and the quiet poll (`poll`). No
+//! the pairs a link opens (`peers`) and a Bot's line to a seat by its pair
+//! (`direct`); the end of a claim and of a deleted room's links
+//! (`life`); and the quiet poll (`poll`). No
 //! client or sync of its own: it sends through the same Matrix client and
 //! seats through the shared rooms' join.
 
 pub mod ask;
+pub mod direct;
 pub mod knock;
+pub mod life;
 pub mod lobby;
 pub mod mint;
 pub mod peers;
@@ -61,6 +65,7 @@ impl InviteLinks {
             let mut turn = 0usize;
             loop {
                 this.seat_knocked().await;
+                this.settle_claims().await;
                 let now = this.social.team().store().clock_ms();
                 if now >= next_quiet {
                     let looked = this.quiet_read(&mut turn).await;

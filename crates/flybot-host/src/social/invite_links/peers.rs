@@ -5,12 +5,13 @@
 //! or the link's own Bot when the seat record is older than the field);
 //! on the invitee's side each Bot of a claim is paired with the Bot of
 //! the inviter's home the link named. A friend's Bot added by hand is
-//! named by no link and stays out. Read-only: nothing here writes.
+//! named by no link and stays out. `link_seats` and `may_call` are how a
+//! send out of a room asks the same list. Read-only: nothing here writes.
 
 use super::records::{invites, ticket_seats};
 use crate::social::shared_rooms::records::{seat_id, shared_from};
-use flybot_core::rooms::participants::participants_of;
-use flybot_protocol::state::TeamState;
+use flybot_core::rooms::participants::{ParticipantKind, participants_of};
+use flybot_protocol::state::{Room, TeamState};
 
 /// One pair a link opens: `from` a Bot of this home to a remote Bot
 /// (`to_home`/`to_handle`), under `scope` (the room), by `ticket`.
@@ -94,4 +95,66 @@ pub fn reach(state: &TeamState, from: &str, to_home: &str, to_handle: &str, scop
         || ticket_peers(state).iter().any(|p| {
             p.from == from && p.to_home == to_home && p.to_handle == to_handle && p.scope == scope
         })
+}
+
+/// A remote seat this home writes to only because a link let it in: the
+/// room here, the scope its pair is under, the seat and its shown name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkSeat {
+    pub room_id: String,
+    pub scope: String,
+    pub home: String,
+    pub handle: String,
+    pub name: String,
+}
+
+/// The live remote seats of `room` a link stands behind (#923): in a room
+/// of this home, the seats a link made (`ticketSeats`); in a room shared
+/// here through a claim of this home, the inviter's Bots. A friend's Bot
+/// added by hand is no link's and is not listed.
+pub fn link_seats(state: &TeamState, room: &Room) -> Vec<LinkSeat> {
+    // Which seats a link stands behind: the inviter's, or those it made.
+    enum Behind {
+        Inviter(String),
+        Made(std::collections::BTreeMap<String, super::records::TicketSeat>),
+    }
+    let (scope, behind) = match shared_from(room) {
+        Some(from) => {
+            let claimed = (state.social.room_claims.values())
+                .any(|c| c.inviter == from.home && c.bots.iter().any(|b| room.members.contains(b)));
+            if !claimed {
+                return Vec::new();
+            }
+            (from.remote_room_id, Behind::Inviter(from.home))
+        }
+        None => (room.id.clone(), Behind::Made(ticket_seats(room))),
+    };
+    (participants_of(room).into_iter())
+        .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
+        .filter_map(|p| {
+            let home = p.owner.clone()?;
+            let handle = p.id.strip_prefix(&format!("{home}/"))?.to_owned();
+            let admitted = match &behind {
+                Behind::Inviter(inviter) => *inviter == home,
+                Behind::Made(seats) => seats.contains_key(&p.id),
+            };
+            admitted.then(|| LinkSeat {
+                room_id: room.id.clone(),
+                scope: scope.clone(),
+                name: p.name.clone().unwrap_or_else(|| handle.clone()),
+                home,
+                handle,
+            })
+        })
+        .collect()
+}
+
+/// Whether this home's Bot `author` may call the remote seat `seat`
+/// (`<home>/<handle>`) in `room`: a seat no link stands behind is not this
+/// rule's to judge; one a link made only through an exact pair (#923).
+pub fn may_call(state: &TeamState, room: &Room, author: &str, seat: &str) -> bool {
+    match (link_seats(state, room).into_iter()).find(|s| seat_id(&s.home, &s.handle) == seat) {
+        None => true,
+        Some(s) => reach(state, author, &s.home, &s.handle, &s.scope),
+    }
 }

@@ -2,7 +2,8 @@
 //! `room.extra`: the links (`localInvites`, the only authority on this
 //! home), the Matrix lobby their tickets lead to (`inviteLobby`), the
 //! knocks the sync saw and not yet answered (`inviteKnocks`), the last
-//! refusal per home (`inviteRefused`) and the seats a link made
+//! refusal or wait per home (`inviteRefused`), the tries of a seat whose
+//! notice did not leave (`inviteTries`) and the seats a link made
 //! (`ticketSeats`: `{remote, admittedBy: 'ticket', ticket, hostBotId}`).
 
 use flybot_protocol::state::Room;
@@ -54,7 +55,11 @@ pub struct TicketSeat {
     pub host_bot_id: String,
 }
 
-/// A refusal kept for the room's admin (the Members card's "waiting").
+/// Why a home waits on a link, kept for the room's admin (the Members
+/// card's "waiting", #1064): a refusal's code, or `held` (the seat's
+/// notice waits on the owner's approval), or `not-delivered` (the notice
+/// did not leave after a few tries). `bots` names the Bots the claim
+/// brings, for `not-addable` and the waits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Refused {
@@ -62,6 +67,8 @@ pub struct Refused {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket: Option<String>,
     pub at: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bots: Vec<String>,
 }
 
 fn read<T: DeserializeOwned + Default>(room: &Room, key: &str) -> T {
@@ -121,4 +128,12 @@ pub fn ticket_seats(room: &Room) -> BTreeMap<String, TicketSeat> {
 
 pub fn set_ticket_seats(room: &mut Room, seats: &BTreeMap<String, TicketSeat>) {
     write(room, "ticketSeats", seats, seats.is_empty());
+}
+
+pub fn tries(room: &Room) -> BTreeMap<String, u32> {
+    read(room, "inviteTries")
+}
+
+pub fn set_tries(room: &mut Room, tries: &BTreeMap<String, u32>) {
+    write(room, "inviteTries", tries, tries.is_empty());
 }

@@ -15,7 +15,7 @@ use super::lobby;
 use super::poll::{Looked, looked_from};
 use super::records::{
     Refused, TicketSeat, invites, knocks, lobby as lobby_of, refused, set_invites, set_knocks,
-    set_refused, set_ticket_seats, ticket_seats,
+    set_refused, set_ticket_seats, set_tries, ticket_seats, tries,
 };
 use super::verdict::{Claim, Refusal, ServerRecord, decide};
 use crate::social::shared_rooms::envelope::HISTORY_MAX;
@@ -76,6 +76,56 @@ fn with_seats(room: &Room, home: &str, claim: &Claim, joined_seq: u64) -> Room {
     seated
 }
 
+/// #1064: a seat whose notice waits on the owner's approval.
+pub const HELD: &str = "held";
+/// #1064: a seat whose notice did not leave after `NOTICE_TRIES`.
+pub const NOT_DELIVERED: &str = "not-delivered";
+/// How many times a seat's notice is tried before it waits for Seat them.
+pub const NOTICE_TRIES: u32 = 3;
+
+/// Whether the seat `claim` asks for waits on the owner's approval: the
+/// link's Bot, whose seat traffic it is, sends to other homes only when
+/// they say Send (`ask-first`, #52); Seat them is that approval.
+fn held(state: &TeamState, room: &Room, claim: &Claim) -> bool {
+    let bot = (invites(room).into_iter())
+        .find(|l| l.ticket == claim.ticket)
+        .map(|l| l.bot_id);
+    bot.and_then(|b| state.social.policies.get(&b).copied())
+        == Some(flybot_protocol::social::SendPolicy::AskFirst)
+}
+
+/// A home kept waiting: the reason and the Bots its claim brings.
+struct Wait {
+    code: &'static str,
+    ticket: String,
+    bots: Vec<String>,
+}
+
+impl Wait {
+    fn new(code: &'static str, claim: &Claim) -> Wait {
+        Wait {
+            code,
+            ticket: claim.ticket.clone(),
+            bots: (claim.bots.iter())
+                .map(|b| clean_label(&b.name, "Bot"))
+                .collect(),
+        }
+    }
+
+    fn kept(self, at: u64) -> Refused {
+        Refused {
+            code: self.code.to_owned(),
+            ticket: Some(self.ticket),
+            at,
+            bots: self.bots,
+        }
+    }
+}
+
+fn home_of(claim: Option<&Claim>) -> Option<String> {
+    claim.map(|c| c.home.clone())
+}
+
 fn unavailable(e: &crate::social::client::MatrixError) -> ApiError {
     ApiError::new(
         ErrorCode::Unavailable,
@@ -112,6 +162,10 @@ impl InviteLinks {
         homes.sort();
         homes.dedup();
         let now = social.team().store().clock_ms();
+        if again {
+            // Seat them: the notices that did not leave get their tries back.
+            self.note_try(room_id, None, None).await;
+        }
         for home in homes {
             let done = seated.iter().any(|(h, _)| *h == home);
             let refused_before = answered.contains_key(&home) && !knocks(&room).contains(&home);
@@ -120,15 +174,93 @@ impl InviteLinks {
                 continue;
             }
             match decide(record.as_ref().map_err(|_| ()), &home, &others, now) {
+                // #1064: a seat whose notice waits on the owner's approval
+                // (the link's Bot asks first) is held until Seat them.
+                Ok(claim) if !again && social.team().read(|s| held(s, &room, &claim)) => {
+                    let wait = Wait::new(HELD, &claim);
+                    self.wait(room_id, &home, wait).await;
+                }
                 Ok(claim) => {
                     if let Err(e) = self.seat(room_id, &home, &claim).await {
                         tracing::warn!("a claim on {room_id} waits: {}", e.message);
+                        self.note_try(room_id, Some(&home), Some(&claim)).await;
                     }
                 }
-                Err(refusal) => self.refuse(room_id, &lobby_id, &home, None, refusal).await,
+                Err(refusal) => {
+                    // The Bots a claim the room cannot take names, if any.
+                    let bots = (record.as_ref().ok())
+                        .and_then(|r| r.knocks.get(&home))
+                        .and_then(|reason| Claim::read(reason))
+                        .map(|c| {
+                            c.bots
+                                .into_iter()
+                                .map(|b| clean_label(&b.name, "Bot"))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    self.refuse(room_id, &lobby_id, &home, bots, refusal).await
+                }
             }
         }
         Ok(looked)
+    }
+
+    /// Keeps `home` waiting on the link for `wait`'s reason, answering
+    /// nothing at the server (it is no refusal); its knock is not looked at
+    /// again until Seat them.
+    async fn wait(&self, room_id: &str, home: &str, wait: Wait) {
+        let (room_id, home) = (room_id.to_owned(), home.to_owned());
+        let kept = (self.social.team())
+            .mutate("social", move |change| {
+                let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
+                    return Ok(());
+                };
+                let mut all = refused(&room);
+                let at = change.now_ms();
+                all.insert(home.clone(), wait.kept(at));
+                set_refused(&mut room, &all);
+                let mut left = knocks(&room);
+                left.retain(|h| *h != home);
+                set_knocks(&mut room, &left);
+                change.put_room(&room);
+                Ok(())
+            })
+            .await;
+        if let Err(e) = kept {
+            tracing::warn!("a wait on a link was not kept: {}", e.message);
+        }
+    }
+
+    /// One more try of `home`'s seat that did not leave: after
+    /// `NOTICE_TRIES` it waits `not-delivered`. With no home, every try of
+    /// the room is reset (Seat them).
+    async fn note_try(&self, room_id: &str, home: Option<&str>, claim: Option<&Claim>) {
+        let room = room_id.to_owned();
+        let home = home.map(str::to_owned);
+        let wait = claim.map(|c| Wait::new(NOT_DELIVERED, c));
+        let counted = (self.social.team())
+            .mutate("social", move |change| {
+                let Some(mut room) = change.state().rooms.get(&room).cloned() else {
+                    return Ok(false);
+                };
+                let mut all = tries(&room);
+                let Some(home) = home else {
+                    all.clear();
+                    set_tries(&mut room, &all);
+                    change.put_room(&room);
+                    return Ok(false);
+                };
+                let count = all.entry(home).or_default();
+                *count += 1;
+                let out = *count >= NOTICE_TRIES;
+                set_tries(&mut room, &all);
+                change.put_room(&room);
+                Ok(out)
+            })
+            .await;
+        if let (Ok(true), Some(home), Some(wait)) = (counted, home_of(claim), wait) {
+            self.wait(room_id, &home, wait).await;
+        }
     }
 
     async fn forget_knock(&self, room_id: &str, home: &str) {
@@ -155,7 +287,7 @@ impl InviteLinks {
         room_id: &str,
         lobby_id: &str,
         home: &str,
-        ticket: Option<String>,
+        bots: Vec<String>,
         refusal: Refusal,
     ) {
         tracing::info!(
@@ -181,8 +313,9 @@ impl InviteLinks {
                     home.clone(),
                     Refused {
                         code: refusal.code().to_owned(),
-                        ticket,
+                        ticket: None,
                         at: change.now_ms(),
+                        bots,
                     },
                 );
                 set_refused(&mut room, &all);
@@ -261,6 +394,9 @@ impl InviteLinks {
                 let mut answered = refused(&room);
                 answered.remove(&home);
                 set_refused(&mut room, &answered);
+                let mut counted = tries(&room);
+                counted.remove(&home);
+                set_tries(&mut room, &counted);
                 change.put_room(&room);
                 Ok(())
             })

@@ -91,6 +91,10 @@ pub enum ShareMessage {
         /// The Bot that wrote it, by its id in its home.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         handle: Option<String>,
+        /// The home that wrote it, when it is not the sender's: a line the
+        /// sender relays (another guest's, or a re-share's, #883, #918).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        home: Option<String>,
         /// A person's line is hop 0, a Bot's answer one on (#825).
         hop: u32,
         /// The handles the line calls (#825, #949).

@@ -38,14 +38,18 @@ pub fn room_of_guest(share: &HostShare, home: &str) -> Option<String> {
         .map(|(room, _)| room)
 }
 
-/// The join as one guest room reads it: this home's Bots and the seats of
-/// `homes` only; a leave when none of `homes` keeps a live seat (#1167).
+/// The join as one guest room reads it: nothing of another guest home
+/// (#904), so this home's Bots, the seats of `homes`, and, in a room shared
+/// on from another home, that inviter's Bots (#883); a leave when none of
+/// `homes` keeps a live seat (#1167).
 pub fn for_homes(join: &Join, me: &str, homes: &[String], live: &[String]) -> Join {
     let mut theirs = join.clone();
     if let Some(roster) = &mut theirs.roster {
         roster.retain(|e| match e.home.as_deref() {
             None => true,
-            Some(home) => home == me || homes.iter().any(|h| h == home),
+            Some(home) => {
+                home == me || homes.iter().any(|h| h == home) || !live.iter().any(|h| h == home)
+            }
         });
     }
     if !homes.iter().any(|h| live.contains(h)) {

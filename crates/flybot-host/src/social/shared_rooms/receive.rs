@@ -88,6 +88,7 @@ pub fn receive(change: &mut Change<'_>, me: &str, matrix_room: &str, event: &Roo
                 who,
                 author_kind,
                 handle,
+                home,
                 hop,
                 calls,
             }) => {
@@ -97,6 +98,7 @@ pub fn receive(change: &mut Change<'_>, me: &str, matrix_room: &str, event: &Roo
                     who,
                     author_kind,
                     handle,
+                    home,
                     hop,
                     calls,
                     text: event.content["body"].as_str().unwrap_or("").to_owned(),
@@ -429,6 +431,8 @@ struct LineIn {
     who: String,
     author_kind: AuthorKind,
     handle: Option<String>,
+    /// The home that wrote it, when the sender relays it (#918).
+    home: Option<String>,
     hop: u32,
     calls: Vec<String>,
     text: String,
@@ -457,9 +461,11 @@ fn receive_line(
             if from.status != MirrorStatus::Open {
                 return Err(Refusal::RoomLeft);
             }
+            // #918: a relayed line traces to the roster its inviter sent.
+            let home = line.home.as_deref().unwrap_or(sender);
             line.handle
                 .as_deref()
-                .is_some_and(|h| verified(&from.roster, sender, h))
+                .is_some_and(|h| verified(&from.roster, home, h))
         }
         (None, Some(share)) => {
             if room.id != line.room_id {
@@ -479,9 +485,11 @@ fn receive_line(
             if !seated {
                 return Err(Refusal::NotSeated);
             }
+            // A guest speaks for its own seats only: what it relays from
+            // elsewhere is no seat of this room's, so it is unverified.
             line.handle
                 .as_deref()
-                .is_some_and(|h| live(&seat_id(sender, h)))
+                .is_some_and(|h| line.home.is_none() && live(&seat_id(sender, h)))
         }
         (None, None) => return Err(Refusal::UnknownRoom),
     };
@@ -494,7 +502,10 @@ fn receive_line(
         (AuthorKind::Human, _) => (sender.to_owned(), AuthorKind::Human, who),
         // #918: the payload's author only when the handle traces to the
         // sender; else the Bot that delivered it, unverified.
-        (_, Some(handle)) if traces => (seat_id(sender, handle), AuthorKind::RemoteBot, who),
+        (_, Some(handle)) if traces => {
+            let home = line.home.as_deref().unwrap_or(sender);
+            (seat_id(home, handle), AuthorKind::RemoteBot, who)
+        }
         _ => (
             sender.to_owned(),
             AuthorKind::RemoteBot,

@@ -14,6 +14,7 @@ use super::envelope::{
 use super::records::{
     HostShare, MirrorStatus, host_share, seat_id, set_host_share, set_shared_from, shared_from,
 };
+use crate::social::invite_links::peers::may_call;
 use flybot_core::access::Actor;
 use flybot_core::fences::readable_body;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
@@ -104,22 +105,27 @@ pub(crate) fn join_of(
             owner_name: owner.clone(),
         })
         .collect();
-    roster.extend(
-        remote_seats(room)
-            .into_iter()
-            .map(|(home, handle, seat)| RosterEntry {
-                handle: Some(handle),
-                home: Some(home),
-                name: seat.name.unwrap_or_default(),
-                owner_name: String::new(),
-            }),
-    );
+    // #883: in a room shared on, the inviter's Bots keep their owner's name.
+    let upstream = shared_from(room);
+    roster.extend(remote_seats(room).into_iter().map(|(home, handle, seat)| {
+        RosterEntry {
+            handle: Some(handle),
+            owner_name: (upstream.as_ref())
+                .filter(|f| f.home == home)
+                .map(|f| f.inviter_name.clone())
+                .unwrap_or_default(),
+            home: Some(home),
+            name: seat.name.unwrap_or_default(),
+        }
+    }));
+    let noted = super::records::names(room);
     let names = |id: &str| {
         state
             .bots
             .get(id)
             .map(|b| b.name.clone())
             .or_else(|| state.members.get(id).map(|m| m.name.clone()))
+            .or_else(|| noted.get(id).cloned())
             .unwrap_or_else(|| id.to_owned())
     };
     let history = history
@@ -151,11 +157,14 @@ pub(crate) fn join_of(
     join
 }
 
-/// The guest homes with a live seat in `room`.
+/// The guest homes with a live seat in `room`: in a room shared on from
+/// another home, that home is its inviter, no guest (#883).
 fn live_homes(room: &Room) -> Vec<String> {
+    let inviter = shared_from(room).map(|f| f.home);
     remote_seats(room)
         .into_iter()
         .map(|(home, _, _)| home)
+        .filter(|home| inviter.as_ref() != Some(home))
         .collect()
 }
 
@@ -437,6 +446,26 @@ fn targets(room: &Room) -> Vec<Target> {
     all
 }
 
+/// Whether another home's line in `room` is relayed to `target`, with its
+/// home and its Bot's handle: to a guest room, any other home's line, never
+/// back to its own (#904); up to the inviter of a room shared on, a line of
+/// this home's own guests, so it reaches the room's home once (#883).
+fn relayed(room: &Room, line: &RoomLine, target: &Target) -> Option<(String, Option<String>)> {
+    let (home, handle) = match line.author_id.split_once('/') {
+        Some((home, handle)) => (home, Some(handle.to_owned())),
+        None => (line.author_id.as_str(), None),
+    };
+    if !home.starts_with('@') {
+        return None;
+    }
+    let relays = match &target.guests {
+        Some(homes) => !homes.iter().any(|h| h == home),
+        None => host_share(room).is_some_and(|s| s.guests.iter().any(|g| g == home)),
+    };
+    let handle = handle.filter(|_| line.author_kind == AuthorKind::RemoteBot);
+    relays.then(|| (home.to_owned(), handle))
+}
+
 /// The outbox items of the lines this home wrote (a person of this home,
 /// or one of the room's own Bots), each under an id made from the room and
 /// the seq, so the same line queued twice is one Matrix transaction.
@@ -463,24 +492,20 @@ fn outgoing(
         .iter()
         .filter(|l| l.kind == LineKind::Chat)
         .filter_map(|l| {
-            let (who, handle) = match l.author_kind {
+            let (who, handle, home) = match l.author_kind {
                 AuthorKind::LocalBot if room.members.contains(&l.author_id) => {
                     let name = state.bots.get(&l.author_id).map(|b| b.name.clone())?;
-                    (name, Some(l.author_id.clone()))
+                    (name, Some(l.author_id.clone()), None)
                 }
                 AuthorKind::Human if !l.author_id.starts_with('@') => {
                     let name = state.members.get(&l.author_id).map(|m| m.name.clone())?;
-                    (name, None)
+                    (name, None, None)
                 }
-                // Another guest's line, relayed to this guest room (#904).
+                // Another home's line, relayed with its author (#918).
                 AuthorKind::RemoteBot | AuthorKind::Human => {
-                    let homes = target.guests.as_ref()?;
-                    let home = l.author_id.split('/').next().unwrap_or_default();
-                    if !home.starts_with('@') || homes.iter().any(|h| h == home) {
-                        return None;
-                    }
+                    let (home, handle) = relayed(room, l, target)?;
                     let name = super::records::names(room).get(&l.author_id).cloned();
-                    (name.unwrap_or_else(|| home.to_owned()), None)
+                    (name.unwrap_or_else(|| home.clone()), handle, Some(home))
                 }
                 _ => return None,
             };
@@ -488,6 +513,11 @@ fn outgoing(
             let called = calls(&text, &remote)
                 .ids
                 .into_iter()
+                // #923: a Bot of this home calls a seat a link made only
+                // through that link's exact pair; the words still go.
+                .filter(|id| {
+                    l.author_kind != AuthorKind::LocalBot || may_call(state, room, &l.author_id, id)
+                })
                 .filter_map(|id| id.rsplit_once('/').map(|(_, h)| h.to_owned()))
                 .collect();
             let message = ShareMessage::Line {
@@ -496,6 +526,7 @@ fn outgoing(
                 who,
                 author_kind: l.author_kind,
                 handle,
+                home,
                 hop: l.hop,
                 calls: called,
             };

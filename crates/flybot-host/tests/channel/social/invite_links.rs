@@ -25,7 +25,7 @@ async fn refusal(kit: &Kit, endpoint: &str, body: Value, code: &str) -> Value {
 }
 
 /// Waits until `look` finds something (another home's doing).
-async fn eventually<T>(what: &str, mut look: impl FnMut() -> Option<T>) -> T {
+pub(super) async fn eventually<T>(what: &str, mut look: impl FnMut() -> Option<T>) -> T {
     for _ in 0..600 {
         if let Some(found) = look() {
             return found;
@@ -35,13 +35,13 @@ async fn eventually<T>(what: &str, mut look: impl FnMut() -> Option<T>) -> T {
     panic!("never saw {what}");
 }
 
-fn room_record(kit: &Kit, id: &str) -> Value {
+pub(super) fn room_record(kit: &Kit, id: &str) -> Value {
     kit.host
         .store()
         .read(|s| serde_json::to_value(s.rooms.get(id)).unwrap())
 }
 
-fn mirrors(kit: &Kit) -> Vec<Value> {
+pub(super) fn mirrors(kit: &Kit) -> Vec<Value> {
     kit.host.store().read(|s| {
         (s.rooms.values())
             .map(|r| serde_json::to_value(r).unwrap())
@@ -50,7 +50,7 @@ fn mirrors(kit: &Kit) -> Vec<Value> {
     })
 }
 
-fn live_seat(room: &Value, id: &str) -> bool {
+pub(super) fn live_seat(room: &Value, id: &str) -> bool {
     room["participants"]
         .as_array()
         .into_iter()
@@ -66,7 +66,7 @@ async fn alice_plans(synapse: &Synapse) -> (Home, Bot, Room) {
     (alice, atlas, plans)
 }
 
-async fn mint(alice: &Home, room: &Room, body: Value) -> String {
+pub(super) async fn mint(alice: &Home, room: &Room, body: Value) -> String {
     let mut body = body;
     body["roomId"] = json!(room.id);
     let links = alice.kit.ok("room-invite-mint", body).await;
@@ -74,7 +74,7 @@ async fn mint(alice: &Home, room: &Room, body: Value) -> String {
 }
 
 /// `guest` claims `link` for `bots` and waits for the mirror on its home.
-async fn join_by_link(
+pub(super) async fn join_by_link(
     alice: &Home,
     plans: &Room,
     guest: &Home,

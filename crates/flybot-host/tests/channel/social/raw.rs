@@ -137,6 +137,13 @@ impl RawMatrix {
         .await;
     }
 
+    /// Leaves a room (issue 34: a share's Matrix room its maker broke).
+    pub async fn leave(&self, room: &str) {
+        let path = format!("/rooms/{}/leave", esc(room));
+        self.call(reqwest::Method::POST, &path, Some(json!({})))
+            .await;
+    }
+
     /// A room's whole state, as this user may read it.
     pub async fn room_state(&self, room: &str) -> Value {
         let path = format!("/rooms/{}/state", esc(room));

@@ -1,4 +1,4 @@
-// A room's invite links (issue 34, #852, #876, #878, #892): in the owner's own room, the open links with a Copy and a Revoke each, how many are open, a new link, Revoke all, and the homes whose claim seated nobody with the reason (#1064), and Seat them to read the claims again. A room shared from another home has its own invitation and shows none of this.
+// A room's invite links (issue 34, #852, #876, #878, #892): in the owner's own room, the open links with a Copy and a Revoke each, how many are open, a new link, Revoke all, and the homes whose claim seated nobody with the reason and the Bots they bring (#1064: a refusal, held for the owner's approval, or not delivered), and Seat them to read the claims again with the tries reset. A room shared from another home has its own invitation and shows none of this.
 
 import { h, plural, replace } from '../dom.js';
 import { attempt } from './ui.js';
@@ -13,7 +13,15 @@ const REASONS = {
   expired: 'the link was out of date',
   revoked: 'the link was withdrawn',
   'not-addable': 'those Bots cannot be seated here',
+  held: 'waiting for your approval; Seat them lets them in',
+  'not-delivered': 'the homeserver did not take their invitation after a few tries',
 };
+
+/** One waiting home: who, which Bots, and why, in a sentence. */
+function waitingLine(home, why) {
+  const bots = (why.bots || []).length ? ` (${why.bots.join(', ')})` : '';
+  return h('li', { class: 'w-person w-link-wait', 'data-code': why.code }, `${home}${bots}: ${REASONS[why.code] || why.code}`);
+}
 
 /** Appends the section to `el` (the room's side panel) for the owner's own room. */
 export function drawLinks(el, { api, state, room }) {
@@ -52,7 +60,7 @@ export function drawLinks(el, { api, state, room }) {
             'div',
             { class: 'w-link-waiting' },
             h('p', { class: 'hint' }, 'Asked to join and not seated:'),
-            h('ul', { class: 'w-people' }, waiting.map(([home, why]) => h('li', { class: 'w-person' }, `${home}: ${REASONS[why.code] || why.code}`))),
+            h('ul', { class: 'w-people' }, waiting.map(([home, why]) => waitingLine(home, why))),
             h('button', { type: 'button', class: 'w-quiet', onclick: (e) => attempt(section, e.currentTarget, () => call('room-invite-seat')) }, 'Seat them'),
           )
         : null,
