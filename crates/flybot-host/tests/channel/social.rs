@@ -9,6 +9,7 @@ mod askers;
 mod attacks;
 mod bot_send;
 mod counts;
+mod face_held;
 mod face_rooms;
 mod holds;
 mod invite_links;

@@ -13,6 +13,7 @@ mod doors;
 mod drain;
 pub mod envelope;
 mod fan_out;
+pub mod held;
 pub mod receive;
 pub mod records;
 

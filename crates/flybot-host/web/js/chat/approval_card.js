@@ -9,7 +9,12 @@ export function approvalCard(approval, names, { link = false } = {}) {
   const held = approvals.isHeldSend(approval) || friend;
   const botName = names.bot(approvals.botOf(approval)) || 'A Bot';
   const error = h('p', { class: 'form-error', role: 'alert' });
-  const toFriend = approval.reply ? `wants to reply to your friend ${approval.to}` : `wants to send a message to ${approval.to}, a friend's Bot`;
+  // #456: a line in a face-to-face room goes to every home in it.
+  const toFriend = approval.roomId
+    ? `wants to say in the face-to-face room ${approval.to}`
+    : approval.reply
+      ? `wants to reply to your friend ${approval.to}`
+      : `wants to send a message to ${approval.to}, a friend's Bot`;
   const title = friend
     ? `${botName} ${toFriend}`
     : held

@@ -58,3 +58,26 @@ export function drawFace(el, { api, state, room, onChanged }) {
   );
   el.append(section);
 }
+
+const HELD_NOTE = {
+  pending: 'Waiting for your approval: not sent to the other homes yet',
+  rejected: "Not sent: you chose Don't send",
+  failed: 'Not sent: the room ended while it was held',
+};
+
+/** #456: marks this home's Bot lines held for the owner (`room.heldLines`) on the room's drawn lines (`li[data-seq]`). */
+export function markHeld(linesEl, room) {
+  if (room?.origin !== 'face-to-face') return;
+  const held = new Map((room.heldLines || []).map((l) => [String(l.seq), l.status]));
+  for (const li of linesEl.querySelectorAll('li[data-seq]')) {
+    const status = held.get(li.dataset.seq);
+    const old = li.querySelector('.w-held');
+    if (old?.dataset.status === status) continue;
+    old?.remove();
+    li.classList.toggle('w-line-held', !!status);
+    if (!status) continue;
+    const note = h('p', { class: `w-held w-held-${status}`, role: 'status' }, HELD_NOTE[status] || status);
+    note.dataset.status = status;
+    li.querySelector('.w-line-head')?.after(note);
+  }
+}
