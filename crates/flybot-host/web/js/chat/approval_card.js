@@ -60,7 +60,8 @@ export function approvalCard(approval, names, { link = false } = {}) {
       button(friend ? 'Send' : 'Allow once', 'allowed-once', true),
       button(friend ? 'Don\'t send' : 'Reject', 'rejected'),
       held ? null : button('Always for this Bot', 'always-bot'),
-      link ? h('a', { class: 'button', href: `#/bot/${approvals.botOf(approval)}` }, `Open ${botName}`) : null,
+      link && approval.roomId ? h('a', { class: 'button', href: `#/room/${approval.roomId}` }, 'Open the room') : null,
+      link && !approval.roomId ? h('a', { class: 'button', href: `#/bot/${approvals.botOf(approval)}` }, `Open ${botName}`) : null,
     ),
     error,
   );
