@@ -86,18 +86,13 @@ pub fn owner_line_opens_round(
 }
 
 /// The round a line of a face room opens (the core's face turn rule), or
-/// `None` for any other room. `answered` are this home's Bots that
-/// answered the line already (#456), read from the log after it.
-pub fn face_round(logs: &RoomLogs, room: &Room, line: &RoomLine, setup: Setup) -> Option<Round> {
+/// `None` for any other room. A round opens on a line before any of this
+/// home's Bots answered it (a round a restart cut resumes from its note,
+/// not here), so a Bot's line logged between the line and now answered the
+/// round before it (#455: the line came mid-round) and does not count as
+/// an answer to this one (#456).
+pub fn face_round(room: &Room, line: &RoomLine, setup: Setup) -> Option<Round> {
     let record = face(room)?;
-    let answered: Vec<String> = logs
-        .lines_after(&room.id, line.seq)
-        .unwrap_or_default()
-        .into_iter()
-        .take_while(|l| l.author_kind != AuthorKind::Human)
-        .filter(|l| l.kind == LineKind::Chat && l.author_kind == AuthorKind::LocalBot)
-        .map(|l| l.author_id)
-        .collect();
     let named = calls(&line.text, &setup.order).ids;
     let face_line = match (line.author_kind, line.kind) {
         (_, LineKind::Event) | (_, LineKind::Claim) | (AuthorKind::System, _) => {
@@ -117,5 +112,5 @@ pub fn face_round(logs: &RoomLogs, room: &Room, line: &RoomLine, setup: Setup) -
         },
         (AuthorKind::RemoteBot, LineKind::Chat) => FaceLine::RemoteBot { calls: &named },
     };
-    Some(open_face_round(setup, face_line, &answered))
+    Some(open_face_round(setup, face_line, &[]))
 }
