@@ -10,6 +10,7 @@ mod attacks;
 mod bot_send;
 mod counts;
 mod face_held;
+mod face_lead;
 mod face_mid_round;
 mod face_rooms;
 mod holds;

@@ -14,16 +14,20 @@ mod drain;
 pub mod envelope;
 mod fan_out;
 pub mod held;
+mod maker;
 pub mod receive;
 pub mod records;
 
 pub use doors::{FaceCreate, FaceJoin, FaceLeave};
+pub use maker::{FaceClose, FaceLead};
 
 use super::Social;
 use crate::rooms::RoomLogs;
+use crate::social::shared_rooms;
 use flybot_core::rooms::face::{FaceLine, open_face_round};
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::mentions::calls;
+use flybot_core::rooms::participants::{ParticipantKind, participants_of};
 use flybot_core::rooms::round::{Round, Setup};
 use flybot_protocol::state::Room;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -113,4 +117,38 @@ pub fn face_round(room: &Room, line: &RoomLine, setup: Setup) -> Option<Round> {
         (AuthorKind::RemoteBot, LineKind::Chat) => FaceLine::RemoteBot { calls: &named },
     };
     Some(open_face_round(setup, face_line, &[]))
+}
+
+/// A face-to-face room's roster as its Bots' standing section reads it
+/// (#476): every Bot seated now, of every home (this home's by name,
+/// another's by its label), and the lead's name when the lead is seated
+/// now (none: no lead, or a lead who left).
+pub struct Roster {
+    pub members: Vec<String>,
+    pub lead: Option<String>,
+}
+
+/// The roster of `room`, or `None` for a room that is not face-to-face.
+pub fn roster(state: &flybot_protocol::state::TeamState, room: &Room) -> Option<Roster> {
+    let record = face(room)?;
+    let local = |id: &str| state.bots.get(id).map(|b| b.name.clone());
+    let mut members: Vec<String> = room.members.iter().filter_map(|m| local(m)).collect();
+    let remote: Vec<(String, String)> = participants_of(room)
+        .into_iter()
+        .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
+        .map(|p| (p.id.clone(), p.name.clone().unwrap_or(p.id)))
+        .collect();
+    members.extend(remote.iter().map(|(_, name)| name.clone()));
+    let lead = record.lead.as_ref().and_then(|lead| {
+        match room.admin.as_deref() == Some(lead.handle.as_str()) {
+            true => local(&lead.handle),
+            false => {
+                let seat = shared_rooms::records::seat_id(&lead.home, &lead.handle);
+                (remote.iter())
+                    .find(|(id, _)| *id == seat)
+                    .map(|(_, name)| name.clone())
+            }
+        }
+    });
+    Some(Roster { members, lead })
 }

@@ -38,6 +38,8 @@ pub enum Refusal {
     RoomEnded,
     /// A line that does not read.
     Invalid,
+    /// The room's own state from a home that did not make the room.
+    NotMaker,
 }
 
 impl Refusal {
@@ -47,6 +49,7 @@ impl Refusal {
             Refusal::UnknownRoom => "unknown-room",
             Refusal::RoomEnded => "room-ended",
             Refusal::Invalid => "invalid",
+            Refusal::NotMaker => "not-maker",
         }
     }
 
@@ -60,6 +63,7 @@ impl Refusal {
                 "This home left that room or it was closed; join it again to write."
             }
             Refusal::Invalid => "That face-to-face line could not be read.",
+            Refusal::NotMaker => "Only the home that made this room changes it.",
         }
     }
 }
@@ -146,16 +150,24 @@ pub fn put(change: &mut Change<'_>, mut room: Room, mut record: FaceRecord) -> R
 }
 
 /// The room's own state: only its maker may set it (the room's power
-/// levels, which the homeserver enforces).
+/// levels, which the homeserver enforces, and here the sender of the
+/// room's first such state, so a power granted later, or a homeserver that
+/// lets it through, changes no lead and closes nothing, #476).
 fn receive_meta(
     change: &mut Change<'_>,
-    _me: &str,
+    me: &str,
     matrix_room: &str,
     event: &RoomEvent,
 ) -> Result<(), Refusal> {
     let meta: FaceMeta =
         serde_json::from_value(event.content.clone()).map_err(|_| Refusal::Invalid)?;
     let (mut room, mut record) = upsert_room(change, matrix_room).ok_or(Refusal::Invalid)?;
+    if record.maker.is_empty() {
+        record.maker = event.sender.clone();
+    }
+    if record.maker != event.sender {
+        return Err(Refusal::NotMaker);
+    }
     record.code = meta
         .code
         .chars()
@@ -170,13 +182,18 @@ fn receive_meta(
     if meta.closed {
         record.status = FaceStatus::Closed;
     }
-    // #476: the lead is this room's admin when it is one of this home's Bots.
-    room.admin = meta
-        .lead
-        .filter(|l| room.members.contains(&l.handle) && record.homes.contains_key(&l.home))
-        .map(|l| l.handle);
+    room.admin = local_lead(&room, &record, me);
     put(change, room, record);
     Ok(())
+}
+
+/// #476: the lead is this room's admin when it is one of this home's Bots
+/// in the room (asked first, given the lead's notes); none in a room that
+/// is no longer open.
+pub fn local_lead(room: &Room, record: &FaceRecord, me: &str) -> Option<String> {
+    let lead = record.lead.as_ref()?;
+    (record.status == FaceStatus::Open && lead.home == me && room.members.contains(&lead.handle))
+        .then(|| lead.handle.clone())
 }
 
 /// A home's part, set by that home alone (a state key that is a user id

@@ -55,6 +55,11 @@ pub struct FaceRecord {
     pub homes: BTreeMap<String, HomePart>,
     #[serde(default)]
     pub lead: Option<LeadRef>,
+    /// The home that made the room (#476): the sender of its first
+    /// `org.flybot.face` state, or this home when it made it. Only its
+    /// state events change the lead or close the room.
+    #[serde(default)]
+    pub maker: String,
     /// This home's lines up to here are in the outbox.
     #[serde(default)]
     pub fanned_seq: u64,
@@ -111,6 +116,7 @@ impl FaceRecord {
             auto_title: None,
             homes: BTreeMap::new(),
             lead: None,
+            maker: String::new(),
             fanned_seq: 0,
             quiet: Vec::new(),
         }

@@ -6,9 +6,9 @@
 //! (never a header or a second copy), and Alice's line is routed after
 //! the running round: Bolt answers it in a round of its own.
 
-use super::face_rooms::{by, lines_until, record, room_of, settled};
-use super::{Home, home, password};
-use flybot_testkit::synapse::{Synapse, start_synapse};
+use super::face_rooms::{by, home_on, lines_until, record, room_of, settled};
+use super::home;
+use flybot_testkit::synapse::start_synapse;
 use flybot_testkit::{Kit, Room};
 use serde_json::{Value, json};
 
@@ -22,14 +22,6 @@ fn scenario() -> Value {
         {"when": {"systemContains": "## You are Bolt\n"}, "reply": {"text": "The second list is checked."}},
         {"reply": {"text": "[PASS]"}}
     ])
-}
-
-async fn bob_home(synapse: &Synapse) -> Home {
-    let user = synapse.register("bob", &password("bob")).await;
-    let kit = Kit::scripted(scenario()).await;
-    let body = json!({"homeserver": synapse.base_url, "user": "bob", "password": password("bob")});
-    kit.ok("social-connect", body).await;
-    Home { kit, user }
 }
 
 fn lines(kit: &Kit, room: &Room) -> Vec<(String, String)> {
@@ -51,7 +43,7 @@ async fn lines_that_arrive_mid_round_show_at_once_and_a_friends_line_is_routed_a
         return;
     };
     let alice = home(&synapse, "alice").await;
-    let bob = bob_home(&synapse).await;
+    let bob = home_on(&synapse, "bob", scenario()).await;
     let [bolt, pia] = bob.kit.bots(["Bolt", "Pia"]).await;
     let made = alice.kit.ok("face-room-create", json!({"bots": []})).await;
     let code = made["room"]["face"]["code"].as_str().unwrap().to_owned();

@@ -27,8 +27,13 @@ fn scenario() -> Value {
 
 /// A home on the scripted mock, connected to the Matrix account `name`.
 pub(super) async fn scripted_home(synapse: &Synapse, name: &str) -> Home {
+    home_on(synapse, name, scenario()).await
+}
+
+/// A home whose mock follows `scenario`, connected to the account `name`.
+pub(super) async fn home_on(synapse: &Synapse, name: &str, scenario: Value) -> Home {
     let user = synapse.register(name, &password(name)).await;
-    let kit = Kit::scripted(scenario()).await;
+    let kit = Kit::scripted(scenario).await;
     let body = json!({"homeserver": synapse.base_url, "user": name, "password": password(name)});
     let answer = kit.ok("social-connect", body).await;
     assert_eq!(answer["account"]["userId"], user);
