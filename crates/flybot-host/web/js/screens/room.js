@@ -122,7 +122,8 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     const room = roomOf();
     if (!room) return;
     heading.textContent = room.name;
-    const count = room.members.length;
+    // A face-to-face room counts the Bots of every home in it, not only this home's (issue 34).
+    const count = room.members.length + (room.origin === 'face-to-face' ? (room.participants || []).filter((p) => p.kind === 'remote-bot' && p.leftSeq == null).length : 0);
     const round = speaking
       ? `${botName(speaking)} is speaking.`
       : running
