@@ -11,6 +11,7 @@ mod bot_send;
 mod counts;
 mod face_held;
 mod face_lead;
+mod face_members;
 mod face_mid_round;
 mod face_rooms;
 mod holds;

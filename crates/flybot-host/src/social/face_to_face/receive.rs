@@ -220,6 +220,59 @@ fn receive_home(
     Ok(())
 }
 
+/// Whether this home holds a face-to-face room in `matrix_room`.
+pub fn holds(change: &Change<'_>, matrix_room: &str) -> bool {
+    let rooms = &change.state().rooms;
+    rooms
+        .get(&face_room_id(matrix_room))
+        .is_some_and(|r| face(r).is_some())
+}
+
+/// A membership change the server made (#83: membership is the
+/// server's): a home that left the Matrix room, or was kicked or banned
+/// from it by someone else, is out of the room whatever its own part
+/// still says. Its Bots are marked left on this home; when it is this
+/// home, the room is left here (Past rooms keep it, #171).
+pub fn receive_member(change: &mut Change<'_>, me: &str, matrix_room: &str, event: &RoomEvent) {
+    let membership = event.content["membership"].as_str().unwrap_or("");
+    let Some(home) = event.state_key.as_deref() else {
+        return;
+    };
+    if !matches!(membership, "leave" | "ban") {
+        return;
+    }
+    let Some((mut room, mut record)) = upsert_room(change, matrix_room) else {
+        return;
+    };
+    if home == me {
+        if record.status == FaceStatus::Open {
+            record.status = FaceStatus::Left;
+            room.admin = None;
+        }
+    } else {
+        let Some(part) = record
+            .homes
+            .get(home)
+            .filter(|p| p.status == HomeStatus::Joined)
+        else {
+            return;
+        };
+        let part = HomePart {
+            status: HomeStatus::Left,
+            ..part.clone()
+        };
+        seat_home(&mut room, home, &part);
+        record.homes.insert(home.to_owned(), part);
+    }
+    if event.sender != home {
+        tracing::info!(
+            "{home} was put out of a face-to-face room by {}",
+            event.sender
+        );
+    }
+    put(change, room, record);
+}
+
 fn receive_line(
     change: &mut Change<'_>,
     me: &str,

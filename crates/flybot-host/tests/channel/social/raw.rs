@@ -137,6 +137,14 @@ impl RawMatrix {
         .await;
     }
 
+    /// Puts `user` out of `room`: `kick` or `ban` (issue 34: membership is
+    /// the server's).
+    pub async fn put_out(&self, room: &str, user: &str, how: &str) {
+        let path = format!("/rooms/{}/{how}", esc(room));
+        let body = json!({"user_id": user, "reason": "test"});
+        self.call(reqwest::Method::POST, &path, Some(body)).await;
+    }
+
     /// A room's whole state, as this user may read it.
     pub async fn room_state(&self, room: &str) -> Value {
         let path = format!("/rooms/{}/state", esc(room));
