@@ -55,6 +55,13 @@ pub struct Participant {
     /// A local Bot brought into this room only, by its number (#90, #948).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub via_code: bool,
+    /// A remote Bot's color (`#rrggbb`) as its home gave it (issue 34, the
+    /// face-to-face participant look); none: the page seeds one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    /// A remote Bot's avatar: an emoji or initials its home gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
 }
 
 impl Participant {
@@ -68,6 +75,8 @@ impl Participant {
             owner: None,
             name: None,
             via_code: false,
+            color: None,
+            avatar: None,
         }
     }
 

@@ -90,6 +90,10 @@ fn own_bots(state: &TeamState, actor: &Actor, ids: &[String]) -> Result<Vec<BotE
                     handle: b.id.clone(),
                     name: b.name.clone(),
                     role: b.role.clone(),
+                    // This home's Bots have no look of their own: the
+                    // other homes' pages seed one from the handle.
+                    color: None,
+                    avatar: None,
                 })
                 .ok_or_else(|| ApiError::invalid("bots", format!("{id} is not one of your Bots.")))
         })

@@ -10,8 +10,8 @@ use super::envelope::{
     FACE_KEY, FACE_STATE, FaceLineOut, FaceMeta, HOME_STATE, HomePart, HomeStatus,
 };
 use super::records::{
-    FaceRecord, FaceStatus, face, face_room_id, inbox, refresh_title, seat_home, set_face,
-    set_inbox,
+    FaceRecord, FaceStatus, clean_look, face, face_room_id, inbox, refresh_title, seat_home,
+    set_face, set_inbox,
 };
 use crate::social::client::RoomEvent;
 use crate::social::shared_rooms::envelope::fit_text;
@@ -208,8 +208,12 @@ fn receive_home(
     if home != event.sender {
         return Err(Refusal::NotInRoom);
     }
-    let part: HomePart =
+    let mut part: HomePart =
         serde_json::from_value(event.content.clone()).map_err(|_| Refusal::Invalid)?;
+    // The look is kept only in the shapes the page draws.
+    for bot in &mut part.bots {
+        (bot.color, bot.avatar) = clean_look(bot);
+    }
     let (mut room, mut record) = upsert_room(change, matrix_room).ok_or(Refusal::Invalid)?;
     if home != me {
         seat_home(&mut room, home, &part);

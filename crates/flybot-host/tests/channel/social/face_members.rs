@@ -84,3 +84,50 @@ async fn a_home_kicked_or_banned_from_a_face_room_is_marked_left_on_every_home()
     // Alice's home is still in its room.
     assert_eq!(record(&alice.kit, &at_alice)["face"]["status"], "open");
 }
+
+#[tokio::test]
+/// Rule #83.
+async fn a_remote_bots_color_and_avatar_ride_its_homes_part_onto_its_seat() {
+    let Some(synapse) = start_synapse().await else {
+        return;
+    };
+    let alice = home(&synapse, "alice").await;
+    let made = alice.kit.ok("face-room-create", json!({"bots": []})).await;
+    let at_alice = room_of(&made);
+    let matrix_room = made["room"]["face"]["matrixRoomId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Dana's home runs another FlyBot: its part gives each Bot a look,
+    // one of them a link the page must never fetch.
+    let dana = synapse.register("dana", &password("dana")).await;
+    let raw = RawMatrix::login(&synapse.base_url, "dana", &password("dana")).await;
+    raw.join(&matrix_room).await;
+    let part = json!({"ownerName": "Dana", "status": "joined", "bots": [
+        {"handle": "bot-fox", "name": "Fox", "color": "#c05621", "avatar": "🦊"},
+        {"handle": "bot-owl", "name": "Owl", "color": "red", "avatar": "https://x.example/owl.png"},
+    ]});
+    raw.set_state_keyed(&matrix_room, "org.flybot.face.home", &dana, part)
+        .await;
+    let fox = format!("{dana}/bot-fox");
+    let owl = format!("{dana}/bot-owl");
+    lines_until(&alice.kit, &at_alice, "Dana's Bots seated", |_| {
+        live(&alice.kit, &at_alice, &fox) && live(&alice.kit, &at_alice, &owl)
+    })
+    .await;
+    let seen = record(&alice.kit, &at_alice);
+    let seat = |id: &str| {
+        (seen["participants"].as_array().unwrap().iter())
+            .find(|p| p["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(seat(&fox)["color"], "#c05621");
+    assert_eq!(seat(&fox)["avatar"], "🦊");
+    assert!(seat(&owl)["color"].is_null() && seat(&owl)["avatar"].is_null());
+    let kept = &seen["face"]["homes"][&dana]["bots"][1];
+    assert!(
+        kept["avatar"].is_null(),
+        "not kept on the part either: {kept}"
+    );
+}

@@ -145,6 +145,12 @@ impl RawMatrix {
         self.call(reqwest::Method::POST, &path, Some(body)).await;
     }
 
+    /// Sets a state event under `key` (issue 34: a home's own part).
+    pub async fn set_state_keyed(&self, room: &str, kind: &str, key: &str, content: Value) {
+        let path = format!("/rooms/{}/state/{}/{}", esc(room), esc(kind), esc(key));
+        self.call(reqwest::Method::PUT, &path, Some(content)).await;
+    }
+
     /// A room's whole state, as this user may read it.
     pub async fn room_state(&self, room: &str) -> Value {
         let path = format!("/rooms/{}/state", esc(room));

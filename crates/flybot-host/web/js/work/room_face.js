@@ -26,13 +26,26 @@ export function faceLabel(room) {
   return `Face-to-face room No. ${room.face.code || '—'}${where}`;
 }
 
+/** A Bot's look (issue 34): the color and avatar its home gave its seat, else one seeded from its handle, so each Bot of every home reads apart. */
+export function lookOf(handle, name, seat) {
+  let hash = 0;
+  for (const c of String(handle)) hash = (hash * 31 + c.codePointAt(0)) >>> 0;
+  const mark = h('span', { class: 'w-look', 'aria-hidden': 'true' }, seat?.avatar || (String(name).trim()[0] || '?').toUpperCase());
+  mark.style.backgroundColor = seat?.color || `hsl(${hash % 360}, 55%, 38%)`;
+  return mark;
+}
+
 /** Appends the section to `el` (the room's side panel). */
 export function drawFace(el, { api, state, room, onChanged }) {
   if (room.origin !== 'face-to-face' || !room.face) return;
   const face = room.face;
   const botName = (id) => (state.bots || []).find((b) => b.id === id)?.name || id;
   const homes = Object.entries(face.homes || {}).map(([home, part]) => {
-    const names = (part.bots || []).map((b) => `${b.name} (${part.ownerName})`);
+    const seats = room.participants || [];
+    const names = (part.bots || []).map((b) => {
+      const seat = seats.find((p) => p.id === `${home}/${b.handle}`);
+      return h('span', {}, lookOf(b.handle, b.name, seat), ` ${b.name} (${part.ownerName})`);
+    });
     const leads = face.lead && face.lead.home === home ? (part.bots || []).find((b) => b.handle === face.lead.handle) : null;
     return h(
       'li',
