@@ -62,6 +62,10 @@ pub struct Participant {
     /// A remote Bot's avatar: an emoji or initials its home gave it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub avatar: Option<String>,
+    /// A remote Bot's role as its home gave it (#476 `roleLabel`), cleaned
+    /// like a name: the face room's roster names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_label: Option<String>,
 }
 
 impl Participant {
@@ -77,6 +81,7 @@ impl Participant {
             via_code: false,
             color: None,
             avatar: None,
+            role_label: None,
         }
     }
 

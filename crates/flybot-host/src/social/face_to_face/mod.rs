@@ -121,7 +121,8 @@ pub fn face_round(room: &Room, line: &RoomLine, setup: Setup) -> Option<Round> {
 
 /// A face-to-face room's roster as its Bots' standing section reads it
 /// (#476): every Bot seated now, of every home (this home's by name,
-/// another's by its label), and the lead's name when the lead is seated
+/// another's by its label), each with its role when it has one (another
+/// home's `roleLabel`), and the lead's name when the lead is seated
 /// now (none: no lead, or a lead who left).
 pub struct Roster {
     pub members: Vec<String>,
@@ -132,13 +133,25 @@ pub struct Roster {
 pub fn roster(state: &flybot_protocol::state::TeamState, room: &Room) -> Option<Roster> {
     let record = face(room)?;
     let local = |id: &str| state.bots.get(id).map(|b| b.name.clone());
-    let mut members: Vec<String> = room.members.iter().filter_map(|m| local(m)).collect();
-    let remote: Vec<(String, String)> = participants_of(room)
+    let with_role = |name: String, role: Option<&str>| match role.filter(|r| !r.is_empty()) {
+        Some(role) => format!("{name} · {role}"),
+        None => name,
+    };
+    let mut members: Vec<String> = (room.members.iter())
+        .filter_map(|m| state.bots.get(m))
+        .map(|b| with_role(b.name.clone(), b.role.as_deref()))
+        .collect();
+    let seats: Vec<_> = participants_of(room)
         .into_iter()
         .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
-        .map(|p| (p.id.clone(), p.name.clone().unwrap_or(p.id)))
         .collect();
-    members.extend(remote.iter().map(|(_, name)| name.clone()));
+    let remote: Vec<(String, String)> = (seats.iter())
+        .map(|p| (p.id.clone(), p.name.clone().unwrap_or(p.id.clone())))
+        .collect();
+    members.extend(
+        (seats.iter().zip(&remote))
+            .map(|(p, (_, name))| with_role(name.clone(), p.role_label.as_deref())),
+    );
     let lead = record.lead.as_ref().and_then(|lead| {
         match room.admin.as_deref() == Some(lead.handle.as_str()) {
             true => local(&lead.handle),

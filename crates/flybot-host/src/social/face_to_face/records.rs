@@ -214,6 +214,7 @@ pub fn seat_home(room: &mut Room, home: &str, part: &HomePart) {
                     }
                     seat.name = Some(name);
                     (seat.color, seat.avatar) = clean_look(bot);
+                    seat.role_label = role_label(bot);
                 }
                 None => {
                     let mut seat = Participant::new(
@@ -225,6 +226,7 @@ pub fn seat_home(room: &mut Room, home: &str, part: &HomePart) {
                     seat.owner = Some(home.to_owned());
                     seat.name = Some(name);
                     (seat.color, seat.avatar) = clean_look(bot);
+                    seat.role_label = role_label(bot);
                     seats.push(seat);
                 }
             }
@@ -250,6 +252,12 @@ pub fn clean_look(bot: &BotEntry) -> (Option<String>, Option<String>) {
                 .any(|c| c.is_control() || matches!(c, '/' | ':' | '<' | '>'))
     });
     (color.map(str::to_owned), avatar.map(str::to_owned))
+}
+
+/// A remote Bot's role as its home gave it, cleaned like a name (#476).
+fn role_label(bot: &BotEntry) -> Option<String> {
+    let role = clean_label(bot.role.as_deref().unwrap_or(""), "");
+    (!role.is_empty()).then_some(role)
 }
 
 /// The local room a Matrix room is, by a stable id made from it.

@@ -89,6 +89,23 @@ async fn the_maker_changes_the_lead_and_the_next_round_on_another_home_asks_it_f
         .kit
         .refused("face-room-lead", nobody, "bot/invalid")
         .await;
+    // The lead is not a team role: update-room changes no face room's
+    // admin or Bots (#476).
+    let as_team = json!({"id": at_alice.id, "admin": ""});
+    alice
+        .kit
+        .refused("update-room", as_team, "bot/invalid")
+        .await;
+    let as_team = json!({"id": at_bob.id, "members": [pia.id]});
+    bob.kit.refused("update-room", as_team, "bot/invalid").await;
+    assert_eq!(record(&alice.kit, &at_alice)["admin"], atlas.id.as_str());
+    assert_eq!(
+        record(&bob.kit, &at_bob)["members"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     let changed = json!({"roomId": at_alice.id, "lead": quinn_seat});
     let answer = alice.kit.ok("face-room-lead", changed).await;
     assert_eq!(answer["room"]["face"]["lead"]["handle"], quinn.id);

@@ -86,7 +86,7 @@ async fn a_home_kicked_or_banned_from_a_face_room_is_marked_left_on_every_home()
 }
 
 #[tokio::test]
-/// Rule #83.
+/// Rules #83, #476.
 async fn a_remote_bots_color_and_avatar_ride_its_homes_part_onto_its_seat() {
     let Some(synapse) = start_synapse().await else {
         return;
@@ -104,7 +104,7 @@ async fn a_remote_bots_color_and_avatar_ride_its_homes_part_onto_its_seat() {
     let raw = RawMatrix::login(&synapse.base_url, "dana", &password("dana")).await;
     raw.join(&matrix_room).await;
     let part = json!({"ownerName": "Dana", "status": "joined", "bots": [
-        {"handle": "bot-fox", "name": "Fox", "color": "#c05621", "avatar": "🦊"},
+        {"handle": "bot-fox", "name": "Fox", "role": "Scout", "color": "#c05621", "avatar": "🦊"},
         {"handle": "bot-owl", "name": "Owl", "color": "red", "avatar": "https://x.example/owl.png"},
     ]});
     raw.set_state_keyed(&matrix_room, "org.flybot.face.home", &dana, part)
@@ -124,6 +124,11 @@ async fn a_remote_bots_color_and_avatar_ride_its_homes_part_onto_its_seat() {
     };
     assert_eq!(seat(&fox)["color"], "#c05621");
     assert_eq!(seat(&fox)["avatar"], "🦊");
+    assert_eq!(
+        seat(&fox)["roleLabel"],
+        "Scout",
+        "#476: its role on the seat"
+    );
     assert!(seat(&owl)["color"].is_null() && seat(&owl)["avatar"].is_null());
     let kept = &seen["face"]["homes"][&dana]["bots"][1];
     assert!(
