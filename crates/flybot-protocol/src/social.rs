@@ -136,8 +136,13 @@ pub struct FriendHold {
     /// The friend's home (their Matrix user id).
     pub friend: String,
     /// Whom it goes to as the page names it: the friend's Bot's title for
-    /// a line to it, the friend's home for a reply.
+    /// a line to it, the friend's home for a reply, the room's name for a
+    /// face-to-face room's line (#456).
     pub to: String,
+    /// The face-to-face room a held line was written in (#456); none for
+    /// a send to one friend's home.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub room_id: Option<String>,
     pub reply: bool,
     pub text: String,
     pub at: u64,

@@ -55,6 +55,17 @@ pub struct Participant {
     /// A local Bot brought into this room only, by its number (#90, #948).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub via_code: bool,
+    /// A remote Bot's color (`#rrggbb`) as its home gave it (issue 34, the
+    /// face-to-face participant look); none: the page seeds one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    /// A remote Bot's avatar: an emoji or initials its home gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+    /// A remote Bot's role as its home gave it (#476 `roleLabel`), cleaned
+    /// like a name: the face room's roster names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_label: Option<String>,
 }
 
 impl Participant {
@@ -68,6 +79,9 @@ impl Participant {
             owner: None,
             name: None,
             via_code: false,
+            color: None,
+            avatar: None,
+            role_label: None,
         }
     }
 

@@ -14,6 +14,19 @@ pub const ROOM_REPLY_FORCED: &str =
 /// `ROOM_REPLY_BOARD`: a room with a board.
 pub const ROOM_REPLY_BOARD: &str = "Assigning, claiming and progress are track_tasks writes (overall task, subtask, assignee, column, progress); @Name only wakes; a status the board already shows is [PASS].";
 
+/// `FACE_LEAD_NOTE` (#476): the lead of a face-to-face room.
+pub const FACE_LEAD_NOTE: &str = "You lead this face-to-face room (its 总负责人): plan once, give each Bot its part by @Name, and answer a line that names no Bot.";
+/// `FACE_LEAD_ROUTE` (#476): the lead's route note on a line naming no Bot.
+pub const FACE_LEAD_ROUTE: &str = "This line names no Bot: it is yours as this room's lead; pass only when it is plainly another Bot's.";
+
+/// `faceMemberNote` (#476): every other Bot of a face-to-face room that has
+/// a lead.
+pub fn face_member_note(lead: &str) -> String {
+    format!(
+        "{lead} leads this face-to-face room. Do only your part; answer when named; do not re-plan; a line that names no Bot is the lead's."
+    )
+}
+
 /// The room settings the standing section reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -26,6 +39,9 @@ pub struct Settings {
     /// The member this section is for.
     pub me: String,
     pub i_lead: bool,
+    /// A face-to-face room (#476): the lead's notes, and `members` is every
+    /// home's Bots.
+    pub face: bool,
 }
 
 /// `standingText` (#894).
@@ -39,10 +55,12 @@ pub fn standing_text(s: &Settings) -> String {
     if let Some(notice) = s.notice.as_deref().filter(|n| !n.trim().is_empty()) {
         out.push(format!("Notice: {}", notice.trim()));
     }
-    match (&s.admin, s.i_lead) {
-        (_, true) => out.push("You lead this group: plan once, give each member its part on the board, and answer a line that names nobody.".to_string()),
-        (Some(admin), false) => out.push(format!("{admin} leads this group. Do your own part; answer when named; do not re-plan.")),
-        (None, false) => {}
+    match (s.face, &s.admin, s.i_lead) {
+        (true, _, true) => out.push(FACE_LEAD_NOTE.to_string()),
+        (true, Some(lead), false) => out.push(face_member_note(lead)),
+        (false, _, true) => out.push("You lead this group: plan once, give each member its part on the board, and answer a line that names nobody.".to_string()),
+        (false, Some(admin), false) => out.push(format!("{admin} leads this group. Do your own part; answer when named; do not re-plan.")),
+        (_, None, false) => {}
     }
     out.push("A line that names nobody is someone's: answer it only when it is yours (it names you or your role, or follows up on your own last answer); default to [PASS].".to_string());
     if s.has_board {
@@ -58,12 +76,22 @@ pub fn notice_mark(notice: &str) -> String {
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
+/// Whether the member a turn is for leads the room, and which kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lead {
+    No,
+    /// The group's lead (its admin or task lead).
+    Group,
+    /// A face-to-face room's lead (#476).
+    FaceRoom,
+}
+
 /// `routeNote`: to everyone, the lead's, or "Default to [PASS]"; who spoke
 /// last before a line that names nobody; who already answered.
 pub fn route_note(
     to_everyone: bool,
     named_me: bool,
-    i_lead: bool,
+    lead: Lead,
     spoke_last: Option<&str>,
     answered: &[String],
 ) -> String {
@@ -71,7 +99,9 @@ pub fn route_note(
         "This line is to everyone: each may answer.".to_string()
     } else if named_me {
         "This line names you: answer it.".to_string()
-    } else if i_lead {
+    } else if lead == Lead::FaceRoom {
+        FACE_LEAD_ROUTE.to_string()
+    } else if lead == Lead::Group {
         "This line names nobody: it is yours as the lead; pass only when it is plainly another member's.".to_string()
     } else {
         "This line names nobody. Default to [PASS].".to_string()
@@ -113,6 +143,7 @@ mod tests {
             has_board: true,
             me: "Bo".into(),
             i_lead: false,
+            face: false,
         }
     }
 
@@ -134,7 +165,7 @@ mod tests {
     #[test]
     /// Rule #894.
     fn the_turn_carries_the_round_a_route_note_and_the_reply_rule() {
-        let note = route_note(false, false, false, None, &["Ada".into()]);
+        let note = route_note(false, false, Lead::No, None, &["Ada".into()]);
         assert!(note.contains("Default to [PASS]") && note.contains("Already answered: Ada"));
         let msg = turn_message("Alice: hi", &note, false);
         assert!(msg.starts_with("Alice: hi") && msg.ends_with(ROOM_REPLY_NOW));
@@ -143,10 +174,38 @@ mod tests {
 
     #[test]
     fn the_route_note_names_who_spoke_last_on_a_line_that_names_nobody() {
-        let note = route_note(false, false, false, Some("Cy"), &[]);
+        let note = route_note(false, false, Lead::No, Some("Cy"), &[]);
         assert!(note.contains("Cy spoke last before this line"), "{note}");
         // A line to everyone, or one that names the member, says no more.
-        assert!(!route_note(true, false, false, Some("Cy"), &[]).contains("spoke last"));
-        assert!(!route_note(false, true, false, Some("Cy"), &[]).contains("spoke last"));
+        assert!(!route_note(true, false, Lead::No, Some("Cy"), &[]).contains("spoke last"));
+        assert!(!route_note(false, true, Lead::No, Some("Cy"), &[]).contains("spoke last"));
+    }
+
+    #[test]
+    /// Rule #476.
+    fn a_face_rooms_lead_gets_the_leads_notes_and_every_other_bot_the_members_note() {
+        let mut lead = settings();
+        lead.face = true;
+        lead.i_lead = true;
+        lead.me = "Ada".into();
+        let text = standing_text(&lead);
+        assert!(text.contains(FACE_LEAD_NOTE), "{text}");
+        assert!(
+            !text.contains("on the board, and"),
+            "not the team lead's note"
+        );
+        let mut member = settings();
+        member.face = true;
+        member.admin = Some("Quinn (Bob)".into());
+        let text = standing_text(&member);
+        assert!(text.contains(&face_member_note("Quinn (Bob)")), "{text}");
+        let mut leaderless = member.clone();
+        leaderless.admin = None;
+        assert!(!standing_text(&leaderless).contains("leads this"));
+        // The lead's route on a line naming no Bot; the others keep [PASS].
+        let route = route_note(false, false, Lead::FaceRoom, None, &[]);
+        assert!(route.starts_with(FACE_LEAD_ROUTE), "{route}");
+        assert!(route_note(false, false, Lead::No, None, &[]).contains("Default to [PASS]"));
+        assert!(route_note(false, true, Lead::FaceRoom, None, &[]).contains("names you"));
     }
 }

@@ -139,7 +139,7 @@ impl RoundParts<'_> {
             _ => opener,
         };
         // Issue 34: a face-to-face room answers by the face turn rule.
-        let face = crate::social::face_to_face::face_round(self.logs, room, line, setup.clone());
+        let face = crate::social::face_to_face::face_round(room, line, setup.clone());
         let is_face = face.is_some();
         let round = match face {
             Some(face) => face,

@@ -16,7 +16,7 @@ use flybot_core::rooms::notice_seen::notice_news;
 use flybot_core::rooms::participants::participants_of;
 use flybot_core::rooms::presence::format_room_presence;
 use flybot_core::rooms::round::{Round, Setup};
-use flybot_core::rooms::standing::{Settings, route_note, standing_text, turn_message};
+use flybot_core::rooms::standing::{Lead, Settings, route_note, standing_text, turn_message};
 use flybot_core::rooms::{board::format_room_board, participants::ParticipantKind};
 use flybot_core::tasks::roles::task_lead;
 use flybot_protocol::state::{Room, TeamState};
@@ -79,12 +79,22 @@ pub(super) fn name_of(state: &TeamState, id: &str) -> String {
 }
 
 /// The standing section of `bot_id` in `room` (#894): room settings only.
+/// A face-to-face room's members are every home's Bots and its lead is
+/// the room's, of whichever home (#476).
 pub fn standing_of(state: &TeamState, room: &Room, bot_id: &str) -> String {
     let lead = task_lead(room);
+    let face = crate::social::face_to_face::roster(state, room);
+    let (members, admin) = match face {
+        Some(roster) => (roster.members, roster.lead),
+        None => (
+            room.members.iter().map(|m| name_of(state, m)).collect(),
+            lead.map(|a| name_of(state, a)),
+        ),
+    };
     standing_text(&Settings {
         room_name: room.name.clone(),
-        members: room.members.iter().map(|m| name_of(state, m)).collect(),
-        admin: lead.map(|a| name_of(state, a)),
+        members,
+        admin,
         notice: room
             .extra
             .get("notice")
@@ -93,6 +103,7 @@ pub fn standing_of(state: &TeamState, room: &Room, bot_id: &str) -> String {
         has_board: true,
         me: name_of(state, bot_id),
         i_lead: lead == Some(bot_id),
+        face: crate::social::face_to_face::records::is_face(room),
     })
 }
 
@@ -155,7 +166,8 @@ pub fn turn_text(
         .map(|m| (m.clone(), name_of(state, m)))
         .collect();
     // A face-to-face room has no board, so no presence either (#1213).
-    let presence = match crate::social::face_to_face::records::is_face(room) {
+    let is_face = crate::social::face_to_face::records::is_face(room);
+    let presence = match is_face {
         true => String::new(),
         false => format_room_presence(state, &room.id, &members, now),
     };
@@ -171,10 +183,15 @@ pub fn turn_text(
         .as_deref()
         .filter(|_| round.routed)
         .map(|id| name_of(state, id));
+    let lead = match (task_lead(room) == Some(bot_id), is_face) {
+        (false, _) => Lead::No,
+        (true, false) => Lead::Group,
+        (true, true) => Lead::FaceRoom,
+    };
     let note = route_note(
         round.broadcast,
         addressed,
-        task_lead(room) == Some(bot_id),
+        lead,
         spoke_last.as_deref(),
         &answered,
     );

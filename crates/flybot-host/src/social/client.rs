@@ -108,6 +108,10 @@ pub struct Rooms {
     pub join: BTreeMap<String, JoinedRoom>,
     #[serde(default)]
     pub invite: BTreeMap<String, InvitedRoom>,
+    /// Rooms this home left, or was kicked or banned from, since the last
+    /// batch, with the events up to its leave (issue 34: a kick or ban).
+    #[serde(default)]
+    pub leave: BTreeMap<String, JoinedRoom>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -5,11 +5,14 @@
 //! `friendHolds`) and says Send or Don't send (`social-hold-answer`).
 //! Send checks `reach()` again first (#90, #52): a share that ended while
 //! the send was held is not sent, and the reply is counted failed with
-//! #404's sentence and no Retry (#954).
+//! #404's sentence and no Retry (#954). A face-to-face room's line is
+//! held the same way and decided by the face rooms' own rule
+//! (`face_to_face::held`, #456).
 
 use super::Social;
 use super::bot_send::speaks_for_home;
 use super::connect::check_owner;
+use super::face_to_face::held::{self as face_held, is_face_hold, room_of_hold};
 use super::outbox::{mark_not_sent, settle_reply};
 use flybot_core::access::{Actor, enforced};
 use flybot_core::social::{NOT_SHARED, friend_bot_title, is_home_owner, reach};
@@ -35,17 +38,26 @@ fn decides_for(state: &TeamState, actor: &Actor, bot_id: &str) -> bool {
 pub fn friend_holds(state: &TeamState, actor: &Actor) -> Vec<FriendHold> {
     let mut holds: Vec<FriendHold> = (state.social.held.values())
         .filter(|h| decides_for(state, actor, &h.bot_id))
-        .map(|h| FriendHold {
+        .map(|h| {
+            let face_room = is_face_hold(h).then(|| room_of_hold(h));
+            let to = match (&face_room, h.reply) {
+                (Some(room), _) => (state.rooms.get(room))
+                    .map(|r| r.name.clone())
+                    .unwrap_or_else(|| "a face-to-face room".to_owned()),
+                (None, true) => h.friend.clone(),
+                (None, false) => (state.social.rooms.get(&h.item.room_id))
+                    .map(|r| friend_bot_title(&r.bot_name, &r.owner_name))
+                    .unwrap_or_else(|| h.friend.clone()),
+            };
+            (h, face_room, to)
+        })
+        .map(|(h, face_room, to)| FriendHold {
             id: h.item.id.clone(),
             kind: "friend-hold",
             bot_id: h.bot_id.clone(),
             friend: h.friend.clone(),
-            to: match h.reply {
-                true => h.friend.clone(),
-                false => (state.social.rooms.get(&h.item.room_id))
-                    .map(|r| friend_bot_title(&r.bot_name, &r.owner_name))
-                    .unwrap_or_else(|| h.friend.clone()),
-            },
+            to,
+            room_id: face_room,
             reply: h.reply,
             text: (h.item.content.get("body").and_then(|b| b.as_str()))
                 .unwrap_or_default()
@@ -78,6 +90,14 @@ fn still_reaches(state: &TeamState, held: &HeldItem) -> bool {
 fn decide(change: &mut Change<'_>, held: HeldItem, send: bool) -> HoldDecided {
     let id = held.item.id.clone();
     change.remove_held(&id);
+    if is_face_hold(&held) {
+        let (status, error) = face_held::decide(change, &held, send);
+        return HoldDecided {
+            id,
+            status,
+            error: error.map(str::to_owned),
+        };
+    }
     let (status, error) = match (send, still_reaches(change.state(), &held)) {
         (false, _) => (ReplyStatus::Rejected, Some(NOT_SENT_BY_OWNER)),
         (true, true) => (ReplyStatus::Approved, None),

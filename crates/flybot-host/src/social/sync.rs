@@ -143,10 +143,13 @@ impl Social {
         let me = me.to_owned();
         let next = batch.next_batch;
         let joined = batch.rooms.join;
+        let left = batch.rooms.leave;
         self.team()
             .mutate("social", move |change| {
                 let mut taken = Vec::new();
-                for (room_id, room) in &joined {
+                // A room this home was put out of: its events up to the
+                // leave, which says so (issue 34: a face room's kick).
+                for (room_id, room) in joined.iter().chain(&left) {
                     apply_room(change, &me, room_id, room, &mut taken);
                 }
                 for (room, inviter) in &strangers {
@@ -179,6 +182,10 @@ fn apply_room(
             // Issue 34: a face-to-face room's state, a home's part or a line.
             _ if super::face_to_face::receive::takes(event) => {
                 super::face_to_face::receive::receive(change, me, room_id, event);
+            }
+            // Issue 34: a home kicked or banned from a face-to-face room.
+            "m.room.member" if super::face_to_face::receive::holds(change, room_id) => {
+                super::face_to_face::receive::receive_member(change, me, room_id, event);
             }
             // Issue 34: a shared room's join, leave or line.
             _ if event.sender != me && super::shared_rooms::receive::takes(event) => {

@@ -125,6 +125,12 @@ impl TeamAccess for HostTeam {
         hop: u32,
         report_back: bool,
     ) -> Result<u64, String> {
+        // A face-to-face room this home left or its maker closed takes no
+        // line (#476), a Bot's post no more than its owner's.
+        let room = self.team.read(|s| s.rooms.get(room_id).cloned());
+        if let Some(Err(refusal)) = room.map(|r| crate::social::face_to_face::refuse_ended(&r)) {
+            return Err(refusal.message);
+        }
         self.logs
             .post_bot_line(room_id, bot_id, text, hop, report_back)
             .map_err(|e| {

@@ -147,7 +147,7 @@ const REMOVALS: [&str; 10] = [
 ];
 
 /// Rows whose body even Ada's own call may not pass, and why.
-const OWNER_REFUSED: [(&str, &str); 20] = [
+const OWNER_REFUSED: [(&str, &str); 22] = [
     (
         "room-invite-mint",
         "Ada's home has no Matrix account here; tests/channel/social/invite_links.rs covers the owner's path",
@@ -191,6 +191,14 @@ const OWNER_REFUSED: [(&str, &str); 20] = [
     (
         "face-room-leave",
         "Ada's home has no Matrix account here; tests/channel/social/face_rooms.rs covers the owner's path",
+    ),
+    (
+        "face-room-lead",
+        "Ada's home has no Matrix account here; tests/channel/social/face_lead.rs covers the maker's path",
+    ),
+    (
+        "face-room-close",
+        "Ada's home has no Matrix account here; tests/channel/social/face_lead.rs covers the maker's path",
     ),
     (
         "auth-redeem",

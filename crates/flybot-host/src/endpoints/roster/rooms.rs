@@ -78,6 +78,7 @@ pub async fn update(
     };
     let room = team
         .mutate(journal_actor(actor), |change| {
+            refuse_face_seats(change.state(), actor, &update)?;
             let updated = update_room(
                 change.state(),
                 actor,
@@ -93,6 +94,29 @@ pub async fn update(
     Ok(RoomAnswer {
         room: room_view(&room),
     })
+}
+
+/// #476: a face-to-face room's Bots and lead are the server's and its
+/// maker's (`face-room-join`, `face-room-lead`), not a team role: a member
+/// or admin change there is refused, after the usual access check.
+fn refuse_face_seats(
+    state: &flybot_protocol::TeamState,
+    actor: &Actor,
+    update: &RoomUpdate,
+) -> Result<(), ApiError> {
+    let room = managed_room(state, actor, &update.id)?;
+    if !crate::social::face_to_face::records::is_face(room) {
+        return Ok(());
+    }
+    let field = match (&update.members, &update.admin) {
+        (Some(_), _) => "members",
+        (None, Some(_)) => "admin",
+        (None, None) => return Ok(()),
+    };
+    Err(ApiError::invalid(
+        field,
+        "A face-to-face room's Bots come with Join and its lead is set by the home that made it; change them there.",
+    ))
 }
 
 /// `delete-room {id}` → `{room, deleted}`; grants scoped to it go too.

@@ -56,7 +56,7 @@ pub struct FaceLeave {
     pub room_id: String,
 }
 
-fn unreachable(e: &MatrixError) -> ApiError {
+pub(super) fn unreachable(e: &MatrixError) -> ApiError {
     ApiError::new(
         ErrorCode::Unavailable,
         format!("The homeserver did not take it ({e}); nothing changed, try again."),
@@ -90,6 +90,10 @@ fn own_bots(state: &TeamState, actor: &Actor, ids: &[String]) -> Result<Vec<BotE
                     handle: b.id.clone(),
                     name: b.name.clone(),
                     role: b.role.clone(),
+                    // This home's Bots have no look of their own: the
+                    // other homes' pages seed one from the handle.
+                    color: None,
+                    avatar: None,
                 })
                 .ok_or_else(|| ApiError::invalid("bots", format!("{id} is not one of your Bots.")))
         })
@@ -191,6 +195,16 @@ impl FaceRooms {
             };
             Ok::<_, ApiError>((bots, owner_name(state), past))
         })?;
+        // #476: a room its maker closed is not written in again.
+        if past
+            .as_ref()
+            .is_some_and(|r| r.status == FaceStatus::Closed)
+        {
+            return Err(ApiError::new(
+                ErrorCode::RoomEnded,
+                "The home that made this room closed it; its lines stay here to read.",
+            ));
+        }
         let target = match (&req.code, &past) {
             (_, Some(record)) => record.matrix_room_id.clone(),
             (Some(code), None) => {
@@ -302,6 +316,7 @@ impl FaceRooms {
                         )
                     })?;
                 if let Some(meta) = meta {
+                    record.maker = me.clone();
                     record.code = meta.code;
                     record.given_name = meta.name;
                     record.created_at = meta.created_at;

@@ -73,6 +73,12 @@ pub struct BotEntry {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
+    /// Its look, when its home gives one: a `#rrggbb` color and an emoji or
+    /// initials (kept only in those shapes, `records::clean_look`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
 }
 
 /// A line of the room, from the home that wrote it.

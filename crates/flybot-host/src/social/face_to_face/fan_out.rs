@@ -3,7 +3,8 @@
 //! `m.room.message` with an `org.flybot.face` line: the log's lines after
 //! `fannedSeq` are put in the journaled outbox with the new mark, in one
 //! change, under ids made from the room and the seq (one Matrix
-//! transaction per line, however often it is queued).
+//! transaction per line, however often it is queued). A Bot's line goes
+//! under that Bot's Ask-first / Auto-send policy (#456, `held`).
 
 use super::FaceRooms;
 use super::envelope::{FACE_KEY, FaceLineOut};
@@ -50,10 +51,9 @@ impl FaceRooms {
                 let Some(mut record) = face(&room) else {
                     return Ok(false);
                 };
-                for item in outgoing(&room, &record.matrix_room_id, &lines, change.now_ms()) {
-                    if !change.state().social.outbox.contains_key(&item.id) {
-                        change.put_outbox(&item);
-                    }
+                let now = change.now_ms();
+                for (item, bot, seq) in outgoing(&room, &record.matrix_room_id, &lines, now) {
+                    super::held::send_or_hold(change, &mut room, item, bot.as_deref(), seq);
                 }
                 let newest = lines.last().map_or(0, |l| l.seq);
                 record.fanned_seq = record.fanned_seq.max(newest);
@@ -86,8 +86,14 @@ fn remote_named(room: &Room) -> Vec<Named> {
         .collect()
 }
 
-/// The outbox items of the chat lines this home wrote.
-fn outgoing(room: &Room, matrix_room: &str, lines: &[RoomLine], now: u64) -> Vec<OutboxItem> {
+/// The outbox items of the chat lines this home wrote, each with the Bot
+/// that wrote it (none: the owner's own line) and its seq.
+fn outgoing(
+    room: &Room,
+    matrix_room: &str,
+    lines: &[RoomLine],
+    now: u64,
+) -> Vec<(OutboxItem, Option<String>, u64)> {
     let remote = remote_named(room);
     lines
         .iter()
@@ -104,12 +110,12 @@ fn outgoing(room: &Room, matrix_room: &str, lines: &[RoomLine], now: u64) -> Vec
             let line = FaceLineOut {
                 seq: l.seq,
                 author_kind: l.author_kind,
-                handle,
+                handle: handle.clone(),
                 hop: l.hop,
                 calls: calls(&text, &remote).ids,
                 typed: l.author_kind == AuthorKind::Human,
             };
-            Some(OutboxItem {
+            let item = OutboxItem {
                 id: format!(
                     "f2f-{}",
                     crate::social::outbox::short_hash(&format!("{}:{}", room.id, l.seq))
@@ -119,7 +125,8 @@ fn outgoing(room: &Room, matrix_room: &str, lines: &[RoomLine], now: u64) -> Vec
                 created_at: now,
                 attempts: 0,
                 next_at: 0,
-            })
+            };
+            Some((item, handle, l.seq))
         })
         .collect()
 }

@@ -13,16 +13,21 @@ mod doors;
 mod drain;
 pub mod envelope;
 mod fan_out;
+pub mod held;
+mod maker;
 pub mod receive;
 pub mod records;
 
 pub use doors::{FaceCreate, FaceJoin, FaceLeave};
+pub use maker::{FaceClose, FaceLead};
 
 use super::Social;
 use crate::rooms::RoomLogs;
+use crate::social::shared_rooms;
 use flybot_core::rooms::face::{FaceLine, open_face_round};
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::mentions::calls;
+use flybot_core::rooms::participants::{ParticipantKind, participants_of};
 use flybot_core::rooms::round::{Round, Setup};
 use flybot_protocol::state::Room;
 use flybot_protocol::{ApiError, ErrorCode};
@@ -85,18 +90,13 @@ pub fn owner_line_opens_round(
 }
 
 /// The round a line of a face room opens (the core's face turn rule), or
-/// `None` for any other room. `answered` are this home's Bots that
-/// answered the line already (#456), read from the log after it.
-pub fn face_round(logs: &RoomLogs, room: &Room, line: &RoomLine, setup: Setup) -> Option<Round> {
+/// `None` for any other room. A round opens on a line before any of this
+/// home's Bots answered it (a round a restart cut resumes from its note,
+/// not here), so a Bot's line logged between the line and now answered the
+/// round before it (#455: the line came mid-round) and does not count as
+/// an answer to this one (#456).
+pub fn face_round(room: &Room, line: &RoomLine, setup: Setup) -> Option<Round> {
     let record = face(room)?;
-    let answered: Vec<String> = logs
-        .lines_after(&room.id, line.seq)
-        .unwrap_or_default()
-        .into_iter()
-        .take_while(|l| l.author_kind != AuthorKind::Human)
-        .filter(|l| l.kind == LineKind::Chat && l.author_kind == AuthorKind::LocalBot)
-        .map(|l| l.author_id)
-        .collect();
     let named = calls(&line.text, &setup.order).ids;
     let face_line = match (line.author_kind, line.kind) {
         (_, LineKind::Event) | (_, LineKind::Claim) | (AuthorKind::System, _) => {
@@ -116,5 +116,52 @@ pub fn face_round(logs: &RoomLogs, room: &Room, line: &RoomLine, setup: Setup) -
         },
         (AuthorKind::RemoteBot, LineKind::Chat) => FaceLine::RemoteBot { calls: &named },
     };
-    Some(open_face_round(setup, face_line, &answered))
+    Some(open_face_round(setup, face_line, &[]))
+}
+
+/// A face-to-face room's roster as its Bots' standing section reads it
+/// (#476): every Bot seated now, of every home (this home's by name,
+/// another's by its label), each with its role when it has one (another
+/// home's `roleLabel`), and the lead's name when the lead is seated
+/// now (none: no lead, or a lead who left).
+pub struct Roster {
+    pub members: Vec<String>,
+    pub lead: Option<String>,
+}
+
+/// The roster of `room`, or `None` for a room that is not face-to-face.
+pub fn roster(state: &flybot_protocol::state::TeamState, room: &Room) -> Option<Roster> {
+    let record = face(room)?;
+    let local = |id: &str| state.bots.get(id).map(|b| b.name.clone());
+    let with_role = |name: String, role: Option<&str>| match role.filter(|r| !r.is_empty()) {
+        Some(role) => format!("{name} · {role}"),
+        None => name,
+    };
+    let mut members: Vec<String> = (room.members.iter())
+        .filter_map(|m| state.bots.get(m))
+        .map(|b| with_role(b.name.clone(), b.role.as_deref()))
+        .collect();
+    let seats: Vec<_> = participants_of(room)
+        .into_iter()
+        .filter(|p| p.kind == ParticipantKind::RemoteBot && p.is_live())
+        .collect();
+    let remote: Vec<(String, String)> = (seats.iter())
+        .map(|p| (p.id.clone(), p.name.clone().unwrap_or(p.id.clone())))
+        .collect();
+    members.extend(
+        (seats.iter().zip(&remote))
+            .map(|(p, (_, name))| with_role(name.clone(), p.role_label.as_deref())),
+    );
+    let lead = record.lead.as_ref().and_then(|lead| {
+        match room.admin.as_deref() == Some(lead.handle.as_str()) {
+            true => local(&lead.handle),
+            false => {
+                let seat = shared_rooms::records::seat_id(&lead.home, &lead.handle);
+                (remote.iter())
+                    .find(|(id, _)| *id == seat)
+                    .map(|(_, name)| name.clone())
+            }
+        }
+    });
+    Some(Roster { members, lead })
 }

@@ -10,8 +10,8 @@ use super::envelope::{
     FACE_KEY, FACE_STATE, FaceLineOut, FaceMeta, HOME_STATE, HomePart, HomeStatus,
 };
 use super::records::{
-    FaceRecord, FaceStatus, face, face_room_id, inbox, refresh_title, seat_home, set_face,
-    set_inbox,
+    FaceRecord, FaceStatus, clean_look, face, face_room_id, inbox, refresh_title, seat_home,
+    set_face, set_inbox,
 };
 use crate::social::client::RoomEvent;
 use crate::social::shared_rooms::envelope::fit_text;
@@ -38,6 +38,8 @@ pub enum Refusal {
     RoomEnded,
     /// A line that does not read.
     Invalid,
+    /// The room's own state from a home that did not make the room.
+    NotMaker,
 }
 
 impl Refusal {
@@ -47,6 +49,7 @@ impl Refusal {
             Refusal::UnknownRoom => "unknown-room",
             Refusal::RoomEnded => "room-ended",
             Refusal::Invalid => "invalid",
+            Refusal::NotMaker => "not-maker",
         }
     }
 
@@ -60,6 +63,7 @@ impl Refusal {
                 "This home left that room or it was closed; join it again to write."
             }
             Refusal::Invalid => "That face-to-face line could not be read.",
+            Refusal::NotMaker => "Only the home that made this room changes it.",
         }
     }
 }
@@ -146,16 +150,24 @@ pub fn put(change: &mut Change<'_>, mut room: Room, mut record: FaceRecord) -> R
 }
 
 /// The room's own state: only its maker may set it (the room's power
-/// levels, which the homeserver enforces).
+/// levels, which the homeserver enforces, and here the sender of the
+/// room's first such state, so a power granted later, or a homeserver that
+/// lets it through, changes no lead and closes nothing, #476).
 fn receive_meta(
     change: &mut Change<'_>,
-    _me: &str,
+    me: &str,
     matrix_room: &str,
     event: &RoomEvent,
 ) -> Result<(), Refusal> {
     let meta: FaceMeta =
         serde_json::from_value(event.content.clone()).map_err(|_| Refusal::Invalid)?;
     let (mut room, mut record) = upsert_room(change, matrix_room).ok_or(Refusal::Invalid)?;
+    if record.maker.is_empty() {
+        record.maker = event.sender.clone();
+    }
+    if record.maker != event.sender {
+        return Err(Refusal::NotMaker);
+    }
     record.code = meta
         .code
         .chars()
@@ -170,13 +182,18 @@ fn receive_meta(
     if meta.closed {
         record.status = FaceStatus::Closed;
     }
-    // #476: the lead is this room's admin when it is one of this home's Bots.
-    room.admin = meta
-        .lead
-        .filter(|l| room.members.contains(&l.handle) && record.homes.contains_key(&l.home))
-        .map(|l| l.handle);
+    room.admin = local_lead(&room, &record, me);
     put(change, room, record);
     Ok(())
+}
+
+/// #476: the lead is this room's admin when it is one of this home's Bots
+/// in the room (asked first, given the lead's notes); none in a room that
+/// is no longer open.
+pub fn local_lead(room: &Room, record: &FaceRecord, me: &str) -> Option<String> {
+    let lead = record.lead.as_ref()?;
+    (record.status == FaceStatus::Open && lead.home == me && room.members.contains(&lead.handle))
+        .then(|| lead.handle.clone())
 }
 
 /// A home's part, set by that home alone (a state key that is a user id
@@ -191,8 +208,12 @@ fn receive_home(
     if home != event.sender {
         return Err(Refusal::NotInRoom);
     }
-    let part: HomePart =
+    let mut part: HomePart =
         serde_json::from_value(event.content.clone()).map_err(|_| Refusal::Invalid)?;
+    // The look is kept only in the shapes the page draws.
+    for bot in &mut part.bots {
+        (bot.color, bot.avatar) = clean_look(bot);
+    }
     let (mut room, mut record) = upsert_room(change, matrix_room).ok_or(Refusal::Invalid)?;
     if home != me {
         seat_home(&mut room, home, &part);
@@ -201,6 +222,59 @@ fn receive_home(
     record.homes.insert(home.to_owned(), part);
     put(change, room, record);
     Ok(())
+}
+
+/// Whether this home holds a face-to-face room in `matrix_room`.
+pub fn holds(change: &Change<'_>, matrix_room: &str) -> bool {
+    let rooms = &change.state().rooms;
+    rooms
+        .get(&face_room_id(matrix_room))
+        .is_some_and(|r| face(r).is_some())
+}
+
+/// A membership change the server made (#83: membership is the
+/// server's): a home that left the Matrix room, or was kicked or banned
+/// from it by someone else, is out of the room whatever its own part
+/// still says. Its Bots are marked left on this home; when it is this
+/// home, the room is left here (Past rooms keep it, #171).
+pub fn receive_member(change: &mut Change<'_>, me: &str, matrix_room: &str, event: &RoomEvent) {
+    let membership = event.content["membership"].as_str().unwrap_or("");
+    let Some(home) = event.state_key.as_deref() else {
+        return;
+    };
+    if !matches!(membership, "leave" | "ban") {
+        return;
+    }
+    let Some((mut room, mut record)) = upsert_room(change, matrix_room) else {
+        return;
+    };
+    if home == me {
+        if record.status == FaceStatus::Open {
+            record.status = FaceStatus::Left;
+            room.admin = None;
+        }
+    } else {
+        let Some(part) = record
+            .homes
+            .get(home)
+            .filter(|p| p.status == HomeStatus::Joined)
+        else {
+            return;
+        };
+        let part = HomePart {
+            status: HomeStatus::Left,
+            ..part.clone()
+        };
+        seat_home(&mut room, home, &part);
+        record.homes.insert(home.to_owned(), part);
+    }
+    if event.sender != home {
+        tracing::info!(
+            "{home} was put out of a face-to-face room by {}",
+            event.sender
+        );
+    }
+    put(change, room, record);
 }
 
 fn receive_line(

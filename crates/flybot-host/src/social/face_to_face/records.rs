@@ -5,7 +5,7 @@
 //! the lead, how far this home's lines went out, the lines that start no
 //! turn here, and the remote lines on their way into the log.
 
-use super::envelope::{HomePart, HomeStatus, LeadRef};
+use super::envelope::{BotEntry, HomePart, HomeStatus, LeadRef};
 use crate::social::shared_rooms::records::{Inbound, seat_id};
 use flybot_core::rooms::participants::{
     Participant, ParticipantKind, RoomRole, participants_of, to_values,
@@ -55,6 +55,11 @@ pub struct FaceRecord {
     pub homes: BTreeMap<String, HomePart>,
     #[serde(default)]
     pub lead: Option<LeadRef>,
+    /// The home that made the room (#476): the sender of its first
+    /// `org.flybot.face` state, or this home when it made it. Only its
+    /// state events change the lead or close the room.
+    #[serde(default)]
+    pub maker: String,
     /// This home's lines up to here are in the outbox.
     #[serde(default)]
     pub fanned_seq: u64,
@@ -111,6 +116,7 @@ impl FaceRecord {
             auto_title: None,
             homes: BTreeMap::new(),
             lead: None,
+            maker: String::new(),
             fanned_seq: 0,
             quiet: Vec::new(),
         }
@@ -207,6 +213,8 @@ pub fn seat_home(room: &mut Room, home: &str, part: &HomePart) {
                         seat.joined_seq = next_seq;
                     }
                     seat.name = Some(name);
+                    (seat.color, seat.avatar) = clean_look(bot);
+                    seat.role_label = role_label(bot);
                 }
                 None => {
                     let mut seat = Participant::new(
@@ -217,12 +225,39 @@ pub fn seat_home(room: &mut Room, home: &str, part: &HomePart) {
                     );
                     seat.owner = Some(home.to_owned());
                     seat.name = Some(name);
+                    (seat.color, seat.avatar) = clean_look(bot);
+                    seat.role_label = role_label(bot);
                     seats.push(seat);
                 }
             }
         }
     }
     room.participants = to_values(&seats);
+}
+
+/// A remote Bot's look as its home gave it, kept only in the shapes the
+/// page draws safely: a `#rrggbb` color, and an avatar of at most four
+/// printable characters with no `/` or `:` (an emoji or initials, never a
+/// link the page would fetch). Anything else is none: the page seeds a
+/// look from the handle.
+pub fn clean_look(bot: &BotEntry) -> (Option<String>, Option<String>) {
+    let color = bot.color.as_deref().map(str::trim).filter(|c| {
+        c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|d| d.is_ascii_hexdigit())
+    });
+    let avatar = bot.avatar.as_deref().map(str::trim).filter(|a| {
+        let n = a.chars().count();
+        (1..=4).contains(&n)
+            && !a
+                .chars()
+                .any(|c| c.is_control() || matches!(c, '/' | ':' | '<' | '>'))
+    });
+    (color.map(str::to_owned), avatar.map(str::to_owned))
+}
+
+/// A remote Bot's role as its home gave it, cleaned like a name (#476).
+fn role_label(bot: &BotEntry) -> Option<String> {
+    let role = clean_label(bot.role.as_deref().unwrap_or(""), "");
+    (!role.is_empty()).then_some(role)
 }
 
 /// The local room a Matrix room is, by a stable id made from it.
@@ -236,7 +271,6 @@ pub fn face_room_id(matrix_room_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::super::envelope::BotEntry;
     use super::*;
 
     fn room() -> Room {
@@ -263,6 +297,8 @@ mod tests {
                     handle: format!("bot-{b}"),
                     name: b.to_string(),
                     role: None,
+                    color: None,
+                    avatar: None,
                 })
                 .collect(),
             status,
@@ -338,5 +374,45 @@ mod tests {
         assert_eq!(bolts.len(), 1, "not a second live row");
         assert!(bolts[0].is_live());
         assert!(bolts[0].joined_seq > first, "a new window");
+    }
+
+    #[test]
+    /// Rule #83.
+    fn a_remote_bots_look_is_kept_only_in_the_shapes_the_page_draws() {
+        let bot = |color: &str, avatar: &str| BotEntry {
+            handle: "bot-b".into(),
+            name: "B".into(),
+            role: None,
+            color: Some(color.into()),
+            avatar: Some(avatar.into()),
+        };
+        assert_eq!(
+            clean_look(&bot("#1f56C2", "🦊")),
+            (Some("#1f56C2".into()), Some("🦊".into()))
+        );
+        assert_eq!(clean_look(&bot(" #abcdef ", "AB")).1, Some("AB".into()));
+        for (color, avatar) in [
+            ("red", "https://x.example/a.png"),
+            ("#12345", "<img>"),
+            ("#1234567", "too long"),
+            ("url(#x)", "a\u{0}b"),
+            ("", ""),
+        ] {
+            assert_eq!(
+                clean_look(&bot(color, avatar)),
+                (None, None),
+                "{color} {avatar}"
+            );
+        }
+        let mut room = room();
+        let mut part = part("Bob", &["Bolt"], HomeStatus::Joined);
+        part.bots[0].color = Some("#00aa00".into());
+        part.bots[0].avatar = Some("javascript:".into());
+        seat_home(&mut room, "@bob:x", &part);
+        let seat = (participants_of(&room).into_iter())
+            .find(|s| s.id == "@bob:x/bot-Bolt")
+            .unwrap();
+        assert_eq!(seat.color.as_deref(), Some("#00aa00"));
+        assert_eq!(seat.avatar, None);
     }
 }

@@ -377,6 +377,15 @@ pub fn rows(a: &Ada) -> Vec<(&'static str, Row)> {
             "face-room-leave",
             Refused(json!({"roomId": room}), "bot/forbidden"),
         ),
+        // #476: only the owner of the home that made the room.
+        (
+            "face-room-lead",
+            Refused(json!({"roomId": room, "lead": bot}), "bot/forbidden"),
+        ),
+        (
+            "face-room-close",
+            Refused(json!({"roomId": room}), "bot/forbidden"),
+        ),
         (
             "social-policy",
             Refused(

@@ -26,16 +26,21 @@ fn scenario() -> Value {
 }
 
 /// A home on the scripted mock, connected to the Matrix account `name`.
-async fn scripted_home(synapse: &Synapse, name: &str) -> Home {
+pub(super) async fn scripted_home(synapse: &Synapse, name: &str) -> Home {
+    home_on(synapse, name, scenario()).await
+}
+
+/// A home whose mock follows `scenario`, connected to the account `name`.
+pub(super) async fn home_on(synapse: &Synapse, name: &str, scenario: Value) -> Home {
     let user = synapse.register(name, &password(name)).await;
-    let kit = Kit::scripted(scenario()).await;
+    let kit = Kit::scripted(scenario).await;
     let body = json!({"homeserver": synapse.base_url, "user": name, "password": password(name)});
     let answer = kit.ok("social-connect", body).await;
     assert_eq!(answer["account"]["userId"], user);
     Home { kit, user }
 }
 
-fn room_of(answer: &Value) -> Room {
+pub(super) fn room_of(answer: &Value) -> Room {
     Room {
         id: answer["room"]["id"].as_str().unwrap().to_owned(),
         name: answer["room"]["name"].as_str().unwrap().to_owned(),
@@ -43,14 +48,14 @@ fn room_of(answer: &Value) -> Room {
 }
 
 /// The room record as the home keeps it.
-fn record(kit: &Kit, room: &Room) -> Value {
+pub(super) fn record(kit: &Kit, room: &Room) -> Value {
     kit.host
         .store()
         .read(|s| serde_json::to_value(s.rooms.get(&room.id).unwrap()).unwrap())
 }
 
 /// Waits until `pred` holds of the home's room lines (other homes' doing).
-async fn lines_until(
+pub(super) async fn lines_until(
     kit: &Kit,
     room: &Room,
     what: &str,
@@ -71,7 +76,7 @@ async fn lines_until(
 }
 
 /// Waits for the round of the room to be over on that home.
-async fn settled(kit: &Kit, room: &Room) {
+pub(super) async fn settled(kit: &Kit, room: &Room) {
     for _ in 0..600 {
         let answer = kit.ok("messages", json!({"roomId": room.id})).await;
         if answer["running"] == false {
@@ -91,7 +96,7 @@ fn turns(kit: &Kit, room: &Room, bot: &Bot) -> usize {
     kit.end_reasons(&session).len()
 }
 
-fn by(lines: &[(String, String)], author: &str) -> usize {
+pub(super) fn by(lines: &[(String, String)], author: &str) -> usize {
     lines.iter().filter(|(a, _)| a == author).count()
 }
 

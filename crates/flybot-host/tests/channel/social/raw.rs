@@ -144,6 +144,20 @@ impl RawMatrix {
             .await;
     }
 
+    /// Puts `user` out of `room`: `kick` or `ban` (issue 34: membership is
+    /// the server's).
+    pub async fn put_out(&self, room: &str, user: &str, how: &str) {
+        let path = format!("/rooms/{}/{how}", esc(room));
+        let body = json!({"user_id": user, "reason": "test"});
+        self.call(reqwest::Method::POST, &path, Some(body)).await;
+    }
+
+    /// Sets a state event under `key` (issue 34: a home's own part).
+    pub async fn set_state_keyed(&self, room: &str, kind: &str, key: &str, content: Value) {
+        let path = format!("/rooms/{}/state/{}/{}", esc(room), esc(kind), esc(key));
+        self.call(reqwest::Method::PUT, &path, Some(content)).await;
+    }
+
     /// A room's whole state, as this user may read it.
     pub async fn room_state(&self, room: &str) -> Value {
         let path = format!("/rooms/{}/state", esc(room));

@@ -9,7 +9,12 @@ export function approvalCard(approval, names, { link = false } = {}) {
   const held = approvals.isHeldSend(approval) || friend;
   const botName = names.bot(approvals.botOf(approval)) || 'A Bot';
   const error = h('p', { class: 'form-error', role: 'alert' });
-  const toFriend = approval.reply ? `wants to reply to your friend ${approval.to}` : `wants to send a message to ${approval.to}, a friend's Bot`;
+  // #456: a line in a face-to-face room goes to every home in it.
+  const toFriend = approval.roomId
+    ? `wants to say in the face-to-face room ${approval.to}`
+    : approval.reply
+      ? `wants to reply to your friend ${approval.to}`
+      : `wants to send a message to ${approval.to}, a friend's Bot`;
   const title = friend
     ? `${botName} ${toFriend}`
     : held
@@ -55,7 +60,8 @@ export function approvalCard(approval, names, { link = false } = {}) {
       button(friend ? 'Send' : 'Allow once', 'allowed-once', true),
       button(friend ? 'Don\'t send' : 'Reject', 'rejected'),
       held ? null : button('Always for this Bot', 'always-bot'),
-      link ? h('a', { class: 'button', href: `#/bot/${approvals.botOf(approval)}` }, `Open ${botName}`) : null,
+      link && approval.roomId ? h('a', { class: 'button', href: `#/room/${approval.roomId}` }, 'Open the room') : null,
+      link && !approval.roomId ? h('a', { class: 'button', href: `#/bot/${approvals.botOf(approval)}` }, `Open ${botName}`) : null,
     ),
     error,
   );

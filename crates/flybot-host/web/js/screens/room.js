@@ -12,7 +12,7 @@ import { attachmentTray, attachmentsNode } from '../chat/attachments.js';
 import { drawPeople, nameOf } from '../work/room_people.js';
 import { drawShare, sharedLabel } from '../work/room_share.js';
 import { drawLinks } from '../work/room_links.js';
-import { drawFace, faceLabel } from '../work/room_face.js';
+import { drawFace, faceLabel, markHeld } from '../work/room_face.js';
 import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
 
 /** Lines a room shows at first and per "Load earlier": read from the log's end. */
@@ -122,7 +122,8 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     const room = roomOf();
     if (!room) return;
     heading.textContent = room.name;
-    const count = room.members.length;
+    // A face-to-face room counts the Bots of every home in it, not only this home's (issue 34).
+    const count = room.members.length + (room.origin === 'face-to-face' ? (room.participants || []).filter((p) => p.kind === 'remote-bot' && p.leftSeq == null).length : 0);
     const round = speaking
       ? `${botName(speaking)} is speaking.`
       : running
@@ -133,6 +134,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     const shared = sharedLabel(room) || faceLabel(room);
     status.textContent = (shared ? `${shared} · ` : '') + (handed.length ? `${round} ${handed.join(', ')} ${handed.length > 1 ? 'are' : 'is'} working on what this room handed over.` : round);
     stop.disabled = !running;
+    markHeld(lines, room);
     const key = JSON.stringify([room, speaking, team.state.bots.map((b) => [b.id, b.name, b.retired])]);
     if (key === drawn) return;
     // An open delete question stays until answered; the panel redraws at the next change after it.
