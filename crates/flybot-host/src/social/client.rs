@@ -122,6 +122,15 @@ pub struct SyncBatch {
 }
 
 /// A path segment escaped for a URL (room ids hold `!` and `:`).
+/// Who made a room: the sender of its create event, among its state.
+pub fn room_creator(events: &[Value]) -> Option<String> {
+    events
+        .iter()
+        .find(|e| e["type"] == "m.room.create")
+        .and_then(|e| e["sender"].as_str())
+        .map(str::to_owned)
+}
+
 pub fn segment(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
@@ -290,6 +299,13 @@ impl Matrix {
                 answer(sent).await
             }
         }
+    }
+
+    /// The room's whole state, as the homeserver holds it.
+    pub async fn room_state(&self, room_id: &str) -> Result<Vec<Value>, MatrixError> {
+        let path = format!("/rooms/{}/state", segment(room_id));
+        let events = self.call(reqwest::Method::GET, &path, None).await?;
+        Ok(events.as_array().cloned().unwrap_or_default())
     }
 
     pub async fn whoami(&self) -> Result<WhoAmI, MatrixError> {

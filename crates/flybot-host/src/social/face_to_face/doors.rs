@@ -12,9 +12,9 @@ use super::envelope::{
     ALIAS_PREFIX, BotEntry, CODE_DIGITS, FACE_STATE, FaceMeta, HOME_STATE, HomePart, HomeStatus,
     LeadRef, alias_of, read_code, server_of,
 };
-use super::receive::{put, upsert_room};
+use super::receive::{put, take_meta, upsert_room};
 use super::records::{FaceStatus, face};
-use crate::social::client::MatrixError;
+use crate::social::client::{Matrix, MatrixError, room_creator};
 use flybot_core::access::Actor;
 use flybot_protocol::state::{Room, TeamState};
 use flybot_protocol::{ApiError, ErrorCode};
@@ -172,7 +172,11 @@ impl FaceRooms {
                 "No free room number was found; try again.",
             )
         })?;
-        self.seat_here(&account.user_id, &matrix_room, Some(meta), part, req.lead)
+        let origin = Origin {
+            maker: account.user_id.clone(),
+            meta: Some(meta),
+        };
+        self.seat_here(&account.user_id, &matrix_room, Some(origin), part, req.lead)
             .await
     }
 
@@ -227,6 +231,21 @@ impl FaceRooms {
             MatrixError::Refused(_) => ApiError::not_found("face-to-face room", target),
             e => unreachable(&e),
         })?;
+        let origin = self.origin_of(&matrix, &matrix_room).await;
+        if origin
+            .as_ref()
+            .and_then(|o| o.meta.as_ref())
+            .is_some_and(|m| m.closed)
+        {
+            let id = &matrix_room;
+            let _ = social
+                .renewing(&matrix, |m| async move { m.leave(id).await })
+                .await;
+            return Err(ApiError::new(
+                ErrorCode::RoomEnded,
+                "The home that made this room closed it; nobody joins it any more.",
+            ));
+        }
         let part = HomePart {
             owner_name: me_name,
             bots: bots.clone(),
@@ -239,7 +258,7 @@ impl FaceRooms {
             m.set_state_keyed(id, kind, key, content).await
         });
         set.await.map_err(|e| unreachable(&e))?;
-        self.seat_here(&account.user_id, &matrix_room, None, part, None)
+        self.seat_here(&account.user_id, &matrix_room, origin, part, None)
             .await
     }
 
@@ -294,13 +313,38 @@ impl FaceRooms {
             .await
     }
 
+    /// Who made the room and its state as the maker set it, read from the
+    /// homeserver (#476); none when it cannot be read, and the room's first
+    /// state is then taken as its maker's, as the sync does.
+    async fn origin_of(&self, matrix: &Matrix, matrix_room: &str) -> Option<Origin> {
+        let read =
+            (self.social).renewing(matrix, |m| async move { m.room_state(matrix_room).await });
+        let events = match read.await {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!("the face-to-face room's maker could not be read: {e}");
+                return None;
+            }
+        };
+        let maker = room_creator(&events)?;
+        let meta = events
+            .iter()
+            .find(|e| {
+                e["type"] == FACE_STATE
+                    && e["state_key"] == ""
+                    && e["sender"].as_str() == Some(maker.as_str())
+            })
+            .and_then(|e| serde_json::from_value(e["content"].clone()).ok());
+        Some(Origin { maker, meta })
+    }
+
     /// Writes this home's side of a room it made or joined: the room open,
     /// its Bots seated (each with its Session), its part among the homes.
     async fn seat_here(
         &self,
         me: &str,
         matrix_room: &str,
-        meta: Option<FaceMeta>,
+        origin: Option<Origin>,
         part: HomePart,
         lead: Option<String>,
     ) -> Result<Room, ApiError> {
@@ -315,12 +359,13 @@ impl FaceRooms {
                             "This home has no owner yet; sign in first.",
                         )
                     })?;
-                if let Some(meta) = meta {
-                    record.maker = me.clone();
-                    record.code = meta.code;
-                    record.given_name = meta.name;
-                    record.created_at = meta.created_at;
-                    record.lead = meta.lead;
+                if let Some(origin) = origin {
+                    record.maker = origin.maker;
+                    match &origin.meta {
+                        Some(meta) => take_meta(&mut record, meta),
+                        // The room's state is not its maker's: no lead.
+                        None => record.lead = None,
+                    }
                 }
                 record.status = FaceStatus::Open;
                 room.members = part.bots.iter().map(|b| b.handle.clone()).collect();
@@ -342,4 +387,11 @@ impl FaceRooms {
             })
             .await
     }
+}
+
+/// Who made a face room, and its state as that maker set it (none when the
+/// room's state was last set by someone else).
+struct Origin {
+    maker: String,
+    meta: Option<FaceMeta>,
 }

@@ -150,9 +150,10 @@ pub fn put(change: &mut Change<'_>, mut room: Room, mut record: FaceRecord) -> R
 }
 
 /// The room's own state: only its maker may set it (the room's power
-/// levels, which the homeserver enforces, and here the sender of the
-/// room's first such state, so a power granted later, or a homeserver that
-/// lets it through, changes no lead and closes nothing, #476).
+/// levels, which the homeserver enforces, and here the sender of its create
+/// event, read when this home joins, else of the room's first such state),
+/// so a power granted later, or a homeserver that lets it through, changes
+/// no lead and closes nothing (#476).
 fn receive_meta(
     change: &mut Change<'_>,
     me: &str,
@@ -168,6 +169,15 @@ fn receive_meta(
     if record.maker != event.sender {
         return Err(Refusal::NotMaker);
     }
+    take_meta(&mut record, &meta);
+    room.admin = local_lead(&room, &record, me);
+    put(change, room, record);
+    Ok(())
+}
+
+/// The maker's state of the room on its record: its number, name, lead
+/// and whether it is closed (the name cleaned as a label).
+pub fn take_meta(record: &mut FaceRecord, meta: &FaceMeta) {
     record.code = meta
         .code
         .chars()
@@ -182,9 +192,6 @@ fn receive_meta(
     if meta.closed {
         record.status = FaceStatus::Closed;
     }
-    room.admin = local_lead(&room, &record, me);
-    put(change, room, record);
-    Ok(())
 }
 
 /// #476: the lead is this room's admin when it is one of this home's Bots

@@ -55,9 +55,10 @@ pub struct FaceRecord {
     pub homes: BTreeMap<String, HomePart>,
     #[serde(default)]
     pub lead: Option<LeadRef>,
-    /// The home that made the room (#476): the sender of its first
-    /// `org.flybot.face` state, or this home when it made it. Only its
-    /// state events change the lead or close the room.
+    /// The home that made the room (#476): the sender of its create event,
+    /// read when this home joins (else of its first `org.flybot.face`
+    /// state), or this home when it made it. Only its state events change
+    /// the lead or close the room.
     #[serde(default)]
     pub maker: String,
     /// This home's lines up to here are in the outbox.

@@ -75,18 +75,12 @@ pub async fn resolve(matrix: &Matrix, alias: &str) -> Result<String, MatrixError
 
 /// The lobby's whole state, as the homeserver holds it.
 pub async fn state(matrix: &Matrix, lobby: &str) -> Result<Vec<Value>, MatrixError> {
-    let path = format!("/rooms/{}/state", segment(lobby));
-    let events = matrix.call(Method::GET, &path, None).await?;
-    Ok(events.as_array().cloned().unwrap_or_default())
+    matrix.room_state(lobby).await
 }
 
 /// The lobby's maker: the sender of its create event.
 pub fn maker(events: &[Value]) -> Option<String> {
-    events
-        .iter()
-        .find(|e| e["type"] == "m.room.create")
-        .and_then(|e| e["sender"].as_str())
-        .map(str::to_owned)
+    crate::social::client::room_creator(events)
 }
 
 /// The links (written by the lobby's maker only) and the knocks.

@@ -201,6 +201,34 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
     }
     settled(&bob.kit, &at_bob).await;
 
+    // A home that joins after the forgery, when the forged state is the
+    // room's current one, reads the maker from the room's create event: it
+    // joins an open room with no lead, and its maker is Alice.
+    // Mallory talks on, so the forged state falls before the first lines
+    // a joining home's sync hands over: it is then all the room's state
+    // the sync shows Carol.
+    let mut mallory = mallory;
+    for i in 0..15 {
+        let chat = json!({"msgtype": "m.text", "body": format!("chatter {i}")});
+        mallory.send(&matrix_room, chat).await;
+    }
+    let carol = home(&synapse, "carol").await;
+    let cleo = carol.kit.bot("Cleo").await;
+    let joined = json!({"code": code, "bots": [cleo.id]});
+    let at_carol = room_of(&carol.kit.ok("face-room-join", joined).await);
+    let welcome = json!({"roomId": at_alice.id, "text": "welcome Carol"});
+    alice.kit.ok("send", welcome).await;
+    lines_until(&carol.kit, &at_carol, "Alice's line at Carol", |l| {
+        l.iter().any(|(_, text)| text.contains("welcome Carol"))
+    })
+    .await;
+    let seen = record(&carol.kit, &at_carol);
+    assert_eq!(seen["face"]["status"], "open", "{seen}");
+    assert!(seen["face"]["lead"].is_null(), "{seen}");
+    assert_eq!(seen["face"]["maker"], alice.user.as_str(), "{seen}");
+    settled(&carol.kit, &at_carol).await;
+    settled(&bob.kit, &at_bob).await;
+
     // The maker closes it: every home refuses to write there, keeps its
     // lines, and the room does not reopen.
     let closed = json!({"roomId": at_alice.id});
@@ -226,4 +254,20 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
         .kit
         .refused("face-room-close", closed, "bot/room-ended")
         .await;
+
+    // A home that comes by the number after the close is refused (its sync
+    // may still have seen the room's state while it looked), and seats no
+    // Bot there.
+    let dave = home(&synapse, "dave").await;
+    let dino = dave.kit.bot("Dino").await;
+    let late = json!({"code": code, "bots": [dino.id]});
+    let (status, answer) = dave.kit.post("face-room-join", late).await;
+    assert_eq!(status, 409, "{answer}");
+    assert_eq!(answer["error"]["code"], "bot/room-ended", "{answer}");
+    let seated = dave
+        .kit
+        .host
+        .store()
+        .read(|s| s.rooms.values().any(|r| r.members.contains(&dino.id)));
+    assert!(!seated, "Dino was seated in a closed room");
 }
