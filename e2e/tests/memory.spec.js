@@ -28,10 +28,15 @@ test('the owner adds, edits and deletes a Bot\'s memory on the page', async ({ p
 
   await page.getByLabel('Entry on deploy').fill('Deploys go out on Thursdays.');
   await page.getByRole('button', { name: 'Save entry' }).last().click();
+  // The screen is drawn again after a save; the typed value shows before
+  // that, so wait for the new drawing (its button is enabled again) before
+  // typing elsewhere, as a person would see the page settle.
+  await expect(page.getByRole('button', { name: 'Save entry' }).last()).toBeEnabled();
   await expect(page.getByLabel('Entry on deploy')).toHaveValue('Deploys go out on Thursdays.');
 
   await page.getByLabel('Pinned memory').fill('The user is Ada.');
   await page.getByRole('button', { name: 'Save pinned' }).click();
+  await expect(page.getByRole('button', { name: 'Save pinned' })).toBeEnabled();
   await expect(page.getByLabel('Pinned memory')).toHaveValue('The user is Ada.');
   await expectAccessible(page);
   await page.screenshot({ path: 'test-results/memory.png', fullPage: true });

@@ -26,16 +26,24 @@ function action(label, box, call, redraw, cls = 'primary') {
   return button;
 }
 
+/** The newest drawing asked of each screen: an older one whose read comes back later is dropped. */
+const newest = new WeakMap();
+
 export async function show(main, ctx, { botId }) {
   const bot = (ctx.team.state.bots || []).find((b) => b.id === botId);
   const redraw = () => show(main, ctx, { botId });
   const call = (endpoint, body) => () => ctx.api.call(endpoint, { botId, ...body });
+  const drawing = {};
+  newest.set(main, drawing);
   let memory;
   try {
     memory = await ctx.api.call('memory', { botId });
   } catch (refusal) {
+    if (newest.get(main) !== drawing) return undefined;
     return replace(main, h('h1', {}, 'Memory'), h('p', { class: 'form-error', role: 'alert' }, refusal.message));
   }
+  // Two saves in a row draw twice: the later read is the newer memory.
+  if (newest.get(main) !== drawing) return undefined;
   const box = (tag) => h(tag, tag === 'textarea' ? { rows: '3' } : { autocomplete: 'off' });
   const pinnedBox = box('textarea');
   pinnedBox.value = memory.pinned;
