@@ -229,6 +229,20 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
     settled(&carol.kit, &at_carol).await;
     settled(&bob.kit, &at_bob).await;
 
+    // A second member of the maker's home is not its owner: neither the
+    // lead nor the close is theirs, and the room stays as it was.
+    let [_, mia] = alice.kit.members(["Owner", "Mia"]).await;
+    let as_mia = alice.kit.as_member(&mia);
+    let lead = json!({"roomId": at_alice.id, "lead": null});
+    as_mia
+        .refused("face-room-lead", lead, "bot/forbidden")
+        .await;
+    let close = json!({"roomId": at_alice.id});
+    as_mia
+        .refused("face-room-close", close, "bot/forbidden")
+        .await;
+    assert_eq!(record(&alice.kit, &at_alice)["face"]["status"], "open");
+
     // The maker closes it: every home refuses to write there, keeps its
     // lines, and the room does not reopen.
     let closed = json!({"roomId": at_alice.id});
