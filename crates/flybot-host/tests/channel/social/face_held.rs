@@ -5,7 +5,7 @@
 //! `heldLines`. The hold survives a restart of Bob's home; Send lets it go
 //! once; Don't send keeps it here for good, marked `rejected`.
 
-use super::face_rooms::{by, lines_until, record, room_of, scripted_home, settled};
+use super::face_rooms::{by, face_of, lines_until, record, room_of, scripted_home, settled};
 use super::holds::{friend_holds, until_held};
 use super::{Home, view};
 use flybot_testkit::synapse::start_synapse;
@@ -52,7 +52,7 @@ async fn a_bots_face_line_held_by_ask_first_reaches_the_other_home_only_when_the
     } = scripted_home(&synapse, "bob").await;
     let bolt = bob.bot("Bolt").await;
     let made = alice.kit.ok("face-room-create", json!({"bots": []})).await;
-    let code = made["room"]["face"]["code"].as_str().unwrap().to_owned();
+    let code = face_of(&made, "code");
     let at_alice = room_of(&made);
     let joined = json!({"code": code, "bots": [bolt.id]});
     let at_bob = room_of(&bob.ok("face-room-join", joined).await);

@@ -8,7 +8,7 @@
 //! Matrix user who did not make the room, even one the homeserver let
 //! through, changes nothing.
 
-use super::face_rooms::{by, home_on, lines_until, record, room_of, settled};
+use super::face_rooms::{by, face_of, home_on, lines_until, record, refusal, room_of, settled};
 use super::raw::RawMatrix;
 use super::{home, password};
 use flybot_testkit::synapse::start_synapse;
@@ -53,7 +53,7 @@ async fn the_maker_changes_the_lead_and_the_next_round_on_another_home_asks_it_f
     let body = json!({"bots": [atlas.id], "lead": atlas.id});
     let made = alice.kit.ok("face-room-create", body).await;
     let at_alice = room_of(&made);
-    let code = made["room"]["face"]["code"].as_str().unwrap().to_owned();
+    let code = face_of(&made, "code");
     let joined = json!({"code": code, "bots": [pia.id, quinn.id]});
     let at_bob = room_of(&bob.kit.ok("face-room-join", joined).await);
     lines_until(&alice.kit, &at_alice, "Bob's part", |_| {
@@ -81,23 +81,21 @@ async fn the_maker_changes_the_lead_and_the_next_round_on_another_home_asks_it_f
 
     // Another home may not change the lead; the maker may.
     let theirs = json!({"roomId": at_bob.id, "lead": quinn.id});
-    bob.kit
-        .refused("face-room-lead", theirs, "bot/forbidden")
-        .await;
+    refusal(
+        bob.kit.post("face-room-lead", theirs).await,
+        "bot/forbidden",
+    );
     let nobody = json!({"roomId": at_alice.id, "lead": "@nobody:localhost/bot-x"});
-    alice
-        .kit
-        .refused("face-room-lead", nobody, "bot/invalid")
-        .await;
+    refusal(
+        alice.kit.post("face-room-lead", nobody).await,
+        "bot/invalid",
+    );
     // The lead is not a team role: update-room changes no face room's
     // admin or Bots (#476).
     let as_team = json!({"id": at_alice.id, "admin": ""});
-    alice
-        .kit
-        .refused("update-room", as_team, "bot/invalid")
-        .await;
+    refusal(alice.kit.post("update-room", as_team).await, "bot/invalid");
     let as_team = json!({"id": at_bob.id, "members": [pia.id]});
-    bob.kit.refused("update-room", as_team, "bot/invalid").await;
+    refusal(bob.kit.post("update-room", as_team).await, "bot/invalid");
     assert_eq!(record(&alice.kit, &at_alice)["admin"], atlas.id.as_str());
     assert_eq!(
         record(&bob.kit, &at_bob)["members"]
@@ -144,11 +142,8 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
     let bolt = bob.kit.bot("Bolt").await;
     let made = alice.kit.ok("face-room-create", json!({"bots": []})).await;
     let at_alice = room_of(&made);
-    let matrix_room = made["room"]["face"]["matrixRoomId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let code = made["room"]["face"]["code"].as_str().unwrap().to_owned();
+    let matrix_room = face_of(&made, "matrixRoomId");
+    let code = face_of(&made, "code");
     let joined = json!({"code": code, "bots": [bolt.id]});
     let at_bob = room_of(&bob.kit.ok("face-room-join", joined).await);
     let hello = json!({"roomId": at_alice.id, "text": "hello Bob"});
@@ -161,9 +156,10 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
 
     // Bob's home did not make the room: it may not close it.
     let theirs = json!({"roomId": at_bob.id});
-    bob.kit
-        .refused("face-room-close", theirs, "bot/forbidden")
-        .await;
+    refusal(
+        bob.kit.post("face-room-close", theirs).await,
+        "bot/forbidden",
+    );
     assert_eq!(record(&bob.kit, &at_bob)["face"]["status"], "open");
 
     // Mallory gets the power to set the room's state from a second login
@@ -234,13 +230,9 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
     let [_, mia] = alice.kit.members(["Owner", "Mia"]).await;
     let as_mia = alice.kit.as_member(&mia);
     let lead = json!({"roomId": at_alice.id, "lead": null});
-    as_mia
-        .refused("face-room-lead", lead, "bot/forbidden")
-        .await;
+    refusal(as_mia.post("face-room-lead", lead).await, "bot/forbidden");
     let close = json!({"roomId": at_alice.id});
-    as_mia
-        .refused("face-room-close", close, "bot/forbidden")
-        .await;
+    refusal(as_mia.post("face-room-close", close).await, "bot/forbidden");
     assert_eq!(record(&alice.kit, &at_alice)["face"]["status"], "open");
 
     // The maker closes it: every home refuses to write there, keeps its
@@ -256,18 +248,19 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
         let kept = lines(kit, room);
         assert!(!kept.is_empty());
         let body = json!({"roomId": room.id, "text": "anyone?"});
-        kit.refused("send", body, "bot/room-ended").await;
+        refusal(kit.post("send", body).await, "bot/room-ended");
         assert_eq!(lines(kit, room), kept, "nothing appended");
     }
     let again = json!({"roomId": at_bob.id, "bots": [bolt.id]});
-    bob.kit
-        .refused("face-room-join", again, "bot/room-ended")
-        .await;
+    refusal(
+        bob.kit.post("face-room-join", again).await,
+        "bot/room-ended",
+    );
     let closed = json!({"roomId": at_alice.id});
-    alice
-        .kit
-        .refused("face-room-close", closed, "bot/room-ended")
-        .await;
+    refusal(
+        alice.kit.post("face-room-close", closed).await,
+        "bot/room-ended",
+    );
 
     // A home that comes by the number after the close is refused (its sync
     // may still have seen the room's state while it looked), and seats no
@@ -275,9 +268,10 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
     let dave = home(&synapse, "dave").await;
     let dino = dave.kit.bot("Dino").await;
     let late = json!({"code": code, "bots": [dino.id]});
-    let (status, answer) = dave.kit.post("face-room-join", late).await;
-    assert_eq!(status, 409, "{answer}");
-    assert_eq!(answer["error"]["code"], "bot/room-ended", "{answer}");
+    refusal(
+        dave.kit.post("face-room-join", late).await,
+        "bot/room-ended",
+    );
     let seated = dave
         .kit
         .host

@@ -5,7 +5,7 @@
 //! though its own part still says it joined; the home put out sees its
 //! room left and writes there no more.
 
-use super::face_rooms::{lines_until, record, room_of};
+use super::face_rooms::{face_of, lines_until, record, room_of};
 use super::raw::RawMatrix;
 use super::{home, password};
 use flybot_testkit::synapse::start_synapse;
@@ -33,11 +33,8 @@ async fn a_home_kicked_or_banned_from_a_face_room_is_marked_left_on_every_home()
     let cyd = carol.kit.bot("Cyd").await;
     let made = alice.kit.ok("face-room-create", json!({"bots": []})).await;
     let at_alice = room_of(&made);
-    let matrix_room = made["room"]["face"]["matrixRoomId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let code = made["room"]["face"]["code"].as_str().unwrap().to_owned();
+    let matrix_room = face_of(&made, "matrixRoomId");
+    let code = face_of(&made, "code");
     let joined = json!({"code": code, "bots": [bolt.id]});
     let at_bob = room_of(&bob.kit.ok("face-room-join", joined).await);
     let joined = json!({"code": code, "bots": [cyd.id]});
@@ -94,10 +91,7 @@ async fn a_remote_bots_color_and_avatar_ride_its_homes_part_onto_its_seat() {
     let alice = home(&synapse, "alice").await;
     let made = alice.kit.ok("face-room-create", json!({"bots": []})).await;
     let at_alice = room_of(&made);
-    let matrix_room = made["room"]["face"]["matrixRoomId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let matrix_room = face_of(&made, "matrixRoomId");
     // Dana's home runs another FlyBot: its part gives each Bot a look,
     // one of them a link the page must never fetch.
     let dana = synapse.register("dana", &password("dana")).await;

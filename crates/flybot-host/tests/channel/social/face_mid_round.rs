@@ -6,7 +6,7 @@
 //! (never a header or a second copy), and Alice's line is routed after
 //! the running round: Bolt answers it in a round of its own.
 
-use super::face_rooms::{by, home_on, lines_until, record, room_of, settled};
+use super::face_rooms::{by, face_of, home_on, lines_until, record, room_of, settled};
 use super::home;
 use flybot_testkit::synapse::start_synapse;
 use flybot_testkit::{Kit, Room};
@@ -46,7 +46,7 @@ async fn lines_that_arrive_mid_round_show_at_once_and_a_friends_line_is_routed_a
     let bob = home_on(&synapse, "bob", scenario()).await;
     let [bolt, pia] = bob.kit.bots(["Bolt", "Pia"]).await;
     let made = alice.kit.ok("face-room-create", json!({"bots": []})).await;
-    let code = made["room"]["face"]["code"].as_str().unwrap().to_owned();
+    let code = face_of(&made, "code");
     let at_alice = room_of(&made);
     let joined = json!({"code": code, "bots": [bolt.id, pia.id]});
     let at_bob = room_of(&bob.kit.ok("face-room-join", joined).await);

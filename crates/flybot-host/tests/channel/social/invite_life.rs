@@ -5,7 +5,7 @@
 //! link of it there first, so a later ask answers `revoked` and the
 //! claims the lobby held are answered `revoked` too.
 
-use super::invite_links::{eventually, join_by_link, mint, room_record};
+use super::invite_links::{alice_plans, eventually, join_by_link, mint, room_record};
 use super::raw::RawMatrix;
 use super::{Home, password};
 use flybot_host::social::invite_links::life::CLAIM_UNANSWERED_MS;
@@ -48,9 +48,7 @@ async fn a_claim_is_given_back_at_the_server_when_its_last_bot_leaves() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
-    let alice = super::home(&synapse, "alice").await;
-    let atlas = alice.kit.bot("Atlas").await;
-    let plans = alice.kit.room("Plans", &[&atlas]).await;
+    let (alice, _, plans) = alice_plans(&synapse).await;
     let carol = super::home(&synapse, "carol").await;
     let cleo = carol.kit.bot("Cleo").await;
     let link = mint(&alice, &plans, json!({})).await;
@@ -106,9 +104,7 @@ async fn a_claim_nobody_answers_is_dropped_after_a_day() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
-    let alice = super::home(&synapse, "alice").await;
-    let atlas = alice.kit.bot("Atlas").await;
-    let plans = alice.kit.room("Plans", &[&atlas]).await;
+    let (alice, _, plans) = alice_plans(&synapse).await;
     let link = mint(&alice, &plans, json!({})).await;
     // Alice's home goes away: nobody reads the lobby now.
     alice.kit.ok("social-disconnect", json!({})).await;
@@ -137,9 +133,7 @@ async fn deleting_a_room_withdraws_its_links_so_a_later_ask_answers_revoked() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
-    let alice = super::home(&synapse, "alice").await;
-    let atlas = alice.kit.bot("Atlas").await;
-    let plans = alice.kit.room("Plans", &[&atlas]).await;
+    let (alice, _, plans) = alice_plans(&synapse).await;
     let carol = super::home(&synapse, "carol").await;
     let cleo = carol.kit.bot("Cleo").await;
     let dave = super::home(&synapse, "dave").await;

@@ -59,7 +59,7 @@ pub(super) fn live_seat(room: &Value, id: &str) -> bool {
 }
 
 /// Alice's room "Plans" with her Atlas.
-async fn alice_plans(synapse: &Synapse) -> (Home, Bot, Room) {
+pub(super) async fn alice_plans(synapse: &Synapse) -> (Home, Bot, Room) {
     let alice = home(synapse, "alice").await;
     let atlas = alice.kit.bot("Atlas").await;
     let plans = alice.kit.room("Plans", &[&atlas]).await;

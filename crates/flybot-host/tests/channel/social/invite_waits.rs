@@ -5,7 +5,9 @@
 //! `not-delivered`, and Seat them tries it again with its tries reset.
 //! Each names the Bots the claim brings, and seats nobody meanwhile.
 
-use super::invite_links::{eventually, join_by_link, live_seat, mint, mirrors, room_record};
+use super::invite_links::{
+    alice_plans, eventually, join_by_link, live_seat, mint, mirrors, room_record,
+};
 use super::password;
 use super::raw::RawMatrix;
 use flybot_testkit::synapse::start_synapse;
@@ -17,9 +19,7 @@ async fn a_seat_waiting_on_approval_is_held_until_the_admin_seats_them() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
-    let alice = super::home(&synapse, "alice").await;
-    let atlas = alice.kit.bot("Atlas").await;
-    let plans = alice.kit.room("Plans", &[&atlas]).await;
+    let (alice, atlas, plans) = alice_plans(&synapse).await;
     let body = json!({"botId": atlas.id, "policy": "ask-first"});
     alice.kit.ok("social-policy", body).await;
     let carol = super::home(&synapse, "carol").await;
@@ -69,9 +69,7 @@ async fn a_notice_the_homeserver_does_not_take_waits_not_delivered_after_a_few_t
     let Some(synapse) = start_synapse().await else {
         return;
     };
-    let alice = super::home(&synapse, "alice").await;
-    let atlas = alice.kit.bot("Atlas").await;
-    let plans = alice.kit.room("Plans", &[&atlas]).await;
+    let (alice, _, plans) = alice_plans(&synapse).await;
     let carol = super::home(&synapse, "carol").await;
     let cleo = carol.kit.bot("Cleo").await;
     let dave = super::home(&synapse, "dave").await;
