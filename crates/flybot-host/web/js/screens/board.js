@@ -152,7 +152,10 @@ export async function show(main, ctx) {
       dropTarget(section, key);
       return section;
     });
+    // A redraw (another write's tasks.written) keeps the focused card focused.
+    const focused = board.contains(document.activeElement) ? document.activeElement.closest('[data-task-id]')?.dataset.taskId : null;
     replace(board, columns);
+    if (focused) board.querySelector(`[data-task-id="${CSS.escape(focused)}"] .w-card-open`)?.focus();
     for (const tile of board.querySelectorAll('.w-card[draggable="true"]')) {
       tile.addEventListener('dragstart', (event) => {
         dragged = rows.find((t) => t.id === tile.dataset.taskId) || null;
