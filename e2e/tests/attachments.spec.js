@@ -57,6 +57,14 @@ function png(width, height) {
   ]);
 }
 
+/**
+ * The width the browser drew `thumb` at once its bytes arrived: awaits the image's decode (which fails on a broken
+ * image), since an <img> is laid out, and so visible, before its bytes come.
+ */
+function drawnWidth(thumb) {
+  return thumb.evaluate((img) => img.decode().then(() => img.naturalWidth));
+}
+
 test.describe('a picture in a Bot chat', () => {
   let host;
   test.beforeEach(async () => {
@@ -88,7 +96,7 @@ test.describe('a picture in a Bot chat', () => {
     const log = page.getByRole('log', { name: 'Chat with Iris' });
     const thumb = log.getByRole('img', { name: 'screenshot.png' });
     await expect(thumb).toBeVisible();
-    expect(await thumb.evaluate((img) => img.naturalWidth)).toBeGreaterThan(0);
+    expect(await drawnWidth(thumb)).toBeGreaterThan(0);
     await expect(log.getByText('I received: what is in this picture? with 1 image')).toBeVisible();
     await expect(tray.getByText('screenshot.png')).toHaveCount(0);
     await page.screenshot({ path: test.info().outputPath('chat-with-image.png') });
@@ -170,7 +178,7 @@ test.describe('a picture a Bot attaches to its answer', () => {
     await expect(log.getByText('Here is the chart.')).toBeVisible();
     const thumb = log.locator('.msg.assistant').getByRole('img', { name: 'chart.png' });
     await expect(thumb).toBeVisible();
-    expect(await thumb.evaluate((img) => img.naturalWidth)).toBeGreaterThan(0);
+    expect(await drawnWidth(thumb)).toBeGreaterThan(0);
     await page.screenshot({ path: test.info().outputPath('bot-attached-picture.png') });
   });
 });
