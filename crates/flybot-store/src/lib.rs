@@ -2,6 +2,7 @@
 //! journal (`journal.jsonl`), the one-writer lock (`state.lock`), migrations
 //! and replay. Only this crate touches the home's files.
 
+mod acks;
 pub mod apply;
 mod atomic;
 pub mod attachments;

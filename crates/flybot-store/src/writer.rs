@@ -4,6 +4,7 @@
 //! and, when the journal keeps history, folds its oldest lines into the base
 //! so it stays within its caps (#511).
 
+use crate::acks::Acker;
 use crate::atomic::atomic_write;
 use crate::error::StoreError;
 use crate::group_commit::GroupCommit;
@@ -102,6 +103,8 @@ struct Writer {
     failed: Option<StoreError>,
     /// How long a batch is held open for more lines.
     commit: GroupCommit,
+    /// Answers a batch's waiters.
+    acker: Acker,
     /// The base line's seq, and every change line after it.
     base_seq: u64,
     lines: VecDeque<LineAt>,
@@ -120,6 +123,7 @@ pub(crate) fn spawn(
         history_stopped: false,
         failed: None,
         commit: GroupCommit::default(),
+        acker: Acker::on_current_runtime(),
         base_seq: info.base_seq,
         lines: info.lines.iter().copied().collect(),
         cfg,
@@ -249,9 +253,8 @@ impl Writer {
                 self.failed = Some(why.clone());
             }
         }
-        for line in pending.drain(..) {
-            let _ = line.ack.send(result.clone());
-        }
+        let acks = pending.drain(..).map(|line| line.ack).collect();
+        self.acker.answer(acks, result);
         buf.clear();
     }
 

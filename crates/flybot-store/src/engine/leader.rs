@@ -121,9 +121,7 @@ impl Leader<'_> {
                 gather.batch_done(batch.len(), started.elapsed());
                 match committed {
                     Ok(()) => {
-                        for ack in acks {
-                            let _ = ack.send(Ok(()));
-                        }
+                        self.engine.acker.answer(acks, Ok(()));
                         self.last_seq = batch.last().map_or(self.last_seq, |l| l.0);
                         self.since_snapshot += batch.len() as u64;
                         if self.since_snapshot >= self.engine.options.snapshot_every {
@@ -263,9 +261,7 @@ impl Leader<'_> {
             }
         }
         let sentence = format!("this change was not saved: {why}");
-        for ack in waiting {
-            let _ = ack.send(Err(sentence.clone().into()));
-        }
+        self.engine.acker.answer(waiting, Err(sentence.into()));
         LeaderEnd::Lost
     }
 

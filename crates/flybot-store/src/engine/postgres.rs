@@ -42,6 +42,8 @@ pub(crate) struct Engine {
     /// The lease token while this store leads, 0 while it follows: the
     /// turn log's writer fences its own batches with it.
     pub token: Arc<AtomicI64>,
+    /// Answers a committed batch's waiters.
+    pub acker: crate::acks::Acker,
 }
 
 /// Connects and brings the tables up to date.
@@ -241,6 +243,7 @@ pub(crate) fn start(
         options,
         holder: lease::holder_name(),
         token,
+        acker: crate::acks::Acker::on_current_runtime(),
     };
     let (ready_tx, ready_rx) = channel();
     let (inner_tx, inner_rx) = channel::<Weak<Inner>>();
