@@ -2,10 +2,13 @@
 //! binary): a test arms one and the journal writer's next flush fails as
 //! the disk would, so tests can check that nothing acknowledged is lost,
 //! that a refused change stops showing in reads, and that the home says
-//! why it stopped writing.
+//! why it stopped writing. A test may also stop a PostgreSQL standby from
+//! following, as a standby stopped with SIGSTOP would, so the leader moves
+//! on (and folds its journal) behind it.
 
 use std::io;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What the disk does on the writer's next flush.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +26,10 @@ pub enum DiskFault {
 #[derive(Debug, Default)]
 pub struct DiskFaults {
     armed: Mutex<Option<DiskFault>>,
+    following_stopped: AtomicBool,
+    /// The standby has seen the stop between two steps: nothing it reads
+    /// from here on lands until it is let go.
+    standing_still: AtomicBool,
 }
 
 impl DiskFaults {
@@ -31,6 +38,25 @@ impl DiskFaults {
         if let Ok(mut armed) = self.armed.lock() {
             *armed = Some(fault);
         }
+    }
+
+    /// A standby reads nothing of the leader's and tries no lease while
+    /// `stopped`; it catches up once let go.
+    pub fn stop_following(&self, stopped: bool) {
+        self.following_stopped.store(stopped, Ordering::SeqCst);
+    }
+
+    /// Whether the standby has stopped: set once its follower sees the
+    /// stop between two steps, so no step under way reads past it.
+    pub fn standing_still(&self) -> bool {
+        self.standing_still.load(Ordering::SeqCst)
+    }
+
+    /// Asked by the follower between two steps.
+    pub(crate) fn following_stopped(&self) -> bool {
+        let stopped = self.following_stopped.load(Ordering::SeqCst);
+        self.standing_still.store(stopped, Ordering::SeqCst);
+        stopped
     }
 
     fn armed(&self) -> Option<DiskFault> {

@@ -33,6 +33,11 @@ pub(crate) fn follow(
         if inner.closed.load(Ordering::SeqCst) {
             return None;
         }
+        if following_stopped(&inner) {
+            drop(inner);
+            std::thread::sleep(engine.options.tick());
+            continue;
+        }
         let step = engine.rt.block_on(async {
             if link.is_none() {
                 link = Some(open_link(&engine.options.url).await?);
@@ -102,6 +107,17 @@ struct FirstRow {
     seq: u64,
     #[serde(default)]
     op: Option<String>,
+}
+
+/// Whether a test stopped this standby, as SIGSTOP would (`testing` only).
+#[cfg(feature = "testing")]
+fn following_stopped(inner: &Inner) -> bool {
+    inner.options.faults.following_stopped()
+}
+
+#[cfg(not(feature = "testing"))]
+fn following_stopped(_: &Inner) -> bool {
+    false
 }
 
 /// Applies every row after the team's seq, in order, the chain checked.

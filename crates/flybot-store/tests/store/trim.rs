@@ -153,3 +153,44 @@ async fn superseded_turn_notes_go_and_a_new_home_still_reads_every_line() {
     assert!(format!("{inflight:?}").contains("turn-3"), "{inflight:?}");
     next.close().await.unwrap();
 }
+
+/// A standby that stood still (as one stopped with SIGSTOP) while the
+/// leader folded the rows it had not read into a base line reads the team
+/// whole when it moves again: the rows after its seq are gone, so no row
+/// by row catch-up could reach the leader's team.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_standby_behind_a_fold_reads_the_team_whole_and_matches_the_leader() {
+    let Some(place) = Place::postgres() else {
+        return;
+    };
+    let other = tempfile::tempdir().unwrap();
+    let store = Store::open(place.dir.path(), capped(&place)).unwrap();
+    let standby_options = place.options(true);
+    let standby_faults = standby_options.faults.clone();
+    let standby = Store::open(other.path(), standby_options).unwrap();
+    add_bot(&store, "bot-00").await;
+    wait_until(|| bot_ids(&standby) == ["bot-00"]).await;
+    standby_faults.stop_following(true);
+    wait_until(|| standby_faults.standing_still()).await;
+    let behind = standby.revision();
+    for i in 1..30 {
+        add_bot(&store, &format!("bot-{i:02}")).await;
+        store.saves_settled().await;
+    }
+    let text = place.journal().await;
+    let base: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(base["op"], "base");
+    assert!(
+        base["seq"].as_u64().unwrap() > behind + 1,
+        "the rows after the standby's seq {behind} were folded: {base}"
+    );
+    assert_eq!(standby.revision(), behind, "a stopped standby read nothing");
+
+    standby_faults.stop_following(false);
+    let leader_team = store.read(pretty);
+    wait_until(|| standby.revision() == store.revision()).await;
+    assert_eq!(standby.read(pretty), leader_team);
+    assert_eq!(bot_ids(&standby).len(), 30);
+    standby.close().await.unwrap();
+    store.close().await.unwrap();
+}
