@@ -60,8 +60,10 @@ route_table! {
     };
     "delete-room" => |host, caller, body| {
         let (actor, req): (_, flybot_protocol::channel::ById) = (caller.require()?, parse(body)?);
-        // #884: its invite links end at the server before the room does.
+        // #884: its invite links end at the server before the room does,
+        // and #1167: its guests read a leave.
         host.invite_links().drop_room_invites(actor, &req.id).await?;
+        host.shared_rooms().end_for_guests(actor, &req.id).await?;
         typed(roster::rooms::delete(host.team(), actor, req).await)
     };
     "set-grants" => |host, caller, body| {

@@ -6,10 +6,12 @@
 //! from <inviter>"), and each chat line travels as an `m.room.message`
 //! carrying an `org.flybot.share` line. In from the one sync (`receive`,
 //! inside its journaled change), into the room log (`drain`), out through
-//! the one outbox (`send`). The wire shapes are `envelope`; what a room
-//! keeps of it, `records`.
+//! the one outbox (`send`); a deleted room ends for its guests first
+//! (`ending`). The wire shapes are `envelope`; what a room keeps of it,
+//! `records`.
 
 mod drain;
+mod ending;
 pub mod envelope;
 pub mod guest;
 pub mod guests;

@@ -376,6 +376,45 @@ async fn status_until(kit: &Kit, want: &str) {
 }
 
 #[tokio::test]
+/// Rule #1167: a shared room its owner deletes ends for its guests too (a
+/// leave, as a removed Bot's), and a member who may not delete it ends
+/// nothing there.
+async fn a_deleted_shared_room_marks_the_guests_mirror_left_and_a_refused_delete_ends_nothing() {
+    let Some(synapse) = start_synapse().await else {
+        return;
+    };
+    let s = share_plans(&synapse).await;
+    status_until(&s.bob.kit, "open").await;
+    let [_, mia] = s.alice.kit.members(["Owner", "Mia"]).await;
+    let (status, answer) = (s.alice.kit.as_member(&mia))
+        .post("delete-room", json!({"id": s.plans.id}))
+        .await;
+    assert!((400..500).contains(&status), "{status} {answer}");
+    // A line said after the refused delete reaches Bob behind anything
+    // that delete could have sent: the mirror is still open when it shows.
+    let after = "said after Mia's delete was refused";
+    let body = json!({"roomId": s.plans.id, "text": after});
+    s.alice.kit.ok("send", body).await;
+    lines_until(
+        &s.bob.kit,
+        &s.mirror,
+        "the line after the refused delete",
+        |l| l.iter().any(|t| t.contains(after)),
+    )
+    .await;
+    assert_eq!(mirror_status(&s.bob.kit), "open");
+
+    s.alice
+        .kit
+        .ok("delete-room", json!({"id": s.plans.id}))
+        .await;
+    status_until(&s.bob.kit, "left").await;
+    // Bob keeps what was said there.
+    let kept = s.bob.kit.room_lines(&s.mirror);
+    assert!(kept.iter().any(|l| l.text.contains(after)), "{kept:?}");
+}
+
+#[tokio::test]
 /// Rule #1167.
 async fn a_removed_bot_marks_the_mirror_left_and_a_newer_join_reopens_it() {
     let Some(synapse) = start_synapse().await else {
