@@ -84,6 +84,12 @@ pub struct RoomClaim {
     /// This home's Bots the claim brings, by id.
     pub bots: Vec<String>,
     pub at: u64,
+    /// The newest join or leave of this home's mirror of the inviter's room
+    /// holding these Bots when the claim was made (0: none). A mirror left
+    /// before the claim (Bots taken out, then asked again by the link) does
+    /// not end it; only a leave after it does.
+    #[serde(default)]
+    pub after_join_seq: u64,
 }
 
 /// #52, #417: how a Bot's sends to friends go, its replies and its own

@@ -188,13 +188,18 @@ impl InviteLinks {
                 ));
             }
         }
+        let bots: Vec<String> = bots.into_iter().map(|b| b.id).collect();
+        let after_join_seq = social.team().read(|s| {
+            super::life::claim_mirror(s, &preview.inviter, &bots).map_or(0, |m| m.join_seq)
+        });
         let record = RoomClaim {
             ticket: link.ticket.clone(),
             inviter: preview.inviter.clone(),
             handle: link.handle.clone(),
             lobby: lobby_id,
-            bots: bots.into_iter().map(|b| b.id).collect(),
+            bots,
             at: social.team().store().clock_ms(),
+            after_join_seq,
         };
         social
             .team()

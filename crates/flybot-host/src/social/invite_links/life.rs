@@ -4,6 +4,9 @@
 //! longer open here (the last of its Bots left: the inviter's roster
 //! dropped them, a leave, or the owner hid it), and dropped after a day
 //! nobody answered it; either way `ticketPeers` stops listing its pairs.
+//! A home whose Bots were taken out may ask again by the same link: the
+//! inviter seats a home again once none of its seats is live, and the new
+//! claim is not ended by the leave that came before it.
 //! On the inviter's side, deleting a room first withdraws every link of
 //! it at the server and answers each knock there `revoked`, so a later
 //! preview or ask reads `revoked` and nothing can be seated by it. The
@@ -13,7 +16,7 @@ use super::InviteLinks;
 use super::lobby;
 use super::records::{invites, lobby as lobby_of};
 use super::verdict::ServerLink;
-use crate::social::shared_rooms::records::{MirrorStatus, shared_from};
+use crate::social::shared_rooms::records::{MirrorStatus, SharedFrom, shared_from};
 use flybot_core::access::Actor;
 use flybot_protocol::social::RoomClaim;
 use flybot_protocol::state::TeamState;
@@ -31,17 +34,24 @@ pub enum ClaimEnd {
     Unanswered,
 }
 
-/// Whether `claim` has ended at `now`: the mirror of the inviter's room
-/// that holds its Bots is left or hidden, or there is none a day on.
-pub fn claim_end(state: &TeamState, claim: &RoomClaim, now: u64) -> Option<ClaimEnd> {
-    let mirror = (state.rooms.values())
+/// This home's mirror of `inviter`'s room that holds any of `bots`, with
+/// where it stands.
+pub fn claim_mirror(state: &TeamState, inviter: &str, bots: &[String]) -> Option<SharedFrom> {
+    (state.rooms.values())
         .filter_map(|r| shared_from(r).map(|f| (r, f)))
-        .find(|(r, f)| f.home == claim.inviter && claim.bots.iter().any(|b| r.members.contains(b)));
-    match mirror {
-        Some((_, from)) if from.status == MirrorStatus::Open => None,
-        Some(_) => Some(ClaimEnd::Left),
-        None if now.saturating_sub(claim.at) >= CLAIM_UNANSWERED_MS => Some(ClaimEnd::Unanswered),
-        None => None,
+        .find(|(r, f)| f.home == inviter && bots.iter().any(|b| r.members.contains(b)))
+        .map(|(_, from)| from)
+}
+
+/// Whether `claim` has ended at `now`: the mirror of the inviter's room
+/// that holds its Bots was left or hidden after the claim was made, or
+/// none is open a day on.
+pub fn claim_end(state: &TeamState, claim: &RoomClaim, now: u64) -> Option<ClaimEnd> {
+    match claim_mirror(state, &claim.inviter, &claim.bots) {
+        Some(from) if from.status == MirrorStatus::Open => None,
+        Some(from) if from.join_seq > claim.after_join_seq => Some(ClaimEnd::Left),
+        _ if now.saturating_sub(claim.at) >= CLAIM_UNANSWERED_MS => Some(ClaimEnd::Unanswered),
+        _ => None,
     }
 }
 
@@ -167,6 +177,7 @@ mod tests {
             lobby: "!lobby:localhost".into(),
             bots: vec!["bot-cleo".into()],
             at,
+            after_join_seq: 0,
         }
     }
 
@@ -213,5 +224,26 @@ mod tests {
                 "{status}"
             );
         }
+    }
+
+    #[test]
+    /// Rule #884: a home whose Bots were taken out asks again by the link.
+    fn a_mirror_left_before_the_claim_does_not_end_it_and_a_later_leave_does() {
+        let again = RoomClaim {
+            after_join_seq: 1,
+            ..claim(0)
+        };
+        // The old leave (join seq 1) was there before the claim.
+        assert_eq!(claim_end(&team(Some("left")), &again, 0), None);
+        let day = CLAIM_UNANSWERED_MS;
+        assert_eq!(
+            claim_end(&team(Some("left")), &again, day),
+            Some(ClaimEnd::Unanswered)
+        );
+        // A leave after it (join seq 2) ends it.
+        let mut state = team(Some("left"));
+        let room = state.rooms.get_mut("room-m").unwrap();
+        room.extra.get_mut("sharedFrom").unwrap()["joinSeq"] = json!(2);
+        assert_eq!(claim_end(&state, &again, 0), Some(ClaimEnd::Left));
     }
 }

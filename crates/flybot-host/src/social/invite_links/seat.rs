@@ -37,11 +37,18 @@ fn other_tickets(state: &TeamState, room_id: &str) -> Vec<String> {
         .collect()
 }
 
-/// Homes seated by any link of the room, with their handles.
+/// Homes a link of the room seated whose Bots still sit there, with their
+/// handles. A home whose seats all ended (taken out, or left) is not among
+/// them: a new knock of it by the same link seats it again (#884).
 fn seated_homes(room: &Room) -> Vec<(String, Vec<String>)> {
+    let live: Vec<String> = (participants_of(room).into_iter())
+        .filter(|p| p.is_live())
+        .map(|p| p.id)
+        .collect();
     invites(room)
         .into_iter()
         .flat_map(|l| l.homes.into_iter())
+        .filter(|(home, handles)| handles.iter().any(|h| live.contains(&seat_id(home, h))))
         .collect()
 }
 

@@ -1,11 +1,12 @@
 //! The end of a claim and of a room's links (#884), against a real
 //! Synapse: Carol's claim is given back at the server when the last of
-//! its Bots leaves Alice's room, and dropped a day after nobody answered
+//! its Bots leaves Alice's room (and the same link seats her again), and
+//! dropped a day after nobody answered
 //! it (a hand-moved store clock); deleting Alice's room withdraws every
 //! link of it there first, so a later ask answers `revoked` and the
 //! claims the lobby held are answered `revoked` too.
 
-use super::invite_links::{alice_plans, eventually, join_by_link, mint, room_record};
+use super::invite_links::{alice_plans, eventually, join_by_link, mint, mirrors, room_record};
 use super::raw::RawMatrix;
 use super::{Home, password};
 use flybot_host::social::invite_links::life::CLAIM_UNANSWERED_MS;
@@ -77,8 +78,20 @@ async fn a_claim_is_given_back_at_the_server_when_its_last_bot_leaves() {
         (json!(false), json!(false)),
         "{preview}"
     );
-    // The link stays open for others.
+    // The link stays open, for others and for Carol: a seat that ended
+    // frees its home's place on the link, so the same link seats her again.
     assert_eq!(preview["status"], "open");
+    join_by_link(&alice, &plans, &carol, &link, &[&cleo]).await;
+    let alice_home = alice.user.clone();
+    eventually("Carol's room open again", || {
+        (mirrors(&carol.kit).into_iter())
+            .find(|m| m["sharedFrom"]["home"] == alice_home.as_str())
+            .filter(|m| m["sharedFrom"]["status"] == "open")
+    })
+    .await;
+    let pairs = alice.kit.host.store().read(ticket_peers);
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!(pairs[0].to_handle, cleo.id);
 }
 
 /// A home whose store reads a clock the test moves by hand.
