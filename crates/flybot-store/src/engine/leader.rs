@@ -151,10 +151,13 @@ impl Leader<'_> {
 
     /// Commits a batch, waiting out a database that went away (a restart)
     /// for up to `reconnect_for`: after a reconnect, rows that did commit are
-    /// not written twice, and the rest go again, still fenced.
+    /// not written twice, and the rest go again, still fenced. A database
+    /// that answers but refuses the batch each time (a full disk, a broken
+    /// table) is tried again for as long, then the batch is refused.
     fn commit(&mut self, batch: &[(u64, u64, String)]) -> Result<(), StoreError> {
         let deadline = Instant::now() + self.engine.options.reconnect_for;
         let mut remaining: Vec<(u64, u64, String)> = batch.to_vec();
+        let mut pause = Duration::from_millis(50);
         loop {
             let tried =
                 self.engine
@@ -163,12 +166,23 @@ impl Leader<'_> {
             match tried {
                 Ok(n) if n == remaining.len() as u64 => return Ok(()),
                 Ok(_) => return Err("its lease was taken by another FlyBot".into()),
+                Err(e) if Instant::now() >= deadline => {
+                    return Err(format!(
+                        "the database refused the change for {} s ({e})",
+                        self.engine.options.reconnect_for.as_secs()
+                    )
+                    .into());
+                }
                 Err(e) => {
                     tracing::warn!("a batch did not commit ({e}); reconnecting to the database");
                     remaining = self.reconnect(deadline, remaining)?;
                     if remaining.is_empty() {
                         return Ok(());
                     }
+                    std::thread::sleep(
+                        pause.min(deadline.saturating_duration_since(Instant::now())),
+                    );
+                    pause = (pause * 2).min(Duration::from_secs(1));
                 }
             }
         }

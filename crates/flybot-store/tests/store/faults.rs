@@ -67,3 +67,72 @@ async fn a_refused_fsync_hides_the_written_line_from_reads_and_from_a_restart() 
             .await;
     assert!(why.contains("fsync: input/output error"), "{why}");
 }
+
+/// The same fault on PostgreSQL (issue 35): a database that answers but
+/// refuses every batch, as one whose disk is full does (a trigger raises
+/// PostgreSQL's own "could not extend file" words). The change is refused
+/// with that sentence once `reconnect_for` has passed, never shown; the
+/// store follows as a standby meanwhile, and once the database takes rows
+/// again it leads again and writes. Nothing acknowledged is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_database_that_refuses_every_batch_refuses_the_change_and_loses_nothing_acknowledged() {
+    use sqlx::Connection;
+    let Some(place) = crate::engines::Place::postgres() else {
+        return;
+    };
+    let url = place.db.as_ref().unwrap().url.clone();
+    let mut opts = place.options(false);
+    if let flybot_store::Engine::Postgres(pg) = &mut opts.engine {
+        pg.reconnect_for = std::time::Duration::from_millis(300);
+    }
+    let store = Store::open(place.dir.path(), opts).unwrap();
+    add_bot(&store, "bot-1").await;
+    let revision = store.revision();
+    let mut admin = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::raw_sql(
+        "CREATE FUNCTION flybot_test_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+           RAISE EXCEPTION 'could not extend file: No space left on device (injected)'; END $$; \
+         CREATE TRIGGER flybot_test_full BEFORE INSERT ON flybot_journal \
+           FOR EACH STATEMENT EXECUTE FUNCTION flybot_test_full();",
+    )
+    .execute(&mut admin)
+    .await
+    .unwrap();
+
+    let refused = store
+        .mutate("test", |change| {
+            change.put_bot(&bot("bot-2", crate::support::OWNER));
+            Ok(())
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        refused.message.contains("No space left on device"),
+        "{}",
+        refused.message
+    );
+    // The refused change is gone from reads at once.
+    assert_eq!(bot_ids(&store), ["bot-1"]);
+    assert_eq!(store.revision(), revision);
+    assert!(
+        matches!(
+            store.status(),
+            StoreStatus::ReadOnly(ReadOnlyReason::Standby { .. })
+        ),
+        "{:?}",
+        store.status()
+    );
+
+    // The disk has room again: the store takes the lease back and writes.
+    sqlx::raw_sql("DROP TRIGGER flybot_test_full ON flybot_journal")
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    crate::engines::wait_until(|| store.status() == StoreStatus::Writer).await;
+    add_bot(&store, "bot-3").await;
+    assert_eq!(bot_ids(&store), ["bot-1", "bot-3"]);
+    store.close().await.unwrap();
+    let reopened = place.open();
+    assert_eq!(bot_ids(&reopened), ["bot-1", "bot-3"]);
+    reopened.close().await.unwrap();
+}
