@@ -216,6 +216,19 @@ impl InviteLinks {
     /// nothing at the server (it is no refusal); its knock is not looked at
     /// again until Seat them.
     async fn wait(&self, room_id: &str, home: &str, wait: Wait) {
+        self.keep_answer(room_id, home, move |at| wait.kept(at))
+            .await;
+    }
+
+    /// Keeps what `home`'s knock was answered (a refusal or a wait, made
+    /// at the change's time) for the admin, and takes the knock off the
+    /// room's list: one change.
+    async fn keep_answer(
+        &self,
+        room_id: &str,
+        home: &str,
+        answer: impl FnOnce(u64) -> Refused + Send,
+    ) {
         let (room_id, home) = (room_id.to_owned(), home.to_owned());
         let kept = (self.social.team())
             .mutate("social", move |change| {
@@ -223,8 +236,7 @@ impl InviteLinks {
                     return Ok(());
                 };
                 let mut all = refused(&room);
-                let at = change.now_ms();
-                all.insert(home.clone(), wait.kept(at));
+                all.insert(home.clone(), answer(change.now_ms()));
                 set_refused(&mut room, &all);
                 let mut left = knocks(&room);
                 left.retain(|h| *h != home);
@@ -234,7 +246,10 @@ impl InviteLinks {
             })
             .await;
         if let Err(e) = kept {
-            tracing::warn!("a wait on a link was not kept: {}", e.message);
+            tracing::warn!(
+                "the answer to a knock on a link was not kept: {}",
+                e.message
+            );
         }
     }
 
@@ -309,30 +324,14 @@ impl InviteLinks {
                 tracing::info!("the knock of {home} stays at the server: {e}");
             }
         }
-        let (room_id, home) = (room_id.to_owned(), home.to_owned());
-        let _ = (self.social.team())
-            .mutate("social", move |change| {
-                let Some(mut room) = change.state().rooms.get(&room_id).cloned() else {
-                    return Ok(());
-                };
-                let mut all = refused(&room);
-                all.insert(
-                    home.clone(),
-                    Refused {
-                        code: refusal.code().to_owned(),
-                        ticket: None,
-                        at: change.now_ms(),
-                        bots,
-                    },
-                );
-                set_refused(&mut room, &all);
-                let mut left = knocks(&room);
-                left.retain(|h| *h != home);
-                set_knocks(&mut room, &left);
-                change.put_room(&room);
-                Ok(())
-            })
-            .await;
+        let code = refusal.code().to_owned();
+        let kept = move |at| Refused {
+            code,
+            ticket: None,
+            at,
+            bots,
+        };
+        self.keep_answer(room_id, home, kept).await;
     }
 
     /// Seats `claim`'s Bots from `home` and shares the room with it.

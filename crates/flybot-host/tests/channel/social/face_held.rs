@@ -5,7 +5,7 @@
 //! `heldLines`. The hold survives a restart of Bob's home; Send lets it go
 //! once; Don't send keeps it here for good, marked `rejected`.
 
-use super::face_rooms::{by, face_of, lines_until, record, room_of, scripted_home, settled};
+use super::face_rooms::{by, face_of, lines, lines_until, record, room_of, scripted_home, settled};
 use super::holds::{friend_holds, until_held};
 use super::{Home, view};
 use flybot_testkit::synapse::start_synapse;
@@ -31,12 +31,6 @@ fn answers() -> Value {
         {"when": {"userContains": "second list"}, "reply": {"text": "The second list is done."}},
         {"reply": {"text": "I can take that."}}
     ])
-}
-
-fn lines(kit: &Kit, room: &Room) -> Vec<(String, String)> {
-    (kit.room_lines(room).into_iter())
-        .map(|l| (l.author_id, l.text))
-        .collect()
 }
 
 #[tokio::test]

@@ -8,11 +8,12 @@
 //! Matrix user who did not make the room, even one the homeserver let
 //! through, changes nothing.
 
-use super::face_rooms::{by, face_of, home_on, lines_until, record, refusal, room_of, settled};
+use super::face_rooms::{
+    by, face_of, home_on, lines, lines_until, record, refusal, room_of, saying, settled,
+};
 use super::raw::RawMatrix;
 use super::{home, password};
 use flybot_testkit::synapse::start_synapse;
-use flybot_testkit::{Kit, Room};
 use serde_json::{Value, json};
 
 /// The Bots answer by the note their standing section carries.
@@ -25,18 +26,6 @@ fn scenario() -> Value {
          "reply": {"text": "I do my part."}},
         {"reply": {"text": "No lead here."}}
     ])
-}
-
-fn lines(kit: &Kit, room: &Room) -> Vec<(String, String)> {
-    (kit.room_lines(room).into_iter())
-        .map(|l| (l.author_id, l.text))
-        .collect()
-}
-
-fn saying(lines: &[(String, String)], author: &str, what: &str) -> usize {
-    (lines.iter())
-        .filter(|(a, t)| a == author && t.contains(what))
-        .count()
 }
 
 #[tokio::test]

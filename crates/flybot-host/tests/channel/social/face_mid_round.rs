@@ -6,10 +6,11 @@
 //! (never a header or a second copy), and Alice's line is routed after
 //! the running round: Bolt answers it in a round of its own.
 
-use super::face_rooms::{by, face_of, home_on, lines_until, record, room_of, settled};
+use super::face_rooms::{
+    by, face_of, home_on, lines, lines_until, record, room_of, saying, settled,
+};
 use super::home;
 use flybot_testkit::synapse::start_synapse;
-use flybot_testkit::{Kit, Room};
 use serde_json::{Value, json};
 
 /// Bolt's first turn runs a command (an approval holds the round open);
@@ -22,18 +23,6 @@ fn scenario() -> Value {
         {"when": {"systemContains": "## You are Bolt\n"}, "reply": {"text": "The second list is checked."}},
         {"reply": {"text": "[PASS]"}}
     ])
-}
-
-fn lines(kit: &Kit, room: &Room) -> Vec<(String, String)> {
-    (kit.room_lines(room).into_iter())
-        .map(|l| (l.author_id, l.text))
-        .collect()
-}
-
-fn saying(lines: &[(String, String)], author: &str, what: &str) -> usize {
-    (lines.iter())
-        .filter(|(a, t)| a == author && t.contains(what))
-        .count()
 }
 
 #[tokio::test]

@@ -116,6 +116,20 @@ pub(super) fn by(lines: &[(String, String)], author: &str) -> usize {
     lines.iter().filter(|(a, _)| a == author).count()
 }
 
+/// A room's lines as (author, text), oldest first.
+pub(super) fn lines(kit: &Kit, room: &Room) -> Vec<(String, String)> {
+    (kit.room_lines(room).into_iter())
+        .map(|l| (l.author_id, l.text))
+        .collect()
+}
+
+/// How many of `lines` `author` said with `what` in them.
+pub(super) fn saying(lines: &[(String, String)], author: &str, what: &str) -> usize {
+    (lines.iter())
+        .filter(|(a, t)| a == author && t.contains(what))
+        .count()
+}
+
 /// Alice's room with her Atlas; Bob joins with Pia (his lead) and Quinn,
 /// Carol with Cyd.
 struct Three {
