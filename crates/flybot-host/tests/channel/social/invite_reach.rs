@@ -77,10 +77,18 @@ async fn only_the_bot_a_link_paired_writes_to_the_seat_it_made() {
     );
     assert_eq!(written(&alice.kit, &plans), 1);
     let cleo_id = cleo.id.clone();
-    lines_until(&carol.kit, &at_carol, "Cleo's answer to Atlas", |lines| {
-        lines.iter().any(|l| l.contains("the plan is ready"))
-            && lines.iter().any(|l| l.starts_with(&format!("{cleo_id}: ")))
-    })
+    // Echo's words and Atlas's call travel apart (the room's fan-out and
+    // Atlas's send): both are awaited, in whichever order they land.
+    lines_until(
+        &carol.kit,
+        &at_carol,
+        "Echo's words and Cleo's answer to Atlas",
+        |lines| {
+            lines.iter().any(|l| l.contains("the plan is ready"))
+                && lines.iter().any(|l| l.contains("are you there?"))
+                && lines.iter().any(|l| l.starts_with(&format!("{cleo_id}: ")))
+        },
+    )
     .await;
     let session = room_record(&carol.kit, &at_carol.id);
     let session = mirror["sessions"][&cleo.id]
