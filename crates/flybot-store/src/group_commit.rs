@@ -6,8 +6,11 @@
 //! several lines, and ended moments ago) a batch also waits a short quiet
 //! gap for the next change of the burst, so a burst shares one fsync
 //! instead of the first few paying one and the rest queueing behind it for
-//! a second. Every wait is bounded by the last measured fsync: holding a
-//! batch open never costs more than the fsync it saves.
+//! a second. A batch stays open while its burst's lines keep coming, and a
+//! change that stalls is waited for no longer than the last measured fsync,
+//! the most it could save; no batch waits past `BURST_MAX` in all. (A batch
+//! capped at one fsync from its first line split a burst that took longer
+//! to make than one fsync, and its last lines paid a second fsync.)
 //!
 //! The wait for changes being made blocks (issue 38): the writer parks and
 //! the change that leaves the team with none in the making wakes it, so a
@@ -30,7 +33,7 @@ const GATHER_MAX: Duration = Duration::from_micros(400);
 /// The gap covers one change ending and the next one starting.
 const BURST_QUIET_MIN: Duration = Duration::from_micros(16);
 const BURST_QUIET_MAX: Duration = Duration::from_micros(200);
-/// While busy: the most a batch waits in all, at most one fsync.
+/// While busy: the most a batch waits in all.
 const BURST_MAX: Duration = Duration::from_millis(2);
 /// A batch starting this soon after a batch of several lines is part of
 /// the same burst.
@@ -79,6 +82,26 @@ impl Makers {
     }
 }
 
+/// How long a batch waits for its next line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bounds {
+    /// No change being made: the quiet gap after the last line.
+    gap: Duration,
+    /// Changes being made: the longest wait for their next line. A burst
+    /// whose lines keep coming is gathered whole, however many it makes.
+    stall: Duration,
+    /// The most the batch waits in all, from its first line.
+    cap: Duration,
+}
+
+impl Bounds {
+    /// When a batch begun at `started`, whose last line came at
+    /// `last_line`, stops waiting for changes being made.
+    fn deadline(&self, started: Instant, last_line: Instant) -> Instant {
+        (started + self.cap).min(last_line + self.stall)
+    }
+}
+
 /// What the writer remembers of its last batches.
 #[derive(Debug, Default)]
 pub(crate) struct GroupCommit {
@@ -108,11 +131,14 @@ impl GroupCommit {
             || self.last_lines > 1 && self.last_done.is_some_and(|t| t.elapsed() < BURST_RECENT)
     }
 
-    /// How long a batch of `lines` lines waits for the next line after the
-    /// last one (the quiet gap) and in all (the cap).
-    fn bounds(&self, lines: usize) -> (Duration, Duration) {
+    /// How long a batch of `lines` lines waits for its next line.
+    fn bounds(&self, lines: usize) -> Bounds {
         if !self.busy(lines) {
-            return (GATHER_GRACE, GATHER_MAX);
+            return Bounds {
+                gap: GATHER_GRACE,
+                stall: GATHER_MAX,
+                cap: GATHER_MAX,
+            };
         }
         // No fsync measured yet: a quiet team's cap.
         let sync = if self.last_sync.is_zero() {
@@ -120,34 +146,41 @@ impl GroupCommit {
         } else {
             self.last_sync
         };
-        let gap = (sync / 8).clamp(BURST_QUIET_MIN, BURST_QUIET_MAX);
-        (gap, sync.min(BURST_MAX))
+        Bounds {
+            gap: (sync / 8).clamp(BURST_QUIET_MIN, BURST_QUIET_MAX),
+            stall: sync.min(BURST_MAX),
+            cap: BURST_MAX,
+        }
     }
 
     /// The next line of a batch holding `lines` lines, if one comes before
-    /// the batch should go: while a change is being made, or within the
-    /// quiet gap, and never past the cap. A closed queue ends the batch.
+    /// the batch should go: while changes are being made and their lines
+    /// keep coming (no line for `stall` ends the wait), or within the quiet
+    /// gap, and never past the cap. A closed queue ends the batch.
     pub(crate) fn more<T>(&mut self, rx: &Receiver<T>, makers: &Makers, lines: usize) -> Option<T> {
-        let started = *self.since.get_or_insert_with(Instant::now);
-        let (gap, cap) = self.bounds(lines);
-        let mut quiet = Instant::now();
+        // Each call follows the line just taken.
+        let last_line = Instant::now();
+        let started = *self.since.get_or_insert(last_line);
+        let wait = self.bounds(lines);
+        let deadline = wait.deadline(started, last_line);
+        let mut quiet = last_line;
         loop {
             match rx.try_recv() {
                 Ok(msg) => return Some(msg),
                 Err(TryRecvError::Disconnected) => return None,
                 Err(TryRecvError::Empty) => {}
             }
-            if started.elapsed() >= cap {
+            if Instant::now() >= deadline {
                 return None;
             }
             if makers.count() > 0 {
                 // Changes are being made: park until the last one is done
                 // (its line is queued by then), then look again.
-                makers.wait_idle(started + cap);
+                makers.wait_idle(deadline);
                 quiet = Instant::now();
                 continue;
             }
-            if quiet.elapsed() >= gap {
+            if quiet.elapsed() >= wait.gap {
                 return None;
             }
             // The quiet gap, while no change is being made: a timed sleep
@@ -223,25 +256,59 @@ mod tests {
         });
     }
 
-    #[test]
-    fn a_burst_waits_no_longer_than_the_fsync_it_saves() {
+    /// The bounds of a busy team's batch after a last fsync of `sync`.
+    fn busy_after(sync: Duration) -> Bounds {
         let mut commit = GroupCommit::default();
-        assert_eq!(commit.bounds(1), (GATHER_GRACE, GATHER_MAX), "a quiet team");
-        // A fast disk: a short gap, and no more than one fsync in all.
-        commit.batch_done(32, Duration::from_micros(240));
+        commit.batch_done(32, sync);
+        commit.bounds(1)
+    }
+
+    fn quiet() -> Bounds {
+        Bounds {
+            gap: GATHER_GRACE,
+            stall: GATHER_MAX,
+            cap: GATHER_MAX,
+        }
+    }
+
+    #[test]
+    fn a_burst_waits_for_a_stalled_change_no_longer_than_the_fsync_it_saves() {
+        assert_eq!(GroupCommit::default().bounds(1), quiet(), "a quiet team");
+        let us = Duration::from_micros;
+        // A fast disk: a short gap, and a stalled change is waited for no
+        // longer than one fsync.
+        let fast = busy_after(us(240));
         assert_eq!(
-            commit.bounds(1),
-            (Duration::from_micros(30), Duration::from_micros(240))
+            (fast.gap, fast.stall, fast.cap),
+            (us(30), us(240), BURST_MAX)
         );
         // A very fast disk: the gap still covers one change handing over to the next.
-        commit.batch_done(32, Duration::from_micros(40));
-        assert_eq!(
-            commit.bounds(1),
-            (BURST_QUIET_MIN, Duration::from_micros(40))
-        );
+        let faster = busy_after(us(40));
+        assert_eq!((faster.gap, faster.stall), (BURST_QUIET_MIN, us(40)));
         // A slow disk: both bounded.
-        commit.batch_done(32, Duration::from_millis(9));
-        assert_eq!(commit.bounds(1), (BURST_QUIET_MAX, BURST_MAX));
+        let slow = busy_after(Duration::from_millis(9));
+        assert_eq!((slow.gap, slow.stall), (BURST_QUIET_MAX, BURST_MAX));
+    }
+
+    /// Issue 38: a burst of 32 took longer to make than one fsync, and the
+    /// batch, capped at one fsync from its first line, went with part of
+    /// the burst; the rest paid a second fsync. A batch now stays open as
+    /// long as its lines keep coming, up to `BURST_MAX`.
+    #[test]
+    fn a_burst_whose_lines_keep_coming_is_gathered_past_one_fsync() {
+        let sync = Duration::from_micros(200);
+        let wait = busy_after(sync);
+        let t0 = Instant::now();
+        // A line came just now: the batch waits one more fsync for the next.
+        assert_eq!(wait.deadline(t0, t0), t0 + sync);
+        // Lines kept coming for 1.5 fsyncs: it still waits, past one fsync.
+        let late = t0 + sync * 3 / 2;
+        assert_eq!(wait.deadline(t0, late), late + sync);
+        // However long they keep coming, never past the cap.
+        let later = t0 + BURST_MAX - sync / 2;
+        assert_eq!(wait.deadline(t0, later), t0 + BURST_MAX);
+        // A quiet team's batch is bounded as before.
+        assert_eq!(quiet().deadline(t0, t0 + sync), t0 + GATHER_MAX);
     }
 
     #[test]
@@ -249,15 +316,24 @@ mod tests {
         let mut commit = GroupCommit::default();
         // A lone change went moments ago: the team is quiet.
         commit.batch_done(1, Duration::from_micros(240));
-        assert_eq!(commit.bounds(1), (GATHER_GRACE, GATHER_MAX));
+        assert_eq!(commit.bounds(1), quiet());
         // A second line joined this batch: it is a burst, and the batch
-        // waits for the rest of it as long as the last fsync.
+        // waits for the rest of it as long as its lines keep coming.
+        let burst = commit.bounds(2);
         assert_eq!(
-            commit.bounds(2),
-            (Duration::from_micros(30), Duration::from_micros(240))
+            (burst.gap, burst.stall, burst.cap),
+            (
+                Duration::from_micros(30),
+                Duration::from_micros(240),
+                BURST_MAX
+            )
         );
-        // No fsync measured yet: bounded as a quiet team's batch is.
-        let fresh = GroupCommit::default();
-        assert_eq!(fresh.bounds(2), (Duration::from_micros(50), GATHER_MAX));
+        // No fsync measured yet: a stalled change is waited for as a quiet
+        // team's batch is.
+        let fresh = GroupCommit::default().bounds(2);
+        assert_eq!(
+            (fresh.gap, fresh.stall),
+            (Duration::from_micros(50), GATHER_MAX)
+        );
     }
 }
