@@ -455,7 +455,7 @@ async fn prompt(
         }
     }
     let step = {
-        let mut inner = fake_lock_prompt(&fake, &session, &text);
+        let mut inner = fake_lock_prompt(&fake, &session);
         match inner.as_mut() {
             Some(inner) => inner.script.pop_front(),
             None => return axum::http::StatusCode::NOT_FOUND,
@@ -472,21 +472,16 @@ async fn prompt(
         s.messages.push(message);
     }
     fake.save();
+    // Counted once kept and saved: a test that sees the prompt may copy
+    // the fake's store and find the message there.
+    lock(&fake.inner).prompts.push((session.clone(), text));
     tokio::spawn(async move { fake.play(session, step).await });
     axum::http::StatusCode::NO_CONTENT
 }
 
-fn fake_lock_prompt<'a>(
-    fake: &'a FakeOpenCode,
-    session: &str,
-    text: &str,
-) -> Option<MutexGuard<'a, Inner>> {
-    let mut inner = lock(&fake.inner);
-    if !inner.sessions.contains_key(session) {
-        return None;
-    }
-    inner.prompts.push((session.to_owned(), text.to_owned()));
-    Some(inner)
+fn fake_lock_prompt<'a>(fake: &'a FakeOpenCode, session: &str) -> Option<MutexGuard<'a, Inner>> {
+    let inner = lock(&fake.inner);
+    inner.sessions.contains_key(session).then_some(inner)
 }
 
 async fn history(State(fake): State<FakeOpenCode>, Path(session): Path<String>) -> Json<Value> {
