@@ -44,17 +44,27 @@ function prefs(ctx) {
   );
 }
 
+/** The kind of notification saved last and when: its "Saved." outlives the redraw the save's own refresh (or any event) brings for a moment. */
+let lastSaved = { kind: '', at: 0 };
+const SAVED_SHOWN_MS = 5000;
+
 /** One kind of notification on or off (`notify: {kind: bool}`, #469); the host keeps only the ones turned off. */
 function notifyKind(ctx, kind, label) {
   const id = `pref-notify-${kind}`;
   const box = h('input', { type: 'checkbox', id, checked: ctx.team.state.prefs?.notify?.[kind] !== false });
-  const status = h('span', { class: 'hint', role: 'status' });
+  const justSaved = lastSaved.kind === kind && Date.now() - lastSaved.at < SAVED_SHOWN_MS;
+  const status = h('span', { class: 'hint', role: 'status', id: `${id}-status` }, justSaved ? ' Saved.' : '');
   box.addEventListener('change', async () => {
     status.textContent = '';
+    lastSaved = { kind: '', at: 0 };
     try {
       await ctx.api.call('set-prefs', { prefs: { notify: { [kind]: box.checked } } });
-      await ctx.team.refresh();
+      lastSaved = { kind, at: Date.now() };
       status.textContent = ' Saved.';
+      await ctx.team.refresh();
+      // The refresh may have drawn the screen again: say it on the one shown.
+      const shown = document.getElementById(`${id}-status`);
+      if (shown) shown.textContent = ' Saved.';
     } catch (refusal) {
       box.checked = !box.checked;
       status.textContent = ` ${refusal.message}`;
