@@ -16,7 +16,9 @@ use flybot_core::rooms::covers::board_covers_cue;
 use flybot_core::rooms::log::{AuthorKind, LineKind, RoomLine};
 use flybot_core::rooms::notice_seen::{mark_now, see_notice};
 use flybot_core::rooms::report::closing_report;
-use flybot_core::rooms::round::{Opener, Reply, Round, TurnCall, is_quiet, next_late_rounds};
+use flybot_core::rooms::round::{
+    Opener, Reply, Round, TurnCall, is_quiet, next_late_rounds, turn_hop,
+};
 use flybot_protocol::state::{Room, TeamState};
 use flybot_store::room_log::NewLine;
 
@@ -379,7 +381,7 @@ impl RoundParts<'_> {
             bot_id: call.bot_id.clone(),
             session_id,
             text,
-            hop: opener.hop,
+            hop: turn_hop(opener, &lines),
         })
     }
 

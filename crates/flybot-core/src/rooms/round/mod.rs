@@ -21,7 +21,7 @@ mod turn_taking;
 
 pub use member_calls::Dropped;
 pub use opening::{Opener, Setup, is_quiet, next_late_rounds};
-pub use post_guards::{PostRefused, may_post};
+pub use post_guards::{PostRefused, may_post, turn_hop};
 pub use turn_taking::{Reply, TurnCall};
 
 use std::collections::{BTreeMap, VecDeque};

@@ -2,6 +2,7 @@
 //! the room it is speaking in, never past `MAX_HOPS`.
 
 use super::super::MAX_HOPS;
+use super::super::log::RoomLine;
 
 /// Why a Bot's `post_to_group` or `message_bot` may not go (#557).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,4 +41,18 @@ pub fn may_post(
         return Err(PostRefused::Hops);
     }
     Ok(())
+}
+
+/// The hop a member's turn carries (#557): the deepest line of the round it
+/// answers, the opener or a Bot's post that came mid-round and called it.
+/// A member called by a post of hop 4 answers at hop 4, not at the
+/// opener's 0: counted from the opener, its own post went out at hop 1
+/// again, and a ping-pong between two rooms posted twice at one hop. Lines
+/// before the round (a first look shows the room's window) do not count.
+pub fn turn_hop(opener: &RoomLine, shown: &[RoomLine]) -> u32 {
+    shown
+        .iter()
+        .filter(|line| line.seq >= opener.seq)
+        .map(|line| line.hop)
+        .fold(opener.hop, u32::max)
 }

@@ -299,3 +299,47 @@ fn a_round_noted_mid_turn_comes_back_with_its_speaker_order_and_caps() {
         assert_eq!(turns, ROOM_TURNS_EACH, "{id}");
     }
 }
+
+fn line_at(seq: u64, hop: u32) -> super::super::log::RoomLine {
+    use super::super::log::{AuthorKind, LineKind, RoomLine};
+    RoomLine {
+        seq,
+        author_id: "bot-1".to_owned(),
+        author_kind: if hop == 0 {
+            AuthorKind::Human
+        } else {
+            AuthorKind::LocalBot
+        },
+        kind: LineKind::Chat,
+        text: format!("line {seq}"),
+        at: seq,
+        hop,
+        attachments: Vec::new(),
+    }
+}
+
+/// Rule #557: a member called mid-round by a Bot's post answers at that
+/// post's hop, so a ping-pong between two rooms posts once per hop; lines
+/// from before the round (a first look's window) do not count.
+#[test]
+fn a_member_turn_carries_the_deepest_hop_of_the_round_it_answers() {
+    let opener = line_at(10, 0);
+    // (the lines the turn shows, the hop it carries)
+    let cases: [(Vec<_>, u32); 4] = [
+        (vec![line_at(10, 0)], 0),
+        (vec![line_at(10, 0), line_at(11, 1), line_at(12, 4)], 4),
+        // An old chain at hop 6 before this round's opener.
+        (vec![line_at(3, 6), line_at(10, 0), line_at(11, 2)], 2),
+        // Only lines after the opener shown: the opener's hop still counts.
+        (vec![line_at(11, 0)], 0),
+    ];
+    for (shown, hop) in cases {
+        assert_eq!(turn_hop(&opener, &shown), hop, "{shown:?}");
+    }
+    let deep = line_at(10, 3);
+    assert_eq!(
+        turn_hop(&deep, &[line_at(11, 0)]),
+        3,
+        "the opener's own hop"
+    );
+}
