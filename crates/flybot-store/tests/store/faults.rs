@@ -4,9 +4,25 @@
 //! writing.
 
 use crate::support::{add_bot, bot, bot_ids, options};
-use flybot_protocol::ErrorCode;
+use flybot_protocol::{ApiError, ErrorCode};
 use flybot_store::faults::DiskFault;
 use flybot_store::{ReadOnlyReason, Store, StoreStatus};
+
+/// Adds bot-2 to a store whose disk (or database) refuses it: the refusal,
+/// once the change is gone from reads before any restart and the revision
+/// stayed at `revision`.
+async fn a_refused_bot_2_is_gone_from_reads(store: &Store, revision: u64) -> ApiError {
+    let refused = store
+        .mutate("test", |change| {
+            change.put_bot(&bot("bot-2", crate::support::OWNER));
+            Ok(())
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bot_ids(store), ["bot-1"]);
+    assert_eq!(store.revision(), revision);
+    refused
+}
 
 async fn a_fault_keeps_what_was_acknowledged_and_hides_what_was_refused(
     fault: DiskFault,
@@ -18,17 +34,8 @@ async fn a_fault_keeps_what_was_acknowledged_and_hides_what_was_refused(
     add_bot(&store, "bot-1").await;
     let revision = store.revision();
     faults.arm(fault);
-    let refused = store
-        .mutate("test", |change| {
-            change.put_bot(&bot("bot-2", crate::support::OWNER));
-            Ok(())
-        })
-        .await
-        .unwrap_err();
+    let refused = a_refused_bot_2_is_gone_from_reads(&store, revision).await;
     assert_eq!(refused.code, ErrorCode::Unavailable);
-    // The refused change is gone from reads before any restart.
-    assert_eq!(bot_ids(&store), ["bot-1"]);
-    assert_eq!(store.revision(), revision);
     let why = match store.status() {
         StoreStatus::ReadOnly(ReadOnlyReason::Damaged { why }) => why,
         other => panic!("expected the home to say why it stopped, got {other:?}"),
@@ -99,21 +106,12 @@ async fn a_database_that_refuses_every_batch_refuses_the_change_and_loses_nothin
     .await
     .unwrap();
 
-    let refused = store
-        .mutate("test", |change| {
-            change.put_bot(&bot("bot-2", crate::support::OWNER));
-            Ok(())
-        })
-        .await
-        .unwrap_err();
+    let refused = a_refused_bot_2_is_gone_from_reads(&store, revision).await;
     assert!(
         refused.message.contains("No space left on device"),
         "{}",
         refused.message
     );
-    // The refused change is gone from reads at once.
-    assert_eq!(bot_ids(&store), ["bot-1"]);
-    assert_eq!(store.revision(), revision);
     assert!(
         matches!(
             store.status(),
