@@ -5,6 +5,7 @@
 //! drops it (`rejected`), and Send after the share ended checks `reach()`
 //! again and sends nothing (`failed`, #404's sentence, no Retry, #954).
 
+use super::face_rooms::refusal;
 use super::{alice_publishes_to_bob, remote_bot, until, view};
 use flybot_core::social::NOT_SHARED;
 use flybot_testkit::Kit;
@@ -84,9 +85,13 @@ async fn a_reply_held_by_its_bots_policy_waits_for_send_and_reach_is_checked_aga
     assert_eq!(reply(&seen, &id)["status"], "approved");
     assert!(friend_holds(&alice.kit).await.is_empty());
     let again = json!({"id": id, "send": true});
-    (alice.kit.anyone())
-        .refused("social-hold-answer", again, "bot/not-found")
-        .await;
+    // Bob's home may still answer the reply it got, over Alice's sync: the
+    // refusal checks the holds it protects, not the whole home.
+    refusal(
+        alice.kit.post("social-hold-answer", again).await,
+        "bot/not-found",
+    );
+    assert!(friend_holds(&alice.kit).await.is_empty());
 
     // Don't send: dropped, recorded as rejected.
     let ask = json!({"roomId": room, "text": "second question"});
