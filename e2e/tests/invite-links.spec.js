@@ -62,6 +62,12 @@ test('A stranger joins a room by its link, and the room\'s owner makes, counts, 
     await form.getByLabel('Room invite link').fill(link);
     await form.getByRole('button', { name: 'Preview' }).click();
     await expect(form.locator('.room-link-summary')).toHaveText(/“Plans”, led by Atlas, from Owner \(@alice:localhost\)\./);
+    // A team change redraws Settings (the Models section names the new Bot):
+    // the pasted link and its preview stay under the person.
+    await host.api.call('create-bot', { name: 'Dora' });
+    await expect(page.getByRole('region', { name: 'Models' })).toContainText('Cato, Dora');
+    await expect(form.getByLabel('Room invite link')).toHaveValue(link);
+    await expect(form.locator('.room-link-summary')).toHaveText(/“Plans”, led by Atlas/);
     await form.getByLabel('Cleo').check();
     await page.setViewportSize({ width: 390, height: 844 });
     await form.scrollIntoViewIfNeeded();

@@ -86,7 +86,9 @@ test('A reply its Bot\'s policy holds waits in the Inbox for Send or Don\'t send
     await third.getByRole('button', { name: 'Send', exact: true }).click();
     const failed = page.locator('.approval').filter({ hasText: 'no longer shared' });
     await expect(failed.getByRole('alert')).toContainText('Helper wants to reply to your friend');
-    await expect(page.getByText('Nothing waits for you.')).toBeVisible();
+    // The outcome is still on the screen: the summary does not call it nothing.
+    await expect(page.getByText('Nothing else waits for you: read the outcome below, then dismiss it.')).toBeVisible();
+    await expect(page.getByText('No tool call or message waits for your approval.')).toHaveCount(0);
     await expect(failed).toBeVisible();
     await page.screenshot({ path: test.info().outputPath('friend-hold-failed.png') });
     // At phone width the card still reads and nothing runs off the window.
@@ -97,6 +99,8 @@ test('A reply its Bot\'s policy holds waits in the Inbox for Send or Don\'t send
     await page.setViewportSize({ width: 1280, height: 800 });
     await failed.getByRole('button', { name: 'Dismiss' }).click();
     await expect(failed).toHaveCount(0);
+    await expect(page.getByText('Nothing waits for you.')).toBeVisible();
+    await expect(page.getByText('No tool call or message waits for your approval.')).toBeVisible();
     await expect.poll(statuses).toEqual(['approved', 'failed', 'rejected']);
   } finally {
     await bob.stop();

@@ -34,7 +34,11 @@ export function approvalCard(approval, names, { link = false } = {}) {
         // The card stays until the person dismisses it.
         if (result?.status === 'failed') {
           const dismiss = h('button', { type: 'button' }, 'Dismiss');
-          dismiss.addEventListener('click', () => card.remove());
+          dismiss.addEventListener('click', () => {
+            // The screen holding the card counts what it shows again.
+            card.dispatchEvent(new CustomEvent('approval-dismissed', { bubbles: true }));
+            card.remove();
+          });
           card.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `${title}: ${result.error}`), h('div', { class: 'actions' }, dismiss));
           return;
         }

@@ -60,17 +60,27 @@ export async function show(main, ctx) {
         holder.append(el);
       }
     }
-    if (!items.length) holder.append(h('p', { class: 'muted empty' }, none));
+    // A settled card kept for its outcome is not 'nothing'.
+    const kept = [...holder.children].filter((c) => c.dataset.key && !want.has(c.dataset.key)).length;
+    if (!items.length && !kept) holder.append(h('p', { class: 'muted empty' }, none));
+    return kept;
   };
 
   const redraw = () => {
     const list = approvals.waiting();
     const waits = inputWaits(ctx.team.state);
-    keyed(tools, list, (a) => a.id, (a) => approvalCard(a, names, { link: true }), 'No tool call or message waits for your approval.');
-    keyed(inputs, waits, (t) => `${t.id}:${t.inputRequest?.id}`, (t) => inputCard(ctx, t, names), 'No card waits for your answer.');
+    const kept =
+      keyed(tools, list, (a) => a.id, (a) => approvalCard(a, names, { link: true }), 'No tool call or message waits for your approval.') +
+      keyed(inputs, waits, (t) => `${t.id}:${t.inputRequest?.id}`, (t) => inputCard(ctx, t, names), 'No card waits for your answer.');
     const count = list.length + waits.length;
-    summary.textContent = count ? `${count} waiting for you.` : 'Nothing waits for you.';
+    summary.textContent = count
+      ? `${count} waiting for you.`
+      : kept
+        ? 'Nothing else waits for you: read the outcome below, then dismiss it.'
+        : 'Nothing waits for you.';
   };
+  // A dismissed outcome leaves after this event: count again once it is gone.
+  tools.addEventListener('approval-dismissed', () => queueMicrotask(redraw));
   const offs = [approvals.onApprovals(redraw), ctx.team.onChange(redraw)];
   approvals.reload(0);
   redraw();

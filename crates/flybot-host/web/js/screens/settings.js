@@ -178,13 +178,28 @@ function about(ctx) {
   return section('About', body);
 }
 
+/**
+ * A redraw swaps a section only when it reads differently and holds none of
+ * the person's unfinished work (`data-work`: a link pasted, its preview).
+ * Before, every team change rebuilt every section: a section being read
+ * was swapped for its twin, and a preview vanished under the person (a
+ * Playwright run caught both).
+ */
+function keepOrReplace(old, next) {
+  if (old.querySelector('[data-work]') || old.isEqualNode(next)) return;
+  old.replaceWith(next);
+}
+
 export async function show(main, ctx) {
   const keep = { results: new Map(), once: h('div', { 'aria-live': 'polite' }) };
   let session = null;
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    replace(main, h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), socialSection(ctx, section), people(ctx, session, keep), signIns(ctx, section), about(ctx));
+    const fresh = [modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), socialSection(ctx, section), people(ctx, session, keep), signIns(ctx, section), about(ctx)];
+    const shown = [...main.children].slice(1);
+    if (shown.length !== fresh.length) replace(main, h('h1', {}, 'Settings'), fresh);
+    else fresh.forEach((next, i) => keepOrReplace(shown[i], next));
     if (focused) document.getElementById(focused)?.focus();
   };
   draw();

@@ -239,5 +239,13 @@ export function modelsSection(ctx, keep, section) {
   if (owner && !keep.providers) keep.providers = providersPanel(ctx);
   if (owner && !keep.defaultModel) keep.defaultModel = defaultPicker(ctx);
   keep.defaultModel?.sync();
-  return section('Models', ...modelRows(ctx, keep, owner), owner ? keep.defaultModel : null, owner ? keep.providers : h('p', { class: 'hint' }, 'The host’s owner sets up providers and models.'));
+  const parts = [...modelRows(ctx, keep, owner), owner ? keep.defaultModel : h('p', { class: 'hint' }, 'The host’s owner sets up providers and models.')];
+  if (owner) parts.push(keep.providers);
+  // One section for the screen's life, its rows changed only when they read
+  // differently: a redraw never swaps the section being read or clicked.
+  if (!keep.models) keep.models = section('Models');
+  const [heading, ...shown] = keep.models.children;
+  const same = shown.length === parts.length && parts.every((part, i) => part === shown[i] || part.isEqualNode(shown[i]));
+  if (!same) replace(keep.models, heading, parts);
+  return keep.models;
 }

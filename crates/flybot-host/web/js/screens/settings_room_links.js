@@ -23,6 +23,8 @@ function summary(p) {
 /** The form: link, Preview, then the Bots and Join. */
 export function joinByLink(ctx) {
   const link = h('input', { id: 'room-link', name: 'room-link', autocomplete: 'off', spellcheck: 'false', placeholder: 'https://…/r/<Bot>/<ticket>' });
+  // A pasted link and its preview are the person's work: a redraw of Settings keeps them.
+  link.addEventListener('input', () => (link.dataset.work = 'typed'));
   const error = h('p', { class: 'form-error', role: 'alert' });
   const found = h('div', { class: 'room-link-preview', 'aria-live': 'polite' });
   const preview = h('button', { type: 'submit' }, 'Preview');
@@ -57,6 +59,7 @@ export function joinByLink(ctx) {
       }),
     );
     const canJoin = p.status === 'open' && !p.claimed && !p.joined;
+    found.dataset.work = 'preview';
     replace(
       found,
       h('p', { class: 'room-link-summary' }, summary(p)),
