@@ -42,6 +42,10 @@ impl Forwarder {
 /// One request, relayed with `Connection: close`; answers the server's time
 /// to its first content.
 async fn relay(mut client: TcpStream, upstream: &str) -> anyhow::Result<Option<Duration>> {
+    // Each chunk goes on at once: without it, Nagle held the first content
+    // chunk behind the unacknowledged one before it, and the wait was
+    // counted as the host's (11-24 ms on one machine, 2.3 on another).
+    client.set_nodelay(true)?;
     let (head, body) = read_request(&mut client).await?;
     let request_line = head.lines().next().unwrap_or_default().to_owned();
     let mut server = TcpStream::connect(upstream).await?;
