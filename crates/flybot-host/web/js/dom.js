@@ -36,6 +36,23 @@ export function replace(el, ...children) {
   return el;
 }
 
+/**
+ * Redraws `el` as `children` without swapping what reads the same: a child
+ * shown is kept when it is the new one, equal to it, or `keep(child)` says
+ * it holds the person's work; only the others are replaced. A different
+ * count of children redraws them all.
+ */
+export function redrawChildren(el, children, keep = () => false) {
+  const fresh = children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false);
+  const shown = [...el.children];
+  if (shown.length !== fresh.length || el.childNodes.length !== shown.length) return replace(el, fresh);
+  fresh.forEach((next, i) => {
+    const old = shown[i];
+    if (old !== next && !keep(old) && !old.isEqualNode(next)) old.replaceWith(next);
+  });
+  return el;
+}
+
 /** `n word`, with an s unless n is 1. */
 export function plural(n, word) {
   return `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -1,6 +1,6 @@
 // Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (settings_connectors.js), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`; its build, links and log download live in about.js).
 
-import { h, replace, when, plural } from '../dom.js';
+import { h, replace, redrawChildren, when, plural } from '../dom.js';
 import { ask, KINDS } from '../chat/notify.js';
 import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
@@ -178,17 +178,8 @@ function about(ctx) {
   return section('About', body);
 }
 
-/**
- * A redraw swaps a section only when it reads differently and holds none of
- * the person's unfinished work (`data-work`: a link pasted, its preview).
- * Before, every team change rebuilt every section: a section being read
- * was swapped for its twin, and a preview vanished under the person (a
- * Playwright run caught both).
- */
-function keepOrReplace(old, next) {
-  if (old.querySelector('[data-work]') || old.isEqualNode(next)) return;
-  old.replaceWith(next);
-}
+/** A section holding the person's unfinished work (`data-work`: a pasted link, its preview) is kept by a redraw. */
+const holdsWork = (section) => !!section.querySelector('[data-work]');
 
 export async function show(main, ctx) {
   const keep = { results: new Map(), once: h('div', { 'aria-live': 'polite' }) };
@@ -196,12 +187,14 @@ export async function show(main, ctx) {
   let gone = false;
   const draw = () => {
     const focused = document.activeElement?.id;
-    const fresh = [modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), socialSection(ctx, section), people(ctx, session, keep), signIns(ctx, section), about(ctx)];
-    const shown = [...main.children].slice(1);
-    if (shown.length !== fresh.length) replace(main, h('h1', {}, 'Settings'), fresh);
-    else fresh.forEach((next, i) => keepOrReplace(shown[i], next));
+    // A team change swaps only the sections that read differently: before,
+    // every section was rebuilt, one being read was swapped for its twin and
+    // a preview vanished under the person (a Playwright run caught both).
+    redrawChildren(main, [h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), socialSection(ctx, section), people(ctx, session, keep), signIns(ctx, section), about(ctx)], holdsWork);
     if (focused) document.getElementById(focused)?.focus();
   };
+  // Nothing of the screen shown before is kept.
+  replace(main);
   draw();
   ctx.api
     .session()

@@ -1,6 +1,6 @@
 // Settings → Models (issue 31): every model with Test connection (the model's own short reply and how long it took, the mock named as the mock, a failure's sentence), and for the host's owner the providers: add, edit and remove an OpenAI-compatible provider and its models, applied at once. A key typed here is saved as a secret and never shown again.
 
-import { h, replace } from '../dom.js';
+import { h, replace, redrawChildren } from '../dom.js';
 
 /** Whether this person is the host's owner (its first member), who alone sets up models. */
 export function isHostOwner(state) {
@@ -244,8 +244,5 @@ export function modelsSection(ctx, keep, section) {
   // One section for the screen's life, its rows changed only when they read
   // differently: a redraw never swaps the section being read or clicked.
   if (!keep.models) keep.models = section('Models');
-  const [heading, ...shown] = keep.models.children;
-  const same = shown.length === parts.length && parts.every((part, i) => part === shown[i] || part.isEqualNode(shown[i]));
-  if (!same) replace(keep.models, heading, parts);
-  return keep.models;
+  return redrawChildren(keep.models, [keep.models.firstElementChild, parts]);
 }
