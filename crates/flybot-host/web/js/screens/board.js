@@ -152,10 +152,13 @@ export async function show(main, ctx) {
       dropTarget(section, key);
       return section;
     });
-    // A redraw (another write's tasks.written) keeps the focused card focused.
-    const focused = board.contains(document.activeElement) ? document.activeElement.closest('[data-task-id]')?.dataset.taskId : null;
+    // A redraw (another write's tasks.written) keeps the focused card focused,
+    // or the focused column heading (where an archived card was).
+    const active = board.contains(document.activeElement) ? document.activeElement : null;
+    const focused = active?.closest('[data-task-id]')?.dataset.taskId;
     replace(board, columns);
     if (focused) board.querySelector(`[data-task-id="${CSS.escape(focused)}"] .w-card-open`)?.focus();
+    else if (active?.id) board.querySelector(`#${CSS.escape(active.id)}`)?.focus();
     for (const tile of board.querySelectorAll('.w-card[draggable="true"]')) {
       tile.addEventListener('dragstart', (event) => {
         dragged = rows.find((t) => t.id === tile.dataset.taskId) || null;
