@@ -5,7 +5,6 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
-/// `POST /api/bot/<endpoint>` on its own connection; answers the body.
 /// The host a channel bench drives: as `flybot serve --no-sign-in` makes
 /// it, the loopback caller acting as the owner with no token (the home
 /// has no other member), so the bench's plain HTTP client is let in.
@@ -15,23 +14,35 @@ pub fn open_config(home: &std::path::Path) -> flybot_host::HostConfig {
     config
 }
 
+/// `POST /api/bot/<endpoint>` on its own connection; answers the body.
 pub async fn post(address: &str, endpoint: &str, body: Value) -> anyhow::Result<Value> {
-    let (address, endpoint) = (address.to_owned(), endpoint.to_owned());
+    let request = post_request(address, endpoint, &body);
+    let address = address.to_owned();
     tokio::task::spawn_blocking(move || {
         let mut stream = TcpStream::connect(&address)?;
         stream.set_nodelay(true)?;
-        let body = body.to_string();
-        write!(
-            stream,
-            "POST /api/bot/{endpoint} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )?;
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw)?;
-        let answer = raw.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        anyhow::Ok(serde_json::from_str(answer)?)
+        stream.write_all(request.as_bytes())?;
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw)?;
+        answer_of(&raw)
     })
     .await?
+}
+
+/// A channel call's request, answered with the connection's close.
+pub fn post_request(address: &str, endpoint: &str, body: &Value) -> String {
+    let body = body.to_string();
+    format!(
+        "POST /api/bot/{endpoint} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// The JSON body of a whole answer as read.
+pub fn answer_of(raw: &[u8]) -> anyhow::Result<Value> {
+    let raw = String::from_utf8_lossy(raw);
+    let answer = raw.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    Ok(serde_json::from_str(answer)?)
 }
 
 /// Makes `count` Bots on `model` (the default when `None`); answers their ids.

@@ -1,7 +1,8 @@
 //! A loopback forwarder between the host and a model server that times the
 //! server alone: for each request it notes when the request was handed to
 //! the server and when the server's first non-empty `content` came back,
-//! and passes every byte through unchanged. The host's time to first token
+//! and passes every byte through unchanged, on connections kept alive as
+//! the server keeps them. The host's time to first token
 //! less this one is what the host adds (`ttft`).
 
 use std::time::{Duration, Instant};
@@ -26,9 +27,7 @@ impl Forwarder {
             while let Ok((client, _)) = listener.accept().await {
                 let (upstream, times) = (upstream.clone(), times.clone());
                 tokio::spawn(async move {
-                    if let Ok(Some(ttft)) = relay(client, &upstream).await {
-                        let _ = times.send(ttft);
-                    }
+                    let _ = relay(client, &upstream, times).await;
                 });
             }
         });
@@ -39,71 +38,118 @@ impl Forwarder {
     }
 }
 
-/// One request, relayed with `Connection: close`; answers the server's time
-/// to its first content.
-async fn relay(mut client: TcpStream, upstream: &str) -> anyhow::Result<Option<Duration>> {
+/// One connection of the host's, relayed to one connection of the
+/// server's, request after request, as the server itself would keep it:
+/// llama.cpp's server (uvicorn) keeps a connection alive and frames each
+/// streamed answer in chunks, so the host's client reuses its connection
+/// and pays no connect per turn. The server's connection is opened when
+/// the host's is accepted, before its first request, so the relay's own
+/// connect is on neither side's clock.
+async fn relay(
+    mut client: TcpStream,
+    upstream: &str,
+    times: mpsc::UnboundedSender<Duration>,
+) -> anyhow::Result<()> {
     // Each chunk goes on at once: without it, Nagle held the first content
     // chunk behind the unacknowledged one before it, and the wait was
     // counted as the host's (11-24 ms on one machine, 2.3 on another).
     client.set_nodelay(true)?;
-    let (head, body) = read_request(&mut client).await?;
-    let request_line = head.lines().next().unwrap_or_default().to_owned();
     let mut server = TcpStream::connect(upstream).await?;
     server.set_nodelay(true)?;
-    let request = format!(
-        "{request_line}\r\nHost: {upstream}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    server.write_all(request.as_bytes()).await?;
-    server.write_all(&body).await?;
-    let sent = Instant::now();
+    while let Some(request) = read_request(&mut client).await? {
+        server.write_all(&request).await?;
+        let sent = Instant::now();
+        let first = relay_answer(&mut server, &mut client, sent).await?;
+        if let Some(ttft) = first {
+            let _ = times.send(ttft);
+        }
+    }
+    Ok(())
+}
+
+/// Passes one answer from `server` to `client` unchanged, to its end (the
+/// last chunk, its length, or the server's close); answers the server's time
+/// to its first content, from `sent`.
+async fn relay_answer(
+    server: &mut TcpStream,
+    client: &mut TcpStream,
+    sent: Instant,
+) -> anyhow::Result<Option<Duration>> {
     let mut seen = Vec::new();
     let mut first = None;
     let mut buffer = [0u8; 16 * 1024];
     loop {
         let read = server.read(&mut buffer).await?;
         if read == 0 {
-            break;
+            client.shutdown().await?;
+            return Ok(first);
         }
-        if first.is_none() {
-            seen.extend_from_slice(&buffer[..read]);
-            if has_content(&seen) {
-                first = Some(sent.elapsed());
-            }
+        seen.extend_from_slice(&buffer[..read]);
+        if first.is_none() && has_content(&seen) {
+            first = Some(sent.elapsed());
         }
         client.write_all(&buffer[..read]).await?;
+        if answer_ended(&seen) {
+            return Ok(first);
+        }
     }
-    client.shutdown().await?;
-    Ok(first)
 }
 
-/// The request's head (as text) and its body, by `Content-Length`.
-async fn read_request(client: &mut TcpStream) -> anyhow::Result<(String, Vec<u8>)> {
+/// One whole request (head and body, by `Content-Length`), as read; `None`
+/// when the host closed its connection between requests.
+async fn read_request(client: &mut TcpStream) -> anyhow::Result<Option<Vec<u8>>> {
     let mut raw = Vec::new();
     let mut buffer = [0u8; 16 * 1024];
     let head_end = loop {
         let read = client.read(&mut buffer).await?;
+        if read == 0 && raw.is_empty() {
+            return Ok(None);
+        }
         anyhow::ensure!(read > 0, "the client hung up mid-request");
         raw.extend_from_slice(&buffer[..read]);
-        if let Some(at) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+        if let Some(at) = find(&raw, b"\r\n\r\n") {
             break at + 4;
         }
     };
-    let head = String::from_utf8_lossy(&raw[..head_end]).into_owned();
-    let length = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
+    let length = header(&raw[..head_end], "content-length")
+        .and_then(|value| value.parse::<usize>().ok())
         .unwrap_or(0);
     while raw.len() < head_end + length {
         let read = client.read(&mut buffer).await?;
         anyhow::ensure!(read > 0, "the client hung up mid-body");
         raw.extend_from_slice(&buffer[..read]);
     }
-    Ok((head, raw[head_end..head_end + length].to_vec()))
+    Ok(Some(raw))
+}
+
+/// Whether `seen` holds a whole answer: its last chunk when chunked, or
+/// its `Content-Length` of body. An answer framed by the close never ends
+/// here.
+fn answer_ended(seen: &[u8]) -> bool {
+    let Some(at) = find(seen, b"\r\n\r\n") else {
+        return false;
+    };
+    let (head, body) = (&seen[..at + 4], &seen[at + 4..]);
+    if header(head, "transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        return body.starts_with(b"0\r\n\r\n") || body.ends_with(b"\r\n0\r\n\r\n");
+    }
+    header(head, "content-length")
+        .and_then(|value| value.parse::<usize>().ok())
+        .is_some_and(|length| body.len() >= length)
+}
+
+/// The value of the header `name` in a message's head.
+fn header(head: &[u8], name: &str) -> Option<String> {
+    String::from_utf8_lossy(head).lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_owned())
+    })
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Whether a streamed answer so far carries a non-empty `"content"`.
@@ -117,7 +163,18 @@ fn has_content(seen: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::has_content;
+    use super::{answer_ended, has_content};
+
+    #[test]
+    fn an_answer_ends_at_its_last_chunk_or_its_length() {
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n";
+        assert!(!answer_ended(chunked));
+        assert!(answer_ended(&[&chunked[..], b"0\r\n\r\n"].concat()));
+        let sized = b"HTTP/1.1 400 Bad\r\ncontent-length: 4\r\n\r\nab";
+        assert!(!answer_ended(sized));
+        assert!(answer_ended(&[&sized[..], b"cd"].concat()));
+        assert!(!answer_ended(b"HTTP/1.1 200 OK\r\n\r\nuntil the close"));
+    }
 
     #[test]
     fn only_a_non_empty_content_counts_as_the_first_token() {

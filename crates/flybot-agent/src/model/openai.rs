@@ -214,6 +214,8 @@ struct Reading {
     payloads: Vec<String>,
     queue: VecDeque<Result<StreamEvent, ModelError>>,
     finished: bool,
+    /// `[DONE]` came and the body's last bytes are still unread.
+    body_left: bool,
 }
 
 type Step = Option<(Result<StreamEvent, ModelError>, Phase)>;
@@ -258,6 +260,7 @@ async fn start_reading(
                 payloads: Vec::new(),
                 queue: VecDeque::new(),
                 finished: false,
+                body_left: false,
             }))
             .await
         }
@@ -294,6 +297,10 @@ async fn open(prepared: Prepared) -> Result<reqwest::Response, ModelError> {
 
 async fn next(mut reading: Box<Reading>) -> Step {
     loop {
+        if reading.body_left && matches!(reading.queue.front(), Some(Ok(StreamEvent::Done(_)))) {
+            reading.body_left = false;
+            read_to_end(&mut reading.response).await;
+        }
         if let Some(item) = reading.queue.pop_front() {
             let then = if item.is_err() {
                 Phase::Over
@@ -356,13 +363,37 @@ fn read_payloads(reading: &mut Reading) {
         }
         match reading.assembler.data(&payload, &mut reading.queue) {
             Ok(Flow::More) => {}
-            Ok(Flow::Done) => reading.finished = true,
+            Ok(Flow::Done) => {
+                reading.finished = true;
+                reading.body_left = true;
+            }
             Err(error) => {
                 reading.finished = true;
                 reading.queue.push_back(Err(error));
             }
         }
     }
+}
+
+/// How long the bytes after `[DONE]` (the body's last chunk) may take.
+const BODY_END: Duration = Duration::from_millis(250);
+
+/// Reads what is left of an answer after its `[DONE]`, before the answer's
+/// end is handed on: a body dropped unread closes its connection, and the
+/// next request would pay a connect (and a TLS handshake) again. What is
+/// left is a few bytes; a server that sends more, or holds them past
+/// [`BODY_END`], loses its connection as before.
+async fn read_to_end(response: &mut reqwest::Response) {
+    let mut left = 64 * 1024usize;
+    let _ = tokio::time::timeout(BODY_END, async {
+        while let Ok(Some(bytes)) = response.chunk().await {
+            left = left.saturating_sub(bytes.len());
+            if left == 0 {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// A connection failure in our words; reqwest's text may carry the URL.

@@ -76,8 +76,11 @@ pub(crate) fn hold(
                 false
             }
         };
+        // The Session's in-flight note needs no new line here: it lists
+        // held lines where it lists the inbox's, in the same order, so the
+        // note the window's last line wrote still stands (and the turn's
+        // start writes the next).
         if flushed {
-            cell.note_inflight(flybot_store::turn_log::Urgency::Soon);
             sessions.start(cell);
         }
     });

@@ -81,9 +81,17 @@ async fn lines_that_arrive_mid_round_show_at_once_and_a_friends_line_is_routed_a
     bob.kit.ok("approval-answer", allowed).await;
     let bolt_seat = format!("{}/{}", bob.user, bolt.id);
     let pia_seat = format!("{}/{}", bob.user, pia.id);
-    let at_alice_lines = lines_until(&alice.kit, &at_alice, "Bolt's two answers", |l| {
-        saying(l, &bolt_seat, "The second list is checked.") == 1
-    })
+    // Pia's line and Bolt's answers reach Alice's home on their own sends:
+    // the wait is for all of them, the count of each is checked below.
+    let at_alice_lines = lines_until(
+        &alice.kit,
+        &at_alice,
+        "Bolt's two answers and Pia's line",
+        |l| {
+            saying(l, &bolt_seat, "The second list is checked.") == 1
+                && saying(l, &pia_seat, "Status: half done.") >= 1
+        },
+    )
     .await;
     settled(&bob.kit, &at_bob).await;
     let at_bob_lines = lines(&bob.kit, &at_bob);
