@@ -157,6 +157,24 @@ async fn steward_condenses_in_place_past_the_check_line_and_the_part_stays() {
             .any(|m| m.content.starts_with("line 0"))
     );
     assert_eq!(f.sessions.current_part("s1").unwrap(), 1);
+    // Issue 13: the idle Session holds only what the part carries live,
+    // the entries after the checkpoint, as written.
+    let Some(PartRecord::Checkpoint { upto_seq, .. }) = records.last().cloned() else {
+        panic!("{records:?}")
+    };
+    assert_eq!(f.sessions.log_bytes_in_memory(), bytes_after(&f, upto_seq));
+    assert!(bytes_after(&f, upto_seq) < bytes_after(&f, 0));
+}
+
+/// The bytes of the Session's log lines after `seq`, as the file holds them.
+fn bytes_after(f: &Fixture, seq: u64) -> u64 {
+    let log = std::fs::read_to_string(f.home.join("sessions/s1.jsonl")).unwrap();
+    log.lines()
+        .filter(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["seq"].as_u64() > Some(seq)
+        })
+        .map(|line| line.len() as u64 + 1)
+        .sum()
 }
 
 #[tokio::test]

@@ -29,8 +29,33 @@ pub async fn post(address: &str, endpoint: &str, body: Value) -> anyhow::Result<
     .await?
 }
 
+/// A connection to the host opened before a timed call: a page sends on
+/// the connection it holds open, so its connect is no part of the host's
+/// time.
+pub async fn page_connection(address: &str) -> anyhow::Result<tokio::net::TcpStream> {
+    let stream = tokio::net::TcpStream::connect(address).await?;
+    stream.set_nodelay(true)?;
+    Ok(stream)
+}
+
+/// `post`, on a connection `page_connection` opened (it is closed after).
+pub async fn post_on(
+    stream: &mut tokio::net::TcpStream,
+    address: &str,
+    endpoint: &str,
+    body: Value,
+) -> anyhow::Result<Value> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    stream
+        .write_all(post_request(address, endpoint, &body).as_bytes())
+        .await?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await?;
+    answer_of(&raw)
+}
+
 /// A channel call's request, answered with the connection's close.
-pub fn post_request(address: &str, endpoint: &str, body: &Value) -> String {
+fn post_request(address: &str, endpoint: &str, body: &Value) -> String {
     let body = body.to_string();
     format!(
         "POST /api/bot/{endpoint} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -39,7 +64,7 @@ pub fn post_request(address: &str, endpoint: &str, body: &Value) -> String {
 }
 
 /// The JSON body of a whole answer as read.
-pub fn answer_of(raw: &[u8]) -> anyhow::Result<Value> {
+fn answer_of(raw: &[u8]) -> anyhow::Result<Value> {
     let raw = String::from_utf8_lossy(raw);
     let answer = raw.split_once("\r\n\r\n").map_or("", |(_, b)| b);
     Ok(serde_json::from_str(answer)?)

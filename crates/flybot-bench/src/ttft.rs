@@ -9,7 +9,7 @@
 //! content): the same request, in the same cache state, so the difference
 //! is the host's work and the relay's, nothing of the model's.
 
-use crate::channel::{answer_of, create_bots_on, post_request};
+use crate::channel::{create_bots_on, page_connection, post_on};
 use crate::figures::{ms, percentile};
 use crate::forwarder::Forwarder;
 use flybot_agent::model::config::ProviderRegistry;
@@ -23,8 +23,6 @@ use flybot_testkit::mock_server::models_config;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::sync::broadcast;
 
 const WARM_UP: usize = 2;
@@ -116,10 +114,7 @@ async fn one_turn(
     events: &mut broadcast::Receiver<HostEvent>,
 ) -> anyhow::Result<Duration> {
     let bot = create_bots_on(address, 1, Some("remote")).await?.remove(0);
-    // The page sends on a connection it holds open: its connect is no part
-    // of the host's time.
-    let mut page = TcpStream::connect(address).await?;
-    page.set_nodelay(true)?;
+    let mut page = page_connection(address).await?;
     let started = Instant::now();
     let sent = post_on(
         &mut page,
@@ -140,19 +135,4 @@ async fn one_turn(
     };
     host.sessions().wait_idle(&session).await?;
     Ok(ttft)
-}
-
-/// `post`, on a connection already open.
-async fn post_on(
-    stream: &mut TcpStream,
-    address: &str,
-    endpoint: &str,
-    body: serde_json::Value,
-) -> anyhow::Result<serde_json::Value> {
-    stream
-        .write_all(post_request(address, endpoint, &body).as_bytes())
-        .await?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await?;
-    answer_of(&raw)
 }

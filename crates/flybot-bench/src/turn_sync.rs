@@ -1,18 +1,19 @@
 //! `flybot-bench turn-sync` (issue 19): the turn path at the disk's floor.
 //! A real host on loopback, on the offline mock, driven through the
-//! channel: ten own-chat turns (one line each to ten Bots) and ten `@all`
-//! rounds in a six-Bot room, each after a warm-up. Prints the turn log's
+//! channel: ten own-chat turns (one line each to ten Bots) and fifty
+//! `@all` rounds in a six-Bot room, each after a warm-up. Prints the turn log's
 //! syncs per turn (its own counters), the file opens per turn as strace
 //! counts them from outside the process (issue 38: every open of the whole
 //! process, the team store's and the ledger's too, in a second pass of the
 //! same turns, since a traced pass is slow), and the host time per member
-//! turn (a round from the HTTP `send` to `round.ended`, over six), on this
+//! turn (a round from the HTTP `send`, on a connection the page holds open,
+//! to `round.ended`, over six), on this
 //! disk and on a disk whose every sync takes 5 ms more (the turn log's
 //! test-only delay). Beside it, AutoGen's six-agent round robin, run in the
 //! same run (`autogen_peer`), and the ratio.
 
 use crate::autogen_peer::{self, AutoGen};
-use crate::channel::{create_bots, open_config, post};
+use crate::channel::{create_bots, open_config, page_connection, post, post_on};
 use crate::figures::{ms, percentile};
 use crate::tracer;
 use flybot_host::Host;
@@ -26,7 +27,9 @@ use tokio::sync::broadcast;
 
 const CHAT_BOTS: usize = 10;
 const ROOM_BOTS: usize = 6;
-const ROUNDS: usize = 10;
+/// Fifty rounds, 300 member turns: AutoGen's longest run, and a median
+/// that moved by a tenth from one run to the next with ten.
+const ROUNDS: usize = 50;
 /// The slow disk: what a network-attached volume adds to a sync.
 const SLOW_SYNC: Duration = Duration::from_millis(5);
 
@@ -233,13 +236,10 @@ async fn round(
     room: &str,
     work: &mut broadcast::Receiver<HostEvent>,
 ) -> anyhow::Result<Duration> {
+    let mut page = page_connection(address).await?;
     let started = Instant::now();
-    post(
-        address,
-        "send",
-        json!({"roomId": room, "text": "@all one line each, please."}),
-    )
-    .await?;
+    let line = json!({"roomId": room, "text": "@all one line each, please."});
+    post_on(&mut page, address, "send", line).await?;
     loop {
         if let HostEvent::RoundEnded { room_id } = work.recv().await?
             && room_id == room

@@ -1,6 +1,6 @@
 //! Bounded Session memory (issue 13). A Session holds in memory only its
-//! log entries not yet durable and the part a running turn loaded; once a
-//! turn's end is durable and no turn runs, it lets go of them
+//! log entries not yet durable and its current part, which a turn loads;
+//! once a turn's end is durable and no turn runs, it lets go of the rest
 //! ([`Cell::release_log`]). The host keeps in memory every Session that
 //! runs a turn, holds or queues input, has lines not yet durable, or is in
 //! use by a caller, and of the idle rest only those used most recently, at
@@ -20,14 +20,18 @@ pub const KEPT_IDLE: usize = 64;
 pub const KEPT_IDLE_BYTES: u64 = 4 << 20;
 
 impl Cell {
-    /// Lets go of the log entries held in memory that are durable, unless
-    /// a turn runs (it builds its requests from them): the next turn reads
-    /// its part back from the file.
+    /// Lets go of the durable log entries held in memory from before the
+    /// current part, unless a turn runs (it builds its requests from
+    /// them). The current part's entries stay: the next turn builds its
+    /// request from them without reading and parsing the part again (a
+    /// room member's part grows by a round each turn), and an idle
+    /// Session's held entries count against [`KEPT_IDLE_BYTES`].
     pub(crate) fn release_log(&self) {
+        let part_from = self.with_parts(|parts| parts.current().live_after());
         let state = lock(&self.state);
         if state.running.is_none() {
             let durable = self.visible.durable();
-            self.with_log(|log| log.release_through(durable));
+            self.with_log(|log| log.release_through(durable.min(part_from)));
         }
     }
 

@@ -4,10 +4,12 @@
 //! and rooms' lines (group commit, `flybot_store::turn_log`).
 //!
 //! Memory holds only the newest entries (issue 13): those not yet durable,
-//! and the window a running turn loaded to build its requests. Once a turn
-//! has ended and its end is durable the Session lets go of them, so what a
-//! Session holds does not grow with its history; anything older is read
-//! back from the file's end on demand, at a cost of the suffix read.
+//! and the current part a turn loaded to build its requests. Once a turn
+//! has ended and its end is durable the Session lets go of the entries
+//! before that part, so what a Session holds does not grow with its
+//! history (and the idle Sessions kept hold a bounded sum, `evict`);
+//! anything older is read back from the file's end on demand, at a cost
+//! of the suffix read.
 
 use super::event::{LogEntry, SessionEvent};
 use flybot_store::sessions::SessionLogFile;
