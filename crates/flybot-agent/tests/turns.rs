@@ -7,8 +7,8 @@
 
 use flybot_agent::model::{ModelError, Role};
 use flybot_agent::session::{
-    AbortedBy, EndReason, ItemKind, KEPT_IDLE, LogEntry, SendOutcome, SessionEvent, Sessions,
-    Source,
+    AbortedBy, EndReason, ItemKind, KEPT_IDLE, KEPT_PARTS_BYTES, LogEntry, SendOutcome,
+    SessionEvent, Sessions, Source,
 };
 use flybot_agent::testing::{Answer, Echo, ScriptedModel, TestEnv, TextArgs};
 use flybot_agent::tools::{DynTool, Tool, ToolContext, ToolResult, ToolSet};
@@ -504,6 +504,44 @@ async fn an_idle_session_holds_its_current_part_and_its_next_turn_builds_on_it_1
     let texts = user_texts(&transcript);
     assert_eq!(texts.len(), 3);
     assert!(texts.iter().all(|t| t.len() == line.len() + 2));
+}
+
+/// Bounded Session memory (issue 13): the parts the Sessions in memory
+/// keep stay within `KEPT_PARTS_BYTES` in all, however they grow after the
+/// Sessions opened; past it the least recently used let go of theirs, and
+/// its next turn reads it back, so the model still sees every line.
+#[tokio::test]
+async fn the_parts_sessions_keep_stay_within_the_bound_as_they_grow_13() {
+    let mut f = fixture(vec![]);
+    let names: Vec<String> = (0..20).map(|n| format!("s{n}")).collect();
+    let big = "z".repeat(40_000);
+    let mut turns = 0;
+    for round in 0..3 {
+        for name in &names {
+            let text = match round {
+                0 => format!("{name} hello"),
+                _ => format!("{name} {round} {big}"),
+            };
+            let (text, source, kind) = user(&text);
+            f.sessions.deliver(name, &text, source, kind).unwrap();
+            f.sessions.wait_idle(name).await.unwrap();
+            turns += 1;
+            f.ended.wait_for(|ended| *ended >= turns).await.unwrap();
+        }
+    }
+    // 20 parts of about 80 KB would be 1.6 MB.
+    let held = f.sessions.log_bytes_in_memory();
+    assert!(held <= KEPT_PARTS_BYTES, "{held}");
+    assert!(held > KEPT_PARTS_BYTES / 2, "the newest parts stay: {held}");
+    let (text, source, kind) = user("s0 again");
+    f.sessions.deliver("s0", &text, source, kind).unwrap();
+    f.sessions.wait_idle("s0").await.unwrap();
+    let requests = f.model.turn_requests();
+    let users: Vec<&str> = (requests.last().unwrap().messages.iter())
+        .filter(|m| m.role == Role::User)
+        .map(|m| &m.content[..m.content.len().min(5)])
+        .collect();
+    assert_eq!(users, ["s0 he", "s0 1 ", "s0 2 ", "s0 ag"]);
 }
 
 /// Bounded Session memory (issue 13): past `KEPT_IDLE` idle Sessions the

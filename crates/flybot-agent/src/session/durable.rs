@@ -66,8 +66,14 @@ impl Cell {
 
 /// Announces the end of `turn_id` once its `turn/end` is durable: a task
 /// waits for the sync that covers it (on the blocking pool, so a test's
-/// paused clock waits too) and then tells the host.
-pub(crate) fn announce_turn_end(cell: &Arc<Cell>, turn_id: String, urgency: Urgency) {
+/// paused clock waits too) and then tells the host; the Session then lets
+/// go of what it no longer needs in memory (`evict`).
+pub(crate) fn announce_turn_end(
+    sessions: &Sessions,
+    cell: &Arc<Cell>,
+    turn_id: String,
+    urgency: Urgency,
+) {
     let (tx, rx) = std::sync::mpsc::channel();
     let done: OnDurable = Box::new(move |result| {
         let _ = tx.send(result);
@@ -79,12 +85,13 @@ pub(crate) fn announce_turn_end(cell: &Arc<Cell>, turn_id: String, urgency: Urge
         );
         return;
     }
-    let cell = cell.clone();
+    let (sessions, cell) = (sessions.clone(), cell.clone());
     tokio::spawn(async move {
         let durable = tokio::task::spawn_blocking(move || rx.recv()).await;
         match durable {
             Ok(Ok(Ok(()))) => {
                 cell.release_log();
+                sessions.trim_idle_logs();
                 cell.env.turn_ended(&cell.session_id, &turn_id);
             }
             _ => tracing::warn!("the end of {turn_id} is not durable"),

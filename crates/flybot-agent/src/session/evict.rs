@@ -1,7 +1,9 @@
 //! Bounded Session memory (issue 13). A Session holds in memory only its
 //! log entries not yet durable and its current part, which a turn loads;
 //! once a turn's end is durable and no turn runs, it lets go of the rest
-//! ([`Cell::release_log`]). The host keeps in memory every Session that
+//! ([`Cell::release_log`]); the parts kept stay within [`KEPT_PARTS_BYTES`]
+//! in all, the least recently used letting go of theirs first
+//! ([`trim_idle_logs`]). The host keeps in memory every Session that
 //! runs a turn, holds or queues input, has lines not yet durable, or is in
 //! use by a caller, and of the idle rest only those used most recently, at
 //! most [`KEPT_IDLE`] of them holding at most [`KEPT_IDLE_BYTES`] of log in
@@ -18,6 +20,10 @@ use std::sync::atomic::Ordering;
 pub const KEPT_IDLE: usize = 64;
 /// How much log (as written) the idle Sessions kept may hold in all.
 pub const KEPT_IDLE_BYTES: u64 = 4 << 20;
+/// How much of their current parts (as written) the Sessions in memory
+/// keep between turns in all: a room's members' parts fit many times over,
+/// and the host's memory stays flat however many chats run.
+pub const KEPT_PARTS_BYTES: u64 = 1 << 20;
 
 impl Cell {
     /// Lets go of the durable log entries held in memory from before the
@@ -25,13 +31,24 @@ impl Cell {
     /// them). The current part's entries stay: the next turn builds its
     /// request from them without reading and parsing the part again (a
     /// room member's part grows by a round each turn), and an idle
-    /// Session's held entries count against [`KEPT_IDLE_BYTES`].
+    /// Session's held entries count against [`KEPT_PARTS_BYTES`].
     pub(crate) fn release_log(&self) {
         let part_from = self.with_parts(|parts| parts.current().live_after());
         let state = lock(&self.state);
         if state.running.is_none() {
             let durable = self.visible.durable();
             self.with_log(|log| log.release_through(durable.min(part_from)));
+        }
+    }
+
+    /// Lets go of every durable entry held, the current part's too, unless
+    /// a turn runs: [`trim_idle_logs`] asks it of the Sessions used least
+    /// recently once they hold more than [`KEPT_PARTS_BYTES`].
+    fn release_whole_log(&self) {
+        let state = lock(&self.state);
+        if state.running.is_none() {
+            let durable = self.visible.durable();
+            self.with_log(|log| log.release_through(durable));
         }
     }
 
@@ -70,6 +87,33 @@ pub(crate) fn let_go_idle(cells: &mut HashMap<String, Arc<Cell>>) {
             held += bytes;
         } else {
             cells.remove(&id);
+        }
+    }
+}
+
+/// Keeps the log the Sessions in memory hold within [`KEPT_PARTS_BYTES`]
+/// (beside what their running turns need): past it, the least recently
+/// used let go of their current parts too, and their next turn reads the
+/// part back from the file.
+pub(crate) fn trim_idle_logs(cells: &HashMap<String, Arc<Cell>>) {
+    let mut holding: Vec<(u64, &Arc<Cell>, u64)> = cells
+        .values()
+        .map(|cell| {
+            let bytes = cell.with_log(|log| log.held_bytes());
+            (cell.used.load(Ordering::Relaxed), cell, bytes)
+        })
+        .filter(|(_, _, bytes)| *bytes > 0)
+        .collect();
+    if holding.iter().map(|(_, _, bytes)| bytes).sum::<u64>() <= KEPT_PARTS_BYTES {
+        return;
+    }
+    holding.sort_unstable_by_key(|cell| std::cmp::Reverse(cell.0));
+    let mut kept = 0;
+    for (_, cell, bytes) in holding {
+        if kept + bytes <= KEPT_PARTS_BYTES {
+            kept += bytes;
+        } else {
+            cell.release_whole_log();
         }
     }
 }

@@ -14,7 +14,7 @@ pub mod work;
 
 pub use conversations::{Conversation, NEW_CONVERSATION, NewConversation};
 pub use event::{AbortedBy, EndReason, LogEntry, SessionEvent, Source};
-pub use evict::{KEPT_IDLE, KEPT_IDLE_BYTES};
+pub use evict::{KEPT_IDLE, KEPT_IDLE_BYTES, KEPT_PARTS_BYTES};
 pub use inbox::{Inbox, InboxItem, ItemKind};
 pub use log::SessionLog;
 pub use pickup::{Pickup, was_cut};

@@ -437,6 +437,12 @@ impl Sessions {
 
     /// The size as written of the log entries the Sessions in memory hold
     /// (issue 13: only entries not yet durable and running turns' parts).
+    /// Keeps what the Sessions in memory hold of their logs within
+    /// `KEPT_PARTS_BYTES` (`evict::trim_idle_logs`).
+    pub(crate) fn trim_idle_logs(&self) {
+        super::evict::trim_idle_logs(&lock(&self.inner.cells));
+    }
+
     pub fn log_bytes_in_memory(&self) -> u64 {
         let cells: Vec<Arc<Cell>> = lock(&self.inner.cells).values().cloned().collect();
         cells
@@ -559,7 +565,7 @@ impl Sessions {
             // A person's turn is synced at once; a turn nobody watches (a
             // room member's, a Bot's message) joins the next sync.
             let urgency = if watched { Urgency::Now } else { Urgency::Soon };
-            super::durable::announce_turn_end(&cell, turn_id, urgency);
+            super::durable::announce_turn_end(self, &cell, turn_id, urgency);
         }
         cell.visible.idle.notify_waiters();
     }
