@@ -10,7 +10,7 @@
 //! all. A Session let go is read from its files again the next time it is
 //! used; everything it held was durable.
 
-use super::runtime::Cell;
+use super::runtime::{Cell, Sessions};
 use flybot_core::sync::lock;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,6 +24,30 @@ pub const KEPT_IDLE_BYTES: u64 = 4 << 20;
 /// keep between turns in all: a room's members' parts fit many times over,
 /// and the host's memory stays flat however many chats run.
 pub const KEPT_PARTS_BYTES: u64 = 1 << 20;
+
+impl Sessions {
+    /// How many Sessions are in memory now (the busy ones and at most
+    /// `KEPT_IDLE` idle ones, plus the one just read).
+    pub fn in_memory(&self) -> usize {
+        lock(&self.inner.cells).len()
+    }
+
+    /// The size as written of the log entries the Sessions in memory hold
+    /// (issue 13: entries not yet durable and the current parts kept).
+    pub fn log_bytes_in_memory(&self) -> u64 {
+        let cells: Vec<Arc<Cell>> = lock(&self.inner.cells).values().cloned().collect();
+        cells
+            .iter()
+            .map(|cell| cell.with_log(|log| log.held_bytes()))
+            .sum()
+    }
+
+    /// Keeps what the Sessions in memory hold of their logs within
+    /// [`KEPT_PARTS_BYTES`] (`trim_idle_logs`).
+    pub(crate) fn trim_idle_logs(&self) {
+        trim_idle_logs(&lock(&self.inner.cells));
+    }
+}
 
 impl Cell {
     /// Lets go of the durable log entries held in memory from before the

@@ -101,10 +101,10 @@ impl Cell {
     }
 }
 
-struct Inner {
+pub(super) struct Inner {
     home: PathBuf,
     env: Arc<dyn TurnEnvironment>,
-    cells: Mutex<HashMap<String, Arc<Cell>>>,
+    pub(super) cells: Mutex<HashMap<String, Arc<Cell>>>,
     ended: Mutex<EndedTurns>,
     counter: AtomicU64,
     /// The clock of `Cell::used`: one tick per use of a Session.
@@ -115,7 +115,7 @@ struct Inner {
 /// The host's Sessions. Cheap to clone.
 #[derive(Clone)]
 pub struct Sessions {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 /// A handle on the Sessions that does not keep them alive: for a service
@@ -427,28 +427,6 @@ impl Sessions {
             && self
                 .stop_room_turn(session_id)
                 .is_ok_and(|outcome| outcome.was_running)
-    }
-
-    /// How many Sessions are in memory now (`evict`: the busy ones and
-    /// at most `KEPT_IDLE` idle ones, plus the one just read).
-    pub fn in_memory(&self) -> usize {
-        lock(&self.inner.cells).len()
-    }
-
-    /// The size as written of the log entries the Sessions in memory hold
-    /// (issue 13: only entries not yet durable and running turns' parts).
-    /// Keeps what the Sessions in memory hold of their logs within
-    /// `KEPT_PARTS_BYTES` (`evict::trim_idle_logs`).
-    pub(crate) fn trim_idle_logs(&self) {
-        super::evict::trim_idle_logs(&lock(&self.inner.cells));
-    }
-
-    pub fn log_bytes_in_memory(&self) -> u64 {
-        let cells: Vec<Arc<Cell>> = lock(&self.inner.cells).values().cloned().collect();
-        cells
-            .iter()
-            .map(|cell| cell.with_log(|log| log.held_bytes()))
-            .sum()
     }
 
     pub fn is_running(&self, session_id: &str) -> bool {
