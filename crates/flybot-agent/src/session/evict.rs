@@ -57,22 +57,22 @@ impl Cell {
     /// room member's part grows by a round each turn), and an idle
     /// Session's held entries count against [`KEPT_PARTS_BYTES`].
     pub(crate) fn release_log(&self) {
-        let part_from = self.with_parts(|parts| parts.current().live_after());
-        let state = lock(&self.state);
-        if state.running.is_none() {
-            let durable = self.visible.durable();
-            self.with_log(|log| log.release_through(durable.min(part_from)));
-        }
+        self.release_up_to(self.with_parts(|parts| parts.current().live_after()));
     }
 
     /// Lets go of every durable entry held, the current part's too, unless
     /// a turn runs: [`trim_idle_logs`] asks it of the Sessions used least
     /// recently once they hold more than [`KEPT_PARTS_BYTES`].
     fn release_whole_log(&self) {
+        self.release_up_to(u64::MAX);
+    }
+
+    /// Lets go of the durable entries held up to `seq`, unless a turn runs.
+    fn release_up_to(&self, seq: u64) {
         let state = lock(&self.state);
         if state.running.is_none() {
             let durable = self.visible.durable();
-            self.with_log(|log| log.release_through(durable));
+            self.with_log(|log| log.release_through(durable.min(seq)));
         }
     }
 

@@ -24,6 +24,9 @@ pub struct SessionLog {
     held: Vec<LogEntry>,
     /// The size of each held entry as written.
     sizes: Vec<usize>,
+    /// The sum of `sizes`, kept as they change: the Sessions' bound reads
+    /// it for every Session in memory at each turn's end.
+    held_bytes: u64,
     last_seq: u64,
 }
 
@@ -41,6 +44,7 @@ impl SessionLog {
             file,
             held: Vec::new(),
             sizes: Vec::new(),
+            held_bytes: 0,
             last_seq: last.first().map_or(0, |(entry, _)| entry.seq),
         })
     }
@@ -78,13 +82,14 @@ impl SessionLog {
         turn_log.write(records, None, urgency, done)?;
         self.last_seq = batch.last().map_or(self.last_seq, |e| e.seq);
         self.held.extend(batch);
+        self.held_bytes += sizes.iter().sum::<usize>() as u64;
         self.sizes.extend(sizes);
         Ok(())
     }
 
     /// The size as written of the entries held in memory.
     pub fn held_bytes(&self) -> u64 {
-        self.sizes.iter().sum::<usize>() as u64
+        self.held_bytes
     }
 
     /// The first sequence number held in memory.
@@ -102,6 +107,7 @@ impl SessionLog {
         let (mut older, mut sizes): (Vec<LogEntry>, Vec<usize>) =
             self.read_before(after, from)?.into_iter().unzip();
         older.append(&mut self.held);
+        self.held_bytes += sizes.iter().sum::<usize>() as u64;
         sizes.append(&mut self.sizes);
         self.held = older;
         self.sizes = sizes;
@@ -159,7 +165,7 @@ impl SessionLog {
     pub fn release_through(&mut self, seq: u64) {
         let end = self.held.partition_point(|e| e.seq <= seq);
         self.held.drain(..end);
-        self.sizes.drain(..end);
+        self.held_bytes -= self.sizes.drain(..end).sum::<usize>() as u64;
         self.held.shrink_to_fit();
         self.sizes.shrink_to_fit();
     }
