@@ -91,7 +91,11 @@ fn fixture(scenario: &str) -> Fixture {
     }
 }
 
+/// Says `text` and waits for the turn's end to be durable and announced
+/// (the Session lets go of what it no longer holds before announcing it).
 async fn say(f: &Fixture, text: &str) {
+    let mut ended = f.env.ended.subscribe();
+    let before = *ended.borrow_and_update();
     f.sessions
         .deliver(
             "s1",
@@ -101,6 +105,7 @@ async fn say(f: &Fixture, text: &str) {
         )
         .unwrap();
     f.sessions.wait_idle("s1").await.unwrap();
+    ended.wait_for(|n| *n > before).await.unwrap();
 }
 
 /// A line of about 400 tokens.

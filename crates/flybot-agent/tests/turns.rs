@@ -544,6 +544,51 @@ async fn the_parts_sessions_keep_stay_within_the_bound_as_they_grow_13() {
     assert_eq!(users, ["s0 he", "s0 1 ", "s0 2 ", "s0 ag"]);
 }
 
+/// Issue 38: a Session that lets go of its part for the bound keeps its
+/// last turn, so what follows the turn's end (the usage ledger's fold, a
+/// room reading its member's answer) reads it from memory, not the file.
+#[tokio::test]
+async fn a_session_trimmed_for_the_bound_keeps_its_last_turn_38() {
+    let mut f = fixture(vec![]);
+    let names: Vec<String> = (0..20).map(|n| format!("s{n}")).collect();
+    let big = "z".repeat(60_000);
+    let mut turns = 0;
+    for round in 0..2 {
+        for name in &names {
+            let text = match round {
+                0 => format!("{name} {big}"),
+                _ => format!("{name} last"),
+            };
+            let (text, source, kind) = user(&text);
+            f.sessions.deliver(name, &text, source, kind).unwrap();
+            f.sessions.wait_idle(name).await.unwrap();
+            turns += 1;
+            f.ended.wait_for(|ended| *ended >= turns).await.unwrap();
+        }
+    }
+    let held = f.sessions.log_bytes_in_memory();
+    assert!(held <= KEPT_PARTS_BYTES, "{held}");
+    let log = f.sessions.transcript("s0", 0).unwrap();
+    let last = log
+        .iter()
+        .rev()
+        .find(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
+        .map(|e| e.event.turn_id().to_owned())
+        .unwrap();
+    // The file emptied under it: only memory can answer.
+    std::fs::write(f.home.join("sessions/s0.jsonl"), b"").unwrap();
+    let entries = f.sessions.turn_transcript("s0", &last).unwrap();
+    assert_eq!(
+        kinds(&entries).first().map(String::as_str),
+        Some("turn/start")
+    );
+    assert_eq!(
+        kinds(&entries).last().map(String::as_str),
+        Some("turn/end completed")
+    );
+    assert!(entries.iter().all(|e| e.event.turn_id() == last));
+}
+
 /// Bounded Session memory (issue 13): past `KEPT_IDLE` idle Sessions the
 /// least recently used are let go; a Session whose turn runs stays; one
 /// let go reads back whole from its files when it is next used.

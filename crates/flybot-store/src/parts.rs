@@ -6,7 +6,10 @@
 //! a part is on disk before its handoff runs (#1245). A record nothing
 //! waits on (the pinned snapshot at a part's first step) is flushed on a
 //! thread of its own while the turn goes on; the next append waits for it,
-//! so the file keeps the order the records were taken in.
+//! so the file keeps the order the records were taken in. The file is
+//! opened at its first append and kept open while the Session is in memory
+//! (issue 38: a part's move or checkpoint opens nothing), so the open
+//! descriptors are bounded by the Sessions kept.
 
 use crate::jsonl::JsonlAppender;
 use crate::sessions::{sessions_dir, valid_session_id};
@@ -20,11 +23,15 @@ use std::sync::{Arc, Mutex, mpsc};
 /// The outcome of an append still being flushed.
 type Behind = Arc<Mutex<Option<mpsc::Receiver<io::Result<()>>>>>;
 
+/// The file open for appending, once the first append opened it.
+type Appender = Arc<Mutex<Option<JsonlAppender>>>;
+
 /// One Session's parts record.
 #[derive(Debug, Clone)]
 pub struct PartsFile {
     path: PathBuf,
     behind: Behind,
+    appender: Appender,
 }
 
 impl PartsFile {
@@ -38,6 +45,7 @@ impl PartsFile {
         Ok(PartsFile {
             path: sessions_dir(home).join(format!("{session_id}.parts.jsonl")),
             behind: Behind::default(),
+            appender: Appender::default(),
         })
     }
 
@@ -45,7 +53,7 @@ impl PartsFile {
     pub fn append<T: Serialize>(&self, record: &T) -> io::Result<()> {
         let bytes = line_of(record)?;
         self.wait_behind();
-        JsonlAppender::open(&self.path)?.append(&bytes)
+        append_kept(&self.path, &self.appender, &bytes)
     }
 
     /// Appends and flushes `record` on a thread of its own and answers at
@@ -54,11 +62,11 @@ impl PartsFile {
         let bytes = line_of(record)?;
         self.wait_behind();
         let (done, outcome) = mpsc::channel();
-        let path = self.path.clone();
+        let (path, appender) = (self.path.clone(), self.appender.clone());
         std::thread::Builder::new()
             .name("flybot-parts".to_owned())
             .spawn(move || {
-                let _ = done.send(JsonlAppender::open(&path).and_then(|mut f| f.append(&bytes)));
+                let _ = done.send(append_kept(&path, &appender, &bytes));
             })?;
         *lock(&self.behind) = Some(outcome);
         Ok(())
@@ -89,6 +97,22 @@ impl PartsFile {
             Err(e) => Err(e),
         }
     }
+}
+
+/// Appends `bytes` through the kept descriptor, opening `path` first when
+/// none is kept. A failed append lets the descriptor go, so the next one
+/// opens the file afresh (and cuts what the failure may have torn).
+fn append_kept(path: &Path, appender: &Appender, bytes: &[u8]) -> io::Result<()> {
+    let mut kept = lock(appender);
+    let file = match kept.as_mut() {
+        Some(file) => file,
+        None => kept.insert(JsonlAppender::open(path)?),
+    };
+    let appended = file.append(bytes);
+    if appended.is_err() {
+        *kept = None;
+    }
+    appended
 }
 
 fn line_of<T: Serialize>(record: &T) -> io::Result<Vec<u8>> {
@@ -128,5 +152,29 @@ mod tests {
         );
         assert!(home.path().join("sessions/session-a.parts.jsonl").is_file());
         assert!(PartsFile::new(home.path(), "../x").is_err());
+    }
+
+    #[test]
+    fn appends_go_through_the_descriptor_kept_open_38() {
+        let home = tempfile::tempdir().unwrap();
+        let parts = PartsFile::new(home.path(), "session-a").unwrap();
+        parts
+            .append(&json!({"type": "part/start", "part": 1}))
+            .unwrap();
+        // Moved aside after the first append: a file opened again would be
+        // a new one at the old name; the kept descriptor follows the file.
+        let path = home.path().join("sessions/session-a.parts.jsonl");
+        let moved = home.path().join("sessions/moved.parts.jsonl");
+        std::fs::rename(&path, &moved).unwrap();
+        parts
+            .append(&json!({"type": "part/checkpoint", "part": 1}))
+            .unwrap();
+        parts
+            .append_behind(&json!({"type": "part/pinned", "part": 1}))
+            .unwrap();
+        parts.wait_behind();
+        assert!(!path.exists(), "no append opened the file again");
+        let lines = std::fs::read_to_string(&moved).unwrap();
+        assert_eq!(lines.lines().count(), 3);
     }
 }

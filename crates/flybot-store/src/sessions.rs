@@ -72,6 +72,13 @@ impl SessionLogFile {
         JsonlAppender::open(&self.path)?.append(&bytes)
     }
 
+    /// Opens the kept read descriptor now, if the log exists yet: a
+    /// Session held in memory then reads its log, when it must, without
+    /// opening it (issue 38).
+    pub fn keep_open(&self) -> io::Result<()> {
+        self.reader().map(drop)
+    }
+
     /// The kept read descriptor, opened on first use; `None` while the
     /// log does not exist yet (looked for again next time).
     fn reader(&self) -> io::Result<Option<Arc<File>>> {
@@ -221,6 +228,20 @@ mod tests {
         let log = SessionLogFile::new(home.path(), "none").unwrap();
         let read: Vec<(Value, usize)> = log.read_back(|_: &Value| false).unwrap();
         assert!(read.is_empty());
+    }
+
+    #[test]
+    fn a_descriptor_kept_open_reads_without_opening_the_log_again_38() {
+        let home = tempfile::tempdir().unwrap();
+        let log = SessionLogFile::new(home.path(), "s").unwrap();
+        log.keep_open().unwrap();
+        log.append(&[json!({"n": 1})]).unwrap();
+        // Not there yet when first asked: opened once it is.
+        log.keep_open().unwrap();
+        let path = home.path().join("sessions/s.jsonl");
+        std::fs::rename(&path, home.path().join("sessions/moved.jsonl")).unwrap();
+        let read: Vec<(Value, usize)> = log.read_back(|_: &Value| false).unwrap();
+        assert_eq!(read.len(), 1, "read through the kept descriptor");
     }
 
     #[test]

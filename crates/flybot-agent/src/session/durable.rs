@@ -109,6 +109,16 @@ impl Sessions {
         cell.with_log(|log| log.between(after, durable))
     }
 
+    /// The durable entries of the turn `turn_id`, from its `turn/start` on:
+    /// what the usage ledger folds at the turn's end, from memory while the
+    /// Session holds its current part (issue 38: no read of the file, and
+    /// never the history before the turn).
+    pub fn turn_transcript(&self, session_id: &str, turn_id: &str) -> io::Result<Vec<LogEntry>> {
+        let cell = self.cell(session_id)?;
+        let durable = cell.visible.durable();
+        cell.with_log(|log| log.turn_entries(turn_id, durable))
+    }
+
     /// The Session's log after `after` as written, durable or not: for the
     /// host's own reading (a room member's answer), never for a person. A
     /// line written after it in the turn log is durable only with it.

@@ -36,10 +36,7 @@ impl Sessions {
     /// (issue 13: entries not yet durable and the current parts kept).
     pub fn log_bytes_in_memory(&self) -> u64 {
         let cells: Vec<Arc<Cell>> = lock(&self.inner.cells).values().cloned().collect();
-        cells
-            .iter()
-            .map(|cell| cell.with_log(|log| log.held_bytes()))
-            .sum()
+        cells.iter().map(|cell| held(cell)).sum()
     }
 
     /// Keeps what the Sessions in memory hold of their logs within
@@ -56,13 +53,27 @@ impl Cell {
     /// request from them without reading and parsing the part again (a
     /// room member's part grows by a round each turn), and an idle
     /// Session's held entries count against [`KEPT_PARTS_BYTES`].
+    /// The log's read descriptor is opened here too (once, at the first
+    /// turn's end, when the file exists), so a later read of what was let
+    /// go opens nothing while the Session is held (issue 38).
     pub(crate) fn release_log(&self) {
         self.release_up_to(self.with_parts(|parts| parts.current().live_after()));
+        self.with_log(|log| log.keep_file_open());
     }
 
-    /// Lets go of every durable entry held, the current part's too, unless
-    /// a turn runs: [`trim_idle_logs`] asks it of the Sessions used least
-    /// recently once they hold more than [`KEPT_PARTS_BYTES`].
+    /// Lets go of the durable entries held before the last turn, the
+    /// current part's too, unless a turn runs: [`trim_idle_logs`] asks it
+    /// of the Sessions used least recently once they hold more than
+    /// [`KEPT_PARTS_BYTES`]. The last turn stays: what follows its end
+    /// (the usage ledger's fold, a room reading its member's answer) reads
+    /// it from memory, not from the file (issue 38).
+    fn release_before_last_turn(&self) {
+        let start = self.with_log(|log| log.last_turn_start());
+        self.release_up_to(start.map_or(u64::MAX, |seq| seq.saturating_sub(1)));
+    }
+
+    /// Lets go of every durable entry held, unless a turn runs: the last
+    /// resort of [`trim_idle_logs`].
     fn release_whole_log(&self) {
         self.release_up_to(u64::MAX);
     }
@@ -97,10 +108,7 @@ pub(crate) fn let_go_idle(cells: &mut HashMap<String, Arc<Cell>>) {
     let mut idle: Vec<(u64, String, u64)> = cells
         .iter()
         .filter(|(_, cell)| cell.may_let_go())
-        .map(|(id, cell)| {
-            let bytes = cell.with_log(|log| log.held_bytes());
-            (cell.used.load(Ordering::Relaxed), id.clone(), bytes)
-        })
+        .map(|(id, cell)| (cell.used.load(Ordering::Relaxed), id.clone(), held(cell)))
         .collect();
     // The most recently used first: they are the ones kept.
     idle.sort_unstable_by_key(|cell| std::cmp::Reverse(cell.0));
@@ -117,15 +125,13 @@ pub(crate) fn let_go_idle(cells: &mut HashMap<String, Arc<Cell>>) {
 
 /// Keeps the log the Sessions in memory hold within [`KEPT_PARTS_BYTES`]
 /// (beside what their running turns need): past it, the least recently
-/// used let go of their current parts too, and their next turn reads the
-/// part back from the file.
+/// used let go of their current parts but their last turn, and if those
+/// last turns still pass the bound, the least recently used let go of
+/// theirs too. A part let go is read back from the file by its next turn.
 pub(crate) fn trim_idle_logs(cells: &HashMap<String, Arc<Cell>>) {
     let mut holding: Vec<(u64, &Arc<Cell>, u64)> = cells
         .values()
-        .map(|cell| {
-            let bytes = cell.with_log(|log| log.held_bytes());
-            (cell.used.load(Ordering::Relaxed), cell, bytes)
-        })
+        .map(|cell| (cell.used.load(Ordering::Relaxed), cell, held(cell)))
         .filter(|(_, _, bytes)| *bytes > 0)
         .collect();
     if holding.iter().map(|(_, _, bytes)| bytes).sum::<u64>() <= KEPT_PARTS_BYTES {
@@ -133,11 +139,26 @@ pub(crate) fn trim_idle_logs(cells: &HashMap<String, Arc<Cell>>) {
     }
     holding.sort_unstable_by_key(|cell| std::cmp::Reverse(cell.0));
     let mut kept = 0;
+    let mut cut = Vec::new();
     for (_, cell, bytes) in holding {
         if kept + bytes <= KEPT_PARTS_BYTES {
             kept += bytes;
         } else {
-            cell.release_whole_log();
+            cell.release_before_last_turn();
+            cut.push(cell);
         }
     }
+    kept += cut.iter().map(|cell| held(cell)).sum::<u64>();
+    for cell in cut.iter().rev() {
+        if kept <= KEPT_PARTS_BYTES {
+            break;
+        }
+        let before = held(cell);
+        cell.release_whole_log();
+        kept -= before - held(cell);
+    }
+}
+
+fn held(cell: &Cell) -> u64 {
+    cell.with_log(|log| log.held_bytes())
 }

@@ -87,6 +87,12 @@ impl SessionLog {
         Ok(())
     }
 
+    /// Opens the log's read descriptor, kept while the Session is held,
+    /// once the file exists; a failure shows at the next read instead.
+    pub fn keep_file_open(&self) {
+        let _ = self.file.keep_open();
+    }
+
     /// The size as written of the entries held in memory.
     pub fn held_bytes(&self) -> u64 {
         self.held_bytes
@@ -140,6 +146,38 @@ impl SessionLog {
         let mut entries = self.suffix(after)?;
         entries.truncate(entries.partition_point(|e| e.seq <= through));
         Ok(entries)
+    }
+
+    /// The entries of the turn `turn_id` up to `through`, from its
+    /// `turn/start` on (issue 38): from memory when it holds the start, else
+    /// read back from the file only as far as the start. A turn whose start
+    /// is gone is read whole, from the first entry.
+    pub fn turn_entries(&self, turn_id: &str, through: u64) -> io::Result<Vec<LogEntry>> {
+        let starts = |e: &LogEntry| matches!(&e.event, SessionEvent::TurnStart { turn_id: t } if t == turn_id);
+        let mut entries = match self.held.iter().rposition(starts) {
+            Some(start) => self.held[start..].to_vec(),
+            None => {
+                let from = self.held_from();
+                let mut found = false;
+                let mut read = self.file.read_back(|e: &LogEntry| {
+                    let older = found;
+                    found |= starts(e);
+                    older
+                })?;
+                read.retain(|(e, _)| e.seq < from);
+                let mut entries: Vec<LogEntry> = read.into_iter().map(|(e, _)| e).collect();
+                entries.extend_from_slice(&self.held);
+                entries
+            }
+        };
+        entries.truncate(entries.partition_point(|e| e.seq <= through));
+        Ok(entries)
+    }
+
+    /// The sequence number of the last `turn/start` held in memory.
+    pub fn last_turn_start(&self) -> Option<u64> {
+        let start = |e: &&LogEntry| matches!(e.event, SessionEvent::TurnStart { .. });
+        self.held.iter().rev().find(start).map(|e| e.seq)
     }
 
     /// The newest `count` entries.

@@ -183,7 +183,7 @@ pub(crate) async fn record_turn(recorder: &UsageRecorder, session_id: String, tu
         Ok(route) => (route.provider_name.clone(), route.name.clone()),
         Err(_) => ("unknown".to_owned(), model),
     };
-    let Ok(entries) = recorder.sessions.transcript(&session_id, 0) else {
+    let Ok(entries) = recorder.sessions.turn_transcript(&session_id, &turn_id) else {
         return;
     };
     let owner = CallOwner {

@@ -87,3 +87,52 @@ fn a_cursor_past_the_end_reads_nothing() {
     assert!(log.held_after(u64::MAX).is_empty());
     assert_eq!(seqs(&log.latest(10).unwrap()), [1, 2, 3]);
 }
+
+/// A turn's start and its line, as a turn writes them.
+fn turn_of(n: u64, turn: &str) -> Vec<SessionEvent> {
+    let said = SessionEvent::UserMessage {
+        turn_id: turn.to_owned(),
+        message_id: format!("msg-{n}"),
+        text: format!("line {n}"),
+        source: Source::User { member_id: None },
+        attachments: Vec::new(),
+    };
+    let start = SessionEvent::TurnStart {
+        turn_id: turn.to_owned(),
+    };
+    vec![start, said]
+}
+
+/// Issue 38: the usage ledger folds a turn at its end; the turn's entries
+/// come from memory while held, and from the file only back to its start.
+#[test]
+fn a_turns_entries_come_from_memory_or_from_the_file_back_to_its_start_38() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut log, turn_log) = written(home.path(), 3);
+    log.append(&turn_log, 4, turn_of(4, "turn-a"), Urgency::Soon, None)
+        .unwrap();
+    log.append(&turn_log, 6, turn_of(6, "turn-b"), Urgency::Soon, None)
+        .unwrap();
+    turn_log.write_durable(Vec::new(), None).unwrap();
+    // Held in memory: the file is not read (it is gone).
+    let file = home.path().join("sessions/s1.jsonl");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(seqs(&log.turn_entries("turn-b", 7).unwrap()), [6, 7]);
+    assert_eq!(seqs(&log.turn_entries("turn-a", 5).unwrap()), [4, 5]);
+    assert_eq!(
+        seqs(&log.turn_entries("turn-b", 6).unwrap()),
+        [6],
+        "up to durable"
+    );
+    // Let go of: read back from the file, no further than the turn's start.
+    std::fs::write(&file, bytes).unwrap();
+    log.release_through(6);
+    assert_eq!(seqs(&log.turn_entries("turn-b", 7).unwrap()), [6, 7]);
+    assert_eq!(seqs(&log.turn_entries("turn-a", 7).unwrap()), [4, 5, 6, 7]);
+    assert_eq!(
+        seqs(&log.turn_entries("turn-gone", 7).unwrap()),
+        [1, 2, 3, 4, 5, 6, 7],
+        "a turn whose start is not found reads the whole log"
+    );
+}
