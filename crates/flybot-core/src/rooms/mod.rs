@@ -24,6 +24,7 @@ pub mod presence;
 pub mod reach;
 pub mod report;
 pub mod round;
+pub mod round_view;
 pub mod standing;
 pub mod steer;
 pub mod wake;
