@@ -1,9 +1,11 @@
 //! `flybot-bench store`: the store's figures (load, one durable change, 32
 //! at once, the disk's fsync floor) at 1,000 and 10,000 tasks, and the
-//! median latency of `GET /api/bot/state` for the same team on loopback.
+//! median latency of `GET /api/bot/state` for the same team on loopback,
+//! and what a room's member turn pays to read that team.
 //! Prints figures and ratios; nothing asserts a duration.
 
 pub(crate) mod durable;
+mod round_read;
 pub(crate) mod state_read;
 
 use anyhow::Context;
@@ -61,6 +63,10 @@ pub async fn one_size(tasks: usize) -> anyhow::Result<()> {
         } else {
             String::new()
         }
+    );
+    let (whole, view) = round_read::round_read(tasks);
+    println!(
+        "{tasks:>6} tasks: a room's member turn reads the team: a whole copy median {whole}, the room's view (20 cards) median {view}"
     );
     Ok(())
 }
