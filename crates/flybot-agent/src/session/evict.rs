@@ -155,7 +155,8 @@ pub(crate) fn trim_idle_logs(cells: &HashMap<String, Arc<Cell>>) {
         }
         let before = held(cell);
         cell.release_whole_log();
-        kept -= before - held(cell);
+        // A turn may have begun on it meanwhile: its lines stay held.
+        kept = kept.saturating_sub(before.saturating_sub(held(cell)));
     }
 }
 

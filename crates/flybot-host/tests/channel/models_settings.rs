@@ -4,9 +4,12 @@
 //! the key's secret name and never the key; a member is refused and changes
 //! nothing; a down endpoint's test answers the #409 sentence for its class.
 
+use flybot_agent::session::settle::SETTLE;
 use flybot_testkit::Kit;
+use flybot_testkit::hold_clock;
 use flybot_testkit::sse_server::{Reply, ScriptedProvider};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 fn provider(base_url: &str, key: Option<&str>) -> Value {
     let mut body = json!({
@@ -73,7 +76,12 @@ async fn a_provider_added_from_settings_serves_the_next_turn_with_no_restart_and
         .anyone()
         .bot_from(json!({"name": "Local", "model": "local-chat"}))
         .await;
+    // The model server answers in real time: the paused clock is held, so
+    // it cannot jump to the request's deadline while a loaded machine has
+    // the server answer late; only the settle window is moved by hand.
+    let held = hold_clock();
     kit.ok("send", json!({"botId": bot.id, "text": "hi"})).await;
+    tokio::time::advance(SETTLE + Duration::from_millis(10)).await;
     kit.idle(&bot.session).await;
     // The answer is shown once its line is durable, which may come just
     // after the Session goes idle.
@@ -91,6 +99,7 @@ async fn a_provider_added_from_settings_serves_the_next_turn_with_no_restart_and
         })
         .await;
     assert_eq!(said, ["Hello from the local model."]);
+    drop(held);
     assert_eq!(server.requests()[0]["model"], "qwen3");
 
     // A provider a Bot runs on is not removed from under it.
