@@ -119,6 +119,16 @@ impl Sessions {
         cell.with_log(|log| log.turn_entries(turn_id, durable))
     }
 
+    /// The durable entries of the turn running in the Session (from the
+    /// last `turn/start` on): what a tool reads of its own turn (who asked,
+    /// from where, at which hop), from memory while the turn runs, never
+    /// the history before it.
+    pub fn running_turn_transcript(&self, session_id: &str) -> io::Result<Vec<LogEntry>> {
+        let cell = self.cell(session_id)?;
+        let durable = cell.visible.durable();
+        cell.with_log(|log| log.last_turn_entries(durable))
+    }
+
     /// The Session's log after `after` as written, durable or not: for the
     /// host's own reading (a room member's answer), never for a person. A
     /// line written after it in the turn log is durable only with it.

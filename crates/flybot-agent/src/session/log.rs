@@ -153,24 +153,43 @@ impl SessionLog {
     /// read back from the file only as far as the start. A turn whose start
     /// is gone is read whole, from the first entry.
     pub fn turn_entries(&self, turn_id: &str, through: u64) -> io::Result<Vec<LogEntry>> {
-        let starts = |e: &LogEntry| matches!(&e.event, SessionEvent::TurnStart { turn_id: t } if t == turn_id);
-        let mut entries = match self.held.iter().rposition(starts) {
-            Some(start) => self.held[start..].to_vec(),
-            None => {
-                let from = self.held_from();
-                let mut found = false;
-                let mut read = self.file.read_back(|e: &LogEntry| {
-                    let older = found;
-                    found |= starts(e);
-                    older
-                })?;
-                read.retain(|(e, _)| e.seq < from);
-                let mut entries: Vec<LogEntry> = read.into_iter().map(|(e, _)| e).collect();
-                entries.extend_from_slice(&self.held);
-                entries
-            }
-        };
-        entries.truncate(entries.partition_point(|e| e.seq <= through));
+        self.since_last_start(
+            through,
+            |e| matches!(&e.event, SessionEvent::TurnStart { turn_id: t } if t == turn_id),
+        )
+    }
+
+    /// The entries up to `through` from the last `turn/start` among them
+    /// on: the running turn's, as its tools read it, without the history
+    /// before it (the whole log when no turn ever started).
+    pub fn last_turn_entries(&self, through: u64) -> io::Result<Vec<LogEntry>> {
+        self.since_last_start(through, |e| {
+            matches!(e.event, SessionEvent::TurnStart { .. })
+        })
+    }
+
+    /// The entries up to `through` from the last one `starts` picks: from
+    /// memory when it holds that one, else read back from the file's end no
+    /// further than it.
+    fn since_last_start(
+        &self,
+        through: u64,
+        starts: impl Fn(&LogEntry) -> bool,
+    ) -> io::Result<Vec<LogEntry>> {
+        let held = &self.held[..self.held.partition_point(|e| e.seq <= through)];
+        if let Some(start) = held.iter().rposition(&starts) {
+            return Ok(held[start..].to_vec());
+        }
+        let from = self.held_from();
+        let mut found = false;
+        let mut read = self.file.read_back(|e: &LogEntry| {
+            let older = found;
+            found |= e.seq <= through && starts(e);
+            older
+        })?;
+        read.retain(|(e, _)| e.seq < from && e.seq <= through);
+        let mut entries: Vec<LogEntry> = read.into_iter().map(|(e, _)| e).collect();
+        entries.extend_from_slice(held);
         Ok(entries)
     }
 

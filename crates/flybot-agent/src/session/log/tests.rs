@@ -136,3 +136,34 @@ fn a_turns_entries_come_from_memory_or_from_the_file_back_to_its_start_38() {
         "a turn whose start is not found reads the whole log"
     );
 }
+
+/// Issue 38: a tool reads its own running turn, from the last durable
+/// `turn/start`, without the history before it.
+#[test]
+fn the_running_turn_is_read_from_its_last_durable_start_38() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut log, turn_log) = written(home.path(), 3);
+    assert_eq!(
+        seqs(&log.last_turn_entries(3).unwrap()),
+        [1, 2, 3],
+        "no turn yet: all"
+    );
+    log.append(&turn_log, 4, turn_of(4, "turn-a"), Urgency::Soon, None)
+        .unwrap();
+    log.append(&turn_log, 6, turn_of(6, "turn-b"), Urgency::Soon, None)
+        .unwrap();
+    turn_log.write_durable(Vec::new(), None).unwrap();
+    assert_eq!(seqs(&log.last_turn_entries(7).unwrap()), [6, 7]);
+    assert_eq!(
+        seqs(&log.last_turn_entries(5).unwrap()),
+        [4, 5],
+        "a start not yet durable is not the running turn's"
+    );
+    log.release_through(7);
+    assert_eq!(
+        seqs(&log.last_turn_entries(7).unwrap()),
+        [6, 7],
+        "read back"
+    );
+    assert_eq!(seqs(&log.last_turn_entries(5).unwrap()), [4, 5]);
+}

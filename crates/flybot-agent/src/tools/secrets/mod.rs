@@ -35,14 +35,11 @@ fn shell_of(ctx: &ToolContext) -> Result<ShellSecrets, ToolError> {
 /// Whether the turn running in the call's Session took a friend's line
 /// (issue 33): its asker is another home.
 fn answers_a_friend(ctx: &ToolContext) -> bool {
-    let Some(log) = (ctx.sessions.as_ref()).and_then(|s| s.transcript(&ctx.session_id, 0).ok())
-    else {
+    let log = (ctx.sessions.as_ref()).and_then(|s| s.running_turn_transcript(&ctx.session_id).ok());
+    let Some(log) = log else {
         return false;
     };
-    let start = (log.iter())
-        .rposition(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
-        .unwrap_or(0);
-    log[start..].iter().any(|e| {
+    log.iter().any(|e| {
         matches!(
             &e.event,
             SessionEvent::UserMessage {

@@ -35,12 +35,10 @@ pub struct AskUser;
 /// The newest request of the running turn that a Bot sent from a group:
 /// `(room id, sender, hop)`.
 fn group_request(ctx: &ToolContext) -> Option<(String, String, u32)> {
-    let log = ctx.sessions.as_ref()?.transcript(&ctx.session_id, 0).ok()?;
-    let start = log
-        .iter()
-        .rposition(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
-        .unwrap_or(0);
-    log[start..].iter().rev().find_map(|e| match &e.event {
+    let log = (ctx.sessions.as_ref()?)
+        .running_turn_transcript(&ctx.session_id)
+        .ok()?;
+    log.iter().rev().find_map(|e| match &e.event {
         SessionEvent::UserMessage {
             source:
                 Source::Bot {

@@ -68,15 +68,10 @@ fn sender_room(state: &TeamState, me: &Bot, session_id: &str) -> Option<String> 
 /// The hop count of the turn running in `session_id`: the highest hop of the
 /// Bot messages that started it (0 for a person's line).
 pub(super) fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
-    let Ok(log) = sessions.transcript(session_id, 0) else {
+    let Ok(log) = sessions.running_turn_transcript(session_id) else {
         return 0;
     };
-    let start = log
-        .iter()
-        .rposition(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
-        .unwrap_or(0);
-    log[start..]
-        .iter()
+    log.iter()
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage {
                 source: Source::Bot { hops, .. } | Source::Round { hops, .. },
@@ -90,15 +85,10 @@ pub(super) fn current_hops(sessions: &Sessions, session_id: &str) -> u32 {
 
 /// The inputs of the turn running in `session_id`.
 fn turn_sources(sessions: &Sessions, session_id: &str) -> Vec<Source> {
-    let Ok(log) = sessions.transcript(session_id, 0) else {
+    let Ok(log) = sessions.running_turn_transcript(session_id) else {
         return Vec::new();
     };
-    let start = log
-        .iter()
-        .rposition(|e| matches!(e.event, SessionEvent::TurnStart { .. }))
-        .unwrap_or(0);
-    log[start..]
-        .iter()
+    log.iter()
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage { source, .. } => Some(source.clone()),
             _ => None,
