@@ -506,6 +506,21 @@ async fn an_idle_session_holds_its_current_part_and_its_next_turn_builds_on_it_1
     assert!(texts.iter().all(|t| t.len() == line.len() + 2));
 }
 
+/// `rounds` rounds of one line to each of Sessions `s0`..`s19`, the line
+/// `text(round, name)`; each turn's end durable and announced before the next.
+async fn rounds_of_twenty(f: &mut Fixture, rounds: usize, text: impl Fn(usize, &str) -> String) {
+    let mut turns = 0;
+    for round in 0..rounds {
+        for name in (0..20).map(|n| format!("s{n}")) {
+            let (text, source, kind) = user(&text(round, &name));
+            f.sessions.deliver(&name, &text, source, kind).unwrap();
+            f.sessions.wait_idle(&name).await.unwrap();
+            turns += 1;
+            f.ended.wait_for(|ended| *ended >= turns).await.unwrap();
+        }
+    }
+}
+
 /// Bounded Session memory (issue 13): the parts the Sessions in memory
 /// keep stay within `KEPT_PARTS_BYTES` in all, however they grow after the
 /// Sessions opened; past it the least recently used let go of theirs, and
@@ -513,22 +528,12 @@ async fn an_idle_session_holds_its_current_part_and_its_next_turn_builds_on_it_1
 #[tokio::test]
 async fn the_parts_sessions_keep_stay_within_the_bound_as_they_grow_13() {
     let mut f = fixture(vec![]);
-    let names: Vec<String> = (0..20).map(|n| format!("s{n}")).collect();
     let big = "z".repeat(40_000);
-    let mut turns = 0;
-    for round in 0..3 {
-        for name in &names {
-            let text = match round {
-                0 => format!("{name} hello"),
-                _ => format!("{name} {round} {big}"),
-            };
-            let (text, source, kind) = user(&text);
-            f.sessions.deliver(name, &text, source, kind).unwrap();
-            f.sessions.wait_idle(name).await.unwrap();
-            turns += 1;
-            f.ended.wait_for(|ended| *ended >= turns).await.unwrap();
-        }
-    }
+    rounds_of_twenty(&mut f, 3, |round, name| match round {
+        0 => format!("{name} hello"),
+        _ => format!("{name} {round} {big}"),
+    })
+    .await;
     // 20 parts of about 80 KB would be 1.6 MB.
     let held = f.sessions.log_bytes_in_memory();
     assert!(held <= KEPT_PARTS_BYTES, "{held}");
@@ -550,22 +555,12 @@ async fn the_parts_sessions_keep_stay_within_the_bound_as_they_grow_13() {
 #[tokio::test]
 async fn a_session_trimmed_for_the_bound_keeps_its_last_turn_38() {
     let mut f = fixture(vec![]);
-    let names: Vec<String> = (0..20).map(|n| format!("s{n}")).collect();
     let big = "z".repeat(60_000);
-    let mut turns = 0;
-    for round in 0..2 {
-        for name in &names {
-            let text = match round {
-                0 => format!("{name} {big}"),
-                _ => format!("{name} last"),
-            };
-            let (text, source, kind) = user(&text);
-            f.sessions.deliver(name, &text, source, kind).unwrap();
-            f.sessions.wait_idle(name).await.unwrap();
-            turns += 1;
-            f.ended.wait_for(|ended| *ended >= turns).await.unwrap();
-        }
-    }
+    rounds_of_twenty(&mut f, 2, |round, name| match round {
+        0 => format!("{name} {big}"),
+        _ => format!("{name} last"),
+    })
+    .await;
     let held = f.sessions.log_bytes_in_memory();
     assert!(held <= KEPT_PARTS_BYTES, "{held}");
     let log = f.sessions.transcript("s0", 0).unwrap();

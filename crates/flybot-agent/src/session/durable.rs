@@ -5,6 +5,7 @@
 //! A Session's in-flight note is one appended record per change of it.
 
 use super::event::{LogEntry, SessionEvent};
+use super::log::SessionLog;
 use super::runtime::{Cell, CellState, Sessions};
 use flybot_core::sync::lock;
 use flybot_store::inflight::SessionNote;
@@ -104,9 +105,7 @@ impl Sessions {
     /// The Session's durable log after sequence number `after`: what a
     /// person may be shown.
     pub fn transcript(&self, session_id: &str, after: u64) -> io::Result<Vec<LogEntry>> {
-        let cell = self.cell(session_id)?;
-        let durable = cell.visible.durable();
-        cell.with_log(|log| log.between(after, durable))
+        self.read_durable(session_id, |log, durable| log.between(after, durable))
     }
 
     /// The durable entries of the turn `turn_id`, from its `turn/start` on:
@@ -114,9 +113,9 @@ impl Sessions {
     /// Session holds its current part (issue 38: no read of the file, and
     /// never the history before the turn).
     pub fn turn_transcript(&self, session_id: &str, turn_id: &str) -> io::Result<Vec<LogEntry>> {
-        let cell = self.cell(session_id)?;
-        let durable = cell.visible.durable();
-        cell.with_log(|log| log.turn_entries(turn_id, durable))
+        self.read_durable(session_id, |log, durable| {
+            log.turn_entries(turn_id, durable)
+        })
     }
 
     /// The durable entries of the turn running in the Session (from the
@@ -124,9 +123,18 @@ impl Sessions {
     /// from where, at which hop), from memory while the turn runs, never
     /// the history before it.
     pub fn running_turn_transcript(&self, session_id: &str) -> io::Result<Vec<LogEntry>> {
+        self.read_durable(session_id, |log, durable| log.last_turn_entries(durable))
+    }
+
+    /// Reads the Session's log up to its last durable entry's seq.
+    fn read_durable(
+        &self,
+        session_id: &str,
+        read: impl FnOnce(&SessionLog, u64) -> io::Result<Vec<LogEntry>>,
+    ) -> io::Result<Vec<LogEntry>> {
         let cell = self.cell(session_id)?;
         let durable = cell.visible.durable();
-        cell.with_log(|log| log.last_turn_entries(durable))
+        cell.with_log(|log| read(log, durable))
     }
 
     /// The Session's log after `after` as written, durable or not: for the

@@ -163,9 +163,7 @@ impl SessionLog {
     /// on: the running turn's, as its tools read it, without the history
     /// before it (the whole log when no turn ever started).
     pub fn last_turn_entries(&self, through: u64) -> io::Result<Vec<LogEntry>> {
-        self.since_last_start(through, |e| {
-            matches!(e.event, SessionEvent::TurnStart { .. })
-        })
+        self.since_last_start(through, is_turn_start)
     }
 
     /// The entries up to `through` from the last one `starts` picks: from
@@ -195,8 +193,11 @@ impl SessionLog {
 
     /// The sequence number of the last `turn/start` held in memory.
     pub fn last_turn_start(&self) -> Option<u64> {
-        let start = |e: &&LogEntry| matches!(e.event, SessionEvent::TurnStart { .. });
-        self.held.iter().rev().find(start).map(|e| e.seq)
+        self.held
+            .iter()
+            .rev()
+            .find(|e| is_turn_start(e))
+            .map(|e| e.seq)
     }
 
     /// The newest `count` entries.
@@ -233,6 +234,10 @@ impl SessionLog {
         read.retain(|(e, _)| e.seq < from);
         Ok(read)
     }
+}
+
+fn is_turn_start(entry: &LogEntry) -> bool {
+    matches!(entry.event, SessionEvent::TurnStart { .. })
 }
 
 #[cfg(test)]
