@@ -1,199 +1,72 @@
-//! How long the journal writer holds a batch open for more lines before its
-//! one write and fsync (group commit). A lone change is written at once. A
-//! change being made right now (`Makers` counts it, a change waiting for
-//! the team another one holds included) is waited for: its line is
-//! microseconds away. And while the team is busy (the last batch carried
-//! several lines, and ended moments ago) a batch also waits a short quiet
-//! gap for the next change of the burst, so a burst shares one fsync
-//! instead of the first few paying one and the rest queueing behind it for
-//! a second. A batch stays open while its burst's lines keep coming, and a
-//! change that stalls is waited for no longer than the last measured fsync,
-//! the most it could save; no batch waits past `BURST_MAX` in all. (A batch
-//! capped at one fsync from its first line split a burst that took longer
-//! to make than one fsync, and its last lines paid a second fsync.)
+//! Group commit (issue 38): a burst of changes shares one write and one
+//! commit (the folder's fsync, PostgreSQL's transaction). The burst is
+//! gathered on the runtime the store was opened in, not by the engine
+//! thread. A change puts its line in the outbox, and one task hands the
+//! outbox to the engine thread once the burst is made.
 //!
-//! The wait for changes being made blocks (issue 38): the writer parks and
-//! the change that leaves the team with none in the making wakes it, so a
-//! burst's changes have both cores to themselves instead of sharing them
-//! with a writer spinning on `sched_yield`.
+//! The runtime says when that is. The task yields, and a yielded task runs
+//! again only after every task ready on its worker has run and none was
+//! left to steal from the other workers. So when it looks again and finds
+//! no new line and no change being made (`Makers`), no task ready to run is
+//! about to add one. A lone change is handed over after one such look. A
+//! change still being made on another worker is waited for while lines keep
+//! coming: no new line for one commit's time (the most waiting could save)
+//! ends the wait, and no batch waits past `BURST_MAX`.
+//!
+//! Before, the engine thread gathered the burst itself: it parked while
+//! changes were made, every change that left none in the making woke it (a
+//! futex wake of about 10 µs, inside the change), and it waited a quiet gap
+//! after the last line in case another was coming. 32 changes at once took
+//! 2.3-2.6x one change.
+//!
+//! Outside a multi-thread runtime (a plain thread, or a current-thread test
+//! runtime, which may not be driven when a line is queued), and once the
+//! task's runtime has shut down, a line goes straight to the engine thread,
+//! which takes whatever is queued at once.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
-use std::thread::Thread;
+use crate::error::StoreError;
+use crate::writer::{Ack, WriterMsg};
+use flybot_core::sync::lock;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
+use tokio::runtime::{Handle, RuntimeFlavor};
+use tokio::sync::Notify;
 
-/// How long the writer waits for another line when no change is being
-/// made and the team is quiet: covers two requests handled back to back.
-const GATHER_GRACE: Duration = Duration::from_micros(8);
-/// The most a quiet team's batch waits for followers in all.
-const GATHER_MAX: Duration = Duration::from_micros(400);
-/// While busy: the shortest and longest quiet gap a batch waits for the
-/// next change of the burst (between them, an eighth of the last fsync).
-/// The gap covers one change ending and the next one starting.
-const BURST_QUIET_MIN: Duration = Duration::from_micros(16);
-const BURST_QUIET_MAX: Duration = Duration::from_micros(200);
-/// While busy: the most a batch waits in all.
+/// How long a burst's batch waits for a change being made, before any
+/// commit was measured.
+const STALL_FIRST: Duration = Duration::from_micros(400);
+/// How long no line may come, with no change being made, before a batch
+/// goes: the gap between two changes of one burst, when a task that makes
+/// the next one is still being spawned or stolen by another worker.
+const QUIET: Duration = Duration::from_micros(8);
+/// The most a batch waits in all, from the moment its first line came.
 const BURST_MAX: Duration = Duration::from_millis(2);
-/// A batch starting this soon after a batch of several lines is part of
-/// the same burst.
-const BURST_RECENT: Duration = Duration::from_millis(10);
 
-/// The changes being made right now, and the writer parked until there are
-/// none: the last one to leave wakes it.
+/// One change's journal line, newline included, and its waiter.
+pub(crate) struct Line {
+    pub seq: u64,
+    pub t: u64,
+    pub bytes: Vec<u8>,
+    pub ack: Ack,
+}
+
+/// The changes being made right now: between entering `mutate` and
+/// queueing their line.
 #[derive(Debug, Default)]
 pub(crate) struct Makers {
     count: AtomicUsize,
-    /// Set while the writer is parked in `wait_idle`.
-    waiting: AtomicBool,
-    writer: Mutex<Option<Thread>>,
 }
 
 impl Makers {
     fn count(&self) -> usize {
         self.count.load(Ordering::SeqCst)
     }
-
-    fn leave(&self) {
-        if self.count.fetch_sub(1, Ordering::SeqCst) == 1 && self.waiting.load(Ordering::SeqCst) {
-            let writer = self.writer.lock().map(|w| w.clone()).unwrap_or(None);
-            if let Some(writer) = writer {
-                writer.unpark();
-            }
-        }
-    }
-
-    /// Parks the calling thread until no change is being made, or until
-    /// `deadline`. An unpark that lands before the park is kept by the
-    /// thread, so no wake-up is lost between the look and the park.
-    fn wait_idle(&self, deadline: Instant) {
-        if let Ok(mut writer) = self.writer.lock() {
-            *writer = Some(std::thread::current());
-        }
-        self.waiting.store(true, Ordering::SeqCst);
-        while self.count() > 0 {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            std::thread::park_timeout(deadline - now);
-        }
-        self.waiting.store(false, Ordering::SeqCst);
-    }
-}
-
-/// How long a batch waits for its next line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Bounds {
-    /// No change being made: the quiet gap after the last line.
-    gap: Duration,
-    /// Changes being made: the longest wait for their next line. A burst
-    /// whose lines keep coming is gathered whole, however many it makes.
-    stall: Duration,
-    /// The most the batch waits in all, from its first line.
-    cap: Duration,
-}
-
-impl Bounds {
-    /// When a batch begun at `started`, whose last line came at
-    /// `last_line`, stops waiting for changes being made.
-    fn deadline(&self, started: Instant, last_line: Instant) -> Instant {
-        (started + self.cap).min(last_line + self.stall)
-    }
-}
-
-/// What the writer remembers of its last batches.
-#[derive(Debug, Default)]
-pub(crate) struct GroupCommit {
-    /// The batch being gathered: when its first line arrived.
-    since: Option<Instant>,
-    /// The last batch: how many lines, when it was on disk, how long its
-    /// write and fsync took.
-    last_lines: usize,
-    last_done: Option<Instant>,
-    last_sync: Duration,
-}
-
-impl GroupCommit {
-    /// A batch of `lines` lines is on disk; its write and fsync took `sync`.
-    pub(crate) fn batch_done(&mut self, lines: usize, sync: Duration) {
-        self.since = None;
-        self.last_lines = lines;
-        self.last_done = Some(Instant::now());
-        self.last_sync = sync;
-    }
-
-    /// Whether the team is in a burst of changes: this batch already holds
-    /// `lines` of them (a burst that started on a quiet team), or the last
-    /// batch held several and ended moments ago.
-    fn busy(&self, lines: usize) -> bool {
-        lines > 1
-            || self.last_lines > 1 && self.last_done.is_some_and(|t| t.elapsed() < BURST_RECENT)
-    }
-
-    /// How long a batch of `lines` lines waits for its next line.
-    fn bounds(&self, lines: usize) -> Bounds {
-        if !self.busy(lines) {
-            return Bounds {
-                gap: GATHER_GRACE,
-                stall: GATHER_MAX,
-                cap: GATHER_MAX,
-            };
-        }
-        // No fsync measured yet: a quiet team's cap.
-        let sync = if self.last_sync.is_zero() {
-            GATHER_MAX
-        } else {
-            self.last_sync
-        };
-        Bounds {
-            gap: (sync / 8).clamp(BURST_QUIET_MIN, BURST_QUIET_MAX),
-            stall: sync.min(BURST_MAX),
-            cap: BURST_MAX,
-        }
-    }
-
-    /// The next line of a batch holding `lines` lines, if one comes before
-    /// the batch should go: while changes are being made and their lines
-    /// keep coming (no line for `stall` ends the wait), or within the quiet
-    /// gap, and never past the cap. A closed queue ends the batch.
-    pub(crate) fn more<T>(&mut self, rx: &Receiver<T>, makers: &Makers, lines: usize) -> Option<T> {
-        // Each call follows the line just taken.
-        let last_line = Instant::now();
-        let started = *self.since.get_or_insert(last_line);
-        let wait = self.bounds(lines);
-        let deadline = wait.deadline(started, last_line);
-        let mut quiet = last_line;
-        loop {
-            match rx.try_recv() {
-                Ok(msg) => return Some(msg),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            if makers.count() > 0 {
-                // Changes are being made: park until the last one is done
-                // (its line is queued by then), then look again.
-                makers.wait_idle(deadline);
-                quiet = Instant::now();
-                continue;
-            }
-            if quiet.elapsed() >= wait.gap {
-                return None;
-            }
-            // The quiet gap, while no change is being made: a timed sleep
-            // would overshoot it by the kernel's timer slack (tens of
-            // microseconds, as long as a fast disk's fsync), and yielding
-            // takes time from nobody, since no change is being made.
-            std::thread::yield_now();
-        }
-    }
 }
 
 /// Counts one change in the making for as long as it lives, or until its
-/// line is handed to the writer (`done`).
+/// line is queued (`done`).
 pub(crate) struct Making<'a>(&'a Makers);
 
 impl<'a> Making<'a> {
@@ -202,138 +75,223 @@ impl<'a> Making<'a> {
         Making(makers)
     }
 
-    /// The change's line is about to be queued: it is no longer counted,
-    /// so a writer parked for it wakes now and finds the line queued (or
-    /// within its quiet gap), without a second park for this change.
+    /// The change's line is queued: it is no longer counted.
     pub(crate) fn done(self) {}
 }
 
 impl Drop for Making<'_> {
     fn drop(&mut self) {
-        self.0.leave();
+        self.0.count.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// How long the engine thread's last commit took; it bounds how long a
+/// batch waits for a change that stalls.
+#[derive(Debug, Default)]
+pub(crate) struct CommitPace {
+    last_us: AtomicU64,
+}
+
+impl CommitPace {
+    pub(crate) fn record(&self, took: Duration) {
+        let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX).max(1);
+        self.last_us.store(us, Ordering::Relaxed);
+    }
+
+    fn stall(&self) -> Duration {
+        match self.last_us.load(Ordering::Relaxed) {
+            0 => STALL_FIRST,
+            us => Duration::from_micros(us).min(BURST_MAX),
+        }
+    }
+}
+
+/// The lines waiting for the engine thread, and the task that hands them over.
+pub(crate) struct Gather {
+    pub(crate) makers: Makers,
+    pub(crate) pace: Arc<CommitPace>,
+    outbox: Mutex<Outbox>,
+    /// Held from taking lines out of the outbox until they are sent, so
+    /// messages reach the engine thread in the order they were queued.
+    sending: Mutex<()>,
+    wake: Arc<Notify>,
+}
+
+#[derive(Default)]
+struct Outbox {
+    lines: Vec<Line>,
+    /// The engine queue the lines go to.
+    to: Option<Sender<WriterMsg>>,
+    /// A task on a multi-thread runtime hands the lines over.
+    task: bool,
+    /// The task was woken for the lines waiting.
+    woken: bool,
+}
+
+impl Outbox {
+    /// Takes the lines waiting, to send in one message, holding the send
+    /// order (`Gather::sending`) before the outbox is let go: the send, a
+    /// futex wake of the engine thread, happens outside the outbox, so a
+    /// change queueing its line never waits on it.
+    fn take<'g>(&mut self, sending: &'g Mutex<()>) -> Handover<'g> {
+        let order = lock(sending);
+        let lines = std::mem::take(&mut self.lines);
+        Handover {
+            to: self.to.take().filter(|_| !lines.is_empty()),
+            lines,
+            _order: order,
+        }
+    }
+}
+
+/// Lines taken from the outbox, on their way to the engine thread.
+struct Handover<'g> {
+    lines: Vec<Line>,
+    to: Option<Sender<WriterMsg>>,
+    _order: MutexGuard<'g, ()>,
+}
+
+impl Handover<'_> {
+    /// Sends the lines; a queue that closed drops them, and their waiters
+    /// hear the writer stopped.
+    fn send(self) {
+        if let Some(to) = self.to {
+            let _ = to.send(WriterMsg::Lines(self.lines));
+        }
+    }
+
+    /// Sends the lines, then `msg` to `engine` behind them.
+    fn send_before(mut self, engine: &Sender<WriterMsg>, msg: WriterMsg) -> Result<(), StoreError> {
+        if let Some(to) = self.to.take() {
+            let _ = to.send(WriterMsg::Lines(std::mem::take(&mut self.lines)));
+        }
+        engine.send(msg).map_err(|_| StoreError::WriterStopped)
+    }
+}
+
+impl Gather {
+    /// A gather whose task runs on the caller's runtime, if that is a
+    /// multi-thread one.
+    pub(crate) fn new() -> Arc<Gather> {
+        let gather = Arc::new(Gather {
+            makers: Makers::default(),
+            pace: Arc::default(),
+            outbox: Mutex::default(),
+            sending: Mutex::default(),
+            wake: Arc::default(),
+        });
+        let runtime = Handle::try_current()
+            .ok()
+            .filter(|handle| handle.runtime_flavor() == RuntimeFlavor::MultiThread);
+        if let Some(runtime) = runtime {
+            lock(&gather.outbox).task = true;
+            let wake = gather.wake.clone();
+            runtime.spawn(hand_over_bursts(Arc::downgrade(&gather), wake));
+        }
+        gather
+    }
+
+    /// Queues a change's line for `engine`. Called under the team's lock,
+    /// so lines queue in seq order.
+    pub(crate) fn line(&self, engine: &Sender<WriterMsg>, line: Line) {
+        let mut outbox = lock(&self.outbox);
+        if !outbox.task {
+            let _ = engine.send(WriterMsg::Lines(vec![line]));
+            return;
+        }
+        outbox.to.get_or_insert_with(|| engine.clone());
+        outbox.lines.push(line);
+        if !outbox.woken {
+            outbox.woken = true;
+            drop(outbox);
+            self.wake.notify_one();
+        }
+    }
+
+    /// Sends `msg` to `engine` behind every line queued before it.
+    pub(crate) fn send(
+        &self,
+        engine: &Sender<WriterMsg>,
+        msg: WriterMsg,
+    ) -> Result<(), StoreError> {
+        let waiting = lock(&self.outbox).take(&self.sending);
+        waiting.send_before(engine, msg)
+    }
+
+    /// Hands the lines waiting to their engine now: called before the
+    /// store's engine queue is replaced or let go.
+    pub(crate) fn hand_over_now(&self) {
+        let waiting = lock(&self.outbox).take(&self.sending);
+        waiting.send();
+    }
+
+    fn waiting(&self) -> usize {
+        lock(&self.outbox).lines.len()
+    }
+
+    /// Yields until the burst is made (see the module's comment).
+    async fn burst_made(&self) {
+        let started = Instant::now();
+        let stall = self.pace.stall();
+        let (mut seen, mut last_line) = (self.waiting(), started);
+        loop {
+            tokio::task::yield_now().await;
+            let now = Instant::now();
+            let lines = self.waiting();
+            if lines != seen {
+                (seen, last_line) = (lines, now);
+            } else if self.makers.count() == 0 && now >= last_line + QUIET {
+                return;
+            }
+            if now >= last_line + stall || now >= started + BURST_MAX {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for Gather {
+    fn drop(&mut self) {
+        // The task holds the gather weakly: woken, it finds it gone and ends.
+        self.wake.notify_one();
+    }
+}
+
+/// The task: each time lines wait, once their burst is made, hands them over.
+async fn hand_over_bursts(gather: Weak<Gather>, wake: Arc<Notify>) {
+    let _running = TaskRunning(gather.clone());
+    loop {
+        wake.notified().await;
+        let Some(gather) = gather.upgrade() else {
+            return;
+        };
+        gather.burst_made().await;
+        let waiting = {
+            let mut outbox = lock(&gather.outbox);
+            outbox.woken = false;
+            outbox.take(&gather.sending)
+        };
+        waiting.send();
+    }
+}
+
+/// Dropped when the task ends, also when its runtime shuts down: lines
+/// from then on go straight to the engine thread, and those waiting go now.
+struct TaskRunning(Weak<Gather>);
+
+impl Drop for TaskRunning {
+    fn drop(&mut self) {
+        if let Some(gather) = self.0.upgrade() {
+            let waiting = {
+                let mut outbox = lock(&gather.outbox);
+                outbox.task = false;
+                outbox.take(&gather.sending)
+            };
+            waiting.send();
+        }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-    use std::sync::mpsc::channel;
-
-    #[test]
-    fn a_lone_change_is_written_at_once_and_a_burst_waits_for_its_next_line() {
-        let (tx, rx) = channel::<u32>();
-        let making = Makers::default();
-        let mut commit = GroupCommit::default();
-        // Quiet team, nothing coming: the batch goes.
-        assert_eq!(commit.more(&rx, &making, 1), None);
-        commit.batch_done(1, Duration::from_millis(4));
-        assert!(!commit.busy(1), "one line is no burst");
-        commit.batch_done(5, Duration::from_millis(4));
-        assert!(commit.busy(1));
-        // Busy: a line already queued joins the batch.
-        tx.send(7).unwrap();
-        assert_eq!(commit.more(&rx, &making, 1), Some(7));
-        // The senders are gone: the batch goes.
-        drop(tx);
-        assert_eq!(commit.more(&rx, &making, 2), None);
-    }
-
-    #[test]
-    fn a_writer_parked_for_changes_being_made_wakes_when_the_last_one_leaves() {
-        let makers = Makers::default();
-        std::thread::scope(|scope| {
-            let first = Making::enter(&makers);
-            let second = Making::enter(&makers);
-            // The deadline is far: only the last change's leaving ends the wait.
-            let writer = scope.spawn(|| {
-                makers.wait_idle(Instant::now() + Duration::from_secs(60));
-                makers.count()
-            });
-            drop(first);
-            second.done();
-            assert_eq!(writer.join().unwrap(), 0);
-        });
-    }
-
-    /// The bounds of a busy team's batch after a last fsync of `sync`.
-    fn busy_after(sync: Duration) -> Bounds {
-        let mut commit = GroupCommit::default();
-        commit.batch_done(32, sync);
-        commit.bounds(1)
-    }
-
-    fn quiet() -> Bounds {
-        Bounds {
-            gap: GATHER_GRACE,
-            stall: GATHER_MAX,
-            cap: GATHER_MAX,
-        }
-    }
-
-    #[test]
-    fn a_burst_waits_for_a_stalled_change_no_longer_than_the_fsync_it_saves() {
-        assert_eq!(GroupCommit::default().bounds(1), quiet(), "a quiet team");
-        let us = Duration::from_micros;
-        // A fast disk: a short gap, and a stalled change is waited for no
-        // longer than one fsync.
-        let fast = busy_after(us(240));
-        assert_eq!(
-            (fast.gap, fast.stall, fast.cap),
-            (us(30), us(240), BURST_MAX)
-        );
-        // A very fast disk: the gap still covers one change handing over to the next.
-        let faster = busy_after(us(40));
-        assert_eq!((faster.gap, faster.stall), (BURST_QUIET_MIN, us(40)));
-        // A slow disk: both bounded.
-        let slow = busy_after(Duration::from_millis(9));
-        assert_eq!((slow.gap, slow.stall), (BURST_QUIET_MAX, BURST_MAX));
-    }
-
-    /// Issue 38: a burst of 32 took longer to make than one fsync, and the
-    /// batch, capped at one fsync from its first line, went with part of
-    /// the burst; the rest paid a second fsync. A batch now stays open as
-    /// long as its lines keep coming, up to `BURST_MAX`.
-    #[test]
-    fn a_burst_whose_lines_keep_coming_is_gathered_past_one_fsync() {
-        let sync = Duration::from_micros(200);
-        let wait = busy_after(sync);
-        let t0 = Instant::now();
-        // A line came just now: the batch waits one more fsync for the next.
-        assert_eq!(wait.deadline(t0, t0), t0 + sync);
-        // Lines kept coming for 1.5 fsyncs: it still waits, past one fsync.
-        let late = t0 + sync * 3 / 2;
-        assert_eq!(wait.deadline(t0, late), late + sync);
-        // However long they keep coming, never past the cap.
-        let later = t0 + BURST_MAX - sync / 2;
-        assert_eq!(wait.deadline(t0, later), t0 + BURST_MAX);
-        // A quiet team's batch is bounded as before.
-        assert_eq!(quiet().deadline(t0, t0 + sync), t0 + GATHER_MAX);
-    }
-
-    #[test]
-    fn a_burst_on_a_quiet_team_is_gathered_once_its_second_line_is_in() {
-        let mut commit = GroupCommit::default();
-        // A lone change went moments ago: the team is quiet.
-        commit.batch_done(1, Duration::from_micros(240));
-        assert_eq!(commit.bounds(1), quiet());
-        // A second line joined this batch: it is a burst, and the batch
-        // waits for the rest of it as long as its lines keep coming.
-        let burst = commit.bounds(2);
-        assert_eq!(
-            (burst.gap, burst.stall, burst.cap),
-            (
-                Duration::from_micros(30),
-                Duration::from_micros(240),
-                BURST_MAX
-            )
-        );
-        // No fsync measured yet: a stalled change is waited for as a quiet
-        // team's batch is.
-        let fresh = GroupCommit::default().bounds(2);
-        assert_eq!(
-            (fresh.gap, fresh.stall),
-            (Duration::from_micros(50), GATHER_MAX)
-        );
-    }
-}
+#[path = "group_commit_tests.rs"]
+mod tests;

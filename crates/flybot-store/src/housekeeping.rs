@@ -69,9 +69,7 @@ pub(crate) fn snapshot(inner: &Inner) -> Result<(), StoreError> {
         // A clone keeps the lock short; serialising happens outside it.
         let team = live.team.clone();
         let (tx, rx) = oneshot::channel();
-        writer
-            .send(WriterMsg::Barrier(tx))
-            .map_err(|_| StoreError::WriterStopped)?;
+        inner.gather.send(&writer, WriterMsg::Barrier(tx))?;
         (team, writer, rx)
     };
     barrier
@@ -90,7 +88,7 @@ pub(crate) fn snapshot(inner: &Inner) -> Result<(), StoreError> {
         team: Box::new(team),
         ack: tx,
     };
-    if writer.send(trim).is_ok()
+    if inner.gather.send(&writer, trim).is_ok()
         && let Ok(Err(why)) = rx.blocking_recv()
     {
         // Not fatal: the longer journal still replays onto the snapshot.
@@ -108,7 +106,7 @@ pub(crate) fn close_blocking(inner: &Inner) -> Result<(), StoreError> {
     let writer = lock(&inner.live).writer.take();
     if let Some(writer) = writer {
         let (tx, rx) = oneshot::channel();
-        if writer.send(WriterMsg::Stop(tx)).is_ok() {
+        if inner.gather.send(&writer, WriterMsg::Stop(tx)).is_ok() {
             let _ = rx.blocking_recv();
         }
     }

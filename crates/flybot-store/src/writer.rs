@@ -1,13 +1,14 @@
 //! The journal's one writer thread: it appends change lines in seq order and
 //! commits them in groups (everything queued goes out in one write and one
-//! fsync, then every waiter is answered), trims the journal after a snapshot,
+//! fsync, then every waiter is answered; `group_commit` gathers a burst's
+//! lines before they are queued), trims the journal after a snapshot,
 //! and, when the journal keeps history, folds its oldest lines into the base
 //! so it stays within its caps (#511).
 
 use crate::acks::Acker;
 use crate::atomic::atomic_write;
 use crate::error::StoreError;
-use crate::group_commit::GroupCommit;
+use crate::group_commit::{CommitPace, Line};
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
 use crate::store::Clock;
 use flybot_protocol::state::TeamState;
@@ -28,13 +29,8 @@ const JOURNAL: &str = "journal.jsonl";
 pub(crate) type Ack = oneshot::Sender<Result<(), StoreError>>;
 
 pub(crate) enum WriterMsg {
-    /// One change line, newline included.
-    Line {
-        seq: u64,
-        t: u64,
-        bytes: Vec<u8>,
-        ack: Ack,
-    },
+    /// Change lines in seq order, one write and one commit between them.
+    Lines(Vec<Line>),
     /// Answered once every line queued before it is on disk.
     Barrier(Ack),
     /// `state.json` now holds the team at `seq`: the lines up to it may go.
@@ -54,8 +50,8 @@ pub(crate) struct WriterConfig {
     pub max_bytes: u64,
     pub max_age_ms: u64,
     pub clock: Clock,
-    /// How many changes are being made right now (see `group_commit`).
-    pub making: Arc<crate::group_commit::Makers>,
+    /// Where the writer says how long its last write and fsync took.
+    pub pace: Arc<CommitPace>,
     /// The disk faults a test arms (the `testing` feature only).
     #[cfg(feature = "testing")]
     pub faults: Arc<crate::faults::DiskFaults>,
@@ -101,8 +97,6 @@ struct Writer {
     /// History was given up because the team alone passes the cap.
     history_stopped: bool,
     failed: Option<StoreError>,
-    /// How long a batch is held open for more lines.
-    commit: GroupCommit,
     /// Answers a batch's waiters.
     acker: Acker,
     /// The base line's seq, and every change line after it.
@@ -122,7 +116,6 @@ pub(crate) fn spawn(
         oldest_t: info.oldest_change_t,
         history_stopped: false,
         failed: None,
-        commit: GroupCommit::default(),
         acker: Acker::on_current_runtime(),
         base_seq: info.base_seq,
         lines: info.lines.iter().copied().collect(),
@@ -154,10 +147,13 @@ impl Writer {
             let mut next = Some(first);
             while let Some(msg) = next.take() {
                 match msg {
-                    WriterMsg::Line { seq, t, bytes, ack } => {
-                        let start = buf.len();
-                        buf.extend_from_slice(&bytes);
-                        pending.push(Pending { seq, t, start, ack });
+                    WriterMsg::Lines(lines) => {
+                        for line in lines {
+                            let start = buf.len();
+                            buf.extend_from_slice(&line.bytes);
+                            let (seq, t, ack) = (line.seq, line.t, line.ack);
+                            pending.push(Pending { seq, t, start, ack });
+                        }
                     }
                     WriterMsg::Barrier(ack) => {
                         self.flush(&mut buf, &mut pending);
@@ -178,12 +174,8 @@ impl Writer {
                         return;
                     }
                 }
-                // Group commit: take everything already queued before the fsync,
-                // and lines still arriving close behind them.
+                // Group commit: everything already queued shares the fsync.
                 next = rx.try_recv().ok();
-                if next.is_none() && !pending.is_empty() {
-                    next = self.commit.more(&rx, &self.cfg.making, pending.len());
-                }
             }
             self.flush(&mut buf, &mut pending);
             self.retain();
@@ -231,7 +223,7 @@ impl Writer {
                 .and_then(|()| self.file.sync_data())
                 .map_err(StoreError::disk)
         });
-        self.commit.batch_done(pending.len(), started.elapsed());
+        self.cfg.pace.record(started.elapsed());
         match &result {
             Ok(()) => {
                 let at = self.len;

@@ -198,6 +198,7 @@ fn take_over(
         StoreStatus::ReadOnly(crate::ReadOnlyReason::Standby { holder }) => holder.clone(),
         _ => "another FlyBot".to_owned(),
     };
+    inner.gather.hand_over_now();
     live.writer = Some(tx);
     *lock(&inner.status) = StoreStatus::Writer;
     inner.revision.send_replace(live.team.journal_seq);

@@ -6,7 +6,6 @@
 use super::postgres::{Engine, Leading, commit_batch, connect, load};
 use crate::engine::lease::{self, Lease};
 use crate::error::StoreError;
-use crate::group_commit::GroupCommit;
 use crate::store::{Inner, ReadOnlyReason, StoreStatus};
 use crate::writer::{Ack, WriterMsg};
 use flybot_core::sync::lock;
@@ -66,13 +65,11 @@ struct Leader<'a> {
 impl Leader<'_> {
     fn run(&mut self, rx: &Receiver<WriterMsg>, weak: &Weak<Inner>) -> LeaderEnd {
         let tick = self.engine.options.tick();
-        // The folder's group commit, with the round trip in place of the
-        // fsync: a burst's changes being made are waited for (bounded by
-        // the last commit), so 32 at once share one transaction.
-        let making = weak
+        // Where the round trip's time is told to the runtime's group
+        // commit, which gathers a burst's lines before they are queued.
+        let pace = weak
             .upgrade()
-            .map_or_else(Default::default, |inner| inner.making.clone());
-        let mut gather = GroupCommit::default();
+            .map_or_else(Default::default, |inner| inner.gather.pace.clone());
         let mut last_renew = Instant::now();
         loop {
             // Renewed every tick, busy or not: a batch checks the lease
@@ -95,30 +92,26 @@ impl Leader<'_> {
             let mut next = Some(first);
             while let Some(msg) = next.take() {
                 match msg {
-                    WriterMsg::Line {
-                        seq,
-                        t,
-                        mut bytes,
-                        ack,
-                    } => {
-                        bytes.pop();
-                        let text = String::from_utf8(bytes).unwrap_or_default();
-                        batch.push((seq, t, text));
-                        acks.push(ack);
+                    WriterMsg::Lines(lines) => {
+                        for mut line in lines {
+                            line.bytes.pop();
+                            let text = String::from_utf8(line.bytes).unwrap_or_default();
+                            batch.push((line.seq, line.t, text));
+                            acks.push(line.ack);
+                        }
                     }
                     WriterMsg::Barrier(ack) | WriterMsg::Trim { ack, .. } => {
                         after.push((ack, false));
                     }
                     WriterMsg::Stop(ack) => after.push((ack, true)),
                 }
-                next = gather.more(rx, &making, batch.len() + after.len());
+                // Group commit: everything already queued shares the transaction.
+                next = rx.try_recv().ok();
             }
-            if batch.is_empty() {
-                gather.batch_done(0, Duration::ZERO);
-            } else {
+            if !batch.is_empty() {
                 let started = Instant::now();
                 let committed = self.commit(&batch);
-                gather.batch_done(batch.len(), started.elapsed());
+                pace.record(started.elapsed());
                 match committed {
                     Ok(()) => {
                         self.engine.acker.answer(acks, Ok(()));
@@ -262,6 +255,7 @@ impl Leader<'_> {
             *lock(&inner.status) = StoreStatus::ReadOnly(ReadOnlyReason::Standby {
                 holder: format!("another FlyBot ({why})"),
             });
+            inner.gather.hand_over_now();
             live.writer = None;
             match self.engine.rt.block_on(load(&mut self.conn)) {
                 Ok(Some(team)) => {
