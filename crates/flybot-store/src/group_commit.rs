@@ -196,6 +196,8 @@ impl Gather {
     pub(crate) fn line(&self, engine: &Sender<WriterMsg>, line: Line) {
         let mut outbox = lock(&self.outbox);
         if !outbox.task {
+            // Behind lines a task that just ended is still handing over.
+            let _order = lock(&self.sending);
             let _ = engine.send(WriterMsg::Lines(vec![line]));
             return;
         }
