@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)]
 use super::*;
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use tokio::runtime::{Builder, Runtime};
 
 fn runtime(workers: usize) -> Runtime {
@@ -8,6 +8,15 @@ fn runtime(workers: usize) -> Runtime {
         .worker_threads(workers)
         .build()
         .unwrap()
+}
+
+/// A gather whose task runs on a runtime of `workers` workers, and the
+/// engine queue it hands over to.
+fn gather_on(workers: usize) -> (Runtime, Arc<Gather>, Sender<WriterMsg>, Receiver<WriterMsg>) {
+    let rt = runtime(workers);
+    let gather = rt.block_on(async { Gather::new() });
+    let (tx, rx) = channel();
+    (rt, gather, tx, rx)
 }
 
 fn line(seq: u64) -> Line {
@@ -41,9 +50,7 @@ fn next(rx: &Receiver<WriterMsg>) -> Vec<u64> {
 
 #[test]
 fn a_lone_change_is_handed_over_once_the_runtime_has_nothing_else_to_run() {
-    let rt = runtime(2);
-    let (tx, rx) = channel();
-    let gather = rt.block_on(async { Gather::new() });
+    let (rt, gather, tx, rx) = gather_on(2);
     rt.block_on(async {
         let making = Making::enter(&gather.makers);
         making.done();
@@ -60,9 +67,7 @@ fn a_lone_change_is_handed_over_once_the_runtime_has_nothing_else_to_run() {
 /// seq order.
 #[test]
 fn a_burst_of_changes_made_at_once_goes_to_the_engine_in_one_message() {
-    let rt = runtime(1);
-    let (tx, rx) = channel();
-    let gather = rt.block_on(async { Gather::new() });
+    let (rt, gather, tx, rx) = gather_on(1);
     let seqs = Arc::new(AtomicU64::new(0));
     rt.block_on(async {
         let mut set = tokio::task::JoinSet::new();
@@ -86,9 +91,7 @@ fn a_burst_of_changes_made_at_once_goes_to_the_engine_in_one_message() {
 /// could save: one that never queues its line does not hold the others.
 #[test]
 fn a_change_that_stalls_holds_the_batch_no_longer_than_one_commit() {
-    let rt = runtime(2);
-    let (tx, rx) = channel();
-    let gather = rt.block_on(async { Gather::new() });
+    let (rt, gather, tx, rx) = gather_on(2);
     gather.pace.record(Duration::from_micros(300));
     let stalled = Making::enter(&gather.makers);
     rt.block_on(async { gather.line(&tx, line(1)) });
@@ -102,9 +105,7 @@ fn a_change_that_stalls_holds_the_batch_no_longer_than_one_commit() {
 
 #[test]
 fn a_barrier_goes_to_the_engine_behind_the_lines_queued_before_it() {
-    let rt = runtime(2);
-    let (tx, rx) = channel();
-    let gather = rt.block_on(async { Gather::new() });
+    let (rt, gather, tx, rx) = gather_on(2);
     // A change still being made keeps the lines in the outbox.
     let stalled = Making::enter(&gather.makers);
     gather.pace.record(Duration::from_secs(1));
