@@ -44,10 +44,35 @@ test('a room made, renamed, changed and deleted from the page', async ({ page, h
   await side.getByRole('button', { name: 'Save notice' }).click();
   await expect.poll(async () => (await host.api.call('state')).rooms?.find((r) => r.name === 'Studio')?.notice ?? null).toBe('Answer in one line.');
 
-  // Rename: an empty name is refused beside the field, then a good one.
+  // Rename: an empty name is refused beside the field, then a good one. A change made
+  // elsewhere while the answer is awaited redraws the panel only once the refusal is on
+  // screen, and that redraw keeps the refusal the person has not read.
   const roomName = side.getByLabel('Room name');
+  let answer;
+  const held = new Promise((resolve) => {
+    page.route(
+      '**/api/bot/update-room',
+      async (route) => {
+        await new Promise((release) => {
+          answer = release;
+          resolve();
+        });
+        await route.continue();
+      },
+      { times: 1 },
+    );
+  });
   await roomName.fill(' ');
   await side.getByRole('button', { name: 'Rename' }).click();
+  await held;
+  const before = await host.api.call('state');
+  const studio = before.rooms.find((r) => r.name === 'Studio');
+  const ada = before.bots.find((b) => b.name === 'Ada');
+  const seen = page.waitForResponse((r) => r.url().endsWith('/api/bot/state'));
+  await host.api.call('update-room', { id: studio.id, admin: ada.id });
+  await seen;
+  answer();
+  await expect(side.getByText('admin', { exact: true })).toBeVisible();
   await expect(roomName).toHaveAccessibleDescription(/Give a name; it cannot be empty\./);
   await roomName.fill('Atelier');
   await side.getByRole('button', { name: 'Rename' }).click();

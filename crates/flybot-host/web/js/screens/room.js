@@ -13,7 +13,7 @@ import { drawPeople, nameOf } from '../work/room_people.js';
 import { drawShare, sharedLabel } from '../work/room_share.js';
 import { drawLinks } from '../work/room_links.js';
 import { drawFace, faceLabel, markHeld } from '../work/room_face.js';
-import { alertLine, showRefusal, clearRefusal } from '../work/ui.js';
+import { alertLine, showRefusal, clearRefusal, redrawKeeping } from '../work/ui.js';
 
 /** Lines a room shows at first and per "Load earlier": read from the log's end. */
 const ROOM_PAGE = 100;
@@ -77,6 +77,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
   side.addEventListener('input', (event) => {
     event.target.dataset.typed = '1';
   });
+  side.addEventListener('w-settled', () => drawHead());
   peopleToggle.addEventListener('click', () => {
     const open = peopleToggle.getAttribute('aria-expanded') !== 'true';
     peopleToggle.setAttribute('aria-expanded', String(open));
@@ -139,34 +140,28 @@ export async function show(main, ctx, { roomId, line = 0 }) {
     if (key === drawn) return;
     // An open delete question stays until answered; the panel redraws at the next change after it.
     if (side.querySelector('.confirm')) return;
+    // An answer awaited in the panel holds the redraw, so its refusal lands in the form on screen.
+    if (side.querySelector('[data-busy]')) return;
     drawn = key;
-    // A redraw (a line, a new speaker) keeps what the person is typing in the panel, and the focus.
-    const typed = [...side.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
-    const focused = side.contains(document.activeElement) ? document.activeElement.getAttribute('name') : null;
-    // A face-to-face room's members are the server's: its own panel lists the homes.
-    if (room.origin === 'face-to-face') side.replaceChildren();
-    else drawPeople(side, {
-      api,
-      state: team.state,
-      room,
-      speaking,
-      onChanged: () => team.refresh(),
-      onDeleted: async () => {
-        await team.refresh().catch(() => {});
-        ctx.navigate('#/');
-      },
+    // A redraw (a line, a new speaker) keeps what the person is typing in the panel, the focus and a refusal.
+    redrawKeeping(side, () => {
+      // A face-to-face room's members are the server's: its own panel lists the homes.
+      if (room.origin === 'face-to-face') side.replaceChildren();
+      else drawPeople(side, {
+        api,
+        state: team.state,
+        room,
+        speaking,
+        onChanged: () => team.refresh(),
+        onDeleted: async () => {
+          await team.refresh().catch(() => {});
+          ctx.navigate('#/');
+        },
+      });
+      drawShare(side, { api, state: team.state, room, onChanged: () => team.refresh() });
+      drawLinks(side, { api, state: team.state, room });
+      drawFace(side, { api, state: team.state, room, onChanged: () => team.refresh() });
     });
-    drawShare(side, { api, state: team.state, room, onChanged: () => team.refresh() });
-    drawLinks(side, { api, state: team.state, room });
-    drawFace(side, { api, state: team.state, room, onChanged: () => team.refresh() });
-    for (const [name, value] of typed) {
-      const el = side.querySelector(`[name="${name}"]`);
-      if (el && el.value !== value) {
-        el.value = value;
-        el.dataset.typed = '1';
-      }
-    }
-    if (focused) side.querySelector(`[name="${focused}"]`)?.focus();
   }
 
   const load = coalesce(async () => {

@@ -41,6 +41,37 @@ export function clearRefusal(scope) {
   for (const el of scope.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
 }
 
+/**
+ * Redraws `scope` with `draw` and keeps what the person had in it: the values typed
+ * (fields marked `data-typed`), the focus, and a refusal shown beside a field. A redraw
+ * comes with any change on the team, so it must not eat a refusal the person has not read.
+ */
+export function redrawKeeping(scope, draw) {
+  const typed = [...scope.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
+  const focused = scope.contains(document.activeElement) ? document.activeElement.getAttribute('name') : null;
+  const refused = [...scope.querySelectorAll('.w-field[data-field]')]
+    .map((wrap) => [wrap.dataset.field, wrap.querySelector('.w-field-error')])
+    .filter(([name, line]) => name && line && !line.hidden)
+    .map(([name, line]) => [name, line.textContent]);
+  draw();
+  for (const [name, value] of typed) {
+    const el = scope.querySelector(`[name="${CSS.escape(name)}"]`);
+    if (el && el.value !== value) {
+      el.value = value;
+      el.dataset.typed = '1';
+    }
+  }
+  for (const [name, message] of refused) {
+    const wrap = scope.querySelector(`.w-field[data-field="${CSS.escape(name)}"]`);
+    const line = wrap?.querySelector('.w-field-error');
+    if (!line) continue;
+    line.textContent = message;
+    line.hidden = false;
+    wrap.querySelector('input, select, textarea')?.setAttribute('aria-invalid', 'true');
+  }
+  if (focused) scope.querySelector(`[name="${CSS.escape(focused)}"]`)?.focus();
+}
+
 /** Shows `error` (an ApiError, or any Error) in `scope`: beside the field its `details.field` names when the scope has one, else in the scope's alert. */
 export function showRefusal(scope, error) {
   clearRefusal(scope);
@@ -72,6 +103,7 @@ export function showRefusal(scope, error) {
 export async function attempt(scope, button, work) {
   clearRefusal(scope);
   if (button) button.disabled = true;
+  scope.dataset.busy = '1';
   try {
     return await work();
   } catch (error) {
@@ -79,6 +111,9 @@ export async function attempt(scope, button, work) {
     return null;
   } finally {
     if (button) button.disabled = false;
+    delete scope.dataset.busy;
+    // A screen that held a redraw while the answer was awaited (`data-busy`) draws now.
+    scope.dispatchEvent(new CustomEvent('w-settled', { bubbles: true }));
   }
 }
 
