@@ -61,27 +61,34 @@ fn a_lone_change_is_handed_over_once_the_runtime_has_nothing_else_to_run() {
 }
 
 /// The burst of the store bench: 32 tasks spawned at once, each making a
-/// change that yields to the runtime (as one waiting for the team does)
-/// before its line is queued with the next seq. On one worker the order is
-/// certain, and the 32 lines reach the engine thread in one message, in
-/// seq order.
+/// change that yields to the runtime (as one waiting for its turn does)
+/// before its line is queued with the next seq. They are spawned from a
+/// task on the one worker, so none runs before all are spawned and the
+/// order is certain however busy the machine is; the 32 lines reach the
+/// engine thread in one message, in seq order.
 #[test]
 fn a_burst_of_changes_made_at_once_goes_to_the_engine_in_one_message() {
     let (rt, gather, tx, rx) = gather_on(1);
     let seqs = Arc::new(AtomicU64::new(0));
-    rt.block_on(async {
-        let mut set = tokio::task::JoinSet::new();
-        for _ in 0..32 {
-            let (gather, tx, seqs) = (gather.clone(), tx.clone(), seqs.clone());
-            set.spawn(async move {
-                let making = Making::enter(&gather.makers);
-                tokio::task::yield_now().await;
-                making.done();
-                let seq = seqs.fetch_add(1, Ordering::SeqCst) + 1;
-                gather.line(&tx, line(seq));
-            });
-        }
-        while set.join_next().await.is_some() {}
+    let spawner = (gather.clone(), tx.clone(), seqs.clone());
+    rt.block_on(async move {
+        let (gather, tx, seqs) = spawner;
+        tokio::spawn(async move {
+            let mut set = tokio::task::JoinSet::new();
+            for _ in 0..32 {
+                let (gather, tx, seqs) = (gather.clone(), tx.clone(), seqs.clone());
+                set.spawn(async move {
+                    let making = Making::enter(&gather.makers);
+                    tokio::task::yield_now().await;
+                    making.done();
+                    let seq = seqs.fetch_add(1, Ordering::SeqCst) + 1;
+                    gather.line(&tx, line(seq));
+                });
+            }
+            while set.join_next().await.is_some() {}
+        })
+        .await
+        .unwrap();
     });
     assert_eq!(next(&rx), (1..=32).collect::<Vec<_>>());
     assert!(received(&rx).is_empty());
