@@ -25,6 +25,7 @@ mod load;
 mod lock;
 pub mod memory;
 mod migrate;
+mod opening;
 pub mod parts;
 pub mod private;
 pub mod replay;

@@ -6,11 +6,12 @@ use crate::apply::Undo;
 use crate::change::{Change, Written};
 use crate::error::StoreError;
 use crate::group_commit::{Gather, Line, Making};
-use crate::housekeeping::{StopSignal, close_blocking, housekeeping, snapshot};
-use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
+use crate::housekeeping::{StopSignal, close_blocking, snapshot};
+use crate::load::{FileStamps, JOURNAL_FILE, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
+use crate::opening::{load_as_reader, load_options, new_inner, start_writing};
 use crate::refusal::{damaged, refusal_for};
-use crate::writer::{self, JournalInfo, WriterConfig, WriterMsg};
+use crate::writer::WriterMsg;
 use flybot_core::sync::lock;
 use flybot_protocol::journal::ChangeLine;
 use flybot_protocol::state::TeamState;
@@ -526,85 +527,4 @@ impl Store {
         *last = now;
         now
     }
-}
-
-fn load_options(options: &StoreOptions, as_writer: bool) -> LoadOptions {
-    LoadOptions {
-        as_writer,
-        state_journal: options.state_journal,
-        now_ms: (options.clock)(),
-    }
-}
-
-/// A reader may catch the writer between its snapshot and its trim; a
-/// second look sees both files settled.
-fn load_as_reader(home: &Path, options: &StoreOptions) -> LoadedHome {
-    let mut loaded = load_home(home, &load_options(options, false));
-    for _ in 0..2 {
-        if loaded.damaged.is_none() {
-            break;
-        }
-        loaded = load_home(home, &load_options(options, false));
-    }
-    loaded
-}
-
-/// Starts the journal thread and the housekeeping thread of a writer.
-fn start_writing(
-    inner: &Arc<Inner>,
-    live: &mut Live,
-    journal: &JournalInfo,
-) -> std::io::Result<()> {
-    let options = &inner.options;
-    let config = WriterConfig {
-        path: inner.home.join(JOURNAL_FILE),
-        history: options.state_journal,
-        max_bytes: options.journal_max_bytes,
-        max_age_ms: options.journal_max_age.as_millis() as u64,
-        clock: options.clock.clone(),
-        pace: inner.gather.pace.clone(),
-        #[cfg(feature = "testing")]
-        faults: options.faults.clone(),
-    };
-    let (sender, writer_thread) = writer::spawn(config, journal)?;
-    live.writer = Some(sender);
-    let stop = Arc::new(StopSignal::default());
-    let weak = Arc::downgrade(inner);
-    let signal = stop.clone();
-    let housekeeping = std::thread::Builder::new()
-        .name("flybot-store".to_owned())
-        .spawn(move || housekeeping(weak, &signal))?;
-    let mut threads = lock(&inner.threads);
-    threads.writer = Some(writer_thread);
-    threads.housekeeping = Some((stop, housekeeping));
-    Ok(())
-}
-
-/// The store's shared half, as a fresh open builds it.
-fn new_inner(
-    home: &Path,
-    options: StoreOptions,
-    team: TeamState,
-    status: StoreStatus,
-    home_lock: Option<HomeLock>,
-) -> Arc<Inner> {
-    let (revision, _) = watch::channel(team.journal_seq);
-    Arc::new(Inner {
-        home: home.to_owned(),
-        snapshot_seq: AtomicU64::new(team.journal_seq),
-        stamps: Mutex::new(FileStamps::default()),
-        live: Mutex::new(Live { team, writer: None }),
-        last_now: Mutex::new(0),
-        revision,
-        status: Mutex::new(status),
-        options,
-        queued: AtomicU64::new(0),
-        gather: Gather::new(),
-        closed: AtomicBool::new(false),
-        snapshot_gate: Mutex::new(()),
-        home_lock: Mutex::new(home_lock),
-        notice: Mutex::new(None),
-        threads: Mutex::new(Threads::default()),
-        turnstile: tokio::sync::Mutex::new(()),
-    })
 }
