@@ -74,6 +74,7 @@ test('a room made, renamed, changed and deleted from the page', async ({ page, h
   answer();
   await expect(side.getByText('admin', { exact: true })).toBeVisible();
   await expect(roomName).toHaveAccessibleDescription(/Give a name; it cannot be empty\./);
+  await side.screenshot({ path: test.info().outputPath('room-rename-refused-1280.png') });
   await roomName.fill('Atelier');
   await side.getByRole('button', { name: 'Rename' }).click();
   await expect(page.getByRole('heading', { name: 'Atelier', level: 1 })).toBeVisible();
