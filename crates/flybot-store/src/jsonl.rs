@@ -11,6 +11,8 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use crate::room_ahead::RoomAhead;
+
 /// How much of the file's end one read looks at while finding the last line.
 const CHUNK: u64 = 8 * 1024;
 
@@ -18,6 +20,11 @@ const CHUNK: u64 = 8 * 1024;
 #[derive(Debug)]
 pub struct JsonlAppender {
     file: File,
+    /// The file's length as this appender left it.
+    len: u64,
+    /// Disk room reserved ahead of the end, for a file synced at every
+    /// batch (`reserving_room`).
+    room: Option<RoomAhead>,
 }
 
 impl JsonlAppender {
@@ -36,13 +43,29 @@ impl JsonlAppender {
             .append(true)
             .mode(0o600)
             .open(path)?;
-        if let Some(keep) = torn_tail(&mut file)? {
-            cut_at(&file, keep)?;
-        }
+        let len = match torn_tail(&mut file)? {
+            Some(keep) => {
+                cut_at(&file, keep)?;
+                keep
+            }
+            None => file.metadata()?.len(),
+        };
         if fresh && let Some(dir) = dir {
             File::open(dir)?.sync_all()?;
         }
-        Ok(JsonlAppender { file })
+        Ok(JsonlAppender {
+            file,
+            len,
+            room: None,
+        })
+    }
+
+    /// Appends from now on land in disk room reserved ahead of the end
+    /// (`room_ahead`), so a sync allocates no block: for a journal synced
+    /// at every batch, not for the many logs synced only at a checkpoint.
+    pub fn reserving_room(mut self) -> Self {
+        self.room = Some(RoomAhead::default());
+        self
     }
 
     /// Appends `lines` (whole lines, each ending in a newline) with one
@@ -65,7 +88,13 @@ impl JsonlAppender {
                 "a JSONL append must end with a newline",
             ));
         }
-        self.file.write_all(lines)
+        let end = self.len + lines.len() as u64;
+        if let Some(room) = &mut self.room {
+            room.before_append(&self.file, self.len, end);
+        }
+        self.file.write_all(lines)?;
+        self.len = end;
+        Ok(())
     }
 
     /// Flushes what was written to disk.

@@ -29,6 +29,7 @@ mod opening;
 pub mod parts;
 pub mod private;
 pub mod replay;
+mod room_ahead;
 pub mod room_log;
 mod roster_writes;
 mod schedules;

@@ -10,6 +10,7 @@ use crate::atomic::atomic_write;
 use crate::error::StoreError;
 use crate::group_commit::{CommitPace, Line};
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
+use crate::room_ahead::RoomAhead;
 use crate::store::Clock;
 use flybot_protocol::state::TeamState;
 use std::collections::VecDeque;
@@ -102,6 +103,9 @@ struct Writer {
     /// The base line's seq, and every change line after it.
     base_seq: u64,
     lines: VecDeque<LineAt>,
+    /// Disk room reserved past the journal's end, so a commit's fsync
+    /// allocates no block.
+    room: RoomAhead,
 }
 
 pub(crate) fn spawn(
@@ -119,6 +123,7 @@ pub(crate) fn spawn(
         acker: Acker::on_current_runtime(),
         base_seq: info.base_seq,
         lines: info.lines.iter().copied().collect(),
+        room: RoomAhead::default(),
         cfg,
     };
     if writer.keeps_history() && info.base_len + 1 > writer.target_bytes() {
@@ -216,6 +221,8 @@ impl Writer {
             return;
         }
         let started = Instant::now();
+        let end = self.len + buf.len() as u64;
+        self.room.before_append(&self.file, self.len, end);
         let result = self.health().and_then(|()| {
             self.injected_write_fault()
                 .and_then(|()| self.file.write_all(buf))
@@ -254,6 +261,7 @@ impl Writer {
     /// written but never synced must not show when the team is read again
     /// from disk, nor come back on a restart.
     fn cut_back(&mut self) {
+        self.room.forget();
         let cut = self
             .file
             .set_len(self.len)
@@ -426,7 +434,10 @@ impl Writer {
             source: e.into(),
         })?;
         match open_append(&self.cfg) {
-            Ok(file) => self.file = file,
+            Ok(file) => {
+                self.file = file;
+                self.room.forget();
+            }
             Err(e) => {
                 // The old handle points at the replaced file: appends there
                 // would be lost, so nothing more may be acknowledged.

@@ -76,7 +76,7 @@ pub(crate) fn start(
     if let Some(link) = &link {
         link.save_cursor(home)?;
     }
-    let journal = JsonlAppender::open(&home.join(JOURNAL_FILE))?;
+    let journal = open_journal(&home.join(JOURNAL_FILE))?;
     counters.opens.fetch_add(1, Ordering::Relaxed);
     let journal_bytes = journal.size()?;
     let mut writer = Writer {
@@ -310,7 +310,7 @@ impl Writer {
         if read {
             database::moved(&self.home);
         }
-        self.journal = JsonlAppender::open(&self.home.join(JOURNAL_FILE))?;
+        self.journal = open_journal(&self.home.join(JOURNAL_FILE))?;
         self.journal_bytes = self.journal.size()?;
         if let Some(link) = &self.link {
             link.save_cursor(&self.home)?;
@@ -344,7 +344,7 @@ impl Writer {
             let fresh = self.carried.lines();
             crate::atomic_write(&path, &fresh)?;
             self.counters.syncs.fetch_add(2, Ordering::Relaxed);
-            self.journal = JsonlAppender::open(&path)?;
+            self.journal = open_journal(&path)?;
             self.counters.opens.fetch_add(1, Ordering::Relaxed);
             self.journal_bytes = fresh.len() as u64;
             if let Some(link) = &self.link {
@@ -356,6 +356,12 @@ impl Writer {
             self.stop(e);
         }
     }
+}
+
+/// The journal, open for the writer's appends: synced at every batch, so
+/// its appends land in disk room reserved ahead (`room_ahead`).
+fn open_journal(path: &Path) -> io::Result<JsonlAppender> {
+    Ok(JsonlAppender::open(path)?.reserving_room())
 }
 
 /// Adds `record` to the journal's bytes and to its file's.

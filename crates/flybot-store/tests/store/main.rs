@@ -16,6 +16,7 @@ mod reconnect;
 mod records;
 mod replay;
 mod restart;
+mod room;
 mod support;
 mod trim;
 mod turns;
