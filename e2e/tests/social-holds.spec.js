@@ -145,6 +145,41 @@ test('A friend\'s Bot opens its own chat from the sidebar, and a stranger\'s inv
     await page.screenshot({ path: test.info().outputPath('friend-chat-390.png') });
     await page.setViewportSize({ width: 1280, height: 800 });
 
+    // A refusal stays on the screen through the redraws a change on the team brings,
+    // also one that comes while the answer is awaited, and so does the line typed.
+    const box = main.getByLabel('Write to Helper (Owner)');
+    const tooLong = 'x'.repeat(20_001);
+    let answer;
+    const held = new Promise((resolve) => {
+      page.route(
+        '**/api/bot/social-send',
+        async (route) => {
+          await new Promise((release) => {
+            answer = release;
+            resolve();
+          });
+          await route.continue();
+        },
+        { times: 1 },
+      );
+    });
+    await box.fill(tooLong);
+    await main.getByRole('button', { name: 'Send', exact: true }).click();
+    await held;
+    const redrawn = page.waitForResponse((r) => r.url().endsWith('/api/bot/social'));
+    await host.api.call('create-bot', { name: 'Scribe' });
+    await redrawn;
+    answer();
+    await expect(box).toHaveAccessibleDescription('Write a line of at most 20000 characters.');
+    const again = page.waitForResponse((r) => r.url().endsWith('/api/bot/social'));
+    await host.api.call('create-bot', { name: 'Tally' });
+    await again;
+    await expect(box).toHaveAccessibleDescription('Write a line of at most 20000 characters.');
+    await expect(box).toHaveValue(tooLong);
+    await expect(lines).toHaveCount(2);
+    await page.screenshot({ path: test.info().outputPath('friend-send-refused.png') });
+    await box.fill('');
+
     // #956: the share ends; the screen keeps its lines, says so, and has no box.
     await alice.api.call('social-unpublish', { botId: helper.id, userId: bobId });
     await expect(main.getByText(/No longer shared/)).toBeVisible({ timeout: 30_000 });

@@ -1,6 +1,7 @@
 // A friend's Bot's own chat (#/friend/<roomId>, issue 33): the Bot a friend's home shares with this home, by the one label with its owner badge (#498, #967), the lines both homes wrote (a line that was not sent says why in one sentence, #404), whether an answer is awaited (#443) or a line still waits to go (#371), and a box to write to it. A share that ended keeps the screen and its history, marked no longer shared, with no box (#956). Only the home's owner has it: the host refuses `social` to anyone else.
 
 import { h, replace, when, coalesce } from '../dom.js';
+import { attempt, redrawKeeping } from '../work/ui.js';
 
 /** Who wrote `line`, as this home reads it: you or your Bot, or the friend's Bot (verified only from its own home), or a person of that home (#227). */
 function author(ctx, bot, line, me) {
@@ -25,24 +26,21 @@ function lineView(ctx, bot, line, me) {
 
 function writeBox(ctx, bot, refresh) {
   const id = `friend-write-${bot.roomId}`;
-  const box = h('textarea', { id, rows: '3', 'aria-label': `Write to ${bot.title}` });
+  const box = h('textarea', { id, name: 'text', rows: '3', 'aria-label': `Write to ${bot.title}`, 'aria-describedby': `${id}-error` });
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
-  const error = h('p', { class: 'form-error', role: 'alert' });
-  const form = h('form', { class: 'friend-write', 'aria-label': `A line to ${bot.title}` }, box, h('div', { class: 'actions' }, send), error);
+  const line = h('div', { class: 'w-field', dataset: { field: 'text' } }, box, h('p', { class: 'w-field-error', id: `${id}-error`, hidden: true }));
+  const form = h('form', { class: 'friend-write', 'aria-label': `A line to ${bot.title}`, dataset: { keep: id } }, line, h('div', { class: 'actions' }, send));
+  box.addEventListener('input', () => {
+    box.dataset.typed = '1';
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!box.value.trim()) return;
-    error.textContent = '';
-    send.disabled = true;
-    try {
-      await ctx.api.call('social-send', { roomId: bot.roomId, text: box.value });
-      box.value = '';
-      await refresh();
-    } catch (refusal) {
-      error.textContent = refusal.message;
-    } finally {
-      send.disabled = false;
-    }
+    const sent = await attempt(form, send, () => ctx.api.call('social-send', { roomId: bot.roomId, text: box.value }));
+    if (!sent) return;
+    box.value = '';
+    delete box.dataset.typed;
+    await refresh();
   });
   return form;
 }
@@ -81,18 +79,20 @@ export async function show(main, ctx, { roomId }) {
       replace(main, h('h1', {}, 'Friend\'s Bot'), h('p', { class: 'muted' }, refusal.message));
       return;
     }
-    // A half-typed line survives a redraw.
-    const typed = main.querySelector('.friend-write textarea')?.value || '';
-    draw(ctx, main, view, roomId, refresh);
-    const box = main.querySelector('.friend-write textarea');
-    if (box && typed) box.value = typed;
-    if (!drawn) box?.focus();
+    // A line being sent holds the redraw until its answer, which draws (`w-settled`).
+    if (main.querySelector('[data-busy]')) return;
+    // A half-typed line and a refusal not yet read survive a redraw.
+    redrawKeeping(main, () => draw(ctx, main, view, roomId, refresh));
+    if (!drawn) main.querySelector('.friend-write textarea')?.focus();
     drawn = true;
   }, () => gone);
   await refresh();
+  const settled = () => refresh().catch(() => {});
+  main.addEventListener('w-settled', settled);
   const off = ctx.team.onChange(() => refresh().catch(() => {}));
   return () => {
     gone = true;
+    main.removeEventListener('w-settled', settled);
     off();
   };
 }

@@ -43,8 +43,10 @@ export function clearRefusal(scope) {
 
 /**
  * Redraws `scope` with `draw` and keeps what the person had in it: the values typed
- * (fields marked `data-typed`), the focus, and a refusal shown beside a field. A redraw
- * comes with any change on the team, so it must not eat a refusal the person has not read.
+ * (fields marked `data-typed`), the focus, a refusal shown beside a field, and one shown
+ * in the alert of a part marked `data-keep` (its value names the part across redraws).
+ * A redraw comes with any change on the team, so it must not eat a refusal the person
+ * has not read.
  */
 export function redrawKeeping(scope, draw) {
   const typed = [...scope.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
@@ -53,7 +55,13 @@ export function redrawKeeping(scope, draw) {
     .map((wrap) => [wrap.dataset.field, wrap.querySelector('.w-field-error')])
     .filter(([name, line]) => name && line && !line.hidden)
     .map(([name, line]) => [name, line.textContent]);
+  const alerts = [...scope.querySelectorAll('[data-keep] .w-alert:not([hidden])')]
+    .map((line) => [line.closest('[data-keep]').dataset.keep, line.textContent]);
   draw();
+  for (const [part, message] of alerts) {
+    const holder = scope.querySelector(`[data-keep="${CSS.escape(part)}"]`);
+    if (holder) showAlert(holder, message);
+  }
   for (const [name, value] of typed) {
     const el = scope.querySelector(`[name="${CSS.escape(name)}"]`);
     if (el && el.value !== value) {
@@ -87,6 +95,14 @@ export function showRefusal(scope, error) {
     control?.focus();
     return;
   }
+  const alert = showAlert(scope, message);
+  // The live stream clears this once the host is back (live.js).
+  if (error?.code === 'bot/unreachable') alert.dataset.unreachable = '1';
+  else delete alert.dataset.unreachable;
+}
+
+/** Shows `message` in the alert line of `scope`, adding the line when it has none; returns it. */
+function showAlert(scope, message) {
   let alert = scope.querySelector('.w-alert');
   if (!alert) {
     alert = alertLine();
@@ -94,9 +110,7 @@ export function showRefusal(scope, error) {
   }
   alert.textContent = message;
   alert.hidden = false;
-  // The live stream clears this once the host is back (live.js).
-  if (error?.code === 'bot/unreachable') alert.dataset.unreachable = '1';
-  else delete alert.dataset.unreachable;
+  return alert;
 }
 
 /** Runs `work()` with `button` disabled; a refusal is shown in `scope`; resolves to the answer, or null when refused. */
