@@ -178,6 +178,25 @@ test('A friend\'s Bot opens its own chat from the sidebar, and a stranger\'s inv
     await expect(box).toHaveValue(tooLong);
     await expect(lines).toHaveCount(2);
     await page.screenshot({ path: test.info().outputPath('friend-send-refused.png') });
+
+    // A refusal that names no field shows in the form's alert and stays there too. The
+    // host's answer is stood in for here: the share ending first hides the box itself.
+    const notShared = 'The Bot is no longer shared with you, so messages to it cannot be delivered. Ask its owner for a new invite.';
+    await page.route(
+      '**/api/bot/social-send',
+      (route) => route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ ok: false, error: { code: 'bot/forbidden', message: notShared } }) }),
+      { times: 1 },
+    );
+    await box.fill('one more line');
+    await main.getByRole('button', { name: 'Send', exact: true }).click();
+    const alert = main.locator('.friend-write').getByRole('alert');
+    await expect(alert).toHaveText(notShared);
+    const later = page.waitForResponse((r) => r.url().endsWith('/api/bot/social'));
+    await host.api.call('create-bot', { name: 'Quill' });
+    await later;
+    await expect(page.getByRole('navigation', { name: 'FlyBot' }).getByText('Quill')).toBeVisible();
+    await expect(alert).toHaveText(notShared);
+    await expect(box).toHaveAccessibleDescription('');
     await box.fill('');
 
     // #956: the share ends; the screen keeps its lines, says so, and has no box.
