@@ -39,8 +39,9 @@ export function replace(el, ...children) {
 /**
  * Redraws `el` as `children` without swapping what reads the same: a child
  * shown is kept when it is the new one, equal to it, or `keep(child)` says
- * it holds the person's work; only the others are replaced. A different
- * count of children redraws them all.
+ * it holds the person's work; only the others are replaced, and a refusal
+ * one shows goes on in its replacement (`carryAlerts`). A different count of
+ * children redraws them all.
  */
 export function redrawChildren(el, children, keep = () => false) {
   const fresh = children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false);
@@ -48,9 +49,28 @@ export function redrawChildren(el, children, keep = () => false) {
   if (shown.length !== fresh.length || el.childNodes.length !== shown.length) return replace(el, fresh);
   fresh.forEach((next, i) => {
     const old = shown[i];
-    if (old !== next && !keep(old) && !old.isEqualNode(next)) old.replaceWith(next);
+    if (old === next || keep(old)) return;
+    carryAlerts(old, next);
+    if (!old.isEqualNode(next)) old.replaceWith(next);
   });
   return el;
+}
+
+/**
+ * Carries the refusals `old` shows (its alert lines that hold text) into
+ * `next`, line for line, where `next`'s line is empty: a redraw comes with
+ * any change on the team and must not eat a refusal the person has not read.
+ * Lines that no longer pair one to one are left as drawn.
+ */
+function carryAlerts(old, next) {
+  const from = [...old.querySelectorAll('[role="alert"]')];
+  const to = [...next.querySelectorAll('[role="alert"]')];
+  if (from.length !== to.length) return;
+  from.forEach((line, i) => {
+    if (!line.textContent || to[i].textContent) return;
+    to[i].textContent = line.textContent;
+    to[i].hidden = line.hidden;
+  });
 }
 
 /** `n word`, with an s unless n is 1. */

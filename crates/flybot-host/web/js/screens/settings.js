@@ -1,6 +1,7 @@
 // Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (settings_connectors.js), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`; its build, links and log download live in about.js).
 
 import { h, replace, redrawChildren, when, plural } from '../dom.js';
+import { redrawKeeping } from '../work/ui.js';
 import { ask, KINDS } from '../chat/notify.js';
 import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
@@ -111,7 +112,7 @@ function people(ctx, session, keep) {
       i.status === 'open' ? act('Revoke', 'auth-revoke-invite', { id: i.id }, i.name || 'invitation') : null,
     ),
   );
-  const inviteName = h('input', { id: 'invite-name', autocomplete: 'off' });
+  const inviteName = h('input', { id: 'invite-name', name: 'invite-name', autocomplete: 'off' });
   const once = keep.once;
   const invite = h('button', { type: 'submit' }, 'Invite');
   const form = h('form', { class: 'field' }, h('label', { for: 'invite-name' }, 'Invite someone', h('span', { class: 'hint' }, ' (their name, optional)')), h('div', { class: 'actions' }, inviteName, invite));
@@ -190,11 +191,17 @@ export async function show(main, ctx) {
     // A team change swaps only the sections that read differently: before,
     // every section was rebuilt, one being read was swapped for its twin and
     // a preview vanished under the person (a Playwright run caught both).
-    redrawChildren(main, [h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), socialSection(ctx, section), people(ctx, session, keep), signIns(ctx, section), about(ctx)], holdsWork);
+    const sections = [h('h1', {}, 'Settings'), modelsSection(ctx, keep, section), prefs(ctx), connectorsSection(ctx, section, keep), socialSection(ctx, section), people(ctx, session, keep), signIns(ctx, section), about(ctx)];
+    // A name typed and refused is still there to shorten after the redraw.
+    redrawKeeping(main, () => redrawChildren(main, sections, holdsWork));
     if (focused) document.getElementById(focused)?.focus();
   };
   // Nothing of the screen shown before is kept.
   replace(main);
+  const typed = (event) => {
+    if (event.target.name) event.target.dataset.typed = '1';
+  };
+  main.addEventListener('input', typed);
   draw();
   ctx.api
     .session()
@@ -216,6 +223,7 @@ export async function show(main, ctx) {
   return () => {
     gone = true;
     clearTimeout(timer);
+    main.removeEventListener('input', typed);
     off();
   };
 }

@@ -49,7 +49,10 @@ export function clearRefusal(scope) {
  * has not read.
  */
 export function redrawKeeping(scope, draw) {
-  const typed = [...scope.querySelectorAll('[name][data-typed]')].map((el) => [el.name, el.value]);
+  // Text typed, not a choice: a radio's or a box's value names the option, not what was picked.
+  const typed = [...scope.querySelectorAll('[name][data-typed]')]
+    .filter((el) => el.type !== 'radio' && el.type !== 'checkbox')
+    .map((el) => [el.name, el.value]);
   const focused = scope.contains(document.activeElement) ? document.activeElement.getAttribute('name') : null;
   const refused = [...scope.querySelectorAll('.w-field[data-field]')]
     .map((wrap) => [wrap.dataset.field, wrap.querySelector('.w-field-error')])
