@@ -12,6 +12,7 @@
 use super::Social;
 use super::client::MatrixError;
 use flybot_core::access::Actor;
+use flybot_core::names::LINE_MAX;
 use flybot_core::social::{NOT_SENT, NOT_SHARED, backoff_ms, reach};
 use flybot_protocol::social::{
     HeldItem, HeldReply, LINE_KEY, LineContent, OutboxItem, RemoteLine, ReplyStatus, RoomSide,
@@ -78,10 +79,10 @@ impl Social {
         super::connect::check_owner(self, actor)?;
         let (account, _) = self.require_matrix()?;
         let text = req.text.trim().to_owned();
-        if text.is_empty() || text.chars().count() > 20_000 {
+        if text.is_empty() || text.chars().count() > LINE_MAX {
             return Err(ApiError::invalid(
                 "text",
-                "Write a line of at most 20000 characters.",
+                format!("Write a line of at most {LINE_MAX} characters."),
             ));
         }
         let id = format!("out-{}", crate::ids::new_id("m"));
