@@ -46,4 +46,26 @@ async function open(page, host, hash = '') {
   await base.expect(page.getByRole('navigation').first()).toBeVisible();
 }
 
-module.exports = { test, expect: base.expect, open };
+/**
+ * Holds the page's next request to the endpoint `name` on its way to the host.
+ * `held` resolves once the page has sent it; `release()` lets it go on.
+ */
+function holdNext(page, name) {
+  let release;
+  const held = new Promise((sent) => {
+    page.route(
+      `**/api/bot/${name}`,
+      async (route) => {
+        await new Promise((go) => {
+          release = go;
+          sent();
+        });
+        await route.continue();
+      },
+      { times: 1 },
+    );
+  });
+  return { held, release: () => release() };
+}
+
+module.exports = { test, expect: base.expect, open, holdNext };

@@ -4,7 +4,7 @@
 // shows beside the field it names.
 'use strict';
 
-const { test, expect, open } = require('../fixtures');
+const { test, expect, open, holdNext } = require('../fixtures');
 
 test('a room made, renamed, changed and deleted from the page', async ({ page, host }) => {
   await host.api.state();
@@ -48,30 +48,17 @@ test('a room made, renamed, changed and deleted from the page', async ({ page, h
   // elsewhere while the answer is awaited redraws the panel only once the refusal is on
   // screen, and that redraw keeps the refusal the person has not read.
   const roomName = side.getByLabel('Room name');
-  let answer;
-  const held = new Promise((resolve) => {
-    page.route(
-      '**/api/bot/update-room',
-      async (route) => {
-        await new Promise((release) => {
-          answer = release;
-          resolve();
-        });
-        await route.continue();
-      },
-      { times: 1 },
-    );
-  });
+  const rename = holdNext(page, 'update-room');
   await roomName.fill(' ');
   await side.getByRole('button', { name: 'Rename' }).click();
-  await held;
+  await rename.held;
   const before = await host.api.call('state');
   const studio = before.rooms.find((r) => r.name === 'Studio');
   const ada = before.bots.find((b) => b.name === 'Ada');
   const seen = page.waitForResponse((r) => r.url().endsWith('/api/bot/state'));
   await host.api.call('update-room', { id: studio.id, admin: ada.id });
   await seen;
-  answer();
+  rename.release();
   await expect(side.getByText('admin', { exact: true })).toBeVisible();
   await expect(roomName).toHaveAccessibleDescription(/Give a name; it cannot be empty\./);
   await side.screenshot({ path: test.info().outputPath('room-rename-refused-1280.png') });

@@ -6,7 +6,7 @@
 // invite is declined in Settings.
 'use strict';
 
-const { test, expect, open } = require('../fixtures');
+const { test, expect, open, holdNext } = require('../fixtures');
 const { startHost } = require('../harness');
 const synapse = require('../synapse');
 
@@ -149,27 +149,14 @@ test('A friend\'s Bot opens its own chat from the sidebar, and a stranger\'s inv
     // also one that comes while the answer is awaited, and so does the line typed.
     const box = main.getByLabel('Write to Helper (Owner)');
     const tooLong = 'x'.repeat(20_001);
-    let answer;
-    const held = new Promise((resolve) => {
-      page.route(
-        '**/api/bot/social-send',
-        async (route) => {
-          await new Promise((release) => {
-            answer = release;
-            resolve();
-          });
-          await route.continue();
-        },
-        { times: 1 },
-      );
-    });
+    const send = holdNext(page, 'social-send');
     await box.fill(tooLong);
     await main.getByRole('button', { name: 'Send', exact: true }).click();
-    await held;
+    await send.held;
     const redrawn = page.waitForResponse((r) => r.url().endsWith('/api/bot/social'));
     await host.api.call('create-bot', { name: 'Scribe' });
     await redrawn;
-    answer();
+    send.release();
     await expect(box).toHaveAccessibleDescription('Write a line of at most 20000 characters.');
     const again = page.waitForResponse((r) => r.url().endsWith('/api/bot/social'));
     await host.api.call('create-bot', { name: 'Tally' });
