@@ -1,7 +1,7 @@
 // A friend's Bot's own chat (#/friend/<roomId>, issue 33): the Bot a friend's home shares with this home, by the one label with its owner badge (#498, #967), the lines both homes wrote (a line that was not sent says why in one sentence, #404), whether an answer is awaited (#443) or a line still waits to go (#371), and a box to write to it. A share that ended keeps the screen and its history, marked no longer shared, with no box (#956). Only the home's owner has it: the host refuses `social` to anyone else.
 
 import { h, replace, when, coalesce } from '../dom.js';
-import { attempt, redrawKeeping } from '../work/ui.js';
+import { attempt, markTyped, redrawKeeping } from '../work/ui.js';
 
 /** Who wrote `line`, as this home reads it: you or your Bot, or the friend's Bot (verified only from its own home), or a person of that home (#227). */
 function author(ctx, bot, line, me) {
@@ -30,9 +30,6 @@ function writeBox(ctx, bot, refresh) {
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
   const line = h('div', { class: 'w-field', dataset: { field: 'text' } }, box, h('p', { class: 'w-field-error', id: `${id}-error`, hidden: true }));
   const form = h('form', { class: 'friend-write', 'aria-label': `A line to ${bot.title}`, dataset: { keep: id } }, line, h('div', { class: 'actions' }, send));
-  box.addEventListener('input', () => {
-    box.dataset.typed = '1';
-  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!box.value.trim()) return;
@@ -86,6 +83,7 @@ export async function show(main, ctx, { roomId }) {
     if (!drawn) main.querySelector('.friend-write textarea')?.focus();
     drawn = true;
   }, () => gone);
+  const unmark = markTyped(main);
   await refresh();
   const settled = () => refresh().catch(() => {});
   main.addEventListener('w-settled', settled);
@@ -93,6 +91,7 @@ export async function show(main, ctx, { roomId }) {
   return () => {
     gone = true;
     main.removeEventListener('w-settled', settled);
+    unmark();
     off();
   };
 }

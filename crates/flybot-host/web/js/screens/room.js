@@ -13,7 +13,7 @@ import { drawPeople, nameOf } from '../work/room_people.js';
 import { drawShare, sharedLabel } from '../work/room_share.js';
 import { drawLinks } from '../work/room_links.js';
 import { drawFace, faceLabel, markHeld } from '../work/room_face.js';
-import { alertLine, showRefusal, clearRefusal, redrawKeeping } from '../work/ui.js';
+import { alertLine, showRefusal, clearRefusal, markTyped, redrawKeeping } from '../work/ui.js';
 
 /** Lines a room shows at first and per "Load earlier": read from the log's end. */
 const ROOM_PAGE = 100;
@@ -74,9 +74,7 @@ export async function show(main, ctx, { roomId, line = 0 }) {
   tray.bindDrop(log);
   tray.bindDrop(box.element);
 
-  side.addEventListener('input', (event) => {
-    event.target.dataset.typed = '1';
-  });
+  markTyped(side);
   side.addEventListener('w-settled', () => drawHead());
   peopleToggle.addEventListener('click', () => {
     const open = peopleToggle.getAttribute('aria-expanded') !== 'true';

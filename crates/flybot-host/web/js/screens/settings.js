@@ -1,7 +1,7 @@
 // Settings: models and providers (settings_models.js, issue 31), preferences (`set-prefs`), the connectors and saved keys (settings_connectors.js), members and invitations, sign-out, the person's sign-ins, and About (`diagnostics`; its build, links and log download live in about.js).
 
 import { h, replace, redrawChildren, when, plural } from '../dom.js';
-import { redrawKeeping } from '../work/ui.js';
+import { markTyped, redrawKeeping } from '../work/ui.js';
 import { ask, KINDS } from '../chat/notify.js';
 import { modelsSection } from './settings_models.js';
 import { signIns } from './sign_ins.js';
@@ -198,10 +198,7 @@ export async function show(main, ctx) {
   };
   // Nothing of the screen shown before is kept.
   replace(main);
-  const typed = (event) => {
-    if (event.target.name) event.target.dataset.typed = '1';
-  };
-  main.addEventListener('input', typed);
+  const unmark = markTyped(main);
   draw();
   ctx.api
     .session()
@@ -223,7 +220,7 @@ export async function show(main, ctx) {
   return () => {
     gone = true;
     clearTimeout(timer);
-    main.removeEventListener('input', typed);
+    unmark();
     off();
   };
 }

@@ -41,6 +41,15 @@ export function clearRefusal(scope) {
   for (const el of scope.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
 }
 
+/** Marks each field the person types in inside `scope` (`data-typed`), for `redrawKeeping`; returns the unmarking. */
+export function markTyped(scope) {
+  const mark = (event) => {
+    event.target.dataset.typed = '1';
+  };
+  scope.addEventListener('input', mark);
+  return () => scope.removeEventListener('input', mark);
+}
+
 /**
  * Redraws `scope` with `draw` and keeps what the person had in it: the values typed
  * (fields marked `data-typed`), the focus, a refusal shown beside a field, and one shown
