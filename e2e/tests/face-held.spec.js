@@ -15,8 +15,8 @@ test("A Bot's face-to-face line held for approval shows as waiting and goes to t
   const server = await synapse.startSynapse();
   const alice = await startHost();
   try {
-    server.register('alice', 'alice-password-1');
-    server.register('bob', 'bob-password-1');
+    await server.register('alice', 'alice-password-1');
+    await server.register('bob', 'bob-password-1');
     await alice.api.call('social-connect', { homeserver: server.url, user: 'alice', password: 'alice-password-1' });
     const me = await host.api.call('social-connect', { homeserver: server.url, user: 'bob', password: 'bob-password-1' });
     const bolt = (await host.api.call('create-bot', { name: 'Bolt' })).bot;

@@ -14,8 +14,8 @@ test('The maker of a face-to-face room picks its lead from any home and closes i
   const server = await synapse.startSynapse();
   const bob = await startHost();
   try {
-    server.register('alice', 'alice-password-1');
-    server.register('bob', 'bob-password-1');
+    await server.register('alice', 'alice-password-1');
+    await server.register('bob', 'bob-password-1');
     await host.api.call('social-connect', { homeserver: server.url, user: 'alice', password: 'alice-password-1' });
     await bob.api.call('social-connect', { homeserver: server.url, user: 'bob', password: 'bob-password-1' });
     const atlas = (await host.api.call('create-bot', { name: 'Atlas' })).bot;

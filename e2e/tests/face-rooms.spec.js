@@ -17,8 +17,8 @@ test('A face-to-face room is joined by its number, its lines travel between home
   const server = await synapse.startSynapse();
   const alice = await startHost();
   try {
-    server.register('alice', 'alice-password-1');
-    server.register('bob', 'bob-password-1');
+    await server.register('alice', 'alice-password-1');
+    await server.register('bob', 'bob-password-1');
     await alice.api.call('social-connect', { homeserver: server.url, user: 'alice', password: 'alice-password-1' });
     await host.api.call('social-connect', { homeserver: server.url, user: 'bob', password: 'bob-password-1' });
     const atlas = (await alice.api.call('create-bot', { name: 'Atlas' })).bot;

@@ -27,8 +27,8 @@ test('A stranger joins a room by its link, and the room\'s owner makes, counts, 
   const alice = await startHost();
   const aliceContext = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   try {
-    server.register('alice', 'alice-password-1');
-    const carolId = server.register('carol', 'carol-password-1');
+    await server.register('alice', 'alice-password-1');
+    const carolId = await server.register('carol', 'carol-password-1');
     await alice.api.call('social-connect', { homeserver: server.url, user: 'alice', password: 'alice-password-1' });
     await host.api.call('social-connect', { homeserver: server.url, user: 'carol', password: 'carol-password-1' });
     const atlas = (await alice.api.call('create-bot', { name: 'Atlas' })).bot;

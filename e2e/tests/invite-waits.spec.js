@@ -26,8 +26,8 @@ test('A held seat shows its reason and the Bots it brings, and Seat them seats i
   const alice = await startHost();
   const context = await browser.newContext();
   try {
-    server.register('alice', 'alice-password-1');
-    server.register('carol', 'carol-password-1');
+    await server.register('alice', 'alice-password-1');
+    await server.register('carol', 'carol-password-1');
     await alice.api.call('social-connect', { homeserver: server.url, user: 'alice', password: 'alice-password-1' });
     await host.api.call('social-connect', { homeserver: server.url, user: 'carol', password: 'carol-password-1' });
     const atlas = (await alice.api.call('create-bot', { name: 'Atlas' })).bot;

@@ -26,8 +26,8 @@ test('A room shared from a friend\'s home is listed with its inviter and its lin
   const server = await synapse.startSynapse();
   const alice = await startHost();
   try {
-    const aliceId = server.register('alice', 'alice-password-1');
-    const bobId = server.register('bob', 'bob-password-1');
+    const aliceId = await server.register('alice', 'alice-password-1');
+    const bobId = await server.register('bob', 'bob-password-1');
     await alice.api.call('social-connect', { homeserver: server.url, user: 'alice', password: 'alice-password-1' });
     await host.api.call('social-connect', { homeserver: server.url, user: 'bob', password: 'bob-password-1' });
     await alice.api.call('social-friend-add', { userId: bobId });

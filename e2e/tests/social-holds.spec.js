@@ -12,7 +12,7 @@ const synapse = require('../synapse');
 
 /** Connects `home` as `name` and makes it and `friend` friends both ways. */
 async function connect(server, home, name) {
-  const id = server.register(name, `${name}-password-1`);
+  const id = await server.register(name, `${name}-password-1`);
   await home.api.call('social-connect', { homeserver: server.url, user: name, password: `${name}-password-1` });
   return id;
 }

@@ -15,8 +15,8 @@ test('A friend\'s published Bot is listed with its owner, answers, and stays whe
   const server = await synapse.startSynapse();
   const alice = await startHost();
   try {
-    const aliceId = server.register('alice', 'alice-password-1');
-    const bobId = server.register('bob', 'bob-password-1');
+    const aliceId = await server.register('alice', 'alice-password-1');
+    const bobId = await server.register('bob', 'bob-password-1');
     await alice.api.call('social-connect', { homeserver: server.url, user: 'alice', password: 'alice-password-1' });
     await alice.api.call('social-friend-add', { userId: bobId });
 

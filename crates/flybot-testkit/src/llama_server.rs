@@ -48,6 +48,10 @@ pub async fn start_llama() -> Option<LlamaServer> {
     let mut child = Command::new(&python)
         .args(["-m", "llama_cpp.server", "--host", "127.0.0.1"])
         .args(["--port", &port.to_string(), "--n_ctx", "8192"])
+        // One request at a time, each to its end: by default a new request
+        // interrupts the one being answered, and OpenCode then asks its
+        // 2,000-token prompt again (the level-3 pilot paid 16 s a time).
+        .args(["--interrupt_requests", "false"])
         .args(["--model_alias", LLAMA_MODEL, "--model"])
         .arg(&model_file)
         .current_dir(std::env::temp_dir())

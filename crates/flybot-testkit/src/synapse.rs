@@ -2,7 +2,9 @@
 //! Synapse from PyPI (`matrix-synapse`, in the git-ignored venv
 //! `.tools/synapse` that `./scripts/test` makes), started privately on a
 //! loopback port with SQLite in a temporary folder, registration only by
-//! the shared secret and every rate limit lifted. `./scripts/test` sets
+//! the shared secret, every rate limit lifted and passwords hashed with
+//! bcrypt's fewest rounds (12 rounds cost a quarter second a login on two
+//! cores, and a test logs in many times). `./scripts/test` sets
 //! `FLYBOT_REQUIRE_SYNAPSE`, so there a missing server fails the test
 //! instead of skipping it.
 
@@ -75,6 +77,7 @@ signing_key_path: {d}/signing.key
 trusted_key_servers: []
 suppress_key_server_warning: true
 enable_metrics: false
+bcrypt_rounds: 4
 rc_message: {lifted}
 rc_registration: {lifted}
 rc_login:
@@ -112,16 +115,8 @@ pub async fn start_synapse_with(extra: &str) -> Option<Synapse> {
         config(dir.path(), port, extra),
     )
     .expect("Synapse's config is written");
-    let keys = Command::new(&python)
-        .args(["-m", "synapse.app.homeserver", "-c", "homeserver.yaml"])
-        .arg("--generate-keys")
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .await
-        .expect("Synapse makes its signing key");
-    assert!(keys.success(), "Synapse could not make its signing key");
+    std::fs::write(dir.path().join("signing.key"), signing_key())
+        .expect("Synapse's signing key is written");
     let mut synapse = Synapse {
         base_url: format!("http://127.0.0.1:{port}"),
         port,
@@ -172,34 +167,63 @@ impl Synapse {
         }
     }
 
-    /// Registers `name` with `password` by the shared secret; answers the
-    /// user id (`@name:localhost`).
+    /// Registers `name` with `password` by the shared secret (the admin
+    /// API `register_new_matrix_user` calls); answers the user id
+    /// (`@name:localhost`).
     pub async fn register(&self, name: &str, password: &str) -> String {
-        let script = self
-            .python
-            .parent()
-            .expect("the venv's bin folder")
-            .join("register_new_matrix_user");
-        let status = Command::new(script)
-            .args([
-                "-u",
-                name,
-                "-p",
-                password,
-                "--no-admin",
-                "-k",
-                SHARED_SECRET,
-            ])
-            .arg(&self.base_url)
-            .current_dir(self.dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
+        let url = format!("{}/_synapse/admin/v1/register", self.base_url);
+        let client = reqwest_client();
+        let nonce: serde_json::Value = client
+            .get(&url)
+            .send()
             .await
-            .expect("register_new_matrix_user runs");
-        assert!(status.success(), "Synapse did not register {name}");
+            .expect("Synapse answers for a nonce")
+            .json()
+            .await
+            .expect("the nonce is JSON");
+        let nonce = nonce["nonce"].as_str().expect("a nonce");
+        let body = serde_json::json!({
+            "nonce": nonce,
+            "username": name,
+            "password": password,
+            "admin": false,
+            "mac": registration_mac(nonce, name, password),
+        });
+        let answer = client.post(&url).json(&body).send().await;
+        let answer = answer.expect("Synapse answers the registration");
+        let status = answer.status();
+        assert!(
+            status.is_success(),
+            "Synapse did not register {name}: {status} {}",
+            answer.text().await.unwrap_or_default()
+        );
         format!("@{name}:{SERVER_NAME}")
     }
+}
+
+/// A fresh ed25519 signing key in Synapse's file form: the algorithm, a
+/// version and the 32-byte seed in unpadded base64.
+fn signing_key() -> String {
+    use base64::Engine;
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).expect("random bytes for the signing key");
+    let seed = base64::engine::general_purpose::STANDARD_NO_PAD.encode(seed);
+    format!("ed25519 a_test {seed}\n")
+}
+
+/// Shared-secret registration's MAC: HMAC-SHA1 of the nonce, name,
+/// password and "notadmin", NUL-separated, in hex.
+fn registration_mac(nonce: &str, name: &str, password: &str) -> String {
+    use hmac::{KeyInit, Mac};
+    let mut mac = hmac::Hmac::<sha1::Sha1>::new_from_slice(SHARED_SECRET.as_bytes())
+        .expect("HMAC takes a key of any length");
+    for part in [nonce, name, password] {
+        mac.update(part.as_bytes());
+        mac.update(b"\0");
+    }
+    mac.update(b"notadmin");
+    let bytes = mac.finalize().into_bytes();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn reqwest_client() -> reqwest::Client {
