@@ -149,9 +149,14 @@ test('a card moved for the Bot from its fold, accepted, then archived off the Do
   await expect(card.getByRole('button', { name: 'Archive card' })).toBeVisible();
   await card.getByRole('button', { name: 'Close' }).click();
 
-  // Archived from the Done column's tile, by keyboard.
+  // Archived from the Done column's tile, by keyboard. A team change that
+  // redraws the board meanwhile leaves the focus on Archive, not on the
+  // card's title, whose Enter would open the card instead.
   const archive = column('Done').getByRole('button', { name: 'Archive Draft the FAQ: take it off the Done column' });
   await archive.focus();
+  await host.api.call('task-create', { botId: writer.id, title: 'Index the FAQ' });
+  await expect(column('Not started').getByRole('button', { name: 'Index the FAQ', exact: true })).toBeVisible();
+  await expect(archive).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(column('Done').getByRole('button', { name: 'Draft the FAQ', exact: true })).toHaveCount(0);
   await expect(main.getByRole('heading', { name: /^Done/ })).toBeFocused();

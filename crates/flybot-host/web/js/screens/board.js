@@ -152,13 +152,18 @@ export async function show(main, ctx) {
       dropTarget(section, key);
       return section;
     });
-    // A redraw (another write's tasks.written) keeps the focused card focused,
-    // or the focused column heading (where an archived card was).
+    // A redraw (another write's tasks.written) keeps focus on the same
+    // control of the focused card (its title, or its Accept or Archive
+    // button, else its title), or on the focused column heading (where an
+    // archived card was).
     const active = board.contains(document.activeElement) ? document.activeElement : null;
     const focused = active?.closest('[data-task-id]')?.dataset.taskId;
+    const control = active?.dataset.control;
     replace(board, columns);
-    if (focused) board.querySelector(`[data-task-id="${CSS.escape(focused)}"] .w-card-open`)?.focus();
-    else if (active?.id) board.querySelector(`#${CSS.escape(active.id)}`)?.focus();
+    if (focused) {
+      const tile = board.querySelector(`[data-task-id="${CSS.escape(focused)}"]`);
+      (tile?.querySelector(`[data-control="${CSS.escape(control || 'open')}"]`) || tile?.querySelector('.w-card-open'))?.focus();
+    } else if (active?.id) board.querySelector(`#${CSS.escape(active.id)}`)?.focus();
     for (const tile of board.querySelectorAll('.w-card[draggable="true"]')) {
       tile.addEventListener('dragstart', (event) => {
         dragged = rows.find((t) => t.id === tile.dataset.taskId) || null;

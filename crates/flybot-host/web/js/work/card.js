@@ -56,7 +56,7 @@ export function cardTile(task, state, onOpen, onMove = null, onArchive = null) {
   return h(
     'li',
     { class: `w-card w-prio-${priority}`, dataset: { taskId: task.id }, draggable: onMove && moveInto(task, 'done') ? 'true' : null },
-    h('h3', { class: 'w-card-title' }, h('button', { type: 'button', class: 'w-card-open', onclick: () => onOpen(task) }, preview(task.title, 120) || '(untitled)')),
+    h('h3', { class: 'w-card-title' }, h('button', { type: 'button', class: 'w-card-open', dataset: { control: 'open' }, onclick: () => onOpen(task) }, preview(task.title, 120) || '(untitled)')),
     h(
       'div',
       { class: 'w-card-meta' },
@@ -78,10 +78,10 @@ export function cardTile(task, state, onOpen, onMove = null, onArchive = null) {
     task.parentTitle ? h('p', { class: 'w-card-parent muted' }, `Part of ${preview(task.parentTitle, 60)}`) : null,
     // The keyboard's way to do what a drag does.
     onMove && moveInto(task, 'done')
-      ? h('button', { type: 'button', class: 'w-card-move', 'aria-label': `Accept result: move ${preview(task.title, 120)} to Done`, onclick: () => onMove(task, 'done') }, 'Accept result')
+      ? h('button', { type: 'button', class: 'w-card-move', dataset: { control: 'accept' }, 'aria-label': `Accept result: move ${preview(task.title, 120)} to Done`, onclick: () => onMove(task, 'done') }, 'Accept result')
       : null,
     onArchive && (task.moves || []).includes('archive')
-      ? h('button', { type: 'button', class: 'w-card-move', 'aria-label': `Archive ${preview(task.title, 120)}: take it off the Done column`, onclick: () => onArchive(task) }, 'Archive')
+      ? h('button', { type: 'button', class: 'w-card-move', dataset: { control: 'archive' }, 'aria-label': `Archive ${preview(task.title, 120)}: take it off the Done column`, onclick: () => onArchive(task) }, 'Archive')
       : null,
   );
 }
