@@ -153,9 +153,9 @@ export async function show(main, ctx) {
       return section;
     });
     // A redraw (another write's tasks.written) keeps focus on the same
-    // control of the focused card (its title, or its Accept or Archive
-    // button, else its title), or on the focused column heading (where an
-    // archived card was).
+    // control of the focused card (its title, Accept or Archive; its title
+    // when that control is gone), or on the focused column heading (where
+    // an archived card was).
     const active = board.contains(document.activeElement) ? document.activeElement : null;
     const focused = active?.closest('[data-task-id]')?.dataset.taskId;
     const control = active?.dataset.control;
