@@ -144,6 +144,18 @@ impl Sessions {
         self.cell(session_id)?.with_log(|log| log.suffix(after))
     }
 
+    /// The entries of the turn `turn_id` as written, durable or not, from
+    /// its `turn/start` on: for the host's own reading of a turn that just
+    /// ended (the reply a group is owed), never for a person.
+    pub fn turn_transcript_written(
+        &self,
+        session_id: &str,
+        turn_id: &str,
+    ) -> io::Result<Vec<LogEntry>> {
+        let cell = self.cell(session_id)?;
+        cell.with_log(|log| log.turn_entries(turn_id, u64::MAX))
+    }
+
     /// The sequence number of the Session's last entry as written (0 for
     /// an empty log), from memory: where a room turn reads its answer
     /// from, without reading the log back from its start (issue 38).

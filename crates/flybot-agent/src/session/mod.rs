@@ -10,6 +10,7 @@ pub mod log;
 pub mod pickup;
 pub(crate) mod runtime;
 pub mod settle;
+mod turn_outcome;
 pub mod work;
 
 pub use conversations::{Conversation, NEW_CONVERSATION, NewConversation};
@@ -23,3 +24,4 @@ pub use runtime::{
     WeakSessions,
 };
 pub use settle::SETTLE;
+pub use turn_outcome::TurnOutcome;

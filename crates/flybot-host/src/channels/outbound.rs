@@ -7,7 +7,7 @@
 use super::{Channels, lock};
 use crate::events::{HostEvent, follow};
 use crate::notify::notifier::Notifier;
-use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source};
+use flybot_agent::session::{LogEntry, SessionEvent, Source, TurnOutcome};
 use std::sync::Arc;
 
 /// The sentence posted when the Bot's turn ended without an answer.
@@ -44,30 +44,15 @@ pub fn follow_answers(channels: &Channels) {
 
 /// The replies a turn owes: one per channel message it took.
 fn replies_of(entries: &[LogEntry], turn_id: &str) -> Vec<Reply> {
-    let turn: Vec<&LogEntry> = entries
-        .iter()
-        .filter(|e| e.event.turn_id() == turn_id)
-        .collect();
-    let completed = turn.iter().any(|e| {
-        matches!(
-            &e.event,
-            SessionEvent::TurnEnd {
-                reason: EndReason::Completed,
-                ..
-            }
-        )
-    });
-    let answer = turn.iter().rev().find_map(|e| match &e.event {
-        SessionEvent::AssistantMessage { text, .. } if !text.trim().is_empty() => {
-            Some(text.clone())
-        }
-        _ => None,
-    });
+    let outcome = TurnOutcome::of(entries, turn_id);
+    let (completed, answer) = (outcome.completed(), outcome.answer);
     let text = match (completed, answer) {
         (true, Some(answer)) => answer,
         _ => NO_ANSWER.to_owned(),
     };
-    turn.iter()
+    entries
+        .iter()
+        .filter(|e| e.event.turn_id() == turn_id)
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage {
                 message_id,
@@ -100,7 +85,7 @@ impl Channels {
         if !lock(&self.inner.waiting).contains_key(session_id) {
             return;
         }
-        let Ok(entries) = self.inner.sessions.transcript(session_id, 0) else {
+        let Ok(entries) = self.inner.sessions.turn_transcript(session_id, turn_id) else {
             return;
         };
         for reply in replies_of(&entries, turn_id) {

@@ -15,7 +15,7 @@ use super::RoomLogs;
 use crate::events::{HostEvent, follow};
 use crate::team::Team;
 use crate::turns::bot_of_session;
-use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Sessions, Source};
+use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Sessions, Source, TurnOutcome};
 use flybot_core::rooms::group_questions::handed_from_group;
 use flybot_core::rooms::mentions::is_pass;
 use std::sync::Arc;
@@ -69,25 +69,12 @@ pub fn handed_request(entries: &[LogEntry], turn_id: &str) -> Option<Handed> {
 /// The completed turn's answer: its last non-empty assistant message,
 /// unless that is a pass.
 fn answer_of(entries: &[LogEntry], turn_id: &str) -> Option<String> {
-    let turn: Vec<&LogEntry> = entries
-        .iter()
-        .filter(|e| e.event.turn_id() == turn_id)
-        .collect();
-    let completed = turn.iter().any(|e| {
-        matches!(
-            &e.event,
-            SessionEvent::TurnEnd {
-                reason: EndReason::Completed | EndReason::MaxTokens,
-                ..
-            }
-        )
-    });
-    let answer = turn.iter().rev().find_map(|e| match &e.event {
-        SessionEvent::AssistantMessage { text, .. } if !text.trim().is_empty() => {
-            Some(text.trim().to_owned())
-        }
-        _ => None,
-    })?;
+    let outcome = TurnOutcome::of(entries, turn_id);
+    let completed = matches!(
+        outcome.ended,
+        Some(EndReason::Completed | EndReason::MaxTokens)
+    );
+    let answer = outcome.answer?.trim().to_owned();
     (completed && !is_pass(&answer)).then_some(answer)
 }
 
@@ -103,7 +90,7 @@ pub fn reply_to_group(
     let Some(bot_id) = team.read(|s| bot_of_session(s, session_id).map(|b| b.id.clone())) else {
         return;
     };
-    let Ok(entries) = sessions.transcript_written(session_id, 0) else {
+    let Ok(entries) = sessions.turn_transcript_written(session_id, turn_id) else {
         return;
     };
     let Some((room_id, sender, hop)) = handed_request(&entries, turn_id) else {

@@ -5,7 +5,7 @@
 
 use super::scheduler::Scheduler;
 use crate::events::{HostEvent, follow};
-use flybot_agent::session::{AbortedBy, EndReason, LogEntry, SessionEvent, Source};
+use flybot_agent::session::{AbortedBy, EndReason, SessionEvent, Source, TurnOutcome};
 use flybot_core::fences::failure::failure_sentence;
 use flybot_core::schedules::runs::{Ending, settle};
 use flybot_protocol::room_line::{AuthorKind, LineKind};
@@ -88,24 +88,18 @@ impl Scheduler {
         if !running {
             return;
         }
-        let Ok(entries) = self.sessions.transcript(session_id, 0) else {
+        let Ok(entries) = self.sessions.turn_transcript(session_id, turn_id) else {
             return;
         };
-        let turn: Vec<&LogEntry> = entries
-            .iter()
-            .filter(|e| e.event.turn_id() == turn_id)
-            .collect();
-        let Some(reason) = turn.iter().find_map(|e| match &e.event {
-            SessionEvent::TurnEnd { reason, .. } => Some(reason.clone()),
-            _ => None,
-        }) else {
+        let TurnOutcome {
+            ended: Some(reason),
+            answer,
+        } = TurnOutcome::of(&entries, turn_id)
+        else {
             return;
         };
-        let answer = turn.iter().rev().find_map(|e| match &e.event {
-            SessionEvent::AssistantMessage { text, .. } if !text.is_empty() => Some(text.clone()),
-            _ => None,
-        });
-        for entry in &turn {
+        let turn = entries.iter().filter(|e| e.event.turn_id() == turn_id);
+        for entry in turn {
             if let SessionEvent::UserMessage {
                 source: Source::Schedule { task_id },
                 message_id,

@@ -11,7 +11,7 @@
 
 use super::{Social, lock};
 use crate::events::{HostEvent, follow};
-use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source};
+use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source, TurnOutcome};
 use flybot_core::social::{NO_ANSWER, NO_MODEL, failure_sentence, is_failure_sentence};
 use flybot_protocol::FailureCode;
 use flybot_protocol::social::{
@@ -51,20 +51,7 @@ pub fn follow_answers(social: &Social) {
 
 /// The answers a turn owes: one per friend's line it took.
 fn owed_by(entries: &[LogEntry], turn_id: &str) -> Vec<Owed> {
-    let turn: Vec<&LogEntry> = entries
-        .iter()
-        .filter(|e| e.event.turn_id() == turn_id)
-        .collect();
-    let ended = turn.iter().find_map(|e| match &e.event {
-        SessionEvent::TurnEnd { reason, .. } => Some(reason.clone()),
-        _ => None,
-    });
-    let answer = turn.iter().rev().find_map(|e| match &e.event {
-        SessionEvent::AssistantMessage { text, .. } if !text.trim().is_empty() => {
-            Some(text.clone())
-        }
-        _ => None,
-    });
+    let TurnOutcome { ended, answer } = TurnOutcome::of(entries, turn_id);
     let text = match (ended, answer) {
         (Some(EndReason::Completed), Some(answer)) => Some(answer),
         // A stopped turn sends nothing (#1068).
@@ -79,7 +66,9 @@ fn owed_by(entries: &[LogEntry], turn_id: &str) -> Vec<Owed> {
     let Some(text) = text else {
         return Vec::new();
     };
-    turn.iter()
+    entries
+        .iter()
+        .filter(|e| e.event.turn_id() == turn_id)
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage {
                 text: asked,
@@ -112,7 +101,7 @@ impl Social {
         let Some(sessions) = self.sessions() else {
             return;
         };
-        let Ok(entries) = sessions.transcript(session_id, 0) else {
+        let Ok(entries) = sessions.turn_transcript(session_id, turn_id) else {
             return;
         };
         let bot = self.team().read(|state| {
