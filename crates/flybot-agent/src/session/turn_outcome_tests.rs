@@ -25,11 +25,18 @@ fn ended(turn: &str, reason: EndReason) -> SessionEvent {
     }
 }
 
-/// Each case: the entries of turns `t1` and `t2`, and what `t1`'s outcome
-/// reads.
+/// A case: its name, the entries of turns `t1` and `t2`, and the end and
+/// the answer `t1`'s outcome reads.
+type Case = (
+    &'static str,
+    Vec<SessionEvent>,
+    Option<EndReason>,
+    Option<&'static str>,
+);
+
 #[test]
 fn a_turns_outcome_is_its_end_and_its_last_answer_that_is_not_blank() {
-    let cases: Vec<(&str, Vec<SessionEvent>, Option<EndReason>, Option<&str>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "the last answer wins",
             vec![
