@@ -10,6 +10,7 @@ pub mod connectors;
 pub mod context;
 pub mod fences;
 pub mod harness;
+pub mod hex;
 pub mod main_bots;
 pub mod memory;
 pub mod names;

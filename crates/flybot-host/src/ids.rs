@@ -20,9 +20,7 @@ pub fn new_id(kind: &str) -> String {
     let mut id = String::with_capacity(kind.len() + 17);
     id.push_str(kind);
     id.push('-');
-    for byte in bytes {
-        id.push_str(&format!("{byte:02x}"));
-    }
+    id.push_str(&flybot_core::hex::lower_hex(&bytes));
     id
 }
 
@@ -37,7 +35,7 @@ pub fn new_secret() -> Option<String> {
 /// The stored form of a secret: hex SHA-256.
 pub fn secret_hash(secret: &str) -> String {
     let digest = Sha256::digest(secret.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    flybot_core::hex::lower_hex(&digest)
 }
 
 #[cfg(test)]

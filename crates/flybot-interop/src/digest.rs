@@ -4,16 +4,10 @@
 use crate::canonical::{CanonicalError, canonical_bytes};
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
-use std::fmt::Write;
 
 /// Lower-case SHA-256 hex of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for byte in hash {
-        let _ = write!(out, "{byte:02x}");
-    }
-    out
+    flybot_core::hex::lower_hex(&Sha256::digest(bytes))
 }
 
 /// The digest of a value: SHA-256 hex of its canonical bytes.

@@ -58,13 +58,4 @@ pub use store::{
     Clock, ReadOnlyReason, Store, StoreOptions, StoreStatus, read_only_error, system_now_ms,
 };
 
-/// Lower-case hex of `bytes` (by table: every change's digest goes through it).
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
-    }
-    out
-}
+pub(crate) use flybot_core::hex::lower_hex as hex;

@@ -222,8 +222,7 @@ fn registration_mac(nonce: &str, name: &str, password: &str) -> String {
         mac.update(b"\0");
     }
     mac.update(b"notadmin");
-    let bytes = mac.finalize().into_bytes();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    flybot_core::hex::lower_hex(&mac.finalize().into_bytes())
 }
 
 fn reqwest_client() -> reqwest::Client {

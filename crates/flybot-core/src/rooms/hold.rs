@@ -60,7 +60,7 @@ pub fn version(req: &SendRequest) -> String {
         h.update((part.len() as u64).to_be_bytes());
         h.update(part.as_bytes());
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::lower_hex(&h.finalize())
 }
 
 /// Holds `req` under `request_id`; the owner is the roster's, never the

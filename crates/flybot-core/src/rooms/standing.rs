@@ -73,7 +73,7 @@ pub fn standing_text(s: &Settings) -> String {
 /// A 16-hex SHA-256 mark of the notice a member last saw (`noticeSeen`).
 pub fn notice_mark(notice: &str) -> String {
     let digest = Sha256::digest(notice.trim().as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::hex::lower_hex(&digest[..8])
 }
 
 /// Whether the member a turn is for leads the room, and which kind.

@@ -19,10 +19,7 @@ pub const NOT_ADDED: &str = "This connector is in connectors.json but was not ad
 /// The digest of a spec as saved.
 pub fn digest(spec: &ConnectorConnect) -> String {
     let bytes = serde_json::to_vec(spec).unwrap_or_default();
-    Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    flybot_core::hex::lower_hex(&Sha256::digest(&bytes))
 }
 
 /// Whether the owner added `spec`, exactly, through the channel.

@@ -118,11 +118,7 @@ pub fn file_sha256(path: &Path) -> Result<String, String> {
         }
         hasher.update(&buffer[..read]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(flybot_core::hex::lower_hex(&hasher.finalize()))
 }
 
 impl RealModel {

@@ -27,7 +27,7 @@ use std::time::Duration;
 /// A short, URL-safe digest of `text`, for outbox ids made from event ids.
 pub fn short_hash(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
-    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
+    flybot_core::hex::lower_hex(&digest[..12])
 }
 
 /// What became of one try.

@@ -87,7 +87,7 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; st
 /// The file's ETag; each compressed form is another representation, with
 /// its own.
 fn etag(hash: &[u8; 32], coding: Option<super::compressed::Coding>) -> String {
-    let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
+    let hex = flybot_core::hex::lower_hex(&hash[..12]);
     let coding = coding.map_or("", super::compressed::Coding::etag_suffix);
     format!("\"{hex}{coding}\"")
 }
