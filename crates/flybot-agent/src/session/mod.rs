@@ -24,4 +24,4 @@ pub use runtime::{
     WeakSessions,
 };
 pub use settle::SETTLE;
-pub use turn_outcome::TurnOutcome;
+pub use turn_outcome::{TurnOutcome, of_turn};

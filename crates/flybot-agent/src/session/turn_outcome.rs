@@ -14,21 +14,30 @@ pub struct TurnOutcome {
     pub answer: Option<String>,
 }
 
+/// The entries of `turn_id` among `entries`, in order.
+pub fn of_turn<'a>(
+    entries: &'a [LogEntry],
+    turn_id: &'a str,
+) -> impl DoubleEndedIterator<Item = &'a LogEntry> {
+    entries.iter().filter(move |e| e.event.turn_id() == turn_id)
+}
+
 impl TurnOutcome {
     /// Reads the outcome of `turn_id` from `entries`; entries of other
     /// turns are passed over.
     pub fn of(entries: &[LogEntry], turn_id: &str) -> TurnOutcome {
-        let turn = || entries.iter().filter(|e| e.event.turn_id() == turn_id);
-        let ended = turn().find_map(|e| match &e.event {
+        let ended = of_turn(entries, turn_id).find_map(|e| match &e.event {
             SessionEvent::TurnEnd { reason, .. } => Some(reason.clone()),
             _ => None,
         });
-        let answer = turn().rev().find_map(|e| match &e.event {
-            SessionEvent::AssistantMessage { text, .. } if !text.trim().is_empty() => {
-                Some(text.clone())
-            }
-            _ => None,
-        });
+        let answer = of_turn(entries, turn_id)
+            .rev()
+            .find_map(|e| match &e.event {
+                SessionEvent::AssistantMessage { text, .. } if !text.trim().is_empty() => {
+                    Some(text.clone())
+                }
+                _ => None,
+            });
         TurnOutcome { ended, answer }
     }
 

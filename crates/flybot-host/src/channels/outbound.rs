@@ -7,7 +7,7 @@
 use super::{Channels, lock};
 use crate::events::{HostEvent, follow};
 use crate::notify::notifier::Notifier;
-use flybot_agent::session::{LogEntry, SessionEvent, Source, TurnOutcome};
+use flybot_agent::session::{LogEntry, SessionEvent, Source, TurnOutcome, of_turn};
 use std::sync::Arc;
 
 /// The sentence posted when the Bot's turn ended without an answer.
@@ -45,14 +45,11 @@ pub fn follow_answers(channels: &Channels) {
 /// The replies a turn owes: one per channel message it took.
 fn replies_of(entries: &[LogEntry], turn_id: &str) -> Vec<Reply> {
     let outcome = TurnOutcome::of(entries, turn_id);
-    let (completed, answer) = (outcome.completed(), outcome.answer);
-    let text = match (completed, answer) {
-        (true, Some(answer)) => answer,
+    let text = match outcome.answer {
+        Some(ref answer) if outcome.completed() => answer.clone(),
         _ => NO_ANSWER.to_owned(),
     };
-    entries
-        .iter()
-        .filter(|e| e.event.turn_id() == turn_id)
+    of_turn(entries, turn_id)
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage {
                 message_id,

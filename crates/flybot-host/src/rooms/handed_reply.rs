@@ -15,7 +15,9 @@ use super::RoomLogs;
 use crate::events::{HostEvent, follow};
 use crate::team::Team;
 use crate::turns::bot_of_session;
-use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Sessions, Source, TurnOutcome};
+use flybot_agent::session::{
+    EndReason, LogEntry, SessionEvent, Sessions, Source, TurnOutcome, of_turn,
+};
 use flybot_core::rooms::group_questions::handed_from_group;
 use flybot_core::rooms::mentions::is_pass;
 use std::sync::Arc;
@@ -50,7 +52,7 @@ pub fn follow_handed_replies(team: &Team, sessions: &Sessions, logs: &Arc<RoomLo
 /// handed out from a group: the newest of them.
 pub fn handed_request(entries: &[LogEntry], turn_id: &str) -> Option<Handed> {
     let mut handed = None;
-    for entry in entries.iter().filter(|e| e.event.turn_id() == turn_id) {
+    for entry in of_turn(entries, turn_id) {
         if let SessionEvent::UserMessage { source, .. } = &entry.event {
             match source {
                 Source::Bot {

@@ -5,7 +5,7 @@
 
 use super::scheduler::Scheduler;
 use crate::events::{HostEvent, follow};
-use flybot_agent::session::{AbortedBy, EndReason, SessionEvent, Source, TurnOutcome};
+use flybot_agent::session::{AbortedBy, EndReason, SessionEvent, Source, TurnOutcome, of_turn};
 use flybot_core::fences::failure::failure_sentence;
 use flybot_core::schedules::runs::{Ending, settle};
 use flybot_protocol::room_line::{AuthorKind, LineKind};
@@ -98,8 +98,7 @@ impl Scheduler {
         else {
             return;
         };
-        let turn = entries.iter().filter(|e| e.event.turn_id() == turn_id);
-        for entry in turn {
+        for entry in of_turn(&entries, turn_id) {
             if let SessionEvent::UserMessage {
                 source: Source::Schedule { task_id },
                 message_id,

@@ -11,7 +11,7 @@
 
 use super::{Social, lock};
 use crate::events::{HostEvent, follow};
-use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source, TurnOutcome};
+use flybot_agent::session::{EndReason, LogEntry, SessionEvent, Source, TurnOutcome, of_turn};
 use flybot_core::social::{NO_ANSWER, NO_MODEL, failure_sentence, is_failure_sentence};
 use flybot_protocol::FailureCode;
 use flybot_protocol::social::{
@@ -66,9 +66,7 @@ fn owed_by(entries: &[LogEntry], turn_id: &str) -> Vec<Owed> {
     let Some(text) = text else {
         return Vec::new();
     };
-    entries
-        .iter()
-        .filter(|e| e.event.turn_id() == turn_id)
+    of_turn(entries, turn_id)
         .filter_map(|e| match &e.event {
             SessionEvent::UserMessage {
                 text: asked,

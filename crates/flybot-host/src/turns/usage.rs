@@ -7,7 +7,7 @@
 //! What a crash or a power cut took back is folded again at start
 //! (`usage_catch_up`).
 
-use flybot_agent::session::{LogEntry, SessionEvent};
+use flybot_agent::session::{LogEntry, SessionEvent, of_turn};
 use flybot_core::harness::{IdOrLabels, harness_choice};
 use flybot_protocol::HarnessId;
 use flybot_store::usage::{
@@ -114,10 +114,7 @@ pub(crate) fn summaries(entries: &[LogEntry], owner: &CallOwner<'_>) -> Vec<Turn
             usage: TokenUsage::default(),
         })
     };
-    for entry in entries
-        .iter()
-        .filter(|e| e.event.turn_id() == owner.turn_id)
-    {
+    for entry in of_turn(entries, owner.turn_id) {
         match &entry.event {
             SessionEvent::TurnStart { .. } => out.push(TurnEventSummary::TurnStarted {
                 session_id: owner.session_id.to_owned(),
