@@ -26,6 +26,7 @@ pub mod llama_server;
 mod loopback;
 pub mod mock_server;
 pub mod picture;
+mod ports;
 mod roster;
 pub mod sse_server;
 pub mod synapse;

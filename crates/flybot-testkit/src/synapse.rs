@@ -8,6 +8,7 @@
 //! `FLYBOT_REQUIRE_SYNAPSE`, so there a missing server fails the test
 //! instead of skipping it.
 
+use crate::ports::free_loopback_port;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -24,6 +25,9 @@ pub struct Synapse {
     /// `http://127.0.0.1:<port>`.
     pub base_url: String,
     port: u16,
+    /// The version of this server's own signing key: the key server names
+    /// it, so a probe knows this Synapse from another test's on the port.
+    key_version: String,
     python: PathBuf,
     dir: tempfile::TempDir,
     child: Option<Child>,
@@ -63,7 +67,7 @@ listeners:
     tls: false
     x_forwarded: false
     resources:
-      - names: [client]
+      - names: [client, keys]
         compress: false
 database:
   name: sqlite3
@@ -103,35 +107,67 @@ pub async fn start_synapse() -> Option<Synapse> {
 }
 
 /// As `start_synapse`, with `extra` lines of `homeserver.yaml` (such as a
-/// short `refreshable_access_token_lifetime`).
+/// short `refreshable_access_token_lifetime`). A port is free only until
+/// Synapse binds it, a second or so later; when another test's server took
+/// it meanwhile, this one starts again on another port.
 pub async fn start_synapse_with(extra: &str) -> Option<Synapse> {
+    start_on(free_loopback_port, extra).await
+}
+
+/// Starts a Synapse on the first of `ports` it can keep.
+async fn start_on(mut ports: impl FnMut() -> u16, extra: &str) -> Option<Synapse> {
     let Some(python) = python() else {
         return missing("no venv at .tools/synapse");
     };
     let dir = tempfile::tempdir().expect("a folder for Synapse");
-    let port = free_port();
-    std::fs::write(
-        dir.path().join("homeserver.yaml"),
-        config(dir.path(), port, extra),
-    )
-    .expect("Synapse's config is written");
-    std::fs::write(dir.path().join("signing.key"), signing_key())
+    let key_version = format!("t{}", flybot_core::hex::lower_hex(&random_bytes::<6>()));
+    std::fs::write(dir.path().join("signing.key"), signing_key(&key_version))
         .expect("Synapse's signing key is written");
     let mut synapse = Synapse {
-        base_url: format!("http://127.0.0.1:{port}"),
-        port,
+        base_url: String::new(),
+        port: 0,
+        key_version,
         python,
         dir,
         child: None,
     };
-    synapse.start().await;
-    Some(synapse)
+    let mut lost = Vec::new();
+    for _ in 0..PORT_TRIES {
+        synapse.take_port(ports(), extra);
+        match synapse.launch().await {
+            Ok(()) => return Some(synapse),
+            Err(why) => lost.push(why),
+        }
+    }
+    panic!("Synapse could not keep a port in {PORT_TRIES} tries: {lost:?}")
 }
 
+/// How many ports a Synapse tries before the test gives up.
+const PORT_TRIES: usize = 5;
+
 impl Synapse {
-    /// Starts the server on its folder and port (again, after `stop`), and
+    fn take_port(&mut self, port: u16, extra: &str) {
+        self.port = port;
+        self.base_url = format!("http://127.0.0.1:{port}");
+        std::fs::write(
+            self.dir.path().join("homeserver.yaml"),
+            config(self.dir.path(), port, extra),
+        )
+        .expect("Synapse's config is written");
+    }
+
+    /// Starts the server again on its folder and port, after `stop`, and
     /// waits until it answers.
     pub async fn start(&mut self) {
+        if let Err(why) = self.launch().await {
+            panic!("Synapse did not come back on port {}: {why}", self.port);
+        }
+    }
+
+    /// Spawns the server and waits until its key server names this
+    /// server's key; an error says why it is not this server that answers
+    /// (it exited, or another test's Synapse holds the port).
+    async fn launch(&mut self) -> Result<(), String> {
         let log = std::fs::File::create(self.dir.path().join("out.log")).expect("a log file");
         let child = Command::new(&self.python)
             .args(["-m", "synapse.app.homeserver", "-c", "homeserver.yaml"])
@@ -143,21 +179,36 @@ impl Synapse {
             .spawn()
             .expect("Synapse starts");
         self.child = Some(child);
-        let url = format!("{}/_matrix/client/versions", self.base_url);
+        let answered = self.answers().await;
+        if answered.is_err() {
+            self.stop().await;
+        }
+        answered
+    }
+
+    async fn answers(&mut self) -> Result<(), String> {
+        let url = format!("{}/_matrix/key/v2/server", self.base_url);
+        let ours = format!("ed25519:{}", self.key_version);
         let client = reqwest_client();
         for _ in 0..1200 {
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
+                return Err(format!("it exited ({status}): {}", self.log()));
+            }
             if let Ok(answer) = client.get(&url).send().await
-                && answer.status().is_success()
+                && let Ok(keys) = answer.json::<serde_json::Value>().await
             {
-                return;
+                return match keys["verify_keys"].get(&ours) {
+                    Some(_) => Ok(()),
+                    None => Err(format!("port {} answers for another server", self.port)),
+                };
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!(
-            "Synapse did not answer on port {} within a minute: {}",
-            self.port,
-            std::fs::read_to_string(self.dir.path().join("out.log")).unwrap_or_default()
-        );
+        Err(format!("no answer within a minute: {}", self.log()))
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("out.log")).unwrap_or_default()
     }
 
     /// Stops the server (SIGKILL); its database stays for `start`.
@@ -201,14 +252,18 @@ impl Synapse {
     }
 }
 
-/// A fresh ed25519 signing key in Synapse's file form: the algorithm, a
-/// version and the 32-byte seed in unpadded base64.
-fn signing_key() -> String {
+/// A fresh ed25519 signing key in Synapse's file form: the algorithm,
+/// `version` and the 32-byte seed in unpadded base64.
+fn signing_key(version: &str) -> String {
     use base64::Engine;
-    let mut seed = [0u8; 32];
-    getrandom::fill(&mut seed).expect("random bytes for the signing key");
-    let seed = base64::engine::general_purpose::STANDARD_NO_PAD.encode(seed);
-    format!("ed25519 a_test {seed}\n")
+    let seed = base64::engine::general_purpose::STANDARD_NO_PAD.encode(random_bytes::<32>());
+    format!("ed25519 {version} {seed}\n")
+}
+
+fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).expect("random bytes");
+    bytes
 }
 
 /// Shared-secret registration's MAC: HMAC-SHA1 of the nonce, name,
@@ -233,7 +288,24 @@ fn reqwest_client() -> reqwest::Client {
         .expect("an HTTP client")
 }
 
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("its address").port()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two tests' servers handed the same port: the later one sees the
+    /// earlier one's key, not its own, and moves to another port, where
+    /// a registration reaches it alone.
+    #[tokio::test]
+    async fn a_synapse_handed_a_taken_port_starts_on_another() {
+        let Some(first) = start_synapse().await else {
+            return;
+        };
+        let mut handed = vec![free_loopback_port(), first.port];
+        let second = start_on(|| handed.pop().expect("a port to try"), "")
+            .await
+            .expect("Synapse is installed");
+        assert_ne!(second.port, first.port, "the second server moved on");
+        assert_eq!(first.register("alice", "pw-one").await, "@alice:localhost");
+        assert_eq!(second.register("alice", "pw-two").await, "@alice:localhost");
+    }
 }
