@@ -52,6 +52,9 @@ fn newest_bin() -> Option<PathBuf> {
     found.pop()
 }
 
+/// How many ports a cluster tries before it gives up.
+const PORT_TRIES: usize = 5;
+
 fn free_port() -> Option<u16> {
     let socket = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
     Some(socket.local_addr().ok()?.port())
@@ -88,9 +91,8 @@ impl TestCluster {
                 .status()
                 .ok()?;
         }
-        let port = free_port()?;
         let mut cluster = TestCluster {
-            admin_url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+            admin_url: String::new(),
             dir,
             bin,
             as_postgres,
@@ -107,17 +109,28 @@ impl TestCluster {
                 "postgres",
             ],
         );
-        let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1",
-            cluster.dir.path().display()
-        );
-        let started = made && cluster.pg_ctl(&["-o", &options, "start"]);
+        // A port is free only until the server binds it: when another
+        // test's server took it meanwhile, the start fails and another
+        // port is tried.
+        let started = made && (0..PORT_TRIES).any(|_| cluster.start_on_free_port());
         if !started {
             eprintln!("skipped: a private PostgreSQL cluster could not start");
             cluster.admin_url.clear();
             return None;
         }
         Some(cluster)
+    }
+
+    fn start_on_free_port(&mut self) -> bool {
+        let Some(port) = free_port() else {
+            return false;
+        };
+        self.admin_url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+        let options = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1",
+            self.dir.path().display()
+        );
+        self.pg_ctl(&["-o", &options, "start"])
     }
 
     fn run(&self, tool: &str, args: &[&str]) -> bool {
