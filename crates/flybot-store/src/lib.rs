@@ -30,6 +30,7 @@ pub mod parts;
 pub mod private;
 pub mod replay;
 mod room_ahead;
+mod room_cards;
 pub mod room_log;
 mod roster_writes;
 mod schedules;

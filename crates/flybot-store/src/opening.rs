@@ -6,6 +6,7 @@ use crate::group_commit::Gather;
 use crate::housekeeping::{StopSignal, housekeeping};
 use crate::load::{FileStamps, JOURNAL_FILE, LoadOptions, LoadedHome, load_home};
 use crate::lock::HomeLock;
+use crate::room_cards::RoomCards;
 use crate::store::{Inner, Live, StoreOptions, StoreStatus, Threads};
 use crate::writer::{self, JournalInfo, WriterConfig};
 use flybot_core::sync::lock;
@@ -80,7 +81,11 @@ pub(crate) fn new_inner(
         home: home.to_owned(),
         snapshot_seq: AtomicU64::new(team.journal_seq),
         stamps: Mutex::new(FileStamps::default()),
-        live: Mutex::new(Live { team, writer: None }),
+        live: Mutex::new(Live {
+            team,
+            writer: None,
+            room_cards: RoomCards::default(),
+        }),
         last_now: Mutex::new(0),
         revision,
         status: Mutex::new(status),

@@ -11,6 +11,7 @@ use crate::load::{FileStamps, JOURNAL_FILE, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
 use crate::opening::{load_as_reader, load_options, new_inner, start_writing};
 use crate::refusal::{damaged, refusal_for};
+use crate::room_cards::{self, RoomCards};
 use crate::writer::WriterMsg;
 use flybot_core::sync::lock;
 use flybot_protocol::journal::ChangeLine;
@@ -48,6 +49,8 @@ pub enum StoreStatus {
 pub(crate) struct Live {
     pub(crate) team: TeamState,
     pub(crate) writer: Option<Sender<WriterMsg>>,
+    /// Which cards each room holds, for a round's read of its room.
+    pub(crate) room_cards: RoomCards,
 }
 
 #[derive(Default)]
@@ -187,6 +190,16 @@ impl Store {
     pub fn read<R>(&self, f: impl FnOnce(&TeamState) -> R) -> R {
         self.reload_if_moved();
         f(&lock(&self.inner.live).team)
+    }
+
+    /// Reads the team with the ids of `room_id`'s cards (those whose
+    /// `room_id` it is), found without a scan of the whole board.
+    pub fn read_room<R>(&self, room_id: &str, f: impl FnOnce(&TeamState, &[String]) -> R) -> R {
+        self.reload_if_moved();
+        let mut live = lock(&self.inner.live);
+        let live = &mut *live;
+        let cards = live.room_cards.of(&live.team, room_id);
+        f(&live.team, &cards)
     }
 
     /// The revision: the sequence number of the last accepted change.
@@ -469,8 +482,10 @@ impl Store {
             });
         match sent {
             Ok(digest) => {
+                let before = room_cards::stamp_of(&live.team);
                 live.team.journal_seq = seq;
                 live.team.journal_digest = Some(digest);
+                live.room_cards.follow(&live.team, before, &line.ops);
                 self.inner.queued.fetch_add(1, Ordering::SeqCst);
                 Ok((seq, rx))
             }

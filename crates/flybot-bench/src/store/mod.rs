@@ -64,9 +64,10 @@ pub async fn one_size(tasks: usize) -> anyhow::Result<()> {
             String::new()
         }
     );
-    let (whole, view) = round_read::round_read(tasks);
+    let read = round_read::round_read(dir.path(), tasks).await?;
     println!(
-        "{tasks:>6} tasks: a room's member turn reads the team: a whole copy median {whole}, the room's view (20 cards) median {view}"
+        "{tasks:>6} tasks: a room's member turn reads the team: a whole copy median {}, the room's view (20 cards) by a scan median {}, by the room index median {}",
+        read.whole_copy, read.scanned_view, read.indexed_view,
     );
     Ok(())
 }

@@ -1,27 +1,53 @@
-//! What a room's member turn pays to read the team (issue 38): a whole
-//! copy of it, as rounds read it before, against the room's view
-//! (`round_view`: every record but other rooms' cards), on the bench's
-//! team with 20 of its cards in the room.
+//! What a room's member turn pays to read the team (issue 38), through
+//! the store, on the bench's team with 20 of its cards in the room: a
+//! whole copy of it, as rounds read it first; the room's view found by a
+//! scan of every card (`round_view`), as they read it next; and the view
+//! through the store's room index (`Store::read_room`), as they read it now.
 
 use super::durable::{bench_team, micros};
-use flybot_core::rooms::round_view::round_view;
+use anyhow::Context;
+use flybot_core::rooms::round_view::{round_view, round_view_of};
 use flybot_protocol::state::{Room, TeamState};
+use flybot_store::{Store, StoreOptions, atomic_write};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const READS: usize = 100;
 const ROOM_CARDS: usize = 20;
 const ROOM: &str = "room-bench";
 
-/// Medians in microseconds: the whole copy, then the room's view.
-pub fn round_read(tasks: usize) -> (u64, u64) {
-    let team = team_with_room(tasks);
-    let mut whole = Vec::with_capacity(READS);
-    let mut view = Vec::with_capacity(READS);
+/// Medians in microseconds, each read made in turn with the others.
+pub struct RoundRead {
+    pub whole_copy: u64,
+    pub scanned_view: u64,
+    pub indexed_view: u64,
+}
+
+/// Measures the three reads on a store opened in a new folder under `dir`.
+pub async fn round_read(dir: &Path, tasks: usize) -> anyhow::Result<RoundRead> {
+    let home = dir.join(format!("round-read-{tasks}"));
+    std::fs::create_dir_all(&home)?;
+    atomic_write(
+        &home.join("state.json"),
+        &serde_json::to_vec(&team_with_room(tasks))?,
+    )?;
+    let store = Store::open(&home, StoreOptions::default()).context("the bench's store")?;
+    let (mut whole, mut scanned, mut indexed) = (vec![], vec![], vec![]);
     for _ in 0..READS {
-        whole.push(timed(|| team.clone()));
-        view.push(timed(|| round_view(&team, ROOM)));
+        whole.push(timed(|| store.read(TeamState::clone)));
+        scanned.push(timed(|| store.read(|team| round_view(team, ROOM))));
+        indexed.push(timed(|| store.read_room(ROOM, round_view_of)));
     }
-    (micros(&mut whole, 50), micros(&mut view, 50))
+    anyhow::ensure!(
+        store.read_room(ROOM, round_view_of) == store.read(|team| round_view(team, ROOM)),
+        "the indexed view differs from the scanned one"
+    );
+    store.close().await?;
+    Ok(RoundRead {
+        whole_copy: micros(&mut whole, 50),
+        scanned_view: micros(&mut scanned, 50),
+        indexed_view: micros(&mut indexed, 50),
+    })
 }
 
 fn timed(read: impl Fn() -> TeamState) -> Duration {

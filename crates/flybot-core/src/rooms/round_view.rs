@@ -11,11 +11,21 @@ use flybot_protocol::state::TeamState;
 /// The team as a round of `room_id` reads it: every record but the tasks
 /// of other rooms (and those of no room).
 pub fn round_view(state: &TeamState, room_id: &str) -> TeamState {
-    let tasks = state
+    let cards: Vec<String> = state
         .tasks
         .iter()
         .filter(|(_, task)| task.room_id.as_deref() == Some(room_id))
-        .map(|(id, task)| (id.clone(), task.clone()))
+        .map(|(id, _)| id.clone())
+        .collect();
+    round_view_of(state, &cards)
+}
+
+/// The round's view when the room's card ids are known (the store's
+/// room index, `Store::read_room`): every record but the tasks not named.
+pub fn round_view_of(state: &TeamState, cards: &[String]) -> TeamState {
+    let tasks = cards
+        .iter()
+        .filter_map(|id| Some((id.clone(), state.tasks.get(id)?.clone())))
         .collect();
     // Every field named, so a record added to the team is a choice here.
     let TeamState {
@@ -101,6 +111,12 @@ mod tests {
         let view = round_view(&state, "room-1");
         let kept: Vec<&str> = view.tasks.keys().map(String::as_str).collect();
         assert_eq!(kept, ["t1", "t2"]);
+        let known = ["t1".to_owned(), "t2".to_owned(), "gone".to_owned()];
+        assert_eq!(
+            round_view_of(&state, &known),
+            view,
+            "by the ids the index keeps"
+        );
         let whole_but_tasks = TeamState {
             tasks: view.tasks.clone(),
             ..state.clone()

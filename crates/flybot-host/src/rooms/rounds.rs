@@ -18,7 +18,7 @@ use crate::events::HostEvent;
 use crate::team::Team;
 use flybot_agent::session::{ItemKind, Sessions, Source};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
-use flybot_core::rooms::round_view::round_view;
+use flybot_core::rooms::round_view::round_view_of;
 use std::sync::Arc;
 
 /// What a room's rounds and their member turns use. Cheap to clone.
@@ -116,7 +116,7 @@ impl Rounds {
         let room_id = start.room_id;
         // A member turn reads the team: its room's part, not every card.
         let viewed = room_id.clone();
-        let read = move || store.read(|s| round_view(s, &viewed));
+        let read = move || store.read_room(&viewed, round_view_of);
         let now = flybot_store::system_now_ms;
         let mut next = start.opener_seq;
         let mut resume = start.resume;

@@ -17,6 +17,7 @@ mod records;
 mod replay;
 mod restart;
 mod room;
+mod room_cards;
 mod support;
 mod trim;
 mod turns;
