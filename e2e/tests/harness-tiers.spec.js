@@ -6,6 +6,8 @@ const { test, expect, open } = require('../fixtures');
 
 async function chat(page, host, bot, text) {
   await open(page, host, `#/bot/${bot.id}`);
+  // This Bot's chat, not the screen the page showed before it.
+  await expect(page.getByRole('heading', { name: bot.name, exact: true })).toBeVisible();
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(text);
   await box.press('Enter');
@@ -24,6 +26,8 @@ test('the Bot form picks a tier and Usage groups calls per harness', async ({ pa
   await tier.selectOption('lite');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.waitForURL(new RegExp(`#/bot/${light.id}$`));
+  // The chat has drawn, so the form read below is drawn anew from what was saved.
+  await expect(page.getByRole('heading', { name: 'Light', exact: true })).toBeVisible();
   await page.goto(`${host.url}/#/bot/${light.id}/edit`);
   await expect(page.getByLabel('Harness')).toHaveValue('lite');
 

@@ -78,6 +78,8 @@ async function draw() {
     }
   }
   const screen = await import(`./screens/${name}.js`);
+  // A screen's first load may take a while: if the address moved on meanwhile, the newer one draws next, not this.
+  if (location.hash !== drawnHash) return;
   main.className = '';
   dispose = (await screen.show(main, ctx, params)) || null;
 }
