@@ -69,27 +69,36 @@ fn is_root() -> bool {
 
 impl TestCluster {
     /// Starts a cluster, or answers `None` (after printing why) when the
-    /// tests have no PostgreSQL (`FLYBOT_TEST_PG` unset) or it cannot start.
+    /// tests have no PostgreSQL (`FLYBOT_TEST_PG` unset). With PostgreSQL
+    /// set up, a cluster that cannot start fails the test: it must not
+    /// pass without running.
     #[allow(clippy::print_stderr)]
     pub fn start() -> Option<TestCluster> {
         if std::env::var(crate::engine::test_database::TEST_PG_VAR).is_err() {
             eprintln!("skipped: FLYBOT_TEST_PG is not set (scripts/test sets up PostgreSQL)");
             return None;
         }
-        let bin = newest_bin()?;
+        match TestCluster::start_private() {
+            Ok(cluster) => Some(cluster),
+            Err(why) => panic!("FLYBOT_TEST_PG is set and a private PostgreSQL cluster {why}"),
+        }
+    }
+
+    fn start_private() -> Result<TestCluster, String> {
+        let bin = newest_bin().ok_or("found no initdb under /usr/lib/postgresql")?;
         let mut random = [0u8; 6];
-        getrandom::fill(&mut random).ok()?;
+        getrandom::fill(&mut random).map_err(|e| format!("had no random name: {e}"))?;
         let dir = tempfile_dir::Dir(
             std::env::temp_dir().join(format!("flybot-test-cluster-{}", crate::hex(&random))),
         );
-        std::fs::create_dir_all(dir.path()).ok()?;
+        std::fs::create_dir_all(dir.path()).map_err(|e| format!("had no folder: {e}"))?;
         let as_postgres = is_root();
         if as_postgres {
             Command::new("chown")
                 .args(["postgres"])
                 .arg(dir.path())
                 .status()
-                .ok()?;
+                .map_err(|e| format!("could not be given to postgres: {e}"))?;
         }
         let mut cluster = TestCluster {
             admin_url: String::new(),
@@ -109,16 +118,18 @@ impl TestCluster {
                 "postgres",
             ],
         );
+        if !made {
+            return Err("was not made (initdb failed)".to_owned());
+        }
         // A port is free only until the server binds it: when another
         // test's server took it meanwhile, the start fails and another
         // port is tried.
-        let started = made && (0..PORT_TRIES).any(|_| cluster.start_on_free_port());
-        if !started {
-            eprintln!("skipped: a private PostgreSQL cluster could not start");
+        if !(0..PORT_TRIES).any(|_| cluster.start_on_free_port()) {
             cluster.admin_url.clear();
-            return None;
+            let log = std::fs::read_to_string(cluster.dir.path().join("log")).unwrap_or_default();
+            return Err(format!("did not start on {PORT_TRIES} ports: {log}"));
         }
-        Some(cluster)
+        Ok(cluster)
     }
 
     fn start_on_free_port(&mut self) -> bool {
