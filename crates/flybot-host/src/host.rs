@@ -152,6 +152,10 @@ impl Drop for Inner {
     }
 }
 
+/// What a start picked up (`Host::pick_up`): the Sessions' pickup and the
+/// number of room rounds resumed.
+pub type PickedUp = (std::io::Result<flybot_agent::session::Pickup>, usize);
+
 /// The running host. Cheap to clone.
 #[derive(Clone)]
 pub struct Host {
@@ -165,6 +169,14 @@ impl Host {
     /// attachment postings a crash left, Bot Social and the external turns.
     /// A home that cannot be written is opened as it is.
     pub async fn open(store: Store, config: HostConfig) -> Host {
+        Host::open_picking_up(store, config).await.0
+    }
+
+    /// `open`, answering what a writer's start picked up (`pick_up`; none
+    /// on a host that only reads, which picks up when it takes over). The
+    /// pickup comes before Bot Social starts: a remote line queued before
+    /// a crash is handed to its room once the room's run is back (#83).
+    pub async fn open_picking_up(store: Store, config: HostConfig) -> (Host, Option<PickedUp>) {
         let host = Host::new(store, config);
         host.start();
         host.connectors().restore();
@@ -174,11 +186,13 @@ impl Host {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
         host.took_over().await;
+        let writes = host.store().status() == flybot_store::StoreStatus::Writer;
+        let picked = writes.then(|| host.pick_up());
         host.social().start();
         host.shared_rooms().start();
         host.invite_links().start();
         host.face_rooms().start();
-        host
+        (host, picked)
     }
 
     /// What a start does once its store writes, run again when a standby on
@@ -441,7 +455,7 @@ impl Host {
     /// was running (reading its cut member turn from that pickup) and
     /// answers the lines that waited. Answers the Sessions' pickup and the
     /// rounds resumed.
-    pub fn pick_up(&self) -> (std::io::Result<flybot_agent::session::Pickup>, usize) {
+    pub fn pick_up(&self) -> PickedUp {
         let pickup = self.inner.sessions.pick_up();
         let starts = self.inner.logs.restore();
         let rounds = starts.len();

@@ -37,7 +37,7 @@ pub mod workflows;
 
 pub use endpoints::endpoint_names;
 pub use events::HostEvent;
-pub use host::{BuildInfo, Host, HostConfig};
+pub use host::{BuildInfo, Host, HostConfig, PickedUp};
 pub use http::{app, read_only_sentence, serve};
 pub use logging::init_stderr_logging;
 pub use mock_model_server::{mock_model_app, serve_mock_model};

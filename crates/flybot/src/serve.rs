@@ -95,13 +95,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             say!("{}", flybot_host::read_only_sentence(&reason));
         }
         start_sandbox(&home, config.sandbox);
-        let host = Host::open(store, host_config).await;
-        // Turns a crash or a kill cut are picked up once, before new input;
-        // a standby does so when it takes over (issue 35).
-        if store_writes(&host) {
-            pick_up(&host);
-        } else if args.standby {
-            tokio::spawn(resume_on_takeover(host.clone()));
+        // Turns a crash or a kill cut are picked up once, before new input
+        // (`Host::open_picking_up`); a standby does so when it takes over
+        // (issue 35).
+        let (host, picked) = Host::open_picking_up(store, host_config).await;
+        match picked {
+            Some(picked) => say_picked_up(picked),
+            None if args.standby => {
+                tokio::spawn(resume_on_takeover(host.clone()));
+            }
+            None => {}
         }
         let stop = shutdown_signal();
         let listener = listen_and_announce(&args.listen, |address| {
@@ -277,10 +280,9 @@ fn store_engine(store: Option<&str>, standby: bool) -> anyhow::Result<flybot_sto
     }
 }
 
-/// Picks up the turns and room rounds a crash, a kill or a failover cut,
-/// once, before new input (#1368).
-fn pick_up(host: &Host) {
-    let (pickup, rounds) = host.pick_up();
+/// Says what a start picked up of the turns and room rounds a crash, a
+/// kill or a failover cut (#1368).
+fn say_picked_up((pickup, rounds): flybot_host::PickedUp) {
     if rounds > 0 {
         say!("resuming {rounds} room round(s) from before the restart");
     }
@@ -312,7 +314,7 @@ async fn resume_on_takeover(host: Host) {
     }
     say!("this standby took over: it now saves the team and runs its Bots");
     host.took_over().await;
-    pick_up(&host);
+    say_picked_up(host.pick_up());
 }
 
 #[cfg(test)]

@@ -46,6 +46,13 @@ pub struct RoomRun {
     pub mid_posts: Vec<MidPost>,
     /// The round running now, as its driver last noted it.
     pub round: Option<RoundNote>,
+    /// The line a round was opened on, noted before the driver has it: a
+    /// restart before the round notes itself opens it again (#83).
+    pub opening: Option<u64>,
+    /// The newest remote line the run has taken (opened a round on, queued,
+    /// posted into the round, or passed over): a line redelivered after a
+    /// crash that is newer was never taken, and is taken then (`taking.rs`).
+    pub taken: u64,
 }
 
 /// A Bot's `post_to_group` line that arrived while a round ran (#932).
@@ -252,11 +259,13 @@ impl RoomLogs {
             };
             let mut run = note.into_run();
             let resume = run.round.clone();
-            let newest = run.pending.iter().max().copied();
+            let newest = run.pending.iter().chain(&run.opening).max().copied();
             let opener = resume.as_ref().map(|r| r.opener_seq).or(newest);
+            run.opening = None;
             if let Some(opener_seq) = opener {
                 if resume.is_none() {
                     run.pending.clear();
+                    run.opening = Some(opener_seq);
                 }
                 run.running = true;
                 starts.push(RoundStart {
@@ -274,16 +283,19 @@ impl RoomLogs {
     /// the line for the round after the running one. Answers whether a
     /// round opened.
     pub fn open_round(&self, room_id: &str, opener_seq: u64) -> bool {
-        self.open_round_reporting(room_id, opener_seq, false)
+        self.open_round_noting(room_id, opener_seq, |_| {})
     }
 
-    /// `open_round`; `report_back` asks for the round's closing report in
-    /// the poster's chat (#913), noted with the same look at the room.
-    fn open_round_reporting(&self, room_id: &str, opener_seq: u64, report_back: bool) -> bool {
+    /// `open_round`, with `note` made on the room's run in the same look
+    /// (so in the same run note).
+    pub(super) fn open_round_noting(
+        &self,
+        room_id: &str,
+        opener_seq: u64,
+        note: impl FnOnce(&mut RoomRun),
+    ) -> bool {
         let start = self.run(room_id, |r| {
-            if report_back {
-                r.report_back.insert(opener_seq);
-            }
+            note(r);
             if r.running {
                 r.pending.push(opener_seq);
                 false
@@ -298,8 +310,10 @@ impl RoomLogs {
         start
     }
 
-    /// Hands a round the caller already marked running to the driver.
+    /// Hands a round the caller already marked running to the driver,
+    /// noting its opener first (`RoomRun::opening`).
     pub fn start_round(&self, room_id: &str, opener_seq: u64) {
+        self.run(room_id, |r| r.opening = Some(opener_seq));
         self.send_start(RoundStart {
             room_id: room_id.to_owned(),
             opener_seq,

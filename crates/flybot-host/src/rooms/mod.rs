@@ -18,6 +18,7 @@ pub mod round_steps;
 pub mod rounds;
 pub mod run_note;
 pub mod runner;
+pub mod taking;
 
 pub use logs::RoomLogs;
 pub use participant::{MemberTurn, ResumeFuture, RoomParticipant, Snapshot, TurnOutcome};

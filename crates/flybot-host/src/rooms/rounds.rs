@@ -9,7 +9,7 @@
 
 use super::RoomLogs;
 use super::external::{ExternalSeats, RoutedParticipant};
-use super::logs::{MidPost, RoundStart, RoundStarts};
+use super::logs::{RoundStart, RoundStarts};
 use super::runner::{ClosingReport, RoundParts};
 use crate::HostConfig;
 use crate::board::Board;
@@ -17,7 +17,6 @@ use crate::board::round_board::HostRoundBoard;
 use crate::events::HostEvent;
 use crate::team::Team;
 use flybot_agent::session::{ItemKind, Sessions, Source};
-use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_core::rooms::round_view::round_view_of;
 use std::sync::Arc;
 
@@ -140,50 +139,12 @@ impl Rounds {
             if let Err(e) = self.logs.settled().await {
                 tracing::warn!("the lines of a round in {room_id} are not durable: {e}");
             }
-            match self.next_opener(&room_id) {
+            match self.logs.next_opener(&room_id) {
                 Some(seq) => next = seq,
                 None => break,
             }
         }
         self.team.emit(HostEvent::RoundEnded { room_id });
-    }
-
-    /// The line the room's next round opens on, once a round ended (none:
-    /// the room is idle now). Lines that waited together are answered by
-    /// the newest one, a person's line before a Bot's post queued with it
-    /// (#455, #462: a friend's line that came mid-round is not lost behind
-    /// a Bot's own post); such posts are posts in that round (#932).
-    fn next_opener(&self, room_id: &str) -> Option<u64> {
-        let waiting = self.logs.run(room_id, |r| {
-            r.round = None;
-            // A post that came after the round's last turn opens the next.
-            let late_posts = std::mem::take(&mut r.mid_posts);
-            let halted = std::mem::take(&mut r.halted);
-            r.pending.extend(late_posts.iter().map(|post| post.seq));
-            let waiting = std::mem::take(&mut r.pending);
-            if halted || waiting.is_empty() {
-                r.running = false;
-                return None;
-            }
-            Some((waiting, late_posts))
-        })?;
-        let (waiting, late_posts) = waiting;
-        let newest = waiting.iter().max().copied()?;
-        let person = (waiting.iter().copied())
-            .filter(|seq| {
-                self.logs
-                    .line_at(room_id, *seq)
-                    .is_some_and(|l| l.author_kind == AuthorKind::Human && l.kind == LineKind::Chat)
-            })
-            .max();
-        let opener = person.unwrap_or(newest);
-        if opener != newest {
-            let behind: Vec<MidPost> = (late_posts.into_iter())
-                .filter(|post| post.seq > opener)
-                .collect();
-            self.logs.run(room_id, |r| r.mid_posts.extend(behind));
-        }
-        Some(opener)
     }
 
     /// The round's closing report (#913) into the poster's own chat.

@@ -47,6 +47,8 @@ pub struct RunNote {
     pub mid_posts: Vec<MidPost>,
     pub stopped: bool,
     pub halted: bool,
+    pub opening: Option<u64>,
+    pub taken: u64,
 }
 
 impl RunNote {
@@ -61,6 +63,8 @@ impl RunNote {
             mid_posts: run.mid_posts.clone(),
             stopped: run.stopped,
             halted: run.halted,
+            opening: run.opening,
+            taken: run.taken,
         };
         (note != RunNote::default()).then_some(note)
     }
@@ -76,6 +80,8 @@ impl RunNote {
             mid_posts: self.mid_posts,
             stopped: self.stopped,
             halted: self.halted,
+            opening: self.opening,
+            taken: self.taken,
             ..RoomRun::default()
         }
     }

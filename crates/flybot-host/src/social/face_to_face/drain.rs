@@ -6,8 +6,10 @@
 //! Bot's line of another home while a round runs is a post inside it, so
 //! its answer counts (#475) and the Bots it names are called there; any
 //! other opens a round, or waits for the next one (#455). The queue is
-//! cleared after the log holds the lines; a crash in between finds the
-//! line in the log's tail and does not add it twice.
+//! cleared once the log holds the lines and what the run took of them is
+//! durable; a crash in between finds the line in the log's tail, does not
+//! add it twice, and hands it to the round if the run had not taken it
+//! (`RoomLogs::deliver`).
 
 use super::FaceRooms;
 use super::records::{face, inbox, set_face, set_inbox};
@@ -15,9 +17,6 @@ use crate::rooms::logs::MidPost;
 use crate::social::shared_rooms::records::Inbound;
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_store::room_log::NewLine;
-
-/// How far back a redelivery looks for a line already in the log.
-const TAIL: usize = 64;
 
 impl FaceRooms {
     /// Appends every queued remote line, then clears what it appended.
@@ -47,6 +46,11 @@ impl FaceRooms {
                         break;
                     }
                 }
+            }
+            // The queue goes only once what the run took is durable too.
+            if let Err(e) = self.logs.settled().await {
+                tracing::warn!("the face lines of {room_id} stay queued: {e}");
+                continue;
             }
             let room = room_id.clone();
             let cleared = self
@@ -79,7 +83,7 @@ impl FaceRooms {
 
     /// Appends one line (unless a crash appended it already) and hands it
     /// to the round. Answers the seq it holds in the log (none: it was
-    /// there already).
+    /// there already and the run had taken it).
     fn append(&self, room_id: &str, line: &Inbound) -> std::io::Result<Option<u64>> {
         let names: Vec<String> = self.social.team().read(|state| {
             line.calls
@@ -91,14 +95,7 @@ impl FaceRooms {
             true => line.text.clone(),
             false => format!("{}\n{}", names.join(" "), line.text),
         };
-        let tail = self.logs.recent(room_id, TAIL)?;
-        if tail
-            .iter()
-            .any(|l| l.author_id == line.author_id && l.text == text)
-        {
-            return Ok(None);
-        }
-        let appended = self.logs.append(
+        let delivered = self.logs.deliver(
             room_id,
             NewLine {
                 author_id: line.author_id.clone(),
@@ -109,14 +106,20 @@ impl FaceRooms {
                 hop: line.hop,
             },
         )?;
+        let seq = delivered.seq;
+        if !delivered.owed {
+            return Ok(None);
+        }
         if line.history {
-            return Ok(Some(appended.seq));
+            self.logs.pass_over(room_id, seq);
+            return Ok(Some(seq));
         }
         let bot_mid_round = line.author_kind == AuthorKind::RemoteBot
             && self.logs.run(room_id, |r| {
                 if r.running {
+                    r.taken = r.taken.max(seq);
                     r.mid_posts.push(MidPost {
-                        seq: appended.seq,
+                        seq,
                         from: line.author_id.clone(),
                         text,
                     });
@@ -124,8 +127,8 @@ impl FaceRooms {
                 r.running
             });
         if !bot_mid_round {
-            self.logs.open_round(room_id, appended.seq);
+            self.logs.open_round_taking(room_id, seq);
         }
-        Ok(Some(appended.seq))
+        Ok(Some(seq))
     }
 }

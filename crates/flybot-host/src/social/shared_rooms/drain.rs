@@ -3,17 +3,15 @@
 //! (#98); a line that calls this room's own Bots opens one round for them
 //! (`startInboundTurn`), unless its hop reached the room's `maxHops` or the
 //! same remote line was answered already (`room.answered`). History lines
-//! start no turn. The queue is cleared after the log holds the lines; a
-//! crash in between finds the line in the log's tail and does not add it
-//! twice.
+//! start no turn. The queue is cleared once the log holds the lines and
+//! what the run took of them is durable; a crash in between finds the line
+//! in the log's tail, does not add it twice, and opens its round if the run
+//! had not taken it (`RoomLogs::deliver`).
 
 use super::SharedRooms;
 use super::records::{Inbound, answered, inbox, max_hops, note_answered, set_inbox, shared_from};
 use flybot_core::rooms::log::LineKind;
 use flybot_store::room_log::NewLine;
-
-/// How far back a redelivery looks for a line already in the log.
-const TAIL: usize = 64;
 
 impl SharedRooms {
     /// Appends every queued remote line, then clears what it appended.
@@ -40,6 +38,11 @@ impl SharedRooms {
                         break;
                     }
                 }
+            }
+            // The queue goes only once what the run took is durable too.
+            if let Err(e) = self.logs.settled().await {
+                tracing::warn!("the shared lines of {room_id} stay queued: {e}");
+                continue;
             }
             let room = room_id.clone();
             let cleared = self
@@ -89,14 +92,7 @@ impl SharedRooms {
             true => line.text.clone(),
             false => format!("{}\n{}", names.join(" "), line.text),
         };
-        let tail = self.logs.recent(room_id, TAIL)?;
-        if tail
-            .iter()
-            .any(|l| l.author_id == line.author_id && l.text == text)
-        {
-            return Ok(Vec::new());
-        }
-        let appended = self.logs.append(
+        let delivered = self.logs.deliver(
             room_id,
             NewLine {
                 author_id: line.author_id.clone(),
@@ -107,9 +103,14 @@ impl SharedRooms {
                 hop: line.hop,
             },
         )?;
-        if !due.is_empty() {
-            self.logs.open_round(room_id, appended.seq);
+        match (delivered.owed, due.is_empty()) {
+            (false, _) => {}
+            (true, true) => self.logs.pass_over(room_id, delivered.seq),
+            (true, false) => {
+                self.logs.open_round_taking(room_id, delivered.seq);
+            }
         }
+        // A round the run took before a crash answered these calls too.
         Ok(due)
     }
 }
