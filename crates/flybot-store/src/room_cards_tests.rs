@@ -42,7 +42,7 @@ fn a_change_it_follows_moves_the_card_and_one_it_missed_builds_it_again() {
 
     // Followed: t1 moves to b, t2 joins a.
     let moved = team_at(2, &[card("t1", Some("b")), card("t2", Some("a"))]);
-    cards.follow(&moved, stamp_of(&team), &[set("t1"), set("t2")]);
+    cards.follow(&moved, cards.stands_for(&team), &[set("t1"), set("t2")]);
     assert_eq!(cards.stamp, Some(stamp_of(&moved)));
     assert_eq!(cards.of(&moved, "a"), ["t2"]);
     assert_eq!(cards.of(&moved, "b"), ["t1"]);
@@ -50,7 +50,7 @@ fn a_change_it_follows_moves_the_card_and_one_it_missed_builds_it_again() {
     // A change made while the index stood elsewhere leaves it behind; the
     // next read builds it from the team.
     let removed = team_at(4, &[card("t2", Some("a"))]);
-    cards.follow(&removed, stamp_of(&team), &[set("t1")]);
+    cards.follow(&removed, cards.stands_for(&team), &[set("t1")]);
     assert_eq!(cards.stamp, Some(stamp_of(&moved)), "not followed");
     assert_eq!(cards.of(&removed, "b"), Vec::<String>::new());
     assert_eq!(cards.of(&removed, "a"), ["t2"]);
@@ -67,7 +67,7 @@ fn the_whole_board_set_at_once_is_built_again() {
         key: vec!["tasks".to_owned()],
         next: (),
     };
-    cards.follow(&replaced, stamp_of(&team), &[whole]);
+    cards.follow(&replaced, cards.stands_for(&team), &[whole]);
     assert_eq!(cards.stamp, None);
     assert_eq!(cards.of(&replaced, "a"), ["t9"]);
 }

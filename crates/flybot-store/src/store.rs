@@ -11,7 +11,7 @@ use crate::load::{FileStamps, JOURNAL_FILE, load_home};
 use crate::lock::{HomeLock, LockAttempt, try_acquire};
 use crate::opening::{load_as_reader, load_options, new_inner, start_writing};
 use crate::refusal::{damaged, refusal_for};
-use crate::room_cards::{self, RoomCards};
+use crate::room_cards::RoomCards;
 use crate::writer::WriterMsg;
 use flybot_core::sync::lock;
 use flybot_protocol::journal::ChangeLine;
@@ -482,10 +482,10 @@ impl Store {
             });
         match sent {
             Ok(digest) => {
-                let before = room_cards::stamp_of(&live.team);
+                let stood = live.room_cards.stands_for(&live.team);
                 live.team.journal_seq = seq;
                 live.team.journal_digest = Some(digest);
-                live.room_cards.follow(&live.team, before, &line.ops);
+                live.room_cards.follow(&live.team, stood, &line.ops);
                 self.inner.queued.fetch_add(1, Ordering::SeqCst);
                 Ok((seq, rx))
             }
