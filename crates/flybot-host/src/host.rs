@@ -186,8 +186,7 @@ impl Host {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
         host.took_over().await;
-        let writes = host.store().status() == flybot_store::StoreStatus::Writer;
-        let picked = writes.then(|| host.pick_up());
+        let picked = host.writes().then(|| host.pick_up());
         host.social().start();
         host.shared_rooms().start();
         host.invite_links().start();
@@ -468,6 +467,11 @@ impl Host {
     /// External room members' processes (#198).
     pub fn externals(&self) -> &Arc<ExternalSeats> {
         self.inner.rounds.externals()
+    }
+
+    /// This host saves the team (a standby or a read-only home does not).
+    pub fn writes(&self) -> bool {
+        self.store().status() == flybot_store::StoreStatus::Writer
     }
 
     pub fn store(&self) -> &Store {

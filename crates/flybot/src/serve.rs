@@ -199,10 +199,6 @@ fn start_sandbox(home: &std::path::Path, mode: Option<flybot_sandbox::Mode>) {
     }
 }
 
-fn store_writes(host: &Host) -> bool {
-    host.store().status() == StoreStatus::Writer
-}
-
 /// Ctrl-C or SIGTERM. The handlers are installed when this is called, not
 /// when the answer is first polled: the listening line tells a supervisor
 /// the host is up, and a SIGTERM sent right after it must stop the host
@@ -305,7 +301,7 @@ async fn resume_on_takeover(host: Host) {
     let mut revision = host.store().watch_revision();
     // The takeover moves the revision (the store re-announces it); a look
     // every second covers a takeover with no change behind it.
-    while !store_writes(&host) {
+    while !host.writes() {
         let waited =
             tokio::time::timeout(std::time::Duration::from_secs(1), revision.changed()).await;
         if let Ok(Err(_)) = waited {
