@@ -169,14 +169,19 @@ impl Host {
     /// attachment postings a crash left, Bot Social and the external turns.
     /// A home that cannot be written is opened as it is.
     pub async fn open(store: Store, config: HostConfig) -> Host {
-        Host::open_picking_up(store, config).await.0
+        Host::opening(store, config, false).await.0
     }
 
-    /// `open`, answering what a writer's start picked up (`pick_up`; none
-    /// on a host that only reads, which picks up when it takes over). The
-    /// pickup comes before Bot Social starts: a remote line queued before
-    /// a crash is handed to its room once the room's run is back (#83).
+    /// `open` for `flybot serve`, answering what a writer's start picked up
+    /// (`pick_up`; none on a host that only reads, which picks up when it
+    /// takes over). The pickup comes before Bot Social starts: a remote
+    /// line queued before a crash is handed to its room once the room's
+    /// run is back (#83).
     pub async fn open_picking_up(store: Store, config: HostConfig) -> (Host, Option<PickedUp>) {
+        Host::opening(store, config, true).await
+    }
+
+    async fn opening(store: Store, config: HostConfig, pick: bool) -> (Host, Option<PickedUp>) {
         let host = Host::new(store, config);
         host.start();
         host.connectors().restore();
@@ -186,7 +191,7 @@ impl Host {
             tracing::warn!("the first Main Bot could not be made: {}", e.message);
         }
         host.took_over().await;
-        let picked = host.writes().then(|| host.pick_up());
+        let picked = (pick && host.writes()).then(|| host.pick_up());
         host.social().start();
         host.shared_rooms().start();
         host.invite_links().start();
