@@ -44,10 +44,23 @@ test('a room made, renamed, changed and deleted from the page', async ({ page, h
   await side.getByRole('button', { name: 'Save notice' }).click();
   await expect.poll(async () => (await host.api.call('state')).rooms?.find((r) => r.name === 'Studio')?.notice ?? null).toBe('Answer in one line.');
 
+  // A change made elsewhere redraws the panel between two keys: the caret stays where the
+  // person put it. (A redraw that lost it made Playwright's fill land beside the old name.)
+  await expect(side.locator('[data-busy]')).toHaveCount(0);
+  const roomName = side.getByLabel('Room name');
+  await roomName.click();
+  await roomName.press('End');
+  for (let i = 0; i < 3; i += 1) await roomName.press('ArrowLeft');
+  const made = await host.api.call('state');
+  const grace = made.bots.find((b) => b.name === 'Grace');
+  await host.api.call('update-room', { id: made.rooms.find((r) => r.name === 'Studio').id, taskLead: grace.id });
+  await expect(side.getByRole('listitem').filter({ hasText: 'Grace' }).getByText('task lead')).toBeVisible();
+  await page.keyboard.type('X');
+  await expect(roomName).toHaveValue('StuXdio');
+
   // Rename: an empty name is refused beside the field, then a good one. A change made
   // elsewhere while the answer is awaited redraws the panel only once the refusal is on
   // screen, and that redraw keeps the refusal the person has not read.
-  const roomName = side.getByLabel('Room name');
   const rename = holdNext(page, 'update-room');
   await roomName.fill(' ');
   await side.getByRole('button', { name: 'Rename' }).click();

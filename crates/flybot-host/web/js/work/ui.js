@@ -52,7 +52,7 @@ export function markTyped(scope) {
 
 /**
  * Redraws `scope` with `draw` and keeps what the person had in it: the values typed
- * (fields marked `data-typed`), the focus, a refusal shown beside a field, and one shown
+ * (fields marked `data-typed`), the focus and the caret, a refusal shown beside a field, and one shown
  * in the alert of a part marked `data-keep` (its value names the part across redraws).
  * A redraw comes with any change on the team, so it must not eat a refusal the person
  * has not read.
@@ -63,6 +63,7 @@ export function redrawKeeping(scope, draw) {
     .filter((el) => el.type !== 'radio' && el.type !== 'checkbox')
     .map((el) => [el.name, el.value]);
   const focused = scope.contains(document.activeElement) ? document.activeElement.getAttribute('name') : null;
+  const caret = focused ? selectionOf(document.activeElement) : null;
   const refused = [...scope.querySelectorAll('.w-field[data-field]')]
     .map((wrap) => [wrap.dataset.field, wrap.querySelector('.w-field-error')])
     .filter(([name, line]) => name && line && !line.hidden)
@@ -89,7 +90,21 @@ export function redrawKeeping(scope, draw) {
     line.hidden = false;
     wrap.querySelector('input, select, textarea')?.setAttribute('aria-invalid', 'true');
   }
-  if (focused) scope.querySelector(`[name="${CSS.escape(focused)}"]`)?.focus();
+  if (!focused) return;
+  const field = scope.querySelector(`[name="${CSS.escape(focused)}"]`);
+  field?.focus();
+  // The caret and what was selected stay, so the next key lands where the person meant it.
+  if (field && caret) field.setSelectionRange?.(caret.start, caret.end, caret.direction);
+}
+
+/** Where the caret is in a text field (its selection), or null for a control that has none. */
+function selectionOf(el) {
+  try {
+    if (el.selectionStart == null) return null;
+    return { start: el.selectionStart, end: el.selectionEnd, direction: el.selectionDirection || 'none' };
+  } catch {
+    return null;
+  }
 }
 
 /** Shows `error` (an ApiError, or any Error) in `scope`: beside the field its `details.field` names when the scope has one, else in the scope's alert. */
