@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The page benchmark (issue 12, "Speed"): printed figures, not a timed test.
-// Run: `node e2e/bench.js` (after `npm ci --prefix e2e`; FLYBOT_BIN names the
-// flybot binary, else target/debug/flybot; CHROMIUM_BIN names the browser,
+// Run: `node e2e/bench.js` (after `npm ci --prefix e2e` and `cargo build
+// --release -p flybot`; FLYBOT_BIN names the flybot binary, else
+// target/release/flybot, the build a person runs: a debug build sends the
+// page in brotli at quality 5, not 11; CHROMIUM_BIN names the browser,
 // else /usr/bin/chromium). Options: --runs N (draw timings, default 5),
 // --tokens N (token-delay samples, default 200).
 //
@@ -51,6 +53,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { chromium } = require('@playwright/test');
 const { CHROMIUM } = require('./chromium');
+// The release build unless told otherwise (see the top of this file).
+process.env.FLYBOT_BIN ||= path.join(__dirname, '..', 'target', 'release', 'flybot');
 const { startHost, startScriptedModel, lastOf, REPO } = require('./harness');
 
 const args = process.argv.slice(2);

@@ -77,7 +77,12 @@ impl ExternalSeats {
         }
         let rounds = rounds.clone();
         rounds.externals().watch(rounds.team().store());
-        tokio::spawn(async move { rounds.externals().opencode().recover(&rounds).await });
+        // Closed now, before the start resumes the rounds a crash cut.
+        let recovering = rounds.externals().opencode().recovering();
+        tokio::spawn(async move {
+            let seats = rounds.externals().opencode();
+            seats.recover(&rounds, recovering).await;
+        });
     }
 
     /// Ends every external member's process (the host stops).

@@ -100,8 +100,8 @@ fn seat(kit: &Kit, p: &Pilot) -> Arc<Seat> {
 
 /// Coder's first turn submitted on a hanging fake, the host killed before
 /// the outcome was written, and a second host on that disk whose fake
-/// plays `after`. Answers the second host once the card shows
-/// `recovery: uncertain`.
+/// plays `after`, started as `flybot serve` starts (picking up the round).
+/// Answers the second host once the card shows `recovery: uncertain`.
 async fn uncertain_after_a_kill(after: Vec<FakeStep>) -> (Kit, Kit, Pilot) {
     let first = crate::opencode_room::host_on(OpenCodeRuntime::Fake(vec![FakeStep::Hang])).await;
     let p = set_up(&first, "mock").await;
@@ -128,7 +128,9 @@ async fn uncertain_after_a_kill(after: Vec<FakeStep>) -> (Kit, Kit, Pilot) {
     first.host.begin_stop();
     cut_after_the_submission(home.path(), &p);
     let store = Store::open(home.path(), StoreOptions::default()).unwrap();
-    let host = Host::open(store, host_config(home.path(), after)).await;
+    // As `flybot serve` starts: the round the kill cut resumes (Coder's
+    // turn again) beside the recovery, which settles the journal first.
+    let (host, _) = Host::open_picking_up(store, host_config(home.path(), after)).await;
     let kit = Kit::around(host, home);
     kit.until("the card shows recovery: uncertain", || {
         recovery(&kit, &p.task).is_some_and(|r| r["state"] == "uncertain")

@@ -224,6 +224,8 @@ pub struct OpenCodeSeats {
     bindings: Mutex<HashMap<String, ExecutionBinding>>,
     /// Mock models served on loopback for OpenCode, by model name.
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
+    /// Closed while the start's recovery settles the journals.
+    recovery: recovery::RecoveryGate,
 }
 
 fn name_of(state: &TeamState, bot_id: &str) -> String {
@@ -331,7 +333,21 @@ impl OpenCodeSeats {
         Ok(endpoint)
     }
 
+    /// The card's seat, opened once the start's recovery has ended.
     async fn open_seat(
+        &self,
+        rounds: &Rounds,
+        place: &SeatPlace,
+        card: &Card,
+        spec: &OpenCodeSpec,
+    ) -> Result<Arc<Seat>, TurnOutcome> {
+        self.recovery.passed().await;
+        self.open_seat_now(rounds, place, card, spec).await
+    }
+
+    /// The card's seat: the one open, or a new one (its runtime started and
+    /// its journal opened, which takes the journal's writer lock).
+    async fn open_seat_now(
         &self,
         rounds: &Rounds,
         place: &SeatPlace,

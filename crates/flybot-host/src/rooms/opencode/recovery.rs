@@ -20,6 +20,48 @@ use flybot_protocol::state::TeamState;
 use flybot_store::room_log::NewLine;
 use std::path::Path;
 use std::sync::Arc;
+use tokio::sync::watch;
+
+/// Whether the start's recovery is still settling the journals a crash
+/// left. A card's journal has one writer (its lock file): a seat opened
+/// meanwhile for a turn of a round the start resumed took that lock from
+/// the recovery, which then read the card as settled or failed to open its
+/// seat ("another process writes the interop journal"), or the other way
+/// round. So a turn's seat, and a person's decision, wait for it.
+#[derive(Debug, Clone)]
+pub(crate) struct RecoveryGate(Arc<watch::Sender<bool>>);
+
+impl Default for RecoveryGate {
+    /// Open: no recovery runs.
+    fn default() -> Self {
+        RecoveryGate(Arc::new(watch::Sender::new(true)))
+    }
+}
+
+impl RecoveryGate {
+    /// Closes the gate until the answer is dropped (the recovery ended,
+    /// also by a panic).
+    pub(crate) fn close(&self) -> Recovering {
+        self.0.send_replace(false);
+        Recovering(self.clone())
+    }
+
+    /// Resolves once no recovery runs.
+    pub(crate) async fn passed(&self) {
+        let mut settled = self.0.subscribe();
+        // The sender lives in `self`, so the wait cannot end for want of it.
+        let _ = settled.wait_for(|open| *open).await;
+    }
+}
+
+/// A recovery running: the gate opens when it is dropped.
+pub(crate) struct Recovering(RecoveryGate);
+
+impl Drop for Recovering {
+    fn drop(&mut self) {
+        self.0.0.send_replace(true);
+    }
+}
 
 /// A card an OpenCode Bot works, with where its seat sits.
 struct Placed {
@@ -137,11 +179,17 @@ pub(crate) async fn project_end(rounds: &Rounds, seat: &Seat, card: &Card, end: 
 }
 
 impl OpenCodeSeats {
+    /// Closes the seats' gate for the start's recovery, which `recover`
+    /// takes: turns and decisions wait until it ends.
+    pub(crate) fn recovering(&self) -> Recovering {
+        self.recovery.close()
+    }
+
     /// Settles, once at start, every open card whose journal a crash left
     /// unsettled: a reply not yet published onto the card is published
     /// once; an uncertain turn is reconciled, a matched end projected and
     /// the rest shown uncertain.
-    pub async fn recover(&self, rounds: &Rounds) {
+    pub(crate) async fn recover(&self, rounds: &Rounds, _recovering: Recovering) {
         let home = rounds.config().home.clone();
         let cards = rounds.team().read(|state| journaled_cards(state, &home));
         for card_id in cards {
@@ -152,7 +200,7 @@ impl OpenCodeSeats {
                 continue;
             }
             let seat = match self
-                .open_seat(rounds, &placed.place, &placed.card, &placed.spec)
+                .open_seat_now(rounds, &placed.place, &placed.card, &placed.spec)
                 .await
             {
                 Ok(seat) => seat,
@@ -200,5 +248,34 @@ impl OpenCodeSeats {
             })?;
         let done = seat.task.lock().await.decide_recovery(choice, by).await?;
         Ok((seat, placed.card, done))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::time::Duration;
+    use tokio::time::timeout;
+
+    /// #198: a turn's seat waits while the start's recovery runs, and goes
+    /// once it ends, also when the recovery panicked.
+    #[tokio::test(start_paused = true)]
+    async fn a_seat_waits_while_the_recovery_runs_and_goes_once_it_ends() {
+        let gate = RecoveryGate::default();
+        gate.passed().await;
+        let recovering = gate.close();
+        let waited = timeout(Duration::from_secs(60), gate.passed()).await;
+        assert!(waited.is_err(), "a seat opened while the recovery ran");
+        drop(recovering);
+        gate.passed().await;
+
+        let recovering = gate.close();
+        let panicked = tokio::spawn(async move {
+            let _held = recovering;
+            panic!("a recovery that fails");
+        });
+        assert!(panicked.await.unwrap_err().is_panic());
+        gate.passed().await;
     }
 }
