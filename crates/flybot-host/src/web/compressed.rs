@@ -90,12 +90,19 @@ pub(super) fn compressed(
     data: &[u8],
 ) -> std::io::Result<Arc<Vec<u8>>> {
     let key = (path.to_owned(), coding);
-    let mut cache = cache().lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((known, bytes)) = cache.get(&key)
-        && *known == hash
+    let kept = cache()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
+    if let Some((known, bytes)) = kept
+        && known == hash
     {
-        return Ok(bytes.clone());
+        return Ok(bytes);
     }
+    // Compressed outside the cache's lock, so the page's first requests
+    // compress their files side by side; two at once for one file both
+    // compress it, and the later keeps its bytes.
     let bytes = Arc::new(match coding {
         Coding::Brotli => brotli_of(data)?,
         Coding::Gzip => {
@@ -105,7 +112,10 @@ pub(super) fn compressed(
             encoder.finish()?
         }
     });
-    cache.insert(key, (hash, bytes.clone()));
+    cache()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, (hash, bytes.clone()));
     Ok(bytes)
 }
 
