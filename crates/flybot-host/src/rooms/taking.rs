@@ -5,7 +5,7 @@
 //! it. Without them, a line that reached the log just before a kill was
 //! shown in the room and never answered.
 
-use super::logs::{MidPost, RoomLogs};
+use super::logs::{MidPost, RoomLogs, RoomRun};
 use flybot_core::rooms::log::{AuthorKind, LineKind};
 use flybot_store::room_log::NewLine;
 use std::io;
@@ -19,6 +19,13 @@ pub struct Delivered {
     pub seq: u64,
     /// The run has not taken it: it goes to the round now.
     pub owed: bool,
+}
+
+impl RoomRun {
+    /// Notes the remote line at `seq` taken by the run (`RoomRun::taken`).
+    pub fn take(&mut self, seq: u64) {
+        self.taken = self.taken.max(seq);
+    }
 }
 
 impl RoomLogs {
@@ -86,13 +93,13 @@ impl RoomLogs {
     /// Opens (or queues) the round of a delivered remote line, noting it
     /// taken in the same look.
     pub fn open_round_taking(&self, room_id: &str, seq: u64) -> bool {
-        self.open_round_noting(room_id, seq, |r| r.taken = r.taken.max(seq))
+        self.open_round_noting(room_id, seq, |r| r.take(seq))
     }
 
     /// Notes that the run took the line at `seq` without a round: a quiet
     /// line, or one that calls nobody here.
     pub fn pass_over(&self, room_id: &str, seq: u64) {
-        self.run(room_id, |r| r.taken = r.taken.max(seq));
+        self.run(room_id, |r| r.take(seq));
     }
 }
 

@@ -12,7 +12,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// A content coding the page's files are sent in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,11 +40,13 @@ impl Coding {
 }
 
 /// (path, coding) → (the file's SHA-256, its compressed bytes).
-type Cache = Mutex<HashMap<(String, Coding), ([u8; 32], Arc<Vec<u8>>)>>;
+type CacheMap = HashMap<(String, Coding), ([u8; 32], Arc<Vec<u8>>)>;
+type Cache = Mutex<CacheMap>;
 
-fn cache() -> &'static Cache {
+/// The cache, locked (for a look or an insert, never while compressing).
+fn cache() -> MutexGuard<'static, CacheMap> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Cache::default)
+    (CACHE.get_or_init(Cache::default).lock()).unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Whether the file is text worth compressing (the images are compressed
@@ -90,11 +92,7 @@ pub(super) fn compressed(
     data: &[u8],
 ) -> std::io::Result<Arc<Vec<u8>>> {
     let key = (path.to_owned(), coding);
-    let kept = cache()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-        .cloned();
+    let kept = cache().get(&key).cloned();
     if let Some((known, bytes)) = kept
         && known == hash
     {
@@ -112,10 +110,7 @@ pub(super) fn compressed(
             encoder.finish()?
         }
     });
-    cache()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(key, (hash, bytes.clone()));
+    cache().insert(key, (hash, bytes.clone()));
     Ok(bytes)
 }
 

@@ -117,7 +117,7 @@ impl FaceRooms {
         let bot_mid_round = line.author_kind == AuthorKind::RemoteBot
             && self.logs.run(room_id, |r| {
                 if r.running {
-                    r.taken = r.taken.max(seq);
+                    r.take(seq);
                     r.mid_posts.push(MidPost {
                         seq,
                         from: line.author_id.clone(),
