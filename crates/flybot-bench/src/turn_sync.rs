@@ -37,6 +37,10 @@ const SLOW_SYNC: Duration = Duration::from_millis(5);
 const OPENS: [&str; 2] = ["open", "openat"];
 
 pub fn run() -> anyhow::Result<()> {
+    // The homes outlive the runtime: the hosts' followers hold the turn
+    // log until the runtime drops them, and its writer's last checkpoint
+    // writes into the home.
+    let mut homes = Vec::new();
     let runtime = tokio::runtime::Runtime::new()?;
     let autogen = autogen_peer::measure();
     for (disk, delay) in [
@@ -44,11 +48,14 @@ pub fn run() -> anyhow::Result<()> {
         ("slow disk, +5 ms per sync", SLOW_SYNC),
     ] {
         set_sync_delay(delay);
-        let figures = runtime.block_on(measure())?;
+        let (figures, home) = runtime.block_on(measure())?;
+        homes.push(home);
         println!("turn path on {disk}:");
         figures.print(&autogen);
     }
     set_sync_delay(Duration::ZERO);
+    drop(runtime);
+    drop(homes);
     Ok(())
 }
 
@@ -146,7 +153,7 @@ fn delta(after: CountersRead, before: CountersRead) -> CountersRead {
     }
 }
 
-async fn measure() -> anyhow::Result<Figures> {
+async fn measure() -> anyhow::Result<(Figures, tempfile::TempDir)> {
     let home = tempfile::tempdir()?;
     let store = Store::open(home.path(), StoreOptions::default())?;
     let host = Host::new(store, open_config(home.path()));
@@ -197,13 +204,16 @@ async fn measure() -> anyhow::Result<Figures> {
     .await?;
     let _ = stop.send(());
     server.await??;
-    Ok(Figures {
+    host.begin_stop();
+    host.shut_down().await?;
+    let figures = Figures {
         chat,
         room,
         chat_opens,
         room_opens,
         round_times,
-    })
+    };
+    Ok((figures, home))
 }
 
 /// One line to each Bot; resolves once every turn has ended (durably).
