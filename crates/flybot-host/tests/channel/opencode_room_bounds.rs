@@ -241,6 +241,71 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
     assert!(said[2].starts_with("I already work 2 cards"), "{said:?}");
 }
 
+/// The budget holds when the three cards are asked for at once: seats
+/// open one at a time per Bot, so two turns cannot both count one card
+/// before either seat made its journal.
+#[tokio::test(flavor = "multi_thread")]
+async fn resource_bounds_three_cards_asked_for_at_once_open_two_seats_and_refuse_the_third() {
+    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
+        text: "On it.".into(),
+    }]))
+    .await;
+    let coder = kit
+        .ok(
+            "create-bot",
+            json!({"name": "Coder", "external": {"driver": "opencode"}}),
+        )
+        .await;
+    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let mut rooms = Vec::new();
+    for n in 0..3 {
+        let room = kit
+            .room_from(json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}))
+            .await;
+        let task = kit
+            .card_from(json!({"botId": coder, "roomId": room.id, "title": format!("Card {n}")}))
+            .await;
+        for endpoint in ["task-accept", "task-start"] {
+            kit.ok(endpoint, json!({"id": task})).await;
+        }
+        rooms.push(room);
+    }
+    let sends = rooms
+        .iter()
+        .map(|room| kit.ok("send", json!({"roomId": room.id, "text": "@Coder go"})));
+    futures_util::future::join_all(sends).await;
+    let mut said = Vec::new();
+    for room in &rooms {
+        let lines = settled(&kit, room).await;
+        let last = lines
+            .iter()
+            .rfind(|(a, kind, _)| *a == coder && kind != "claim");
+        said.push(last.unwrap_or_else(|| panic!("{lines:#?}")).2.clone());
+    }
+    said.sort();
+    assert_eq!(said[1..], ["On it.", "On it."], "{said:?}");
+    assert!(said[0].starts_with("I already work 2 cards"), "{said:?}");
+    let seats = (0..3)
+        .filter(|n| {
+            let card = kit.host.team().read(|state| {
+                state
+                    .tasks
+                    .values()
+                    .find(|t| t.room_id.as_deref() == Some(rooms[*n].id.as_str()))
+                    .map(|t| t.id.clone())
+            });
+            card.is_some_and(|card| {
+                kit.host
+                    .externals()
+                    .opencode()
+                    .seat(&rooms[*n].id, &coder, &card)
+                    .is_some()
+            })
+        })
+        .count();
+    assert_eq!(seats, 2, "two seats are open, one per card worked");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn resource_bounds_the_two_card_limit_is_durable_across_dropped_seats() {
     let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {

@@ -226,6 +226,11 @@ pub struct OpenCodeSeats {
     mocks: tokio::sync::Mutex<HashMap<String, ModelEndpoint>>,
     /// Closed while the start's recovery settles the journals.
     recovery: recovery::RecoveryGate,
+    /// Bot id → held while one of its seats opens: the card budget is
+    /// counted from the journals on disk, which a seat makes only once its
+    /// runtime has started, so two openings at once both counted a slot
+    /// that only one could take (#198).
+    opening: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 fn name_of(state: &TeamState, bot_id: &str) -> String {
@@ -345,6 +350,13 @@ impl OpenCodeSeats {
         self.open_seat_now(rounds, place, card, spec).await
     }
 
+    /// The lock one Bot's seats open under, one at a time.
+    fn opening_of(&self, bot_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut opening = lock(&self.opening);
+        opening.retain(|_, held| Arc::strong_count(held) > 1);
+        opening.entry(bot_id.to_owned()).or_default().clone()
+    }
+
     /// The card's seat: the one open, or a new one (its runtime started and
     /// its journal opened, which takes the journal's writer lock).
     async fn open_seat_now(
@@ -356,6 +368,12 @@ impl OpenCodeSeats {
     ) -> Result<Arc<Seat>, TurnOutcome> {
         let turn = place;
         let key = (turn.room_id.clone(), turn.bot_id.clone(), card.id.clone());
+        if let Some(seat) = lock(&self.seats).get(&key) {
+            return Ok(seat.clone());
+        }
+        let opening = self.opening_of(&turn.bot_id);
+        let _opening = opening.lock().await;
+        // Another turn may have opened it while this one waited.
         if let Some(seat) = lock(&self.seats).get(&key) {
             return Ok(seat.clone());
         }
