@@ -378,6 +378,20 @@ impl OpenCodeSeats {
             return Ok(seat.clone());
         }
         may_seat(rounds, &turn.bot_id, card)?;
+        let seat = self.start_seat(rounds, turn, card, spec).await?;
+        lock(&self.seats).insert(key, seat.clone());
+        Ok(seat)
+    }
+
+    /// A new seat for the card: its runtime started, its journal opened
+    /// and the card enrolled (its binding kept).
+    async fn start_seat(
+        &self,
+        rounds: &Rounds,
+        turn: &SeatPlace,
+        card: &Card,
+        spec: &OpenCodeSpec,
+    ) -> Result<Arc<Seat>, TurnOutcome> {
         let start = |why: String| {
             failed(
                 FailureCode::Start,
@@ -460,7 +474,6 @@ impl OpenCodeSeats {
             evidence_level,
         });
         lock(&self.bindings).insert(card.id.clone(), binding);
-        lock(&self.seats).insert(key, seat.clone());
         Ok(seat)
     }
 
