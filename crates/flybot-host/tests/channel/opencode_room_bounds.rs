@@ -12,6 +12,7 @@ use flybot_core::rooms::log::LineKind;
 use flybot_host::rooms::opencode::launcher::OpenCodeRuntime;
 use flybot_interop::opencode::fake::FakeStep;
 use flybot_interop::opencode::locate::README_PATH;
+use flybot_testkit::{Kit, Room};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -201,8 +202,9 @@ async fn capability_failure_an_unexpected_permission_is_denied_said_and_journale
     assert!(journal.contains("\"abort\""), "{journal}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for_a_third() {
+/// A host whose OpenCode Bot Coder answers "On it.", and `n` rooms, each
+/// with a card for Coder accepted and started.
+async fn coder_with_started_cards(n: usize) -> (Kit, String, Vec<(Room, String)>) {
     let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
         text: "On it.".into(),
     }]))
@@ -214,8 +216,8 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
         )
         .await;
     let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
-    let mut said = Vec::new();
-    for n in 0..3 {
+    let mut cards = Vec::new();
+    for n in 0..n {
         let room = kit
             .room_from(json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}))
             .await;
@@ -225,9 +227,19 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
         for endpoint in ["task-accept", "task-start"] {
             kit.ok(endpoint, json!({"id": task})).await;
         }
+        cards.push((room, task));
+    }
+    (kit, coder, cards)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for_a_third() {
+    let (kit, coder, cards) = coder_with_started_cards(3).await;
+    let mut said = Vec::new();
+    for (room, _) in &cards {
         kit.ok("send", json!({"roomId": room.id, "text": "@Coder go"}))
             .await;
-        let lines = settled(&kit, &room).await;
+        let lines = settled(&kit, room).await;
         // The person's accept and start post the claim line (#1253) in the
         // Bot's voice first; the turn's answer (or refusal) comes after it.
         let first = lines
@@ -246,36 +258,13 @@ async fn resource_bounds_an_opencode_bot_works_two_cards_at_once_and_says_so_for
 /// before either seat made its journal.
 #[tokio::test(flavor = "multi_thread")]
 async fn resource_bounds_three_cards_asked_for_at_once_open_two_seats_and_refuse_the_third() {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
-        text: "On it.".into(),
-    }]))
-    .await;
-    let coder = kit
-        .ok(
-            "create-bot",
-            json!({"name": "Coder", "external": {"driver": "opencode"}}),
-        )
-        .await;
-    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
-    let mut rooms = Vec::new();
-    for n in 0..3 {
-        let room = kit
-            .room_from(json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}))
-            .await;
-        let task = kit
-            .card_from(json!({"botId": coder, "roomId": room.id, "title": format!("Card {n}")}))
-            .await;
-        for endpoint in ["task-accept", "task-start"] {
-            kit.ok(endpoint, json!({"id": task})).await;
-        }
-        rooms.push(room);
-    }
-    let sends = rooms
+    let (kit, coder, cards) = coder_with_started_cards(3).await;
+    let sends = cards
         .iter()
-        .map(|room| kit.ok("send", json!({"roomId": room.id, "text": "@Coder go"})));
+        .map(|(room, _)| kit.ok("send", json!({"roomId": room.id, "text": "@Coder go"})));
     futures_util::future::join_all(sends).await;
     let mut said = Vec::new();
-    for room in &rooms {
+    for (room, _) in &cards {
         let lines = settled(&kit, room).await;
         let last = lines
             .iter()
@@ -285,75 +274,42 @@ async fn resource_bounds_three_cards_asked_for_at_once_open_two_seats_and_refuse
     said.sort();
     assert_eq!(said[1..], ["On it.", "On it."], "{said:?}");
     assert!(said[0].starts_with("I already work 2 cards"), "{said:?}");
-    let seats = (0..3)
-        .filter(|n| {
-            let card = kit.host.team().read(|state| {
-                state
-                    .tasks
-                    .values()
-                    .find(|t| t.room_id.as_deref() == Some(rooms[*n].id.as_str()))
-                    .map(|t| t.id.clone())
-            });
-            card.is_some_and(|card| {
-                kit.host
-                    .externals()
-                    .opencode()
-                    .seat(&rooms[*n].id, &coder, &card)
-                    .is_some()
-            })
-        })
+    let opencode = kit.host.externals().opencode();
+    let seats = cards
+        .iter()
+        .filter(|(room, task)| opencode.seat(&room.id, &coder, task).is_some())
         .count();
     assert_eq!(seats, 2, "two seats are open, one per card worked");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn resource_bounds_the_two_card_limit_is_durable_across_dropped_seats() {
-    let kit = host_on(OpenCodeRuntime::Fake(vec![FakeStep::Reply {
-        text: "On it.".into(),
-    }]))
-    .await;
-    let coder = kit
-        .ok(
-            "create-bot",
-            json!({"name": "Coder", "external": {"driver": "opencode"}}),
-        )
-        .await;
-    let coder = coder["bot"]["id"].as_str().unwrap().to_owned();
+    let (kit, coder, cards) = coder_with_started_cards(3).await;
     let mut said = Vec::new();
-    let mut cards = Vec::new();
-    let mut rooms = Vec::new();
-    for n in 0..3 {
+    for (n, (room, _)) in cards.iter().enumerate() {
         if n == 2 {
             // The seats go as with a host restart: no process, no
             // in-memory count; the two cards' journals stay.
             kit.host.externals().opencode().stop_all();
         }
-        let room = kit
-            .room_from(json!({"name": format!("Room {n}"), "members": [coder], "admin": coder}))
-            .await;
-        let task = kit
-            .card_from(json!({"botId": coder, "roomId": room.id, "title": format!("Card {n}")}))
-            .await;
-        for endpoint in ["task-accept", "task-start"] {
-            kit.ok(endpoint, json!({"id": task})).await;
-        }
         kit.ok("send", json!({"roomId": room.id, "text": "@Coder go"}))
             .await;
-        let lines = settled(&kit, &room).await;
+        let lines = settled(&kit, room).await;
         let last = lines
             .iter()
             .rfind(|(a, kind, _)| *a == coder && kind != "claim");
         said.push(last.unwrap_or_else(|| panic!("{lines:#?}")).2.clone());
-        cards.push(task);
-        rooms.push(room);
     }
     assert_eq!(said[..2], ["On it.", "On it."]);
     assert!(said[2].starts_with("I already work 2 cards"), "{said:?}");
     // A finished card frees its slot: the third card is worked then.
-    kit.ok("task-cancel", json!({"id": cards[0]})).await;
-    kit.ok("send", json!({"roomId": rooms[2].id, "text": "@Coder go"}))
-        .await;
-    let lines = settled(&kit, &rooms[2]).await;
+    kit.ok("task-cancel", json!({"id": cards[0].1})).await;
+    kit.ok(
+        "send",
+        json!({"roomId": cards[2].0.id, "text": "@Coder go"}),
+    )
+    .await;
+    let lines = settled(&kit, &cards[2].0).await;
     let last = lines.iter().rfind(|(a, _, _)| *a == coder).unwrap();
     assert_eq!(last.2, "On it.", "{lines:#?}");
 }
