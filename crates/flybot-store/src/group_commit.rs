@@ -186,7 +186,10 @@ impl Gather {
         if let Some(runtime) = runtime {
             lock(&gather.outbox).task = true;
             let wake = gather.wake.clone();
-            runtime.spawn(hand_over_bursts(Arc::downgrade(&gather), wake));
+            // Made here, not in the task: a runtime that shuts down before
+            // it first polls the task still drops the guard with it.
+            let running = TaskRunning(Arc::downgrade(&gather));
+            runtime.spawn(hand_over_bursts(running, wake));
         }
         gather
     }
@@ -260,8 +263,8 @@ impl Drop for Gather {
 }
 
 /// The task: each time lines wait, once their burst is made, hands them over.
-async fn hand_over_bursts(gather: Weak<Gather>, wake: Arc<Notify>) {
-    let _running = TaskRunning(gather.clone());
+async fn hand_over_bursts(running: TaskRunning, wake: Arc<Notify>) {
+    let gather = running.0.clone();
     loop {
         wake.notified().await;
         let Some(gather) = gather.upgrade() else {
