@@ -173,10 +173,10 @@ impl Host {
     }
 
     /// `open` for `flybot serve`, answering what a writer's start picked up
-    /// (`pick_up`; none on a host that only reads, which picks up when it
-    /// takes over). The pickup comes before Bot Social starts: a remote
-    /// line queued before a crash is handed to its room once the room's
-    /// run is back (#83).
+    /// (`pick_up`; none on a host that only reads: a standby picks up when
+    /// it takes over, `lead_once_taken_over`). The pickup comes before Bot
+    /// Social starts: a remote line queued before a crash is handed to its
+    /// room once the room's run is back (#83).
     pub async fn open_picking_up(store: Store, config: HostConfig) -> (Host, Option<PickedUp>) {
         Host::opening(store, config, true).await
     }
@@ -192,22 +192,11 @@ impl Host {
         }
         host.took_over().await;
         let picked = (pick && host.writes()).then(|| host.pick_up());
-        host.social().start();
-        host.shared_rooms().start();
-        host.invite_links().start();
-        host.face_rooms().start();
+        // A standby starts Bot Social once it takes over (`takeover`).
+        if !host.store().is_standby() {
+            host.start_social();
+        }
         (host, picked)
-    }
-
-    /// What a start does once its store writes, run again when a standby on
-    /// PostgreSQL takes the lease (issue 35, #1027): the approvals the old
-    /// leader left waiting end, cut attachment postings come back, and
-    /// OpenCode cards left uncertain are reconciled. Each repair lives in
-    /// the service it repairs and does nothing on a host that only reads.
-    pub async fn took_over(&self) {
-        self.approvals().clear_crashed_asks().await;
-        crate::attachments::room_postings::repair_on_start(self.team(), self.rooms()).await;
-        ExternalSeats::recover(self.rounds());
     }
 
     /// Spawns, once, what runs beside the services `new` wired: the live

@@ -28,6 +28,7 @@ pub mod schedules;
 pub mod search;
 pub mod secrets;
 pub mod social;
+mod takeover;
 pub mod team;
 mod turns;
 mod view;

@@ -454,7 +454,8 @@ pub struct SocialSend {
 #[serde(rename_all = "camelCase")]
 pub struct SocialView {
     pub account: Option<SocialAccount>,
-    /// The link to the homeserver: `off`, `connecting`, `ready`, `error`.
+    /// The link to the homeserver: `off`, `connecting`, `ready`, `error`,
+    /// or `standby` on a standby, which leaves it to the leader (#83).
     pub status: String,
     /// Why the link last failed, in one sentence.
     pub last_error: Option<String>,

@@ -185,6 +185,15 @@ impl Store {
         lock(&self.inner.status).clone()
     }
 
+    /// A standby on PostgreSQL (issue 35): it reads a team another FlyBot
+    /// saves until it takes the lease.
+    pub fn is_standby(&self) -> bool {
+        matches!(
+            self.status(),
+            StoreStatus::ReadOnly(ReadOnlyReason::Standby { .. })
+        )
+    }
+
     /// Reads the team. A read-only store first reloads the files when the
     /// other writer has changed them.
     pub fn read<R>(&self, f: impl FnOnce(&TeamState) -> R) -> R {

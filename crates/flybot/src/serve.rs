@@ -298,19 +298,10 @@ fn say_picked_up((pickup, rounds): flybot_host::PickedUp) {
 /// A standby (issue 35): once its store takes the lease, it does what a
 /// start does for the writer, as a restart would, and says so.
 async fn resume_on_takeover(host: Host) {
-    let mut revision = host.store().watch_revision();
-    // The takeover moves the revision (the store re-announces it); a look
-    // every second covers a takeover with no change behind it.
-    while !host.writes() {
-        let waited =
-            tokio::time::timeout(std::time::Duration::from_secs(1), revision.changed()).await;
-        if let Ok(Err(_)) = waited {
-            return; // the store is gone: the host is stopping
-        }
+    if let Some(picked) = host.lead_once_taken_over().await {
+        say!("this standby took over: it now saves the team and runs its Bots");
+        say_picked_up(picked);
     }
-    say!("this standby took over: it now saves the team and runs its Bots");
-    host.took_over().await;
-    say_picked_up(host.pick_up());
 }
 
 #[cfg(test)]

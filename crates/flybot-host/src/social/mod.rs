@@ -46,7 +46,7 @@ pub const TOKEN_SECRET: &str = "MATRIX_ACCESS_TOKEN";
 /// How the link to the homeserver is doing.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Link {
-    /// `off`, `connecting`, `ready` or `error`.
+    /// `off`, `connecting`, `ready`, `error` or (in a view) `standby`.
     pub status: &'static str,
     pub last_error: Option<String>,
 }

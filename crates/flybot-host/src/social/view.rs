@@ -75,7 +75,12 @@ fn local_bot(social: &SocialState, bot_id: &str) -> LocalBotView {
 
 impl Social {
     pub fn view(&self) -> SocialView {
-        let link = self.link();
+        let mut link = self.link();
+        // A standby leaves the homeserver to the leader until it takes
+        // over (`Host::lead_once_taken_over`), and says so.
+        if self.team().store().is_standby() {
+            link.status = "standby";
+        }
         self.team().read(|state| {
             let social = &state.social;
             let invites: BTreeSet<String> = social.invites.values().cloned().collect();

@@ -16,6 +16,7 @@ mod lifecycle;
 mod postgres_failover;
 mod postgres_live_resume;
 mod postgres_round_failover;
+mod postgres_social_failover;
 mod replay;
 mod restart_round;
 mod rooms;
