@@ -6,7 +6,7 @@
 use crate::figures::{ms, percentile};
 use flybot_agent::session::{ItemKind, SessionEvent, Source};
 use flybot_testkit::Kit;
-use flybot_testkit::synapse::{Synapse, start_synapse};
+use flybot_testkit::synapse::{Synapse, start_private_synapse};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -48,7 +48,7 @@ pub fn run() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let Some(synapse) = start_synapse().await else {
+        let Some(synapse) = start_private_synapse().await else {
             anyhow::bail!("Synapse is not installed: run ./scripts/test first");
         };
         let alice = home(&synapse, "alice").await?;

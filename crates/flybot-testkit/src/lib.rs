@@ -30,6 +30,7 @@ mod ports;
 mod roster;
 pub mod sse_server;
 pub mod synapse;
+mod synapse_shared;
 mod transcript;
 mod waits;
 

@@ -20,17 +20,24 @@ pub const SYNAPSE_VENV: &str = ".tools/synapse";
 pub const SERVER_NAME: &str = "localhost";
 const SHARED_SECRET: &str = "flybot-test-registration";
 
-/// A running Synapse; killed (with its folder removed) when dropped.
+/// A running Synapse; a test's own is killed (with its folder removed)
+/// when dropped, the run's shared one (`synapse_shared`) is left running.
 pub struct Synapse {
     /// `http://127.0.0.1:<port>`.
     pub base_url: String,
-    port: u16,
+    pub(crate) port: u16,
     /// The version of this server's own signing key: the key server names
     /// it, so a probe knows this Synapse from another test's on the port.
-    key_version: String,
+    pub(crate) key_version: String,
     python: PathBuf,
-    dir: tempfile::TempDir,
+    /// The server's folder: its config, database, key and log.
+    pub(crate) folder: PathBuf,
+    /// The test's own folder, removed when dropped; `None` when shared.
+    _own: Option<tempfile::TempDir>,
     child: Option<Child>,
+    /// What this test's users' names end with: empty on a test's own
+    /// server, a tag of its own on the shared one.
+    pub(crate) tag: String,
 }
 
 /// The venv's python, by `$FLYBOT_SYNAPSE_PYTHON` or the workspace's venv.
@@ -100,9 +107,19 @@ rc_invites:
     )
 }
 
-/// Starts a private Synapse, or `None` (with the reason on stderr) when it
-/// is not installed; with `FLYBOT_REQUIRE_SYNAPSE` set, a missing one panics.
+/// A Synapse for a test that never stops it: the run's shared server when
+/// `./scripts/test` made one (`synapse_shared`), else a private one. `None`
+/// (with the reason on stderr) when it is not installed; with
+/// `FLYBOT_REQUIRE_SYNAPSE` set, a missing one panics.
 pub async fn start_synapse() -> Option<Synapse> {
+    match crate::synapse_shared::folder() {
+        Some(folder) => crate::synapse_shared::join(folder).await,
+        None => start_private_synapse().await,
+    }
+}
+
+/// A Synapse of the test's own, which it may stop and start again.
+pub async fn start_private_synapse() -> Option<Synapse> {
     start_synapse_with("").await
 }
 
@@ -111,25 +128,43 @@ pub async fn start_synapse() -> Option<Synapse> {
 /// Synapse binds it, a second or so later; when another test's server took
 /// it meanwhile, this one starts again on another port.
 pub async fn start_synapse_with(extra: &str) -> Option<Synapse> {
-    start_on(free_loopback_port, extra).await
+    let own = tempfile::tempdir().expect("a folder for Synapse");
+    start_on(free_loopback_port, extra, Place::Own(own)).await
+}
+
+/// Where a Synapse keeps its files.
+pub(crate) enum Place {
+    /// A test's own folder, removed with its server.
+    Own(tempfile::TempDir),
+    /// The run's shared folder: the server outlives the test that made it.
+    Shared(PathBuf),
 }
 
 /// Starts a Synapse on the first of `ports` it can keep.
-async fn start_on(mut ports: impl FnMut() -> u16, extra: &str) -> Option<Synapse> {
+pub(crate) async fn start_on(
+    mut ports: impl FnMut() -> u16,
+    extra: &str,
+    place: Place,
+) -> Option<Synapse> {
     let Some(python) = python() else {
         return missing("no venv at .tools/synapse");
     };
-    let dir = tempfile::tempdir().expect("a folder for Synapse");
+    let (folder, own) = match place {
+        Place::Own(dir) => (dir.path().to_owned(), Some(dir)),
+        Place::Shared(folder) => (folder, None),
+    };
     let key_version = format!("t{}", flybot_core::hex::lower_hex(&random_bytes::<6>()));
-    std::fs::write(dir.path().join("signing.key"), signing_key(&key_version))
+    std::fs::write(folder.join("signing.key"), signing_key(&key_version))
         .expect("Synapse's signing key is written");
     let mut synapse = Synapse {
         base_url: String::new(),
         port: 0,
         key_version,
         python,
-        dir,
+        folder,
+        _own: own,
         child: None,
+        tag: String::new(),
     };
     let mut lost = Vec::new();
     for _ in 0..PORT_TRIES {
@@ -146,12 +181,34 @@ async fn start_on(mut ports: impl FnMut() -> u16, extra: &str) -> Option<Synapse
 const PORT_TRIES: usize = 5;
 
 impl Synapse {
+    /// The server process's id, while this handle holds it.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.child.as_ref().and_then(Child::id)
+    }
+
+    /// The shared server another test started in `folder`, on `port` with
+    /// the key `key_version`, once it answers as that server.
+    pub(crate) async fn joined(folder: PathBuf, port: u16, key_version: String) -> Option<Synapse> {
+        let mut synapse = Synapse {
+            base_url: format!("http://127.0.0.1:{port}"),
+            port,
+            key_version,
+            python: python()?,
+            folder,
+            _own: None,
+            child: None,
+            tag: String::new(),
+        };
+        synapse.answers().await.ok()?;
+        Some(synapse)
+    }
+
     fn take_port(&mut self, port: u16, extra: &str) {
         self.port = port;
         self.base_url = format!("http://127.0.0.1:{port}");
         std::fs::write(
-            self.dir.path().join("homeserver.yaml"),
-            config(self.dir.path(), port, extra),
+            self.folder.join("homeserver.yaml"),
+            config(&self.folder, port, extra),
         )
         .expect("Synapse's config is written");
     }
@@ -159,6 +216,7 @@ impl Synapse {
     /// Starts the server again on its folder and port, after `stop`, and
     /// waits until it answers.
     pub async fn start(&mut self) {
+        self.refuse_if_shared("started again");
         if let Err(why) = self.launch().await {
             panic!("Synapse did not come back on port {}: {why}", self.port);
         }
@@ -168,20 +226,26 @@ impl Synapse {
     /// server's key; an error says why it is not this server that answers
     /// (it exited, or another test's Synapse holds the port).
     async fn launch(&mut self) -> Result<(), String> {
-        let log = std::fs::File::create(self.dir.path().join("out.log")).expect("a log file");
-        let child = Command::new(&self.python)
+        let log = std::fs::File::create(self.folder.join("out.log")).expect("a log file");
+        let own = self._own.is_some();
+        let mut command = Command::new(&self.python);
+        command
             .args(["-m", "synapse.app.homeserver", "-c", "homeserver.yaml"])
-            .current_dir(self.dir.path())
+            .current_dir(&self.folder)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("Synapse starts");
+            .kill_on_drop(own);
+        if !own {
+            // Out of the test's process group: the shared server outlives
+            // the test that started it; `./scripts/test` stops it.
+            command.process_group(0);
+        }
+        let child = command.spawn().expect("Synapse starts");
         self.child = Some(child);
         let answered = self.answers().await;
         if answered.is_err() {
-            self.stop().await;
+            self.end().await;
         }
         answered
     }
@@ -208,20 +272,42 @@ impl Synapse {
     }
 
     fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("out.log")).unwrap_or_default()
+        std::fs::read_to_string(self.folder.join("out.log")).unwrap_or_default()
     }
 
     /// Stops the server (SIGKILL); its database stays for `start`.
     pub async fn stop(&mut self) {
+        self.refuse_if_shared("stopped");
+        self.end().await;
+    }
+
+    pub(crate) async fn end(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill().await;
         }
     }
 
-    /// Registers `name` with `password` by the shared secret (the admin
-    /// API `register_new_matrix_user` calls); answers the user id
-    /// (`@name:localhost`).
+    fn refuse_if_shared(&self, what: &str) {
+        assert!(
+            self._own.is_some(),
+            "the run's shared Synapse cannot be {what}: take start_private_synapse"
+        );
+    }
+
+    /// The login name of this test's user `name`: `name` itself on a
+    /// test's own server, `name` and the test's tag on the shared one.
+    pub fn user(&self, name: &str) -> String {
+        format!("{name}{}", self.tag)
+    }
+
+    /// Registers this test's user `name` (`user`) with `password` by the
+    /// shared secret (the admin API `register_new_matrix_user` calls);
+    /// answers the user id (`@name:localhost`, the tag after the name on
+    /// the shared server).
+    /// Its display name is `name` alone, so what a home shows of the user
+    /// (a friend's Bot titled by its owner) reads the same on either.
     pub async fn register(&self, name: &str, password: &str) -> String {
+        let (shown, name) = (name, &self.user(name));
         let url = format!("{}/_synapse/admin/v1/register", self.base_url);
         let client = loopback_client();
         let nonce: serde_json::Value = client
@@ -237,6 +323,7 @@ impl Synapse {
             "nonce": nonce,
             "username": name,
             "password": password,
+            "displayname": shown,
             "admin": false,
             "mac": registration_mac(nonce, name, password),
         });
@@ -260,7 +347,7 @@ fn signing_key(version: &str) -> String {
     format!("ed25519 {version} {seed}\n")
 }
 
-fn random_bytes<const N: usize>() -> [u8; N] {
+pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes).expect("random bytes");
     bytes
@@ -289,11 +376,12 @@ mod tests {
     /// a registration reaches it alone.
     #[tokio::test]
     async fn a_synapse_handed_a_taken_port_starts_on_another() {
-        let Some(first) = start_synapse().await else {
+        let Some(first) = start_private_synapse().await else {
             return;
         };
         let mut handed = vec![free_loopback_port(), first.port];
-        let second = start_on(|| handed.pop().expect("a port to try"), "")
+        let own = tempfile::tempdir().unwrap();
+        let second = start_on(|| handed.pop().expect("a port to try"), "", Place::Own(own))
             .await
             .expect("Synapse is installed");
         assert_ne!(second.port, first.port, "the second server moved on");

@@ -25,7 +25,7 @@ mod shared_rooms;
 
 use flybot_agent::session::{SessionEvent, Source};
 use flybot_testkit::Kit;
-use flybot_testkit::synapse::{Synapse, start_synapse};
+use flybot_testkit::synapse::{Synapse, start_private_synapse, start_synapse};
 use raw::RawMatrix;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -43,7 +43,7 @@ fn password(name: &str) -> String {
 async fn home(synapse: &Synapse, name: &str) -> Home {
     let user = synapse.register(name, &password(name)).await;
     let kit = Kit::new().await;
-    let body = json!({"homeserver": synapse.base_url, "user": name, "password": password(name)});
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user(name), "password": password(name)});
     let answer = kit.ok("social-connect", body).await;
     assert_eq!(answer["account"]["userId"], user);
     Home { kit, user }
@@ -214,7 +214,8 @@ async fn a_person_in_a_plain_matrix_client_gets_the_bots_answer() {
     };
     let alice = home(&synapse, "alice").await;
     let dave_id = synapse.register("dave", &password("dave")).await;
-    let mut dave = RawMatrix::login(&synapse.base_url, "dave", &password("dave")).await;
+    let mut dave =
+        RawMatrix::login(&synapse.base_url, &synapse.user("dave"), &password("dave")).await;
     alice
         .kit
         .ok("social-friend-add", json!({"userId": dave_id}))
@@ -256,7 +257,12 @@ async fn a_forged_claim_shows_as_the_senders_home_unverified() {
     // Carol's home (raw, so it can say anything) shares a Bot with Bob,
     // then writes a line naming Alice's Helper as its author.
     let carol_id = synapse.register("carol", &password("carol")).await;
-    let carol = RawMatrix::login(&synapse.base_url, "carol", &password("carol")).await;
+    let carol = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("carol"),
+        &password("carol"),
+    )
+    .await;
     bob.kit
         .ok("social-friend-add", json!({"userId": carol_id}))
         .await;
@@ -298,7 +304,7 @@ async fn an_ungranted_bot_is_never_reachable_whatever_the_event_says() {
     };
     let alice = home(&synapse, "alice").await;
     let eve_id = synapse.register("eve", &password("eve")).await;
-    let mut eve = RawMatrix::login(&synapse.base_url, "eve", &password("eve")).await;
+    let mut eve = RawMatrix::login(&synapse.base_url, &synapse.user("eve"), &password("eve")).await;
     alice
         .kit
         .ok("social-friend-add", json!({"userId": eve_id}))
@@ -356,7 +362,7 @@ async fn an_ungranted_bot_is_never_reachable_whatever_the_event_says() {
 
 #[tokio::test]
 async fn sends_wait_while_the_homeserver_is_down_and_go_through_after_in_order_once() {
-    let Some(mut synapse) = start_synapse().await else {
+    let Some(mut synapse) = start_private_synapse().await else {
         return;
     };
     let (alice, bob, helper, room) = alice_publishes_to_bob(&synapse).await;
@@ -401,7 +407,8 @@ async fn the_account_is_proved_before_it_is_kept_and_its_token_reaches_no_view()
     };
     synapse.register("alice", &password("alice")).await;
     let kit = Kit::new().await;
-    let wrong = json!({"homeserver": synapse.base_url, "user": "alice", "password": "wrong"});
+    let wrong =
+        json!({"homeserver": synapse.base_url, "user": synapse.user("alice"), "password": "wrong"});
     kit.anyone()
         .refused("social-connect", wrong, "bot/invalid")
         .await;
@@ -409,7 +416,7 @@ async fn the_account_is_proved_before_it_is_kept_and_its_token_reaches_no_view()
     kit.anyone()
         .refused("social-connect", bad_url, "bot/invalid")
         .await;
-    let both = json!({"homeserver": synapse.base_url, "user": "alice", "password": "p", "accessToken": "t"});
+    let both = json!({"homeserver": synapse.base_url, "user": synapse.user("alice"), "password": "p", "accessToken": "t"});
     kit.anyone()
         .refused("social-connect", both, "bot/invalid")
         .await;
@@ -418,7 +425,12 @@ async fn the_account_is_proved_before_it_is_kept_and_its_token_reaches_no_view()
         .refused("social-friend-add", not_connected, "bot/invalid")
         .await;
     // With an access token made elsewhere.
-    let raw = RawMatrix::login(&synapse.base_url, "alice", &password("alice")).await;
+    let raw = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("alice"),
+        &password("alice"),
+    )
+    .await;
     let body = json!({"homeserver": synapse.base_url, "accessToken": raw.token()});
     kit.ok("social-connect", body).await;
     let seen = view(&kit).await;

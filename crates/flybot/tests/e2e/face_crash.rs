@@ -81,7 +81,7 @@ fn every_face_line_arrives_once_across_a_kill_of_a_home_mid_round() {
     let bob = serve_with_env(folders[1].path(), &[], &[("FLYBOT_TEST_PAUSE_AT", &pause)]);
     let carol = serve(folders[2].path());
     for (host, name) in [(&alice, "alice"), (&bob, "bob"), (&carol, "carol")] {
-        connect(host, &synapse.base_url, name);
+        connect(host, &synapse, name);
     }
     let bolt = ok(&bob, "create-bot", json!({"name": "Bolt"}))["bot"]["id"]
         .as_str()

@@ -29,8 +29,8 @@ fn a_standby_leaves_the_homeserver_to_the_leader_and_answers_once_it_takes_over_
     let (alice_home, bob_home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let leader = serve_with(alice_home.path(), &["--store", &db.url]);
     let bob = serve(bob_home.path());
-    connect(&leader, &synapse.base_url, "alice");
-    connect(&bob, &synapse.base_url, "bob");
+    connect(&leader, &synapse, "alice");
+    connect(&bob, &synapse, "bob");
     ok(&leader, "social-friend-add", json!({"userId": bob_id}));
     ok(&bob, "social-friend-add", json!({"userId": alice_id}));
     let helper = ok(&leader, "create-bot", json!({"name": "Helper"}))["bot"]["id"].clone();

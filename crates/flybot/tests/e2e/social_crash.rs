@@ -6,7 +6,7 @@
 //! Bob once.
 
 use crate::support::{Served, serve};
-use flybot_testkit::synapse::start_synapse;
+use flybot_testkit::synapse::{Synapse, start_private_synapse};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -56,8 +56,9 @@ pub(crate) fn delivered(home: &Path, text: &str) -> usize {
         .count()
 }
 
-pub(crate) fn connect(host: &Served, base: &str, name: &str) {
-    let body = json!({"homeserver": base, "user": name, "password": format!("pw-{name}-1")});
+/// Connects `host` as the test's user `name` (password `pw-<name>-1`).
+pub(crate) fn connect(host: &Served, synapse: &Synapse, name: &str) {
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user(name), "password": format!("pw-{name}-1")});
     ok(host, "social-connect", body);
 }
 
@@ -67,7 +68,7 @@ fn each_line_arrives_once_across_a_kill_of_either_home_33() {
         .enable_all()
         .build()
         .unwrap();
-    let Some(mut synapse) = runtime.block_on(start_synapse()) else {
+    let Some(mut synapse) = runtime.block_on(start_private_synapse()) else {
         return;
     };
     let alice_id = runtime.block_on(synapse.register("alice", "pw-alice-1"));
@@ -75,8 +76,8 @@ fn each_line_arrives_once_across_a_kill_of_either_home_33() {
     let (alice_home, bob_home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let alice = serve(alice_home.path());
     let bob = serve(bob_home.path());
-    connect(&alice, &synapse.base_url, "alice");
-    connect(&bob, &synapse.base_url, "bob");
+    connect(&alice, &synapse, "alice");
+    connect(&bob, &synapse, "bob");
     ok(&alice, "social-friend-add", json!({"userId": bob_id}));
     ok(&bob, "social-friend-add", json!({"userId": alice_id}));
     let helper = ok(&alice, "create-bot", json!({"name": "Helper"}))["bot"]["id"].clone();

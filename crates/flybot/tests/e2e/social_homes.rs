@@ -7,7 +7,7 @@
 
 use crate::social_crash::{connect, delivered, ok, until};
 use crate::support::{Served, serve, serve_with_env};
-use flybot_testkit::synapse::{Synapse, start_synapse};
+use flybot_testkit::synapse::{Synapse, start_private_synapse, start_synapse};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -62,14 +62,15 @@ struct TwoHomes {
 }
 
 fn two_homes(runtime: &tokio::runtime::Runtime, alice_env: &[(&str, &str)]) -> Option<TwoHomes> {
-    let synapse = runtime.block_on(start_synapse())?;
+    // One of the two tests stops it: a server of their own.
+    let synapse = runtime.block_on(start_private_synapse())?;
     let alice_id = runtime.block_on(synapse.register("alice", "pw-alice-1"));
     let bob_id = runtime.block_on(synapse.register("bob", "pw-bob-1"));
     let (alice_home, bob_home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let alice = serve_with_env(alice_home.path(), &[], alice_env);
     let bob = serve(bob_home.path());
-    connect(&alice, &synapse.base_url, "alice");
-    connect(&bob, &synapse.base_url, "bob");
+    connect(&alice, &synapse, "alice");
+    connect(&bob, &synapse, "bob");
     ok(&alice, "social-friend-add", json!({"userId": bob_id}));
     ok(&bob, "social-friend-add", json!({"userId": alice_id}));
     let helper = ok(&alice, "create-bot", json!({"name": "Helper"}))["bot"]["id"].clone();
@@ -201,7 +202,7 @@ fn three_homes_meet_on_one_synapse_and_an_accepted_invite_is_applied_once_33() {
     let bob = serve(folders[1].path());
     let carol = serve(folders[2].path());
     for (host, name) in [(&alice, "alice"), (&bob, "bob"), (&carol, "carol")] {
-        connect(host, &synapse.base_url, name);
+        connect(host, &synapse, name);
     }
     ok(&alice, "social-friend-add", json!({"userId": bob_id}));
     ok(&alice, "social-friend-add", json!({"userId": carol_id}));

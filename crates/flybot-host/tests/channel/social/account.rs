@@ -25,7 +25,12 @@ async fn an_invite_from_a_stranger_is_declined_and_never_joined() {
     };
     let alice = home(&synapse, "alice").await;
     let carol_id = synapse.register("carol", &password("carol")).await;
-    let mut carol = RawMatrix::login(&synapse.base_url, "carol", &password("carol")).await;
+    let mut carol = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("carol"),
+        &password("carol"),
+    )
+    .await;
     let mark = json!({"botName": "Cat", "bot": "cat", "ownerName": "carol", "shared": true});
     let state = json!([{"type": "org.flybot.room", "state_key": "", "content": mark}]);
     let room = carol.create_room(&alice.user, state).await;

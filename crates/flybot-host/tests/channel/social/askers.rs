@@ -26,7 +26,7 @@ async fn alice_and_scripted_bob(
     let alice = super::home(synapse, "alice").await;
     let bob_id = synapse.register("bob", &password("bob")).await;
     let bob = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
-    let body = json!({"homeserver": synapse.base_url, "user": "bob", "password": password("bob")});
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user("bob"), "password": password("bob")});
     bob.ok("social-connect", body).await;
     let add = |user: &str| json!({"userId": user});
     alice.kit.ok("social-friend-add", add(&bob_id)).await;

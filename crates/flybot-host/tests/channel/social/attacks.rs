@@ -61,8 +61,7 @@ async fn a_turn_for_a_remote_asker_gets_no_secrets_and_says_why() {
     };
     let alice_id = synapse.register("alice", &password("alice")).await;
     let alice = Kit::scripted(serde_json::from_str(KEYS).unwrap()).await;
-    let body =
-        json!({"homeserver": synapse.base_url, "user": "alice", "password": password("alice")});
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user("alice"), "password": password("alice")});
     alice.ok("social-connect", body).await;
     let bob = home(&synapse, "bob").await;
     alice
@@ -111,7 +110,12 @@ async fn an_invite_from_a_stranger_is_kept_across_a_restart_until_declined() {
     };
     let alice = home(&synapse, "alice").await;
     let carol_id = synapse.register("carol", &password("carol")).await;
-    let carol = RawMatrix::login(&synapse.base_url, "carol", &password("carol")).await;
+    let carol = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("carol"),
+        &password("carol"),
+    )
+    .await;
     carol.create_room(&alice.user, json!([])).await;
     until(&alice.kit, "Carol's invite", |v| {
         v["invites"] == json!([carol_id])

@@ -29,7 +29,7 @@ async fn a_local_bot_writes_to_a_friends_bot_by_its_label_and_gets_the_answer_ba
     let alice = super::home(&synapse, "alice").await;
     let bob_id = synapse.register("bob", &password("bob")).await;
     let bob = Kit::scripted(serde_json::from_str(SCRIPT).unwrap()).await;
-    let body = json!({"homeserver": synapse.base_url, "user": "bob", "password": password("bob")});
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user("bob"), "password": password("bob")});
     bob.ok("social-connect", body).await;
     alice
         .kit

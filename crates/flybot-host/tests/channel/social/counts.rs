@@ -7,7 +7,7 @@
 use super::{alice_publishes_to_bob, remote_bot, until, view};
 use flybot_agent::session::{SessionEvent, Source};
 use flybot_core::fences::preview::visible_text;
-use flybot_testkit::synapse::start_synapse;
+use flybot_testkit::synapse::start_private_synapse;
 use serde_json::json;
 
 /// The `firstContact` marks of the friend lines a Bot's chat took.
@@ -27,7 +27,7 @@ fn first_contacts(kit: &flybot_testkit::Kit, session: &str) -> Vec<bool> {
 #[tokio::test]
 /// Rules #130, #371, #417, #418, #420.
 async fn pending_count_held_replies_first_contact_and_the_preview() {
-    let Some(mut synapse) = start_synapse().await else {
+    let Some(mut synapse) = start_private_synapse().await else {
         return;
     };
     let (alice, bob, helper, room) = alice_publishes_to_bob(&synapse).await;

@@ -155,20 +155,30 @@ async fn the_maker_closes_the_room_and_no_home_writes_there_any_more_nor_does_a_
     // of Alice's account (the homeserver lets her through), and closes
     // the room and makes herself the lead: neither home takes it.
     synapse.register("mallory", &password("mallory")).await;
-    let mallory = RawMatrix::login(&synapse.base_url, "mallory", &password("mallory")).await;
+    let mallory = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("mallory"),
+        &password("mallory"),
+    )
+    .await;
     mallory.join(&matrix_room).await;
-    let alice_raw = RawMatrix::login(&synapse.base_url, "alice", &password("alice")).await;
+    let alice_raw = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("alice"),
+        &password("alice"),
+    )
+    .await;
     let state = alice_raw.room_state(&matrix_room).await;
     let mut levels = (state.as_array().unwrap().iter())
         .find(|e| e["type"] == "m.room.power_levels")
         .unwrap()["content"]
         .clone();
-    levels["users"]["@mallory:localhost"] = json!(100);
+    levels["users"][&mallory.user_id] = json!(100);
     alice_raw
         .set_state(&matrix_room, "m.room.power_levels", levels)
         .await;
     let forged = json!({"code": code, "name": "", "createdAt": 1, "closed": true,
-        "lead": {"home": "@mallory:localhost", "handle": "bot-m"}});
+        "lead": {"home": mallory.user_id, "handle": "bot-m"}});
     mallory
         .set_state(&matrix_room, "org.flybot.face", forged)
         .await;

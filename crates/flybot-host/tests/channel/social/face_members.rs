@@ -50,7 +50,12 @@ async fn a_home_kicked_or_banned_from_a_face_room_is_marked_left_on_every_home()
     })
     .await;
 
-    let admin = RawMatrix::login(&synapse.base_url, "alice", &password("alice")).await;
+    let admin = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("alice"),
+        &password("alice"),
+    )
+    .await;
     admin.put_out(&matrix_room, &bob.user, "kick").await;
     for (kit, room) in [(&alice.kit, &at_alice), (&carol.kit, &at_carol)] {
         lines_until(kit, room, "Bob's home left", |_| {
@@ -96,7 +101,7 @@ async fn a_remote_bots_color_and_avatar_ride_its_homes_part_onto_its_seat() {
     // Dana's home runs another FlyBot: its part gives each Bot a look,
     // one of them a link the page must never fetch.
     let dana = synapse.register("dana", &password("dana")).await;
-    let raw = RawMatrix::login(&synapse.base_url, "dana", &password("dana")).await;
+    let raw = RawMatrix::login(&synapse.base_url, &synapse.user("dana"), &password("dana")).await;
     raw.join(&matrix_room).await;
     let part = json!({"ownerName": "Dana", "status": "joined", "bots": [
         {"handle": "bot-fox", "name": "Fox", "role": "Scout", "color": "#c05621", "avatar": "🦊"},

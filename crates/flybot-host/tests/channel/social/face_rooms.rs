@@ -34,7 +34,7 @@ pub(super) async fn scripted_home(synapse: &Synapse, name: &str) -> Home {
 pub(super) async fn home_on(synapse: &Synapse, name: &str, scenario: Value) -> Home {
     let user = synapse.register(name, &password(name)).await;
     let kit = Kit::scripted(scenario).await;
-    let body = json!({"homeserver": synapse.base_url, "user": name, "password": password(name)});
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user(name), "password": password(name)});
     let answer = kit.ok("social-connect", body).await;
     assert_eq!(answer["account"]["userId"], user);
     Home { kit, user }
@@ -324,7 +324,12 @@ async fn a_forged_line_from_a_home_with_no_part_in_the_room_is_refused() {
     let room = room_of(&made);
     let matrix_room = face_of(&made, "matrixRoomId");
     synapse.register("mallory", &password("mallory")).await;
-    let mut mallory = RawMatrix::login(&synapse.base_url, "mallory", &password("mallory")).await;
+    let mut mallory = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("mallory"),
+        &password("mallory"),
+    )
+    .await;
     // The room is public by its number, so Mallory's client gets in, but
     // her home never said it takes part: her line names Atlas and claims
     // to be a person of Alice's home.

@@ -22,7 +22,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// `user`'s membership in the lobby of `link`, as Alice's account reads it
 /// at the server: (membership, reason).
 async fn membership_at_server(synapse: &Synapse, link: &str, user: &str) -> (String, String) {
-    let alice = RawMatrix::login(&synapse.base_url, "alice", &password("alice")).await;
+    let alice = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("alice"),
+        &password("alice"),
+    )
+    .await;
     let ticket = link.rsplit('/').next().unwrap();
     let lobby = (alice)
         .resolve(&format!("#flybot-invite-{ticket}:localhost"))
@@ -106,7 +111,7 @@ async fn home_on_clock(synapse: &Synapse, name: &str, now: &Arc<AtomicU64>) -> H
     let store = Store::open(dir.path(), options).unwrap();
     let config = HostConfig::new(dir.path().to_owned());
     let kit = Kit::around(Host::open(store, config).await, dir);
-    let body = json!({"homeserver": synapse.base_url, "user": name, "password": password(name)});
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user(name), "password": password(name)});
     kit.ok("social-connect", body).await;
     Home { kit, user }
 }

@@ -257,7 +257,7 @@ async fn a_revoked_link_seats_nobody_new_and_keeps_existing_seats() {
     );
 
     // A raw knock that skips Dave's host is refused by Alice's: revoked.
-    let raw = RawMatrix::login(&synapse.base_url, "dave", &password("dave")).await;
+    let raw = RawMatrix::login(&synapse.base_url, &synapse.user("dave"), &password("dave")).await;
     let ticket = link.rsplit('/').next().unwrap();
     let lobby = raw
         .resolve(&format!("#flybot-invite-{ticket}:localhost"))
@@ -336,7 +336,12 @@ async fn each_forged_or_stale_claim_is_refused_with_its_own_code_and_seats_nobod
     let stale = mint(&alice, &plans, json!({"expiresInMs": 0})).await;
     let ticket = |l: &str| l.rsplit('/').next().unwrap().to_owned();
     synapse.register("mallory", &password("mallory")).await;
-    let mallory = RawMatrix::login(&synapse.base_url, "mallory", &password("mallory")).await;
+    let mallory = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("mallory"),
+        &password("mallory"),
+    )
+    .await;
     let me = mallory.user_id.clone();
     let lobby = mallory
         .resolve(&format!("#flybot-invite-{}:localhost", ticket(&link)))

@@ -12,10 +12,11 @@ use flybot_testkit::synapse::{Synapse, start_synapse};
 use flybot_testkit::{Kit, Room};
 use serde_json::json;
 
-/// Alice's mock: "pass it on" makes the Bot write to Carol's Cleo.
+/// Alice's mock: "pass it on" makes the Bot write to Carol's Cleo (titled
+/// by Carol's login name, `carol`).
 const SCRIPT: &str = r#"[
   {"when": {"userContains": "pass it on", "step": 0},
-   "reply": {"toolCalls": [{"name": "message_bot", "arguments": {"to": "Cleo (carol)", "text": "the plan is ready"}}]}},
+   "reply": {"toolCalls": [{"name": "message_bot", "arguments": {"to": "Cleo (CAROL)", "text": "the plan is ready"}}]}},
   {"when": {"afterTool": "*"}, "reply": {"text": "finished"}},
   {"reply": {"text": "noted"}}
 ]"#;
@@ -23,7 +24,7 @@ const SCRIPT: &str = r#"[
 async fn scripted_home(synapse: &Synapse, name: &str, script: &str) -> Home {
     let user = synapse.register(name, &password(name)).await;
     let kit = Kit::scripted(serde_json::from_str(script).unwrap()).await;
-    let body = json!({"homeserver": synapse.base_url, "user": name, "password": password(name)});
+    let body = json!({"homeserver": synapse.base_url, "user": synapse.user(name), "password": password(name)});
     kit.ok("social-connect", body).await;
     Home { kit, user }
 }
@@ -34,7 +35,8 @@ async fn only_the_bot_a_link_paired_writes_to_the_seat_it_made() {
     let Some(synapse) = start_synapse().await else {
         return;
     };
-    let alice = scripted_home(&synapse, "alice", SCRIPT).await;
+    let script = SCRIPT.replace("CAROL", &synapse.user("carol"));
+    let alice = scripted_home(&synapse, "alice", &script).await;
     let atlas = alice.kit.bot("Atlas").await;
     let echo = alice.kit.bot("Echo").await;
     let plans = alice.kit.room("Plans", &[&atlas, &echo]).await;

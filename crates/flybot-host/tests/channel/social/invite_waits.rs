@@ -80,7 +80,12 @@ async fn a_notice_the_homeserver_does_not_take_waits_not_delivered_after_a_few_t
     // the homeserver no longer takes a notice the room's join writes there.
     let share = room_record(&alice.kit, &plans.id)["share"].clone();
     let broken = share["matrixRoomId"].as_str().unwrap().to_owned();
-    let raw = RawMatrix::login(&synapse.base_url, "alice", &password("alice")).await;
+    let raw = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("alice"),
+        &password("alice"),
+    )
+    .await;
     raw.leave(&broken).await;
 
     let asked = (dave.kit)

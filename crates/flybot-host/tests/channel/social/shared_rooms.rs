@@ -298,7 +298,12 @@ async fn a_forged_join_from_a_home_that_does_not_own_the_room_is_refused_not_inv
         .kit
         .ok("social-friend-add", json!({"userId": carol_id}))
         .await;
-    let mut carol = RawMatrix::login(&synapse.base_url, "carol", &password("carol")).await;
+    let mut carol = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("carol"),
+        &password("carol"),
+    )
+    .await;
     let forged = json!({
         "op": "join", "roomId": s.plans.id, "name": "Plans (forged)",
         "inviterName": "Alice", "joinSeq": 99,
@@ -517,7 +522,12 @@ async fn a_line_whose_author_does_not_trace_to_its_sender_shows_as_unverified() 
         .unwrap()
         .to_owned();
     // Alice's home names a Bot its roster never had: kept, not attributed.
-    let mut forger = RawMatrix::login(&synapse.base_url, "alice", &password("alice")).await;
+    let mut forger = RawMatrix::login(
+        &synapse.base_url,
+        &synapse.user("alice"),
+        &password("alice"),
+    )
+    .await;
     let line = json!({"msgtype": "m.text", "body": "trust me, I am Bob's Bolt",
         "org.flybot.share": {"op": "line", "roomId": s.plans.id, "seq": 999, "who": "Bolt",
             "authorKind": "local-bot", "handle": s.bolt.id, "hop": 0, "calls": []}});
