@@ -88,15 +88,17 @@ fn kill_9_of_the_host_30_leaves_no_child_once_the_home_starts_again() {
         "the sleeper left the group and outlived the host"
     );
 
+    // The sleeper at least: on a loaded machine the killed host's check
+    // of the OpenCode version (a child with the marker too) may still run.
     let again = serve(home.path());
-    assert!(
-        again
-            .before
-            .iter()
-            .any(|l| l.starts_with("ended 1 process(es)")),
-        "{:?}",
-        again.before
-    );
+    let ended = (again.before.iter()).find_map(|l| {
+        l.strip_prefix("ended ")?
+            .split(' ')
+            .next()?
+            .parse::<usize>()
+            .ok()
+    });
+    assert!(ended.is_some_and(|n| n >= 1), "{:?}", again.before);
     assert!(!alive(sleeper), "the sleeper was ended");
     // The saved connector is mounted again; a clean stop ends it all,
     // the sleeper that left the group too (its cgroup, where there is one).
