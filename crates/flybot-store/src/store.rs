@@ -473,7 +473,7 @@ impl Store {
             ops,
         };
         let (tx, rx) = oneshot::channel();
-        let sent = serde_json::to_vec(&line)
+        let sent = line_bytes(&line)
             .map_err(StoreError::from)
             .and_then(|mut bytes| {
                 let digest = crate::journal::sha256_hex(&bytes);
@@ -551,4 +551,13 @@ impl Store {
         *last = now;
         now
     }
+}
+
+/// A change line's JSON in a buffer that holds a task's change whole, its
+/// newline too (about 340 bytes: `to_vec` grew its buffer 128 → 256 → 512,
+/// two copies of the line in every change, issue 38).
+fn line_bytes(line: &impl serde::Serialize) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(512);
+    serde_json::to_writer(&mut bytes, line)?;
+    Ok(bytes)
 }
