@@ -45,10 +45,17 @@ test('a room with three Bots: an @all line answered by each in order', async ({ 
   await expect(log.getByText('Gamma reporting in.')).toBeVisible();
   await expect(log.getByText('Alpha reporting in.')).toBeVisible();
   await expect(log.getByText('Beta reporting in.')).toBeVisible();
-  const who = await speakers(page);
-  const order = ['Alpha', 'Beta', 'Gamma'].map((name) => who.indexOf(name));
-  expect(order.every((at) => at > 0), `speakers on screen: ${who.join(', ')}`).toBe(true);
-  expect(order).toEqual([...order].sort((a, b) => a - b));
+  // A streamed answer shows before its line is drawn with its speaker
+  // (a CI run read the rows between the two): wait for the three rows.
+  let who = [];
+  const order = () => ['Alpha', 'Beta', 'Gamma'].map((name) => who.indexOf(name));
+  await expect
+    .poll(async () => {
+      who = await speakers(page);
+      return order().every((at) => at > 0);
+    }, { message: 'each Bot\'s line is drawn with its speaker' })
+    .toBe(true);
+  expect(order(), `speakers on screen: ${who.join(', ')}`).toEqual([...order()].sort((a, b) => a - b));
   await expect(page.getByRole('button', { name: 'Stop round' })).toBeDisabled();
 });
 
