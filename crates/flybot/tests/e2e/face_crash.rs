@@ -62,10 +62,7 @@ fn room_id(answer: &Value) -> String {
 #[test]
 /// Rules #83, #456.
 fn every_face_line_arrives_once_across_a_kill_of_a_home_mid_round() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = crate::social_homes::runtime();
     let Some(synapse) = runtime.block_on(start_synapse()) else {
         return;
     };

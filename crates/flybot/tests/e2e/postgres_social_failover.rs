@@ -17,10 +17,7 @@ fn a_standby_leaves_the_homeserver_to_the_leader_and_answers_once_it_takes_over_
     let Some(db) = test_database() else {
         return;
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = crate::social_homes::runtime();
     let Some(synapse) = runtime.block_on(start_synapse()) else {
         return;
     };

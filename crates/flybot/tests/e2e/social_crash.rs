@@ -64,10 +64,7 @@ pub(crate) fn connect(host: &Served, synapse: &Synapse, name: &str) {
 
 #[test]
 fn each_line_arrives_once_across_a_kill_of_either_home_33() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = crate::social_homes::runtime();
     let Some(mut synapse) = runtime.block_on(start_private_synapse()) else {
         return;
     };

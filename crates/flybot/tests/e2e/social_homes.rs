@@ -87,7 +87,8 @@ fn two_homes(runtime: &tokio::runtime::Runtime, alice_env: &[(&str, &str)]) -> O
     })
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+/// The runtime a Matrix end-to-end test drives its Synapse with.
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
