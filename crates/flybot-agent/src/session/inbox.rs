@@ -2,6 +2,12 @@
 //! joins the start of) the next turn; a `steer` item is admitted into the
 //! running turn at its next step boundary, or opens the next turn if the
 //! running one ends first.
+//!
+//! A turn answers one audience (issue 33, #420, #1266): a friend's line is
+//! answered in that friend's room and a connector's message in its chat, so
+//! a turn never takes lines from two audiences. Otherwise one friend's words
+//! would reach another friend, or the owner's, a friend, through the one
+//! answer the turn writes.
 
 use super::event::Source;
 use serde::{Deserialize, Serialize};
@@ -38,17 +44,29 @@ impl Inbox {
         self.items.push_back(item);
     }
 
-    /// Everything, in arrival order: what a new turn starts with.
-    pub fn take_all(&mut self) -> Vec<InboxItem> {
-        self.items.drain(..).collect()
+    /// What a new turn starts with: the first item and every item after it
+    /// in arrival order up to the first one for another audience. The rest
+    /// waits for the next turn.
+    pub fn take_turn(&mut self) -> Vec<InboxItem> {
+        let Some(first) = self.items.front() else {
+            return Vec::new();
+        };
+        let audience = Audience::of(&first.source);
+        let taken = self
+            .items
+            .iter()
+            .take_while(|item| Audience::of(&item.source) == audience)
+            .count();
+        self.items.drain(..taken).collect()
     }
 
-    /// The steer items, in arrival order; next-turn items stay.
-    pub fn take_steers(&mut self) -> Vec<InboxItem> {
-        let (steers, rest): (VecDeque<_>, VecDeque<_>) = self
-            .items
-            .drain(..)
-            .partition(|item| item.kind == ItemKind::Steer);
+    /// The steer items for the audience of the turn `opened_by` began, in
+    /// arrival order; next-turn items and another audience's steers stay.
+    pub fn take_steers(&mut self, opened_by: &Source) -> Vec<InboxItem> {
+        let audience = Audience::of(opened_by);
+        let (steers, rest): (VecDeque<_>, VecDeque<_>) = self.items.drain(..).partition(|item| {
+            item.kind == ItemKind::Steer && Audience::of(&item.source) == audience
+        });
         self.items = rest;
         steers.into_iter().collect()
     }
@@ -77,3 +95,28 @@ impl Inbox {
             .count()
     }
 }
+
+/// Whom a turn's answer goes to.
+#[derive(Debug, PartialEq, Eq)]
+enum Audience<'a> {
+    /// The home's own people and Bots, its rooms and schedules.
+    Home,
+    /// A friend's room over Matrix: the answer goes back into it.
+    Friend { home: &'a str, room: &'a str },
+    /// A connector's chat: the answer goes back out to it.
+    Connector { connector: &'a str, chat: &'a str },
+}
+
+impl<'a> Audience<'a> {
+    fn of(source: &'a Source) -> Self {
+        match source {
+            Source::Friend { home, room, .. } => Audience::Friend { home, room },
+            Source::Connector { connector, chat } => Audience::Connector { connector, chat },
+            _ => Audience::Home,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "inbox_tests.rs"]
+mod tests;

@@ -83,8 +83,13 @@ impl Cell {
             }
         }
     }
+    /// The steers the running turn admits: its own audience's only.
     pub(crate) fn take_steers(&self) -> Vec<InboxItem> {
-        lock(&self.state).inbox.take_steers()
+        let state = &mut *lock(&self.state);
+        match state.running.as_ref().and_then(|r| r.items.first()) {
+            Some(first) => state.inbox.take_steers(&first.source),
+            None => Vec::new(),
+        }
     }
     pub(crate) fn open_wait(&self, call: &ToolCall) {
         if let Some(running) = &mut lock(&self.state).running {
@@ -504,7 +509,7 @@ impl Sessions {
                     interrupted: BTreeSet::new(),
                     calls: 0,
                 });
-                (turn_id, state.inbox.take_all(), receiver)
+                (turn_id, state.inbox.take_turn(), receiver)
             };
             let env = self.inner.env.clone();
             let items: Vec<InboxItem> = items

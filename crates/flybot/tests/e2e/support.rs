@@ -140,6 +140,15 @@ impl Served {
     }
 }
 
+/// A test that panics still ends its hosts: no `flybot serve` outlives the
+/// test that started it.
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// One request on its own connection; answers (status, JSON body).
 pub fn request(
     address: &str,
