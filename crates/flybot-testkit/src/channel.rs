@@ -6,7 +6,6 @@
 use crate::Kit;
 use axum::body::{Body, to_bytes};
 use axum::http::Request;
-use flybot_host::app;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -87,7 +86,7 @@ impl Kit {
             .header("content-type", "application/json")
             .body(Body::from(body.to_string()))
             .unwrap();
-        let response = app(self.host.clone()).oneshot(request).await.unwrap();
+        let response = self.router().oneshot(request).await.unwrap();
         assert_eq!(response.status(), 200, "the owner's sign-in was refused");
         let cookie = response.headers()["set-cookie"].to_str().unwrap();
         let token = cookie
@@ -196,7 +195,7 @@ impl<'k> Caller<'k> {
             .request(Request::get(path))
             .body(Body::empty())
             .unwrap();
-        let response = app(self.kit.host.clone()).oneshot(request).await.unwrap();
+        let response = self.kit.router().oneshot(request).await.unwrap();
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
@@ -224,7 +223,7 @@ impl<'k> Caller<'k> {
     }
 
     async fn send(&self, request: Request<Body>) -> (u16, Value) {
-        let response = app(self.kit.host.clone()).oneshot(request).await.unwrap();
+        let response = self.kit.router().oneshot(request).await.unwrap();
         let status = response.status().as_u16();
         let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
         (status, serde_json::from_slice(&bytes).unwrap())

@@ -61,6 +61,9 @@ pub struct Kit {
     limit: Duration,
     /// The home's owner token (issue 29), which `anyone()` calls with.
     owner_token: String,
+    /// The host's HTTP app, built once: a call clones it (issue 38: built
+    /// for every call, the router took half the CPU of a channel test).
+    router: axum::Router,
 }
 
 impl Kit {
@@ -114,12 +117,19 @@ impl Kit {
     /// builds its own), so a test reaches it through the same channel.
     pub fn around(host: Host, home: TempDir) -> Kit {
         let owner_token = owner_token(&host.config().home);
+        let router = flybot_host::app(host.clone());
         Kit {
+            router,
             host,
             home,
             limit: LIMIT,
             owner_token,
         }
+    }
+
+    /// The host's HTTP app, as `flybot serve` serves it, for one `oneshot`.
+    pub fn router(&self) -> axum::Router {
+        self.router.clone()
     }
 
     /// The home folder.

@@ -5,7 +5,6 @@
 use crate::{Caller, Kit};
 use axum::body::Body;
 use axum::http::Request;
-use flybot_host::app;
 use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 use serde_json::Value;
@@ -41,7 +40,7 @@ impl<'k> Caller<'k> {
             request = request.header("last-event-id", last);
         }
         let request = request.body(Body::empty()).unwrap();
-        let response = app(self.kit().host.clone()).oneshot(request).await.unwrap();
+        let response = self.kit().router().oneshot(request).await.unwrap();
         assert_eq!(response.status(), 200, "the live stream did not open");
         Live {
             kit: self.kit(),

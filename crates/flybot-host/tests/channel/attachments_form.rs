@@ -49,10 +49,7 @@ async fn post_form_with(caller: &Caller<'_>, body: Body, headers: &[(&str, &str)
         request = request.header(*name, *value);
     }
     let request = request.body(body).unwrap();
-    let response = flybot_host::app(caller.kit().host.clone())
-        .oneshot(request)
-        .await
-        .unwrap();
+    let response = caller.kit().router().oneshot(request).await.unwrap();
     let status = response.status().as_u16();
     let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
     (status, serde_json::from_slice(&bytes).unwrap())

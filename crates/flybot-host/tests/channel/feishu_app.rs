@@ -58,10 +58,7 @@ pub async fn event(kit: &Kit, body: Value) -> (u16, Value) {
         .header("content-type", "application/json")
         .body(Body::from(body.to_string()))
         .unwrap();
-    let answer = flybot_host::app(kit.host.clone())
-        .oneshot(request)
-        .await
-        .unwrap();
+    let answer = kit.router().oneshot(request).await.unwrap();
     let status = answer.status().as_u16();
     let bytes = to_bytes(answer.into_body(), usize::MAX).await.unwrap();
     (status, serde_json::from_slice(&bytes).unwrap())

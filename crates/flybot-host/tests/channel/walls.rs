@@ -5,14 +5,13 @@
 
 use axum::body::{Body, to_bytes};
 use axum::http::Request;
-use flybot_host::app;
 use flybot_testkit::Kit;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
 /// Sends `request` through the host's router; answers (status, headers, body).
 async fn send(kit: &Kit, request: Request<Body>) -> (u16, axum::http::HeaderMap, Value) {
-    let response = app(kit.host.clone()).oneshot(request).await.unwrap();
+    let response = kit.router().oneshot(request).await.unwrap();
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();

@@ -5,13 +5,12 @@
 
 use axum::body::{Body, to_bytes};
 use axum::http::{Request, Response, header};
-use flybot_host::app;
 use flybot_testkit::Kit;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
 async fn send(kit: &Kit, request: Request<Body>) -> Response<Body> {
-    app(kit.host.clone()).oneshot(request).await.unwrap()
+    kit.router().oneshot(request).await.unwrap()
 }
 
 async fn json_of(response: Response<Body>) -> (u16, Value) {
