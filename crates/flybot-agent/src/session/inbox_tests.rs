@@ -38,6 +38,9 @@ fn ids(items: &[InboxItem]) -> Vec<&str> {
     items.iter().map(|i| i.id.as_str()).collect()
 }
 
+/// A case: its name, what is queued, and the ids each turn takes.
+type Case = (&'static str, Vec<InboxItem>, Vec<Vec<&'static str>>);
+
 /// Queues `queued` and opens turns until the inbox is empty: the ids each
 /// turn took, in order.
 fn turns(queued: Vec<InboxItem>) -> Vec<Vec<String>> {
@@ -56,7 +59,7 @@ fn a_turn_takes_one_audiences_lines_and_the_next_turn_the_rest_33() {
     use ItemKind::NextTurn as N;
     let bob = || friend("@bob:hs", "!bob");
     let carol = || friend("@carol:hs", "!carol");
-    let cases: Vec<(&str, Vec<InboxItem>, Vec<Vec<&str>>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "two friends in one sync",
             vec![item("b1", bob(), N), item("c1", carol(), N)],
