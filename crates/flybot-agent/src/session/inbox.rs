@@ -3,9 +3,10 @@
 //! running turn at its next step boundary, or opens the next turn if the
 //! running one ends first.
 //!
-//! A turn answers one audience (issue 33, #420, #1266): a friend's line is
-//! answered in that friend's room and a connector's message in its chat, so
-//! a turn never takes lines from two audiences. Otherwise one friend's words
+//! A turn answers one audience (issue 33, #420, #553, #1266): a friend's
+//! line is answered in that friend's room, a connector's message in its
+//! chat and a request another Bot handed from a room in that room, so a
+//! turn never takes lines from two audiences. Otherwise one friend's words
 //! would reach another friend, or the owner's, a friend, through the one
 //! answer the turn writes.
 
@@ -105,6 +106,9 @@ enum Audience<'a> {
     Friend { home: &'a str, room: &'a str },
     /// A connector's chat: the answer goes back out to it.
     Connector { connector: &'a str, chat: &'a str },
+    /// A room another Bot handed work from (#553): a turn of only such
+    /// requests answers into that room.
+    Room { room: &'a str },
 }
 
 impl<'a> Audience<'a> {
@@ -112,6 +116,10 @@ impl<'a> Audience<'a> {
         match source {
             Source::Friend { home, room, .. } => Audience::Friend { home, room },
             Source::Connector { connector, chat } => Audience::Connector { connector, chat },
+            Source::Bot {
+                room_id: Some(room),
+                ..
+            } => Audience::Room { room },
             _ => Audience::Home,
         }
     }

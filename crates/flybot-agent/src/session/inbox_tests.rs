@@ -27,6 +27,16 @@ fn friend(home: &str, room: &str) -> Source {
     }
 }
 
+/// A request another Bot handed from `room` (#553).
+fn handed(room: &str) -> Source {
+    Source::Bot {
+        bot_id: "sender".to_owned(),
+        hops: 1,
+        room_id: Some(room.to_owned()),
+        origin: None,
+    }
+}
+
 fn connector(chat: &str) -> Source {
     Source::Connector {
         connector: "feishu".to_owned(),
@@ -100,6 +110,15 @@ fn a_turn_takes_one_audiences_lines_and_the_next_turn_the_rest_33() {
             "two connector chats",
             vec![item("x1", connector("a"), N), item("x2", connector("b"), N)],
             vec![vec!["x1"], vec!["x2"]],
+        ),
+        (
+            "work handed from two rooms, then the owner",
+            vec![
+                item("r1", handed("room-a"), N),
+                item("r2", handed("room-b"), N),
+                item("o1", owner(), N),
+            ],
+            vec![vec!["r1"], vec!["r2"], vec!["o1"]],
         ),
         (
             "the home's own lines stay one turn",
