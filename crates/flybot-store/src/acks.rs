@@ -16,6 +16,7 @@
 //! driven when the batch ends) every batch is answered directly, and so is
 //! one the task can no longer take (its runtime shut down).
 
+use crate::burst_marks::{Step, reach};
 use crate::error::StoreError;
 use crate::writer::Ack;
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -43,6 +44,7 @@ impl Acker {
                 handle.spawn(async move {
                     while let Some((acks, result)) = rx.recv().await {
                         answer_each(acks, &result);
+                        reach(Step::Answered);
                     }
                 });
                 tx
@@ -60,6 +62,7 @@ impl Acker {
             _ => (acks, result),
         };
         answer_each(answers.0, &answers.1);
+        reach(Step::Answered);
     }
 }
 

@@ -24,6 +24,7 @@
 //! task's runtime has shut down, a line goes straight to the engine thread,
 //! which takes whatever is queued at once.
 
+use crate::burst_marks::{Step, reach};
 use crate::error::StoreError;
 use crate::writer::{Ack, WriterMsg};
 use flybot_core::sync::lock;
@@ -197,10 +198,12 @@ impl Gather {
     /// Queues a change's line for `engine`. Called under the team's lock,
     /// so lines queue in seq order.
     pub(crate) fn line(&self, engine: &Sender<WriterMsg>, line: Line) {
+        reach(Step::Queued);
         let mut outbox = lock(&self.outbox);
         if !outbox.task {
             // Behind lines a task that just ended is still handing over.
             let _order = lock(&self.sending);
+            reach(Step::HandedOver);
             let _ = engine.send(WriterMsg::Lines(vec![line]));
             return;
         }
@@ -276,6 +279,7 @@ async fn hand_over_bursts(running: TaskRunning, wake: Arc<Notify>) {
             outbox.woken = false;
             outbox.take(&gather.sending)
         };
+        reach(Step::HandedOver);
         waiting.send();
     }
 }

@@ -7,6 +7,7 @@ pub mod apply;
 mod atomic;
 pub mod attachments;
 mod back_lines;
+pub mod burst_marks;
 pub mod change;
 pub mod channels;
 pub mod connectors;

@@ -7,6 +7,7 @@
 
 use crate::acks::Acker;
 use crate::atomic::atomic_write;
+use crate::burst_marks::{Step, reach};
 use crate::error::StoreError;
 use crate::group_commit::{CommitPace, Line};
 use crate::journal::{Tail, apply_change, base_line_bytes, base_team, parse_journal};
@@ -153,6 +154,7 @@ impl Writer {
             while let Some(msg) = next.take() {
                 match msg {
                     WriterMsg::Lines(lines) => {
+                        reach(Step::WriterTook);
                         for line in lines {
                             let start = buf.len();
                             buf.extend_from_slice(&line.bytes);
@@ -231,6 +233,7 @@ impl Writer {
                 .map_err(StoreError::disk)
         });
         self.cfg.pace.record(started.elapsed());
+        reach(Step::Written);
         match &result {
             Ok(()) => {
                 let at = self.len;

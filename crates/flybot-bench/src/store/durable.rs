@@ -2,9 +2,11 @@
 //! write and fsync), on a team of 100 Bots and N tasks, through the store's
 //! public API: the figures `flybot-bench store` prints first.
 
+use super::burst_steps::BurstSteps;
 use crate::figures::percentile;
 use anyhow::Context;
 use flybot_protocol::state::{Bot, Member, STATE_VERSION, Task, TaskStatus, TeamState};
+use flybot_store::burst_marks::{self, Burst};
 use flybot_store::{Store, StoreOptions, atomic_write};
 use serde::Serialize;
 use std::io::Write;
@@ -38,6 +40,8 @@ pub struct StoreBenchReport {
     /// The same floor for one append as long as 32 journal lines (the
     /// write 32 changes at once share), sampled in turn with the rest.
     pub burst_floor_median_us: u64,
+    /// Where the rounds of 32 at once spent their time.
+    pub burst_steps: BurstSteps,
 }
 
 /// About the bytes of 32 journal lines of this bench (each about 340).
@@ -71,13 +75,16 @@ pub async fn store_bench(dir: &Path, tasks: usize) -> anyhow::Result<StoreBenchR
     let mut one = Vec::with_capacity(SAMPLES);
     let mut floor = Vec::with_capacity(SAMPLES);
     let mut rounds = Vec::with_capacity(ROUNDS);
+    let mut bursts = Vec::with_capacity(ROUNDS);
     for i in 0..SAMPLES {
         let started = Instant::now();
         touch_task(&store, i % tasks.max(1)).await?;
         one.push(started.elapsed());
         floor.push(floor_file.sample()?);
         if i % (SAMPLES / ROUNDS) == 0 {
-            rounds.push(concurrent_round(&store, tasks, rounds.len()).await?);
+            let (took, burst) = concurrent_round(&store, tasks, rounds.len()).await?;
+            rounds.push(took);
+            bursts.push(burst);
             burst_floor.push(burst_file.sample()?);
         }
     }
@@ -93,11 +100,18 @@ pub async fn store_bench(dir: &Path, tasks: usize) -> anyhow::Result<StoreBenchR
         fsync_floor_median_us: micros(&mut floor, 50),
         fsync_floor_p99_us: micros(&mut floor, 99),
         burst_floor_median_us: micros(&mut burst_floor, 50),
+        burst_steps: BurstSteps::of(&bursts),
     })
 }
 
-/// 32 changes made at once, until the last is answered.
-async fn concurrent_round(store: &Store, tasks: usize, round: usize) -> anyhow::Result<Duration> {
+/// 32 changes made at once, until the last is answered, and where that
+/// time went.
+async fn concurrent_round(
+    store: &Store,
+    tasks: usize,
+    round: usize,
+) -> anyhow::Result<(Duration, Burst)> {
+    let start = burst_marks::begin();
     let started = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for j in 0..CONCURRENT {
@@ -108,7 +122,7 @@ async fn concurrent_round(store: &Store, tasks: usize, round: usize) -> anyhow::
     while let Some(done) = set.join_next().await {
         done??;
     }
-    Ok(started.elapsed())
+    Ok((started.elapsed(), burst_marks::end(start)))
 }
 
 pub(crate) async fn touch_task(store: &Store, index: usize) -> anyhow::Result<()> {
@@ -228,6 +242,12 @@ mod tests {
         assert!(report.fsync_floor_median_us > 0);
         assert!(report.fsync_floor_p99_us >= report.fsync_floor_median_us);
         assert!(!dir.path().join("store-bench-20-tasks").exists());
+        // Every round of 32 passed each step, in order, in at least one batch.
+        let steps = &report.burst_steps;
+        let at: Vec<u64> = steps.median_us.iter().map(|(_, at)| at.unwrap()).collect();
+        assert!(at.windows(2).all(|w| w[0] <= w[1]), "{steps:?}");
+        assert_eq!(steps.rounds, ROUNDS);
+        assert!(steps.one_batch <= steps.rounds, "{steps:?}");
     }
 
     /// `cargo test -p flybot-bench --release -- --ignored --nocapture`

@@ -4,6 +4,7 @@
 //! and what a room's member turn pays to read that team.
 //! Prints figures and ratios; nothing asserts a duration.
 
+mod burst_steps;
 pub(crate) mod durable;
 mod round_read;
 pub(crate) mod state_read;
@@ -50,6 +51,10 @@ pub async fn one_size(tasks: usize) -> anyhow::Result<()> {
         "{tasks:>6} tasks: the disk alone, one {} byte append and fsync (the write 32 at once share): median {}",
         durable::BURST_BYTES,
         r.burst_floor_median_us,
+    );
+    println!(
+        "{tasks:>6} tasks: 32 at once, median microseconds from the start to each step: {}",
+        r.burst_steps.line()
     );
     let (median, p99, bytes) =
         state_read_latency(&dir.path().join(format!("state-{tasks}")), tasks).await?;
