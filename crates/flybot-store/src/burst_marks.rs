@@ -1,9 +1,10 @@
 //! Where a burst of changes spends its time (issue 38), for `flybot-bench
 //! store`: each step on a change's way to disk stamps when it was reached
 //! (the first change's start, every other step's last time), and the bench
-//! reads and clears the stamps around each burst. Stamps are kept only with
-//! the `testing` feature (the benchmark seam the flybot binary never
-//! enables); without it each mark is empty and compiles away.
+//! reads and clears the stamps around each burst. Stamps, and the bench's
+//! `begin`/`end`, exist only with the `testing` feature (the benchmark seam
+//! the flybot binary never enables); without it each mark is empty and
+//! compiles away.
 
 /// The steps of a change's way to disk, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +49,7 @@ impl Step {
 
 /// One burst's stamps, in microseconds from its start (`None`: not reached),
 /// and how many batches it was written in.
+#[cfg(feature = "testing")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Burst {
     pub at_us: [Option<u64>; 6],
@@ -106,21 +108,8 @@ mod kept {
 
 #[cfg(not(feature = "testing"))]
 mod kept {
-    use super::{Burst, Step};
-
     #[inline(always)]
-    pub fn reach(_: Step) {}
-
-    pub fn begin() -> u64 {
-        0
-    }
-
-    pub fn end(_: u64) -> Burst {
-        Burst {
-            at_us: [None; 6],
-            batches: 0,
-        }
-    }
+    pub fn reach(_: super::Step) {}
 }
 
 /// Stamps `step` as reached now.
@@ -131,11 +120,13 @@ pub(crate) fn reach(step: Step) {
 
 /// Clears the stamps for a burst that starts now; answers its start, for
 /// [`end`]. One burst at a time: the stamps are the process's.
+#[cfg(feature = "testing")]
 pub fn begin() -> u64 {
     kept::begin()
 }
 
 /// The stamps of the burst begun at `start`, cleared.
+#[cfg(feature = "testing")]
 pub fn end(start: u64) -> Burst {
     kept::end(start)
 }

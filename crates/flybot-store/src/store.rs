@@ -3,7 +3,7 @@
 //! in seq order, and answered once its line is on disk.
 
 use crate::apply::Undo;
-use crate::burst_marks::Step;
+use crate::burst_marks::{Step, reach};
 use crate::change::{Change, Written};
 use crate::error::StoreError;
 use crate::group_commit::{Gather, Line, Making};
@@ -236,7 +236,7 @@ impl Store {
         actor: &str,
         f: impl FnOnce(&mut Change<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
-        crate::burst_marks::reach(Step::Entered);
+        reach(Step::Entered);
         let making = Making::enter(&self.inner.gather.makers);
         let turn = self.inner.turnstile.lock().await;
         let (value, seq, on_disk) = {

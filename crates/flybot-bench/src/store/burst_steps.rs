@@ -9,7 +9,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct BurstSteps {
     /// Each step's name and its median microseconds from the round's start
-    /// (`None`: no round reached it, as in a build without the marks).
+    /// (`None`: no round reached it).
     pub median_us: Vec<(&'static str, Option<u64>)>,
     /// Rounds whose 32 lines were written in one batch, of `rounds`.
     pub one_batch: usize,
