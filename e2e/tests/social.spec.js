@@ -44,7 +44,8 @@ test('A friend\'s published Bot is listed with its owner, answers, and stays whe
     await row.getByLabel('Write to Helper (Owner)').fill('hello from Bob\'s page');
     await row.getByRole('button', { name: 'Send' }).click();
     await expect(row.getByText(/I received/)).toBeVisible({ timeout: 30_000 });
-    await section.scrollIntoViewIfNeeded();
+    // A live update may draw the section again mid-scroll: scroll to the one drawn now.
+    await expect(async () => section.scrollIntoViewIfNeeded({ timeout: 2_000 })).toPass();
     await page.screenshot({ path: test.info().outputPath('social.png') });
 
     await alice.api.call('social-unpublish', { botId: helper.id, userId: bobId });
